@@ -1,0 +1,180 @@
+/* tssim run: sweep a scenario, print the table, write the results folder. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "io/model_json.h"
+#include "io/report.h"
+#include "run/metrics.h"
+#include "run/sweep.h"
+#include "viz/plot.h"
+
+static void usage(FILE *f)
+{
+  fputs("usage: tssim run SCENARIO.json [options]\n"
+        "\n"
+        "Run the scenario's sweep over n (actors of the class counted by \"n\") and workers,\n"
+        "print a table and write summary.csv, samples.csv, summary.json (and plots, when\n"
+        "gnuplot is installed) into the output folder.\n"
+        "\n"
+        "options:\n"
+        "  -o, --output DIR        results folder (default: results/<scenario name>)\n"
+        "      --seed S            scenario seed (default: the scenario's, else 1)\n"
+        "      --n LIST            override the sweep's n, e.g. 1,2,4\n"
+        "      --workers LIST      override the sweep's worker counts, e.g. 1,2\n"
+        "  -r, --replications R    override the number of replications\n"
+        "      --set PATH=VALUE    override a model field by its JSON path, e.g.\n"
+        "                          --set worker.threshold_ms=200 --set params.tracker_ms=100\n"
+        "                          (repeatable; VALUE is JSON, or a string)\n"
+        "      --no-plots          do not run gnuplot\n"
+        "  -q, --quiet             no table, no progress\n"
+        "  -h, --help              this help\n"
+        "\n"
+        "metrics (pooled median over all actors of all replications):\n",
+        f);
+  for (int m = 0; m < TS_M_COUNT; m++)
+    fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
+  fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
+}
+
+typedef struct progress {
+  int on;
+  int total;
+  int done;
+} progress;
+
+static void on_progress(void *data, int n, int workers, int rep)
+{
+  progress *p = data;
+  p->done++;
+  if (p->on)
+    fprintf(stderr, "\r  n=%-7d workers=%-4d replication %-4d [%d/%d]", n, workers, rep + 1, p->done, p->total);
+}
+
+int ts_cmd_run(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 'S'},
+    {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
+    {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
+    {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  const char *outdir = NULL, *seed_arg = NULL, *n_arg = NULL, *w_arg = NULL, *r_arg = NULL;
+  const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+  int nsets = 0, quiet = 0, plots = 1, c, rc = 2;
+  if (!sets)
+    return 1;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': outdir = optarg; break;
+    case 'S': seed_arg = optarg; break;
+    case 'n': n_arg = optarg; break;
+    case 'w': w_arg = optarg; break;
+    case 'r': r_arg = optarg; break;
+    case 's': sets[nsets++] = optarg; break;
+    case 'P': plots = 0; break;
+    case 'q': quiet = 1; break;
+    case 'h': usage(stdout); free(sets); return 0;
+    default: usage(stderr); free(sets); return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    free(sets);
+    usage(stderr);
+    return ts_cli_usage_error("run: expected exactly one SCENARIO.json");
+  }
+  ts_loaded L;
+  if (ts_cli_load(argv[optind], sets, nsets, &L)) {
+    free(sets);
+    return 2;
+  }
+  ts_err e;
+  int *ns = NULL, *ws = NULL;
+  size_t nn = L.sc.nn, nw = L.sc.nw;
+  int *tmp;
+  size_t tlen;
+  if (n_arg) {
+    if (ts_parse_int_list(n_arg, "--n", 0, TS_MAX_ACTORS, &tmp, &tlen, &e))
+      goto bad;
+    free(L.sc.ns);
+    L.sc.ns = tmp;
+    L.sc.nn = nn = tlen;
+  }
+  if (w_arg) {
+    if (ts_parse_int_list(w_arg, "--workers", 1, TS_MAX_WORKERS, &tmp, &tlen, &e))
+      goto bad;
+    free(L.sc.workers);
+    L.sc.workers = tmp;
+    L.sc.nw = nw = tlen;
+  }
+  if (r_arg) {
+    char *end;
+    long r = strtol(r_arg, &end, 10);
+    if (*end || r < 1 || r > 100000) {
+      ts_err_set(&e, "--replications", NULL, "expected an integer in [1, 100000], got \"%s\"", r_arg);
+      goto bad;
+    }
+    L.sc.replications = (int)r;
+  }
+  if (seed_arg) {
+    char *end;
+    unsigned long long s = strtoull(seed_arg, &end, 10);
+    if (*end || !*seed_arg || seed_arg[0] == '-') {
+      ts_err_set(&e, "--seed", NULL, "expected a non-negative integer, got \"%s\"", seed_arg);
+      goto bad;
+    }
+    L.sc.seed = s;
+  }
+  ns = L.sc.ns;
+  ws = L.sc.workers;
+  progress pr = {.on = !quiet && isatty(2), .total = (int)(nn * nw) * L.sc.replications};
+  ts_sweep_spec spec = {.ns = ns, .nn = nn, .workers = ws, .nw = nw, .replications = L.sc.replications,
+                        .seed = L.sc.seed, .keep_samples = 1, .progress = on_progress, .progress_data = &pr};
+  ts_sweep s;
+  int sr = ts_sweep_run(&L.model, &spec, &s);
+  if (pr.on)
+    fputs("\r\033[K", stderr);
+  if (sr != 0) {
+    fprintf(stderr, "tssim: %s: %s\n", L.sc.file,
+            sr == -2 ? "the simulation deadlocked: actors wait on locks that are never released"
+                     : "out of memory");
+    ts_sweep_finish(&s);
+    rc = 1;
+    goto done;
+  }
+  char dirbuf[1024];
+  if (!outdir) {
+    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
+    outdir = dirbuf;
+  }
+  if (!quiet) {
+    printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n\n", L.sc.name, L.sc.description,
+           L.sc.model_path, (unsigned long long)L.sc.seed, L.sc.replications, L.has_baseline ? ", recorded: " : "",
+           L.has_baseline ? L.baseline.file : "");
+    ts_report_table(stdout, &L.model, &s, L.has_baseline ? &L.baseline : NULL);
+  }
+  if (ts_report_write(outdir, &L.sc, &L.model, L.resolved, &s, L.has_baseline ? &L.baseline : NULL, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_sweep_finish(&s);
+    rc = 1;
+    goto done;
+  }
+  if (!quiet)
+    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
+  if (plots)
+    ts_plot_results(outdir, quiet);
+  ts_sweep_finish(&s);
+  rc = 0;
+  goto done;
+bad:
+  fprintf(stderr, "tssim: %s\n", e.msg);
+  rc = 2;
+done:
+  ts_cli_unload(&L);
+  free(sets);
+  return rc;
+}

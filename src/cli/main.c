@@ -1,0 +1,41 @@
+/* tssim: the command-line entry point and its subcommand table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const ts_command commands[] = {
+  {"run", "sweep a scenario: table, summary.csv, samples.csv, summary.json, plots", ts_cmd_run},
+};
+
+static void usage(FILE *f)
+{
+  fputs("tssim " TSSIM_VERSION " - discrete-event simulator of cooperative time-slice schedulers\n\n"
+        "usage: tssim COMMAND [ARGS]   (tssim COMMAND --help for each)\n\ncommands:\n",
+        f);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fputs("  version    print the version\n\nexit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    puts("tssim " TSSIM_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp(argv[1], commands[i].name))
+      return commands[i].main(argc - 1, argv + 1);
+  fprintf(stderr, "tssim: unknown command \"%s\"\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,25 @@
+/* Random streams. One stream per replication, drawn from GSL's MT19937 and
+ * seeded from (scenario seed, sweep point, replication), so every replication
+ * is reproducible on its own. GSL types stay behind this header. */
+#ifndef TS_RNG_H
+#define TS_RNG_H
+#include <stdint.h>
+
+typedef struct ts_rng ts_rng;
+
+/* Derive the seed of one replication from the scenario seed and its coordinates. */
+unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replication);
+/* A new stream seeded with seed, or NULL when memory runs out. */
+ts_rng *ts_rng_create(unsigned long seed);
+/* Free a stream; NULL is accepted. */
+void ts_rng_destroy(ts_rng *r);
+/* Uniform in [0, 1). */
+double ts_rng_uniform(ts_rng *r);
+/* Exponential with the given mean. */
+double ts_rng_exponential(ts_rng *r, double mean);
+/* Lognormal with the given mean and coefficient of variation (cv = sd/mean). */
+double ts_rng_lognormal(ts_rng *r, double mean, double cv);
+/* Gamma with the given mean and coefficient of variation. */
+double ts_rng_gamma(ts_rng *r, double mean, double cv);
+
+#endif

@@ -1,0 +1,31 @@
+/* Files that appear whole or not at all: written under a temporary name in
+ * the destination folder, renamed over the target only when every file of a
+ * batch was written. A failed run never leaves a half-written result. */
+#ifndef TS_ATOMIC_H
+#define TS_ATOMIC_H
+#include <stdio.h>
+
+#include "io/err.h"
+
+#define TS_ATOMIC_MAX 16
+
+typedef struct ts_atomic {
+  char *final[TS_ATOMIC_MAX];
+  char *tmp[TS_ATOMIC_MAX];
+  FILE *f[TS_ATOMIC_MAX];
+  int n;
+} ts_atomic;
+
+/* Create dir and its parents (like mkdir -p). Returns 0 or -1 with e filled. */
+int ts_mkdirs(const char *dir, ts_err *e);
+/* Begin a batch. */
+void ts_atomic_init(ts_atomic *a);
+/* Open dir/name for writing in the batch. Returns the stream or NULL with e filled. */
+FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e);
+/* Close every stream; if all writes succeeded rename each over its target,
+ * else remove the temporaries. Returns 0 or -1 with e filled. */
+int ts_atomic_commit(ts_atomic *a, ts_err *e);
+/* Abandon the batch: close and remove the temporaries. */
+void ts_atomic_abort(ts_atomic *a);
+
+#endif

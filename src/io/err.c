@@ -1,0 +1,18 @@
+#include "io/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, ...)
+{
+  char what[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  if (path && *path)
+    snprintf(e->msg, sizeof e->msg, "%s: %s: %s", file, path, what);
+  else
+    snprintf(e->msg, sizeof e->msg, "%s: %s", file, what);
+  return -1;
+}

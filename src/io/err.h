@@ -1,0 +1,15 @@
+/* Input errors: one message naming the file, the JSON path and what was
+ * expected. Every loader fills a ts_err and returns -1; the CLI prints the
+ * message and exits with status 2. */
+#ifndef TS_ERR_H
+#define TS_ERR_H
+
+typedef struct ts_err {
+  char msg[1024];
+} ts_err;
+
+/* Format "FILE: PATH: message" into e (path may be NULL or empty). Returns -1. */
+int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

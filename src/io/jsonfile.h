@@ -1,0 +1,49 @@
+/* Reading JSON files and typed fields out of cJSON trees, with errors that
+ * name the file and the JSON path. Only src/io includes cJSON. */
+#ifndef TS_JSONFILE_H
+#define TS_JSONFILE_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/err.h"
+
+#define TS_MAX_FILE_BYTES (64L * 1024 * 1024)
+
+/* A cursor: the file and the JSON path of the node being read. */
+typedef struct ts_jctx {
+  const char *file;
+  char path[512];
+} ts_jctx;
+
+/* Parse the JSON file at path into *out (free with cJSON_Delete). Returns 0 or -1. */
+int ts_json_load(const char *path, cJSON **out, ts_err *e);
+/* Append ".key" or "[i]" to a cursor's path; returns the previous length for ts_jpop. */
+size_t ts_jpush_key(ts_jctx *c, const char *key);
+size_t ts_jpush_index(ts_jctx *c, int i);
+/* Restore a cursor's path to a previous length. */
+void ts_jpop(ts_jctx *c, size_t len);
+
+/* Typed getters on obj[key]. `required` = 0 leaves *out as is when absent.
+ * Each returns 0, or -1 with e filled ("expected a number >= 0", ...). */
+int ts_jget_object(ts_jctx *c, const cJSON *obj, const char *key, int required, const cJSON **out, ts_err *e);
+int ts_jget_array(ts_jctx *c, const cJSON *obj, const char *key, int required, const cJSON **out, ts_err *e);
+int ts_jget_string(ts_jctx *c, const cJSON *obj, const char *key, int required, const char **out, ts_err *e);
+int ts_jget_bool(ts_jctx *c, const cJSON *obj, const char *key, int required, int *out, ts_err *e);
+int ts_jget_number(ts_jctx *c, const cJSON *obj, const char *key, int required, double lo, double hi,
+                   double *out, ts_err *e);
+int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, long lo, long hi, long *out,
+                ts_err *e);
+/* Reject keys of obj not in the NULL-terminated list allowed (catches typos). */
+int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_err *e);
+/* Error at the cursor's path (plus key, if not NULL). Returns -1. */
+int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON,
+ * or as a string if it is not JSON. Missing object keys on the way are
+ * created; array indexes must exist. Returns 0 or -1 with e filled. */
+int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e);
+/* The node at a dotted path, or NULL. */
+cJSON *ts_json_get_path(cJSON *root, const char *path);
+
+#endif

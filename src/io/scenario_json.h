@@ -1,0 +1,37 @@
+/* Scenarios from JSON: which model, which sweep, how many replications, which
+ * seed, which baseline to compare with, and overrides of model parameters.
+ * Relative paths inside a scenario are relative to the scenario file. */
+#ifndef TS_SCENARIO_JSON_H
+#define TS_SCENARIO_JSON_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/err.h"
+
+typedef struct ts_scenario {
+  char *file;
+  char *name;
+  char *description;
+  char *model_path;      /* resolved against the scenario's folder */
+  char *baseline_path;   /* NULL when none */
+  int *ns;
+  size_t nn;
+  int *workers;
+  size_t nw;
+  int replications;
+  uint64_t seed;
+  char **sets;           /* "PATH=JSON" model overrides */
+  int nsets;
+} ts_scenario;
+
+/* Load a scenario file into s (caller memory). Returns 0 or -1 with e filled. */
+int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e);
+/* Free a scenario's memory; NULL is accepted. */
+void ts_scenario_finish(ts_scenario *s);
+/* Parse a comma list of positive integers ("1,2,4") into a new array.
+ * Returns 0 or -1 with e filled (what names the option). */
+int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int **out, size_t *len, ts_err *e);
+/* Join dir-of(base) and rel unless rel is absolute. Returns a new string or NULL. */
+char *ts_path_relative_to(const char *base, const char *rel);
+
+#endif

@@ -1,0 +1,69 @@
+/* Async FIFO locks (promise chains). A lock declared per actor exists once
+ * per actor; a shared lock once per world. The owner keeps it across every
+ * wait: I/O, yields, time in the queue. On release the oldest waiter becomes
+ * the owner and resumes as a callback on its own worker's loop. */
+#include "model/world.h"
+
+int ts__lock_index(const ts_world *w, const ts_actor *a, int decl)
+{
+  /* layout: shared locks first (one each), then per-actor locks actor-major */
+  const ts_model *m = w->model;
+  int shared = 0, per_actor = 0, idx = -1;
+  for (int d = 0; d < (int)m->nlocks; d++) {
+    if (m->locks[d].scope == TS_LOCK_SHARED) {
+      if (d == decl)
+        idx = shared;
+      shared++;
+    }
+  }
+  if (idx >= 0)
+    return idx;
+  for (int d = 0; d < (int)m->nlocks; d++) {
+    if (m->locks[d].scope == TS_LOCK_PER_ACTOR) {
+      if (d == decl)
+        idx = per_actor;
+      per_actor++;
+    }
+  }
+  return shared + a->id * per_actor + idx;
+}
+
+static void took(ts_world *w, ts_actor *a, int decl)
+{
+  a->lock_since[decl] = w->sim.now;
+  if (w->obs && w->obs->lock)
+    w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
+}
+
+int ts__lock_acquire(ts_world *w, ts_actor *a, int decl)
+{
+  ts_lock *l = &w->locks[ts__lock_index(w, a, decl)];
+  if (l->owner < 0) {
+    l->owner = a->id;
+    took(w, a, decl);
+    return 1;
+  }
+  ts_ring_push(&l->waiters, a->id);
+  return 0;
+}
+
+void ts__lock_release(ts_world *w, ts_actor *a, int decl)
+{
+  ts_lock *l = &w->locks[ts__lock_index(w, a, decl)];
+  if (l->owner != a->id)
+    return; /* io rejects programs that unlock what they do not hold */
+  a->st.lock_work += w->sim.now - a->lock_since[decl];
+  a->lock_since[decl] = -1;
+  if (w->obs && w->obs->lock)
+    w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 0);
+  l->owner = -1;
+  int next = ts_ring_pop(&l->waiters);
+  if (next < 0)
+    return;
+  ts_actor *b = &w->actors[next];
+  l->owner = next;
+  took(w, b, decl);
+  if (w->obs && w->obs->wake)
+    w->obs->wake(w->obs->data, w->sim.now, a->id, next);
+  ts__actor_grant(w, b);
+}

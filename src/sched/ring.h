@@ -1,0 +1,27 @@
+/* A growable FIFO ring of ints (actor ids). Invariant: items occupy
+ * v[(head + i) % cap] for 0 <= i < len. */
+#ifndef TS_RING_H
+#define TS_RING_H
+#include <stddef.h>
+
+typedef struct ts_ring {
+  int *v;
+  size_t head;
+  size_t len;
+  size_t cap;
+} ts_ring;
+
+/* Initialise an empty ring in caller memory. */
+void ts_ring_init(ts_ring *r);
+/* Free storage; the ring is empty afterwards. */
+void ts_ring_finish(ts_ring *r);
+/* Append x at the tail. Returns 0, or -1 when memory runs out. */
+int ts_ring_push(ts_ring *r, int x);
+/* Remove and return the head, or -1 when empty. */
+int ts_ring_pop(ts_ring *r);
+/* The i-th item from the head (0 <= i < len). */
+int ts_ring_at(const ts_ring *r, size_t i);
+/* Remove the i-th item from the head, keeping the order of the rest. */
+int ts_ring_remove_at(ts_ring *r, size_t i);
+
+#endif
