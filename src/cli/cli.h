@@ -11,6 +11,10 @@ typedef struct ts_command {
 } ts_command;
 
 int ts_cmd_run(int argc, char **argv);
+int ts_cmd_calibrate(int argc, char **argv);
+int ts_cmd_trace(int argc, char **argv);
+int ts_cmd_gantt(int argc, char **argv);
+int ts_cmd_explain(int argc, char **argv);
 
 /* Shared by the subcommands that load a scenario and its model. */
 #include "io/baseline_json.h"

@@ -6,6 +6,10 @@
 
 static const ts_command commands[] = {
   {"run", "sweep a scenario: table, summary.csv, samples.csv, summary.json, plots", ts_cmd_run},
+  {"calibrate", "fit a model's free parameters to a recorded baseline (GSL)", ts_cmd_calibrate},
+  {"trace", "write a Chrome/Perfetto trace of one sweep point", ts_cmd_trace},
+  {"gantt", "draw one sweep point's timeline in the terminal", ts_cmd_gantt},
+  {"explain", "decompose wall clock and compare with the closed-form law", ts_cmd_explain},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,11 @@
+/* tssim gantt: placeholder until implemented. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+int ts_cmd_gantt(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  return ts_cli_usage_error("gantt: not implemented yet");
+}

@@ -1,0 +1,11 @@
+/* tssim trace: placeholder until implemented. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+int ts_cmd_trace(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  return ts_cli_usage_error("trace: not implemented yet");
+}
