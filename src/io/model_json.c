@@ -3,8 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/baseline_json.h"
 #include "io/jsonfile.h"
+#include "io/scenario_json.h"
 #include "model/dispatch.h"
+#include "run/metrics.h"
 
 typedef struct loader {
   ts_jctx c;
@@ -43,6 +46,26 @@ static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts
   if (r == 0 && v)
     *out = ts_time_from_ms(d);
   return r;
+}
+
+/* A count field: an integer in [1, TS_MAX_ROWS], or "$name" naming one in params. */
+static int get_count(loader *L, const cJSON *obj, const char *key, long *out)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (v && cJSON_IsString(v) && v->valuestring[0] == '$') {
+    const char *name = v->valuestring + 1;
+    const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, name) : NULL;
+    if (!p)
+      return ts_jfail(&L->c, key, L->e, "refers to $%s, which is not in params", name);
+    double d = cJSON_IsNumber(p) ? p->valuedouble : -1;
+    if (d != (double)(long)d || d < 1 || d > (double)TS_MAX_ROWS)
+      return ts_jfail(&L->c, key, L->e, "$%s must be an integer in [1, %ld]", name, TS_MAX_ROWS);
+    *out = (long)d;
+    return 0;
+  }
+  if (v && !cJSON_IsNumber(v))
+    return ts_jfail(&L->c, key, L->e, "expected an integer in [1, %ld] or \"$param\"", TS_MAX_ROWS);
+  return ts_jget_int(&L->c, obj, key, 0, 1, TS_MAX_ROWS, out, L->e);
 }
 
 static int get_dist(loader *L, const cJSON *obj, ts_dist *d)
@@ -91,7 +114,7 @@ static int load_step(loader *L, ts_model *m, const cJSON *st, ts_step *s)
   if (strcmp(op, "cpu") == 0) {
     long rows = 1;
     s->op = TS_STEP_CPU;
-    if (get_ms(L, st, "ms", 1, &s->cost.mean) || ts_jget_int(&L->c, st, "rows", 0, 1, TS_MAX_ROWS, &rows, L->e) ||
+    if (get_ms(L, st, "ms", 1, &s->cost.mean) || get_count(L, st, "rows", &rows) ||
         ts_jget_bool(&L->c, st, "sliced", 0, &s->sliced, L->e) || get_dist(L, st, &s->cost))
       return -1;
     s->cost.mean = (ts_time)((double)s->cost.mean * L->cpu_scale + 0.5);
@@ -279,9 +302,110 @@ static int load_worker(loader *L, ts_model *m, const cJSON *root)
   return bad ? -1 : 0;
 }
 
+static int scale_alloc(loader *L, ts_model *m, size_t k)
+{
+  m->scale_n = calloc(k, sizeof *m->scale_n);
+  m->scale_v = calloc(k, sizeof *m->scale_v);
+  if (!m->scale_n || !m->scale_v)
+    return ts_jfail(&L->c, NULL, L->e, "out of memory");
+  m->nscale = k;
+  return 0;
+}
+
+/* {"n": [...], "scale": [...]}: the table as given. */
+static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
+{
+  const cJSON *ns, *vs;
+  if (ts_jget_array(&L->c, t, "n", 1, &ns, L->e) || ts_jget_array(&L->c, t, "scale", 1, &vs, L->e))
+    return -1;
+  int k = cJSON_GetArraySize(ns);
+  if (k == 0 || k != cJSON_GetArraySize(vs))
+    return ts_jfail(&L->c, "scale", L->e, "expected as many scales as n values (at least one)");
+  if (scale_alloc(L, m, (size_t)k))
+    return -1;
+  for (int i = 0; i < k; i++) {
+    const cJSON *x = cJSON_GetArrayItem(ns, i), *v = cJSON_GetArrayItem(vs, i);
+    if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (i > 0 && x->valuedouble <= m->scale_n[i - 1]))
+      return ts_jfail(&L->c, "n", L->e, "expected increasing numbers >= 0");
+    if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1e6)
+      return ts_jfail(&L->c, "scale", L->e, "expected numbers in (0, 1e6]");
+    m->scale_n[i] = x->valuedouble;
+    m->scale_v[i] = v->valuedouble;
+  }
+  return 0;
+}
+
+/* {"baseline": FILE, "metric": NAME}: scale(n) = metric(n) / metric(smallest n),
+ * read from a recorded baseline (workers = 1 points), so no number is copied by hand. */
+static int scale_from_baseline(loader *L, ts_model *m, const cJSON *t)
+{
+  const char *file, *metric = "per_group_cpu_ms";
+  if (ts_jget_string(&L->c, t, "baseline", 1, &file, L->e) || ts_jget_string(&L->c, t, "metric", 0, &metric, L->e))
+    return -1;
+  int mi = ts_metric_find(metric);
+  if (mi < 0)
+    return ts_jfail(&L->c, "metric", L->e, "unknown metric \"%s\"", metric);
+  char *path = ts_path_relative_to(L->c.file, file);
+  if (!path)
+    return ts_jfail(&L->c, "baseline", L->e, "out of memory");
+  ts_baseline b;
+  ts_err be;
+  int bad = ts_baseline_load(path, &b, &be);
+  free(path);
+  if (bad)
+    return ts_jfail(&L->c, "baseline", L->e, "cannot read the baseline: %s", be.msg);
+  size_t k = 0;
+  for (size_t i = 0; i < b.nrec; i++)
+    k += b.rec[i].metric == mi && b.rec[i].workers == 1;
+  if (k == 0) {
+    ts_baseline_finish(&b);
+    return ts_jfail(&L->c, "metric", L->e, "the baseline records no %s at workers = 1", metric);
+  }
+  if (scale_alloc(L, m, k)) {
+    ts_baseline_finish(&b);
+    return -1;
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < b.nrec; i++)
+    if (b.rec[i].metric == mi && b.rec[i].workers == 1) {
+      size_t at = j++;
+      while (at > 0 && m->scale_n[at - 1] > b.rec[i].n) { /* insertion by n */
+        m->scale_n[at] = m->scale_n[at - 1];
+        m->scale_v[at] = m->scale_v[at - 1];
+        at--;
+      }
+      m->scale_n[at] = b.rec[i].n;
+      m->scale_v[at] = b.rec[i].value;
+    }
+  ts_baseline_finish(&b);
+  double first = m->scale_v[0];
+  for (size_t i = 0; i < k; i++) {
+    if (first <= 0 || (i > 0 && m->scale_n[i] == m->scale_n[i - 1]))
+      return ts_jfail(&L->c, "baseline", L->e, "needs one positive %s per n", metric);
+    m->scale_v[i] /= first;
+  }
+  return 0;
+}
+
+static int load_cpu_scale_by_n(loader *L, ts_model *m, const cJSON *h)
+{
+  static const char *const keys[] = {"n", "scale", "baseline", "metric", "note", NULL};
+  const cJSON *t = NULL;
+  if (ts_jget_object(&L->c, h, "cpu_scale_by_n", 0, &t, L->e))
+    return -1;
+  if (!t)
+    return 0;
+  size_t old = ts_jpush_key(&L->c, "cpu_scale_by_n");
+  int bad = ts_jcheck_keys(&L->c, t, keys, L->e) ||
+            (cJSON_GetObjectItemCaseSensitive(t, "baseline") ? scale_from_baseline(L, m, t)
+                                                             : scale_from_table(L, m, t));
+  ts_jpop(&L->c, old);
+  return bad ? -1 : 0;
+}
+
 static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
 {
-  static const char *const hkeys[] = {"cores", "cpu_scale", "note", NULL};
+  static const char *const hkeys[] = {"cores", "cpu_scale", "cpu_scale_by_n", "note", NULL};
   static const char *const dkeys[] = {"policy", "task_id", "group_prefix", "note", NULL};
   const cJSON *h = NULL, *d = NULL;
   long cores = 0;
@@ -292,7 +416,8 @@ static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
   if (h) {
     size_t old = ts_jpush_key(&L->c, "host");
     int bad = ts_jcheck_keys(&L->c, h, hkeys, L->e) || ts_jget_int(&L->c, h, "cores", 0, 0, 4096, &cores, L->e) ||
-              ts_jget_number(&L->c, h, "cpu_scale", 0, 1e-6, 1e6, &L->cpu_scale, L->e);
+              ts_jget_number(&L->c, h, "cpu_scale", 0, 1e-6, 1e6, &L->cpu_scale, L->e) ||
+              load_cpu_scale_by_n(L, m, h);
     ts_jpop(&L->c, old);
     if (bad)
       return -1;

@@ -3,6 +3,8 @@
  * a cpu step has been planned on the worker (1) or the actor left the CPU (0). */
 #include "model/world.h"
 
+#include <math.h>
+
 static void add_state_time(ts_actor *a, ts_time dt)
 {
   switch (a->state) {
@@ -71,6 +73,8 @@ int ts__actor_continue(ts_world *w, ts_actor *a)
     case TS_STEP_CPU:
       if (!a->in_step) { /* a new step, not a resumed one */
         a->step_cost = ts__draw(w, &s->cost);
+        if (w->cpu_scale != 1.0)
+          a->step_cost = (ts_time)llround((double)a->step_cost * w->cpu_scale);
         a->step_done = 0;
         a->rows_done = 0;
         if (a->step_cost == 0)

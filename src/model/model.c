@@ -16,6 +16,10 @@ void ts_model_finish(ts_model *m)
   for (size_t l = 0; l < m->nlocks; l++)
     free(m->locks[l].name);
   free(m->locks);
+  free(m->scale_n);
+  free(m->scale_v);
+  m->scale_n = m->scale_v = NULL;
+  m->nscale = 0;
   free(m->name);
   free(m->task_id);
   free(m->group_prefix);
@@ -28,4 +32,19 @@ void ts_model_finish(ts_model *m)
 int ts_model_class_count(const ts_model *m, size_t c, int n)
 {
   return m->classes[c].count == TS_COUNT_N ? n : m->classes[c].count;
+}
+
+double ts_model_cpu_scale(const ts_model *m, int n)
+{
+  size_t k = m->nscale;
+  if (k == 0)
+    return 1.0;
+  if (n <= m->scale_n[0])
+    return m->scale_v[0];
+  for (size_t i = 1; i < k; i++)
+    if (n <= m->scale_n[i]) {
+      double f = (n - m->scale_n[i - 1]) / (m->scale_n[i] - m->scale_n[i - 1]);
+      return m->scale_v[i - 1] + f * (m->scale_v[i] - m->scale_v[i - 1]);
+    }
+  return m->scale_v[k - 1];
 }

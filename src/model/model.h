@@ -81,6 +81,12 @@ typedef struct ts_model {
   int burst_limit;            /* policy parameter (priority policy) */
   /* host and dispatch */
   int cores;                  /* host cores shared by all workers (processor sharing) */
+  /* CPU price by load: cpu steps cost scale(n) times their nominal cost, with
+   * scale piecewise linear in n through (scale_n[i], scale_v[i]), flat beyond
+   * the ends; no table = 1. */
+  double *scale_n;
+  double *scale_v;
+  size_t nscale;
   ts_dispatch_kind dispatch;
   char *task_id;              /* dispatch hash: taskID */
   char *group_prefix;         /* dispatch hash: clientGroupID = prefix + index */
@@ -93,6 +99,8 @@ typedef struct ts_model {
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */
 void ts_model_finish(ts_model *m);
+/* The CPU price multiplier at load n (1 without a table). */
+double ts_model_cpu_scale(const ts_model *m, int n);
 /* Number of actors of class c for a sweep point with n groups. */
 int ts_model_class_count(const ts_model *m, size_t c, int n);
 

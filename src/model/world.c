@@ -69,6 +69,7 @@ int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned l
   memset(w, 0, sizeof *w);
   w->model = m;
   w->n = n;
+  w->cpu_scale = ts_model_cpu_scale(m, n);
   w->obs = obs;
   w->nworkers = workers;
   w->nactors = count_actors(m, n);

@@ -104,6 +104,7 @@ typedef struct ts_world {
   int nlocks;             /* instantiated locks */
   ts_lock *locks;
   int busy;               /* workers running a segment */
+  double cpu_scale;       /* ts_model_cpu_scale at this n */
   int done;               /* actors done */
   const ts_observer *obs; /* optional: trace records */
 } ts_world;

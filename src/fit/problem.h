@@ -1,0 +1,78 @@
+/* A calibration problem: a model tree with free parameters and the recorded
+ * values it must reproduce. An evaluation writes the parameter values into
+ * the tree, converts it (ts_model_from_json) and sweeps every recorded
+ * (n, workers) point with the same seed each time (common random numbers),
+ * so the objective is a deterministic function of the values:
+ *   objective = sum over targets of weight * ((simulated - recorded) / recorded)^2 */
+#ifndef TS_FIT_PROBLEM_H
+#define TS_FIT_PROBLEM_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fit/param.h"
+#include "io/baseline_json.h"
+#include "io/err.h"
+
+/* One recorded value to reproduce. */
+typedef struct ts_fit_target {
+  int n;
+  int workers;
+  int metric;        /* ts_metric */
+  double recorded;
+  double weight;
+  size_t point;      /* index into ts_fit_problem.pt */
+} ts_fit_target;
+
+/* A recorded sweep point: the unit a leave-one-out refit holds out. */
+typedef struct ts_fit_point {
+  int n;
+  int workers;
+} ts_fit_point;
+
+/* The points run by one sweep: one worker count, its recorded n ascending. */
+typedef struct ts_fit_group {
+  int workers;
+  int *ns;
+  size_t nn;
+} ts_fit_group;
+
+typedef struct ts_fit_problem {
+  cJSON *tree;                  /* owned copy of the model; each evaluation writes here */
+  char *file;                   /* the model file, for errors */
+  const ts_fit_params *params;  /* borrowed */
+  ts_fit_target *t;             /* in the baseline's order */
+  size_t nt;
+  ts_fit_point *pt;             /* in order of first appearance */
+  size_t npt;
+  ts_fit_group *g;
+  size_t ng;
+  uint64_t seed;
+  int replications;
+  size_t evaluations;           /* sweeps run so far */
+} ts_fit_problem;
+
+/* Build a problem in pb (caller memory; free with ts_fit_problem_finish) from
+ * a model tree (copied), its parameters ps (borrowed, must outlive pb) and
+ * baseline b. use_metric has TS_M_COUNT flags choosing the metrics to fit, or
+ * is NULL for every metric b records. The model is also converted with each
+ * parameter at its start, min, max and an interior value, so bounds the model
+ * cannot take are reported now rather than mid-fit. Returns 0, or -1 with e
+ * filled: a chosen metric not recorded, a recorded 0 (relative error
+ * undefined), fewer weighted recorded values than parameters, a bound the
+ * model rejects. */
+int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
+                        const ts_baseline *b, const int *use_metric, uint64_t seed, int replications, ts_err *e);
+/* Free what ts_fit_problem_init allocated; NULL is accepted. */
+void ts_fit_problem_finish(ts_fit_problem *pb);
+/* Run the model with values (one per parameter, in ps order): sim[i]
+ * receives target i's simulated value. Returns 0; -1 when the model rejects
+ * the values; -2 when the simulation failed (deadlock, out of memory); e is
+ * filled on failure. */
+int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
+/* The objective over the targets i with use == NULL or use[i] != 0. */
+double ts_fit_objective(const ts_fit_problem *pb, const double *sim, const unsigned char *use);
+/* Write values at their paths in tree (any tree shaped like the model). Returns 0 or -1 with e filled. */
+int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e);
+
+#endif

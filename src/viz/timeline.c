@@ -1,0 +1,214 @@
+/* Recording a timeline: a ts_observer whose callbacks append to growable
+ * arrays. The run callback also reads the running actor's current step and
+ * slice count from the world (read only), so a piece knows which step and
+ * which time slice it belongs to, counted exactly as ts_actor_stats counts. */
+#include "viz/timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/rng.h"
+
+/* Make room for one more element of `size` bytes. Returns 0 or -1. */
+static int grow(void **v, size_t *cap, size_t len, size_t size)
+{
+  if (len < *cap)
+    return 0;
+  size_t nc = *cap ? *cap * 2 : 256;
+  void *nv = realloc(*v, nc * size);
+  if (!nv)
+    return -1;
+  *v = nv;
+  *cap = nc;
+  return 0;
+}
+
+#define PUSH(tl, arr, n, cap, value)                                                  \
+  do {                                                                                \
+    if ((tl)->failed || grow((void **)&(tl)->arr, &(tl)->cap, (tl)->n, sizeof *(tl)->arr)) { \
+      (tl)->failed = 1;                                                               \
+      return;                                                                         \
+    }                                                                                 \
+    (tl)->arr[(tl)->n++] = (value);                                                   \
+  } while (0)
+
+static void note_time(ts_timeline *tl, ts_time t)
+{
+  if (t > tl->end)
+    tl->end = t;
+}
+
+static void on_state(void *data, ts_time t, int actor, int state)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  if (state == TS_ACTOR_RUNNING)
+    tl->runs[actor]++;
+  PUSH(tl, states, nstates, cap_states, ((ts_tl_state){.t = t, .actor = actor, .state = state}));
+}
+
+static void on_run(void *data, int worker, int actor, ts_time t0, ts_time t1, const char *label, int sliced)
+{
+  ts_timeline *tl = data;
+  ts_tl_piece p = {.t0 = t0, .t1 = t1, .worker = worker, .actor = actor, .step = -1, .sliced = sliced,
+                   .label = label ? label : "loop"};
+  note_time(tl, t1);
+  if (actor >= 0) {
+    const ts_actor *a = &tl->world->actors[actor];
+    const ts_class *k = &tl->model->classes[a->klass];
+    p.step = (int)a->pc;
+    p.run = tl->runs[actor];
+    if (a->pc < k->nsteps && k->steps[a->pc].timed)
+      p.slice = a->st.slices;
+  }
+  PUSH(tl, pieces, npieces, cap_pieces, p);
+}
+
+static void on_counters(void *data, ts_time t, int worker, int depth, int prio)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  PUSH(tl, counters, ncounters, cap_counters,
+       ((ts_tl_counter){.t = t, .worker = worker, .queue_depth = depth, .prio_inflight = prio}));
+}
+
+static void on_lock(void *data, ts_time t, int actor, int decl, int held)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  PUSH(tl, locks, nlocks, cap_locks, ((ts_tl_lock){.t = t, .actor = actor, .decl = decl, .held = held}));
+}
+
+static void on_wake(void *data, ts_time t, int from, int to)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  PUSH(tl, wakes, nwakes, cap_wakes, ((ts_tl_wake){.t = t, .from = from, .to = to}));
+}
+
+/* Stable counting sort of n records of `size` bytes by their actor field
+ * (at byte offset `off`) into groups; fills at[0..nactors]. Returns 0 or -1. */
+static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactors, size_t **at)
+{
+  *at = calloc((size_t)nactors + 2, sizeof **at);
+  char *tmp = malloc(n ? n * size : 1);
+  if (!*at || !tmp) {
+    free(tmp);
+    return -1;
+  }
+  char *base = v;
+  for (size_t i = 0; i < n; i++) {
+    int a;
+    memcpy(&a, base + i * size + off, sizeof a);
+    (*at)[a + 2]++;
+  }
+  for (int a = 0; a < nactors; a++)
+    (*at)[a + 2] += (*at)[a + 1];
+  /* at[a + 1] is now the first slot of actor a; fill, advancing it */
+  for (size_t i = 0; i < n; i++) {
+    int a;
+    memcpy(&a, base + i * size + off, sizeof a);
+    memcpy(tmp + (*at)[a + 1]++ * size, base + i * size, size);
+  }
+  if (n)
+    memcpy(base, tmp, n * size);
+  free(tmp);
+  return 0;
+}
+
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed)
+{
+  memset(tl, 0, sizeof *tl);
+  tl->model = m;
+  tl->n = n;
+  tl->nworkers = workers;
+  tl->seed = seed;
+  ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
+                     .lock = on_lock, .wake = on_wake};
+  ts_world w;
+  if (ts_world_init(&w, m, n, workers, seed, &obs) != 0)
+    return -1;
+  tl->nactors = w.nactors;
+  tl->world = &w;
+  tl->runs = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->runs);
+  tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
+  int rc = -1;
+  if (tl->runs && tl->stats) {
+    rc = ts_world_run(&w);
+    for (int a = 0; a < w.nactors; a++)
+      tl->stats[a] = w.actors[a].st;
+  }
+  ts_world_finish(&w);
+  tl->world = NULL;
+  free(tl->runs);
+  tl->runs = NULL;
+  if (tl->failed || rc == -1)
+    return -1;
+  if (group_by_actor(tl->states, tl->nstates, sizeof *tl->states, offsetof(ts_tl_state, actor), tl->nactors,
+                     &tl->state_at) ||
+      group_by_actor(tl->locks, tl->nlocks, sizeof *tl->locks, offsetof(ts_tl_lock, actor), tl->nactors,
+                     &tl->lock_at))
+    return -1;
+  return rc;
+}
+
+void ts_timeline_finish(ts_timeline *tl)
+{
+  free(tl->stats);
+  free(tl->pieces);
+  free(tl->states);
+  free(tl->state_at);
+  free(tl->counters);
+  free(tl->locks);
+  free(tl->lock_at);
+  free(tl->wakes);
+  free(tl->runs);
+  memset(tl, 0, sizeof *tl);
+}
+
+const char *ts_timeline_state_name(int state)
+{
+  static const char *const names[] = {"not arrived", "callback wait", "running", "queued",
+                                      "I/O",         "lock wait",     "done"};
+  return state >= 0 && state <= TS_ACTOR_DONE ? names[state] : "?";
+}
+
+static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
+{
+  ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* Time within [s0, s1) during which actor a held at least one lock. */
+static ts_time held_within(const ts_timeline *tl, int a, ts_time s0, ts_time s1)
+{
+  ts_time total = 0, since = 0;
+  int held = 0;
+  for (size_t i = tl->lock_at[a]; i < tl->lock_at[a + 1]; i++) {
+    const ts_tl_lock *l = &tl->locks[i];
+    if (l->held && held++ == 0)
+      since = l->t;
+    else if (!l->held && held > 0 && --held == 0)
+      total += overlap(since, l->t, s0, s1);
+  }
+  if (held > 0)
+    total += overlap(since, tl->end, s0, s1);
+  return total;
+}
+
+void ts_timeline_state_times(const ts_timeline *tl, int a, ts_time t0, ts_time t1, int lock_only, ts_time *out)
+{
+  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
+  ts_time prev_t = 0;
+  int prev = TS_ACTOR_NEW;
+  for (size_t i = lo; i <= hi; i++) {
+    ts_time t = i < hi ? tl->states[i].t : tl->end;
+    ts_time s0 = prev_t > t0 ? prev_t : t0, s1 = t < t1 ? t : t1;
+    if (s1 > s0)
+      out[prev] += lock_only ? held_within(tl, a, s0, s1) : s1 - s0;
+    if (i < hi) {
+      prev_t = t;
+      prev = tl->states[i].state;
+    }
+  }
+}

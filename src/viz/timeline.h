@@ -1,0 +1,99 @@
+/* A recorded timeline: one replication of a model at one sweep point, with
+ * everything its observer reported, kept in memory for traces, Gantt charts
+ * and explanations.
+ *
+ * Invariants after ts_timeline_record: pieces, states, counters, locks and
+ * wakes are each in nondecreasing time order (the order the world reported
+ * them); pieces on one worker never overlap; states[state_at[a] ..
+ * state_at[a + 1]) are actor a's state changes in time order (the same for
+ * locks with lock_at); stats[a] is actor a's ts_actor_stats at the end. */
+#ifndef TS_TIMELINE_H
+#define TS_TIMELINE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/time.h"
+#include "model/model.h"
+#include "model/world.h"
+
+/* A run piece: worker ran actor (-1: loop overhead) from t0 to t1. */
+typedef struct ts_tl_piece {
+  ts_time t0, t1;
+  int worker;
+  int actor;
+  int step;           /* index in the actor's class program, -1 for loop overhead */
+  int run;            /* the actor's run period (1, 2, ...): times it got the CPU */
+  int64_t slice;      /* the actor's time slice (1, 2, ...) for timed steps, else 0 */
+  int sliced;
+  const char *label;  /* the step's label (owned by the model), or "loop" */
+} ts_tl_piece;
+
+/* An actor entered state (ts_actor_state) at t. */
+typedef struct ts_tl_state {
+  ts_time t;
+  int actor;
+  int state;
+} ts_tl_state;
+
+typedef struct ts_tl_counter {
+  ts_time t;
+  int worker;
+  int queue_depth;
+  int prio_inflight;
+} ts_tl_counter;
+
+typedef struct ts_tl_lock {
+  ts_time t;
+  int actor;
+  int decl;           /* index into the model's locks */
+  int held;           /* 1 acquired, 0 released */
+} ts_tl_lock;
+
+typedef struct ts_tl_wake {
+  ts_time t;
+  int from, to;
+} ts_tl_wake;
+
+typedef struct ts_timeline {
+  const ts_model *model;
+  int n;
+  int nworkers;
+  int nactors;
+  unsigned long seed;
+  ts_time end;                /* the last instant anything happened */
+  ts_actor_stats *stats;      /* per actor, at the end */
+  ts_tl_piece *pieces;
+  size_t npieces, cap_pieces;
+  ts_tl_state *states;        /* grouped by actor after recording */
+  size_t nstates, cap_states;
+  size_t *state_at;           /* nactors + 1 offsets into states */
+  ts_tl_counter *counters;
+  size_t ncounters, cap_counters;
+  ts_tl_lock *locks;          /* grouped by actor after recording */
+  size_t nlocks, cap_locks;
+  size_t *lock_at;            /* nactors + 1 offsets into locks */
+  ts_tl_wake *wakes;
+  size_t nwakes, cap_wakes;
+  /* while recording */
+  const ts_world *world;
+  int *runs;
+  int failed;
+} ts_timeline;
+
+/* Run one replication of m with n groups on `workers` workers and the given
+ * seed, recording it into tl (caller memory; free with ts_timeline_finish,
+ * also after a failure). Returns 0, -1 when memory runs out, or -2 when the
+ * run deadlocked (the timeline then holds what happened until it stuck). */
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed);
+/* Free a timeline's memory; a zeroed or finished timeline is accepted. */
+void ts_timeline_finish(ts_timeline *tl);
+/* Short name of an actor state ("running", "queued", ...). */
+const char *ts_timeline_state_name(int state);
+
+/* Time actor a spent in each state (indexed by ts_actor_state) within [t0, t1),
+ * added into out[TS_ACTOR_DONE + 1]. When `lock_only`, only the time it held
+ * at least one lock counts. */
+void ts_timeline_state_times(const ts_timeline *tl, int a, ts_time t0, ts_time t1, int lock_only,
+                             ts_time *out);
+
+#endif
