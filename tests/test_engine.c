@@ -1,16 +1,403 @@
+/* Engine: the event heap's (time, seq) order, the simulation clock and its
+ * limits, and the random streams. */
 #include <check.h>
+#include <stdint.h>
 
-START_TEST(engine_placeholder)
+#include "engine/heap.h"
+#include "engine/rng.h"
+#include "engine/sim.h"
+#include "engine/time.h"
+
+/* A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants), so the
+ * heap is exercised independently of the engine's own RNG. */
+static uint64_t lcg_next(uint64_t *state)
 {
-  ck_assert_int_eq(1, 1);
+  *state = *state * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+  return *state >> 33;
+}
+
+/* Handlers record the obj of each event they see, and when. */
+typedef struct record {
+  int32_t obj[64];
+  ts_time at[64];
+  int len;
+} record;
+
+static void on_record(ts_sim *sim, const ts_event *ev)
+{
+  record *r = sim->data;
+  if (r->len < 64) {
+    r->obj[r->len] = ev->obj;
+    r->at[r->len] = sim->now;
+  }
+  r->len++;
+}
+
+/* Records, and the first time it runs schedules two more events at now. */
+static void on_record_and_spawn(ts_sim *sim, const ts_event *ev)
+{
+  on_record(sim, ev);
+  if (ev->obj == 0) {
+    ts_sim_at(sim, sim->now, 0, 100, 0);
+    ts_sim_at(sim, sim->now, 0, 101, 0);
+  }
+}
+
+static void push_event(ts_heap *h, ts_time time, uint64_t seq)
+{
+  ts_event ev = {.time = time, .seq = seq, .obj = (int32_t)seq};
+  ck_assert_int_eq(ts_heap_push(h, &ev), 0);
+}
+
+/* Pop everything, checking (time, seq) never decreases; returns the count. */
+static size_t drain_sorted(ts_heap *h)
+{
+  ts_event prev, ev;
+  size_t n = 0;
+  while (ts_heap_pop(h, &ev)) {
+    if (n > 0) {
+      ck_assert_int_le(prev.time, ev.time);
+      if (prev.time == ev.time)
+        ck_assert_uint_lt(prev.seq, ev.seq);
+    }
+    prev = ev;
+    n++;
+  }
+  return n;
+}
+
+START_TEST(engine_heap_orders_by_time_then_seq)
+{
+  ts_heap h;
+  ts_heap_init(&h);
+  /* (time, seq) pushed out of order */
+  push_event(&h, 30, 1);
+  push_event(&h, 10, 5);
+  push_event(&h, 20, 2);
+  push_event(&h, 10, 3);
+  push_event(&h, 20, 0);
+  push_event(&h, 10, 4);
+  static const ts_time want_time[] = {10, 10, 10, 20, 20, 30};
+  static const uint64_t want_seq[] = {3, 4, 5, 0, 2, 1};
+  ts_event ev;
+  for (int i = 0; i < 6; i++) {
+    ck_assert_ptr_nonnull(ts_heap_peek(&h));
+    ck_assert_int_eq(ts_heap_peek(&h)->time, want_time[i]);
+    ck_assert_int_eq(ts_heap_pop(&h, &ev), 1);
+    ck_assert_int_eq(ev.time, want_time[i]);
+    ck_assert_uint_eq(ev.seq, want_seq[i]);
+  }
+  ck_assert_int_eq(ts_heap_pop(&h, &ev), 0);
+  ck_assert_ptr_null(ts_heap_peek(&h));
+  ts_heap_finish(&h);
+}
+END_TEST
+
+START_TEST(engine_heap_random_pushes_pop_sorted)
+{
+  ts_heap h;
+  ts_heap_init(&h);
+  uint64_t state = 12345, seq = 0;
+  /* times in [0, 500): many ties, so seq order matters; grows past 64 slots */
+  for (int i = 0; i < 20000; i++)
+    push_event(&h, (ts_time)(lcg_next(&state) % 500), seq++);
+  ck_assert_uint_eq(h.len, 20000);
+  ck_assert_uint_eq(drain_sorted(&h), 20000);
+  ck_assert_uint_eq(h.len, 0);
+  ts_heap_finish(&h);
+}
+END_TEST
+
+START_TEST(engine_heap_interleaved_push_pop_stays_sorted)
+{
+  ts_heap h;
+  ts_heap_init(&h);
+  uint64_t state = 99, seq = 0;
+  ts_time floor_time = 0;
+  ts_event ev;
+  /* like a simulation: pop the least, push a few at or after it */
+  push_event(&h, 0, seq++);
+  for (int i = 0; i < 5000 && ts_heap_pop(&h, &ev); i++) {
+    ck_assert_int_ge(ev.time, floor_time);
+    floor_time = ev.time;
+    int k = (int)(lcg_next(&state) % 3);
+    for (int j = 0; j < k; j++)
+      push_event(&h, ev.time + (ts_time)(lcg_next(&state) % 4), seq++);
+  }
+  drain_sorted(&h);
+  ts_heap_finish(&h);
+  /* finish leaves an empty, reusable heap */
+  push_event(&h, 7, 0);
+  ck_assert_int_eq(ts_heap_peek(&h)->time, 7);
+  ts_heap_finish(&h);
+}
+END_TEST
+
+START_TEST(engine_sim_equal_times_run_fifo)
+{
+  record r = {0};
+  ts_sim sim;
+  ts_sim_init(&sim, &r);
+  ts_sim_on(&sim, 0, on_record);
+  ts_sim_on(&sim, 1, on_record);
+  /* 40 events at one instant, alternating kinds, plus one earlier and one later */
+  for (int i = 0; i < 40; i++)
+    ck_assert_int_eq(ts_sim_at(&sim, 5, i % 2, i, 0), 0);
+  ck_assert_int_eq(ts_sim_at(&sim, 9, 0, 41, 0), 0);
+  ck_assert_int_eq(ts_sim_at(&sim, 1, 0, 40, 0), 0);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 42);
+  ck_assert_int_eq(r.len, 42);
+  ck_assert_int_eq(r.obj[0], 40);
+  for (int i = 0; i < 40; i++) {
+    ck_assert_int_eq(r.obj[i + 1], i);
+    ck_assert_int_eq(r.at[i + 1], 5);
+  }
+  ck_assert_int_eq(r.obj[41], 41);
+  ck_assert_int_eq(sim.now, 9);
+  ck_assert_uint_eq(sim.steps, 42);
+  ck_assert_int_eq(sim.failed, 0);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_sim_events_scheduled_now_run_after_pending_ones)
+{
+  record r = {0};
+  ts_sim sim;
+  ts_sim_init(&sim, &r);
+  ts_sim_on(&sim, 0, on_record_and_spawn);
+  ts_sim_at(&sim, 3, 0, 0, 0);
+  ts_sim_at(&sim, 3, 0, 1, 0);
+  ts_sim_run(&sim, TS_TIME_MAX, 0);
+  /* 0 spawns 100 and 101 at t=3; they run after 1, which was already pending */
+  ck_assert_int_eq(r.len, 4);
+  ck_assert_int_eq(r.obj[0], 0);
+  ck_assert_int_eq(r.obj[1], 1);
+  ck_assert_int_eq(r.obj[2], 100);
+  ck_assert_int_eq(r.obj[3], 101);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_sim_at_rejects_the_past)
+{
+  record r = {0};
+  ts_sim sim;
+  ts_sim_init(&sim, &r);
+  ts_sim_on(&sim, 0, on_record);
+  ts_sim_at(&sim, 10, 0, 1, 0);
+  ck_assert_int_eq(ts_sim_step(&sim), 1);
+  ck_assert_int_eq(sim.now, 10);
+  ck_assert_int_eq(sim.failed, 0);
+  /* now itself is allowed; one ns earlier is not */
+  ck_assert_int_eq(ts_sim_at(&sim, 10, 0, 2, 0), 0);
+  ck_assert_int_eq(sim.failed, 0);
+  ck_assert_int_eq(ts_sim_at(&sim, 9, 0, 3, 0), -1);
+  ck_assert_int_eq(sim.failed, 1);
+  /* the rejected event is not queued, and run stops once failed is set */
+  ck_assert_uint_eq(sim.heap.len, 1);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 0);
+  ck_assert_int_eq(r.len, 1);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_sim_at_rejects_bad_kinds)
+{
+  ts_sim sim;
+  ts_sim_init(&sim, NULL);
+  ck_assert_int_eq(ts_sim_at(&sim, 1, TS_SIM_MAX_KINDS, 0, 0), -1);
+  ck_assert_int_eq(sim.failed, 1);
+  sim.failed = 0;
+  ck_assert_int_eq(ts_sim_at(&sim, 1, -1, 0, 0), -1);
+  ck_assert_int_eq(sim.failed, 1);
+  ck_assert_uint_eq(sim.heap.len, 0);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_sim_step_on_empty_returns_zero)
+{
+  ts_sim sim;
+  ts_sim_init(&sim, NULL);
+  ck_assert_int_eq(ts_sim_step(&sim), 0);
+  ck_assert_int_eq(sim.now, 0);
+  ck_assert_uint_eq(sim.steps, 0);
+  /* an event of a kind with no handler still advances the clock */
+  ts_sim_at(&sim, 4, 3, 0, 0);
+  ck_assert_int_eq(ts_sim_step(&sim), 1);
+  ck_assert_int_eq(sim.now, 4);
+  ck_assert_int_eq(ts_sim_step(&sim), 0);
+  ck_assert_int_eq(sim.now, 4);
+  ck_assert_uint_eq(sim.steps, 1);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+static void schedule_ten(ts_sim *sim, record *r)
+{
+  ts_sim_init(sim, r);
+  ts_sim_on(sim, 0, on_record);
+  for (int i = 1; i <= 10; i++)
+    ts_sim_at(sim, i * 10, 0, i, 0);
+}
+
+START_TEST(engine_sim_run_stops_after_until)
+{
+  record r = {0};
+  ts_sim sim;
+  schedule_ten(&sim, &r);
+  /* events at exactly `until` run; later ones stay queued */
+  ck_assert_uint_eq(ts_sim_run(&sim, 50, 0), 5);
+  ck_assert_int_eq(sim.now, 50);
+  ck_assert_uint_eq(sim.heap.len, 5);
+  ck_assert_uint_eq(ts_sim_run(&sim, 54, 0), 0);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 5);
+  ck_assert_int_eq(r.len, 10);
+  ck_assert_int_eq(sim.now, 100);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_sim_run_stops_after_max_steps)
+{
+  record r = {0};
+  ts_sim sim;
+  schedule_ten(&sim, &r);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 3), 3);
+  ck_assert_int_eq(r.len, 3);
+  ck_assert_int_eq(sim.now, 30);
+  ck_assert_uint_eq(sim.steps, 3);
+  /* both limits: whichever comes first */
+  ck_assert_uint_eq(ts_sim_run(&sim, 45, 5), 1);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 100), 6);
+  ck_assert_uint_eq(sim.steps, 10);
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+START_TEST(engine_time_ms_conversion_rounds)
+{
+  ck_assert_int_eq(ts_time_from_ms(1), TS_NS_PER_MS);
+  ck_assert_int_eq(ts_time_from_ms(1.5), 1500000);
+  ck_assert_int_eq(ts_time_from_ms(0.0000004), 0);
+  ck_assert_int_eq(ts_time_from_ms(0.0000006), 1);
+  ck_assert_int_eq(ts_time_from_ms(3.6e6), INT64_C(3600000000000));
+  ck_assert_double_eq(ts_time_to_ms(2500000), 2.5);
+}
+END_TEST
+
+START_TEST(engine_rng_same_seed_same_sequence)
+{
+  ts_rng *a = ts_rng_create(42), *b = ts_rng_create(42), *c = ts_rng_create(43);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_ptr_nonnull(c);
+  int differs = 0;
+  for (int i = 0; i < 1000; i++) {
+    double x = ts_rng_uniform(a), y = ts_rng_uniform(b), z = ts_rng_uniform(c);
+    ck_assert_double_eq(x, y);
+    ck_assert(x >= 0 && x < 1);
+    differs += x != z;
+  }
+  ck_assert_int_gt(differs, 990);
+  for (int i = 0; i < 100; i++) {
+    ck_assert_double_eq(ts_rng_exponential(a, 5), ts_rng_exponential(b, 5));
+    ck_assert_double_eq(ts_rng_lognormal(a, 5, 0.5), ts_rng_lognormal(b, 5, 0.5));
+    ck_assert_double_eq(ts_rng_gamma(a, 5, 0.5), ts_rng_gamma(b, 5, 0.5));
+  }
+  ts_rng_destroy(a);
+  ts_rng_destroy(b);
+  ts_rng_destroy(c);
+  ts_rng_destroy(NULL);
+}
+END_TEST
+
+/* Sample mean of `count` draws of a distribution with the given mean and cv. */
+static double sample_mean(double (*draw)(ts_rng *, double, double), double mean, double cv, int count)
+{
+  ts_rng *r = ts_rng_create(7);
+  double sum = 0;
+  for (int i = 0; i < count; i++)
+    sum += draw(r, mean, cv);
+  ts_rng_destroy(r);
+  return sum / count;
+}
+
+static double draw_exponential(ts_rng *r, double mean, double cv)
+{
+  (void)cv;
+  return ts_rng_exponential(r, mean);
+}
+
+START_TEST(engine_rng_distributions_have_their_mean)
+{
+  /* fixed seed: deterministic; 200000 draws put the mean within 1% */
+  ck_assert_double_eq_tol(sample_mean(draw_exponential, 10, 0, 200000), 10, 0.1);
+  ck_assert_double_eq_tol(sample_mean(ts_rng_lognormal, 10, 0.5, 200000), 10, 0.1);
+  ck_assert_double_eq_tol(sample_mean(ts_rng_gamma, 10, 0.5, 200000), 10, 0.1);
+  /* cv 0 is the fixed value */
+  ts_rng *r = ts_rng_create(1);
+  ck_assert_double_eq(ts_rng_lognormal(r, 3, 0), 3);
+  ck_assert_double_eq(ts_rng_gamma(r, 3, 0), 3);
+  ts_rng_destroy(r);
+}
+END_TEST
+
+START_TEST(engine_rng_derive_seed_depends_on_every_coordinate)
+{
+  unsigned long base = ts_rng_derive_seed(1, 16, 1, 0);
+  ck_assert_uint_eq(base, ts_rng_derive_seed(1, 16, 1, 0));
+  ck_assert_uint_ne(base, ts_rng_derive_seed(2, 16, 1, 0));
+  ck_assert_uint_ne(base, ts_rng_derive_seed(1, 17, 1, 0));
+  ck_assert_uint_ne(base, ts_rng_derive_seed(1, 16, 2, 0));
+  ck_assert_uint_ne(base, ts_rng_derive_seed(1, 16, 1, 1));
+  /* swapping coordinates gives different streams */
+  ck_assert_uint_ne(ts_rng_derive_seed(1, 2, 1, 0), ts_rng_derive_seed(1, 1, 2, 0));
+  ck_assert_uint_ne(ts_rng_derive_seed(1, 2, 1, 0), ts_rng_derive_seed(1, 1, 1, 2));
+  ck_assert_uint_ne(ts_rng_derive_seed(1, 1, 2, 0), ts_rng_derive_seed(1, 1, 1, 2));
+}
+END_TEST
+
+START_TEST(engine_rng_derive_seed_no_collisions_over_a_sweep)
+{
+  /* every (n, workers, replication) of a plausible sweep gets its own seed */
+  enum { NN = 20, NW = 8, NR = 10, TOTAL = NN * NW * NR };
+  static unsigned long seen[TOTAL];
+  int k = 0;
+  for (int n = 1; n <= NN; n++)
+    for (int w = 1; w <= NW; w++)
+      for (int r = 0; r < NR; r++)
+        seen[k++] = ts_rng_derive_seed(1, n, w, r);
+  for (int i = 0; i < TOTAL; i++)
+    for (int j = i + 1; j < TOTAL; j++)
+      ck_assert_msg(seen[i] != seen[j], "seed collision between points %d and %d", i, j);
 }
 END_TEST
 
 Suite *engine_suite(void)
 {
   Suite *s = suite_create("engine");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, engine_placeholder);
-  suite_add_tcase(s, tc);
+  TCase *core = tcase_create("core");
+  tcase_add_test(core, engine_heap_orders_by_time_then_seq);
+  tcase_add_test(core, engine_heap_random_pushes_pop_sorted);
+  tcase_add_test(core, engine_heap_interleaved_push_pop_stays_sorted);
+  tcase_add_test(core, engine_sim_equal_times_run_fifo);
+  tcase_add_test(core, engine_sim_events_scheduled_now_run_after_pending_ones);
+  tcase_add_test(core, engine_time_ms_conversion_rounds);
+  tcase_add_test(core, engine_rng_same_seed_same_sequence);
+  tcase_add_test(core, engine_rng_distributions_have_their_mean);
+  tcase_add_test(core, engine_rng_derive_seed_depends_on_every_coordinate);
+  tcase_add_test(core, engine_rng_derive_seed_no_collisions_over_a_sweep);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("limits");
+  tcase_add_test(limits, engine_sim_step_on_empty_returns_zero);
+  tcase_add_test(limits, engine_sim_run_stops_after_until);
+  tcase_add_test(limits, engine_sim_run_stops_after_max_steps);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("errors");
+  tcase_add_test(errors, engine_sim_at_rejects_the_past);
+  tcase_add_test(errors, engine_sim_at_rejects_bad_kinds);
+  suite_add_tcase(s, errors);
   return s;
 }

@@ -72,6 +72,9 @@ void ts_fit_problem_finish(ts_fit_problem *pb);
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
 /* The objective over the targets i with use == NULL or use[i] != 0. */
 double ts_fit_objective(const ts_fit_problem *pb, const double *sim, const unsigned char *use);
+/* The target with the largest |relative error| of sim among those of metric
+ * (any metric when metric < 0), or -1 when there is none. */
+int ts_fit_worst(const ts_fit_problem *pb, const double *sim, int metric);
 /* Write values at their paths in tree (any tree shaped like the model). Returns 0 or -1 with e filled. */
 int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e);
 

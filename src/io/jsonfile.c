@@ -237,7 +237,10 @@ static int next_segment(const char **p, char *key, size_t keylen, long *index)
   return 0;
 }
 
-static cJSON *walk(cJSON *root, const char *path, int create, cJSON **parent, char *lastkey, long *lastindex)
+/* Follow path from root. Returns the node, NULL when the path does not exist
+ * (or is malformed), or (cJSON *)-1 when all but a missing last key exist
+ * (*parent then is its object). */
+static cJSON *walk(cJSON *root, const char *path, cJSON **parent, char *lastkey, long *lastindex)
 {
   cJSON *node = root;
   const char *p = path;
@@ -261,9 +264,6 @@ static cJSON *walk(cJSON *root, const char *path, int create, cJSON **parent, ch
       if (!cJSON_IsObject(node))
         return NULL;
       child = cJSON_GetObjectItemCaseSensitive(node, key);
-      if (!child && create && *p) {
-        child = cJSON_AddObjectToObject(node, key);
-      }
     }
     if (!child)
       return *p ? NULL : (cJSON *)-1; /* last segment missing: caller may add it */
@@ -277,7 +277,7 @@ cJSON *ts_json_get_path(cJSON *root, const char *path)
   cJSON *parent;
   char key[256];
   long index;
-  cJSON *n = walk(root, path, 0, &parent, key, &index);
+  cJSON *n = walk(root, path, &parent, key, &index);
   return n == (cJSON *)-1 ? NULL : n;
 }
 
@@ -288,7 +288,7 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   long index = -1;
   if (!*path)
     return ts_err_set(e, file, "--set", "empty path");
-  cJSON *node = walk(root, path, 1, &parent, key, &index);
+  cJSON *node = walk(root, path, &parent, key, &index);
   if (!node || !parent)
     return ts_err_set(e, file, path, "--set: no such place in the model (check names and [indexes])");
   cJSON *v = cJSON_Parse(value);
@@ -300,6 +300,10 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     if (index >= 0) {
       cJSON_Delete(v);
       return ts_err_set(e, file, path, "--set: array index out of range");
+    }
+    if (parent == cJSON_GetObjectItemCaseSensitive(root, "params")) {
+      cJSON_Delete(v);
+      return ts_err_set(e, file, path, "--set: no such parameter in params (a typo?)");
     }
     cJSON_AddItemToObject(parent, key, v);
     return 0;

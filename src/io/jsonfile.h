@@ -40,8 +40,10 @@ int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_
 int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON,
- * or as a string if it is not JSON. Missing object keys on the way are
- * created; array indexes must exist. Returns 0 or -1 with e filled. */
+ * or as a string if it is not JSON. Everything but the last key must exist;
+ * a missing last key is added (the loader then rejects keys it does not
+ * know), except under the top-level "params", where it is an error.
+ * Returns 0 or -1 with e filled. */
 int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e);
 /* The node at a dotted path, or NULL. */
 cJSON *ts_json_get_path(cJSON *root, const char *path);

@@ -155,6 +155,7 @@ int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, c
   cJSON_AddStringToObject(root, "model_file", sc->model_path);
   cJSON_AddNumberToObject(root, "seed", (double)sc->seed);
   cJSON_AddNumberToObject(root, "replications", sc->replications);
+  cJSON_AddNumberToObject(root, "events", (double)s->events);
   if (b)
     cJSON_AddStringToObject(root, "baseline_file", b->file);
   cJSON_AddItemToObject(root, "points", points_json(m, s, b));

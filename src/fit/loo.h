@@ -1,0 +1,32 @@
+/* Leave-one-out cross-validation: for each recorded (n, workers) point, refit
+ * the parameters to every other point's targets and predict the held-out
+ * point's. The sweep still runs every point, so a held-out point at the
+ * smallest n remains the base of wave_ratio; only the objective drops it. */
+#ifndef TS_FIT_LOO_H
+#define TS_FIT_LOO_H
+#include <stddef.h>
+
+#include "fit/minimize.h"
+#include "fit/problem.h"
+
+typedef struct ts_fit_loo {
+  size_t npoints;       /* = the problem's npt */
+  size_t nparams;
+  double *values;       /* npoints x nparams: the refit values without point k, row k */
+  double *objective;    /* npoints: each refit's objective (over the kept targets) */
+  int *iterations;      /* npoints */
+  double *predicted;    /* nt: each target's prediction by the refit that held its point out */
+} ts_fit_loo;
+
+/* Run the refits from start (one value per parameter) with options o (may be
+ * NULL). before_refit, when not NULL, is called before refit k of npoints.
+ * out is caller memory; free it with ts_fit_loo_finish even on failure.
+ * Returns 0; -1 / -2 as ts_fit_eval; -1 also when a refit would have fewer
+ * weighted values than parameters or there is a single point (e filled). */
+int ts_fit_loo_run(ts_fit_problem *pb, const double *start, const ts_fit_options *o,
+                   void (*before_refit)(void *data, size_t k, size_t npoints), void *data, ts_fit_loo *out,
+                   ts_err *e);
+/* Free a LOO table; NULL is accepted. */
+void ts_fit_loo_finish(ts_fit_loo *l);
+
+#endif

@@ -1,0 +1,251 @@
+#include "fit/problem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/model_json.h"
+#include "io/report.h"
+#include "run/metrics.h"
+#include "run/sweep.h"
+
+int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e)
+{
+  for (size_t i = 0; i < ps->n; i++) {
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", values[i]);
+    if (ts_json_set_path(tree, file, ps->p[i].path, text, e))
+      return -1;
+  }
+  return 0;
+}
+
+static int find_point(const ts_fit_problem *pb, int n, int workers)
+{
+  for (size_t i = 0; i < pb->npt; i++)
+    if (pb->pt[i].n == n && pb->pt[i].workers == workers)
+      return (int)i;
+  return -1;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Group the points by worker count (ascending), each with its n ascending. */
+static int make_groups(ts_fit_problem *pb)
+{
+  pb->g = calloc(pb->npt, sizeof *pb->g);
+  if (!pb->g)
+    return -1;
+  for (size_t i = 0; i < pb->npt; i++) {
+    size_t k = 0;
+    while (k < pb->ng && pb->g[k].workers != pb->pt[i].workers)
+      k++;
+    if (k == pb->ng) {
+      pb->g[k].workers = pb->pt[i].workers;
+      pb->g[k].ns = calloc(pb->npt, sizeof *pb->g[k].ns);
+      if (!pb->g[k].ns)
+        return -1;
+      pb->ng++;
+    }
+    pb->g[k].ns[pb->g[k].nn++] = pb->pt[i].n;
+  }
+  for (size_t k = 0; k < pb->ng; k++)
+    qsort(pb->g[k].ns, pb->g[k].nn, sizeof *pb->g[k].ns, cmp_int);
+  for (size_t a = 1; a < pb->ng; a++)
+    for (size_t b = a; b > 0 && pb->g[b - 1].workers > pb->g[b].workers; b--) {
+      ts_fit_group t = pb->g[b];
+      pb->g[b] = pb->g[b - 1];
+      pb->g[b - 1] = t;
+    }
+  return 0;
+}
+
+static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const int *use_metric, ts_err *e)
+{
+  pb->t = calloc(b->nrec + 1, sizeof *pb->t);
+  pb->pt = calloc(b->nrec + 1, sizeof *pb->pt);
+  if (!pb->t || !pb->pt)
+    return ts_err_set(e, b->file, NULL, "out of memory");
+  for (size_t i = 0; i < b->nrec; i++) {
+    const ts_record *r = &b->rec[i];
+    if (use_metric && !use_metric[r->metric])
+      continue;
+    if (r->value == 0 && r->weight > 0)
+      return ts_err_set(e, b->file, NULL,
+                        "n=%d workers=%d: %s is recorded as 0: a relative error is undefined (give it "
+                        "\"weight\": 0 or leave it out with --metrics)",
+                        r->n, r->workers, ts_metric_get(r->metric)->name);
+    int p = find_point(pb, r->n, r->workers);
+    if (p < 0) {
+      p = (int)pb->npt++;
+      pb->pt[p] = (ts_fit_point){r->n, r->workers};
+    }
+    pb->t[pb->nt++] = (ts_fit_target){r->n, r->workers, r->metric, r->value, r->weight, (size_t)p};
+  }
+  for (int m = 0; use_metric && m < TS_M_COUNT; m++) {
+    int found = 0;
+    for (size_t i = 0; i < pb->nt; i++)
+      found |= pb->t[i].metric == m;
+    if (use_metric[m] && !found)
+      return ts_err_set(e, b->file, NULL, "--metrics names %s, which this baseline does not record",
+                        ts_metric_get(m)->name);
+  }
+  size_t weighted = 0;
+  for (size_t i = 0; i < pb->nt; i++)
+    weighted += pb->t[i].weight > 0;
+  if (weighted < pb->params->n)
+    return ts_err_set(e, b->file, NULL,
+                      "%zu recorded value(s) with a weight above 0 for %zu free parameters: expected at least "
+                      "as many values as parameters",
+                      weighted, pb->params->n);
+  return make_groups(pb) ? ts_err_set(e, b->file, NULL, "out of memory") : 0;
+}
+
+/* Skip "FILE: " at the head of a loader's message when FILE is ours. */
+static const char *without_file(const char *msg, const char *file)
+{
+  size_t len = strlen(file);
+  return strncmp(msg, file, len) == 0 && msg[len] == ':' && msg[len + 1] == ' ' ? msg + len + 2 : msg;
+}
+
+/* Convert the model with each parameter at its min, max and an interior value. */
+static int probe(ts_fit_problem *pb, ts_err *e)
+{
+  const ts_fit_params *ps = pb->params;
+  double *v = calloc(ps->n + 1, sizeof *v);
+  if (!v)
+    return ts_err_set(e, pb->file, NULL, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; i < ps->n && rc == 0; i++) {
+    const ts_fit_param *p = &ps->p[i];
+    static const char *const what[] = {"start", "min", "max", "interior value"};
+    double at[] = {p->start, p->min, p->max, p->min + 0.381966011250105 * (p->max - p->min)};
+    for (int k = 0; k < 4 && rc == 0; k++) {
+      for (size_t j = 0; j < ps->n; j++)
+        v[j] = ps->p[j].start;
+      v[i] = at[k];
+      ts_model m;
+      ts_err inner;
+      if (ts_fit_set_values(pb->tree, pb->file, ps, v, &inner) ||
+          ts_model_from_json(pb->tree, pb->file, &m, &inner)) {
+        char where[32];
+        snprintf(where, sizeof where, "free[%d]", p->index);
+        rc = ts_err_set(e, pb->file, where, "the model rejects %s = %g (its %s): %s", p->path, at[k], what[k],
+                        without_file(inner.msg, pb->file));
+      } else {
+        ts_model_finish(&m);
+      }
+    }
+  }
+  free(v);
+  return rc;
+}
+
+int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
+                        const ts_baseline *b, const int *use_metric, uint64_t seed, int replications, ts_err *e)
+{
+  memset(pb, 0, sizeof *pb);
+  pb->params = ps;
+  pb->seed = seed;
+  pb->replications = replications;
+  pb->tree = cJSON_Duplicate(model, 1);
+  size_t len = strlen(file) + 1;
+  pb->file = malloc(len);
+  if (!pb->tree || !pb->file) {
+    ts_fit_problem_finish(pb);
+    return ts_err_set(e, file, NULL, "out of memory");
+  }
+  memcpy(pb->file, file, len);
+  if (select_targets(pb, b, use_metric, e) || probe(pb, e)) {
+    ts_fit_problem_finish(pb);
+    return -1;
+  }
+  return 0;
+}
+
+void ts_fit_problem_finish(ts_fit_problem *pb)
+{
+  if (!pb)
+    return;
+  cJSON_Delete(pb->tree);
+  free(pb->file);
+  free(pb->t);
+  free(pb->pt);
+  for (size_t k = 0; pb->g && k < pb->ng; k++)
+    free(pb->g[k].ns);
+  free(pb->g);
+  memset(pb, 0, sizeof *pb);
+}
+
+/* Sweep one group and copy its targets' values into sim. */
+static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *g, double *sim, ts_err *e)
+{
+  ts_sweep_spec spec = {.ns = g->ns, .nn = g->nn, .workers = &g->workers, .nw = 1,
+                        .replications = pb->replications, .seed = pb->seed};
+  ts_sweep s;
+  int rc = ts_sweep_run(m, &spec, &s);
+  if (rc != 0) {
+    ts_sweep_finish(&s);
+    ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers,
+               rc == -2 ? "the simulation deadlocked: actors wait on locks that are never released"
+                        : "out of memory");
+    return -2;
+  }
+  int klass = ts_report_main_class(m);
+  for (size_t i = 0; i < pb->nt; i++) {
+    if (pb->t[i].workers != g->workers)
+      continue;
+    const ts_point *p = ts_sweep_find(&s, pb->t[i].n, g->workers, klass);
+    sim[i] = p ? p->value[pb->t[i].metric] : 0;
+  }
+  ts_sweep_finish(&s);
+  return 0;
+}
+
+int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e)
+{
+  ts_model m;
+  if (ts_fit_set_values(pb->tree, pb->file, pb->params, values, e) ||
+      ts_model_from_json(pb->tree, pb->file, &m, e))
+    return -1;
+  int rc = 0;
+  for (size_t k = 0; k < pb->ng && rc == 0; k++)
+    rc = run_group(pb, &m, &pb->g[k], sim, e);
+  ts_model_finish(&m);
+  pb->evaluations++;
+  return rc;
+}
+
+double ts_fit_objective(const ts_fit_problem *pb, const double *sim, const unsigned char *use)
+{
+  double sum = 0;
+  for (size_t i = 0; i < pb->nt; i++) {
+    if ((use && !use[i]) || pb->t[i].weight == 0)
+      continue;
+    double r = (sim[i] - pb->t[i].recorded) / pb->t[i].recorded;
+    sum += pb->t[i].weight * r * r;
+  }
+  return sum;
+}
+
+int ts_fit_worst(const ts_fit_problem *pb, const double *sim, int metric)
+{
+  int worst = -1;
+  double w = -1;
+  for (size_t i = 0; i < pb->nt; i++) {
+    const ts_fit_target *t = &pb->t[i];
+    if ((metric >= 0 && t->metric != metric) || t->recorded == 0)
+      continue;
+    double err = fabs((sim[i] - t->recorded) / t->recorded);
+    if (err > w) {
+      w = err;
+      worst = (int)i;
+    }
+  }
+  return worst;
+}

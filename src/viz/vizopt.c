@@ -1,0 +1,59 @@
+#include "viz/vizopt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/model_json.h"
+
+int ts_vizopt_init(ts_vizopt *o, int argc)
+{
+  memset(o, 0, sizeof *o);
+  o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+  return o->sets ? 0 : -1;
+}
+
+void ts_vizopt_finish(ts_vizopt *o)
+{
+  free(o->sets);
+  o->sets = NULL;
+}
+
+int ts_vizopt_take(ts_vizopt *o, int c, const char *arg)
+{
+  switch (c) {
+  case 'n': o->n_arg = arg; return 1;
+  case 'w': o->w_arg = arg; return 1;
+  case 'S': o->seed_arg = arg; return 1;
+  case 's': o->sets[o->nsets++] = arg; return 1;
+  default: return 0;
+  }
+}
+
+static int one_int(const char *text, const char *what, long lo, long hi, int *out, ts_err *e)
+{
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end || v < lo || v > hi)
+    return ts_err_set(e, what, NULL, "expected one integer in [%ld, %ld], got \"%s\"", lo, hi, text);
+  *out = (int)v;
+  return 0;
+}
+
+int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
+{
+  o->n = sc->nn ? sc->ns[0] : 1;
+  o->workers = sc->nw ? sc->workers[0] : 1;
+  o->seed = sc->seed;
+  if (o->n_arg && one_int(o->n_arg, "--n", 0, TS_MAX_ACTORS, &o->n, e))
+    return -1;
+  if (o->w_arg && one_int(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &o->workers, e))
+    return -1;
+  if (o->seed_arg) {
+    char *end;
+    unsigned long long s = strtoull(o->seed_arg, &end, 10);
+    if (end == o->seed_arg || *end || o->seed_arg[0] == '-')
+      return ts_err_set(e, "--seed", NULL, "expected a non-negative integer, got \"%s\"", o->seed_arg);
+    o->seed = s;
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+/* The options trace, gantt and explain share: which sweep point of a
+ * scenario to record (--n, --workers, --seed) and model overrides (--set).
+ * A command puts TS_VIZOPT_LONG in its getopt_long table and hands every
+ * option to ts_vizopt_take. */
+#ifndef TS_VIZOPT_H
+#define TS_VIZOPT_H
+#include <stdint.h>
+#include <stdio.h>
+
+#include "io/err.h"
+#include "io/scenario_json.h"
+
+#define TS_VIZOPT_LONG                                                                              \
+  {"n", required_argument, NULL, 'n'}, {"workers", required_argument, NULL, 'w'},                  \
+  {"seed", required_argument, NULL, 'S'}, {"set", required_argument, NULL, 's'}
+
+/* The help lines of the shared options. */
+#define TS_VIZOPT_HELP                                                                              \
+  "      --n N               groups (actors of the class counted by \"n\"; default: the\n"        \
+  "                          scenario's first n)\n"                                               \
+  "      --workers W         workers (default: the scenario's first worker count)\n"              \
+  "      --seed S            scenario seed (default: the scenario's); replication 0 is drawn\n"   \
+  "      --set PATH=VALUE    override a model field by its JSON path (repeatable), e.g.\n"        \
+  "                          --set params.c_ms=30\n"
+
+typedef struct ts_vizopt {
+  const char *n_arg, *w_arg, *seed_arg;
+  const char **sets;   /* argv entries; room for every argument */
+  int nsets;
+  /* after ts_vizopt_resolve */
+  int n, workers;
+  uint64_t seed;
+} ts_vizopt;
+
+/* Prepare o for a command line of argc arguments. Returns 0 or -1 (memory). */
+int ts_vizopt_init(ts_vizopt *o, int argc);
+/* Free what ts_vizopt_init took. */
+void ts_vizopt_finish(ts_vizopt *o);
+/* Take option c (a getopt_long result) with argument arg. Returns 1 if it is
+ * a shared option, else 0. */
+int ts_vizopt_take(ts_vizopt *o, int c, const char *arg);
+/* Check the options and fill n, workers and seed, defaulting to the
+ * scenario's first sweep point and its seed. Returns 0, or -1 with e filled. */
+int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e);
+
+#endif
