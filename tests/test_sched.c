@@ -1,16 +1,232 @@
+/* Scheduling: the ring buffer under the queues, the FIFO policy, and the
+ * wa-sqlite priority policy worked by hand. Queue items are written as
+ * strings of class letters: F foreground, N normal, B background; item i gets
+ * actor id i. */
 #include <check.h>
+#include <string.h>
 
-START_TEST(sched_placeholder)
+#include "sched/policy.h"
+#include "sched/ring.h"
+
+static void ring_push_range(ts_ring *r, int from, int to)
 {
-  ck_assert_int_eq(1, 1);
+  for (int x = from; x < to; x++)
+    ck_assert_int_eq(ts_ring_push(r, x), 0);
+}
+
+static void ring_expect(const ts_ring *r, const int *want, size_t n)
+{
+  ck_assert_uint_eq(r->len, n);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_int_eq(ts_ring_at(r, i), want[i]);
+}
+
+static int class_of(char c)
+{
+  return c == 'F' ? TS_CLASS_FOREGROUND : c == 'N' ? TS_CLASS_NORMAL : TS_CLASS_BACKGROUND;
+}
+
+/* Queue the classes in `items` as actors 0, 1, 2... */
+static void queue_fill(ts_sched_queue *q, const char *items, int first_id)
+{
+  for (int i = 0; items[i]; i++)
+    ck_assert_int_eq(ts_sched_queue_push(q, first_id + i, class_of(items[i])), 0);
+}
+
+/* Pop everything with the policy and compare with the expected id order. */
+static void queue_expect_order(ts_sched_queue *q, const ts_sched_type *t, const int *want, size_t n)
+{
+  ck_assert_uint_eq(ts_sched_queue_len(q), n);
+  for (size_t i = 0; i < n; i++) {
+    int got = ts_sched_queue_pop(q, t);
+    ck_assert_msg(got == want[i], "pick %zu: got actor %d, expected %d", i, got, want[i]);
+  }
+  ck_assert_int_eq(ts_sched_queue_pop(q, t), -1);
+  ck_assert_uint_eq(ts_sched_queue_len(q), 0);
+}
+
+/* The whole priority case: a fresh queue of `items`, popped to the end. */
+static void priority_case(const char *items, int burst_limit, const int *want)
+{
+  ts_sched_queue q;
+  ts_sched_queue_init(&q, burst_limit);
+  queue_fill(&q, items, 0);
+  queue_expect_order(&q, &ts_sched_priority, want, strlen(items));
+  ts_sched_queue_finish(&q);
+}
+
+START_TEST(sched_ring_push_pop_fifo)
+{
+  ts_ring r;
+  ts_ring_init(&r);
+  ck_assert_int_eq(ts_ring_pop(&r), -1);
+  ring_push_range(&r, 0, 5);
+  for (int x = 0; x < 5; x++)
+    ck_assert_int_eq(ts_ring_pop(&r), x);
+  ck_assert_int_eq(ts_ring_pop(&r), -1);
+  ck_assert_uint_eq(r.len, 0);
+  ts_ring_finish(&r);
+  ck_assert_ptr_null(r.v);
+}
+END_TEST
+
+START_TEST(sched_ring_wraps_and_grows_in_order)
+{
+  ts_ring r;
+  ts_ring_init(&r);
+  ring_push_range(&r, 0, 16); /* fills the first allocation */
+  size_t cap = r.cap;
+  for (int x = 0; x < 10; x++)
+    ck_assert_int_eq(ts_ring_pop(&r), x);
+  ring_push_range(&r, 16, 26); /* wraps around the end */
+  ck_assert_uint_eq(r.cap, cap);
+  ck_assert_uint_gt(r.head + r.len, r.cap);
+  ring_push_range(&r, 26, 40); /* grows while wrapped */
+  ck_assert_uint_gt(r.cap, cap);
+  ck_assert_uint_eq(r.len, 30);
+  for (int x = 10; x < 40; x++)
+    ck_assert_int_eq(ts_ring_pop(&r), x);
+  ck_assert_int_eq(ts_ring_pop(&r), -1);
+  ts_ring_finish(&r);
+}
+END_TEST
+
+START_TEST(sched_ring_remove_at_keeps_order)
+{
+  ts_ring r;
+  ts_ring_init(&r);
+  ring_push_range(&r, 0, 16);
+  for (int x = 0; x < 12; x++)
+    ts_ring_pop(&r);
+  ring_push_range(&r, 16, 24); /* 12..23, wrapped: head at 12 of 16 */
+  ck_assert_int_eq(ts_ring_remove_at(&r, 5), 17); /* across the wrap */
+  ck_assert_int_eq(ts_ring_remove_at(&r, 0), 12); /* the head */
+  ck_assert_int_eq(ts_ring_remove_at(&r, r.len - 1), 23); /* the tail */
+  static const int want[] = {13, 14, 15, 16, 18, 19, 20, 21, 22};
+  ring_expect(&r, want, 9);
+  ring_push_range(&r, 24, 26); /* the tail still appends after removals */
+  static const int want2[] = {13, 14, 15, 16, 18, 19, 20, 21, 22, 24, 25};
+  ring_expect(&r, want2, 11);
+  ts_ring_finish(&r);
+}
+END_TEST
+
+START_TEST(sched_fifo_returns_arrival_order)
+{
+  static const int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  ts_sched_queue q;
+  ts_sched_queue_init(&q, 8);
+  queue_fill(&q, "BNFFBNFBFN", 0); /* classes are ignored */
+  queue_expect_order(&q, &ts_sched_fifo, want, 10);
+  ts_sched_queue_finish(&q);
+}
+END_TEST
+
+START_TEST(sched_priority_foreground_bypasses_background)
+{
+  static const int want[] = {2, 4, 0, 1, 3};
+  priority_case("BBFBF", 8, want);
+}
+END_TEST
+
+START_TEST(sched_priority_foreground_never_crosses_normal)
+{
+  /* B N F: the barrier is N at 1; nothing foreground before it: head, then N, then F */
+  static const int want1[] = {0, 1, 2};
+  priority_case("BNF", 8, want1);
+  /* B F N F: F1 bypasses B0, but F3 waits behind N2 */
+  static const int want2[] = {1, 0, 2, 3};
+  priority_case("BFNF", 8, want2);
+  /* normal and background stay FIFO with each other */
+  static const int want3[] = {0, 1, 2, 3};
+  priority_case("NBNB", 8, want3);
+}
+END_TEST
+
+START_TEST(sched_priority_burst_limit_lets_head_run)
+{
+  /* B then ten F: eight F run, then the burst limit lets the head B0 run, then the rest */
+  static const int want[] = {1, 2, 3, 4, 5, 6, 7, 8, 0, 9, 10};
+  priority_case("BFFFFFFFFFF", 8, want);
+  /* a smaller limit */
+  static const int want2[] = {1, 2, 0, 3, 5, 4}; /* F5 before B4: the streak restarted at F3 */
+  priority_case("BFFFBF", 2, want2);
+}
+END_TEST
+
+START_TEST(sched_priority_foreground_head_runs_past_burst_limit)
+{
+  /* all foreground: the head is foreground, so the burst limit never blocks it */
+  static const int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  priority_case("FFFFFFFFFFFF", 8, want);
+}
+END_TEST
+
+START_TEST(sched_priority_streak_spans_pushes)
+{
+  ts_sched_queue q;
+  ts_sched_queue_init(&q, 2);
+  queue_fill(&q, "BFF", 0);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 1);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 2);
+  /* two foreground in a row: a newly queued F3 must let the head B0 run first */
+  queue_fill(&q, "F", 3);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 0);
+  ck_assert_int_eq(q.run_streak, 0);
+  /* the background run reset the streak */
+  queue_fill(&q, "BF", 4);
+  static const int want[] = {3, 5, 4};
+  queue_expect_order(&q, &ts_sched_priority, want, 3);
+  ts_sched_queue_finish(&q);
+}
+END_TEST
+
+START_TEST(sched_find_by_name)
+{
+  ck_assert_ptr_eq(ts_sched_find("fifo"), &ts_sched_fifo);
+  ck_assert_ptr_eq(ts_sched_find("priority"), &ts_sched_priority);
+  ck_assert_ptr_null(ts_sched_find("lifo"));
+  ck_assert_ptr_null(ts_sched_find("FIFO"));
+  ck_assert_ptr_null(ts_sched_find(""));
+  const ts_sched_type *const *all = ts_sched_all();
+  size_t n = 0;
+  while (all[n]) {
+    ck_assert_ptr_eq(ts_sched_find(all[n]->name), all[n]);
+    ck_assert_ptr_nonnull(all[n]->summary);
+    n++;
+  }
+  ck_assert_uint_eq(n, 2);
+}
+END_TEST
+
+START_TEST(sched_queue_pop_empty)
+{
+  ts_sched_queue q;
+  ts_sched_queue_init(&q, 8);
+  ck_assert_uint_eq(ts_sched_queue_len(&q), 0);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_fifo), -1);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), -1);
+  ts_sched_queue_finish(&q);
 }
 END_TEST
 
 Suite *sched_suite(void)
 {
   Suite *s = suite_create("sched");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, sched_placeholder);
-  suite_add_tcase(s, tc);
+  TCase *core = tcase_create("core");
+  tcase_add_test(core, sched_ring_push_pop_fifo);
+  tcase_add_test(core, sched_ring_remove_at_keeps_order);
+  tcase_add_test(core, sched_fifo_returns_arrival_order);
+  tcase_add_test(core, sched_priority_foreground_bypasses_background);
+  tcase_add_test(core, sched_priority_foreground_never_crosses_normal);
+  tcase_add_test(core, sched_find_by_name);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("limits");
+  tcase_add_test(limits, sched_ring_wraps_and_grows_in_order);
+  tcase_add_test(limits, sched_priority_burst_limit_lets_head_run);
+  tcase_add_test(limits, sched_priority_foreground_head_runs_past_burst_limit);
+  tcase_add_test(limits, sched_priority_streak_spans_pushes);
+  tcase_add_test(limits, sched_queue_pop_empty);
+  suite_add_tcase(s, limits);
   return s;
 }

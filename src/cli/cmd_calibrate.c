@@ -1,11 +1,310 @@
-/* tssim calibrate: placeholder until implemented. */
+/* tssim calibrate: fit a model's free parameters to a recorded baseline,
+ * print the fit (and leave-one-out) tables, write the calibrated model. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "fit/loo.h"
+#include "fit/minimize.h"
+#include "fit/output.h"
+#include "fit/param.h"
+#include "fit/problem.h"
+#include "io/jsonfile.h"
+#include "io/model_json.h"
+#include "run/metrics.h"
+
+#define DEFAULT_REPLICATIONS 3
+
+static void usage(FILE *f)
+{
+  fputs("usage: tssim calibrate MODEL.json BASELINE.json [options]\n"
+        "\n"
+        "Fit the model's free parameters (its \"free\" array) to the metrics recorded in the\n"
+        "baseline by minimizing sum weight * ((simulated - recorded) / recorded)^2 with GSL's\n"
+        "Nelder-Mead simplex. Every evaluation sweeps the recorded (n, workers) points with the\n"
+        "same seeds, so the fit is deterministic. Prints each recorded value beside the fitted\n"
+        "prediction and writes the calibrated model: the same JSON with the fitted values and a\n"
+        "\"provenance\" record. Formats: docs/calibration.md.\n"
+        "\n"
+        "options:\n"
+        "  -o, --output FILE       calibrated model (default: MODEL's name + .calibrated.json,\n"
+        "                          in the current folder); may be MODEL.json itself\n"
+        "      --loo               leave-one-out: refit without each recorded point, predict it\n"
+        "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
+        "                          (default: every metric the baseline records)\n"
+        "      --seed S            seed of the common random numbers (default 1)\n"
+        "  -r, --replications R    replications per point and evaluation (default 3)\n"
+        "      --set PATH=VALUE    override a model field before fitting (repeatable); a free\n"
+        "                          parameter's own path pins it to VALUE: it is not fitted\n"
+        "      --max-iter N        simplex iterations per fit, all restarts (default 2000)\n"
+        "  -q, --quiet             no tables, no progress\n"
+        "  -h, --help              this help\n"
+        "\n"
+        "metrics a baseline may record:\n",
+        f);
+  for (int m = 0; m < TS_M_COUNT; m++)
+    fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
+  fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
+}
+
+typedef struct progress {
+  int on;            /* print at all */
+  int tty;           /* one \r line instead of one line per iteration */
+  const ts_fit_problem *pb;
+  char label[64];    /* "fit" or "loo 2/5 (n=2, workers=1)" */
+} progress;
+
+static void on_iteration(void *data, const ts_fit_progress *p)
+{
+  progress *pr = data;
+  if (!pr->on)
+    return;
+  fprintf(stderr, "%s%s: iteration %d round %d objective %.6g size %.2g", pr->tty ? "\r\033[K" : "", pr->label,
+          p->iteration, p->round, p->objective, p->size);
+  for (size_t i = 0; i < pr->pb->params->n; i++)
+    fprintf(stderr, " %s=%.7g", pr->pb->params->p[i].name, p->values[i]);
+  if (!pr->tty)
+    fputc('\n', stderr);
+}
+
+static void on_refit(void *data, size_t k, size_t npoints)
+{
+  progress *pr = data;
+  snprintf(pr->label, sizeof pr->label, "loo %zu/%zu (n=%d, workers=%d)", k + 1, npoints, pr->pb->pt[k].n,
+           pr->pb->pt[k].workers);
+}
+
+static void progress_done(const progress *pr)
+{
+  if (pr->on && pr->tty)
+    fputs("\r\033[K", stderr);
+}
+
+/* Parse --metrics into TS_M_COUNT flags. Returns 0 or -1 with e filled. */
+static int parse_metrics(const char *list, int *use, ts_err *e)
+{
+  char buf[512];
+  if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+    return ts_err_set(e, "--metrics", NULL, "list too long");
+  memset(use, 0, TS_M_COUNT * sizeof *use);
+  int any = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int m = ts_metric_find(tok);
+    if (m < 0) {
+      char names[400] = "";
+      for (int k = 0; k < TS_M_COUNT; k++) {
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", k ? ", " : "", ts_metric_get(k)->name);
+      }
+      return ts_err_set(e, "--metrics", NULL, "unknown metric \"%s\" (expected one of: %s)", tok, names);
+    }
+    use[m] = any = 1;
+  }
+  return any ? 0 : ts_err_set(e, "--metrics", NULL, "expected a comma list of metric names, got \"%s\"", list);
+}
+
+static int parse_count(const char *text, const char *what, long lo, long hi, long *out, ts_err *e)
+{
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || v < lo || v > hi)
+    return ts_err_set(e, what, NULL, "expected an integer in [%ld, %ld], got \"%s\"", lo, hi, text);
+  *out = v;
+  return 0;
+}
+
+/* MODEL's file name with ".json" replaced by ".calibrated.json". */
+static void default_output(const char *model, char *buf, size_t len)
+{
+  const char *slash = strrchr(model, '/'), *base = slash ? slash + 1 : model;
+  size_t n = strlen(base);
+  if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+    n -= 5;
+  snprintf(buf, len, "%.*s.calibrated.json", (int)n, base);
+}
+
+typedef struct options {
+  const char *model, *baseline, *output;
+  const char **sets;
+  int nsets;
+  int loo, quiet;
+  int use_metric[TS_M_COUNT];
+  int metrics_given;
+  unsigned long long seed;
+  long replications, max_iter;
+} options;
+
+/* Returns -1 to exit 0 (help), 0 to go on, 2 on bad usage. */
+static int parse_args(int argc, char **argv, options *o)
+{
+  static const struct option opts[] = {
+    {"output", required_argument, NULL, 'o'}, {"loo", no_argument, NULL, 'L'},
+    {"metrics", required_argument, NULL, 'M'}, {"seed", required_argument, NULL, 'S'},
+    {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
+    {"max-iter", required_argument, NULL, 'I'}, {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  ts_err e;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': o->output = optarg; break;
+    case 'L': o->loo = 1; break;
+    case 'M':
+      if (parse_metrics(optarg, o->use_metric, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      o->metrics_given = 1;
+      break;
+    case 'S': {
+      char *end;
+      o->seed = strtoull(optarg, &end, 10);
+      if (*end || !*optarg || optarg[0] == '-')
+        return ts_cli_usage_error("--seed: expected a non-negative integer, got \"%s\"", optarg);
+      break;
+    }
+    case 'r':
+      if (parse_count(optarg, "--replications", 1, 100000, &o->replications, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      break;
+    case 's': o->sets[o->nsets++] = optarg; break;
+    case 'I':
+      if (parse_count(optarg, "--max-iter", 1, 10000000, &o->max_iter, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      break;
+    case 'q': o->quiet = 1; break;
+    case 'h': usage(stdout); return -1;
+    default: usage(stderr); return 2;
+    }
+  }
+  if (optind != argc - 2) {
+    usage(stderr);
+    return ts_cli_usage_error("calibrate: expected MODEL.json and BASELINE.json");
+  }
+  o->model = argv[optind];
+  o->baseline = argv[optind + 1];
+  return 0;
+}
+
+/* Load the model tree with the overrides and check it converts. */
+static int load_model(const options *o, cJSON **tree, ts_err *e)
+{
+  ts_model m;
+  if (ts_json_load(o->model, tree, e))
+    return -1;
+  for (int i = 0; i < o->nsets; i++)
+    if (ts_model_apply_set(*tree, o->model, o->sets[i], e))
+      return -1;
+  if (ts_model_from_json(*tree, o->model, &m, e))
+    return -1;
+  ts_model_finish(&m);
+  return 0;
+}
+
+/* Everything loaded, fitted and written by one calibration. */
+typedef struct run {
+  cJSON *tree;
+  ts_fit_params ps;
+  ts_baseline b;
+  ts_fit_problem pb;
+  ts_fit_result fit;
+  ts_fit_loo loo;
+  double *start;
+} run;
+
+static void run_finish(run *R)
+{
+  cJSON_Delete(R->tree);
+  ts_fit_params_finish(&R->ps);
+  ts_baseline_finish(&R->b);
+  ts_fit_problem_finish(&R->pb);
+  ts_fit_result_finish(&R->fit);
+  ts_fit_loo_finish(&R->loo);
+  free(R->start);
+}
+
+static int calibrate(const options *o, run *R, ts_err *e)
+{
+  if (load_model(o, &R->tree, e) ||
+      ts_fit_params_read(R->tree, o->model, (const char *const *)o->sets, o->nsets, &R->ps, e) ||
+      ts_baseline_load(o->baseline, &R->b, e) ||
+      ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, o->metrics_given ? o->use_metric : NULL,
+                          o->seed, (int)o->replications, e))
+    return 2;
+  R->start = calloc(R->ps.n, sizeof *R->start);
+  if (!R->start)
+    return ts_err_set(e, o->model, NULL, "out of memory"), 1;
+  for (size_t i = 0; i < R->ps.n; i++)
+    R->start[i] = R->ps.p[i].start;
+  progress pr = {.on = !o->quiet, .tty = isatty(2), .pb = &R->pb, .label = "fit"};
+  ts_fit_options fo = {.max_iter = (int)o->max_iter, .progress = on_iteration, .progress_data = &pr};
+  int rc = ts_fit_minimize(&R->pb, NULL, R->start, &fo, &R->fit, e);
+  progress_done(&pr);
+  if (rc)
+    return rc == -1 ? 2 : 1;
+  if (!o->quiet) {
+    printf("calibrate %s to %s: %zu recorded value(s) at %zu point(s), seed %llu, %ld replication(s)\n\n",
+           o->model, o->baseline, R->pb.nt, R->pb.npt, o->seed, o->replications);
+    ts_fit_print_params(stdout, &R->pb, &R->fit);
+    putchar('\n');
+    ts_fit_print_targets(stdout, &R->pb, R->fit.sim, "fitted");
+    fflush(stdout);
+  }
+  if (o->loo) {
+    rc = ts_fit_loo_run(&R->pb, R->start, &fo, on_refit, &pr, &R->loo, e);
+    progress_done(&pr);
+    if (rc)
+      return rc == -1 ? 2 : 1;
+    if (!o->quiet) {
+      puts("\nleave-one-out: each point predicted by a fit without it");
+      ts_fit_print_loo(stdout, &R->pb, &R->loo);
+      putchar('\n');
+      ts_fit_print_targets(stdout, &R->pb, R->loo.predicted, "predicted");
+    }
+  }
+  char defbuf[1024];
+  const char *out = o->output;
+  if (!out) {
+    default_output(o->model, defbuf, sizeof defbuf);
+    out = defbuf;
+  }
+  ts_fit_report rp = {o->model, o->baseline, (const char *const *)o->sets, o->nsets, &R->fit,
+                      o->loo ? &R->loo : NULL};
+  cJSON *doc = ts_fit_calibrated(R->tree, &R->pb, &rp, e);
+  if (!doc)
+    return 1;
+  rc = ts_fit_write(out, doc, e);
+  cJSON_Delete(doc);
+  if (rc)
+    return 1;
+  if (!o->quiet)
+    printf("\nwrote %s\n", out);
+  return 0;
+}
 
 int ts_cmd_calibrate(int argc, char **argv)
 {
-  (void)argc;
-  (void)argv;
-  return ts_cli_usage_error("calibrate: not implemented yet");
+  options o = {.seed = 1, .replications = DEFAULT_REPLICATIONS};
+  o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
+  if (!o.sets)
+    return 1;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) {
+    free(o.sets);
+    return rc < 0 ? 0 : rc;
+  }
+  gsl_set_error_handler_off(); /* GSL failures are return codes here, never abort() */
+  run R;
+  memset(&R, 0, sizeof R);
+  ts_err e;
+  rc = calibrate(&o, &R, &e);
+  if (rc)
+    fprintf(stderr, "tssim: %s\n", e.msg);
+  run_finish(&R);
+  free(o.sets);
+  return rc;
 }

@@ -140,8 +140,9 @@ int ts_cmd_run(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (sr != 0) {
     fprintf(stderr, "tssim: %s: %s\n", L.sc.file,
-            sr == -2 ? "the simulation deadlocked: actors wait on locks that are never released"
-                     : "out of memory");
+            sr == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
+            : sr == -3 ? "internal error: an event was scheduled in the past (please report)"
+                       : "out of memory");
     ts_sweep_finish(&s);
     rc = 1;
     goto done;

@@ -23,12 +23,12 @@ void ts_sim_on(ts_sim *sim, int kind, ts_sim_handler fn)
 int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen)
 {
   if (at < sim->now || kind < 0 || kind >= TS_SIM_MAX_KINDS) {
-    sim->failed = 1;
+    sim->failed = TS_SIM_PAST;
     return -1;
   }
   ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
   if (ts_heap_push(&sim->heap, &ev) != 0) {
-    sim->failed = 1;
+    sim->failed = TS_SIM_NOMEM;
     return -1;
   }
   return 0;

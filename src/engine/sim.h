@@ -11,6 +11,8 @@
 
 #define TS_SIM_MAX_KINDS 16
 
+enum { TS_SIM_OK = 0, TS_SIM_NOMEM = 1, TS_SIM_PAST = 2 };
+
 typedef struct ts_sim ts_sim;
 typedef void (*ts_sim_handler)(ts_sim *sim, const ts_event *ev);
 
@@ -21,7 +23,7 @@ struct ts_sim {
   ts_heap heap;
   ts_sim_handler handlers[TS_SIM_MAX_KINDS];
   void *data;          /* the model's context, for handlers */
-  int failed;          /* set when scheduling ran out of memory */
+  int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed */
 };
 
 /* Initialise a simulation at time 0 in caller memory; data is handed to handlers. */
@@ -30,8 +32,9 @@ void ts_sim_init(ts_sim *sim, void *data);
 void ts_sim_finish(ts_sim *sim);
 /* Route events of this kind (0 <= kind < TS_SIM_MAX_KINDS) to fn. */
 void ts_sim_on(ts_sim *sim, int kind, ts_sim_handler fn);
-/* Schedule an event at absolute time at (>= now). Returns 0, or -1 (and sets
- * sim->failed) when memory runs out or at lies in the past. */
+/* Schedule an event at absolute time at (>= now). Returns 0, or -1 and sets
+ * sim->failed to TS_SIM_NOMEM (memory ran out) or TS_SIM_PAST (at < now, or a
+ * bad kind: a bug in the caller). */
 int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen);
 /* Dispatch the next event. Returns 1 if one ran, 0 if the list is empty. */
 int ts_sim_step(ts_sim *sim);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "io/report.h"
 #include "run/metrics.h"

@@ -391,6 +391,8 @@ static int load_cpu_scale_by_n(loader *L, ts_model *m, const cJSON *h)
 {
   static const char *const keys[] = {"n", "scale", "baseline", "metric", "note", NULL};
   const cJSON *t = NULL;
+  if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "cpu_scale_by_n")))
+    return 0; /* null: no table (e.g. --set host.cpu_scale_by_n=null) */
   if (ts_jget_object(&L->c, h, "cpu_scale_by_n", 0, &t, L->e))
     return -1;
   if (!t)

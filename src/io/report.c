@@ -14,9 +14,35 @@ int ts_report_main_class(const ts_model *m)
   return 0;
 }
 
-static int recorded(const ts_model *m, const ts_baseline *b, const ts_point *p, int metric, double *v)
+/* Smallest n of the sweep (workers, class) or of the baseline's metric at workers. */
+static int sweep_base_n(const ts_sweep *s, const ts_point *p)
 {
-  return b && p->klass == ts_report_main_class(m) && ts_baseline_find(b, p->n, p->workers, metric, v);
+  int base = p->n;
+  for (size_t i = 0; i < s->npoints; i++)
+    if (s->points[i].workers == p->workers && s->points[i].klass == p->klass && s->points[i].n < base)
+      base = s->points[i].n;
+  return base;
+}
+
+static int baseline_base_n(const ts_baseline *b, int workers, int metric)
+{
+  int base = -1;
+  for (size_t i = 0; i < b->nrec; i++)
+    if (b->rec[i].workers == workers && b->rec[i].metric == metric && (base < 0 || b->rec[i].n < base))
+      base = b->rec[i].n;
+  return base;
+}
+
+/* The recorded value to print beside point p's metric, if any. A recorded
+ * ratio is only comparable when the sweep's smallest n is the baseline's. */
+static int recorded(const ts_model *m, const ts_baseline *b, const ts_sweep *s, const ts_point *p, int metric,
+                    double *v)
+{
+  if (!b || p->klass != ts_report_main_class(m))
+    return 0;
+  if (metric == TS_M_WAVE_RATIO && sweep_base_n(s, p) != baseline_base_n(b, p->workers, metric))
+    return 0;
+  return ts_baseline_find(b, p->n, p->workers, metric, v);
 }
 
 static int baseline_has(const ts_baseline *b, int metric)
@@ -55,7 +81,7 @@ void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_b
       fprintf(out, " %16.*f", mi == TS_M_WAVE_RATIO ? 3 : mi == TS_M_SLICES ? 0 : 1, v);
       if (!baseline_has(b, mi))
         continue;
-      if (recorded(m, b, pt, mi, &r))
+      if (recorded(m, b, s, pt, mi, &r))
         fprintf(out, " %10.*f %+6.1f%%", mi == TS_M_WAVE_RATIO ? 3 : 1, r, r != 0 ? 100 * (v - r) / r : 0.0);
       else
         fprintf(out, " %10s %7s", "-", "-");
@@ -82,7 +108,7 @@ void ts_report_summary_csv(FILE *f, const ts_model *m, const ts_sweep *s, const 
       double r;
       if (!baseline_has(b, mi))
         continue;
-      if (recorded(m, b, pt, mi, &r))
+      if (recorded(m, b, s, pt, mi, &r))
         fprintf(f, ",%.6f,%.6f", r, r != 0 ? (pt->value[mi] - r) / r : 0.0);
       else
         fprintf(f, ",,");
@@ -121,7 +147,7 @@ static cJSON *points_json(const ts_model *m, const ts_sweep *s, const ts_baselin
     for (int mi = 0; mi < TS_M_COUNT; mi++) {
       double r;
       cJSON_AddNumberToObject(o, ts_metric_get(mi)->name, pt->value[mi]);
-      if (recorded(m, b, pt, mi, &r)) {
+      if (recorded(m, b, s, pt, mi, &r)) {
         char key[64];
         snprintf(key, sizeof key, "recorded_%s", ts_metric_get(mi)->name);
         cJSON_AddNumberToObject(o, key, r);

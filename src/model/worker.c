@@ -36,6 +36,22 @@ static ts_time cum(ts_time c, int64_t rows, int64_t j)
   return j * (c / rows) + (j * (c % rows)) / rows;
 }
 
+/* The smallest j in [lo, rows] with cum(j) > x, or rows. */
+static int64_t first_row_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x)
+{
+  int64_t hi = rows;
+  if (lo > rows)
+    return rows;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cum(c, rows, mid) > x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 static ts_time threshold(const ts_world *w, const ts_worker *wk)
 {
   const ts_model *m = w->model;
@@ -91,22 +107,10 @@ static void plan_actor(ts_world *w, ts_worker *wk)
     int64_t p, q;
     rate(w, &p, &q);
     ts_time rem = wk->seg_threshold - (w->sim.now - a->lap_start);
-    if (rem < 0) {
-      j = a->rows_done + 1;
-    } else {
-      ts_time x = w0 + rem * p / q; /* first row whose end lies beyond x */
-      int64_t lo = a->rows_done + 1, hi = rows;
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (cum(c, rows, mid) > x)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      j = lo;
-    }
-    if (j > rows)
-      j = rows;
+    /* the first row ending beyond x: the next row boundary when the lap is
+     * already over, else the row whose end takes the lap past the threshold */
+    ts_time x = rem < 0 ? w0 : w0 + rem * p / q;
+    j = first_row_beyond(c, rows, a->rows_done + 1, x);
   }
   a->rows_target = j;
   schedule_end(w, wk, cum(c, rows, j) - w0);

@@ -132,6 +132,6 @@ int ts_world_run(ts_world *w)
 {
   ts_sim_run(&w->sim, TS_TIME_MAX, 0);
   if (w->sim.failed)
-    return -1;
+    return w->sim.failed == TS_SIM_NOMEM ? -1 : -3;
   return w->done == w->nactors ? 0 : -2;
 }

@@ -117,7 +117,8 @@ int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned l
 /* Free a world's memory. */
 void ts_world_finish(ts_world *w);
 /* Run to the end (every actor done, or no events left). Returns 0 when every
- * actor finished, -1 on memory failure, -2 if actors remain stuck (deadlock). */
+ * actor finished, -1 on memory failure, -2 if actors remain stuck (deadlock),
+ * -3 on an internal error (an event scheduled in the past). */
 int ts_world_run(ts_world *w);
 
 /* internal, across src/model */

@@ -49,8 +49,9 @@ typedef struct ts_sweep_spec {
 } ts_sweep_spec;
 
 /* Run a sweep of model m into out (caller memory; free with ts_sweep_finish).
- * Returns 0, -1 when memory runs out, -2 when a replication deadlocked
- * (actors left waiting with no event pending: e.g. a lock cycle). */
+ * Returns 0, or what ts_world_run returned for the first replication that
+ * failed: -1 out of memory, -2 deadlock (actors left waiting with no event
+ * pending, e.g. a lock cycle), -3 internal error. */
 int ts_sweep_run(const ts_model *m, const ts_sweep_spec *spec, ts_sweep *out);
 /* Free a sweep's memory. */
 void ts_sweep_finish(ts_sweep *s);

@@ -20,9 +20,16 @@ static double us(ts_time t)
   return (double)t / 1000.0;
 }
 
+/* Thread ids are unique across processes, as Perfetto expects: worker w's
+ * loop is tid w + 1 (its process's main thread), actor a is tid nworkers + a + 1. */
 static int actor_pid(const ts_timeline *tl, int a)
 {
   return tl->stats[a].worker + 1;
+}
+
+static int actor_tid(const ts_timeline *tl, int a)
+{
+  return tl->nworkers + a + 1;
 }
 
 static void num(builder *b, cJSON *o, const char *key, double v)
@@ -95,14 +102,14 @@ static void names(builder *b)
   char buf[160];
   for (int w = 0; w < tl->nworkers; w++) {
     snprintf(buf, sizeof buf, "worker %d", w);
-    metadata(b, "process_name", w + 1, 0, buf, w);
-    metadata(b, "thread_name", w + 1, 0, "event loop (CPU)", -1);
+    metadata(b, "process_name", w + 1, w + 1, buf, w);
+    metadata(b, "thread_name", w + 1, w + 1, "event loop (CPU)", -1);
   }
   for (int a = 0; a < tl->nactors; a++) {
     char name[128];
     actor_name(tl, a, name, sizeof name);
     snprintf(buf, sizeof buf, "%s: %s", name, tl->model->classes[tl->stats[a].klass].name);
-    metadata(b, "thread_name", actor_pid(tl, a), a + 1, tl->model->nclasses > 1 ? name : buf, a);
+    metadata(b, "thread_name", actor_pid(tl, a), actor_tid(tl, a), tl->model->nclasses > 1 ? name : buf, a);
   }
 }
 
@@ -121,7 +128,7 @@ static void flush_run(builder *b, open_run *r)
   const ts_tl_piece *p = &tl->pieces[r->first];
   char name[128];
   actor_name(tl, p->actor, name, sizeof name);
-  cJSON *a = args(b, complete(b, name, "run", p->worker + 1, 0, r->t0, r->t1));
+  cJSON *a = args(b, complete(b, name, "run", p->worker + 1, p->worker + 1, r->t0, r->t1));
   num(b, a, "actor", p->actor);
   str(b, a, "class", tl->model->classes[tl->stats[p->actor].klass].name);
   num(b, a, "run", p->run);
@@ -146,7 +153,7 @@ static void worker_tracks(builder *b)
     open_run *r = &open[p->worker];
     if (p->actor < 0) {
       flush_run(b, r);
-      complete(b, "loop overhead", "loop", p->worker + 1, 0, p->t0, p->t1);
+      complete(b, "loop overhead", "loop", p->worker + 1, p->worker + 1, p->t0, p->t1);
       continue;
     }
     if (r->first != SIZE_MAX) {
@@ -160,7 +167,7 @@ static void worker_tracks(builder *b)
     r->pieces++;
     if (p->slice > r->slice)
       r->slice = p->slice;
-    cJSON *a = args(b, complete(b, p->label, "step", p->worker + 1, 0, p->t0, p->t1));
+    cJSON *a = args(b, complete(b, p->label, "step", p->worker + 1, p->worker + 1, p->t0, p->t1));
     num(b, a, "actor", p->actor);
     num(b, a, "step", p->step);
     if (p->slice > 0)
@@ -186,24 +193,24 @@ static void flow(builder *b, const char *name, int pid0, int tid0, ts_time t0, i
 static void actor_states(builder *b, int a)
 {
   const ts_timeline *tl = b->tl;
-  int pid = actor_pid(tl, a);
+  int pid = actor_pid(tl, a), tid = actor_tid(tl, a);
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   for (size_t i = lo; i < hi && !b->failed; i++) {
     const ts_tl_state *s = &tl->states[i];
     if (s->state == TS_ACTOR_DONE) {
-      cJSON *o = event(b, "i", "done", "state", pid, a + 1, s->t);
+      cJSON *o = event(b, "i", "done", "state", pid, tid, s->t);
       str(b, o, "s", "t");
       continue;
     }
     ts_time t1 = i + 1 < hi ? tl->states[i + 1].t : tl->end;
     if (t1 > s->t)
-      complete(b, ts_timeline_state_name(s->state), "state", pid, a + 1, s->t, t1);
+      complete(b, ts_timeline_state_name(s->state), "state", pid, tid, s->t, t1);
     /* an I/O completion: arrow to the run of its callback on the loop */
     if (s->state == TS_ACTOR_READY && i > lo && tl->states[i - 1].state == TS_ACTOR_IO && i + 1 < hi &&
         tl->states[i + 1].state == TS_ACTOR_RUNNING) {
       ts_time run0 = tl->states[i + 1].t, run1 = i + 2 < hi ? tl->states[i + 2].t : tl->end;
       if (run1 > run0)
-        flow(b, "I/O done: callback", pid, a + 1, s->t, pid, 0, run0);
+        flow(b, "I/O done: callback", pid, tid, s->t, pid, pid, run0);
     }
   }
 }
@@ -211,7 +218,7 @@ static void actor_states(builder *b, int a)
 static void actor_locks(builder *b, int a)
 {
   const ts_timeline *tl = b->tl;
-  int pid = actor_pid(tl, a);
+  int pid = actor_pid(tl, a), tid = actor_tid(tl, a);
   long open[64] = {0};
   for (size_t i = tl->lock_at[a]; i < tl->lock_at[a + 1] && !b->failed; i++) {
     const ts_tl_lock *l = &tl->locks[i];
@@ -219,7 +226,7 @@ static void actor_locks(builder *b, int a)
     snprintf(name, sizeof name, "holds %s", tl->model->locks[l->decl].name);
     if (l->held)
       open[l->decl] = ++b->next_id;
-    cJSON *o = event(b, l->held ? "b" : "e", name, "lock", pid, a + 1, l->t);
+    cJSON *o = event(b, l->held ? "b" : "e", name, "lock", pid, tid, l->t);
     num(b, o, "id", (double)open[l->decl]);
     if (!l->held)
       open[l->decl] = 0;
@@ -228,7 +235,7 @@ static void actor_locks(builder *b, int a)
     if (open[d]) {
       char name[160];
       snprintf(name, sizeof name, "holds %s", tl->model->locks[d].name);
-      num(b, event(b, "e", name, "lock", pid, a + 1, tl->end), "id", (double)open[d]);
+      num(b, event(b, "e", name, "lock", pid, tid, tl->end), "id", (double)open[d]);
     }
 }
 
@@ -237,7 +244,8 @@ static void wakes(builder *b)
   const ts_timeline *tl = b->tl;
   for (size_t i = 0; i < tl->nwakes && !b->failed; i++) {
     const ts_tl_wake *k = &tl->wakes[i];
-    flow(b, "lock hand-over", actor_pid(tl, k->from), k->from + 1, k->t, actor_pid(tl, k->to), k->to + 1, k->t);
+    flow(b, "lock hand-over", actor_pid(tl, k->from), actor_tid(tl, k->from), k->t, actor_pid(tl, k->to),
+         actor_tid(tl, k->to), k->t);
   }
 }
 
@@ -255,10 +263,10 @@ static void counters(builder *b)
     const ts_tl_counter *c = &tl->counters[i];
     int *q = &last[2 * c->worker], *p = &last[2 * c->worker + 1];
     if (c->queue_depth != *q)
-      num(b, args(b, event(b, "C", "time-slice queue", NULL, c->worker + 1, 0, c->t)), "queued actors",
+      num(b, args(b, event(b, "C", "time-slice queue", NULL, c->worker + 1, c->worker + 1, c->t)), "queued actors",
           c->queue_depth);
     if (c->prio_inflight != *p)
-      num(b, args(b, event(b, "C", "priority ops in flight", NULL, c->worker + 1, 0, c->t)), "in flight",
+      num(b, args(b, event(b, "C", "priority ops in flight", NULL, c->worker + 1, c->worker + 1, c->t)), "in flight",
           c->prio_inflight);
     *q = c->queue_depth;
     *p = c->prio_inflight;

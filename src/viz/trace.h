@@ -1,10 +1,10 @@
 /* Chrome trace-event JSON of a recorded timeline, for Perfetto
  * (ui.perfetto.dev) and chrome://tracing.
  *
- * Layout: one process per worker (pid = worker + 1). Its thread 0, "event
- * loop (CPU)", has one complete ("X") event per run period of an actor, named
+ * Layout: one process per worker (pid = worker + 1). Its main thread, "event
+ * loop (CPU)" (tid = pid), has one complete ("X") event per run period of an actor, named
  * "actor A", with one nested event per step piece (named by the step label),
- * and "loop overhead" events; its thread A + 1 is actor A's track, with one
+ * and "loop overhead" events; thread nworkers + A + 1 is actor A's track, with one
  * event per state (queued, running, callback wait, I/O, lock wait), and an
  * async slice ("b"/"e", category "lock") while the actor holds a lock.
  * Flow arrows ("s"/"f") go from an actor's I/O completion to the run of its

@@ -1,0 +1,268 @@
+#include "fit/output.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/atomic.h"
+#include "run/metrics.h"
+
+/* v rounded to `digits` significant digits, so the file stays readable. */
+static double round_sig(double v, int digits)
+{
+  char text[40];
+  snprintf(text, sizeof text, "%.*g", digits, v);
+  return strtod(text, NULL);
+}
+
+static double rel_error(double sim, double rec)
+{
+  return rec != 0 ? (sim - rec) / rec : 0;
+}
+
+static cJSON *target_row(const ts_fit_target *t, double sim, const char *label)
+{
+  cJSON *o = cJSON_CreateObject();
+  if (!o)
+    return NULL;
+  cJSON_AddNumberToObject(o, "n", t->n);
+  cJSON_AddNumberToObject(o, "workers", t->workers);
+  cJSON_AddStringToObject(o, "metric", ts_metric_get(t->metric)->name);
+  cJSON_AddNumberToObject(o, "recorded", t->recorded);
+  cJSON_AddNumberToObject(o, label, round_sig(sim, 7));
+  cJSON_AddNumberToObject(o, "rel_error", round_sig(rel_error(sim, t->recorded), 4));
+  if (t->weight != 1)
+    cJSON_AddNumberToObject(o, "weight", t->weight);
+  return o;
+}
+
+/* {"wave_ms": {"n": .., "workers": .., "rel_error": ..}, ...}: the worst target per metric. */
+static cJSON *worst_table(const ts_fit_problem *pb, const double *sim)
+{
+  cJSON *o = cJSON_CreateObject();
+  for (int m = -1; o && m < TS_M_COUNT; m++) {
+    int i = ts_fit_worst(pb, sim, m);
+    if (i < 0)
+      continue;
+    cJSON *w = cJSON_AddObjectToObject(o, m < 0 ? "all" : ts_metric_get(m)->name);
+    if (!w)
+      continue;
+    if (m < 0)
+      cJSON_AddStringToObject(w, "metric", ts_metric_get(pb->t[i].metric)->name);
+    cJSON_AddNumberToObject(w, "n", pb->t[i].n);
+    cJSON_AddNumberToObject(w, "workers", pb->t[i].workers);
+    cJSON_AddNumberToObject(w, "rel_error", round_sig(rel_error(sim[i], pb->t[i].recorded), 4));
+  }
+  return o;
+}
+
+static cJSON *targets(const ts_fit_problem *pb, const double *sim, const char *label)
+{
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < pb->nt; i++)
+    cJSON_AddItemToArray(a, target_row(&pb->t[i], sim[i], label));
+  return a;
+}
+
+static cJSON *parameters(const ts_fit_problem *pb, const double *values)
+{
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < pb->params->n; i++) {
+    const ts_fit_param *p = &pb->params->p[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(a, o);
+    cJSON_AddStringToObject(o, "name", p->name);
+    cJSON_AddStringToObject(o, "path", p->path);
+    cJSON_AddNumberToObject(o, "value", values[i]);
+    cJSON_AddNumberToObject(o, "start", p->start);
+    cJSON_AddNumberToObject(o, "min", p->min);
+    cJSON_AddNumberToObject(o, "max", p->max);
+    cJSON_AddBoolToObject(o, "at_bound", values[i] == p->min || values[i] == p->max);
+  }
+  return a;
+}
+
+static cJSON *loo_table(const ts_fit_problem *pb, const ts_fit_loo *l)
+{
+  cJSON *o = cJSON_CreateObject();
+  cJSON *pts = cJSON_AddArrayToObject(o, "points");
+  for (size_t k = 0; pts && k < l->npoints; k++) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddItemToArray(pts, p);
+    cJSON_AddNumberToObject(p, "n", pb->pt[k].n);
+    cJSON_AddNumberToObject(p, "workers", pb->pt[k].workers);
+    cJSON *v = cJSON_AddObjectToObject(p, "values");
+    for (size_t j = 0; v && j < l->nparams; j++)
+      cJSON_AddNumberToObject(v, pb->params->p[j].name, l->values[k * l->nparams + j]);
+    cJSON_AddNumberToObject(p, "objective", round_sig(l->objective[k], 6));
+    cJSON_AddNumberToObject(p, "iterations", l->iterations[k]);
+    cJSON *pred = cJSON_AddArrayToObject(p, "predictions");
+    for (size_t i = 0; pred && i < pb->nt; i++)
+      if (pb->t[i].point == k)
+        cJSON_AddItemToArray(pred, target_row(&pb->t[i], l->predicted[i], "predicted"));
+  }
+  cJSON_AddItemToObject(o, "worst", worst_table(pb, l->predicted));
+  return o;
+}
+
+static cJSON *provenance(const ts_fit_problem *pb, const ts_fit_report *rp)
+{
+  const ts_fit_result *r = rp->fit;
+  cJSON *o = cJSON_CreateObject();
+  if (!o)
+    return NULL;
+  cJSON_AddStringToObject(o, "calibrated_by", "tssim calibrate");
+  cJSON_AddStringToObject(o, "tssim_version", TSSIM_VERSION);
+  cJSON_AddStringToObject(o, "model", rp->model_file);
+  cJSON_AddStringToObject(o, "baseline", rp->baseline_file);
+  cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
+  for (int m = 0; ms && m < TS_M_COUNT; m++)
+    for (size_t i = 0; i < pb->nt; i++)
+      if (pb->t[i].metric == m) {
+        cJSON_AddItemToArray(ms, cJSON_CreateString(ts_metric_get(m)->name));
+        break;
+      }
+  cJSON *sets = cJSON_AddArrayToObject(o, "overrides");
+  for (int i = 0; sets && i < rp->nsets; i++)
+    cJSON_AddItemToArray(sets, cJSON_CreateString(rp->sets[i]));
+  cJSON *pinned = cJSON_AddArrayToObject(o, "pinned");
+  for (size_t i = 0; pinned && i < pb->params->npinned; i++)
+    cJSON_AddItemToArray(pinned, cJSON_CreateString(pb->params->pinned[i]));
+  if (pb->seed <= (UINT64_C(1) << 53))
+    cJSON_AddNumberToObject(o, "seed", (double)pb->seed);
+  else {
+    char text[32];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)pb->seed);
+    cJSON_AddStringToObject(o, "seed", text);
+  }
+  cJSON_AddNumberToObject(o, "replications", pb->replications);
+  cJSON_AddStringToObject(o, "method",
+                          "GSL nmsimplex2 (Nelder-Mead) on sine-mapped bounds, restarted until no improvement; "
+                          "objective = sum of weight * ((simulated - recorded) / recorded)^2 with the same seeds "
+                          "at every evaluation");
+  cJSON_AddNumberToObject(o, "objective", round_sig(r->objective, 6));
+  cJSON_AddNumberToObject(o, "iterations", r->iterations);
+  cJSON_AddNumberToObject(o, "rounds", r->rounds);
+  cJSON_AddNumberToObject(o, "evaluations", (double)r->evaluations);
+  cJSON_AddBoolToObject(o, "converged", r->converged);
+  cJSON_AddItemToObject(o, "parameters", parameters(pb, r->values));
+  cJSON_AddItemToObject(o, "residuals", targets(pb, r->sim, "fitted"));
+  cJSON_AddItemToObject(o, "worst", worst_table(pb, r->sim));
+  if (rp->loo)
+    cJSON_AddItemToObject(o, "loo", loo_table(pb, rp->loo));
+  return o;
+}
+
+cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_fit_report *rp, ts_err *e)
+{
+  cJSON *doc = cJSON_Duplicate(model, 1);
+  if (!doc) {
+    ts_err_set(e, rp->model_file, NULL, "out of memory");
+    return NULL;
+  }
+  if (ts_fit_set_values(doc, rp->model_file, pb->params, rp->fit->values, e)) {
+    cJSON_Delete(doc);
+    return NULL;
+  }
+  cJSON *prov = provenance(pb, rp);
+  if (!prov) {
+    cJSON_Delete(doc);
+    ts_err_set(e, rp->model_file, NULL, "out of memory");
+    return NULL;
+  }
+  if (cJSON_GetObjectItemCaseSensitive(doc, "provenance"))
+    cJSON_ReplaceItemInObjectCaseSensitive(doc, "provenance", prov);
+  else
+    cJSON_AddItemToObject(doc, "provenance", prov);
+  return doc;
+}
+
+int ts_fit_write(const char *path, const cJSON *doc, ts_err *e)
+{
+  char *text = cJSON_Print(doc);
+  size_t len = strlen(path);
+  char *dir = malloc(len + 2);
+  if (!text || !dir) {
+    free(text);
+    free(dir);
+    return ts_err_set(e, path, NULL, "out of memory");
+  }
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  if (!*base) {
+    free(text);
+    free(dir);
+    return ts_err_set(e, path, NULL, "expected a file name, not a folder");
+  }
+  if (!slash)
+    strcpy(dir, ".");
+  else if (slash == path)
+    strcpy(dir, "/");
+  else {
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+  }
+  ts_atomic a;
+  ts_atomic_init(&a);
+  FILE *f = ts_atomic_open(&a, dir, base, e);
+  int rc = -1;
+  if (f) {
+    fputs(text, f);
+    fputc('\n', f);
+    rc = ts_atomic_commit(&a, e);
+  }
+  free(text);
+  free(dir);
+  return rc;
+}
+
+void ts_fit_print_params(FILE *out, const ts_fit_problem *pb, const ts_fit_result *r)
+{
+  fprintf(out, "%-20s %12s %12s %12s %12s\n", "parameter", "fitted", "start", "min", "max");
+  for (size_t i = 0; i < pb->params->n; i++) {
+    const ts_fit_param *p = &pb->params->p[i];
+    int edge = r->values[i] == p->min || r->values[i] == p->max;
+    fprintf(out, "%-20s %12.7g %12.7g %12.7g %12.7g%s\n", p->name, r->values[i], p->start, p->min, p->max,
+            edge ? "  (at a bound)" : "");
+  }
+  for (size_t i = 0; i < pb->params->npinned; i++)
+    fprintf(out, "%-20s %12s   pinned by --set\n", pb->params->pinned[i], "");
+  fprintf(out, "objective %.6g after %d iteration(s) in %d round(s), %zu sweeps%s\n", r->objective, r->iterations,
+          r->rounds, r->evaluations, r->converged ? "" : " (stopped by --max-iter: not converged)");
+}
+
+void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim, const char *label)
+{
+  fprintf(out, "%6s %7s %-17s %12s %12s %10s\n", "n", "workers", "metric", "recorded", label, "rel_error");
+  for (size_t i = 0; i < pb->nt; i++) {
+    const ts_fit_target *t = &pb->t[i];
+    fprintf(out, "%6d %7d %-17s %12.6g %12.6g", t->n, t->workers, ts_metric_get(t->metric)->name, t->recorded,
+            sim[i]);
+    if (t->recorded != 0)
+      fprintf(out, " %+9.2f%%", 100 * rel_error(sim[i], t->recorded));
+    else
+      fprintf(out, " %10s", "-");
+    fputs(t->weight == 0 ? "  (weight 0)\n" : "\n", out);
+  }
+  fputs("worst |rel_error|:", out);
+  for (int m = 0; m < TS_M_COUNT; m++) {
+    int i = ts_fit_worst(pb, sim, m);
+    if (i >= 0)
+      fprintf(out, " %s %.2f%% (n=%d, workers=%d);", ts_metric_get(m)->name,
+              100 * fabs(rel_error(sim[i], pb->t[i].recorded)), pb->t[i].n, pb->t[i].workers);
+  }
+  fputc('\n', out);
+}
+
+void ts_fit_print_loo(FILE *out, const ts_fit_problem *pb, const ts_fit_loo *l)
+{
+  fprintf(out, "%6s %7s %12s", "held", "workers", "objective");
+  for (size_t j = 0; j < l->nparams; j++)
+    fprintf(out, " %14.14s", pb->params->p[j].name);
+  fputc('\n', out);
+  for (size_t k = 0; k < l->npoints; k++) {
+    fprintf(out, "%6d %7d %12.4g", pb->pt[k].n, pb->pt[k].workers, l->objective[k]);
+    for (size_t j = 0; j < l->nparams; j++)
+      fprintf(out, " %14.7g", l->values[k * l->nparams + j]);
+    fputc('\n', out);
+  }
+}
