@@ -68,9 +68,8 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
 {
   gsl_multimin_fminimizer_set(s, F, x, step);
   *spent = 0;
+  /* (the minimizer's fval is valid only after an iteration) */
   while (c->rc == 0) {
-    if (gsl_multimin_fminimizer_minimum(s) == 0)
-      break;
     if (r->iterations >= o->max_iter) {
       *spent = 1;
       break;
@@ -83,7 +82,7 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
       ts_fit_progress p = {r->rounds, r->iterations, gsl_multimin_fminimizer_minimum(s), size, r->values};
       o->progress(o->progress_data, &p);
     }
-    if (status != 0 || size < o->tol)
+    if (status != 0 || size < o->tol || gsl_multimin_fminimizer_minimum(s) == 0)
       break;
   }
   gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(s));

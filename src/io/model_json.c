@@ -279,27 +279,25 @@ static int load_worker(loader *L, ts_model *m, const cJSON *root)
   m->priority_min = ts_time_from_ms(2);
   if (ts_jget_object(&L->c, root, "worker", 0, &wj, L->e))
     return -1;
-  if (!wj)
-    wj = cJSON_CreateObject(); /* all defaults; leaked never: freed below */
-  size_t old = ts_jpush_key(&L->c, "worker");
-  int bad = ts_jcheck_keys(&L->c, wj, keys, L->e) || ts_jget_string(&L->c, wj, "policy", 0, &policy, L->e) ||
-            get_ms(L, wj, "threshold_ms", 0, &m->threshold) ||
-            ts_jget_int(&L->c, wj, "priority_divisor", 0, 1, 1000, &div, L->e) ||
-            get_ms(L, wj, "priority_min_ms", 0, &m->priority_min) ||
-            get_ms(L, wj, "yield_overhead_ms", 0, &m->yield_overhead) ||
-            get_ms(L, wj, "loop_overhead_ms", 0, &m->loop_overhead) ||
-            ts_jget_int(&L->c, wj, "burst_limit", 0, 1, 1000000, &burst, L->e);
-  if (!bad) {
-    m->policy = ts_sched_find(policy);
-    if (!m->policy)
-      bad = ts_jfail(&L->c, "policy", L->e, "expected a queue policy (fifo, priority); got \"%s\"", policy);
+  if (wj) {
+    size_t old = ts_jpush_key(&L->c, "worker");
+    int bad = ts_jcheck_keys(&L->c, wj, keys, L->e) || ts_jget_string(&L->c, wj, "policy", 0, &policy, L->e) ||
+              get_ms(L, wj, "threshold_ms", 0, &m->threshold) ||
+              ts_jget_int(&L->c, wj, "priority_divisor", 0, 1, 1000, &div, L->e) ||
+              get_ms(L, wj, "priority_min_ms", 0, &m->priority_min) ||
+              get_ms(L, wj, "yield_overhead_ms", 0, &m->yield_overhead) ||
+              get_ms(L, wj, "loop_overhead_ms", 0, &m->loop_overhead) ||
+              ts_jget_int(&L->c, wj, "burst_limit", 0, 1, 1000000, &burst, L->e);
+    ts_jpop(&L->c, old);
+    if (bad)
+      return -1;
   }
-  ts_jpop(&L->c, old);
-  if (!cJSON_GetObjectItemCaseSensitive(root, "worker"))
-    cJSON_Delete((cJSON *)wj);
   m->priority_divisor = (int)div;
   m->burst_limit = (int)burst;
-  return bad ? -1 : 0;
+  m->policy = ts_sched_find(policy);
+  if (!m->policy)
+    return ts_jfail(&L->c, "worker.policy", L->e, "expected a queue policy (fifo, priority); got \"%s\"", policy);
+  return 0;
 }
 
 static int scale_alloc(loader *L, ts_model *m, size_t k)
