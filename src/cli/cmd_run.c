@@ -142,9 +142,10 @@ int ts_cmd_run(int argc, char **argv)
     fprintf(stderr, "tssim: %s: %s\n", L.sc.file,
             sr == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
             : sr == -3 ? "internal error: an event was scheduled in the past (please report)"
+            : sr == -4 ? "n: expected a sweep whose simulated time fits in 73 years (fewer actors or shorter steps)"
                        : "out of memory");
     ts_sweep_finish(&s);
-    rc = 1;
+    rc = sr == -4 ? 2 : 1;
     goto done;
   }
   char dirbuf[1024];

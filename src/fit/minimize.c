@@ -10,6 +10,8 @@
 /* What the simplex sees when an evaluation failed: finite (GSL rejects
  * non-finite values) and worse than any real objective. */
 #define FAILED_OBJECTIVE 1e300
+/* Iterations without a better best value that end a round. */
+#define STALL(n) (50 + 10 * (int)(n))
 
 typedef struct ctx {
   ts_fit_problem *pb;
@@ -61,13 +63,17 @@ void ts_fit_result_finish(ts_fit_result *r)
 }
 
 /* One round: a fresh simplex around x, iterated until it is smaller than
- * tol, the objective is 0, or the iteration budget is spent. Returns 0 or
+ * tol, the objective is 0, the best value has not improved for STALL
+ * iterations (a plateau: the simplex can cycle on one without shrinking),
+ * or the iteration budget is spent. Returns 0 or
  * the evaluation's failure; *spent is 1 when the budget ran out. */
 static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_vector *x, gsl_vector *step,
                      const ts_fit_options *o, ts_fit_result *r, ctx *c, int *spent)
 {
   gsl_multimin_fminimizer_set(s, F, x, step);
   *spent = 0;
+  double best = HUGE_VAL;
+  int stall = 0;
   /* (the minimizer's fval is valid only after an iteration) */
   while (c->rc == 0) {
     if (r->iterations >= o->max_iter) {
@@ -82,7 +88,10 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
       ts_fit_progress p = {r->rounds, r->iterations, gsl_multimin_fminimizer_minimum(s), size, r->values};
       o->progress(o->progress_data, &p);
     }
-    if (status != 0 || size < o->tol || gsl_multimin_fminimizer_minimum(s) == 0)
+    double f = gsl_multimin_fminimizer_minimum(s);
+    stall = f < best ? 0 : stall + 1;
+    best = f < best ? f : best;
+    if (status != 0 || size < o->tol || f == 0 || stall >= STALL(F->n))
       break;
   }
   gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(s));

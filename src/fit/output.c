@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fit/print.h"
 #include "io/atomic.h"
 #include "run/metrics.h"
 
@@ -20,13 +21,16 @@ static double rel_error(double sim, double rec)
   return rec != 0 ? (sim - rec) / rec : 0;
 }
 
-static cJSON *target_row(const ts_fit_target *t, double sim, const char *label)
+/* One target's row; `where` adds its n and workers. */
+static cJSON *target_row(const ts_fit_target *t, double sim, const char *label, int where)
 {
   cJSON *o = cJSON_CreateObject();
   if (!o)
     return NULL;
-  cJSON_AddNumberToObject(o, "n", t->n);
-  cJSON_AddNumberToObject(o, "workers", t->workers);
+  if (where) {
+    cJSON_AddNumberToObject(o, "n", t->n);
+    cJSON_AddNumberToObject(o, "workers", t->workers);
+  }
   cJSON_AddStringToObject(o, "metric", ts_metric_get(t->metric)->name);
   cJSON_AddNumberToObject(o, "recorded", t->recorded);
   cJSON_AddNumberToObject(o, label, round_sig(sim, 7));
@@ -60,7 +64,7 @@ static cJSON *targets(const ts_fit_problem *pb, const double *sim, const char *l
 {
   cJSON *a = cJSON_CreateArray();
   for (size_t i = 0; a && i < pb->nt; i++)
-    cJSON_AddItemToArray(a, target_row(&pb->t[i], sim[i], label));
+    cJSON_AddItemToArray(a, target_row(&pb->t[i], sim[i], label, 1));
   return a;
 }
 
@@ -99,7 +103,7 @@ static cJSON *loo_table(const ts_fit_problem *pb, const ts_fit_loo *l)
     cJSON *pred = cJSON_AddArrayToObject(p, "predictions");
     for (size_t i = 0; pred && i < pb->nt; i++)
       if (pb->t[i].point == k)
-        cJSON_AddItemToArray(pred, target_row(&pb->t[i], l->predicted[i], "predicted"));
+        cJSON_AddItemToArray(pred, target_row(&pb->t[i], l->predicted[i], "predicted", 0));
   }
   cJSON_AddItemToObject(o, "worst", worst_table(pb, l->predicted));
   return o;
@@ -179,7 +183,7 @@ cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_
 
 int ts_fit_write(const char *path, const cJSON *doc, ts_err *e)
 {
-  char *text = cJSON_Print(doc);
+  char *text = ts_fit_json_print(doc);
   size_t len = strlen(path);
   char *dir = malloc(len + 2);
   if (!text || !dir) {
@@ -207,7 +211,6 @@ int ts_fit_write(const char *path, const cJSON *doc, ts_err *e)
   int rc = -1;
   if (f) {
     fputs(text, f);
-    fputc('\n', f);
     rc = ts_atomic_commit(&a, e);
   }
   free(text);
@@ -237,8 +240,9 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     const ts_fit_target *t = &pb->t[i];
     fprintf(out, "%6d %7d %-17s %12.6g %12.6g", t->n, t->workers, ts_metric_get(t->metric)->name, t->recorded,
             sim[i]);
+    double pct = 100 * rel_error(sim[i], t->recorded);
     if (t->recorded != 0)
-      fprintf(out, " %+9.2f%%", 100 * rel_error(sim[i], t->recorded));
+      fprintf(out, " %+9.2f%%", fabs(pct) < 0.005 ? 0.0 : pct);
     else
       fprintf(out, " %10s", "-");
     fputs(t->weight == 0 ? "  (weight 0)\n" : "\n", out);

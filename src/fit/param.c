@@ -32,7 +32,9 @@ static int is_pinned(const char *path, const char *const *sets, int nsets)
   return 0;
 }
 
-static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, ts_fit_param *p, ts_err *e)
+/* Read free[i] into p. A pinned parameter (set by --set) skips the start checks. */
+static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, const char *const *sets, int nsets, ts_fit_param *p,
+                    int *pinned_out, ts_err *e)
 {
   static const char *const keys[] = {"name", "path", "min", "max", "start", "note", NULL};
   const char *name, *path, *note = NULL;
@@ -51,18 +53,23 @@ static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, ts_fit_param *p, t
                     path, name);
   if (under(path, "free") || under(path, "provenance"))
     return ts_jfail(c, "path", e, "\"%s\" is not a model value (expected a path like params.%s)", path, name);
+  int pinned = *pinned_out = is_pinned(path, sets, nsets);
   if (!(p->min < p->max))
     return ts_jfail(c, NULL, e, "expected min < max, got min %g and max %g", p->min, p->max);
-  if (cJSON_GetObjectItemCaseSensitive(jp, "start")) {
-    if (ts_jget_number(c, jp, "start", 1, p->min, p->max, &p->start, e))
-      return ts_jfail(c, "start", e, "expected a number within [min, max] = [%g, %g]", p->min, p->max);
-  } else if (!cJSON_IsNumber(at)) {
-    return ts_jfail(c, "path", e, "%s holds no number to start from: give \"start\"", path);
-  } else {
+  const cJSON *js = cJSON_GetObjectItemCaseSensitive(jp, "start");
+  if (js && !cJSON_IsNumber(js))
+    return ts_jfail(c, "start", e, "expected a number within [min, max] = [%g, %g]", p->min, p->max);
+  if (js)
+    p->start = js->valuedouble;
+  else if (cJSON_IsNumber(at))
     p->start = at->valuedouble;
-    if (!(p->start >= p->min && p->start <= p->max))
-      return ts_jfail(c, "path", e, "the value at %s, %g, is outside [min, max] = [%g, %g]: give \"start\"", path,
-                      p->start, p->min, p->max);
+  else if (!pinned)
+    return ts_jfail(c, "path", e, "%s holds no number to start from: give \"start\"", path);
+  if (!pinned && !(p->start >= p->min && p->start <= p->max)) {
+    if (js)
+      return ts_jfail(c, "start", e, "%g is outside [min, max] = [%g, %g]", p->start, p->min, p->max);
+    return ts_jfail(c, "path", e, "the value at %s, %g, is outside [min, max] = [%g, %g]: give \"start\"", path,
+                    p->start, p->min, p->max);
   }
   p->name = dup(name);
   p->path = dup(path);
@@ -117,9 +124,10 @@ int ts_fit_params_read(cJSON *root, const char *file, const char *const *sets, i
   for (int i = 0; i < n; i++) {
     ts_fit_param p = {.index = i};
     size_t old = ts_jpush_index(&c, i);
-    int bad = read_one(&c, root, cJSON_GetArrayItem(arr, i), &p, e);
+    int pinned = 0;
+    int bad = read_one(&c, root, cJSON_GetArrayItem(arr, i), sets, nsets, &p, &pinned, e);
     ts_jpop(&c, old);
-    if (!bad && is_pinned(p.path, sets, nsets)) {
+    if (!bad && pinned) {
       ps->pinned[ps->npinned++] = p.name;
       p.name = NULL;
       free(p.path);

@@ -35,7 +35,8 @@ ts_time ts__draw(ts_world *w, const ts_dist *d)
   case TS_DIST_GAMMA: v = ts_rng_gamma(w->rng, (double)d->mean, d->cv); break;
   default: return d->mean;
   }
-  return v > 0 ? (ts_time)(v + 0.5) : 0;
+  double max = (double)ts_model_draw_max(d);
+  return v <= 0 ? 0 : v >= max ? (ts_time)max : (ts_time)(v + 0.5);
 }
 
 /* Make actor a ready for a callback on its worker's loop. */
@@ -73,8 +74,10 @@ int ts__actor_continue(ts_world *w, ts_actor *a)
     case TS_STEP_CPU:
       if (!a->in_step) { /* a new step, not a resumed one */
         a->step_cost = ts__draw(w, &s->cost);
-        if (w->cpu_scale != 1.0)
-          a->step_cost = (ts_time)llround((double)a->step_cost * w->cpu_scale);
+        if (w->cpu_scale != 1.0) {
+          double scaled = (double)a->step_cost * w->cpu_scale;
+          a->step_cost = scaled >= (double)TS_DRAW_MAX ? TS_DRAW_MAX : (ts_time)llround(scaled);
+        }
         a->step_done = 0;
         a->rows_done = 0;
         if (a->step_cost == 0)

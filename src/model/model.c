@@ -48,3 +48,29 @@ double ts_model_cpu_scale(const ts_model *m, int n)
     }
   return m->scale_v[k - 1];
 }
+
+ts_time ts_model_draw_max(const ts_dist *d)
+{
+  if (d->kind == TS_DIST_FIXED)
+    return d->mean;
+  return d->mean > TS_DRAW_MAX / 100 ? TS_DRAW_MAX : d->mean * 100;
+}
+
+int ts_model_horizon_ok(const ts_model *m, int n)
+{
+  double total = 0, scale = 1;
+  for (size_t i = 0; i < m->nscale; i++)
+    if (m->scale_v[i] > scale)
+      scale = m->scale_v[i];
+  for (size_t c = 0; c < m->nclasses; c++) {
+    const ts_class *k = &m->classes[c];
+    double count = ts_model_class_count(m, c, n), per_actor = 0;
+    for (size_t s = 0; s < k->nsteps; s++) {
+      double d = (double)ts_model_draw_max(&k->steps[s].cost);
+      per_actor += k->steps[s].op == TS_STEP_CPU ? d * scale : d;
+      per_actor += (double)(m->yield_overhead + m->loop_overhead) * (double)k->steps[s].rows;
+    }
+    total += (double)k->arrival_start + count * ((double)k->arrival_spacing + per_actor);
+  }
+  return total < (double)TS_HORIZON_MAX;
+}

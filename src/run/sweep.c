@@ -129,6 +129,9 @@ int ts_sweep_run(const ts_model *m, const ts_sweep_spec *spec, ts_sweep *out)
   out->points = calloc(spec->nn * spec->nw * m->nclasses + 1, sizeof *out->points);
   if (!out->points)
     return -1;
+  for (size_t ni = 0; ni < spec->nn; ni++)
+    if (!ts_model_horizon_ok(m, spec->ns[ni]))
+      return -4;
   for (size_t wi = 0; wi < spec->nw; wi++)
     for (size_t ni = 0; ni < spec->nn; ni++) {
       int rc = run_point(m, spec, spec->ns[ni], spec->workers[wi], out);
