@@ -56,6 +56,12 @@ static int baseline_has(const ts_baseline *b, int metric)
 static const int table_metrics[] = {TS_M_WAVE_MS, TS_M_WAVE_RATIO, TS_M_PER_GROUP_CPU_MS, TS_M_LOCK_WAIT_MS,
                                     TS_M_LOCK_WORK_MS, TS_M_QUEUE_WAIT_MS, TS_M_SLICES};
 
+static int width(int metric)
+{
+  int w = (int)strlen(ts_metric_get(metric)->name);
+  return w > 9 ? w : 9;
+}
+
 void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_baseline *b)
 {
   size_t nm = sizeof table_metrics / sizeof *table_metrics;
@@ -64,10 +70,9 @@ void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_b
   if (classes)
     fprintf(out, " %-12s", "class");
   for (size_t i = 0; i < nm; i++) {
-    const char *name = ts_metric_get(table_metrics[i])->name;
-    fprintf(out, " %16s", name);
+    fprintf(out, "  %*s", width(table_metrics[i]), ts_metric_get(table_metrics[i])->name);
     if (baseline_has(b, table_metrics[i]))
-      fprintf(out, " %10s %7s", "recorded", "err");
+      fprintf(out, " %9s %7s", "recorded", "err");
   }
   fputc('\n', out);
   for (size_t p = 0; p < s->npoints; p++) {
@@ -76,15 +81,15 @@ void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_b
     if (classes)
       fprintf(out, " %-12.12s", m->classes[pt->klass].name);
     for (size_t i = 0; i < nm; i++) {
-      int mi = table_metrics[i];
+      int mi = table_metrics[i], digits = mi == TS_M_WAVE_RATIO ? 3 : mi == TS_M_SLICES ? 0 : 1;
       double v = pt->value[mi], r;
-      fprintf(out, " %16.*f", mi == TS_M_WAVE_RATIO ? 3 : mi == TS_M_SLICES ? 0 : 1, v);
+      fprintf(out, "  %*.*f", width(mi), digits, v);
       if (!baseline_has(b, mi))
         continue;
       if (recorded(m, b, s, pt, mi, &r))
-        fprintf(out, " %10.*f %+6.1f%%", mi == TS_M_WAVE_RATIO ? 3 : 1, r, r != 0 ? 100 * (v - r) / r : 0.0);
+        fprintf(out, " %9.*f %+6.1f%%", digits, r, r != 0 ? 100 * (v - r) / r : 0.0);
       else
-        fprintf(out, " %10s %7s", "-", "-");
+        fprintf(out, " %9s %7s", "-", "-");
     }
     fputc('\n', out);
   }
