@@ -16,15 +16,6 @@ typedef struct loader {
   double cpu_scale;
 } loader;
 
-static char *dup(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
-
 /* A duration field in ms: a number, or "$name" naming a number in params. */
 static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts_time *out)
 {
@@ -107,7 +98,7 @@ static int load_step(loader *L, ts_model *m, const cJSON *st, ts_step *s)
   if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_string(&L->c, st, "op", 1, &op, L->e) ||
       ts_jget_string(&L->c, st, "label", 0, &label, L->e))
     return -1;
-  s->label = dup(label ? label : op);
+  s->label = strdup(label ? label : op);
   if (!s->label)
     return ts_jfail(&L->c, NULL, L->e, "out of memory");
   s->rows = 1;
@@ -187,7 +178,7 @@ static int load_class(loader *L, ts_model *m, const cJSON *jc, ts_class *k)
       ts_jget_string(&L->c, jc, "queue_class", 0, &qc, L->e) ||
       ts_jget_array(&L->c, jc, "program", 1, &prog, L->e) || ts_jget_object(&L->c, jc, "arrival", 0, &arr, L->e))
     return -1;
-  k->name = dup(name);
+  k->name = strdup(name);
   const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(jc, "count");
   if (cnt && cJSON_IsString(cnt) && strcmp(cnt->valuestring, "n") == 0) {
     k->count = TS_COUNT_N;
@@ -261,7 +252,7 @@ static int load_locks(loader *L, ts_model *m, const cJSON *root)
     ts_jpop(&L->c, old);
     if (bad)
       return -1;
-    m->locks[i].name = dup(name);
+    m->locks[i].name = strdup(name);
     m->locks[i].scope = strcmp(scope, "shared") == 0 ? TS_LOCK_SHARED : TS_LOCK_PER_ACTOR;
     m->nlocks++;
   }
@@ -437,9 +428,23 @@ static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
                     policy);
   m->cores = (int)cores;
   m->dispatch = (ts_dispatch_kind)kind;
-  m->task_id = dup(task);
-  m->group_prefix = dup(prefix);
+  m->task_id = strdup(task);
+  m->group_prefix = strdup(prefix);
   return 0;
+}
+
+/* Every string the loader copied exists (strdup can fail). */
+static int strings_ok(const ts_model *m)
+{
+  if (!m->name || !m->task_id || !m->group_prefix)
+    return 0;
+  for (size_t d = 0; d < m->nlocks; d++)
+    if (!m->locks[d].name)
+      return 0;
+  for (size_t c = 0; c < m->nclasses; c++)
+    if (!m->classes[c].name)
+      return 0;
+  return 1;
 }
 
 int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err *e)
@@ -456,7 +461,7 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   if (ts_jcheck_keys(&L.c, root, keys, e) || ts_jget_string(&L.c, root, "name", 0, &name, e) ||
       ts_jget_object(&L.c, root, "params", 0, &L.params, e))
     goto fail;
-  m->name = dup(name);
+  m->name = strdup(name);
   if (load_host_dispatch(&L, m, root) || load_worker(&L, m, root) || load_locks(&L, m, root) ||
       ts_jget_array(&L.c, root, "classes", 1, &classes, e))
     goto fail;
@@ -476,6 +481,10 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
     ts_jpop(&L.c, old);
     if (bad)
       goto fail;
+  }
+  if (!strings_ok(m)) {
+    ts_jfail(&L.c, NULL, e, "out of memory");
+    goto fail;
   }
   return 0;
 fail:

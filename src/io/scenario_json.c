@@ -7,19 +7,10 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 
-static char *dup(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
-
 char *ts_path_relative_to(const char *base, const char *rel)
 {
   if (rel[0] == '/')
-    return dup(rel);
+    return strdup(rel);
   const char *slash = strrchr(base, '/');
   size_t dl = slash ? (size_t)(slash - base) + 1 : 0;
   char *out = malloc(dl + strlen(rel) + 1);
@@ -146,11 +137,15 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
     ts_jfail(&c, "name", e, "expected letters, digits, '-', '_' or '.' (it names the results folder)");
     goto out;
   }
-  s->file = dup(path);
-  s->name = dup(name);
-  s->description = dup(desc);
+  s->file = strdup(path);
+  s->name = strdup(name);
+  s->description = strdup(desc);
   s->model_path = ts_path_relative_to(path, model);
   s->baseline_path = baseline ? ts_path_relative_to(path, baseline) : NULL;
+  if (!s->file || !s->name || !s->description || !s->model_path || (baseline && !s->baseline_path)) {
+    ts_jfail(&c, NULL, e, "out of memory");
+    goto out;
+  }
   s->replications = (int)reps;
   s->seed = (uint64_t)seed;
   rc = 0;
