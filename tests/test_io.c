@@ -1,16 +1,745 @@
+/* Input: every error path of the model, scenario and baseline loaders, each
+ * checked for its file, its JSON path and what was expected; --set
+ * overrides; and the CLI's exit statuses. Inputs are written into a fresh
+ * temporary folder per test. */
 #include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 
-START_TEST(io_placeholder)
+#include "io/baseline_json.h"
+#include "io/jsonfile.h"
+#include "io/model_json.h"
+#include "io/scenario_json.h"
+#include "run/metrics.h"
+
+#define LEN(a) (sizeof(a) / sizeof *(a))
+
+/* ---- temporary folder and files ---- */
+
+static char tmp[512]; /* the test's folder (mkdtemp) */
+
+static void make_tmp(void)
 {
-  ck_assert_int_eq(1, 1);
+  snprintf(tmp, sizeof tmp, "%s/tssim-io-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(tmp));
+}
+
+static void remove_tmp(void)
+{
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* tmp/name, in a static buffer per slot (0 or 1). */
+static const char *tmp_path(int slot, const char *name)
+{
+  static char buf[2][PATH_MAX];
+  snprintf(buf[slot], sizeof buf[slot], "%s/%s", tmp, name);
+  return buf[slot];
+}
+
+static const char *write_tmp(const char *name, const char *text)
+{
+  const char *path = tmp_path(0, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+  return path;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  char *buf = malloc(1 << 20);
+  ck_assert_ptr_nonnull(buf);
+  *len = fread(buf, 1, (1 << 20) - 1, f);
+  buf[*len] = '\0';
+  fclose(f);
+  return buf;
+}
+
+/* ---- error messages: "FILE: PATH: what" ---- */
+
+typedef struct bad_input {
+  const char *json;
+  const char *set;   /* model only: one --set override, or NULL */
+  const char *path;  /* the JSON path the message must name, or NULL */
+  const char *what;  /* words the message must contain */
+} bad_input;
+
+static void expect_message(const char *msg, const char *file, const bad_input *c)
+{
+  char want_path[512];
+  ck_assert_msg(strncmp(msg, file, strlen(file)) == 0, "message does not start with the file: %s", msg);
+  if (c->path) {
+    snprintf(want_path, sizeof want_path, ": %s: ", c->path);
+    ck_assert_msg(strstr(msg, want_path) != NULL, "message lacks path \"%s\": %s\ninput: %s", c->path, msg, c->json);
+  }
+  ck_assert_msg(strstr(msg, c->what) != NULL, "message lacks \"%s\": %s\ninput: %s", c->what, msg, c->json);
+}
+
+/* A model document: optional top-level members `extra` (each followed by ", "), then classes. */
+#define DOC(extra, classes) "{" extra "\"classes\": [" classes "]}"
+#define MODEL(classes) DOC("", classes)
+#define CLASS_OF(steps) "{\"count\": 1, \"program\": [" steps "]}"
+#define PROGRAM(steps) MODEL(CLASS_OF(steps))
+#define PROGRAM_WITH(extra, steps) DOC(extra ", ", CLASS_OF(steps))
+#define OK_STEP "{\"op\": \"cpu\", \"ms\": 1}"
+#define OK_MODEL PROGRAM(OK_STEP)
+#define WITH(extra) PROGRAM_WITH(extra, OK_STEP)
+
+static const bad_input bad_models[] = {
+  /* malformed JSON: line and column */
+  {"{\"classes\": [\n  {\"count\": 1, \"program\": ]}\n]}", NULL, NULL, "malformed JSON at line 2, column 27"},
+  /* cJSON points at the second comma or just past it: column 15 or 16 */
+  {"{\"classes\": [\n  {\"count\": 1,, \"program\": []}\n]}", NULL, NULL, "malformed JSON at line 2, column 1"},
+  {"", NULL, NULL, "malformed JSON at line 1, column 1"},
+  {OK_MODEL " x", NULL, NULL, "malformed JSON at line 1"},
+  /* wrong types */
+  {"[1, 2]", NULL, "(top level)", "expected a model object"},
+  {"{\"name\": 5, \"classes\": []}", NULL, "name", "expected a string, got a number"},
+  {WITH("\"worker\": 3"), NULL, "worker", "expected an object, got a number"},
+  {"{\"classes\": {}}", NULL, "classes", "expected an array, got an object"},
+  {MODEL("3"), NULL, "classes[0]", "expected a class object"},
+  {MODEL("{\"count\": \"many\", \"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "expected \"n\""},
+  {MODEL("{\"count\": 1.5, \"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "an integer in [0, 1000000]"},
+  {PROGRAM("7"), NULL, "classes[0].program[0]", "expected a step object"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": \"ten\"}"), NULL, "classes[0].program[0].ms", "expected a number of ms"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"sliced\": \"yes\"}"), NULL, "classes[0].program[0].sliced",
+   "expected true or false, got a string"},
+  {PROGRAM("{\"op\": \"io\", \"ms\": 1, \"priority\": 1}"), NULL, "classes[0].program[0].priority",
+   "expected true or false, got a number"},
+  {PROGRAM("{\"op\": 3}"), NULL, "classes[0].program[0].op", "expected a string, got a number"},
+  /* missing required fields */
+  {"{}", NULL, "classes", "missing (required)"},
+  {"{\"classes\": []}", NULL, "classes", "expected at least one actor class"},
+  {MODEL("{\"count\": 1}"), NULL, "classes[0].program", "missing (required)"},
+  {MODEL("{\"count\": 1, \"program\": []}"), NULL, "classes[0].program", "expected at least one step"},
+  {MODEL("{\"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "expected \"n\""},
+  {PROGRAM("{\"ms\": 1}"), NULL, "classes[0].program[0].op", "missing (required)"},
+  {PROGRAM("{\"op\": \"cpu\"}"), NULL, "classes[0].program[0].ms", "missing (required)"},
+  {PROGRAM("{\"op\": \"io\"}"), NULL, "classes[0].program[0].ms", "missing (required)"},
+  {PROGRAM("{\"op\": \"lock\"}"), NULL, "classes[0].program[0].lock", "missing (required)"},
+  {PROGRAM("{\"op\": \"mark\"}"), NULL, "classes[0].program[0].name", "missing (required)"},
+  {WITH("\"locks\": [{\"scope\": \"shared\"}]"), NULL, "locks[0].name", "missing (required)"},
+  /* negative costs and absurd sizes */
+  {PROGRAM("{\"op\": \"yield\"}, {\"op\": \"yield\"}, {\"op\": \"cpu\", \"ms\": -1}"), NULL,
+   "classes[0].program[2].ms", "expected a number in [0, 3.6e+06], got -1"},
+  {PROGRAM("{\"op\": \"io\", \"ms\": -0.5}"), NULL, "classes[0].program[0].ms", "got -0.5"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1e9}"), NULL, "classes[0].program[0].ms", "got 1e+09"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": 20000000}"), NULL, "classes[0].program[0].rows",
+   "expected an integer in [1, 10000000]"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": 0}"), NULL, "classes[0].program[0].rows", "[1, 10000000]"},
+  {MODEL("{\"count\": 2000000, \"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "[0, 1000000]"},
+  {MODEL("{\"count\": -1, \"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "[0, 1000000]"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"cv\": 20}"), NULL, "classes[0].program[0].cv", "[0, 10]"},
+  {MODEL("{\"count\": 1, \"arrival\": {\"spacing_ms\": -2}, \"program\": [" OK_STEP "]}"), NULL,
+   "classes[0].arrival.spacing_ms", "got -2"},
+  {WITH("\"host\": {\"cores\": 5000}"), NULL, "host.cores", "[0, 4096]"},
+  {WITH("\"host\": {\"cpu_scale\": 0}"), NULL, "host.cpu_scale", "expected a number in"},
+  {WITH("\"worker\": {\"burst_limit\": 0}"), NULL, "worker.burst_limit", "[1, 1000000]"},
+  {WITH("\"worker\": {\"priority_divisor\": 0}"), NULL, "worker.priority_divisor", "[1, 1000]"},
+  {WITH("\"worker\": {\"threshold_ms\": -1}"), NULL, "worker.threshold_ms", "got -1"},
+  /* unknown keys (typos) */
+  {WITH("\"wroker\": {}"), NULL, "wroker", "unknown key (expected one of: name, description"},
+  {WITH("\"worker\": {\"treshold_ms\": 5}"), NULL, "worker.treshold_ms", "unknown key"},
+  {WITH("\"host\": {\"core\": 2}"), NULL, "host.core", "unknown key"},
+  {WITH("\"dispatch\": {\"polcy\": \"hash\"}"), NULL, "dispatch.polcy", "unknown key"},
+  {MODEL("{\"count\": 1, \"programme\": [], \"program\": [" OK_STEP "]}"), NULL, "classes[0].programme",
+   "unknown key"},
+  {MODEL("{\"count\": 1, \"arrival\": {\"every_ms\": 2}, \"program\": [" OK_STEP "]}"), NULL,
+   "classes[0].arrival.every_ms", "unknown key (expected one of: start_ms, spacing_ms)"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"slcied\": true}"), NULL, "classes[0].program[0].slcied", "unknown key"},
+  {WITH("\"locks\": [{\"name\": \"m\", \"scop\": \"shared\"}]"), NULL, "locks[0].scop", "unknown key"},
+  /* unknown names */
+  {PROGRAM("{\"op\": \"sleep\", \"ms\": 1}"), NULL, "classes[0].program[0].op",
+   "expected one of cpu, io, yield, lock, unlock, mark; got \"sleep\""},
+  {PROGRAM("{\"op\": \"lock\", \"lock\": \"m\"}"), NULL, "classes[0].program[0].lock", "no lock named \"m\" in locks"},
+  {WITH("\"worker\": {\"policy\": \"lifo\"}"), NULL, "worker.policy",
+   "expected a queue policy (fifo, priority); got \"lifo\""},
+  {WITH("\"dispatch\": {\"policy\": \"random\"}"), NULL, "dispatch.policy",
+   "expected hash, round_robin or least_loaded; got \"random\""},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"uniform\"}"), NULL, "classes[0].program[0].dist",
+   "expected one of fixed, exponential, lognormal, gamma; got \"uniform\""},
+  {MODEL("{\"count\": 1, \"queue_class\": \"urgent\", \"program\": [" OK_STEP "]}"), NULL, "classes[0].queue_class",
+   "expected foreground, normal or background; got \"urgent\""},
+  {PROGRAM("{\"op\": \"mark\", \"name\": \"wave_middle\"}"), NULL, "classes[0].program[0].name",
+   "expected \"wave_start\" or \"wave_end\", got \"wave_middle\""},
+  {WITH("\"locks\": [{\"name\": \"m\", \"scope\": \"global\"}]"), NULL, "locks[0].scope",
+   "expected \"actor\" (one per actor) or \"shared\"; got \"global\""},
+  {WITH("\"locks\": [{\"name\": \"m\"}, {\"name\": \"m\"}]"), NULL, "locks[1].name", "duplicate lock name \"m\""},
+  {WITH("\"locks\": [3]"), NULL, "locks[0]", "expected {\"name\""},
+  /* lock order */
+  {PROGRAM_WITH("\"locks\": [{\"name\": \"m\"}]", OK_STEP ", {\"op\": \"unlock\", \"lock\": \"m\"}"), NULL,
+   "classes[0].program[1].lock", "releases lock \"m\", which is not held here"},
+  {PROGRAM_WITH("\"locks\": [{\"name\": \"m\"}]", "{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"lock\", \"lock\": \"m\"}"),
+   NULL, "classes[0].program[1].lock", "already held"},
+  /* $param references */
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": \"$nope\"}"), NULL, "classes[0].program[0].ms",
+   "refers to $nope, which is not in params"},
+  {PROGRAM_WITH("\"params\": {\"x\": -1}", "{\"op\": \"io\", \"ms\": \"$x\"}"), NULL, "classes[0].program[0].ms",
+   "$x must be a number of ms in [0, 3.6e+06]"},
+  {PROGRAM_WITH("\"params\": {\"x\": \"ten\"}", "{\"op\": \"io\", \"ms\": \"$x\"}"), NULL, "classes[0].program[0].ms",
+   "$x must be a number of ms"},
+  {WITH("\"params\": 3"), NULL, "params", "expected an object, got a number"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"$nope\"}"), NULL, "classes[0].program[0].rows",
+   "refers to $nope, which is not in params"},
+  {PROGRAM_WITH("\"params\": {\"r\": 1.5}", "{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"$r\"}"), NULL,
+   "classes[0].program[0].rows", "$r must be an integer in [1, 10000000]"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"many\"}"), NULL, "classes[0].program[0].rows",
+   "expected an integer in [1, 10000000] or \"$param\""},
+  /* host.cpu_scale_by_n */
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [1, 2], \"scale\": [1]}}"), NULL, "host.cpu_scale_by_n.scale",
+   "expected as many scales as n values"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [2, 1], \"scale\": [1, 1]}}"), NULL, "host.cpu_scale_by_n.n",
+   "expected increasing numbers >= 0"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [1], \"scale\": [0]}}"), NULL, "host.cpu_scale_by_n.scale",
+   "expected numbers in (0, 1e6]"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [1]}}"), NULL, "host.cpu_scale_by_n.scale", "missing (required)"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"nn\": [1], \"scale\": [1]}}"), NULL, "host.cpu_scale_by_n.nn",
+   "unknown key"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"baseline\": \"absent.json\"}}"), NULL, "host.cpu_scale_by_n.baseline",
+   "cannot read the baseline"},
+  {WITH("\"host\": {\"cpu_scale_by_n\": {\"baseline\": \"b.json\", \"metric\": \"bogus\"}}"), NULL,
+   "host.cpu_scale_by_n.metric", "unknown metric \"bogus\""},
+  {WITH("\"host\": {\"cpu_scale_by_n\": 3}"), NULL, "host.cpu_scale_by_n", "expected an object"},
+  /* --set overrides that fail */
+  {OK_MODEL, "classes[3].count=2", "classes[3].count", "--set: no such place in the model"},
+  {OK_MODEL, "classes[0].program[1]={\"op\": \"yield\"}", "classes[0].program[1]", "--set: array index out of range"},
+  {OK_MODEL, "classes[0].program[4].ms=2", "classes[0].program[4].ms", "--set: no such place in the model"},
+  {OK_MODEL, "classes[0].count.x=1", "classes[0].count.x", "--set: no such place in the model"},
+  {WITH("\"worker\": {}"), "worker.treshold_ms=5", "worker.treshold_ms", "unknown key"},
+  {OK_MODEL, "worker.threshold_ms=5", "worker.threshold_ms", "--set: no such place in the model"},
+  {WITH("\"params\": {\"c_ms\": 1}"), "params.c_mss=5", "params.c_mss", "--set: no such parameter in params"},
+  {OK_MODEL, "classes[0].program[0].ms=-3", "classes[0].program[0].ms", "got -3"},
+  {OK_MODEL, "worker.threshold_ms", "--set", "expected PATH=VALUE, got \"worker.threshold_ms\""},
+  {OK_MODEL, "=5", "--set", "expected PATH=VALUE"},
+};
+
+START_TEST(io_model_rejects_bad_input)
+{
+  const bad_input *c = &bad_models[_i];
+  const char *file = write_tmp("model.json", c->json);
+  ts_model m;
+  ts_err e;
+  const char *sets[] = {c->set};
+  int rc = ts_model_load(file, sets, c->set ? 1 : 0, &m, NULL, &e);
+  ck_assert_msg(rc == -1, "case %d accepted: %s", _i, c->json);
+  expect_message(e.msg, file, c);
+}
+END_TEST
+
+#define SCENARIO(extra) "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]" extra "}"
+
+static const bad_input bad_scenarios[] = {
+  {"{\"name\": \"s\",\n\"n\": [1,]}", NULL, NULL, "malformed JSON at line 2"},
+  {"\"s\"", NULL, "(top level)", "expected a scenario object"},
+  {"{\"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", NULL, "name", "missing (required)"},
+  {"{\"name\": \"s\", \"n\": [1], \"workers\": [1]}", NULL, "model", "missing (required)"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", NULL, "n", "missing (required)"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1]}", NULL, "workers", "missing (required)"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [], \"workers\": [1]}", NULL, "n", "expected 1 to 1000 integers"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": 4, \"workers\": [1]}", NULL, "n", "expected an array, got a number"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1, \"x\"], \"workers\": [1]}", NULL, "n[1]",
+   "expected an integer in [0, 1000000]"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1.5], \"workers\": [1]}", NULL, "n[0]", "expected an integer"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [2000000], \"workers\": [1]}", NULL, "n[0]", "[0, 1000000]"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1e300], \"workers\": [1]}", NULL, "n[0]", "[0, 1000000]"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [0]}", NULL, "workers[0]", "[1, 4096]"},
+  {"{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1, 5000]}", NULL, "workers[1]", "[1, 4096]"},
+  {SCENARIO(", \"replications\": 0"), NULL, "replications", "[1, 100000]"},
+  {SCENARIO(", \"seed\": -1"), NULL, "seed", "expected a number in [0, "},
+  {SCENARIO(", \"seed\": \"one\""), NULL, "seed", "got a string"},
+  {SCENARIO(", \"set\": [\"a=1\"]"), NULL, "set", "expected an object, got an array"},
+  {SCENARIO(", \"replication\": 3"), NULL, "replication", "unknown key (expected one of: name, description, model"},
+  {SCENARIO(", \"description\": 3"), NULL, "description", "expected a string"},
+  {SCENARIO(", \"baseline\": false"), NULL, "baseline", "expected a string, got a boolean"},
+  {"{\"name\": \"../up\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", NULL, "name",
+   "expected letters, digits, '-', '_' or '.'"},
+  {"{\"name\": \"\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", NULL, "name", "expected letters"},
+  {"{\"name\": \".hidden\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", NULL, "name", "expected letters"},
+};
+
+START_TEST(io_scenario_rejects_bad_input)
+{
+  const bad_input *c = &bad_scenarios[_i];
+  const char *file = write_tmp("scenario.json", c->json);
+  ts_scenario s;
+  ts_err e;
+  ck_assert_msg(ts_scenario_load(file, &s, &e) == -1, "case %d accepted: %s", _i, c->json);
+  expect_message(e.msg, file, c);
+  ck_assert_ptr_null(s.ns); /* a failed load frees what it built */
+}
+END_TEST
+
+static const bad_input bad_baselines[] = {
+  {"{\"points\": [", NULL, NULL, "malformed JSON at line 1"},
+  {"[]", NULL, "(top level)", "expected a baseline object"},
+  {"{}", NULL, "points", "missing: a baseline needs \"points\" (or \"scaling\")"},
+  {"{\"points\": {}}", NULL, "points", "expected an array, got an object"},
+  {"{\"scaling\": 1}", NULL, "scaling", "expected an array, got a number"},
+  {"{\"points\": []}", NULL, "points", "no recorded metric tssim knows"},
+  {"{\"points\": [2]}", NULL, "points[0]", "expected an object with n and metrics"},
+  {"{\"points\": [{\"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "missing (required)"},
+  {"{\"points\": [{\"n\": 0, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "[1, 1000000]"},
+  {"{\"points\": [{\"n\": 1, \"workers\": 0, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].workers",
+   "[1, 4096]"},
+  {"{\"points\": [{\"n\": 1}]}", NULL, "points[0].metrics", "missing (required)"},
+  {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_mss\": 1}}]}", NULL, "points[0].metrics.wave_mss",
+   "unknown metric"},
+  {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": -1}}]}", NULL, "points[0].metrics.wave_ms",
+   "expected a number in [0, 1e+15], got -1"},
+  {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": \"1\"}}]}", NULL, "points[0].metrics.wave_ms",
+   "got a string"},
+  {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}, \"wieght\": 2}]}", NULL, "points[0].wieght",
+   "unknown key"},
+  {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}, \"weight\": -2}]}", NULL, "points[0].weight",
+   "expected a number in [0, "},
+  {"{\"scaling\": [{\"n\": 1, \"settle_ms\": 5}]}", NULL, "scaling", "no recorded metric tssim knows"},
+  {"{\"scaling\": [{\"n\": 1, \"wave_ms\": -5}]}", NULL, "scaling[0].wave_ms", "got -5"},
+  {"{\"scaling\": [{\"wave_ms\": 5}]}", NULL, "scaling[0].n", "missing (required)"},
+};
+
+START_TEST(io_baseline_rejects_bad_input)
+{
+  const bad_input *c = &bad_baselines[_i];
+  const char *file = write_tmp("baseline.json", c->json);
+  ts_baseline b;
+  ts_err e;
+  ck_assert_msg(ts_baseline_load(file, &b, &e) == -1, "case %d accepted: %s", _i, c->json);
+  expect_message(e.msg, file, c);
+  ck_assert_uint_eq(b.nrec, 0);
+}
+END_TEST
+
+START_TEST(io_missing_files_are_named)
+{
+  const char *file = tmp_path(0, "absent.json");
+  const bad_input c = {"(no file)", NULL, NULL, "cannot open"};
+  ts_model m;
+  ts_scenario s;
+  ts_baseline b;
+  ts_err e;
+  ck_assert_int_eq(ts_model_load(file, NULL, 0, &m, NULL, &e), -1);
+  expect_message(e.msg, file, &c);
+  ck_assert_int_eq(ts_scenario_load(file, &s, &e), -1);
+  expect_message(e.msg, file, &c);
+  ck_assert_int_eq(ts_baseline_load(file, &b, &e), -1);
+  expect_message(e.msg, file, &c);
+}
+END_TEST
+
+/* ---- successful loads ---- */
+
+START_TEST(io_model_defaults_and_fields)
+{
+  const char *file = write_tmp(
+      "model.json", "{\"name\": \"full\", \"host\": {\"cores\": 3, \"cpu_scale\": 2},"
+                    " \"worker\": {\"policy\": \"priority\", \"threshold_ms\": 20, \"burst_limit\": 4},"
+                    " \"dispatch\": {\"policy\": \"hash\", \"task_id\": \"t1\", \"group_prefix\": \"g\"},"
+                    " \"locks\": [{\"name\": \"a\"}, {\"name\": \"b\", \"scope\": \"shared\"}],"
+                    " \"params\": {\"x\": 2.5},"
+                    " \"classes\": [{\"name\": \"fg\", \"count\": \"n\", \"queue_class\": \"foreground\","
+                    "   \"arrival\": {\"start_ms\": 1, \"spacing_ms\": 0.5}, \"program\": ["
+                    "   {\"op\": \"lock\", \"lock\": \"b\"},"
+                    "   {\"op\": \"cpu\", \"ms\": \"$x\", \"rows\": 5, \"sliced\": true},"
+                    "   {\"op\": \"io\", \"ms\": 3, \"priority\": true, \"dist\": \"gamma\", \"cv\": 0.5},"
+                    "   {\"op\": \"unlock\", \"lock\": \"b\"}, {\"op\": \"mark\", \"name\": \"wave_end\"}]}]}");
+  ts_model m;
+  ts_err e;
+  ck_assert_msg(ts_model_load(file, NULL, 0, &m, NULL, &e) == 0, "%s", e.msg);
+  ck_assert_str_eq(m.name, "full");
+  ck_assert_int_eq(m.cores, 3);
+  ck_assert_ptr_eq(m.policy, &ts_sched_priority);
+  ck_assert_int_eq(m.threshold, 20 * TS_NS_PER_MS);
+  ck_assert_int_eq(m.priority_divisor, 4);            /* default */
+  ck_assert_int_eq(m.priority_min, 2 * TS_NS_PER_MS); /* default */
+  ck_assert_int_eq(m.burst_limit, 4);
+  ck_assert_int_eq(m.dispatch, TS_DISPATCH_HASH);
+  ck_assert_str_eq(m.task_id, "t1");
+  ck_assert_str_eq(m.group_prefix, "g");
+  ck_assert_uint_eq(m.nlocks, 2);
+  ck_assert_int_eq(m.locks[0].scope, TS_LOCK_PER_ACTOR);
+  ck_assert_int_eq(m.locks[1].scope, TS_LOCK_SHARED);
+  const ts_class *k = &m.classes[0];
+  ck_assert_int_eq(k->count, TS_COUNT_N);
+  ck_assert_int_eq(k->sched_class, TS_CLASS_FOREGROUND);
+  ck_assert_int_eq(k->arrival_start, TS_NS_PER_MS);
+  ck_assert_int_eq(k->arrival_spacing, TS_NS_PER_MS / 2);
+  ck_assert_uint_eq(k->nsteps, 5);
+  ck_assert_int_eq(k->steps[0].op, TS_STEP_LOCK);
+  ck_assert_int_eq(k->steps[0].lock, 1);
+  ck_assert_int_eq(k->steps[1].cost.mean, 5 * TS_NS_PER_MS); /* $x = 2.5 ms, cpu_scale 2 */
+  ck_assert_int_eq(k->steps[1].rows, 5);
+  ck_assert(k->steps[1].sliced && k->steps[1].timed);
+  ck_assert_str_eq(k->steps[1].label, "cpu");
+  ck_assert_int_eq(k->steps[2].cost.mean, 3 * TS_NS_PER_MS); /* io is not scaled */
+  ck_assert_int_eq(k->steps[2].cost.kind, TS_DIST_GAMMA);
+  ck_assert_double_eq(k->steps[2].cost.cv, 0.5);
+  ck_assert(k->steps[2].priority);
+  ck_assert_int_eq(k->steps[4].mark, TS_MARK_WAVE_END);
+  ts_model_finish(&m);
+  ts_model_finish(NULL);
+}
+END_TEST
+
+START_TEST(io_set_changes_threshold)
+{
+  const char *file = write_tmp("model.json", WITH("\"worker\": {\"threshold_ms\": 9}"));
+  const char *sets[] = {"worker.threshold_ms=200", "worker.policy=priority", "classes[0].program[0].ms=4"};
+  ts_model m;
+  ts_err e;
+  cJSON *resolved = NULL;
+  ck_assert_msg(ts_model_load(file, sets, 3, &m, &resolved, &e) == 0, "%s", e.msg);
+  ck_assert_int_eq(m.threshold, 200 * TS_NS_PER_MS);
+  ck_assert_ptr_eq(m.policy, &ts_sched_priority); /* a non-JSON value is a string */
+  ck_assert_int_eq(m.classes[0].steps[0].cost.mean, 4 * TS_NS_PER_MS);
+  /* the resolved tree holds the overrides */
+  ck_assert_double_eq(cJSON_GetNumberValue(ts_json_get_path(resolved, "worker.threshold_ms")), 200);
+  cJSON_Delete(resolved);
+  ts_model_finish(&m);
+  /* without the override the file's value stands */
+  ck_assert_int_eq(ts_model_load(file, NULL, 0, &m, NULL, &e), 0);
+  ck_assert_int_eq(m.threshold, 9 * TS_NS_PER_MS);
+  ts_model_finish(&m);
+}
+END_TEST
+
+START_TEST(io_set_null_clears_cpu_scale_table)
+{
+  const char *file = write_tmp(
+      "model.json", WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [1, 3], \"scale\": [1, 2]}}"));
+  const char *sets[] = {"host.cpu_scale_by_n=null"};
+  ts_model m;
+  ts_err e;
+  ck_assert_msg(ts_model_load(file, NULL, 0, &m, NULL, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(m.nscale, 2);
+  ck_assert_double_eq(ts_model_cpu_scale(&m, 2), 1.5);
+  ts_model_finish(&m);
+  ck_assert_msg(ts_model_load(file, sets, 1, &m, NULL, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(m.nscale, 0);
+  ck_assert_double_eq(ts_model_cpu_scale(&m, 2), 1);
+  ts_model_finish(&m);
+}
+END_TEST
+
+START_TEST(io_scenario_fields_and_relative_paths)
+{
+  const char *file = write_tmp("scenario.json", "{\"name\": \"s\", \"model\": \"m.json\", \"baseline\": \"b.json\","
+                                                " \"n\": [1, 2, 4], \"workers\": [1, 8], \"replications\": 3,"
+                                                " \"seed\": 77, \"set\": {\"worker.threshold_ms\": 200,"
+                                                " \"worker.policy\": \"priority\"}}");
+  ts_scenario s;
+  ts_err e;
+  ck_assert_msg(ts_scenario_load(file, &s, &e) == 0, "%s", e.msg);
+  ck_assert_str_eq(s.name, "s");
+  ck_assert_str_eq(s.model_path, tmp_path(1, "m.json"));
+  ck_assert_str_eq(s.baseline_path, tmp_path(1, "b.json"));
+  ck_assert_int_eq(s.replications, 3);
+  ck_assert_uint_eq(s.seed, 77);
+  ck_assert_uint_eq(s.nn, 3);
+  ck_assert_int_eq(s.ns[2], 4);
+  ck_assert_int_eq(s.nsets, 2);
+  ck_assert_str_eq(s.sets[0], "worker.threshold_ms=200");
+  ck_assert_str_eq(s.sets[1], "worker.policy=\"priority\"");
+  ts_scenario_finish(&s);
+  ts_scenario_finish(NULL);
+  char *abs = ts_path_relative_to("a/b/s.json", "/x/m.json"), *rel = ts_path_relative_to("s.json", "m.json");
+  ck_assert_str_eq(abs, "/x/m.json");
+  ck_assert_str_eq(rel, "m.json");
+  free(abs);
+  free(rel);
+}
+END_TEST
+
+START_TEST(io_cpu_scale_from_baseline)
+{
+  /* per_group_cpu_ms 400 at n=1 and 200 at n=4 (workers 1); the n=2, workers=2 point is ignored */
+  write_tmp("b.json", "{\"points\": [{\"n\": 4, \"metrics\": {\"per_group_cpu_ms\": 200}},"
+                      " {\"n\": 1, \"metrics\": {\"per_group_cpu_ms\": 400}},"
+                      " {\"n\": 2, \"workers\": 2, \"metrics\": {\"per_group_cpu_ms\": 900}}]}");
+  const char *file = write_tmp("model.json", WITH("\"host\": {\"cpu_scale_by_n\": {\"baseline\": \"b.json\"}}"));
+  ts_model m;
+  ts_err e;
+  ck_assert_msg(ts_model_load(file, NULL, 0, &m, NULL, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(m.nscale, 2);
+  ck_assert_double_eq(ts_model_cpu_scale(&m, 1), 1);
+  ck_assert_double_eq_tol(ts_model_cpu_scale(&m, 2), 1 - 0.5 / 3, 1e-12);
+  ck_assert_double_eq(ts_model_cpu_scale(&m, 4), 0.5);
+  ck_assert_double_eq(ts_model_cpu_scale(&m, 100), 0.5);
+  ts_model_finish(&m);
+  /* a baseline without the metric at workers = 1 */
+  file = write_tmp("model.json", WITH("\"host\": {\"cpu_scale_by_n\": {\"baseline\": \"b.json\","
+                                      " \"metric\": \"wave_ms\"}}"));
+  const bad_input c = {"(metric wave_ms)", NULL, "host.cpu_scale_by_n.metric", "records no wave_ms at workers = 1"};
+  ck_assert_int_eq(ts_model_load(file, NULL, 0, &m, NULL, &e), -1);
+  expect_message(e.msg, file, &c);
+}
+END_TEST
+
+START_TEST(io_parse_int_list)
+{
+  int *v;
+  size_t n;
+  ts_err e;
+  ck_assert_int_eq(ts_parse_int_list("1,2,40", "--n", 0, 100, &v, &n, &e), 0);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_int_eq(v[2], 40);
+  free(v);
+  static const char *const bad[] = {"", "1,,2", "1,x", "101", "-1", "1.5", ",1"};
+  for (size_t i = 0; i < LEN(bad); i++) {
+    ck_assert_msg(ts_parse_int_list(bad[i], "--n", 0, 100, &v, &n, &e) == -1, "accepted \"%s\"", bad[i]);
+    ck_assert_msg(strncmp(e.msg, "--n: ", 5) == 0, "%s", e.msg);
+  }
+}
+END_TEST
+
+START_TEST(io_baseline_layouts)
+{
+  const char *pts = write_tmp("points.json", "{\"points\": [{\"n\": 2, \"workers\": 4, \"weight\": 3,"
+                                             " \"metrics\": {\"wave_ms\": 882.4, \"slices\": 7}}]}");
+  ts_baseline b;
+  ts_err e;
+  double v = 0;
+  ck_assert_msg(ts_baseline_load(pts, &b, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(b.nrec, 2);
+  ck_assert_str_eq(b.file, pts);
+  ck_assert_int_eq(ts_baseline_find(&b, 2, 4, TS_M_WAVE_MS, &v), 1);
+  ck_assert_double_eq(v, 882.4);
+  ck_assert_double_eq(b.rec[0].weight, 3);
+  ck_assert_int_eq(ts_baseline_find(&b, 2, 1, TS_M_WAVE_MS, &v), 0);
+  ck_assert_int_eq(ts_baseline_find(&b, 2, 4, TS_M_LOCK_WAIT_MS, &v), 0);
+  ts_baseline_finish(&b);
+  /* the shared layout: workers default to 1; unknown and non-numeric fields are skipped */
+  const char *sc = write_tmp("scaling.json", "{\"system\": \"x\", \"scaling\": [{\"n\": 1, \"samples\": 3,"
+                                             " \"wave_ms\": 496.8, \"settle_ms\": 998, \"note\": \"a\"},"
+                                             " {\"n\": 2, \"wave_ms\": 882.4, \"wave_ratio\": 1.78}]}");
+  ck_assert_msg(ts_baseline_load(sc, &b, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(b.nrec, 3);
+  ck_assert_int_eq(ts_baseline_find(&b, 1, 1, TS_M_WAVE_MS, &v), 1);
+  ck_assert_double_eq(v, 496.8);
+  ck_assert_int_eq(ts_baseline_find(&b, 2, 1, TS_M_WAVE_RATIO, &v), 1);
+  ck_assert_double_eq(v, 1.78);
+  ts_baseline_finish(&b);
+  ts_baseline_finish(NULL);
+}
+END_TEST
+
+START_TEST(io_json_set_path_edits_tree)
+{
+  cJSON *root = cJSON_Parse("{\"a\": {\"b\": [1, {\"c\": 2}]}}");
+  ts_err e;
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[1].c", "5", &e), 0);
+  ck_assert_double_eq(cJSON_GetNumberValue(ts_json_get_path(root, "a.b[1].c")), 5);
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[0]", "[1, 2]", &e), 0);
+  ck_assert(cJSON_IsArray(ts_json_get_path(root, "a.b[0]")));
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.d", "hello world", &e), 0);
+  ck_assert_str_eq(cJSON_GetStringValue(ts_json_get_path(root, "a.d")), "hello world");
+  ck_assert_ptr_null(ts_json_get_path(root, "a.b[2]"));
+  ck_assert_ptr_null(ts_json_get_path(root, "a.x"));
+  ck_assert_int_eq(ts_json_set_path(root, "f", "", "1", &e), -1);
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[x]", "1", &e), -1);
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[-1]", "1", &e), -1);
+  cJSON_Delete(root);
+}
+END_TEST
+
+/* ---- CLI exit statuses ---- */
+
+/* Run `tssim ARGS` from the source root, stdout and stderr into tmp; returns the exit status. */
+static int cli(const char *args)
+{
+  const char *root = getenv("TSSIM_SOURCE_ROOT"), *bin = getenv("TSSIM_BINARY");
+  ck_assert_msg(root && bin, "TSSIM_SOURCE_ROOT and TSSIM_BINARY must be set (run with meson test)");
+  char cmd[3 * PATH_MAX + 1024];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s >'%s/out.txt' 2>'%s/err.txt'", root, bin, args, tmp, tmp);
+  int status = system(cmd);
+  ck_assert(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* Lines written to stderr (or stdout) by the last cli() call. */
+static int cli_lines(const char *which, char **text)
+{
+  size_t len;
+  *text = read_all(tmp_path(1, which), &len);
+  int lines = 0;
+  for (size_t i = 0; i < len; i++)
+    lines += (*text)[i] == '\n';
+  return lines;
+}
+
+/* The call failed with exit 2 and exactly one stderr line containing `what`. */
+static void expect_one_line_error(int status, const char *what)
+{
+  char *err;
+  ck_assert_int_eq(status, 2);
+  int lines = cli_lines("err.txt", &err);
+  ck_assert_msg(lines == 1, "want one stderr line, got %d:\n%s", lines, err);
+  ck_assert_msg(strncmp(err, "tssim: ", 7) == 0 && strstr(err, what), "stderr lacks \"%s\": %s", what, err);
+  free(err);
+}
+
+#define RR_ARGS "run scenarios/rr-wave.json --n 16 --workers 1 -q --no-plots"
+
+START_TEST(io_cli_bad_file_exits_2_one_line)
+{
+  write_tmp("bad.json", "{\"name\": \"x\",\n \"model\": }");
+  char args[PATH_MAX + 64];
+  snprintf(args, sizeof args, "run '%s'", tmp_path(1, "bad.json"));
+  expect_one_line_error(cli(args), "malformed JSON at line 2");
+  snprintf(args, sizeof args, "run '%s'", tmp_path(1, "absent.json"));
+  expect_one_line_error(cli(args), "cannot open");
+  /* a scenario whose model is bad: the model file is named */
+  write_tmp("m.json", PROGRAM("{\"op\": \"cpu\", \"ms\": -1}"));
+  write_tmp("s.json", SCENARIO(""));
+  snprintf(args, sizeof args, "run '%s'", tmp_path(1, "s.json"));
+  expect_one_line_error(cli(args), "m.json: classes[0].program[0].ms: expected a number");
+  /* a sweep whose simulated time could overflow is refused before running: 10^6 actors of an hour each */
+  write_tmp("m.json", MODEL("{\"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 3600000}]}"));
+  write_tmp("s.json", "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1000000], \"workers\": [1]}");
+  expect_one_line_error(cli(args), "n: expected a sweep whose simulated time fits");
+}
+END_TEST
+
+START_TEST(io_cli_error_is_one_line_for_any_input)
+{
+  /* a JSON string may hold a newline ("\n"); the message quoting it must stay one line */
+  write_tmp("m.json", PROGRAM("{\"op\": \"sl\\neep\"}"));
+  write_tmp("s.json", SCENARIO(""));
+  char args[PATH_MAX + 64];
+  snprintf(args, sizeof args, "run '%s'", tmp_path(1, "s.json"));
+  expect_one_line_error(cli(args), "classes[0].program[0].op: expected one of cpu");
+}
+END_TEST
+
+START_TEST(io_cli_bad_options_exit_2_one_line)
+{
+  expect_one_line_error(cli(RR_ARGS " --set worker.treshold_ms=5"), "worker.treshold_ms: unknown key");
+  expect_one_line_error(cli(RR_ARGS " --set classes[4].count=1"), "classes[4].count: --set: no such place");
+  expect_one_line_error(cli(RR_ARGS " --n 1,x"), "--n: expected a comma-separated list");
+  expect_one_line_error(cli(RR_ARGS " --workers 0"), "--workers: expected");
+  expect_one_line_error(cli(RR_ARGS " -r 0"), "--replications: expected an integer");
+  expect_one_line_error(cli(RR_ARGS " --seed -3"), "--seed: expected an integer in [0, 9007199254740991]");
+}
+END_TEST
+
+START_TEST(io_cli_usage_statuses)
+{
+  char *text;
+  ck_assert_int_eq(cli("run"), 2);
+  ck_assert_int_gt(cli_lines("err.txt", &text), 1); /* usage, then the error */
+  ck_assert_ptr_nonnull(strstr(text, "expected exactly one SCENARIO.json"));
+  free(text);
+  ck_assert_int_eq(cli("run a.json b.json"), 2);
+  ck_assert_int_eq(cli("run --bogus scenarios/rr-wave.json"), 2);
+  ck_assert_int_eq(cli("run --help"), 0);
+  cli_lines("out.txt", &text);
+  ck_assert_ptr_nonnull(strstr(text, "usage: tssim run SCENARIO.json"));
+  ck_assert_ptr_nonnull(strstr(text, "wave_p95_ms"));
+  free(text);
+  ck_assert_int_eq(cli("frobnicate"), 2);
+  cli_lines("err.txt", &text);
+  ck_assert_ptr_nonnull(strstr(text, "unknown command \"frobnicate\""));
+  free(text);
+  ck_assert_int_eq(cli(""), 2);
+  ck_assert_int_eq(cli("--help"), 0);
+  ck_assert_int_eq(cli("--version"), 0);
+  cli_lines("out.txt", &text);
+  ck_assert_str_eq(text, "tssim " TSSIM_VERSION "\n");
+  free(text);
+}
+END_TEST
+
+/* Run into tmp/out and return summary.csv's bytes. */
+static char *good_run_summary(size_t *len)
+{
+  char args[PATH_MAX + 128];
+  snprintf(args, sizeof args, RR_ARGS " -o '%s'", tmp_path(1, "out"));
+  ck_assert_int_eq(cli(args), 0);
+  return read_all(tmp_path(1, "out/summary.csv"), len);
+}
+
+/* Run a failing command into tmp/out; summary.csv must be byte-identical to before. */
+static void expect_failed_run_keeps(const char *args_fmt, int status, const char *before, size_t before_len)
+{
+  char args[2 * PATH_MAX + 256];
+  snprintf(args, sizeof args, args_fmt, tmp_path(1, "out"));
+  ck_assert_int_eq(cli(args), status);
+  size_t len;
+  char *after = read_all(tmp_path(1, "out/summary.csv"), &len);
+  ck_assert_uint_eq(len, before_len);
+  ck_assert(memcmp(before, after, len) == 0);
+  free(after);
+}
+
+START_TEST(io_cli_failed_run_keeps_old_results)
+{
+  size_t len;
+  char *before = good_run_summary(&len);
+  ck_assert_uint_gt(len, 0);
+  expect_failed_run_keeps(RR_ARGS " --set worker.policy=lifo -o '%s'", 2, before, len);
+  /* a run that deadlocks fails with status 1, after loading */
+  expect_failed_run_keeps("run tests/data/deadlock.json -q --no-plots -o '%s'", 1, before, len);
+  char *err;
+  cli_lines("err.txt", &err);
+  ck_assert_ptr_nonnull(strstr(err, "deadlocked"));
+  free(err);
+  free(before);
+}
+END_TEST
+
+START_TEST(io_cli_failed_write_keeps_old_results)
+{
+  /* the batch fails at its last file (summary.json cannot be replaced: it is a
+   * non-empty folder): the files before it must not have been replaced either */
+  size_t len;
+  char *before = good_run_summary(&len);
+  char cmd[3 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "rm '%s' && mkdir -p '%s/keep'", tmp_path(0, "out/summary.json"),
+           tmp_path(1, "out/summary.json"));
+  ck_assert_int_eq(system(cmd), 0);
+  expect_failed_run_keeps("run scenarios/rr-wave.json --n 8 --workers 1 -q --no-plots -o '%s'", 1, before, len);
+  free(before);
 }
 END_TEST
 
 Suite *io_suite(void)
 {
   Suite *s = suite_create("io");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, io_placeholder);
-  suite_add_tcase(s, tc);
+  TCase *core = tcase_create("core");
+  tcase_add_checked_fixture(core, make_tmp, remove_tmp);
+  tcase_add_test(core, io_model_defaults_and_fields);
+  tcase_add_test(core, io_set_changes_threshold);
+  tcase_add_test(core, io_set_null_clears_cpu_scale_table);
+  tcase_add_test(core, io_scenario_fields_and_relative_paths);
+  tcase_add_test(core, io_cpu_scale_from_baseline);
+  tcase_add_test(core, io_parse_int_list);
+  tcase_add_test(core, io_baseline_layouts);
+  tcase_add_test(core, io_json_set_path_edits_tree);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("errors");
+  tcase_add_checked_fixture(errors, make_tmp, remove_tmp);
+  tcase_add_loop_test(errors, io_model_rejects_bad_input, 0, (int)LEN(bad_models));
+  tcase_add_loop_test(errors, io_scenario_rejects_bad_input, 0, (int)LEN(bad_scenarios));
+  tcase_add_loop_test(errors, io_baseline_rejects_bad_input, 0, (int)LEN(bad_baselines));
+  tcase_add_test(errors, io_missing_files_are_named);
+  suite_add_tcase(s, errors);
+  TCase *cli_tc = tcase_create("cli");
+  tcase_add_checked_fixture(cli_tc, make_tmp, remove_tmp);
+  tcase_set_timeout(cli_tc, 60);
+  tcase_add_test(cli_tc, io_cli_bad_file_exits_2_one_line);
+  tcase_add_test(cli_tc, io_cli_bad_options_exit_2_one_line);
+  tcase_add_test(cli_tc, io_cli_error_is_one_line_for_any_input);
+  tcase_add_test(cli_tc, io_cli_usage_statuses);
+  tcase_add_test(cli_tc, io_cli_failed_run_keeps_old_results);
+  tcase_add_test(cli_tc, io_cli_failed_write_keeps_old_results);
+  suite_add_tcase(s, cli_tc);
   return s;
 }

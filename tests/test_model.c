@@ -23,8 +23,9 @@
 #define CLASS(nm, cnt, prog) {.name = (nm), .count = (cnt), .sched_class = TS_CLASS_NORMAL, .steps = (prog), .nsteps = LEN(prog)}
 #define CLASS_AT(nm, prog, start_ms) {.name = (nm), .count = 1, .steps = (prog), .nsteps = LEN(prog), .arrival_start = MS(start_ms)}
 
-/* The loader's defaults: fifo, 10 ms threshold, /4 but >= 2 ms while a
- * priority op is in flight, no overheads, one core per worker, round robin. */
+/* The loader's defaults (fifo, 10 ms threshold, /4 but >= 2 ms while a
+ * priority op is in flight, no overheads, one core per worker), but round
+ * robin dispatch instead of hash. */
 static ts_model model_of(ts_class *classes, size_t nclasses)
 {
   return (ts_model){.name = "test", .policy = &ts_sched_fifo, .threshold = MS(10), .priority_divisor = 4,
@@ -431,8 +432,32 @@ START_TEST(model_yield_step_rejoins_tail)
   ck_assert_int_eq(st(&w, 0)->queue_wait, MS(5));
   ck_assert_int_eq(st(&w, 1)->queue_wait, MS(5));
   ck_assert_int_eq(st(&w, 0)->yields, 1);
-  ck_assert_int_eq(st(&w, 0)->slices, 0); /* untimed steps count no slices */
+  ck_assert_int_eq(st(&w, 0)->slices, 0); /* untimed steps count no slices... */
+  ck_assert_int_eq(st(&w, 0)->timer, 0);  /* ...and no timer CPU */
+  ck_assert_int_eq(st(&w, 0)->cpu, MS(10));
   ts_world_finish(&w);
+}
+END_TEST
+
+START_TEST(model_slices_count_run_periods_not_steps)
+{
+  /* two timed 3 ms steps. Threshold 10: one run period, one slice. Threshold 2:
+   * no check after a step's last row (lap 3 ms), so the second step's first
+   * row (lap 4 > 2) yields: two run periods, two slices */
+  static ts_step prog[] = {SLICED(3, 3), SLICED(3, 3)};
+  ts_class k[] = {CLASS("job", 1, prog)};
+  static const int thresholds[] = {10, 2};
+  static const int64_t want_slices[] = {1, 2}, want_yields[] = {0, 1};
+  for (int c = 0; c < 2; c++) {
+    ts_model m = model_of(k, 1);
+    m.threshold = MS(thresholds[c]);
+    ts_world w;
+    ck_assert_int_eq(run_world(&w, &m, 0, 1), 0);
+    ck_assert_int_eq(st(&w, 0)->slices, want_slices[c]);
+    ck_assert_int_eq(st(&w, 0)->yields, want_yields[c]);
+    ck_assert_int_eq(st(&w, 0)->done, MS(6));
+    ts_world_finish(&w);
+  }
 }
 END_TEST
 
@@ -477,6 +502,98 @@ START_TEST(model_processor_sharing_replans_when_a_worker_idles)
   ck_assert_int_eq(st(&w, 0)->cpu, MS(150)); /* cpu is wall time on a CPU */
   ck_assert_int_eq(w.busy, 0);
   ts_world_finish(&w);
+}
+END_TEST
+
+/* Slice pieces (worker 0 only) seen through the run observer. */
+typedef struct pieces {
+  ts_time t0[32], t1[32];
+  int len;
+} pieces;
+
+static void on_run(void *data, int worker, int actor, ts_time t0, ts_time t1, const char *label, int sliced)
+{
+  pieces *p = data;
+  (void)actor, (void)label, (void)sliced;
+  if (worker == 0 && p->len < 32) {
+    p->t0[p->len] = t0;
+    p->t1[p->len] = t1;
+    p->len++;
+  }
+}
+
+/* Worker 0: `rows` ms of sliced work in 1 ms rows (threshold 9); worker 1:
+ * `other_ms` of plain CPU; one core between them. */
+static void sliced_beside(int rows, int other_ms, ts_world *w, pieces *seen)
+{
+  static ts_observer obs;
+  obs = (ts_observer){.data = seen, .run = on_run};
+  ts_step work[] = {SLICED(rows, rows)}, other[] = {CPU(other_ms, 1)};
+  ts_class k[] = {CLASS("work", 1, work), CLASS("other", 1, other)};
+  ts_model m = model_of(k, 2);
+  m.threshold = MS(9);
+  m.cores = 1;
+  ck_assert_int_eq(ts_world_init(w, &m, 0, 2, 1, &obs), 0);
+  ck_assert_int_eq(ts_world_run(w), 0);
+}
+
+START_TEST(model_processor_sharing_slices_by_wall_time)
+{
+  /* at half speed a 1 ms row takes 2 ms: the lap passes 9 ms after 5 rows, so
+   * 40 rows are 8 slices of 10 ms while the other worker (40 ms of CPU) is busy */
+  pieces seen = {0};
+  ts_world w;
+  sliced_beside(40, 40, &w, &seen);
+  ck_assert_int_eq(st(&w, 0)->slices, 8);
+  ck_assert_int_eq(st(&w, 0)->done, MS(80));
+  ck_assert_int_eq(st(&w, 1)->done, MS(80));
+  ck_assert_int_eq(seen.len, 8);
+  ck_assert_int_eq(seen.t1[0], MS(10));
+  ts_world_finish(&w);
+}
+END_TEST
+
+START_TEST(model_processor_sharing_replan_checks_the_lap_at_a_row_end)
+{
+  /* half speed while the 15 ms job on worker 1 runs (done at 30): slices 0-10,
+   * 10-20, 20-30 of 5 rows each. Row 15 ends at 30, when the lap is 10 ms > 9:
+   * the actor must yield at 30, whichever of the two events at 30 runs first.
+   * Then full speed: 30-40, 40-50, 50-60 (rows 16-45) and 60-61 (row 46). */
+  pieces seen = {0};
+  ts_world w;
+  sliced_beside(46, 15, &w, &seen);
+  ck_assert_int_eq(st(&w, 1)->done, MS(30));
+  ck_assert_int_eq(st(&w, 0)->done, MS(61));
+  ck_assert_int_ge(seen.len, 3);
+  ck_assert_msg(seen.t1[2] == MS(30), "third slice ends at %lld ns, want 30 ms", (long long)seen.t1[2]);
+  ck_assert_int_eq(st(&w, 0)->slices, 7);
+  ck_assert_int_eq(st(&w, 0)->yields, 6);
+  ts_world_finish(&w);
+}
+END_TEST
+
+START_TEST(model_priority_policy_lets_foreground_bypass)
+{
+  /* bg0, bg1: 30 ms background each; fg2: 20 ms foreground arriving at 5; 10 ms slices.
+   * bg0 0-10, bg1 10-20, bg0 20-30, fg2 30-40 (its arrival callback), then the
+   * queue is [bg1, bg0, fg2]: priority runs fg2 40-50 (done), bg1 50-60, bg0 60-70,
+   * bg1 70-80; fifo runs bg1 40-50, bg0 50-60, fg2 60-70, bg1 70-80. */
+  static ts_step bg[] = {SLICED(30, 30)}, fg[] = {SLICED(20, 20)};
+  ts_class k[] = {CLASS("bg", 2, bg), CLASS_AT("fg", fg, 5)};
+  k[0].sched_class = TS_CLASS_BACKGROUND;
+  k[1].sched_class = TS_CLASS_FOREGROUND;
+  static const ts_time want_priority[] = {70, 80, 50}, want_fifo[] = {60, 80, 70};
+  for (int policy = 0; policy < 2; policy++) {
+    ts_model m = model_of(k, 2);
+    m.threshold = MS(9);
+    m.policy = policy ? &ts_sched_priority : &ts_sched_fifo;
+    ts_world w;
+    ck_assert_int_eq(run_world(&w, &m, 0, 1), 0);
+    for (int a = 0; a < 3; a++)
+      ck_assert_msg(st(&w, a)->done == MS(policy ? want_priority[a] : want_fifo[a]), "%s: actor %d done at %lld ns",
+                    m.policy->name, a, (long long)st(&w, a)->done);
+    ts_world_finish(&w);
+  }
 }
 END_TEST
 
@@ -542,6 +659,67 @@ START_TEST(model_random_latency_follows_seed)
 }
 END_TEST
 
+START_TEST(model_random_draws_clamped_at_100x_mean)
+{
+  /* lognormal, cv 10: P(draw > 100 * mean) is about 6e-4, so 20000 actors hit the clamp */
+  ts_step prog[] = {{.op = TS_STEP_IO, .label = "io", .cost = {.kind = TS_DIST_LOGNORMAL, .mean = MS(1), .cv = 10},
+                     .rows = 1}};
+  ck_assert_int_eq(ts_model_draw_max(&prog[0].cost), MS(100));
+  ts_class k[] = {CLASS("job", TS_COUNT_N, prog)};
+  ts_model m = model_of(k, 1);
+  ts_world w;
+  ck_assert_int_eq(run_world(&w, &m, 20000, 1), 0);
+  int clamped = 0, beyond = 0;
+  for (int a = 0; a < w.nactors; a++) {
+    beyond += st(&w, a)->io > MS(100);
+    clamped += st(&w, a)->io == MS(100);
+  }
+  ck_assert_int_eq(beyond, 0);
+  ck_assert_int_gt(clamped, 0);
+  ts_world_finish(&w);
+  ts_dist fixed = {.kind = TS_DIST_FIXED, .mean = MS(7)};
+  ck_assert_int_eq(ts_model_draw_max(&fixed), MS(7));
+}
+END_TEST
+
+/* Done time of actor 0 of n actors of 20 ms CPU, each on its own worker,
+ * with the CPU price 1 at n = 1 rising linearly to 2 at n = 3. */
+static ts_time scaled_done(int n)
+{
+  static double scale_n[] = {1, 3}, scale_v[] = {1, 2};
+  ts_step prog[] = {CPU(20, 1)};
+  ts_class k[] = {CLASS("job", TS_COUNT_N, prog)};
+  ts_model m = model_of(k, 1);
+  m.scale_n = scale_n;
+  m.scale_v = scale_v;
+  m.nscale = 2;
+  ts_world w;
+  ck_assert_int_eq(run_world(&w, &m, n, n), 0);
+  ts_time done = st(&w, 0)->done;
+  ts_world_finish(&w);
+  return done;
+}
+
+START_TEST(model_cpu_scale_by_n_prices_cpu)
+{
+  ck_assert_int_eq(scaled_done(1), MS(20));
+  ck_assert_int_eq(scaled_done(2), MS(30));
+  ck_assert_int_eq(scaled_done(3), MS(40));
+  ck_assert_int_eq(scaled_done(5), MS(40)); /* flat beyond the table */
+}
+END_TEST
+
+START_TEST(model_horizon_bounds_simulated_time)
+{
+  /* an hour of CPU per actor: 10^5 actors fit in 2^61 ns, 10^6 do not */
+  ts_step prog[] = {CPU(3600000, 1)};
+  ts_class k[] = {CLASS("job", TS_COUNT_N, prog)};
+  ts_model m = model_of(k, 1);
+  ck_assert_int_eq(ts_model_horizon_ok(&m, 100000), 1);
+  ck_assert_int_eq(ts_model_horizon_ok(&m, 1000000), 0);
+}
+END_TEST
+
 START_TEST(model_empty_world_finishes)
 {
   ts_class k[] = {CLASS("job", TS_COUNT_N, one_ms)};
@@ -574,14 +752,21 @@ Suite *model_suite(void)
   tcase_add_test(core, model_yield_overhead_is_loop_cpu_not_timer_cpu);
   tcase_add_test(core, model_loop_overhead_once_per_busy_iteration);
   tcase_add_test(core, model_yield_step_rejoins_tail);
+  tcase_add_test(core, model_slices_count_run_periods_not_steps);
   tcase_add_test(core, model_processor_sharing_slows_when_cores_are_short);
   tcase_add_test(core, model_processor_sharing_replans_when_a_worker_idles);
+  tcase_add_test(core, model_processor_sharing_slices_by_wall_time);
+  tcase_add_test(core, model_priority_policy_lets_foreground_bypass);
   tcase_add_test(core, model_io_callback_waits_for_running_slice);
   tcase_add_test(core, model_marks_bound_the_wave);
   tcase_add_test(core, model_random_latency_follows_seed);
+  tcase_add_test(core, model_cpu_scale_by_n_prices_cpu);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("limits");
   tcase_add_test(limits, model_empty_world_finishes);
+  tcase_add_test(limits, model_processor_sharing_replan_checks_the_lap_at_a_row_end);
+  tcase_add_test(limits, model_random_draws_clamped_at_100x_mean);
+  tcase_add_test(limits, model_horizon_bounds_simulated_time);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("errors");
   tcase_add_test(errors, model_lock_cycle_deadlocks);

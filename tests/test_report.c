@@ -1,16 +1,380 @@
+/* Results files: what `tssim run` writes (summary.csv, samples.csv,
+ * summary.json), their values on the round-robin reference, and their
+ * determinism under a seed. Each test runs the built binary into its own
+ * temporary folder. */
 #include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 
-START_TEST(report_placeholder)
+static char dir[512]; /* this test's folder: one subfolder per run */
+
+static void dir_create(void)
 {
-  ck_assert_int_eq(1, 1);
+  snprintf(dir, sizeof dir, "%s/tssim-report-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void dir_remove(void)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+/* `tssim run SCENARIO -q --no-plots -o DIR/OUT ARGS`, from the source root; must exit 0. */
+static void run_into(const char *out, const char *scenario, const char *args)
+{
+  const char *root = getenv("TSSIM_SOURCE_ROOT"), *bin = getenv("TSSIM_BINARY");
+  ck_assert_msg(root && bin, "TSSIM_SOURCE_ROOT and TSSIM_BINARY must be set (run with meson test)");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run '%s' -q --no-plots -o '%s/%s' %s 2>&1", root, bin, scenario, dir,
+           out, args);
+  int status = system(cmd);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "failed: %s", cmd);
+}
+
+#define RR "scenarios/rr-wave.json"
+#define RR16 "--n 16 --workers 1"
+#define EXP "tests/data/exp.json"
+
+/* The bytes of DIR/OUT/FILE, NUL-terminated (caller frees). */
+static char *result(const char *out, const char *file)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s/%s", dir, out, file);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "missing %s", path);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *text = malloc((size_t)len + 1);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_int_eq(fread(text, 1, (size_t)len, f), len);
+  text[len] = '\0';
+  fclose(f);
+  return text;
+}
+
+static int same_file(const char *out_a, const char *out_b, const char *file)
+{
+  char *a = result(out_a, file), *b = result(out_b, file);
+  int same = strcmp(a, b) == 0;
+  free(a);
+  free(b);
+  return same;
+}
+
+/* ---- CSV: a header line and rows of comma-separated fields ---- */
+
+static int count_lines(const char *text)
+{
+  int n = 0;
+  for (; *text; text++)
+    n += *text == '\n';
+  return n;
+}
+
+/* Index of column name in the header (the first line), or -1. */
+static int column(const char *csv, const char *name)
+{
+  size_t len = strlen(name);
+  int col = 0;
+  for (const char *p = csv; *p && *p != '\n'; col++) {
+    size_t f = strcspn(p, ",\n");
+    if (f == len && strncmp(p, name, len) == 0)
+      return col;
+    p += f + (p[f] == ',');
+  }
+  return -1;
+}
+
+/* Start of line `row` (0 = header). */
+static const char *line(const char *csv, int row)
+{
+  for (; row > 0; row--) {
+    csv = strchr(csv, '\n');
+    ck_assert_ptr_nonnull(csv);
+    csv++;
+  }
+  return csv;
+}
+
+/* The field of column `name` on line `row`, as a number. */
+static double field(const char *csv, int row, const char *name)
+{
+  int col = column(csv, name);
+  ck_assert_msg(col >= 0, "no column %s", name);
+  const char *p = line(csv, row);
+  for (int c = 0; c < col; c++) {
+    p += strcspn(p, ",\n");
+    ck_assert_int_eq(*p, ',');
+    p++;
+  }
+  return strtod(p, NULL);
+}
+
+/* ---- tests ---- */
+
+START_TEST(report_summary_csv_columns_and_values)
+{
+  /* n = 16 on one worker: actor i is done at (16 * 39 + i + 1) * 10 ms, so
+   * wave_ms (the median) is 6325, p95 interpolates 6390..6400 at 0.25: 6392.5;
+   * queue_wait = done - 400 ms CPU - 10 i ms ready wait = 5850 for every actor */
+  run_into("rr", RR, RR16);
+  char *csv = result("rr", "summary.csv");
+  static const char *const cols[] = {"n", "workers", "replications", "wave_ms", "wave_p95_ms", "per_group_cpu_ms",
+                                     "wave_ratio", "lock_wait_ms", "lock_work_ms", "queue_wait_ms", "slices"};
+  for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+    ck_assert_msg(column(csv, cols[i]) >= 0, "summary.csv lacks column %s", cols[i]);
+  ck_assert_int_eq(count_lines(csv), 2);
+  ck_assert_double_eq(field(csv, 1, "n"), 16);
+  ck_assert_double_eq(field(csv, 1, "workers"), 1);
+  ck_assert_double_eq(field(csv, 1, "replications"), 1);
+  ck_assert_double_eq(field(csv, 1, "wave_ms"), 6325);
+  ck_assert_double_eq(field(csv, 1, "wave_p95_ms"), 6392.5);
+  ck_assert_double_eq(field(csv, 1, "per_group_cpu_ms"), 400);
+  ck_assert_double_eq(field(csv, 1, "wave_ratio"), 1);
+  ck_assert_double_eq(field(csv, 1, "lock_wait_ms"), 0);
+  ck_assert_double_eq(field(csv, 1, "lock_work_ms"), 0);
+  ck_assert_double_eq(field(csv, 1, "queue_wait_ms"), 5850);
+  ck_assert_double_eq(field(csv, 1, "slices"), 40);
+  free(csv);
+}
+END_TEST
+
+START_TEST(report_samples_one_row_per_actor)
+{
+  run_into("rr", RR, RR16);
+  char *csv = result("rr", "samples.csv");
+  ck_assert_int_eq(count_lines(csv), 1 + 16);
+  for (int i = 0; i < 16; i++) {
+    ck_assert_double_eq(field(csv, 1 + i, "actor"), i);
+    ck_assert_double_eq(field(csv, 1 + i, "done_ms"), (16 * 39 + i + 1) * 10);
+    ck_assert_double_eq(field(csv, 1 + i, "slices"), 40);
+    ck_assert_double_eq(field(csv, 1 + i, "ready_wait_ms"), 10 * i);
+  }
+  free(csv);
+}
+END_TEST
+
+START_TEST(report_samples_cover_every_replication)
+{
+  /* n = 3 and 5, two replications each: 16 rows, each (replication, n) with actors 0..n-1 */
+  run_into("rr", RR, "--n 3,5 --workers 1 -r 2");
+  char *csv = result("rr", "samples.csv");
+  ck_assert_int_eq(count_lines(csv), 1 + (3 + 5) * 2);
+  int seen[2][6] = {{0}};
+  for (int row = 1; row <= 16; row++) {
+    int rep = (int)field(csv, row, "replication"), n = (int)field(csv, row, "n"), a = (int)field(csv, row, "actor");
+    ck_assert(rep >= 0 && rep < 2 && (n == 3 || n == 5) && a >= 0 && a < n);
+    seen[rep][a] += n;
+  }
+  for (int rep = 0; rep < 2; rep++)
+    for (int a = 0; a < 5; a++)
+      ck_assert_int_eq(seen[rep][a], a < 3 ? 3 + 5 : 5);
+  free(csv);
+  char *sum = result("rr", "summary.csv");
+  ck_assert_int_eq(count_lines(sum), 1 + 2);
+  ck_assert_double_eq(field(sum, 1, "replications"), 2);
+  ck_assert_double_eq_tol(field(sum, 2, "wave_ratio"), field(sum, 2, "wave_ms") / field(sum, 1, "wave_ms"), 1e-6);
+  free(sum);
+}
+END_TEST
+
+START_TEST(report_wave_ratio_ignores_a_point_without_actors)
+{
+  /* n = 0 has no actors (wave_ms 0): the ratio's base must be the smallest n
+   * that has samples, here n = 2 (795 ms; n = 4: 1585 ms) */
+  run_into("rr", RR, "--n 0,2,4 --workers 1");
+  char *csv = result("rr", "summary.csv");
+  ck_assert_int_eq(count_lines(csv), 1 + 3);
+  ck_assert_double_eq(field(csv, 2, "wave_ms"), 795);
+  ck_assert_double_eq(field(csv, 3, "wave_ms"), 1585);
+  ck_assert_double_eq_tol(field(csv, 2, "wave_ratio"), 1, 1e-6);
+  ck_assert_double_eq_tol(field(csv, 3, "wave_ratio"), 1585.0 / 795, 1e-6);
+  free(csv);
+}
+END_TEST
+
+START_TEST(report_summary_json_records_the_run)
+{
+  run_into("rr", RR, RR16 " --seed 7");
+  char *text = result("rr", "summary.json");
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_msg(root != NULL, "summary.json does not parse");
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "tssim_version")), TSSIM_VERSION);
+  ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "seed")), 7);
+  ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "replications")), 1);
+  const cJSON *model = cJSON_GetObjectItem(root, "model");
+  ck_assert(cJSON_IsObject(model));
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(model, "name")), "rr-wave");
+  const cJSON *points = cJSON_GetObjectItem(root, "points");
+  ck_assert_int_eq(cJSON_GetArraySize(points), 1);
+  ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(points, 0), "wave_ms")), 6325);
+  cJSON_Delete(root);
+  free(text);
+}
+END_TEST
+
+START_TEST(report_json_model_holds_overrides)
+{
+  run_into("rr", RR, RR16 " --set worker.threshold_ms=19");
+  char *text = result("rr", "summary.json");
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(root);
+  const cJSON *worker = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "model"), "worker");
+  ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(worker, "threshold_ms")), 19);
+  cJSON_Delete(root);
+  free(text);
+  /* 20 ms slices: 20 per actor */
+  char *csv = result("rr", "summary.csv");
+  ck_assert_double_eq(field(csv, 1, "slices"), 20);
+  free(csv);
+}
+END_TEST
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+START_TEST(report_summary_is_pooled_median_and_p95_of_samples)
+{
+  /* random latencies make the pooled distribution skewed: median and mean differ */
+  run_into("exp", EXP, "--seed 3");
+  char *samples = result("exp", "samples.csv"), *summary = result("exp", "summary.csv");
+  enum { COUNT = 8 * 2 };
+  double v[COUNT], mean = 0;
+  ck_assert_int_eq(count_lines(samples), 1 + COUNT);
+  for (int i = 0; i < COUNT; i++)
+    mean += v[i] = field(samples, 1 + i, "wave_ms");
+  mean /= COUNT;
+  qsort(v, COUNT, sizeof *v, cmp_double);
+  double median = (v[7] + v[8]) / 2, p95 = v[14] + 0.25 * (v[15] - v[14]); /* at (COUNT - 1) * 0.95 */
+  ck_assert_double_eq_tol(field(summary, 1, "wave_ms"), median, 1e-5);
+  ck_assert_double_eq_tol(field(summary, 1, "wave_p95_ms"), p95, 1e-5);
+  ck_assert(fabs(mean - median) > 1e-3);
+  free(samples);
+  free(summary);
+}
+END_TEST
+
+START_TEST(report_same_seed_byte_identical)
+{
+  run_into("a", EXP, "--seed 5");
+  run_into("b", EXP, "--seed 5");
+  ck_assert(same_file("a", "b", "summary.csv"));
+  ck_assert(same_file("a", "b", "samples.csv"));
+  ck_assert(same_file("a", "b", "summary.json"));
+}
+END_TEST
+
+START_TEST(report_seed_changes_random_samples)
+{
+  run_into("a", EXP, "--seed 5");
+  run_into("b", EXP, "--seed 6");
+  ck_assert(!same_file("a", "b", "samples.csv"));
+  /* the two replications of one run differ from each other too */
+  char *csv = result("a", "samples.csv");
+  ck_assert_int_eq(count_lines(csv), 1 + 8 * 2);
+  ck_assert(field(csv, 1, "io_ms") != field(csv, 9, "io_ms"));
+  free(csv);
+  /* without random durations the seed changes nothing but its own record */
+  run_into("c", RR, RR16 " --seed 5");
+  run_into("d", RR, RR16 " --seed 6");
+  ck_assert(same_file("c", "d", "samples.csv"));
+  ck_assert(same_file("c", "d", "summary.csv"));
+}
+END_TEST
+
+/* The seed summary.json records for the run into DIR/OUT. */
+static double recorded_seed(const char *out)
+{
+  char *text = result(out, "summary.json");
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(root);
+  const cJSON *seed = cJSON_GetObjectItem(root, "seed");
+  ck_assert(cJSON_IsNumber(seed));
+  double v = seed->valuedouble;
+  cJSON_Delete(root);
+  free(text);
+  return v;
+}
+
+/* Run with --seed SEED, then again with the seed summary.json recorded: same samples. */
+static void expect_recorded_seed_reproduces(const char *seed)
+{
+  char args[128];
+  snprintf(args, sizeof args, "--seed %s", seed);
+  run_into("first", EXP, args);
+  double rec = recorded_seed("first");
+  snprintf(args, sizeof args, "--seed %.0f", rec);
+  run_into("again", EXP, args);
+  ck_assert_msg(strtod(seed, NULL) == rec, "ran with seed %s, summary.json records %.0f", seed, rec);
+  ck_assert(same_file("first", "again", "samples.csv"));
+}
+
+START_TEST(report_recorded_seed_reproduces_the_run)
+{
+  expect_recorded_seed_reproduces("12345");
+  /* the largest seed a scenario file accepts (2^53 - 1) */
+  expect_recorded_seed_reproduces("9007199254740991");
+}
+END_TEST
+
+START_TEST(report_baseline_adds_recorded_columns)
+{
+  /* a scenario beside its baseline, naming the reference model by absolute path */
+  char path[1024], text[2048];
+  snprintf(path, sizeof path, "%s/b.json", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}", f);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  snprintf(text, sizeof text,
+           "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
+           " \"n\": [16], \"workers\": [1]}",
+           getenv("TSSIM_SOURCE_ROOT"));
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  run_into("rr", path, "");
+  char *csv = result("rr", "summary.csv");
+  ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
+  ck_assert_double_eq_tol(field(csv, 1, "err_wave_ms"), 325.0 / 6000, 1e-6);
+  ck_assert_int_eq(column(csv, "recorded_slices"), -1);
+  free(csv);
 }
 END_TEST
 
 Suite *report_suite(void)
 {
   Suite *s = suite_create("report");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, report_placeholder);
-  suite_add_tcase(s, tc);
+  TCase *core = tcase_create("core");
+  tcase_add_checked_fixture(core, dir_create, dir_remove);
+  tcase_set_timeout(core, 60);
+  tcase_add_test(core, report_summary_csv_columns_and_values);
+  tcase_add_test(core, report_samples_one_row_per_actor);
+  tcase_add_test(core, report_samples_cover_every_replication);
+  tcase_add_test(core, report_summary_json_records_the_run);
+  tcase_add_test(core, report_wave_ratio_ignores_a_point_without_actors);
+  tcase_add_test(core, report_json_model_holds_overrides);
+  tcase_add_test(core, report_baseline_adds_recorded_columns);
+  suite_add_tcase(s, core);
+  TCase *seeds = tcase_create("seeds");
+  tcase_add_checked_fixture(seeds, dir_create, dir_remove);
+  tcase_set_timeout(seeds, 60);
+  tcase_add_test(seeds, report_summary_is_pooled_median_and_p95_of_samples);
+  tcase_add_test(seeds, report_same_seed_byte_identical);
+  tcase_add_test(seeds, report_seed_changes_random_samples);
+  tcase_add_test(seeds, report_recorded_seed_reproduces_the_run);
+  suite_add_tcase(s, seeds);
   return s;
 }

@@ -1,4 +1,5 @@
 /* tssim run: sweep a scenario, print the table, write the results folder. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,9 +123,11 @@ int ts_cmd_run(int argc, char **argv)
   }
   if (seed_arg) {
     char *end;
+    errno = 0;
     unsigned long long s = strtoull(seed_arg, &end, 10);
-    if (*end || !*seed_arg || seed_arg[0] == '-') {
-      ts_err_set(&e, "--seed", NULL, "expected a non-negative integer, got \"%s\"", seed_arg);
+    if (*end || !*seed_arg || seed_arg[0] == '-' || errno || s > TS_SEED_MAX) {
+      ts_err_set(&e, "--seed", NULL, "expected an integer in [0, %llu], got \"%s\"",
+                 (unsigned long long)TS_SEED_MAX, seed_arg);
       goto bad;
     }
     L.sc.seed = s;

@@ -75,6 +75,27 @@ static void release(ts_atomic *a, int remove_tmp)
   a->n = 0;
 }
 
+/* Path of the backup of target i while a batch is committed. */
+static char *backup_name(const ts_atomic *a, int i)
+{
+  size_t len = strlen(a->final[i]) + 32;
+  char *b = malloc(len);
+  if (b)
+    snprintf(b, len, "%s.old.%ld", a->final[i], (long)getpid());
+  return b;
+}
+
+/* Undo a failed commit: remove the first `installed` new files, then rename
+ * every backup made back over its target. */
+static void roll_back(ts_atomic *a, char **backup, int installed)
+{
+  for (int i = 0; i < installed; i++)
+    remove(a->final[i]);
+  for (int i = 0; i < a->n; i++)
+    if (backup[i])
+      rename(backup[i], a->final[i]);
+}
+
 int ts_atomic_commit(ts_atomic *a, ts_err *e)
 {
   int bad = -1;
@@ -89,14 +110,42 @@ int ts_atomic_commit(ts_atomic *a, ts_err *e)
     release(a, 1);
     return -1;
   }
-  for (int i = 0; i < a->n; i++)
-    if (rename(a->tmp[i], a->final[i]) != 0) {
-      ts_err_set(e, a->final[i], NULL, "cannot replace: %s", strerror(errno));
+  /* Only regular files are replaced; check them all before touching any. */
+  for (int i = 0; i < a->n; i++) {
+    struct stat st;
+    if (stat(a->final[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+      ts_err_set(e, a->final[i], NULL, "cannot replace: not a regular file");
       release(a, 1);
       return -1;
     }
-  release(a, 0);
-  return 0;
+  }
+  /* Move the old files aside, then install the new ones; on any failure put
+   * every old file back, so the batch replaces all targets or none. */
+  char *backup[TS_ATOMIC_MAX] = {0};
+  int rc = 0;
+  for (int i = 0; i < a->n && rc == 0; i++) {
+    if (access(a->final[i], F_OK) != 0)
+      continue;
+    backup[i] = backup_name(a, i);
+    if (!backup[i] || rename(a->final[i], backup[i]) != 0) {
+      rc = ts_err_set(e, a->final[i], NULL, "cannot replace: %s", strerror(errno));
+      free(backup[i]);
+      backup[i] = NULL;
+      roll_back(a, backup, 0);
+    }
+  }
+  for (int i = 0; i < a->n && rc == 0; i++)
+    if (rename(a->tmp[i], a->final[i]) != 0) {
+      rc = ts_err_set(e, a->final[i], NULL, "cannot replace: %s", strerror(errno));
+      roll_back(a, backup, i);
+    }
+  for (int i = 0; i < a->n; i++) {
+    if (rc == 0 && backup[i])
+      remove(backup[i]);
+    free(backup[i]);
+  }
+  release(a, rc != 0);
+  return rc;
 }
 
 void ts_atomic_abort(ts_atomic *a)

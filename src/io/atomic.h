@@ -22,8 +22,10 @@ int ts_mkdirs(const char *dir, ts_err *e);
 void ts_atomic_init(ts_atomic *a);
 /* Open dir/name for writing in the batch. Returns the stream or NULL with e filled. */
 FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e);
-/* Close every stream; if all writes succeeded rename each over its target,
- * else remove the temporaries. Returns 0 or -1 with e filled. */
+/* Close every stream; if all writes succeeded replace every target (old
+ * files are moved aside first and put back if any rename fails, so all
+ * targets are replaced or none), else remove the temporaries. A target that
+ * exists and is not a regular file fails the batch. Returns 0 or -1 with e filled. */
 int ts_atomic_commit(ts_atomic *a, ts_err *e);
 /* Abandon the batch: close and remove the temporaries. */
 void ts_atomic_abort(ts_atomic *a);

@@ -14,5 +14,8 @@ int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, .
     snprintf(e->msg, sizeof e->msg, "%s: %s: %s", file, path, what);
   else
     snprintf(e->msg, sizeof e->msg, "%s: %s", file, what);
+  for (char *p = e->msg; *p; p++) /* one line, whatever the input held */
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
   return -1;
 }

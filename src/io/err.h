@@ -8,7 +8,8 @@ typedef struct ts_err {
   char msg[1024];
 } ts_err;
 
-/* Format "FILE: PATH: message" into e (path may be NULL or empty). Returns -1. */
+/* Format "FILE: PATH: message" into e (path may be NULL or empty); control
+ * characters (from user input) become '?', so the message is one line. Returns -1. */
 int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

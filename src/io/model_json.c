@@ -90,13 +90,29 @@ static int find_lock(loader *L, const ts_model *m, const cJSON *st, int *out)
 
 static int load_step(loader *L, ts_model *m, const cJSON *st, ts_step *s)
 {
-  static const char *const keys[] = {"op", "label", "ms", "rows", "sliced", "timed", "priority", "lock",
-                                     "name", "dist", "cv", "note", NULL};
+  /* the keys each op takes: a key another op takes is a mistake here */
+  static const char *const cpu_keys[] = {"op", "label", "ms", "rows", "sliced", "timed", "dist", "cv", "note", NULL};
+  static const char *const io_keys[] = {"op", "label", "ms", "priority", "dist", "cv", "note", NULL};
+  static const char *const yield_keys[] = {"op", "label", "note", NULL};
+  static const char *const lock_keys[] = {"op", "label", "lock", "note", NULL};
+  static const char *const mark_keys[] = {"op", "label", "name", "note", NULL};
+  static const struct {
+    const char *op;
+    const char *const *keys;
+  } ops[] = {{"cpu", cpu_keys}, {"io", io_keys}, {"yield", yield_keys}, {"lock", lock_keys},
+             {"unlock", lock_keys}, {"mark", mark_keys}};
   const char *op, *label = NULL;
   if (!cJSON_IsObject(st))
     return ts_jfail(&L->c, NULL, L->e, "expected a step object {\"op\": ...}");
-  if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_string(&L->c, st, "op", 1, &op, L->e) ||
-      ts_jget_string(&L->c, st, "label", 0, &label, L->e))
+  if (ts_jget_string(&L->c, st, "op", 1, &op, L->e))
+    return -1;
+  const char *const *keys = NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strcmp(ops[i].op, op) == 0)
+      keys = ops[i].keys;
+  if (!keys)
+    return ts_jfail(&L->c, "op", L->e, "expected one of cpu, io, yield, lock, unlock, mark; got \"%s\"", op);
+  if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_string(&L->c, st, "label", 0, &label, L->e))
     return -1;
   s->label = strdup(label ? label : op);
   if (!s->label)
@@ -139,7 +155,7 @@ static int load_step(loader *L, ts_model *m, const cJSON *st, ts_step *s)
       return ts_jfail(&L->c, "name", L->e, "expected \"wave_start\" or \"wave_end\", got \"%s\"", name);
     return 0;
   }
-  return ts_jfail(&L->c, "op", L->e, "expected one of cpu, io, yield, lock, unlock, mark; got \"%s\"", op);
+  return ts_jfail(&L->c, "op", L->e, "internal: op \"%s\" has keys but no loader", op);
 }
 
 /* Locks must be taken before they are released and not taken twice. */

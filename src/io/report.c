@@ -184,7 +184,9 @@ int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, c
   cJSON_AddStringToObject(root, "scenario", sc->name);
   cJSON_AddStringToObject(root, "scenario_file", sc->file);
   cJSON_AddStringToObject(root, "model_file", sc->model_path);
-  cJSON_AddNumberToObject(root, "seed", (double)sc->seed);
+  char seed[32];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)sc->seed);
+  cJSON_AddRawToObject(root, "seed", seed); /* exact: a double would round seeds above 2^53 */
   cJSON_AddNumberToObject(root, "replications", sc->replications);
   cJSON_AddNumberToObject(root, "events", (double)s->events);
   if (b)

@@ -41,6 +41,11 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
     }
     v[n++] = (int)x;
     p = *end ? end + 1 : end;
+    if (*end == ',' && *p == '\0') { /* a trailing comma */
+      free(v);
+      return ts_err_set(e, what, NULL, "expected a comma-separated list of integers in [%ld, %ld], got \"%s\"",
+                        lo, hi, text);
+    }
   }
   if (n == 0) {
     free(v);
@@ -130,8 +135,12 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
       int_array(&c, root, "n", 0, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
       int_array(&c, root, "workers", 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
-      ts_jget_number(&c, root, "seed", 0, 0, 9007199254740991.0, &seed, e) || load_sets(&c, root, s, e))
+      ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e))
     goto out;
+  if (seed != (double)(uint64_t)seed) {
+    ts_jfail(&c, "seed", e, "expected an integer in [0, %llu]", (unsigned long long)TS_SEED_MAX);
+    goto out;
+  }
   if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(name) ||
       !*name || name[0] == '.') {
     ts_jfail(&c, "name", e, "expected letters, digits, '-', '_' or '.' (it names the results folder)");

@@ -8,6 +8,9 @@
 
 #include "io/err.h"
 
+/* The largest seed: 2^53 - 1, the largest integer a JSON number holds exactly. */
+#define TS_SEED_MAX UINT64_C(9007199254740991)
+
 typedef struct ts_scenario {
   char *file;
   char *name;

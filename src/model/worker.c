@@ -107,10 +107,19 @@ static void plan_actor(ts_world *w, ts_worker *wk)
     int64_t p, q;
     rate(w, &p, &q);
     ts_time rem = wk->seg_threshold - (w->sim.now - a->lap_start);
-    /* the first row ending beyond x: the next row boundary when the lap is
-     * already over, else the row whose end takes the lap past the threshold */
-    ts_time x = rem < 0 ? w0 : w0 + rem * p / q;
-    j = first_row_beyond(c, rows, a->rows_done + 1, x);
+    /* rows finished by now: a re-plan may land between rows, or exactly on a
+     * row's end whose check is still due */
+    int64_t done = first_row_beyond(c, rows, a->rows_done + 1, w0) - 1;
+    if (cum(c, rows, done + 1) <= w0)
+      done++; /* w0 is the end of the last row */
+    if (rem < 0 && done > 0 && cum(c, rows, done) == w0) {
+      j = done; /* a row ends now with the lap over: yield now */
+    } else {
+      /* the first row ending beyond x: the next row's end when the lap is
+       * already over, else the row whose end takes the lap past the threshold */
+      ts_time x = rem < 0 ? w0 : w0 + rem * p / q;
+      j = first_row_beyond(c, rows, done + 1, x);
+    }
   }
   a->rows_target = j;
   schedule_end(w, wk, cum(c, rows, j) - w0);

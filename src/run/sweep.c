@@ -107,7 +107,8 @@ static int run_point(const ts_model *m, const ts_sweep_spec *spec, int n, int wo
   return rc;
 }
 
-/* wave_ratio: wave_ms over wave_ms at the smallest n with the same workers and class. */
+/* wave_ratio: wave_ms over wave_ms at the smallest n with the same workers
+ * and class that has actors (n = 0 may leave a class empty). */
 static void ratios(ts_sweep *s)
 {
   for (size_t i = 0; i < s->npoints; i++) {
@@ -115,7 +116,7 @@ static void ratios(ts_sweep *s)
     const ts_point *base = NULL;
     for (size_t j = 0; j < s->npoints; j++) {
       const ts_point *q = &s->points[j];
-      if (q->workers == p->workers && q->klass == p->klass && (!base || q->n < base->n))
+      if (q->workers == p->workers && q->klass == p->klass && q->samples > 0 && (!base || q->n < base->n))
         base = q;
     }
     double b = base ? base->value[TS_M_WAVE_MS] : 0;
