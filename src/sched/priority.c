@@ -21,10 +21,8 @@ static size_t pick(ts_sched_queue *q)
       fg = i;
       break;
     }
-  int head_is_fg = ts_ring_at(&q->classes, 0) == TS_CLASS_FOREGROUND;
-  size_t chosen = 0;
-  if (fg < len && (q->run_streak < q->burst_limit || head_is_fg))
-    chosen = fg;
+  /* (when the head is itself foreground, fg is the head: either way it runs) */
+  size_t chosen = fg < len && q->run_streak < q->burst_limit ? fg : 0;
   if (ts_ring_at(&q->classes, chosen) == TS_CLASS_FOREGROUND)
     q->run_streak++;
   else
