@@ -1,16 +1,649 @@
+/* Seeing the model: recorded timelines, Chrome traces, the terminal Gantt
+ * chart, tssim explain and the plots. Scenarios are loaded from the source
+ * tree (TSSIM_SOURCE_ROOT); CLI tests run the built binary (TSSIM_BINARY). */
 #include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-START_TEST(viz_placeholder)
+#include "cli/cli.h"
+#include "engine/rng.h"
+#include "viz/explain.h"
+#include "viz/gantt.h"
+#include "viz/plot.h"
+#include "viz/timeline.h"
+#include "viz/trace.h"
+#include "viz/vizopt.h"
+
+#define RR "scenarios/rr-wave.json"
+#define ZC "scenarios/zero-cache-wave.json"
+#define LOCK "tests/data/viz-lock-scenario.json"
+
+static const char *root(void)
 {
-  ck_assert_int_eq(1, 1);
+  const char *r = getenv("TSSIM_SOURCE_ROOT");
+  ck_assert_msg(r != NULL, "TSSIM_SOURCE_ROOT must be set (run with meson test)");
+  return r;
+}
+
+/* Load a scenario of the source tree with overrides and record (n, workers)
+ * exactly as the commands do (replication 0 of the scenario's seed). */
+static void record(const char *scenario, const char *const *sets, int nsets, int n, int workers, ts_loaded *L,
+                   ts_timeline *tl)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root(), scenario);
+  ck_assert_int_eq(ts_cli_load(path, sets, nsets, L), 0);
+  int rc = ts_timeline_record(tl, &L->model, n, workers, ts_rng_derive_seed(L->sc.seed, n, workers, 0));
+  ck_assert_msg(rc == 0, "%s", ts_timeline_strerror(rc));
+}
+
+static void release(ts_loaded *L, ts_timeline *tl)
+{
+  ts_timeline_finish(tl);
+  ts_cli_unload(L);
+}
+
+/* Run the tssim binary with args from the source root; output into out
+ * (caller frees) when not NULL. Returns the exit status. */
+static int tssim(const char *args, char **out)
+{
+  const char *bin = getenv("TSSIM_BINARY");
+  ck_assert_msg(bin != NULL, "TSSIM_BINARY must be set (run with meson test)");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", root(), bin, args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap);
+  ck_assert_ptr_nonnull(buf);
+  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+    len += n;
+    if (cap - len < 2) {
+      cap *= 2;
+      buf = realloc(buf, cap);
+      ck_assert_ptr_nonnull(buf);
+    }
+  }
+  buf[len] = '\0';
+  int status = pclose(p);
+  if (out)
+    *out = buf;
+  else
+    free(buf);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char tmpdir[512];
+
+static void tmp_create(void)
+{
+  snprintf(tmpdir, sizeof tmpdir, "%s/tssim-viz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void tmp_remove(void)
+{
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static double num(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  ck_assert_msg(cJSON_IsNumber(v), "missing number %s", key);
+  return v->valuedouble;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* ---- timeline ---- */
+
+START_TEST(viz_timeline_matches_stats)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  record(LOCK, NULL, 0, 4, 2, &L, &tl);
+  ck_assert_int_eq(tl.nactors, 4);
+  for (int a = 0; a < tl.nactors; a++) {
+    ts_time cpu = 0, st[TS_ACTOR_DONE + 1] = {0};
+    for (size_t i = 0; i < tl.npieces; i++)
+      if (tl.pieces[i].actor == a)
+        cpu += tl.pieces[i].t1 - tl.pieces[i].t0;
+    ck_assert_int_eq(cpu, tl.stats[a].cpu);
+    ts_timeline_state_times(&tl, a, 0, tl.end, 0, st);
+    ck_assert_int_eq(st[TS_ACTOR_RUNNING], tl.stats[a].cpu);
+    ck_assert_int_eq(st[TS_ACTOR_QUEUED], tl.stats[a].queue_wait);
+    ck_assert_int_eq(st[TS_ACTOR_READY], tl.stats[a].ready_wait);
+    ck_assert_int_eq(st[TS_ACTOR_IO], tl.stats[a].io);
+    ck_assert_int_eq(st[TS_ACTOR_LOCK_WAIT], tl.stats[a].lock_wait);
+  }
+  release(&L, &tl);
+}
+END_TEST
+
+START_TEST(viz_timeline_refuses_overflowing_horizon)
+{
+  static const char *const sets[] = {"params.c_ms=3600000", "classes[0].program[0].rows=1"};
+  ts_loaded L;
+  ts_timeline tl;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", root(), RR);
+  ck_assert_int_eq(ts_cli_load(path, sets, 2, &L), 0); /* an hour each: a million overflow 73 years */
+  ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1000000, 1, 1), -4);
+  ck_assert_ptr_nonnull(strstr(ts_timeline_strerror(-4), "--n"));
+  release(&L, &tl);
+}
+END_TEST
+
+/* ---- trace ---- */
+
+/* Check a trace tree: valid events; on every worker's loop track the run and
+ * loop events never overlap; every time slice of every actor appears exactly
+ * once, in order (slice k is the k-th sliced run event); run events sum to
+ * the actor's CPU. */
+static void check_trace(const cJSON *root_, const ts_timeline *tl)
+{
+  const cJSON *events = cJSON_GetObjectItemCaseSensitive(root_, "traceEvents");
+  ck_assert(cJSON_IsArray(events));
+  int nev = cJSON_GetArraySize(events);
+  ck_assert_int_gt(nev, 0);
+  double *last_end = calloc((size_t)tl->nworkers, sizeof *last_end);
+  int64_t *next_slice = calloc((size_t)tl->nactors, sizeof *next_slice);
+  double *cpu = calloc((size_t)tl->nactors, sizeof *cpu);
+  int named = 0;
+  ck_assert(last_end && next_slice && cpu);
+  for (int a = 0; a < tl->nactors; a++)
+    next_slice[a] = 1;
+  for (int w = 0; w < tl->nworkers; w++)
+    last_end[w] = -1;
+  /* loop-track events in the order of their start (the array holds them grouped, not sorted) */
+  const cJSON **loop = calloc((size_t)nev, sizeof *loop);
+  int nloop = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, events)
+  {
+    const char *ph = str(e, "ph");
+    ck_assert_int_eq(strlen(ph), 1);
+    ck_assert(strchr("XMCbesfi", ph[0]) != NULL);
+    int pid = (int)num(e, "pid"), tid = (int)num(e, "tid");
+    ck_assert_int_ge(pid, 1);
+    ck_assert_int_le(pid, tl->nworkers);
+    ck_assert(num(e, "ts") >= 0);
+    if (ph[0] == 'M' && strcmp(str(e, "name"), "process_name") == 0)
+      named++;
+    if (ph[0] == 'X') {
+      ck_assert(num(e, "dur") >= 0);
+      const char *cat = str(e, "cat");
+      if (tid == pid && (strcmp(cat, "run") == 0 || strcmp(cat, "loop") == 0))
+        loop[nloop++] = e;
+    }
+  }
+  ck_assert_int_eq(named, tl->nworkers);
+  for (int i = 1; i < nloop; i++) { /* insertion sort by ts (stable) */
+    const cJSON *x = loop[i];
+    int j = i - 1;
+    while (j >= 0 && num(loop[j], "ts") > num(x, "ts")) {
+      loop[j + 1] = loop[j];
+      j--;
+    }
+    loop[j + 1] = x;
+  }
+  for (int i = 0; i < nloop; i++) {
+    const cJSON *x = loop[i];
+    int w = (int)num(x, "pid") - 1;
+    double ts = num(x, "ts"), dur = num(x, "dur");
+    ck_assert_msg(ts >= last_end[w] - 1e-6, "overlap on worker %d at %.3f us", w, ts);
+    last_end[w] = ts + dur;
+    if (strcmp(str(x, "cat"), "run") != 0)
+      continue;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(x, "args");
+    int a = (int)num(args, "actor");
+    ck_assert_int_eq(tl->stats[a].worker, w);
+    cpu[a] += dur;
+    if (cJSON_GetObjectItemCaseSensitive(args, "slice")) {
+      int64_t s = (int64_t)num(args, "slice");
+      ck_assert_msg(s == next_slice[a], "actor %d: slice %lld where %lld was due", a, (long long)s,
+                    (long long)next_slice[a]);
+      next_slice[a]++;
+    }
+  }
+  for (int a = 0; a < tl->nactors; a++) {
+    ck_assert_int_eq(next_slice[a] - 1, tl->stats[a].slices);
+    ck_assert(fabs(cpu[a] - (double)tl->stats[a].cpu / 1000) < 1e-3);
+  }
+  free(loop);
+  free(last_end);
+  free(next_slice);
+  free(cpu);
+}
+
+START_TEST(viz_trace_zero_cache_n4_slices_once_in_order)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  record(ZC, NULL, 0, 4, 1, &L, &tl);
+  ts_trace_info info = {.scenario = L.sc.name, .model_file = L.sc.model_path};
+  cJSON *tree = ts_trace_build(&tl, &info);
+  ck_assert_ptr_nonnull(tree);
+  char *text = cJSON_PrintUnformatted(tree);
+  cJSON_Delete(tree);
+  cJSON *parsed = cJSON_Parse(text); /* what a viewer reads: the printed text */
+  ck_assert_ptr_nonnull(parsed);
+  check_trace(parsed, &tl);
+  for (int a = 0; a < tl.nactors; a++)
+    ck_assert_int_gt(tl.stats[a].slices, 10);
+  ck_assert_str_eq(str(cJSON_GetObjectItemCaseSensitive(parsed, "otherData"), "scenario"), "zero-cache-wave");
+  cJSON_Delete(parsed);
+  cJSON_free(text);
+  release(&L, &tl);
+}
+END_TEST
+
+START_TEST(viz_trace_lock_flows_and_counters)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  record(LOCK, NULL, 0, 4, 2, &L, &tl);
+  cJSON *tree = ts_trace_build(&tl, NULL);
+  ck_assert_ptr_nonnull(tree);
+  check_trace(tree, &tl);
+  int begins = 0, ends = 0, starts = 0, finishes = 0, counters = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(tree, "traceEvents"))
+  {
+    char ph = str(e, "ph")[0];
+    begins += ph == 'b';
+    ends += ph == 'e';
+    starts += ph == 's';
+    finishes += ph == 'f';
+    counters += ph == 'C';
+  }
+  ck_assert_int_eq(begins, ends);
+  ck_assert_int_ge(begins, 2 * 4); /* group lock and store lock per actor */
+  ck_assert_int_eq(starts, finishes);
+  ck_assert_int_ge(starts, (int)tl.nwakes);
+  ck_assert_int_gt(counters, 0);
+  cJSON_Delete(tree);
+  release(&L, &tl);
+}
+END_TEST
+
+/* The bytes of a file, NUL-terminated (caller frees). */
+static char *slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "missing %s", path);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *text = malloc((size_t)len + 1);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_int_eq(fread(text, 1, (size_t)len, f), len);
+  text[len] = '\0';
+  fclose(f);
+  return text;
+}
+
+static int count(const char *hay, const char *needle)
+{
+  int n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+START_TEST(viz_trace_cli_writes_file)
+{
+  char args[2048], *out, path[1024];
+  tmp_create();
+  snprintf(args, sizeof args, "trace " ZC " --n 4 -o '%s/sub/zc.json' --html '%s/zc.html'", tmpdir, tmpdir);
+  ck_assert_int_eq(tssim(args, &out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "ui.perfetto.dev"));
+  free(out);
+  snprintf(path, sizeof path, "%s/sub/zc.json", tmpdir);
+  char *text = slurp(path);
+  cJSON *tree = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(tree);
+  ck_assert_int_eq((int)num(cJSON_GetObjectItemCaseSensitive(tree, "otherData"), "n"), 4);
+  cJSON_Delete(tree);
+  /* the page holds the same JSON, with "</" written "<\/" so it cannot end its script */
+  snprintf(path, sizeof path, "%s/zc.html", tmpdir);
+  char *page = slurp(path);
+  const char *js = strstr(page, "const TRACE = ");
+  ck_assert_ptr_nonnull(js);
+  ck_assert(strncmp(js + 14, text, strlen(text) - 1) == 0);
+  ck_assert_int_eq(count(page, "</script>"), 2);
+  free(page);
+  free(text);
+  ck_assert_int_eq(tssim("trace " RR " --n 2 -o /dev/null/x.json", &out), 1);
+  ck_assert_ptr_nonnull(strstr(out, "/dev/null"));
+  free(out);
+  tmp_remove();
+}
+END_TEST
+
+/* ---- gantt ---- */
+
+static const char *const rr_sets[] = {"params.c_ms=30", "classes[0].program[0].rows=30"};
+
+static char *render(const ts_timeline *tl, int width, int ascii)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_ptr_nonnull(f);
+  ts_gantt_opts o = {.width = width, .ascii = ascii, .max_actors = 32, .title = "rr-wave"};
+  ck_assert_int_eq(ts_gantt_render(f, tl, &o), 0);
+  fclose(f);
+  return buf;
+}
+
+/* Round robin, N = 3 actors of C = 30 ms on W = 1 worker, q = 10 ms. By hand:
+ *   0-10 a0, 10-20 a1, 20-30 a2, 30-40 a0, 40-50 a1, 50-60 a2, 60-70 a0 (done),
+ *   70-80 a1 (done), 80-90 a2 (done); all arrive at 0 as callbacks, so a1 waits
+ *   for the loop 0-10 and a2 0-20, then each waits in the queue between slices.
+ * One column is 2 ms: a 10 ms slice is 5 columns. */
+START_TEST(viz_gantt_rr_wave_matches_hand_drawn_schedule)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  record(RR, rr_sets, 2, 3, 1, &L, &tl);
+  char *got = render(&tl, 100, 1);
+  const char *want =
+    "rr-wave: n=3, workers=1: 0 to 90 ms, one column = 2 ms\n"
+    "           0         20        40        60        80 ms\n"
+    "           +---------+---------+---------+---------+----\n"
+    "worker 0  |000001111122222000001111122222000001111122222| busy 100%\n"
+    "actor 0   |#####..........#####..........#####          | done 70 ms\n"
+    "actor 1   |:::::#####..........#####..........#####     | done 80 ms\n"
+    "actor 2   |::::::::::#####..........#####..........#####| done 90 ms\n"
+    "workers: 0-9a-zA-Z the actor running (* beyond 61)  ~ loop overhead  blank idle\n"
+    "actors:  # running  . queued (time-slice queue)  : callback wait (I/O callback queue)  _ I/O\n"
+    "         x lock wait  blank not arrived or done\n";
+  ck_assert_str_eq(got, want);
+  free(got);
+  got = render(&tl, 100, 0);
+  ck_assert_ptr_nonnull(strstr(got, "\nactor 0   │█████░░░░░░░░░░█████░░░░░░░░░░█████          │ done 70 ms\n"));
+  ck_assert_ptr_nonnull(strstr(got, "\nactor 2   │▒▒▒▒▒▒▒▒▒▒█████░░░░░░░░░░█████░░░░░░░░░░█████│ done 90 ms\n"));
+  free(got);
+  release(&L, &tl);
+}
+END_TEST
+
+/* Every line fits the width, in characters (not bytes), at any width. */
+START_TEST(viz_gantt_fits_width)
+{
+  static const int widths[] = {60, 80, 100, 137};
+  ts_loaded L;
+  ts_timeline tl;
+  record(ZC, NULL, 0, 4, 1, &L, &tl);
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+    for (int ascii = 0; ascii < 2; ascii++) {
+      char *got = render(&tl, widths[i], ascii);
+      int col = 0, lines = 0;
+      for (const unsigned char *p = (const unsigned char *)got; *p; p++) {
+        if (*p == '\n') {
+          lines++;
+          col = 0;
+          continue;
+        }
+        col += (*p & 0xC0) != 0x80;
+        ck_assert_msg(col <= widths[i], "line %d wider than %d", lines + 1, widths[i]);
+      }
+      ck_assert_int_ge(lines, 3 + 1 + 2 * 4 + 2); /* axis, worker, actor and lock rows, legend */
+      free(got);
+    }
+  ts_gantt_opts o = {.width = TS_GANTT_MIN_WIDTH - 1, .max_actors = 4};
+  ck_assert_int_eq(ts_gantt_render(stdout, &tl, &o), -1);
+  release(&L, &tl);
+}
+END_TEST
+
+START_TEST(viz_gantt_cli_options_and_errors)
+{
+  char *out;
+  ck_assert_int_eq(tssim("gantt " RR " --n 3 --workers 1 --set params.c_ms=30 "
+                         "--set 'classes[0].program[0].rows=30' --ascii", &out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "actor 2   |::::::::::#####..........#####..........#####| done 90 ms"));
+  free(out);
+  ck_assert_int_eq(tssim("gantt " RR " --n 40 --workers 2 --max-actors 5 --ascii", &out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "(35 more actors not drawn: see --max-actors)"));
+  free(out);
+  ck_assert_int_eq(tssim("gantt " RR " --width 20", &out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--width: expected an integer in [60, 10000], got \"20\""));
+  free(out);
+  ck_assert_int_eq(tssim("gantt " RR " --n 3,4", &out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--n: expected one integer"));
+  free(out);
+  ck_assert_int_eq(tssim("gantt " RR " --workers 0", &out), 2);
+  free(out);
+  ck_assert_int_eq(tssim("gantt " RR " --seed -1", &out), 2);
+  free(out);
+  ck_assert_int_eq(tssim("gantt no-such-scenario.json", &out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "no-such-scenario.json"));
+  free(out);
+  ck_assert_int_eq(tssim("gantt", &out), 2);
+  free(out);
+  ck_assert_int_eq(tssim("gantt --help", &out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "--ascii"));
+  free(out);
+  ck_assert_int_eq(tssim("trace " RR " --set worker.no_such_field=1", &out), 2);
+  free(out);
+  ck_assert_int_eq(tssim("explain " RR " --bogus", &out), 2);
+  free(out);
+}
+END_TEST
+
+/* ---- explain ---- */
+
+START_TEST(viz_explain_rr_closed_form_exact)
+{
+  static const struct {
+    int n, workers;
+    ts_time last_ms;
+  } pts[] = {{16, 1, 6400}, {20, 3, 2800}, {1, 1, 400}, {1000, 8, 50000}};
+  for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+    ts_loaded L;
+    ts_timeline tl;
+    ts_explain_rr r;
+    record(RR, NULL, 0, pts[i].n, pts[i].workers, &L, &tl);
+    ck_assert_int_eq(ts_explain_rr_check(&tl, &r), 0);
+    ck_assert(r.applies);
+    ck_assert_int_eq(r.slices, 40);
+    ck_assert_int_eq(r.quantum, 10 * TS_NS_PER_MS);
+    ck_assert(r.equal_slices);
+    ck_assert_int_eq(r.matched, pts[i].n);
+    ck_assert_int_eq(r.total, pts[i].n);
+    ck_assert_int_eq(r.last_pred, pts[i].last_ms * TS_NS_PER_MS);
+    ck_assert_int_eq(r.last_sim, r.last_pred);
+    release(&L, &tl);
+  }
+}
+END_TEST
+
+/* Unequal slices: C = 25 ms in 1 ms rows is cut 10 + 10 + 5; the formula
+ * with the last slice s = 5 ms still predicts every completion. */
+START_TEST(viz_explain_rr_unequal_last_slice)
+{
+  static const char *const sets[] = {"params.c_ms=25", "classes[0].program[0].rows=25"};
+  ts_loaded L;
+  ts_timeline tl;
+  ts_explain_rr r;
+  record(RR, sets, 2, 5, 2, &L, &tl);
+  ck_assert_int_eq(ts_explain_rr_check(&tl, &r), 0);
+  ck_assert(r.applies);
+  ck_assert(!r.equal_slices);
+  ck_assert_int_eq(r.slices, 3);
+  ck_assert_int_eq(r.last_slice, 5 * TS_NS_PER_MS);
+  ck_assert_int_eq(r.matched, 5);
+  ck_assert_int_eq(r.last_sim, 3 * 25 * TS_NS_PER_MS);
+  release(&L, &tl);
+}
+END_TEST
+
+START_TEST(viz_explain_rr_report_states_the_law)
+{
+  char *out;
+  ck_assert_int_eq(tssim("explain " RR " --n 16 --workers 1", &out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "C = 400 ms of CPU per actor in S = ceil(C/q) = 40 slices of q = 10 ms"));
+  ck_assert_ptr_nonnull(strstr(out, "finishes at ((S-1)*m + i + 1)*q"));
+  ck_assert_ptr_nonnull(strstr(out, "last completion ceil(N/W)*C = 16*400 = 6400 ms; simulated 6400 ms: exact"));
+  ck_assert_ptr_nonnull(strstr(out, "all 16 match the formula exactly (first 6250 ms, last 6400 ms)"));
+  ck_assert_ptr_nonnull(strstr(out, "mean completion: limit 6400 ms, simulated 6325 ms (75 ms earlier)"));
+  ck_assert_ptr_nonnull(strstr(out, "own CPU (running)                                   400 ms"));
+  free(out);
+}
+END_TEST
+
+/* The accounting identities hold exactly, actor by actor. */
+START_TEST(viz_explain_accounting_is_exact)
+{
+  static const char *const scen[] = {ZC, LOCK, RR};
+  for (size_t k = 0; k < 3; k++) {
+    ts_loaded L;
+    ts_timeline tl;
+    record(scen[k], NULL, 0, 4, k == 1 ? 2 : 1, &L, &tl);
+    ts_explain_actor *x = calloc((size_t)tl.nactors, sizeof *x);
+    ck_assert_int_eq(ts_explain_account(&tl, x), 0);
+    for (int a = 0; a < tl.nactors; a++) {
+      ts_time sum = 0;
+      for (int s = 0; s <= TS_ACTOR_DONE; s++)
+        sum += x[a].state[s];
+      ck_assert_int_eq(sum, x[a].wave);
+      ck_assert_int_eq(x[a].wave, x[a].worker_busy + x[a].state[TS_ACTOR_IO] - x[a].io_busy - x[a].outside +
+                                     x[a].wait_idle);
+      ck_assert_int_eq(x[a].wait_others + x[a].wait_loop + x[a].wait_idle,
+                       x[a].state[TS_ACTOR_QUEUED] + x[a].state[TS_ACTOR_READY] + x[a].state[TS_ACTOR_LOCK_WAIT]);
+      ck_assert_int_le(x[a].held[TS_ACTOR_QUEUED], x[a].state[TS_ACTOR_QUEUED]);
+    }
+    free(x);
+    release(&L, &tl);
+  }
+}
+END_TEST
+
+START_TEST(viz_explain_zero_cache_names_terms)
+{
+  char *out;
+  ck_assert_int_eq(tssim("explain " ZC " --n 4", &out), 0);
+  static const char *const terms[] = {
+    "own CPU (running)", "queue wait (time-slice queue)", "I/O-callback wait", "I/O (off CPU)", "lock wait",
+    "held while descheduled", "held while queued", "does not apply: the program has I/O",
+    "wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency", "queued CPU (time-sliced steps)",
+    "loop CPU (other steps + share of overhead)", "overlappable latency", "from n=1",
+    "worker busy while the actor was in I/O (latency hidden)", "= simulated - law",
+    "the model prices CPU by load"};
+  for (size_t i = 0; i < sizeof terms / sizeof *terms; i++)
+    ck_assert_msg(strstr(out, terms[i]) != NULL, "missing \"%s\" in:\n%s", terms[i], out);
+  free(out);
+}
+END_TEST
+
+/* ---- shared options ---- */
+
+START_TEST(viz_vizopt_defaults_and_errors)
+{
+  ts_vizopt o;
+  ts_err e;
+  int ns[] = {8, 16}, ws[] = {2};
+  ts_scenario sc = {.ns = ns, .nn = 2, .workers = ws, .nw = 1, .seed = 42};
+  ck_assert_int_eq(ts_vizopt_init(&o, 4), 0);
+  ck_assert_int_eq(ts_vizopt_resolve(&o, &sc, &e), 0);
+  ck_assert_int_eq(o.n, 8);
+  ck_assert_int_eq(o.workers, 2);
+  ck_assert_int_eq(o.seed, 42);
+  ck_assert(ts_vizopt_take(&o, 'n', "3"));
+  ck_assert(ts_vizopt_take(&o, 's', "a=1"));
+  ck_assert(!ts_vizopt_take(&o, 'x', "?"));
+  ck_assert_int_eq(ts_vizopt_resolve(&o, &sc, &e), 0);
+  ck_assert_int_eq(o.n, 3);
+  ck_assert_int_eq(o.nsets, 1);
+  ck_assert(ts_vizopt_take(&o, 'w', "many"));
+  ck_assert_int_eq(ts_vizopt_resolve(&o, &sc, &e), -1);
+  ck_assert_str_eq(e.msg, "--workers: expected one integer in [1, 4096], got \"many\"");
+  ck_assert(ts_vizopt_take(&o, 'w', "1"));
+  ck_assert(ts_vizopt_take(&o, 'S', "x"));
+  ck_assert_int_eq(ts_vizopt_resolve(&o, &sc, &e), -1);
+  ck_assert_str_eq(e.msg, "--seed: expected a non-negative integer, got \"x\"");
+  ts_vizopt_finish(&o);
+}
+END_TEST
+
+/* ---- plots ---- */
+
+static int exists(const char *dir, const char *name)
+{
+  char path[1024];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+START_TEST(viz_plot_with_and_without_gnuplot)
+{
+  char args[1024], res[700];
+  tmp_create();
+  snprintf(res, sizeof res, "%s/res", tmpdir);
+  snprintf(args, sizeof args, "run " LOCK " -q --no-plots -o '%s'", res);
+  ck_assert_int_eq(tssim(args, NULL), 0);
+  char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+  setenv("PATH", "/nonexistent", 1); /* no gnuplot: nothing drawn, no failure */
+  ck_assert_int_eq(ts_plot_results(res, 1), 0);
+  setenv("PATH", path, 1);
+  free(path);
+  ck_assert(!exists(res, "wave.png"));
+  if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    ck_assert_int_eq(ts_plot_results(res, 1), 4);
+    static const char *const files[] = {"wave", "cpu", "ratio", "decomposition"};
+    for (int i = 0; i < 4; i++) {
+      char name[64];
+      snprintf(name, sizeof name, "%s.png", files[i]);
+      ck_assert_msg(exists(res, name), "missing %s", name);
+      snprintf(name, sizeof name, "%s.svg", files[i]);
+      ck_assert_msg(exists(res, name), "missing %s", name);
+    }
+  }
+  ck_assert_int_eq(ts_plot_results("/nonexistent-folder", 1), 0);
+  tmp_remove();
 }
 END_TEST
 
 Suite *viz_suite(void)
 {
   Suite *s = suite_create("viz");
-  TCase *tc = tcase_create("core");
-  tcase_add_test(tc, viz_placeholder);
-  suite_add_tcase(s, tc);
+  TCase *core = tcase_create("core");
+  tcase_set_timeout(core, 120);
+  tcase_add_test(core, viz_timeline_matches_stats);
+  tcase_add_test(core, viz_trace_zero_cache_n4_slices_once_in_order);
+  tcase_add_test(core, viz_trace_lock_flows_and_counters);
+  tcase_add_test(core, viz_gantt_rr_wave_matches_hand_drawn_schedule);
+  tcase_add_test(core, viz_gantt_fits_width);
+  tcase_add_test(core, viz_explain_rr_closed_form_exact);
+  tcase_add_test(core, viz_explain_rr_unequal_last_slice);
+  tcase_add_test(core, viz_explain_accounting_is_exact);
+  tcase_add_test(core, viz_vizopt_defaults_and_errors);
+  suite_add_tcase(s, core);
+  TCase *cli = tcase_create("cli");
+  tcase_set_timeout(cli, 120);
+  tcase_add_test(cli, viz_trace_cli_writes_file);
+  tcase_add_test(cli, viz_gantt_cli_options_and_errors);
+  tcase_add_test(cli, viz_explain_rr_report_states_the_law);
+  tcase_add_test(cli, viz_explain_zero_cache_names_terms);
+  tcase_add_test(cli, viz_plot_with_and_without_gnuplot);
+  suite_add_tcase(s, cli);
+  TCase *errors = tcase_create("errors");
+  tcase_add_test(errors, viz_timeline_refuses_overflowing_horizon);
+  suite_add_tcase(s, errors);
   return s;
 }

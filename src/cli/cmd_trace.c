@@ -22,7 +22,9 @@ static void usage(FILE *f)
         "operations in flight. Times are simulated microseconds.\n"
         "\n"
         "options:\n"
-        "  -o, --output FILE       trace file (default: results/<scenario name>/trace-n<N>-w<W>.json)\n" TS_VIZOPT_HELP
+        "  -o, --output FILE       trace file (default: results/<scenario name>/trace-n<N>-w<W>.json)\n"
+        "      --html FILE         also write FILE: a self-contained page that draws the same trace\n"
+        "                          as a timeline in any browser, offline\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"
         "\n"
         "exit status: 0 ok, 1 the simulation or the write failed, 2 bad usage or bad input.\n",
@@ -32,9 +34,10 @@ static void usage(FILE *f)
 int ts_cmd_trace(int argc, char **argv)
 {
   static const struct option opts[] = {
-    TS_VIZOPT_LONG, {"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    TS_VIZOPT_LONG, {"output", required_argument, NULL, 'o'}, {"html", required_argument, NULL, 'H'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   ts_vizopt o;
-  const char *out = NULL;
+  const char *out = NULL, *html = NULL;
   int c;
   if (ts_vizopt_init(&o, argc))
     return 1;
@@ -44,6 +47,7 @@ int ts_cmd_trace(int argc, char **argv)
       continue;
     switch (c) {
     case 'o': out = optarg; break;
+    case 'H': html = optarg; break;
     case 'h': usage(stdout); ts_vizopt_finish(&o); return 0;
     default: usage(stderr); ts_vizopt_finish(&o); return 2;
     }
@@ -71,22 +75,23 @@ int ts_cmd_trace(int argc, char **argv)
     out = path;
   }
   int r = ts_timeline_record(&tl, &L.model, o.n, o.workers, ts_rng_derive_seed(o.seed, o.n, o.workers, 0));
-  rc = 1;
-  if (r == -1) {
-    fprintf(stderr, "tssim: %s: out of memory recording the timeline\n", L.sc.file);
+  rc = r == -4 ? 2 : 1;
+  if (r != 0 && r != -2) {
+    fprintf(stderr, "tssim: %s: %s\n", L.sc.file, ts_timeline_strerror(r));
     goto done;
   }
   ts_trace_info info = {.scenario = L.sc.name, .model_file = L.sc.model_path};
-  if (ts_trace_write(&tl, &info, out, &e)) {
+  if (ts_trace_write(&tl, &info, out, &e) || (html && ts_trace_write_html(&tl, &info, html, &e))) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     goto done;
   }
   printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
          "open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n",
          out, o.n, o.workers, tl.nactors, ts_time_to_ms(tl.end), tl.npieces);
+  if (html)
+    printf("wrote %s: the same trace as a page for any browser, offline\n", html);
   if (r == -2) {
-    fprintf(stderr, "tssim: %s: the simulation deadlocked: actors wait on locks that are never released "
-                    "(the trace shows where they stuck)\n", L.sc.file);
+    fprintf(stderr, "tssim: %s: %s (the trace shows where they stuck)\n", L.sc.file, ts_timeline_strerror(r));
     goto done;
   }
   rc = 0;

@@ -1,10 +1,282 @@
+/* Plots: each compiled-in gnuplot script (the .gp files of plots/) is piped to one
+ * gnuplot process, after a few variable definitions read off summary.csv
+ * (worker counts, classes, which worker counts have recorded values). Each
+ * plot is written under temporary names and renamed when gnuplot succeeded,
+ * so a results folder never holds half a plot. TSSIM_PLOTS_DIR, when set,
+ * names a folder whose scripts replace the compiled-in ones (to edit them
+ * without rebuilding). */
 #include "viz/plot.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "viz/embedded.h"
+
+/* A plot: plots/<script>.gp draws <script>.png and <script>.svg. */
+typedef struct plot_kind {
+  const char *script;
+  const char *recorded;   /* the recorded_* column this plot shows, or NULL */
+} plot_kind;
+
+static const plot_kind kinds[] = {
+  {"wave", "recorded_wave_ms"},
+  {"cpu", "recorded_per_group_cpu_ms"},
+  {"ratio", "recorded_wave_ratio"},
+  {"decomposition", NULL},
+};
+
+#define NKINDS (sizeof kinds / sizeof *kinds)
+#define LIST 1024
+
+/* What the scripts need to know about summary.csv. */
+typedef struct summary {
+  char workers[LIST];        /* distinct worker counts, space-separated */
+  char classes[LIST];        /* distinct class names */
+  char rec[NKINDS][LIST];    /* per plot: worker counts with recorded values */
+} summary;
+
+/* Append word to a space-separated list unless it is there already. */
+static void add_word(char *list, const char *word)
+{
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ' ');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, word, n) == 0)
+      return;
+    p += len + (e != NULL);
+  }
+  if (strlen(list) + n + 2 > LIST)
+    return;
+  if (*list)
+    strcat(list, " ");
+  strcat(list, word);
+}
+
+/* Split a CSV line (no quoting) in place; returns the number of fields. */
+static int split(char *line, char **f, int max)
+{
+  int n = 0;
+  line[strcspn(line, "\r\n")] = '\0';
+  for (char *p = line; n < max;) {
+    f[n++] = p;
+    char *c = strchr(p, ',');
+    if (!c)
+      break;
+    *c = '\0';
+    p = c + 1;
+  }
+  return n;
+}
+
+static int read_summary(const char *path, summary *s)
+{
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  memset(s, 0, sizeof *s);
+  char line[8192], *fld[128];
+  int wcol = -1, ccol = -1, rcol[NKINDS];
+  if (!fgets(line, sizeof line, f)) {
+    fclose(f);
+    return -1;
+  }
+  int nf = split(line, fld, 128);
+  for (size_t k = 0; k < NKINDS; k++)
+    rcol[k] = -1;
+  for (int i = 0; i < nf; i++) {
+    wcol = strcmp(fld[i], "workers") == 0 ? i : wcol;
+    ccol = strcmp(fld[i], "class") == 0 ? i : ccol;
+    for (size_t k = 0; k < NKINDS; k++)
+      if (kinds[k].recorded && strcmp(fld[i], kinds[k].recorded) == 0)
+        rcol[k] = i;
+  }
+  while (wcol >= 0 && ccol >= 0 && fgets(line, sizeof line, f)) {
+    int n = split(line, fld, 128);
+    if (n <= wcol || n <= ccol)
+      continue;
+    add_word(s->workers, fld[wcol]);
+    add_word(s->classes, fld[ccol]);
+    for (size_t k = 0; k < NKINDS; k++)
+      if (rcol[k] >= 0 && rcol[k] < n && fld[rcol[k]][0])
+        add_word(s->rec[k], fld[wcol]);
+  }
+  fclose(f);
+  return wcol >= 0 && ccol >= 0 && s->workers[0] ? 0 : -1;
+}
+
+/* The full path of gnuplot found on PATH, into buf; 0 or -1. */
+static int find_gnuplot(char *buf, size_t len)
+{
+  const char *path = getenv("PATH");
+  while (path && *path) {
+    const char *e = strchr(path, ':');
+    size_t n = e ? (size_t)(e - path) : strlen(path);
+    if (n > 0 && n + 9 < len) {
+      snprintf(buf, len, "%.*s/gnuplot", (int)n, path);
+      if (access(buf, X_OK) == 0)
+        return 0;
+    }
+    path = e ? e + 1 : NULL;
+  }
+  return -1;
+}
+
+/* A gnuplot single-quoted string assignment: name = 'value' ('' for '). */
+static void assign(FILE *g, const char *name, const char *value)
+{
+  fprintf(g, "%s = '", name);
+  for (const char *p = value; *p; p++) {
+    if (*p == '\'')
+      fputc('\'', g);
+    fputc(*p, g);
+  }
+  fputs("'\n", g);
+}
+
+/* The script text: from TSSIM_PLOTS_DIR if set (caller frees *owned), else compiled in. */
+static const char *script_text(const char *name, char **owned)
+{
+  const char *dir = getenv("TSSIM_PLOTS_DIR");
+  *owned = NULL;
+  if (dir && *dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.gp", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+      return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf && (n += fread(buf + n, 1, cap - n, f)) == cap) {
+      char *nb = realloc(buf, 2 * cap + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    fclose(f);
+    if (buf)
+      buf[n] = '\0';
+    *owned = buf;
+    return buf;
+  }
+  return ts_embedded_find(ts_plot_scripts, name);
+}
+
+/* The scenario's name from dir/summary.json, else the folder's name. */
+static void scenario_name(const char *dir, char *buf, size_t len)
+{
+  char path[1100];
+  const char *slash = strrchr(dir, '/');
+  snprintf(buf, len, "%s", slash && slash[1] ? slash + 1 : dir);
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return;
+  char head[4096]; /* "scenario" comes near the top */
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = '\0';
+  const char *k = strstr(head, "\"scenario\":");
+  const char *q = k ? strchr(k + 11, '"') : NULL;
+  const char *e = q ? strchr(q + 1, '"') : NULL;
+  if (e && e - q - 1 < (long)len && !memchr(q + 1, '\\', (size_t)(e - q - 1)))
+    snprintf(buf, len, "%.*s", (int)(e - q - 1), q + 1);
+}
+
+static int nonempty(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* Draw one plot. Returns 1 when both files were written, else 0 (and says why). */
+static int draw(const char *gnuplot, const char *dir, const char *title, const summary *s, size_t k)
+{
+  char *owned;
+  const char *text = script_text(kinds[k].script, &owned);
+  if (!text) {
+    fprintf(stderr, "tssim: plots: no script %s.gp\n", kinds[k].script);
+    return 0;
+  }
+  char png[1024], svg[1024], ftmp[2][1024], log[1024], cmd[2200];
+  long pid = (long)getpid();
+  snprintf(png, sizeof png, "%.900s/%s.png", dir, kinds[k].script);
+  snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, kinds[k].script);
+  snprintf(ftmp[0], sizeof ftmp[0], "%.900s/%s.png.tmp.%ld", dir, kinds[k].script, pid);
+  snprintf(ftmp[1], sizeof ftmp[1], "%.900s/%s.svg.tmp.%ld", dir, kinds[k].script, pid);
+  snprintf(log, sizeof log, "%.900s/.%s.log.%ld", dir, kinds[k].script, pid);
+  snprintf(cmd, sizeof cmd, "'%s' >'%s' 2>&1", gnuplot, log);
+  if (strchr(dir, '\'') || strchr(gnuplot, '\'') || strlen(dir) > 900) {
+    fprintf(stderr, "tssim: plots: skipped, the folder name is too long or contains a quote: %s\n", dir);
+    free(owned);
+    return 0;
+  }
+  FILE *g = popen(cmd, "w");
+  int ok = 0;
+  if (g) {
+    assign(g, "dir", dir);
+    assign(g, "png", ftmp[0]);
+    assign(g, "svg", ftmp[1]);
+    assign(g, "title", title);
+    assign(g, "workers", s->workers);
+    assign(g, "classes", s->classes);
+    assign(g, "rec_workers", s->rec[k]);
+    fputs(text, g);
+    fputc('\n', g);
+    ok = pclose(g) == 0 && nonempty(ftmp[0]) && nonempty(ftmp[1]);
+  }
+  if (ok)
+    ok = rename(ftmp[0], png) == 0 && rename(ftmp[1], svg) == 0;
+  if (!ok) {
+    fprintf(stderr, "tssim: plots: gnuplot could not draw %s.png:\n", kinds[k].script);
+    FILE *l = fopen(log, "r");
+    char line[512];
+    while (l && fgets(line, sizeof line, l))
+      fprintf(stderr, "  %s", line);
+    if (l)
+      fclose(l);
+    remove(ftmp[0]);
+    remove(ftmp[1]);
+  }
+  remove(log);
+  free(owned);
+  return ok;
+}
 
 int ts_plot_results(const char *dir, int quiet)
 {
-  (void)dir;
-  (void)quiet;
-  return 0;
+  char path[1100], gnuplot[1024];
+  summary s;
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  if (read_summary(path, &s) != 0) {
+    fprintf(stderr, "tssim: plots: cannot read %s\n", path);
+    return 0;
+  }
+  if (find_gnuplot(gnuplot, sizeof gnuplot) != 0) {
+    if (!quiet)
+      fprintf(stderr,
+              "tssim: plots skipped: gnuplot is not installed. To get them, install it\n"
+              "  (Debian/Ubuntu: apt-get install gnuplot-nox; Fedora: dnf install gnuplot;\n"
+              "  macOS: brew install gnuplot) and run this command again.\n");
+    return 0;
+  }
+  char title[256];
+  scenario_name(dir, title, sizeof title);
+  int drawn = 0;
+  for (size_t k = 0; k < NKINDS; k++) {
+    int ok = draw(gnuplot, dir, title, &s, k);
+    if (ok && !quiet)
+      printf("%s%s", drawn ? ", " : "wrote plots ", kinds[k].script);
+    drawn += ok;
+  }
+  if (!quiet && drawn)
+    printf(" (.png and .svg) in %s\n", dir);
+  return drawn;
 }

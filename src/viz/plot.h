@@ -1,9 +1,14 @@
-/* Plots: gnuplot scripts in plots/ drawn from a results folder's CSV. */
+/* Plots: the gnuplot scripts of plots/ (compiled into tssim) drawn from a
+ * results folder's summary.csv: wave.png (wave wall clock vs N, simulated and
+ * recorded, with y = N*wave(N_min)/N_min), cpu.png (per-group CPU vs N),
+ * ratio.png (wave ratio vs N per worker count, with y = N) and
+ * decomposition.png (stacked time per group), each also as .svg. */
 #ifndef TS_PLOT_H
 #define TS_PLOT_H
 
 /* Draw the plots for results folder dir with gnuplot, if installed; when it is
- * not, say how to get them. Never fails the run. Returns the number of plots drawn. */
+ * not, say how to get it (unless quiet). Never fails the run: problems are
+ * reported on stderr. Returns the number of plots drawn (0 to 4). */
 int ts_plot_results(const char *dir, int quiet);
 
 #endif

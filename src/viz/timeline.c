@@ -126,6 +126,8 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
                      .lock = on_lock, .wake = on_wake};
   ts_world w;
+  if (!ts_model_horizon_ok(m, n))
+    return -4;
   if (ts_world_init(&w, m, n, workers, seed, &obs) != 0)
     return -1;
   tl->nactors = w.nactors;
@@ -144,12 +146,25 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->runs = NULL;
   if (tl->failed || rc == -1)
     return -1;
+  if (rc == -3)
+    return -3;
   if (group_by_actor(tl->states, tl->nstates, sizeof *tl->states, offsetof(ts_tl_state, actor), tl->nactors,
                      &tl->state_at) ||
       group_by_actor(tl->locks, tl->nlocks, sizeof *tl->locks, offsetof(ts_tl_lock, actor), tl->nactors,
                      &tl->lock_at))
     return -1;
   return rc;
+}
+
+const char *ts_timeline_strerror(int rc)
+{
+  switch (rc) {
+  case -1: return "out of memory recording the timeline";
+  case -2: return "the simulation deadlocked: actors wait on locks that are never released";
+  case -3: return "internal error: an event was scheduled in the past (please report)";
+  case -4: return "--n: expected a point whose simulated time fits in 73 years (fewer actors or shorter steps)";
+  default: return "ok";
+  }
 }
 
 void ts_timeline_finish(ts_timeline *tl)

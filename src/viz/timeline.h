@@ -82,9 +82,13 @@ typedef struct ts_timeline {
 
 /* Run one replication of m with n groups on `workers` workers and the given
  * seed, recording it into tl (caller memory; free with ts_timeline_finish,
- * also after a failure). Returns 0, -1 when memory runs out, or -2 when the
- * run deadlocked (the timeline then holds what happened until it stuck). */
+ * also after a failure). Returns 0; -1 when memory runs out; -2 when the run
+ * deadlocked (the timeline then holds what happened until it stuck); -3 on
+ * an internal error of the world; -4 when simulated time could overflow at
+ * this n (nothing is run). */
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed);
+/* What a nonzero ts_timeline_record result means, as a sentence. */
+const char *ts_timeline_strerror(int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */
 void ts_timeline_finish(ts_timeline *tl);
 /* Short name of an actor state ("running", "queued", ...). */

@@ -3,10 +3,10 @@
  * one worker with the same (actor, run). */
 #include "viz/trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/atomic.h"
 
 typedef struct builder {
   const ts_timeline *tl;
@@ -319,39 +319,4 @@ cJSON *ts_trace_build(const ts_timeline *tl, const ts_trace_info *info)
     return NULL;
   }
   return root;
-}
-
-int ts_trace_write(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
-{
-  const char *slash = strrchr(path, '/');
-  char dir[1024];
-  const char *name = slash ? slash + 1 : path;
-  if (!*name)
-    return ts_err_set(e, path, NULL, "expected a file name, not a folder");
-  if ((size_t)(slash ? slash - path : 1) >= sizeof dir)
-    return ts_err_set(e, path, NULL, "path too long");
-  if (slash == path)
-    snprintf(dir, sizeof dir, "/");
-  else if (slash)
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  else
-    snprintf(dir, sizeof dir, ".");
-  if (ts_mkdirs(dir, e))
-    return -1;
-  cJSON *root = ts_trace_build(tl, info);
-  char *text = root ? cJSON_PrintUnformatted(root) : NULL;
-  cJSON_Delete(root);
-  if (!text)
-    return ts_err_set(e, path, NULL, "out of memory building the trace");
-  ts_atomic a;
-  ts_atomic_init(&a);
-  FILE *f = ts_atomic_open(&a, dir, name, e);
-  if (!f) {
-    cJSON_free(text);
-    return -1;
-  }
-  fputs(text, f);
-  fputc('\n', f);
-  cJSON_free(text);
-  return ts_atomic_commit(&a, e);
 }

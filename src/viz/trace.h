@@ -1,17 +1,18 @@
 /* Chrome trace-event JSON of a recorded timeline, for Perfetto
  * (ui.perfetto.dev) and chrome://tracing.
  *
- * Layout: one process per worker (pid = worker + 1). Its main thread, "event
- * loop (CPU)" (tid = pid), has one complete ("X") event per run period of an actor, named
- * "actor A", with one nested event per step piece (named by the step label),
- * and "loop overhead" events; thread nworkers + A + 1 is actor A's track, with one
- * event per state (queued, running, callback wait, I/O, lock wait), and an
- * async slice ("b"/"e", category "lock") while the actor holds a lock.
- * Flow arrows ("s"/"f") go from an actor's I/O completion to the run of its
+ * Layout: one process per worker (pid = worker + 1). Its main thread (tid =
+ * pid), "event loop (CPU)", has one complete ("X") event per run period of
+ * an actor, named "actor A" (args: actor, run, slice when it did timed work),
+ * with one nested event per step piece (named by the step label), and "loop
+ * overhead" events. Thread nworkers + A + 1 is actor A's track: one event per
+ * state (queued, running, callback wait, I/O, lock wait), a "done" instant,
+ * and an async slice ("b"/"e", category "lock") while it holds a lock. Flow
+ * arrows ("s"/"f") go from an actor's I/O completion to the run of its
  * callback, and from a lock's releaser to the actor it hands the lock to.
  * Counters ("C") per worker: time-slice queue depth and priority operations
  * in flight. Metadata ("M") names processes and threads. Times are
- * microseconds (ns / 1000, exact in a double). */
+ * microseconds (ns / 1000). */
 #ifndef TS_TRACE_H
 #define TS_TRACE_H
 #include <cjson/cJSON.h>
@@ -31,5 +32,9 @@ cJSON *ts_trace_build(const ts_timeline *tl, const ts_trace_info *info);
 /* Write the trace of tl to path atomically (the file appears whole or not at
  * all; its folder is created). Returns 0, or -1 with e filled. */
 int ts_trace_write(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
+/* The same trace inside a self-contained HTML page that draws it as an SVG
+ * timeline in any browser, offline (the trace viewer compiled into tssim).
+ * Returns 0, or -1 with e filled. */
+int ts_trace_write_html(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
 
 #endif

@@ -1,0 +1,70 @@
+/* Explaining a recorded timeline: where each actor's wave wall clock went,
+ * and how it compares with the closed-form laws of time-slice scheduling.
+ *
+ * The accounting is exact. For an actor whose wave window is [ws, we) on a
+ * worker that was busy B (all actors' CPU plus loop overhead, whole run):
+ *   wave = own CPU + queue wait + callback wait + I/O + lock wait     (states)
+ *   wave = B + I/O - (worker busy during own I/O) - (worker busy outside
+ *          [ws, we)) + (worker idle while waiting)                    (law)
+ * so the law wave(N) ~ m*(queued CPU + loop CPU) + latency, where m*(...) = B,
+ * misses exactly by the three bracketed terms, which the report prints. */
+#ifndef TS_EXPLAIN_H
+#define TS_EXPLAIN_H
+#include <stdio.h>
+
+#include "viz/timeline.h"
+
+/* One actor's accounting over its wave window. */
+typedef struct ts_explain_actor {
+  ts_time wave;                        /* wave_end - wave_start */
+  ts_time state[TS_ACTOR_DONE + 1];    /* time in each state within the window */
+  ts_time held[TS_ACTOR_DONE + 1];     /* ...of which holding at least one lock */
+  ts_time wait_others;                 /* while waiting (queued, callback, lock): other actors' CPU */
+  ts_time wait_loop;                   /* ...loop overhead */
+  ts_time wait_idle;                   /* ...worker idle */
+  ts_time io_busy;                     /* worker busy while this actor was in I/O */
+  ts_time outside;                     /* worker busy outside the window */
+  ts_time worker_busy;                 /* B: its worker's busy time, whole run */
+  ts_time queued_cpu;                  /* CPU in timed (time-sliced) steps, whole run */
+  ts_time loop_cpu;                    /* other CPU, plus its share of loop overhead */
+  int peers;                           /* actors on its worker, itself included */
+} ts_explain_actor;
+
+/* Account every actor of tl into out[tl->nactors]. Returns 0, or -1 when
+ * memory runs out. */
+int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out);
+
+/* The round-robin closed form, when it applies to tl: one class running one
+ * cpu step of a fixed demand C (marks allowed), FIFO queue, no overheads,
+ * all arrivals at one instant, no processor sharing. Slices follow from the
+ * rows and the threshold exactly as the worker cuts them; on a worker with m
+ * actors the i-th (in arrival order, from 0) completes at
+ *   start + m*(C - s) + (i + 1)*s,   s = the last slice,
+ * so the last at start + m*C. */
+typedef struct ts_explain_rr {
+  int applies;
+  char why_not[200];     /* when it does not apply */
+  ts_time cost;          /* C */
+  ts_time quantum;       /* the first slice */
+  ts_time last_slice;    /* s */
+  int equal_slices;      /* every slice is quantum long */
+  int64_t slices;        /* S */
+  ts_time start;
+  int m_max;             /* most actors on one worker */
+  int matched, total;    /* completions equal to the prediction */
+  ts_time max_err;       /* largest |simulated - predicted| completion */
+  ts_time last_pred, last_sim, first_sim;
+  ts_time sum_sim;       /* sum of simulated completions (for the mean) */
+  ts_time sum_ps;        /* sum of completions in the processor-sharing limit */
+} ts_explain_rr;
+
+/* Check the round-robin closed form against tl. Returns 0 (out->applies
+ * tells whether it applied), or -1 when memory runs out. */
+int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *out);
+
+/* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
+ * the same workers: the law's terms are then also predicted from it. title
+ * names the scenario. Returns 0, or -1 when memory runs out. */
+int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, const char *title);
+
+#endif

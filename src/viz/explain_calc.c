@@ -1,0 +1,248 @@
+/* The numbers behind tssim explain: per-actor accounting of the wave window
+ * against its worker's run pieces, and the round-robin closed form. */
+#include "viz/explain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pieces of each worker, in time order: idx[at[w] .. at[w + 1]). */
+typedef struct by_worker {
+  size_t *idx;
+  size_t *at;
+} by_worker;
+
+static int index_pieces(const ts_timeline *tl, by_worker *bw)
+{
+  bw->idx = malloc((tl->npieces ? tl->npieces : 1) * sizeof *bw->idx);
+  bw->at = calloc((size_t)tl->nworkers + 2, sizeof *bw->at);
+  if (!bw->idx || !bw->at)
+    return -1;
+  for (size_t i = 0; i < tl->npieces; i++)
+    bw->at[tl->pieces[i].worker + 2]++;
+  for (int w = 0; w < tl->nworkers; w++)
+    bw->at[w + 2] += bw->at[w + 1];
+  for (size_t i = 0; i < tl->npieces; i++)
+    bw->idx[bw->at[tl->pieces[i].worker + 1]++] = i;
+  return 0;
+}
+
+static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
+{
+  ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* Worker w's busy time within [t0, t1), split into actor `self`, other
+ * actors, and loop overhead. */
+static void busy_within(const ts_timeline *tl, const by_worker *bw, int w, int self, ts_time t0, ts_time t1,
+                        ts_time *own, ts_time *others, ts_time *loop)
+{
+  size_t lo = bw->at[w], hi = bw->at[w + 1];
+  while (lo < hi) { /* first piece ending after t0 */
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl->pieces[bw->idx[mid]].t1 <= t0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t k = lo; k < bw->at[w + 1]; k++) {
+    const ts_tl_piece *p = &tl->pieces[bw->idx[k]];
+    if (p->t0 >= t1)
+      break;
+    ts_time d = overlap(p->t0, p->t1, t0, t1);
+    if (p->actor < 0)
+      *loop += d;
+    else if (p->actor == self)
+      *own += d;
+    else
+      *others += d;
+  }
+}
+
+static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const ts_time *loop_w,
+                        const int *peers, int a, ts_explain_actor *x)
+{
+  const ts_actor_stats *st = &tl->stats[a];
+  int w = st->worker;
+  ts_time ws = st->wave_start, we = st->wave_end;
+  memset(x, 0, sizeof *x);
+  x->wave = we - ws;
+  x->worker_busy = busy[w];
+  x->peers = peers[w];
+  x->queued_cpu = st->timer;
+  x->loop_cpu = st->cpu - st->timer + loop_w[w] / (peers[w] ? peers[w] : 1);
+  ts_timeline_state_times(tl, a, ws, we, 0, x->state);
+  ts_timeline_state_times(tl, a, ws, we, 1, x->held);
+  ts_time own = 0, others = 0, loop = 0;
+  busy_within(tl, bw, w, a, ws, we, &own, &others, &loop);
+  x->outside = busy[w] - (own + others + loop);
+  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
+  for (size_t i = lo; i < hi; i++) {
+    int s = tl->states[i].state;
+    ts_time s0 = tl->states[i].t > ws ? tl->states[i].t : ws;
+    ts_time s1 = i + 1 < hi ? tl->states[i + 1].t : tl->end;
+    s1 = s1 < we ? s1 : we;
+    if (s1 <= s0)
+      continue;
+    ts_time o = 0, oth = 0, l = 0;
+    if (s == TS_ACTOR_IO) {
+      busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
+      x->io_busy += oth + l;
+    } else if (s == TS_ACTOR_QUEUED || s == TS_ACTOR_READY || s == TS_ACTOR_LOCK_WAIT) {
+      busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
+      x->wait_others += oth;
+      x->wait_loop += l;
+      x->wait_idle += (s1 - s0) - oth - l;
+    }
+  }
+}
+
+int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
+{
+  by_worker bw = {0};
+  size_t nw = (size_t)tl->nworkers;
+  ts_time *busy = calloc(nw, sizeof *busy), *loop = calloc(nw, sizeof *loop);
+  int *peers = calloc(nw, sizeof *peers), rc = -1;
+  if (!busy || !loop || !peers || index_pieces(tl, &bw))
+    goto done;
+  for (size_t i = 0; i < tl->npieces; i++) {
+    const ts_tl_piece *p = &tl->pieces[i];
+    busy[p->worker] += p->t1 - p->t0;
+    if (p->actor < 0)
+      loop[p->worker] += p->t1 - p->t0;
+  }
+  for (int a = 0; a < tl->nactors; a++)
+    peers[tl->stats[a].worker]++;
+  for (int a = 0; a < tl->nactors; a++)
+    account_one(tl, &bw, busy, loop, peers, a, &out[a]);
+  rc = 0;
+done:
+  free(bw.idx);
+  free(bw.at);
+  free(busy);
+  free(loop);
+  free(peers);
+  return rc;
+}
+
+/* Work done after j of R rows of a step costing c, as the worker computes it. */
+static ts_time cum(ts_time c, int64_t rows, int64_t j)
+{
+  return j * (c / rows) + (j * (c % rows)) / rows;
+}
+
+/* Why the closed form does not apply to tl's model, or NULL if it does.
+ * *cpu receives the one cpu step. */
+static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
+{
+  const ts_model *m = tl->model;
+  if (m->nclasses != 1)
+    return "the model has more than one actor class";
+  const ts_class *k = &m->classes[0];
+  *cpu = NULL;
+  for (size_t i = 0; i < k->nsteps; i++) {
+    const ts_step *s = &k->steps[i];
+    if (s->op == TS_STEP_MARK)
+      continue;
+    if (s->op != TS_STEP_CPU)
+      return "the program has I/O, yield or lock steps, not only CPU";
+    if (*cpu)
+      return "the program has more than one cpu step";
+    *cpu = s;
+  }
+  if (!*cpu)
+    return "the program has no cpu step";
+  if ((*cpu)->cost.kind != TS_DIST_FIXED)
+    return "the CPU demand is random, not equal for every actor";
+  if ((*cpu)->cost.mean <= 0)
+    return "the CPU demand is zero";
+  if (m->yield_overhead > 0 || m->loop_overhead > 0)
+    return "yields and loop iterations cost CPU (overheads)";
+  if (strcmp(m->policy->name, "fifo") != 0)
+    return "the queue policy is not FIFO";
+  if (k->arrival_spacing != 0)
+    return "actors arrive at different times";
+  if (m->cores > 0 && m->cores < tl->nworkers)
+    return "workers share fewer cores than there are workers (processor sharing)";
+  return NULL;
+}
+
+/* The slices one actor's cpu step is cut into: count, first and last. */
+static void rr_slices(const ts_timeline *tl, const ts_step *s, ts_explain_rr *r)
+{
+  ts_time c = r->cost, th = tl->model->threshold;
+  int64_t rows = s->rows, j = 0;
+  r->equal_slices = 1;
+  r->slices = 0;
+  while (j < rows) {
+    int64_t next = rows;
+    if (s->sliced) { /* the first row whose end takes the lap past the threshold */
+      int64_t lo = j + 1, hi = rows;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cum(c, rows, mid) - cum(c, rows, j) > th)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      next = lo;
+    }
+    ts_time len = cum(c, rows, next) - cum(c, rows, j);
+    if (r->slices == 0)
+      r->quantum = len;
+    else if (len != r->quantum)
+      r->equal_slices = 0;
+    r->last_slice = len;
+    r->slices++;
+    j = next;
+  }
+}
+
+int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
+{
+  const ts_step *cpu = NULL;
+  const char *why = rr_why_not(tl, &cpu);
+  memset(r, 0, sizeof *r);
+  if (why) {
+    snprintf(r->why_not, sizeof r->why_not, "%s", why);
+    return 0;
+  }
+  int *count = calloc((size_t)tl->nworkers, sizeof *count), *pos = calloc((size_t)tl->nworkers, sizeof *pos);
+  if (!count || !pos) {
+    free(count);
+    free(pos);
+    return -1;
+  }
+  r->applies = 1;
+  r->cost = cpu->cost.mean;
+  double scale = ts_model_cpu_scale(tl->model, tl->n);
+  if (scale != 1.0) /* priced by load, exactly as the world does */
+    r->cost = (ts_time)llround((double)r->cost * scale);
+  r->start = tl->model->classes[0].arrival_start;
+  rr_slices(tl, cpu, r);
+  for (int a = 0; a < tl->nactors; a++)
+    count[tl->stats[a].worker]++;
+  for (int w = 0; w < tl->nworkers; w++)
+    r->m_max = count[w] > r->m_max ? count[w] : r->m_max;
+  r->total = tl->nactors;
+  r->first_sim = TS_TIME_MAX;
+  for (int a = 0; a < tl->nactors; a++) { /* actors reach their worker in index order */
+    const ts_actor_stats *st = &tl->stats[a];
+    int m = count[st->worker], i = pos[st->worker]++;
+    ts_time pred = r->start + (ts_time)m * (r->cost - r->last_slice) + (ts_time)(i + 1) * r->last_slice;
+    ts_time err = st->done > pred ? st->done - pred : pred - st->done;
+    r->matched += err == 0;
+    r->max_err = err > r->max_err ? err : r->max_err;
+    r->last_pred = pred > r->last_pred ? pred : r->last_pred;
+    r->last_sim = st->done > r->last_sim ? st->done : r->last_sim;
+    r->first_sim = st->done < r->first_sim ? st->done : r->first_sim;
+    r->sum_sim += st->done;
+    r->sum_ps += r->start + (ts_time)m * r->cost;
+  }
+  if (tl->nactors == 0)
+    r->first_sim = 0;
+  free(count);
+  free(pos);
+  return 0;
+}

@@ -1,0 +1,332 @@
+/* Rendering: every row is built as an array of cells, each cell the value
+ * that covered most of the cell's interval (a small per-cell tally), then
+ * printed through a glyph table. Values: an actor index (worker rows), an
+ * actor state (actor rows), 1 for "holds a lock" (lock rows); BLANK for idle,
+ * not arrived, done or not holding. */
+#include "viz/gantt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLANK (-1)
+#define LOOP (-2)
+#define TALLY 16
+
+typedef struct tally {
+  int v[TALLY];
+  ts_time d[TALLY];
+  int n;
+} tally;
+
+typedef struct chart {
+  const ts_timeline *tl;
+  const ts_gantt_opts *o;
+  ts_time step;      /* simulated time per column */
+  int cols;
+  ts_time unit;      /* ns per unit of the labels */
+  const char *uname;
+  int label_w;       /* row label width, with its trailing space */
+  tally *cells;
+} chart;
+
+static void add(tally *t, int v, ts_time d)
+{
+  for (int i = 0; i < t->n; i++)
+    if (t->v[i] == v) {
+      t->d[i] += d;
+      return;
+    }
+  if (t->n < TALLY) {
+    t->v[t->n] = v;
+    t->d[t->n++] = d;
+  }
+}
+
+/* The value covering most of a cell of length len; the uncovered rest is BLANK. */
+static int best(const tally *t, ts_time len)
+{
+  ts_time covered = 0, bd = -1;
+  int bv = BLANK;
+  for (int i = 0; i < t->n; i++)
+    covered += t->d[i];
+  for (int i = 0; i < t->n; i++)
+    if (t->d[i] > bd) {
+      bd = t->d[i];
+      bv = t->v[i];
+    }
+  return len - covered > bd ? BLANK : bv;
+}
+
+/* Tally value v over [t0, t1) into the row's cells. */
+static void span(chart *c, int v, ts_time t0, ts_time t1)
+{
+  if (t1 <= t0)
+    return;
+  int c0 = (int)(t0 / c->step), c1 = (int)((t1 - 1) / c->step);
+  for (int k = c0; k <= c1 && k < c->cols; k++) {
+    ts_time lo = (ts_time)k * c->step, hi = lo + c->step;
+    add(&c->cells[k], v, (t1 < hi ? t1 : hi) - (t0 > lo ? t0 : lo));
+  }
+}
+
+static void clear(chart *c)
+{
+  memset(c->cells, 0, (size_t)c->cols * sizeof *c->cells);
+}
+
+static ts_time cell_len(const chart *c, int k)
+{
+  ts_time lo = (ts_time)k * c->step, hi = lo + c->step;
+  return (hi < c->tl->end ? hi : c->tl->end) - lo;
+}
+
+/* A time in the chart's unit, with up to 3 decimals and no trailing zeros. */
+static void fmt_time(const chart *c, ts_time t, char *buf, size_t len)
+{
+  long long whole = t / c->unit, frac = (t % c->unit) * 1000 / c->unit;
+  if (frac == 0) {
+    snprintf(buf, len, "%lld", whole);
+    return;
+  }
+  char f[8];
+  snprintf(f, sizeof f, "%03lld", frac);
+  for (int i = 2; i > 0 && f[i] == '0'; i--)
+    f[i] = '\0';
+  snprintf(buf, len, "%lld.%s", whole, f);
+}
+
+static const char *actor_glyph(int a, char *buf)
+{
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  buf[0] = a < (int)sizeof digits - 1 ? digits[a] : '*';
+  buf[1] = '\0';
+  return buf;
+}
+
+static const char *state_glyph(int s, int ascii)
+{
+  static const char *const uni[] = {" ", "▒", "█", "░", "▁", "╳", " "};
+  static const char *const asc[] = {" ", ":", "#", ".", "_", "x", " "};
+  if (s < 0 || s > TS_ACTOR_DONE)
+    return " ";
+  return ascii ? asc[s] : uni[s];
+}
+
+static void print_row(chart *c, FILE *out, const char *label, int kind, const char *note)
+{
+  const char *bar = c->o->ascii ? "|" : "│";
+  fprintf(out, "%-*s%s", c->label_w, label, bar);
+  for (int k = 0; k < c->cols; k++) {
+    int v = best(&c->cells[k], cell_len(c, k));
+    char g[2];
+    if (v == BLANK)
+      fputc(' ', out);
+    else if (kind == 'w')
+      fputs(v == LOOP ? "~" : actor_glyph(v, g), out);
+    else if (kind == 'a')
+      fputs(state_glyph(v, c->o->ascii), out);
+    else
+      fputs(c->o->ascii ? "=" : "━", out);
+  }
+  fprintf(out, "%s%s%s\n", bar, note && *note ? " " : "", note ? note : "");
+}
+
+static void worker_row(chart *c, FILE *out, int w)
+{
+  const ts_timeline *tl = c->tl;
+  ts_time busy = 0;
+  clear(c);
+  for (size_t i = 0; i < tl->npieces; i++) {
+    const ts_tl_piece *p = &tl->pieces[i];
+    if (p->worker != w)
+      continue;
+    span(c, p->actor >= 0 ? p->actor : LOOP, p->t0, p->t1);
+    busy += p->t1 - p->t0;
+  }
+  char label[32], note[32];
+  snprintf(label, sizeof label, "worker %d", w);
+  snprintf(note, sizeof note, "busy %d%%", (int)(100 * busy / (tl->end > 0 ? tl->end : 1)));
+  print_row(c, out, label, 'w', note);
+}
+
+static void actor_rows(chart *c, FILE *out, int a)
+{
+  const ts_timeline *tl = c->tl;
+  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
+  ts_time prev_t = 0;
+  int prev = TS_ACTOR_NEW, done = 0;
+  clear(c);
+  for (size_t i = lo; i <= hi; i++) {
+    ts_time t = i < hi ? tl->states[i].t : tl->end;
+    span(c, prev == TS_ACTOR_NEW || prev == TS_ACTOR_DONE ? BLANK : prev, prev_t, t);
+    if (i < hi) {
+      prev_t = t;
+      prev = tl->states[i].state;
+      done = prev == TS_ACTOR_DONE;
+    }
+  }
+  char label[32], note[48], t[24];
+  snprintf(label, sizeof label, "actor %d", a);
+  fmt_time(c, tl->stats[a].done, t, sizeof t);
+  snprintf(note, sizeof note, done ? "done %s %s" : "stuck", t, c->uname);
+  print_row(c, out, label, 'a', note);
+  if (tl->model->nlocks == 0)
+    return;
+  clear(c);
+  int held = 0;
+  ts_time since = 0;
+  for (size_t i = tl->lock_at[a]; i < tl->lock_at[a + 1]; i++) {
+    const ts_tl_lock *l = &tl->locks[i];
+    if (l->held && held++ == 0)
+      since = l->t;
+    else if (!l->held && held > 0 && --held == 0)
+      span(c, 1, since, l->t);
+  }
+  if (held > 0)
+    span(c, 1, since, tl->end);
+  print_row(c, out, "  lock", 'l', NULL);
+}
+
+static void axis(chart *c, FILE *out)
+{
+  static const int spacing[] = {10, 20, 50, 100, 200, 500, 1000};
+  char lab[32];
+  fmt_time(c, (ts_time)c->cols * c->step, lab, sizeof lab);
+  int every = 10;
+  for (size_t i = 0; i < sizeof spacing / sizeof *spacing && every < (int)strlen(lab) + 2; i++)
+    every = spacing[i];
+  char *row = malloc((size_t)c->cols + sizeof lab + 1);
+  if (!row)
+    return;
+  size_t len = 0;
+  for (int k = 0; k < c->cols; k += every) {
+    while ((int)len < k)
+      row[len++] = ' ';
+    fmt_time(c, (ts_time)k * c->step, lab, sizeof lab);
+    memcpy(row + len, lab, strlen(lab));
+    len += strlen(lab);
+  }
+  row[len] = '\0';
+  fprintf(out, "%-*s %s %s\n", c->label_w, "", row, c->uname);
+  fprintf(out, "%-*s ", c->label_w, "");
+  for (int k = 0; k < c->cols; k++)
+    fputs(k % every == 0 ? (c->o->ascii ? "+" : "┬") : (c->o->ascii ? "-" : "─"), out);
+  fputc('\n', out);
+  free(row);
+}
+
+/* Print legend items, wrapped to the width, after a heading. */
+static void legend_line(const chart *c, FILE *out, const char *head, const char *const *items, int n)
+{
+  int col = (int)strlen(head), indent = col;
+  fputs(head, out);
+  for (int i = 0; i < n; i++) {
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)items[i]; *p; p++)
+      w += (*p & 0xC0) != 0x80; /* count characters, not UTF-8 bytes */
+    if (col > indent && col + 2 + w > c->o->width) {
+      fprintf(out, "\n%*s", indent, "");
+      col = indent;
+    }
+    fprintf(out, "%s%s", col > indent ? "  " : "", items[i]);
+    col += (col > indent ? 2 : 0) + w;
+  }
+  fputc('\n', out);
+}
+
+static void legend(chart *c, FILE *out)
+{
+  int a = c->o->ascii;
+  char run[32], q[48], r[64], io[16], lw[24];
+  static const char *const wk[] = {"0-9a-zA-Z the actor running (* beyond 61)", "~ loop overhead", "blank idle"};
+  snprintf(run, sizeof run, "%s running", state_glyph(TS_ACTOR_RUNNING, a));
+  snprintf(q, sizeof q, "%s queued (time-slice queue)", state_glyph(TS_ACTOR_QUEUED, a));
+  snprintf(r, sizeof r, "%s callback wait (I/O callback queue)", state_glyph(TS_ACTOR_READY, a));
+  snprintf(io, sizeof io, "%s I/O", state_glyph(TS_ACTOR_IO, a));
+  snprintf(lw, sizeof lw, "%s lock wait", state_glyph(TS_ACTOR_LOCK_WAIT, a));
+  const char *ac[] = {run, q, r, io, lw, "blank not arrived or done", a ? "= lock held" : "━ lock held"};
+  legend_line(c, out, "workers: ", wk, 3);
+  legend_line(c, out, "actors:  ", ac, c->tl->model->nlocks ? 7 : 6);
+}
+
+static void pick_unit(chart *c)
+{
+  ts_time end = c->tl->end;
+  int ascii = c->o->ascii;
+  if (end < TS_NS_PER_US) {
+    c->unit = 1;
+    c->uname = "ns";
+  } else if (end < TS_NS_PER_MS) {
+    c->unit = TS_NS_PER_US;
+    c->uname = ascii ? "us" : "µs";
+  } else if (end < 100 * INT64_C(1000000000)) {
+    c->unit = TS_NS_PER_MS;
+    c->uname = "ms";
+  } else {
+    c->unit = INT64_C(1000000000);
+    c->uname = "s";
+  }
+}
+
+/* The smallest 1-2-5 step with at most `avail` columns. */
+static void pick_step(chart *c, int avail)
+{
+  ts_time end = c->tl->end > 0 ? c->tl->end : 1;
+  static const int m[] = {1, 2, 5};
+  for (ts_time p = 1; p <= INT64_MAX / 10; p *= 10)
+    for (int i = 0; i < 3; i++) {
+      ts_time s = p * m[i];
+      if ((end + s - 1) / s <= avail) {
+        c->step = s;
+        c->cols = (int)((end + s - 1) / s);
+        return;
+      }
+    }
+}
+
+int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
+{
+  if (o->width < TS_GANTT_MIN_WIDTH)
+    return -1;
+  chart c = {.tl = tl, .o = o};
+  int shown = tl->nactors < o->max_actors ? tl->nactors : o->max_actors;
+  char buf[64], t[32];
+  snprintf(buf, sizeof buf, "worker %d", tl->nworkers - 1);
+  c.label_w = (int)strlen(buf);
+  snprintf(buf, sizeof buf, "actor %d", shown > 0 ? shown - 1 : 0);
+  if ((int)strlen(buf) > c.label_w)
+    c.label_w = (int)strlen(buf);
+  c.label_w += 2;
+  pick_unit(&c);
+  int note_w = (int)strlen("busy 100%");
+  for (int a = 0; a < shown; a++) {
+    fmt_time(&c, tl->stats[a].done, t, sizeof t);
+    int w = (int)(strlen("done  ") + strlen(t) + strlen(c.uname));
+    note_w = w > note_w ? w : note_w;
+  }
+  pick_step(&c, o->width - c.label_w - 2 - (note_w + 1));
+  c.cells = calloc((size_t)c.cols, sizeof *c.cells);
+  if (!c.cells)
+    return -1;
+  char end[32], step[32];
+  fmt_time(&c, tl->end, end, sizeof end);
+  fmt_time(&c, c.step, step, sizeof step);
+  char head[256], span[128];
+  snprintf(head, sizeof head, "%s%sn=%d, workers=%d:", o->title ? o->title : "", o->title ? ": " : "", tl->n,
+           tl->nworkers);
+  snprintf(span, sizeof span, "0 to %s %s, one column = %s %s", end, c.uname, step, c.uname);
+  if ((int)(strlen(head) + 1 + strlen(span)) <= o->width)
+    fprintf(out, "%s %s\n", head, span);
+  else
+    fprintf(out, "%s\n  %s\n", head, span);
+  axis(&c, out);
+  for (int w = 0; w < tl->nworkers; w++)
+    worker_row(&c, out, w);
+  for (int a = 0; a < shown; a++)
+    actor_rows(&c, out, a);
+  if (shown < tl->nactors)
+    fprintf(out, "(%d more actors not drawn: see --max-actors)\n", tl->nactors - shown);
+  legend(&c, out);
+  free(c.cells);
+  return 0;
+}

@@ -1,0 +1,26 @@
+/* A recorded timeline drawn as a text Gantt chart: a time axis, one row per
+ * worker (which actor runs, loop overhead, idle), one row per actor (its
+ * state), one more per actor holding a lock when the model declares locks,
+ * and a legend. Each column covers `step` of simulated time, a 1-2-5 value
+ * chosen so the chart fits the width; a cell shows what covered most of its
+ * interval (ties: what came first). */
+#ifndef TS_GANTT_H
+#define TS_GANTT_H
+#include <stdio.h>
+
+#include "viz/timeline.h"
+
+typedef struct ts_gantt_opts {
+  int width;          /* total columns, >= TS_GANTT_MIN_WIDTH */
+  int ascii;          /* plain ASCII instead of Unicode blocks */
+  int max_actors;     /* actor rows drawn at most (the first ones) */
+  const char *title;  /* first line's prefix, e.g. the scenario name; may be NULL */
+} ts_gantt_opts;
+
+#define TS_GANTT_MIN_WIDTH 60
+
+/* Draw tl on out. Every line is at most o->width columns. Returns 0, or -1
+ * when memory runs out or the width is below TS_GANTT_MIN_WIDTH. */
+int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o);
+
+#endif

@@ -1,0 +1,81 @@
+/* Writing traces: the JSON alone, or inside the trace viewer page. Both go
+ * through one atomic write (a temporary file renamed into place). In the
+ * page, "</" is written "<\/" (the same JSON string) so no text of the trace
+ * can close its <script> element. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/atomic.h"
+#include "viz/embedded.h"
+#include "viz/trace.h"
+
+#define PLACEHOLDER "/*TRACE_JSON*/"
+
+/* Write before + json + after to path atomically; json is escaped for a
+ * <script> element when `script`. Returns 0 or -1 with e filled. */
+static int write_atomic(const char *path, const char *before, size_t before_len, const char *json, int script,
+                        const char *after, ts_err *e)
+{
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  char dir[1024];
+  if (!*name)
+    return ts_err_set(e, path, NULL, "expected a file name, not a folder");
+  if (slash && (size_t)(slash - path) >= sizeof dir)
+    return ts_err_set(e, path, NULL, "path too long");
+  if (slash == path)
+    snprintf(dir, sizeof dir, "/");
+  else if (slash)
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  else
+    snprintf(dir, sizeof dir, ".");
+  if (ts_mkdirs(dir, e))
+    return -1;
+  ts_atomic a;
+  ts_atomic_init(&a);
+  FILE *f = ts_atomic_open(&a, dir, name, e);
+  if (!f)
+    return -1;
+  fwrite(before, 1, before_len, f);
+  for (const char *p = json; *p; p++) {
+    if (script && p[0] == '<' && p[1] == '/') {
+      fputs("<\\", f);
+      continue;
+    }
+    fputc(*p, f);
+  }
+  fputs(after, f);
+  return ts_atomic_commit(&a, e);
+}
+
+static char *trace_text(const ts_timeline *tl, const ts_trace_info *info)
+{
+  cJSON *root = ts_trace_build(tl, info);
+  char *text = root ? cJSON_PrintUnformatted(root) : NULL;
+  cJSON_Delete(root);
+  return text;
+}
+
+int ts_trace_write(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
+{
+  char *text = trace_text(tl, info);
+  if (!text)
+    return ts_err_set(e, path, NULL, "out of memory building the trace");
+  int rc = write_atomic(path, "", 0, text, 0, "\n", e);
+  cJSON_free(text);
+  return rc;
+}
+
+int ts_trace_write_html(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
+{
+  const char *page = ts_embedded_find(ts_viz_pages, "trace_viewer");
+  const char *hole = page ? strstr(page, PLACEHOLDER) : NULL;
+  if (!hole)
+    return ts_err_set(e, path, NULL, "internal error: the trace viewer page is missing from this build");
+  char *text = trace_text(tl, info);
+  if (!text)
+    return ts_err_set(e, path, NULL, "out of memory building the trace");
+  int rc = write_atomic(path, page, (size_t)(hole - page), text, 1, hole + strlen(PLACEHOLDER), e);
+  cJSON_free(text);
+  return rc;
+}
