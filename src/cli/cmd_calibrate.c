@@ -22,18 +22,20 @@
 
 static void usage(FILE *f)
 {
-  fputs("usage: tssim calibrate MODEL.json BASELINE.json [options]\n"
+  fprintf(f, "usage: tssim calibrate MODEL.json BASELINE.json [options]\n"
         "\n"
         "Fit the model's free parameters (its \"free\" array) to the metrics recorded in the\n"
-        "baseline by minimizing sum weight * ((simulated - recorded) / recorded)^2 with GSL's\n"
-        "Nelder-Mead simplex. Every evaluation sweeps the recorded (n, workers) points with the\n"
-        "same seeds, so the fit is deterministic. Prints each recorded value beside the fitted\n"
-        "prediction and writes the calibrated model: the same JSON with the fitted values and a\n"
+        "baseline by minimizing sum weight * ((simulated - recorded) / recorded)^2. The objective\n"
+        "is evaluated at the start and at --starts quasi-random points over the bounds; GSL's\n"
+        "Nelder-Mead simplex then runs from the --searches best of them, and the best search\n"
+        "wins. Every evaluation sweeps the recorded (n, workers) points with the same seeds, so\n"
+        "the fit is deterministic. Prints each recorded value beside the fitted prediction and\n"
+        "writes the calibrated model: the same JSON with the fitted values and a\n"
         "\"provenance\" record. Formats: docs/calibration.md.\n"
         "\n"
         "options:\n"
-        "  -o, --output FILE       calibrated model (default: MODEL's name + .calibrated.json,\n"
-        "                          in the current folder); may be MODEL.json itself\n"
+        "  -o, --output FILE       calibrated model (default: MODEL.calibrated.json beside\n"
+        "                          MODEL.json); may be MODEL.json itself\n"
         "      --loo               leave-one-out: refit without each recorded point, predict it\n"
         "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
         "                          (default: every metric the baseline records)\n"
@@ -41,12 +43,15 @@ static void usage(FILE *f)
         "  -r, --replications R    replications per point and evaluation (default 3)\n"
         "      --set PATH=VALUE    override a model field before fitting (repeatable); a free\n"
         "                          parameter's own path pins it to VALUE: it is not fitted\n"
-        "      --max-iter N        simplex iterations per fit, all restarts (default 2000)\n"
+        "      --starts K          quasi-random (Sobol) points sampled over the bounds besides\n"
+        "                          the start (default %d; 0: one search from the start)\n"
+        "      --searches L        simplex searches, from the L best points sampled (default %d)\n"
+        "      --max-iter N        simplex iterations per search, all restarts (default 5000)\n"
         "  -q, --quiet             no tables, no progress\n"
         "  -h, --help              this help\n"
         "\n"
         "metrics a baseline may record:\n",
-        f);
+          TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES);
   for (int m = 0; m < TS_M_COUNT; m++)
     fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
   fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
@@ -64,8 +69,12 @@ static void on_iteration(void *data, const ts_fit_progress *p)
   progress *pr = data;
   if (!pr->on)
     return;
-  fprintf(stderr, "%s%s: iteration %d round %d objective %.6g size %.2g", pr->tty ? "\r\033[K" : "", pr->label,
-          p->iteration, p->round, p->objective, p->size);
+  if (p->search == 0)
+    fprintf(stderr, "%s%s: sampled %d start points, best objective %.6g", pr->tty ? "\r\033[K" : "", pr->label,
+            p->iteration, p->objective);
+  else
+    fprintf(stderr, "%s%s: search %d/%d iteration %d round %d objective %.6g size %.2g", pr->tty ? "\r\033[K" : "",
+            pr->label, p->search, p->searches, p->iteration, p->round, p->objective, p->size);
   for (size_t i = 0; i < pr->pb->params->n; i++)
     fprintf(stderr, " %s=%.7g", pr->pb->params->p[i].name, p->values[i]);
   if (!pr->tty)
@@ -118,14 +127,14 @@ static int parse_count(const char *text, const char *what, long lo, long hi, lon
   return 0;
 }
 
-/* MODEL's file name with ".json" replaced by ".calibrated.json". */
+/* MODEL's path with ".json" replaced by ".calibrated.json": beside the model,
+ * so paths inside it that are relative to its folder still hold. */
 static void default_output(const char *model, char *buf, size_t len)
 {
-  const char *slash = strrchr(model, '/'), *base = slash ? slash + 1 : model;
-  size_t n = strlen(base);
-  if (n > 5 && strcmp(base + n - 5, ".json") == 0)
+  size_t n = strlen(model);
+  if (n > 5 && strcmp(model + n - 5, ".json") == 0)
     n -= 5;
-  snprintf(buf, len, "%.*s.calibrated.json", (int)n, base);
+  snprintf(buf, len, "%.*s.calibrated.json", (int)n, model);
 }
 
 typedef struct options {
@@ -136,7 +145,7 @@ typedef struct options {
   int use_metric[TS_M_COUNT];
   int metrics_given;
   unsigned long long seed;
-  long replications, max_iter;
+  long replications, max_iter, starts, searches;
 } options;
 
 /* Returns -1 to exit 0 (help), 0 to go on, 2 on bad usage. */
@@ -146,8 +155,9 @@ static int parse_args(int argc, char **argv, options *o)
     {"output", required_argument, NULL, 'o'}, {"loo", no_argument, NULL, 'L'},
     {"metrics", required_argument, NULL, 'M'}, {"seed", required_argument, NULL, 'S'},
     {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
-    {"max-iter", required_argument, NULL, 'I'}, {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    {"max-iter", required_argument, NULL, 'I'}, {"starts", required_argument, NULL, 'K'},
+    {"searches", required_argument, NULL, 'l'}, {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   ts_err e;
   int c;
   optind = 1;
@@ -174,6 +184,14 @@ static int parse_args(int argc, char **argv, options *o)
     case 's': o->sets[o->nsets++] = optarg; break;
     case 'I':
       if (parse_count(optarg, "--max-iter", 1, 10000000, &o->max_iter, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      break;
+    case 'K':
+      if (parse_count(optarg, "--starts", 0, 1000000, &o->starts, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      break;
+    case 'l':
+      if (parse_count(optarg, "--searches", 1, 10000, &o->searches, &e))
         return ts_cli_usage_error("%s", e.msg);
       break;
     case 'q': o->quiet = 1; break;
@@ -235,20 +253,29 @@ static int calibrate(const options *o, run *R, ts_err *e)
       ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, o->metrics_given ? o->use_metric : NULL,
                           o->seed, (int)o->replications, e))
     return 2;
+  if (o->loo && ts_fit_loo_check(&R->pb, e))
+    return 2;
   R->start = calloc(R->ps.n, sizeof *R->start);
-  if (!R->start)
-    return ts_err_set(e, o->model, NULL, "out of memory"), 1;
+  if (!R->start) {
+    ts_err_set(e, o->model, NULL, "out of memory");
+    return 1;
+  }
   for (size_t i = 0; i < R->ps.n; i++)
     R->start[i] = R->ps.p[i].start;
+  if (!o->quiet) {
+    printf("calibrate %s to %s: %zu recorded value(s) at %zu point(s), seed %llu, %ld replication(s), "
+           "%ld quasi-random start(s)\n\n",
+           o->model, o->baseline, R->pb.nt, R->pb.npt, o->seed, o->replications, o->starts);
+    fflush(stdout);
+  }
   progress pr = {.on = !o->quiet, .tty = isatty(2), .pb = &R->pb, .label = "fit"};
-  ts_fit_options fo = {.max_iter = (int)o->max_iter, .progress = on_iteration, .progress_data = &pr};
+  ts_fit_options fo = {.max_iter = (int)o->max_iter, .starts = (int)o->starts, .searches = (int)o->searches,
+                       .progress = on_iteration, .progress_data = &pr};
   int rc = ts_fit_minimize(&R->pb, NULL, R->start, &fo, &R->fit, e);
   progress_done(&pr);
   if (rc)
     return rc == -1 ? 2 : 1;
   if (!o->quiet) {
-    printf("calibrate %s to %s: %zu recorded value(s) at %zu point(s), seed %llu, %ld replication(s)\n\n",
-           o->model, o->baseline, R->pb.nt, R->pb.npt, o->seed, o->replications);
     ts_fit_print_params(stdout, &R->pb, &R->fit);
     putchar('\n');
     ts_fit_print_targets(stdout, &R->pb, R->fit.sim, "fitted");
@@ -288,7 +315,8 @@ static int calibrate(const options *o, run *R, ts_err *e)
 
 int ts_cmd_calibrate(int argc, char **argv)
 {
-  options o = {.seed = 1, .replications = DEFAULT_REPLICATIONS};
+  options o = {.seed = 1, .replications = DEFAULT_REPLICATIONS, .starts = TS_FIT_DEFAULT_STARTS,
+               .searches = TS_FIT_DEFAULT_SEARCHES};
   o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
   if (!o.sets)
     return 1;

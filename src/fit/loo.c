@@ -10,22 +10,23 @@ void ts_fit_loo_finish(ts_fit_loo *l)
   free(l->values);
   free(l->objective);
   free(l->iterations);
+  free(l->evaluations);
+  free(l->from);
   free(l->predicted);
   memset(l, 0, sizeof *l);
 }
 
-/* Check every refit keeps at least as many weighted targets as parameters. */
-static int check_sizes(const ts_fit_problem *pb, ts_err *e)
+int ts_fit_loo_check(const ts_fit_problem *pb, ts_err *e)
 {
   if (pb->npt < 2)
-    return ts_err_set(e, pb->file, NULL, "--loo needs at least 2 recorded (n, workers) points, the baseline has %zu",
+    return ts_err_set(e, pb->baseline_file, NULL, "--loo needs at least 2 recorded (n, workers) points, the baseline has %zu",
                       pb->npt);
   for (size_t k = 0; k < pb->npt; k++) {
     size_t kept = 0;
     for (size_t i = 0; i < pb->nt; i++)
       kept += pb->t[i].point != k && pb->t[i].weight > 0;
     if (kept < pb->params->n)
-      return ts_err_set(e, pb->file, NULL,
+      return ts_err_set(e, pb->baseline_file, NULL,
                         "--loo: without the point n=%d workers=%d, %zu recorded value(s) remain for %zu free "
                         "parameters: expected at least as many values as parameters",
                         pb->pt[k].n, pb->pt[k].workers, kept, pb->params->n);
@@ -44,14 +45,17 @@ int ts_fit_loo_run(ts_fit_problem *pb, const double *start, const ts_fit_options
   out->values = calloc(np * nk + 1, sizeof *out->values);
   out->objective = calloc(np + 1, sizeof *out->objective);
   out->iterations = calloc(np + 1, sizeof *out->iterations);
+  out->evaluations = calloc(np + 1, sizeof *out->evaluations);
+  out->from = calloc(np + 1, sizeof *out->from);
   out->predicted = calloc(pb->nt + 1, sizeof *out->predicted);
   unsigned char *use = calloc(pb->nt + 1, 1);
   int rc = -1;
-  if (!out->values || !out->objective || !out->iterations || !out->predicted || !use) {
+  if (!out->values || !out->objective || !out->iterations || !out->evaluations || !out->from || !out->predicted ||
+      !use) {
     ts_err_set(e, pb->file, NULL, "out of memory");
     goto out;
   }
-  if (check_sizes(pb, e))
+  if (ts_fit_loo_check(pb, e))
     goto out;
   for (size_t k = 0; k < np; k++) {
     for (size_t i = 0; i < pb->nt; i++)
@@ -64,6 +68,9 @@ int ts_fit_loo_run(ts_fit_problem *pb, const double *start, const ts_fit_options
       memcpy(out->values + k * nk, r.values, nk * sizeof *r.values);
       out->objective[k] = r.objective;
       out->iterations[k] = r.iterations;
+      out->evaluations[k] = r.evaluations;
+      out->from[k] = r.local[r.best].from;
+      out->sequence = r.sequence;
       for (size_t i = 0; i < pb->nt; i++)
         if (pb->t[i].point == k)
           out->predicted[i] = r.sim[i];

@@ -1,55 +1,99 @@
-/* Minimizing a problem's objective with GSL's Nelder-Mead simplex
- * (gsl_multimin_fminimizer_nmsimplex2). A simulated objective is piecewise
- * constant (time is integer ns), so no derivatives are used. Each parameter
- * p in [min, max] is searched through x in R with
+/* Minimizing a problem's objective: a multi-start stage, then GSL's
+ * Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2) from the best
+ * points it found. A simulated objective is piecewise constant (time is
+ * integer ns) and rough, so no derivatives are used and one simplex ends in
+ * a local minimum that depends on where it started.
+ *
+ * Each parameter p in [min, max] is searched through x in R with
  *   p = min + (max - min) * (1 + sin x) / 2
  * so every evaluated value lies within its bounds, and is rounded to 7
- * significant digits: the values written to a calibrated model are exactly
- * those evaluated. After a round converges the simplex is rebuilt around the
- * best point and the search restarts, until a round no longer improves. */
+ * significant digits (and onto a bound within 1e-9 of the range): the values
+ * written to a calibrated model are exactly those evaluated.
+ *
+ * Multi-start: the objective is evaluated at the start and at `starts`
+ * points of a quasi-random sequence over the bounds (Sobol, Halton beyond 40
+ * parameters; uniform in the values, not in x). A local search runs from
+ * each of the `searches` best distinct points (ties to the earlier point);
+ * the best local search wins (ties to the earlier search). A local search is
+ * rounds of the simplex: after a round converges the simplex is rebuilt
+ * around the best point and the search restarts, until a round improves the
+ * objective by less than 1e-6 of itself. Nothing is random and nothing
+ * depends on timing, so a fit is a deterministic function of its inputs. */
 #ifndef TS_FIT_MINIMIZE_H
 #define TS_FIT_MINIMIZE_H
 #include <stddef.h>
 
 #include "fit/problem.h"
 
-/* What a progress callback sees after each simplex iteration. */
+/* The defaults of `tssim calibrate` (the library's are 0 starts: a single
+ * local search from the start). */
+#define TS_FIT_DEFAULT_STARTS 32
+#define TS_FIT_DEFAULT_SEARCHES 4
+/* The most parameters quasi-random starts support (gsl_qrng_halton). */
+#define TS_FIT_MAX_QRNG_PARAMS 1229
+
+/* What a progress callback sees: once after the multi-start stage (search
+ * 0; not without starts), then after each simplex iteration of each local
+ * search. */
 typedef struct ts_fit_progress {
-  int round;               /* 1, 2, ... (restarts) */
-  int iteration;           /* iterations so far, all rounds */
-  double objective;        /* best so far */
-  double size;             /* simplex size in mapped coordinates */
-  const double *values;    /* best values so far, one per parameter */
+  int search;              /* 1, 2, ... searches; 0 for the multi-start stage */
+  int searches;            /* local searches this fit runs */
+  int round;               /* 1, 2, ... (restarts of this local search) */
+  int iteration;           /* iterations of this local search so far, all rounds; points sampled for search 0 */
+  double objective;        /* this search's best so far (the best point sampled, for search 0) */
+  double size;             /* simplex size in mapped coordinates (0 for search 0) */
+  const double *values;    /* the values at objective, one per parameter */
 } ts_fit_progress;
 
 typedef struct ts_fit_options {
   double step;             /* initial simplex step in mapped coordinates (radians); 0 = 0.3 */
   double tol;              /* a round ends when the simplex size is below tol; 0 = 1e-6 */
-  int max_iter;            /* iterations per fit, all rounds; 0 = 2000 */
-  int max_rounds;          /* 0 = 4 */
+  int max_iter;            /* iterations per local search, all rounds; 0 = 5000 */
+  int max_rounds;          /* per local search; 0 = 50 */
+  int starts;              /* quasi-random points sampled besides the start; 0 = none */
+  int searches;            /* local searches from the best points; 0 = TS_FIT_DEFAULT_SEARCHES */
   void (*progress)(void *data, const ts_fit_progress *p);
   void *progress_data;
 } ts_fit_options;
+
+/* One local search of a fit. */
+typedef struct ts_fit_local {
+  int from;                /* its first point: 0 = the start, k = the k-th quasi-random point */
+  double sampled;          /* the objective there */
+  double objective;        /* where the search ended */
+  int iterations;
+  int rounds;
+  int converged;           /* 0 when max_iter stopped it */
+} ts_fit_local;
 
 typedef struct ts_fit_result {
   double *values;          /* the best values, one per parameter (allocated) */
   double *sim;             /* every target's simulated value at values (allocated) */
   double objective;        /* over the targets used */
-  int iterations;
-  int rounds;
-  size_t evaluations;
-  int converged;           /* 0 when max_iter stopped the search */
+  int iterations;          /* all local searches */
+  int rounds;              /* all local searches */
+  size_t evaluations;      /* sweeps, the multi-start stage included */
+  int converged;           /* 0 when max_iter stopped any local search */
+  int starts;              /* quasi-random points sampled */
+  const char *sequence;    /* their sequence ("sobol", "halton"), NULL when starts is 0 */
+  ts_fit_local *local;     /* the local searches in the order run (allocated) */
+  int nlocal;
+  int best;                /* index into local of the winner */
 } ts_fit_result;
 
 /* Fit pb's parameters to the targets i with use == NULL or use[i] != 0,
- * from start (one value per parameter, within bounds). o may be NULL for
- * the defaults. r (caller memory) receives the result; free it with
- * ts_fit_result_finish even on failure. Returns 0, or -1 / -2 as
- * ts_fit_eval with e filled. */
+ * from start (one value per parameter, within bounds) and, with o->starts,
+ * from quasi-random points. o may be NULL for the defaults. r (caller
+ * memory) receives the result; free it with ts_fit_result_finish even on
+ * failure. Returns 0, or -1 / -2 as ts_fit_eval with e filled; -1 also when
+ * o->starts is above 0 with more than TS_FIT_MAX_QRNG_PARAMS parameters. */
 int ts_fit_minimize(ts_fit_problem *pb, const unsigned char *use, const double *start, const ts_fit_options *o,
                     ts_fit_result *r, ts_err *e);
 /* Free a result's arrays; NULL is accepted. */
 void ts_fit_result_finish(ts_fit_result *r);
+/* 1 when value is within 1e-4 of p's range from a bound: the fit would
+ * likely go further if the bound allowed it. */
+int ts_fit_at_bound(const ts_fit_param *p, double value);
 /* The parameter value of mapped coordinate x (bounds, rounding), and back. */
 double ts_fit_unmap(const ts_fit_param *p, double x);
 double ts_fit_map(const ts_fit_param *p, double value);

@@ -81,7 +81,38 @@ static cJSON *parameters(const ts_fit_problem *pb, const double *values)
     cJSON_AddNumberToObject(o, "start", p->start);
     cJSON_AddNumberToObject(o, "min", p->min);
     cJSON_AddNumberToObject(o, "max", p->max);
-    cJSON_AddBoolToObject(o, "at_bound", values[i] == p->min || values[i] == p->max);
+    cJSON_AddBoolToObject(o, "at_bound", ts_fit_at_bound(p, values[i]));
+  }
+  return a;
+}
+
+/* "start" or "sobol 16": where a local search began. */
+static void search_from(const char *sequence, int from, char *buf, size_t len)
+{
+  if (from == 0 || !sequence)
+    snprintf(buf, len, "start");
+  else
+    snprintf(buf, len, "%s %d", sequence, from);
+}
+
+/* Each local search of a fit, in the order run. */
+static cJSON *searches(const ts_fit_result *r)
+{
+  cJSON *a = cJSON_CreateArray();
+  for (int j = 0; a && j < r->nlocal; j++) {
+    const ts_fit_local *L = &r->local[j];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(a, o);
+    char from[48];
+    search_from(r->sequence, L->from, from, sizeof from);
+    cJSON_AddStringToObject(o, "from", from);
+    cJSON_AddNumberToObject(o, "sampled", round_sig(L->sampled, 6));
+    cJSON_AddNumberToObject(o, "objective", round_sig(L->objective, 6));
+    cJSON_AddNumberToObject(o, "iterations", L->iterations);
+    cJSON_AddNumberToObject(o, "rounds", L->rounds);
+    cJSON_AddBoolToObject(o, "converged", L->converged);
+    if (j == r->best)
+      cJSON_AddBoolToObject(o, "best", 1);
   }
   return a;
 }
@@ -100,6 +131,10 @@ static cJSON *loo_table(const ts_fit_problem *pb, const ts_fit_loo *l)
       cJSON_AddNumberToObject(v, pb->params->p[j].name, l->values[k * l->nparams + j]);
     cJSON_AddNumberToObject(p, "objective", round_sig(l->objective[k], 6));
     cJSON_AddNumberToObject(p, "iterations", l->iterations[k]);
+    cJSON_AddNumberToObject(p, "evaluations", (double)l->evaluations[k]);
+    char from[48];
+    search_from(l->sequence, l->from[k], from, sizeof from);
+    cJSON_AddStringToObject(p, "from", from);
     cJSON *pred = cJSON_AddArrayToObject(p, "predictions");
     for (size_t i = 0; pred && i < pb->nt; i++)
       if (pb->t[i].point == k)
@@ -141,10 +176,20 @@ static cJSON *provenance(const ts_fit_problem *pb, const ts_fit_report *rp)
   }
   cJSON_AddNumberToObject(o, "replications", pb->replications);
   cJSON_AddStringToObject(o, "method",
-                          "GSL nmsimplex2 (Nelder-Mead) on sine-mapped bounds, restarted until no improvement; "
-                          "objective = sum of weight * ((simulated - recorded) / recorded)^2 with the same seeds "
-                          "at every evaluation");
+                          r->starts > 0
+                              ? "multi-start: the objective at the start and at quasi-random points over the "
+                                "bounds, then GSL nmsimplex2 (Nelder-Mead) on sine-mapped bounds, restarted until "
+                                "no improvement, from the best of them; the best search wins; objective = sum of "
+                                "weight * ((simulated - recorded) / recorded)^2 with the same seeds at every "
+                                "evaluation"
+                              : "GSL nmsimplex2 (Nelder-Mead) on sine-mapped bounds from the start, restarted "
+                                "until no improvement; objective = sum of weight * ((simulated - recorded) / "
+                                "recorded)^2 with the same seeds at every evaluation");
   cJSON_AddNumberToObject(o, "objective", round_sig(r->objective, 6));
+  cJSON_AddNumberToObject(o, "starts", r->starts);
+  if (r->sequence)
+    cJSON_AddStringToObject(o, "sequence", r->sequence);
+  cJSON_AddItemToObject(o, "searches", searches(r));
   cJSON_AddNumberToObject(o, "iterations", r->iterations);
   cJSON_AddNumberToObject(o, "rounds", r->rounds);
   cJSON_AddNumberToObject(o, "evaluations", (double)r->evaluations);
@@ -167,6 +212,13 @@ cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_
   if (ts_fit_set_values(doc, rp->model_file, pb->params, rp->fit->values, e)) {
     cJSON_Delete(doc);
     return NULL;
+  }
+  /* record each start, so calibrating the calibrated model starts where this fit did */
+  cJSON *fr = cJSON_GetObjectItemCaseSensitive(doc, "free");
+  for (size_t i = 0; i < pb->params->n; i++) {
+    cJSON *entry = cJSON_GetArrayItem(fr, pb->params->p[i].index);
+    if (entry && !cJSON_GetObjectItemCaseSensitive(entry, "start"))
+      cJSON_AddNumberToObject(entry, "start", pb->params->p[i].start);
   }
   cJSON *prov = provenance(pb, rp);
   if (!prov) {
@@ -223,12 +275,24 @@ void ts_fit_print_params(FILE *out, const ts_fit_problem *pb, const ts_fit_resul
   fprintf(out, "%-20s %12s %12s %12s %12s\n", "parameter", "fitted", "start", "min", "max");
   for (size_t i = 0; i < pb->params->n; i++) {
     const ts_fit_param *p = &pb->params->p[i];
-    int edge = r->values[i] == p->min || r->values[i] == p->max;
+    int edge = ts_fit_at_bound(p, r->values[i]);
     fprintf(out, "%-20s %12.7g %12.7g %12.7g %12.7g%s\n", p->name, r->values[i], p->start, p->min, p->max,
             edge ? "  (at a bound)" : "");
   }
   for (size_t i = 0; i < pb->params->npinned; i++)
     fprintf(out, "%-20s %12s   pinned by --set\n", pb->params->pinned[i], "");
+  if (r->starts > 0) {
+    fprintf(out, "%d simplex search(es) from the best of the start and %d %s point(s):\n", r->nlocal, r->starts,
+            r->sequence);
+    fprintf(out, "%8s %12s %12s %10s %7s\n", "search", "from", "sampled", "objective", "rounds");
+    for (int j = 0; j < r->nlocal; j++) {
+      const ts_fit_local *L = &r->local[j];
+      char from[48];
+      search_from(r->sequence, L->from, from, sizeof from);
+      fprintf(out, "%8d %12s %12.6g %10.6g %7d%s%s\n", j + 1, from, L->sampled, L->objective, L->rounds,
+              j == r->best ? "  best" : "", L->converged ? "" : "  (not converged)");
+    }
+  }
   fprintf(out, "objective %.6g after %d iteration(s) in %d round(s), %zu sweeps%s\n", r->objective, r->iterations,
           r->rounds, r->evaluations, r->converged ? "" : " (stopped by --max-iter: not converged)");
 }
@@ -248,25 +312,34 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     fputs(t->weight == 0 ? "  (weight 0)\n" : "\n", out);
   }
   fputs("worst |rel_error|:", out);
+  const char *sep = " ";
   for (int m = 0; m < TS_M_COUNT; m++) {
     int i = ts_fit_worst(pb, sim, m);
-    if (i >= 0)
-      fprintf(out, " %s %.2f%% (n=%d, workers=%d);", ts_metric_get(m)->name,
-              100 * fabs(rel_error(sim[i], pb->t[i].recorded)), pb->t[i].n, pb->t[i].workers);
+    if (i < 0)
+      continue;
+    fprintf(out, "%s%s %.2f%% (n=%d, workers=%d)", sep, ts_metric_get(m)->name,
+            100 * fabs(rel_error(sim[i], pb->t[i].recorded)), pb->t[i].n, pb->t[i].workers);
+    sep = ", ";
   }
   fputc('\n', out);
 }
 
 void ts_fit_print_loo(FILE *out, const ts_fit_problem *pb, const ts_fit_loo *l)
 {
-  fprintf(out, "%6s %7s %12s", "held", "workers", "objective");
-  for (size_t j = 0; j < l->nparams; j++)
-    fprintf(out, " %14.14s", pb->params->p[j].name);
+  fprintf(out, "%6s %7s %12s %10s", "held n", "workers", "objective", "from");
+  for (size_t j = 0; j < l->nparams; j++) {
+    int w = (int)strlen(pb->params->p[j].name);
+    fprintf(out, " %*s", w < 10 ? 10 : w, pb->params->p[j].name);
+  }
   fputc('\n', out);
   for (size_t k = 0; k < l->npoints; k++) {
-    fprintf(out, "%6d %7d %12.4g", pb->pt[k].n, pb->pt[k].workers, l->objective[k]);
-    for (size_t j = 0; j < l->nparams; j++)
-      fprintf(out, " %14.7g", l->values[k * l->nparams + j]);
+    char from[48];
+    search_from(l->sequence, l->from[k], from, sizeof from);
+    fprintf(out, "%6d %7d %12.4g %10s", pb->pt[k].n, pb->pt[k].workers, l->objective[k], from);
+    for (size_t j = 0; j < l->nparams; j++) {
+      int w = (int)strlen(pb->params->p[j].name);
+      fprintf(out, " %*.7g", w < 10 ? 10 : w, l->values[k * l->nparams + j]);
+    }
     fputc('\n', out);
   }
 }

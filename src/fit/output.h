@@ -21,8 +21,9 @@ typedef struct ts_fit_report {
 } ts_fit_report;
 
 /* A new tree (free with cJSON_Delete): model with every fitted value written
- * at its path and "provenance" set to the calibration's record. Returns NULL
- * with e filled on failure. */
+ * at its path, each fitted "free" entry given the "start" the fit used (so
+ * calibrating the result again repeats this fit), and "provenance" set to
+ * the calibration's record. Returns NULL with e filled on failure. */
 cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_fit_report *rp, ts_err *e);
 /* Write doc to path atomically (a temporary file renamed over path). Returns 0 or -1 with e filled. */
 int ts_fit_write(const char *path, const cJSON *doc, ts_err *e);

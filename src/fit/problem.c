@@ -11,6 +11,15 @@
 #include "run/metrics.h"
 #include "run/sweep.h"
 
+static char *dup(const char *s)
+{
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
 int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e)
 {
   for (size_t i = 0; i < ps->n; i++) {
@@ -155,14 +164,13 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
   pb->seed = seed;
   pb->replications = replications;
   pb->tree = cJSON_Duplicate(model, 1);
-  size_t len = strlen(file) + 1;
-  pb->file = malloc(len);
-  if (!pb->tree || !pb->file) {
+  pb->file = dup(file);
+  pb->baseline_file = dup(b->file ? b->file : "baseline");
+  if (!pb->tree || !pb->file || !pb->baseline_file) {
     ts_fit_problem_finish(pb);
     return ts_err_set(e, file, NULL, "out of memory");
   }
-  memcpy(pb->file, file, len);
-  if (select_targets(pb, b, use_metric, e) || probe(pb, e)) {
+  if (probe(pb, e) || select_targets(pb, b, use_metric, e)) {
     ts_fit_problem_finish(pb);
     return -1;
   }
@@ -175,6 +183,7 @@ void ts_fit_problem_finish(ts_fit_problem *pb)
     return;
   cJSON_Delete(pb->tree);
   free(pb->file);
+  free(pb->baseline_file);
   free(pb->t);
   free(pb->pt);
   for (size_t k = 0; pb->g && k < pb->ng; k++)
@@ -193,8 +202,10 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
   if (rc != 0) {
     ts_sweep_finish(&s);
     ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers,
-               rc == -2 ? "the simulation deadlocked: actors wait on locks that are never released"
-                        : "out of memory");
+               rc == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
+               : rc == -3 ? "internal error: an event was scheduled in the past (please report)"
+               : rc == -4 ? "the simulated time of a recorded n could overflow 73 years at these values"
+                          : "out of memory");
     return -2;
   }
   int klass = ts_report_main_class(m);

@@ -40,6 +40,7 @@ typedef struct ts_fit_group {
 typedef struct ts_fit_problem {
   cJSON *tree;                  /* owned copy of the model; each evaluation writes here */
   char *file;                   /* the model file, for errors */
+  char *baseline_file;          /* the baseline file, for errors */
   const ts_fit_params *params;  /* borrowed */
   ts_fit_target *t;             /* in the baseline's order */
   size_t nt;
