@@ -16,15 +16,28 @@ typedef struct loader {
   double cpu_scale;
 } loader;
 
+/* Whether obj[key] is a reference "$name" to a parameter: 1 with *p set to
+ * params[name] (and *name), 0 when it is not a reference, -1 (error) when
+ * params has no such name. */
+static int param_ref(loader *L, const cJSON *obj, const char *key, const cJSON **p, const char **name)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v || !cJSON_IsString(v) || v->valuestring[0] != '$')
+    return 0;
+  *name = v->valuestring + 1;
+  *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, *name) : NULL;
+  return *p ? 1 : ts_jfail(&L->c, key, L->e, "refers to $%s, which is not in params", *name);
+}
+
 /* A duration field in ms: a number, or "$name" naming a number in params. */
 static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts_time *out)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  if (v && cJSON_IsString(v) && v->valuestring[0] == '$') {
-    const char *name = v->valuestring + 1;
-    const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, name) : NULL;
-    if (!p)
-      return ts_jfail(&L->c, key, L->e, "refers to $%s, which is not in params", name);
+  const cJSON *p, *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  const char *name;
+  int ref = param_ref(L, obj, key, &p, &name);
+  if (ref < 0)
+    return -1;
+  if (ref) {
     if (!cJSON_IsNumber(p) || p->valuedouble < 0 || p->valuedouble > TS_MAX_MS)
       return ts_jfail(&L->c, key, L->e, "$%s must be a number of ms in [0, %g]", name, TS_MAX_MS);
     *out = ts_time_from_ms(p->valuedouble);
@@ -42,12 +55,12 @@ static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts
 /* A count field: an integer in [1, TS_MAX_ROWS], or "$name" naming one in params. */
 static int get_count(loader *L, const cJSON *obj, const char *key, long *out)
 {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  if (v && cJSON_IsString(v) && v->valuestring[0] == '$') {
-    const char *name = v->valuestring + 1;
-    const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, name) : NULL;
-    if (!p)
-      return ts_jfail(&L->c, key, L->e, "refers to $%s, which is not in params", name);
+  const cJSON *p, *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  const char *name;
+  int ref = param_ref(L, obj, key, &p, &name);
+  if (ref < 0)
+    return -1;
+  if (ref) {
     double d = cJSON_IsNumber(p) ? p->valuedouble : -1;
     if (d != (double)(long)d || d < 1 || d > (double)TS_MAX_ROWS)
       return ts_jfail(&L->c, key, L->e, "$%s must be an integer in [1, %ld]", name, TS_MAX_ROWS);
