@@ -1,5 +1,6 @@
 #include "io/model_json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,7 @@ static int get_count(loader *L, const cJSON *obj, const char *key, long *out)
     return -1;
   if (ref) {
     double d = cJSON_IsNumber(p) ? p->valuedouble : -1;
-    if (d != (double)(long)d || d < 1 || d > (double)TS_MAX_ROWS)
+    if (d < 1 || d > (double)TS_MAX_ROWS || d != floor(d)) /* range first: no cast of a huge double */
       return ts_jfail(&L->c, key, L->e, "$%s must be an integer in [1, %ld]", name, TS_MAX_ROWS);
     *out = (long)d;
     return 0;

@@ -1,5 +1,6 @@
 #include "io/scenario_json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,8 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, long lo, lo
   *len = (size_t)n;
   for (int i = 0; i < n; i++) {
     const cJSON *x = cJSON_GetArrayItem(a, i);
-    if (!cJSON_IsNumber(x) || x->valuedouble != (double)(long)x->valuedouble || x->valuedouble < (double)lo ||
-        x->valuedouble > (double)hi) {
+    if (!cJSON_IsNumber(x) || x->valuedouble < (double)lo || x->valuedouble > (double)hi ||
+        x->valuedouble != floor(x->valuedouble)) {
       size_t old = ts_jpush_key(c, key);
       ts_jpush_index(c, i);
       ts_jfail(c, NULL, e, "expected an integer in [%ld, %ld]", lo, hi);
@@ -137,7 +138,7 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
       ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e))
     goto out;
-  if (seed != (double)(uint64_t)seed) {
+  if (seed != floor(seed)) { /* already within [0, TS_SEED_MAX] */
     ts_jfail(&c, "seed", e, "expected an integer in [0, %llu]", (unsigned long long)TS_SEED_MAX);
     goto out;
   }
