@@ -9,6 +9,8 @@
 #include "engine/sim.h"
 #include "engine/time.h"
 
+#include "testutil.h"
+
 /* A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants), so the
  * heap is exercised independently of the engine's own RNG. */
 static uint64_t lcg_next(uint64_t *state)
@@ -390,26 +392,24 @@ END_TEST
 Suite *engine_suite(void)
 {
   Suite *s = suite_create("engine");
-  TCase *core = tcase_create("core");
-  tcase_add_test(core, engine_heap_orders_by_time_then_seq);
-  tcase_add_test(core, engine_heap_random_pushes_pop_sorted);
-  tcase_add_test(core, engine_heap_interleaved_push_pop_stays_sorted);
-  tcase_add_test(core, engine_sim_equal_times_run_fifo);
-  tcase_add_test(core, engine_sim_events_scheduled_now_run_after_pending_ones);
-  tcase_add_test(core, engine_time_ms_conversion_rounds);
-  tcase_add_test(core, engine_rng_same_seed_same_sequence);
-  tcase_add_test(core, engine_rng_distributions_have_their_mean);
-  tcase_add_test(core, engine_rng_derive_seed_depends_on_every_coordinate);
-  tcase_add_test(core, engine_rng_derive_seed_no_collisions_over_a_sweep);
-  suite_add_tcase(s, core);
-  TCase *limits = tcase_create("limits");
-  tcase_add_test(limits, engine_sim_step_on_empty_returns_zero);
-  tcase_add_test(limits, engine_sim_run_stops_after_until);
-  tcase_add_test(limits, engine_sim_run_stops_after_max_steps);
-  suite_add_tcase(s, limits);
-  TCase *errors = tcase_create("errors");
-  tcase_add_test(errors, engine_sim_at_rejects_the_past);
-  tcase_add_test(errors, engine_sim_at_rejects_bad_kinds);
-  suite_add_tcase(s, errors);
+  const TTest *const core[] = {engine_heap_orders_by_time_then_seq,
+                               engine_heap_random_pushes_pop_sorted,
+                               engine_heap_interleaved_push_pop_stays_sorted,
+                               engine_sim_equal_times_run_fifo,
+                               engine_sim_events_scheduled_now_run_after_pending_ones,
+                               engine_time_ms_conversion_rounds,
+                               engine_rng_same_seed_same_sequence,
+                               engine_rng_distributions_have_their_mean,
+                               engine_rng_derive_seed_depends_on_every_coordinate,
+                               engine_rng_derive_seed_no_collisions_over_a_sweep,
+                               NULL};
+  const TTest *const limits[] = {engine_sim_step_on_empty_returns_zero,
+                                 engine_sim_run_stops_after_until,
+                                 engine_sim_run_stops_after_max_steps,
+                                 NULL};
+  const TTest *const errors[] = {engine_sim_at_rejects_the_past, engine_sim_at_rejects_bad_kinds, NULL};
+  tu_tcase(s, "core", core, NULL, NULL, 0);
+  tu_tcase(s, "limits", limits, NULL, NULL, 0);
+  tu_tcase(s, "errors", errors, NULL, NULL, 0);
   return s;
 }

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "fit/loo.h"
 #include "fit/minimize.h"
@@ -23,54 +21,68 @@
 #include "run/metrics.h"
 #include "run/sweep.h"
 
+#include "testutil.h"
+
 #define TRUE_C_MS 137.5
 #define TRUE_IO_MS 42.25
 
-/* A scratch folder with the synthetic baseline, removed by teardown. */
+/* A scratch folder with a synthetic baseline, removed by clean. */
 typedef struct scratch {
-  char dir[64];
-  char baseline[128];
-  char out[8][128];
+  char dir[512];
+  char baseline[600];
+  char out[8][600];
   int nout;
 } scratch;
 
-static char *source_path(const char *rel)
+/* Make the folder; the baseline will be its file `name`. */
+static void scratch_open(scratch *s, const char *name)
 {
-  const char *root = getenv("TSSIM_SOURCE_ROOT");
-  char *p = malloc(1024);
-  ck_assert_ptr_nonnull(p);
-  snprintf(p, 1024, "%s/%s", root ? root : ".", rel);
-  return p;
+  memset(s, 0, sizeof *s);
+  tu_mkdtemp(s->dir, sizeof s->dir, "fit");
+  snprintf(s->baseline, sizeof s->baseline, "%s/%s", s->dir, name);
 }
 
 static const char *out_path(scratch *s, const char *name)
 {
   ck_assert_int_lt(s->nout, 8);
-  char dir[sizeof s->dir];
+  char dir[sizeof s->dir]; /* a copy: snprintf must not read the object it writes */
   memcpy(dir, s->dir, sizeof dir);
   snprintf(s->out[s->nout], sizeof s->out[0], "%s/%s", dir, name);
   return s->out[s->nout++];
+}
+
+static void clean(scratch *s)
+{
+  tu_rmtree(s->dir);
+}
+
+/* Sweep the model of the source tree at rel with overrides sets, one
+ * replication of seed 1, over ns and ws (ts_sweep_finish sw). */
+static void sweep_model(const char *rel, const char *const *sets, int nsets, int *ns, size_t nn, int *ws, size_t nw,
+                        ts_sweep *sw)
+{
+  char *model = tu_source_path(rel);
+  ts_model m;
+  ts_err e;
+  ck_assert_msg(ts_model_load(model, sets, nsets, &m, NULL, &e) == 0, "%s", e.msg);
+  ts_sweep_spec spec = {.ns = ns, .nn = nn, .workers = ws, .nw = nw, .replications = 1, .seed = 1};
+  ck_assert_int_eq(ts_sweep_run(&m, &spec, sw), 0);
+  ts_model_finish(&m);
+  free(model);
 }
 
 /* Sweep fit-rr.json at the true values and write what it shows as a
  * "points" baseline: wave_ms and wave_ratio at n = 1, 2, 4 on 1 and 2 workers. */
 static void make_synthetic(scratch *s)
 {
-  snprintf(s->dir, sizeof s->dir, "/tmp/tssim-fit-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(s->dir));
-  snprintf(s->baseline, sizeof s->baseline, "%s/baseline.json", s->dir);
-  char *model = source_path("tests/data/fit-rr.json");
+  scratch_open(s, "baseline.json");
   char set_c[64], set_io[64];
   snprintf(set_c, sizeof set_c, "params.c_ms=%g", TRUE_C_MS);
   snprintf(set_io, sizeof set_io, "classes[0].program[0].ms=%g", TRUE_IO_MS);
   const char *sets[] = {set_c, set_io};
-  ts_model m;
-  ts_err e;
-  ck_assert_msg(ts_model_load(model, sets, 2, &m, NULL, &e) == 0, "%s", e.msg);
   int ns[] = {1, 2, 4}, ws[] = {1, 2};
-  ts_sweep_spec spec = {.ns = ns, .nn = 3, .workers = ws, .nw = 2, .replications = 1, .seed = 1};
   ts_sweep sw;
-  ck_assert_int_eq(ts_sweep_run(&m, &spec, &sw), 0);
+  sweep_model("tests/data/fit-rr.json", sets, 2, ns, 3, ws, 2, &sw);
   cJSON *root = cJSON_CreateObject(), *pts = cJSON_AddArrayToObject(root, "points");
   for (size_t i = 0; i < sw.npoints; i++) {
     cJSON *p = cJSON_CreateObject(), *mx;
@@ -82,37 +94,19 @@ static void make_synthetic(scratch *s)
     cJSON_AddItemToArray(pts, p);
   }
   char *text = cJSON_Print(root);
-  FILE *f = fopen(s->baseline, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  tu_write_file(s->baseline, text);
   free(text);
   cJSON_Delete(root);
   ts_sweep_finish(&sw);
-  ts_model_finish(&m);
-  free(model);
-}
-
-static void clean(scratch *s)
-{
-  for (int i = 0; i < s->nout; i++)
-    remove(s->out[i]);
-  remove(s->baseline);
-  rmdir(s->dir);
 }
 
 /* Run `tssim calibrate ARGS` (stderr folded into stdout); the output (caller
  * frees) and the exit status. Paths starting with @ are under the source root. */
-static char *cli(int *status, const char *fmt, ...)
+static char *vcli(int *status, const char *fmt, va_list ap)
 {
-  const char *bin = getenv("TSSIM_BINARY"), *root = getenv("TSSIM_SOURCE_ROOT");
-  ck_assert_msg(bin && root, "TSSIM_BINARY and TSSIM_SOURCE_ROOT must be set");
-  char args[2048], cmd[4096] = "";
-  va_list ap;
-  va_start(ap, fmt);
+  const char *root = tu_source_root();
+  char args[2048], cmd[4096] = "calibrate ";
   vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(cmd, sizeof cmd, "%s calibrate ", bin);
   for (const char *p = args; *p; p++) {
     size_t l = strlen(cmd);
     if (*p == '@')
@@ -120,40 +114,39 @@ static char *cli(int *status, const char *fmt, ...)
     else
       snprintf(cmd + l, sizeof cmd - l, "%c", *p);
   }
-  strncat(cmd, " 2>&1", sizeof cmd - strlen(cmd) - 1);
-  FILE *f = popen(cmd, "r");
-  ck_assert_ptr_nonnull(f);
-  size_t cap = 1 << 16, len = 0;
-  char *out = malloc(cap);
-  ck_assert_ptr_nonnull(out);
-  size_t got;
-  while ((got = fread(out + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (len + 1 == cap) {
-      cap *= 2;
-      out = realloc(out, cap);
-      ck_assert_ptr_nonnull(out);
-    }
-  }
-  out[len] = '\0';
-  int st = pclose(f);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  char *out;
+  *status = tu_tssim(cmd, &out, NULL);
   return out;
 }
 
-static char *slurp(const char *path)
+static char *cli(int *status, const char *fmt, ...)
 {
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(s);
-  ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = '\0';
-  fclose(f);
-  return s;
+  va_list ap;
+  va_start(ap, fmt);
+  char *out = vcli(status, fmt, ap);
+  va_end(ap);
+  return out;
+}
+
+/* cli for a calibration that must succeed: its output (caller frees). */
+static char *cli_ok(const char *fmt, ...)
+{
+  int st;
+  va_list ap;
+  va_start(ap, fmt);
+  char *out = vcli(&st, fmt, ap);
+  va_end(ap);
+  ck_assert_msg(st == 0, "exit %d: %s", st, out);
+  return out;
+}
+
+/* The JSON document at path (caller deletes). */
+static cJSON *load_json(const char *path)
+{
+  cJSON *doc;
+  ts_err e;
+  ck_assert_msg(ts_json_load(path, &doc, &e) == 0, "%s", e.msg);
+  return doc;
 }
 
 static double number_at(cJSON *root, const char *path)
@@ -168,45 +161,67 @@ static void assert_near(double got, double want, double rel)
   ck_assert_msg(fabs(got - want) <= rel * fabs(want), "got %.9g, want %.9g within %g%%", got, want, 100 * rel);
 }
 
-/* The library path: read the free parameters, fit, land within 1% of the truth. */
-START_TEST(fit_recovers_synthetic)
-{
-  scratch s = {0};
-  make_synthetic(&s);
-  char *model = source_path("tests/data/fit-rr.json");
+/* The calibration problem of the model at rel (in the source tree) against
+ * the baseline make writes, built as tssim calibrate builds it. */
+typedef struct problem {
+  scratch s;
+  char *model;
   cJSON *tree;
-  ts_err e;
-  ck_assert_msg(ts_json_load(model, &tree, &e) == 0, "%s", e.msg);
   ts_fit_params ps;
   ts_baseline b;
   ts_fit_problem pb;
-  ck_assert_msg(ts_fit_params_read(tree, model, NULL, 0, &ps, &e) == 0, "%s", e.msg);
-  ck_assert_int_eq(ps.n, 2);
-  ck_assert_str_eq(ps.p[0].name, "c_ms");
-  ck_assert_double_eq(ps.p[0].start, 200); /* the value at its path */
-  ck_assert_double_eq(ps.p[1].start, 10);  /* its "start" */
-  ck_assert_msg(ts_baseline_load(s.baseline, &b, &e) == 0, "%s", e.msg);
-  ck_assert_msg(ts_fit_problem_init(&pb, tree, model, &ps, &b, NULL, 1, 1, &e) == 0, "%s", e.msg);
-  ck_assert_int_eq(pb.nt, 12);
-  ck_assert_int_eq(pb.npt, 6);
-  ck_assert_int_eq(pb.ng, 2);
-  double start[] = {ps.p[0].start, ps.p[1].start};
+} problem;
+
+static void problem_open(problem *f, void (*make)(scratch *), const char *rel, uint64_t seed, int replications)
+{
+  ts_err e;
+  memset(f, 0, sizeof *f);
+  make(&f->s);
+  f->model = tu_source_path(rel);
+  ck_assert_msg(ts_json_load(f->model, &f->tree, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_fit_params_read(f->tree, f->model, NULL, 0, &f->ps, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_baseline_load(f->s.baseline, &f->b, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_fit_problem_init(&f->pb, f->tree, f->model, &f->ps, &f->b, NULL, seed, replications, &e) == 0,
+                "%s", e.msg);
+}
+
+static void problem_close(problem *f)
+{
+  ts_fit_problem_finish(&f->pb);
+  ts_baseline_finish(&f->b);
+  ts_fit_params_finish(&f->ps);
+  cJSON_Delete(f->tree);
+  free(f->model);
+  clean(&f->s);
+}
+
+/* The library path: read the free parameters, fit, land within 1% of the truth. */
+START_TEST(fit_recovers_synthetic)
+{
+  problem f;
+  problem_open(&f, make_synthetic, "tests/data/fit-rr.json", 1, 1);
+  const ts_fit_params *ps = &f.ps;
+  const ts_fit_problem *pb = &f.pb;
+  ck_assert_int_eq(ps->n, 2);
+  ck_assert_str_eq(ps->p[0].name, "c_ms");
+  ck_assert_double_eq(ps->p[0].start, 200); /* the value at its path */
+  ck_assert_double_eq(ps->p[1].start, 10);  /* its "start" */
+  ck_assert_int_eq(pb->nt, 12);
+  ck_assert_int_eq(pb->npt, 6);
+  ck_assert_int_eq(pb->ng, 2);
+  double start[] = {ps->p[0].start, ps->p[1].start};
   ts_fit_result r;
-  ck_assert_msg(ts_fit_minimize(&pb, NULL, start, NULL, &r, &e) == 0, "%s", e.msg);
+  ts_err e;
+  ck_assert_msg(ts_fit_minimize(&f.pb, NULL, start, NULL, &r, &e) == 0, "%s", e.msg);
   assert_near(r.values[0], TRUE_C_MS, 0.01);
   assert_near(r.values[1], TRUE_IO_MS, 0.01);
   ck_assert(r.converged);
   ck_assert_int_gt(r.iterations, 0);
   ck_assert(r.objective < 1e-6);
-  for (size_t i = 0; i < pb.nt; i++)
-    assert_near(r.sim[i], pb.t[i].recorded, 0.001);
+  for (size_t i = 0; i < pb->nt; i++)
+    assert_near(r.sim[i], pb->t[i].recorded, 0.001);
   ts_fit_result_finish(&r);
-  ts_fit_problem_finish(&pb);
-  ts_baseline_finish(&b);
-  ts_fit_params_finish(&ps);
-  cJSON_Delete(tree);
-  free(model);
-  clean(&s);
+  problem_close(&f);
 }
 END_TEST
 
@@ -216,19 +231,13 @@ END_TEST
 /* A baseline of tests/data/fit-saw.json swept at TRUE_THRESHOLD_MS: wave_ms at n = 1 and 3. */
 static void make_saw(scratch *s)
 {
-  snprintf(s->dir, sizeof s->dir, "/tmp/tssim-fit-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(s->dir));
-  snprintf(s->baseline, sizeof s->baseline, "%s/saw.json", s->dir);
-  char *model = source_path("tests/data/fit-saw.json"), set[64];
+  scratch_open(s, "saw.json");
+  char set[64];
   snprintf(set, sizeof set, "worker.threshold_ms=%g", TRUE_THRESHOLD_MS);
   const char *sets[] = {set};
-  ts_model m;
-  ts_err e;
-  ck_assert_msg(ts_model_load(model, sets, 1, &m, NULL, &e) == 0, "%s", e.msg);
   int ns[] = {1, 3}, ws[] = {1};
-  ts_sweep_spec spec = {.ns = ns, .nn = 2, .workers = ws, .nw = 1, .replications = 1, .seed = 1};
   ts_sweep sw;
-  ck_assert_int_eq(ts_sweep_run(&m, &spec, &sw), 0);
+  sweep_model("tests/data/fit-saw.json", sets, 1, ns, 2, ws, 1, &sw);
   FILE *f = fopen(s->baseline, "w");
   ck_assert_ptr_nonnull(f);
   fputs("{\"points\": [", f);
@@ -236,10 +245,8 @@ static void make_saw(scratch *s)
     fprintf(f, "%s{\"n\": %d, \"metrics\": {\"wave_ms\": %.17g}}", i ? ", " : "", sw.points[i].n,
             sw.points[i].value[TS_M_WAVE_MS]);
   fputs("]}\n", f);
-  fclose(f);
+  ck_assert_int_eq(fclose(f), 0);
   ts_sweep_finish(&sw);
-  ts_model_finish(&m);
-  free(model);
 }
 
 /* On a sawtooth objective a single search from a poor start ends in a local
@@ -247,23 +254,15 @@ static void make_saw(scratch *s)
  * tooth of the truth, deterministically. */
 START_TEST(fit_multistart_escapes_local_minimum)
 {
-  scratch s = {0};
-  make_saw(&s);
-  char *model = source_path("tests/data/fit-saw.json");
-  cJSON *tree;
+  problem f;
+  problem_open(&f, make_saw, "tests/data/fit-saw.json", 1, 1);
+  ts_fit_problem *pb = &f.pb;
   ts_err e;
-  ck_assert_msg(ts_json_load(model, &tree, &e) == 0, "%s", e.msg);
-  ts_fit_params ps;
-  ts_baseline b;
-  ts_fit_problem pb;
-  ck_assert_msg(ts_fit_params_read(tree, model, NULL, 0, &ps, &e) == 0, "%s", e.msg);
-  ck_assert_double_eq(ps.p[0].start, POOR_THRESHOLD_MS);
-  ck_assert_msg(ts_baseline_load(s.baseline, &b, &e) == 0, "%s", e.msg);
-  ck_assert_msg(ts_fit_problem_init(&pb, tree, model, &ps, &b, NULL, 1, 1, &e) == 0, "%s", e.msg);
+  ck_assert_double_eq(f.ps.p[0].start, POOR_THRESHOLD_MS);
   double start[] = {POOR_THRESHOLD_MS};
   /* one search: stuck a tooth away, more than 2% off at n=3 */
   ts_fit_result one;
-  ck_assert_msg(ts_fit_minimize(&pb, NULL, start, NULL, &one, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_fit_minimize(pb, NULL, start, NULL, &one, &e) == 0, "%s", e.msg);
   ck_assert_int_eq(one.starts, 0);
   ck_assert_ptr_null(one.sequence);
   ck_assert_int_eq(one.nlocal, 1);
@@ -274,12 +273,12 @@ START_TEST(fit_multistart_escapes_local_minimum)
   /* 8 Sobol points, searches from the 4 best: the truth */
   ts_fit_options o = {.starts = 8};
   ts_fit_result multi, again;
-  size_t before = pb.evaluations;
-  ck_assert_msg(ts_fit_minimize(&pb, NULL, start, &o, &multi, &e) == 0, "%s", e.msg);
+  size_t before = pb->evaluations;
+  ck_assert_msg(ts_fit_minimize(pb, NULL, start, &o, &multi, &e) == 0, "%s", e.msg);
   ck_assert_int_eq(multi.starts, 8);
   ck_assert_str_eq(multi.sequence, "sobol");
   ck_assert_int_eq(multi.nlocal, TS_FIT_DEFAULT_SEARCHES);
-  ck_assert_int_eq(multi.evaluations, pb.evaluations - before);
+  ck_assert_int_eq(multi.evaluations, pb->evaluations - before);
   ck_assert_int_gt(multi.evaluations, 9);
   ck_assert_double_lt(multi.objective, 1e-12);
   assert_near(multi.values[0], TRUE_THRESHOLD_MS, 0.01);
@@ -297,7 +296,7 @@ START_TEST(fit_multistart_escapes_local_minimum)
     it += multi.local[j].iterations;
   ck_assert_int_eq(it, multi.iterations);
   /* deterministic */
-  ck_assert_msg(ts_fit_minimize(&pb, NULL, start, &o, &again, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_fit_minimize(pb, NULL, start, &o, &again, &e) == 0, "%s", e.msg);
   ck_assert_double_eq(again.values[0], multi.values[0]);
   ck_assert_int_eq(again.evaluations, multi.evaluations);
   for (int j = 0; j < multi.nlocal; j++) {
@@ -308,71 +307,52 @@ START_TEST(fit_multistart_escapes_local_minimum)
   /* more searches than points: one per distinct point */
   ts_fit_options wide = {.starts = 2, .searches = 10};
   ts_fit_result w;
-  ck_assert_msg(ts_fit_minimize(&pb, NULL, start, &wide, &w, &e) == 0, "%s", e.msg);
+  ck_assert_msg(ts_fit_minimize(pb, NULL, start, &wide, &w, &e) == 0, "%s", e.msg);
   ck_assert_int_eq(w.nlocal, 3);
   ts_fit_result_finish(&w);
   ts_fit_result_finish(&one);
   ts_fit_result_finish(&multi);
   ts_fit_result_finish(&again);
   ts_fit_result_finish(NULL);
-  ts_fit_problem_finish(&pb);
-  ts_baseline_finish(&b);
-  ts_fit_params_finish(&ps);
-  cJSON_Delete(tree);
-  free(model);
-  clean(&s);
+  problem_close(&f);
 }
 END_TEST
 
 /* The objective is deterministic and 0 at the truth; the mapping keeps bounds. */
 START_TEST(fit_objective_and_mapping)
 {
-  scratch s = {0};
-  make_synthetic(&s);
-  char *model = source_path("tests/data/fit-rr.json");
-  cJSON *tree;
+  problem f;
+  problem_open(&f, make_synthetic, "tests/data/fit-rr.json", 7, 2);
+  ts_fit_problem *pb = &f.pb;
+  const ts_fit_param *p0 = &f.ps.p[0];
   ts_err e;
-  ck_assert_int_eq(ts_json_load(model, &tree, &e), 0);
-  ts_fit_params ps;
-  ts_baseline b;
-  ts_fit_problem pb;
-  ck_assert_int_eq(ts_fit_params_read(tree, model, NULL, 0, &ps, &e), 0);
-  ck_assert_int_eq(ts_baseline_load(s.baseline, &b, &e), 0);
-  ck_assert_int_eq(ts_fit_problem_init(&pb, tree, model, &ps, &b, NULL, 7, 2, &e), 0);
   double truth[] = {TRUE_C_MS, TRUE_IO_MS}, off[] = {150, 40}, sim[12], sim2[12];
-  ck_assert_int_eq(ts_fit_eval(&pb, truth, sim, &e), 0);
-  ck_assert_double_lt(ts_fit_objective(&pb, sim, NULL), 1e-12);
-  ck_assert_int_eq(ts_fit_eval(&pb, off, sim, &e), 0);
-  ck_assert_int_eq(ts_fit_eval(&pb, off, sim2, &e), 0);
-  ck_assert_double_gt(ts_fit_objective(&pb, sim, NULL), 1e-4);
+  ck_assert_int_eq(ts_fit_eval(pb, truth, sim, &e), 0);
+  ck_assert_double_lt(ts_fit_objective(pb, sim, NULL), 1e-12);
+  ck_assert_int_eq(ts_fit_eval(pb, off, sim, &e), 0);
+  ck_assert_int_eq(ts_fit_eval(pb, off, sim2, &e), 0);
+  ck_assert_double_gt(ts_fit_objective(pb, sim, NULL), 1e-4);
   ck_assert_mem_eq(sim, sim2, sizeof sim);
   unsigned char none[12] = {0};
-  ck_assert_double_eq(ts_fit_objective(&pb, sim, none), 0);
+  ck_assert_double_eq(ts_fit_objective(pb, sim, none), 0);
   for (double x = -10; x <= 10; x += 0.37) {
-    double v = ts_fit_unmap(&ps.p[0], x);
-    ck_assert(v >= ps.p[0].min && v <= ps.p[0].max);
+    double v = ts_fit_unmap(p0, x);
+    ck_assert(v >= p0->min && v <= p0->max);
   }
-  ck_assert_double_eq(ts_fit_unmap(&ps.p[0], -asin(1.0)), ps.p[0].min);
-  ck_assert_double_eq(ts_fit_unmap(&ps.p[0], asin(1.0)), ps.p[0].max);
-  assert_near(ts_fit_unmap(&ps.p[0], ts_fit_map(&ps.p[0], 321.5)), 321.5, 1e-6);
-  ts_fit_problem_finish(&pb);
-  ts_baseline_finish(&b);
-  ts_fit_params_finish(&ps);
-  cJSON_Delete(tree);
-  free(model);
-  clean(&s);
+  ck_assert_double_eq(ts_fit_unmap(p0, -asin(1.0)), p0->min);
+  ck_assert_double_eq(ts_fit_unmap(p0, asin(1.0)), p0->max);
+  assert_near(ts_fit_unmap(p0, ts_fit_map(p0, 321.5)), 321.5, 1e-6);
+  problem_close(&f);
 }
 END_TEST
 
 /* The calibrated model: fitted values at their paths and a full provenance. */
 START_TEST(fit_cli_provenance)
 {
-  scratch s = {0};
+  scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "cal.json");
-  int st;
-  char *text = cli(&st, "@tests/data/fit-rr.json %s -o %s -r 1 --seed 5", s.baseline, out);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --seed 5", s.baseline, out);
   ck_assert_ptr_nonnull(strstr(text, "rel_error"));
   ck_assert_ptr_nonnull(strstr(text, "wave_ratio"));
   ck_assert_ptr_nonnull(strstr(text, "fit: sampled 33 start points, best objective "));
@@ -380,9 +360,7 @@ START_TEST(fit_cli_provenance)
   ck_assert_ptr_nonnull(strstr(text, "fit: search 4/4 iteration 1 round 1 "));
   ck_assert_ptr_nonnull(strstr(text, "4 simplex search(es) from the best of the start and 32 sobol point(s)"));
   free(text);
-  cJSON *doc;
-  ts_err e;
-  ck_assert_msg(ts_json_load(out, &doc, &e) == 0, "%s", e.msg);
+  cJSON *doc = load_json(out);
   assert_near(number_at(doc, "params.c_ms"), TRUE_C_MS, 0.01);
   assert_near(number_at(doc, "classes[0].program[0].ms"), TRUE_IO_MS, 0.01);
   cJSON *pv = cJSON_GetObjectItem(doc, "provenance");
@@ -429,6 +407,7 @@ START_TEST(fit_cli_provenance)
   ck_assert_ptr_null(cJSON_GetObjectItem(pv, "loo"));
   /* the calibrated model is a model: it loads, and calibrates again */
   ts_model m;
+  ts_err e;
   ck_assert_msg(ts_model_from_json(doc, out, &m, &e) == 0, "%s", e.msg);
   ts_model_finish(&m);
   cJSON_Delete(doc);
@@ -438,20 +417,16 @@ END_TEST
 
 START_TEST(fit_cli_loo_shape)
 {
-  scratch s = {0};
+  scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "loo.json");
-  int st;
-  char *text = cli(&st, "@tests/data/fit-rr.json %s -o %s -r 1 --loo --metrics wave_ratio,wave_ms", s.baseline, out);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --loo --metrics wave_ratio,wave_ms", s.baseline, out);
   ck_assert_ptr_nonnull(strstr(text, "leave-one-out"));
   ck_assert_ptr_nonnull(strstr(text, "predicted"));
   ck_assert_ptr_nonnull(strstr(text, "loo 6/6 (n=4, workers=2): sampled 33 start points"));
   ck_assert_ptr_nonnull(strstr(text, "loo 6/6 (n=4, workers=2): search 4/4 iteration"));
   free(text);
-  cJSON *doc;
-  ts_err e;
-  ck_assert_msg(ts_json_load(out, &doc, &e) == 0, "%s", e.msg);
+  cJSON *doc = load_json(out);
   cJSON *loo = ts_json_get_path(doc, "provenance.loo");
   ck_assert_ptr_nonnull(loo);
   cJSON *pts = cJSON_GetObjectItem(loo, "points"), *p;
@@ -483,29 +458,23 @@ END_TEST
 
 START_TEST(fit_cli_deterministic)
 {
-  scratch s = {0};
+  scratch s;
   make_synthetic(&s);
   const char *a = out_path(&s, "a.json"), *b = out_path(&s, "b.json");
-  int st;
   for (int i = 0; i < 2; i++) {
-    char *text = cli(&st, "@tests/data/fit-rr.json %s -o %s -r 1 -q --loo", s.baseline, i ? b : a);
-    ck_assert_msg(st == 0, "exit %d: %s", st, text);
+    char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 -q --loo", s.baseline, i ? b : a);
     ck_assert_str_eq(text, ""); /* -q: silent */
     free(text);
   }
-  char *ta = slurp(a), *tb = slurp(b);
+  char *ta = tu_read_file(a, NULL), *tb = tu_read_file(b, NULL);
   ck_assert_str_eq(ta, tb);
   free(ta);
   free(tb);
   /* calibrating the calibrated model repeats the fit: same start, same values */
   const char *c = out_path(&s, "c.json");
-  char *text = cli(&st, "%s %s -o %s -r 1 -q --loo", a, s.baseline, c);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  char *text = cli_ok("%s %s -o %s -r 1 -q --loo", a, s.baseline, c);
   free(text);
-  cJSON *da, *dc;
-  ts_err e;
-  ck_assert_int_eq(ts_json_load(a, &da, &e), 0);
-  ck_assert_int_eq(ts_json_load(c, &dc, &e), 0);
+  cJSON *da = load_json(a), *dc = load_json(c);
   ck_assert_double_eq(number_at(da, "free[0].start"), 200);
   static const char *const same[] = {"params", "classes", "free", "provenance.parameters", "provenance.residuals",
                                      "provenance.loo"};
@@ -521,23 +490,17 @@ END_TEST
 /* --starts 0 is one search from the start, recorded as such; --starts 8 finds the truth. */
 START_TEST(fit_cli_starts)
 {
-  scratch s = {0};
+  scratch s;
   make_saw(&s);
   const char *one = out_path(&s, "one.json"), *multi = out_path(&s, "multi.json");
-  int st;
-  char *text = cli(&st, "@tests/data/fit-saw.json %s -o %s -r 1 --starts 0", s.baseline, one);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  char *text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 --starts 0", s.baseline, one);
   ck_assert_ptr_null(strstr(text, "sampled"));
   ck_assert_ptr_null(strstr(text, "simplex search(es)"));
   ck_assert_ptr_nonnull(strstr(text, "fit: search 1/1 iteration 1 "));
   free(text);
-  text = cli(&st, "@tests/data/fit-saw.json %s -o %s -r 1 -q --starts 8 --searches 2", s.baseline, multi);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 -q --starts 8 --searches 2", s.baseline, multi);
   free(text);
-  cJSON *d1, *dm;
-  ts_err e;
-  ck_assert_int_eq(ts_json_load(one, &d1, &e), 0);
-  ck_assert_int_eq(ts_json_load(multi, &dm, &e), 0);
+  cJSON *d1 = load_json(one), *dm = load_json(multi);
   ck_assert_double_eq(number_at(d1, "provenance.starts"), 0);
   ck_assert_ptr_null(ts_json_get_path(d1, "provenance.sequence"));
   ck_assert_int_eq(cJSON_GetArraySize(ts_json_get_path(d1, "provenance.searches")), 1);
@@ -557,17 +520,12 @@ END_TEST
 /* A --set on a free parameter's path pins it; the other is still fitted. */
 START_TEST(fit_cli_pinned)
 {
-  scratch s = {0};
+  scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "pin.json");
-  int st;
-  char *text = cli(&st, "@tests/data/fit-rr.json %s -o %s -r 1 -q --set params.c_ms=%g", s.baseline, out,
-                   TRUE_C_MS);
-  ck_assert_msg(st == 0, "exit %d: %s", st, text);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 -q --set params.c_ms=%g", s.baseline, out, TRUE_C_MS);
   free(text);
-  cJSON *doc;
-  ts_err e;
-  ck_assert_int_eq(ts_json_load(out, &doc, &e), 0);
+  cJSON *doc = load_json(out);
   ck_assert_double_eq(number_at(doc, "params.c_ms"), TRUE_C_MS);
   assert_near(number_at(doc, "classes[0].program[0].ms"), TRUE_IO_MS, 0.01);
   ck_assert_str_eq(ts_json_get_path(doc, "provenance.pinned[0]")->valuestring, "c_ms");
@@ -716,30 +674,27 @@ END_TEST
 Suite *fit_suite(void)
 {
   Suite *s = suite_create("fit");
-  TCase *core = tcase_create("core");
-  tcase_set_timeout(core, 120);
-  tcase_add_test(core, fit_recovers_synthetic);
-  tcase_add_test(core, fit_objective_and_mapping);
-  tcase_add_test(core, fit_multistart_escapes_local_minimum);
-  tcase_add_test(core, fit_print_layout);
-  suite_add_tcase(s, core);
-  TCase *cli_tc = tcase_create("cli");
-  tcase_set_timeout(cli_tc, 120);
-  tcase_add_test(cli_tc, fit_cli_provenance);
-  tcase_add_test(cli_tc, fit_cli_loo_shape);
-  tcase_add_test(cli_tc, fit_cli_deterministic);
-  tcase_add_test(cli_tc, fit_cli_pinned);
-  tcase_add_test(cli_tc, fit_cli_starts);
-  suite_add_tcase(s, cli_tc);
-  TCase *errors = tcase_create("errors");
-  tcase_set_timeout(errors, 60);
-  tcase_add_test(errors, fit_error_no_free);
-  tcase_add_test(errors, fit_error_bad_path);
-  tcase_add_test(errors, fit_error_bounds);
-  tcase_add_test(errors, fit_error_baseline);
-  tcase_add_test(errors, fit_error_metrics);
-  tcase_add_test(errors, fit_error_usage);
-  tcase_add_test(errors, fit_error_starts_dimension);
-  suite_add_tcase(s, errors);
+  const TTest *const core[] = {fit_recovers_synthetic,
+                               fit_objective_and_mapping,
+                               fit_multistart_escapes_local_minimum,
+                               fit_print_layout,
+                               NULL};
+  const TTest *const cli_tests[] = {fit_cli_provenance,
+                                    fit_cli_loo_shape,
+                                    fit_cli_deterministic,
+                                    fit_cli_pinned,
+                                    fit_cli_starts,
+                                    NULL};
+  const TTest *const errors[] = {fit_error_no_free,
+                                 fit_error_bad_path,
+                                 fit_error_bounds,
+                                 fit_error_baseline,
+                                 fit_error_metrics,
+                                 fit_error_usage,
+                                 fit_error_starts_dimension,
+                                 NULL};
+  tu_tcase(s, "core", core, NULL, NULL, 120);
+  tu_tcase(s, "cli", cli_tests, NULL, NULL, 120);
+  tu_tcase(s, "errors", errors, NULL, NULL, 60);
   return s;
 }

@@ -9,6 +9,8 @@
 #include "model/world.h"
 #include "model/xxhash32.h"
 
+#include "testutil.h"
+
 #define LEN(a) (sizeof(a) / sizeof *(a))
 #define MS(x) ((ts_time)(x) * TS_NS_PER_MS)
 
@@ -659,23 +661,24 @@ START_TEST(model_random_latency_follows_seed)
 }
 END_TEST
 
-START_TEST(model_random_draws_clamped_at_100x_mean)
+START_TEST(model_random_draws_capped_at_1000x_mean)
 {
-  /* lognormal, cv 10: P(draw > 100 * mean) is about 6e-4, so 20000 actors hit the clamp */
+  /* lognormal, cv 10: P(draw > 1000 * mean) is about 9e-6, so 2e6 draws hit the cap */
   ts_step prog[] = {{.op = TS_STEP_IO, .label = "io", .cost = {.kind = TS_DIST_LOGNORMAL, .mean = MS(1), .cv = 10},
                      .rows = 1}};
-  ck_assert_int_eq(ts_model_draw_max(&prog[0].cost), MS(100));
+  ck_assert_int_eq(ts_model_draw_max(&prog[0].cost), MS(1000));
   ts_class k[] = {CLASS("job", TS_COUNT_N, prog)};
   ts_model m = model_of(k, 1);
   ts_world w;
-  ck_assert_int_eq(run_world(&w, &m, 20000, 1), 0);
-  int clamped = 0, beyond = 0;
-  for (int a = 0; a < w.nactors; a++) {
-    beyond += st(&w, a)->io > MS(100);
-    clamped += st(&w, a)->io == MS(100);
+  ck_assert_int_eq(run_world(&w, &m, 1, 1), 0);
+  int capped = 0, beyond = 0;
+  for (int i = 0; i < 2000000; i++) {
+    ts_time d = ts__draw(&w, &prog[0].cost);
+    beyond += d > MS(1000);
+    capped += d == MS(1000);
   }
   ck_assert_int_eq(beyond, 0);
-  ck_assert_int_gt(clamped, 0);
+  ck_assert_int_gt(capped, 0);
   ts_world_finish(&w);
   ts_dist fixed = {.kind = TS_DIST_FIXED, .mean = MS(7)};
   ck_assert_int_eq(ts_model_draw_max(&fixed), MS(7));
@@ -735,41 +738,40 @@ END_TEST
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
-  TCase *core = tcase_create("core");
-  tcase_add_test(core, model_xxh32_published_vectors);
-  tcase_add_test(core, model_dispatch_round_robin_is_i_mod_w);
-  tcase_add_test(core, model_dispatch_least_loaded_lowest_index_on_ties);
-  tcase_add_test(core, model_dispatch_hash_is_xxh32_of_task_slash_group);
-  tcase_add_test(core, model_dispatch_find_by_name);
-  tcase_add_test(core, model_lock_shared_fifo_handover);
-  tcase_add_test(core, model_lock_per_actor_never_contends);
-  tcase_add_test(core, model_lock_shared_serializes_one_worker);
-  tcase_add_test(core, model_lock_released_when_holder_finishes);
-  tcase_add_test(core, model_threshold_plain_io_keeps_threshold);
-  tcase_add_test(core, model_threshold_priority_io_quarters_threshold);
-  tcase_add_test(core, model_threshold_priority_min_applies);
-  tcase_add_test(core, model_threshold_priority_io_on_other_worker_no_effect);
-  tcase_add_test(core, model_yield_overhead_is_loop_cpu_not_timer_cpu);
-  tcase_add_test(core, model_loop_overhead_once_per_busy_iteration);
-  tcase_add_test(core, model_yield_step_rejoins_tail);
-  tcase_add_test(core, model_slices_count_run_periods_not_steps);
-  tcase_add_test(core, model_processor_sharing_slows_when_cores_are_short);
-  tcase_add_test(core, model_processor_sharing_replans_when_a_worker_idles);
-  tcase_add_test(core, model_processor_sharing_slices_by_wall_time);
-  tcase_add_test(core, model_priority_policy_lets_foreground_bypass);
-  tcase_add_test(core, model_io_callback_waits_for_running_slice);
-  tcase_add_test(core, model_marks_bound_the_wave);
-  tcase_add_test(core, model_random_latency_follows_seed);
-  tcase_add_test(core, model_cpu_scale_by_n_prices_cpu);
-  suite_add_tcase(s, core);
-  TCase *limits = tcase_create("limits");
-  tcase_add_test(limits, model_empty_world_finishes);
-  tcase_add_test(limits, model_processor_sharing_replan_checks_the_lap_at_a_row_end);
-  tcase_add_test(limits, model_random_draws_clamped_at_100x_mean);
-  tcase_add_test(limits, model_horizon_bounds_simulated_time);
-  suite_add_tcase(s, limits);
-  TCase *errors = tcase_create("errors");
-  tcase_add_test(errors, model_lock_cycle_deadlocks);
-  suite_add_tcase(s, errors);
+  const TTest *const core[] = {model_xxh32_published_vectors,
+                               model_dispatch_round_robin_is_i_mod_w,
+                               model_dispatch_least_loaded_lowest_index_on_ties,
+                               model_dispatch_hash_is_xxh32_of_task_slash_group,
+                               model_dispatch_find_by_name,
+                               model_lock_shared_fifo_handover,
+                               model_lock_per_actor_never_contends,
+                               model_lock_shared_serializes_one_worker,
+                               model_lock_released_when_holder_finishes,
+                               model_threshold_plain_io_keeps_threshold,
+                               model_threshold_priority_io_quarters_threshold,
+                               model_threshold_priority_min_applies,
+                               model_threshold_priority_io_on_other_worker_no_effect,
+                               model_yield_overhead_is_loop_cpu_not_timer_cpu,
+                               model_loop_overhead_once_per_busy_iteration,
+                               model_yield_step_rejoins_tail,
+                               model_slices_count_run_periods_not_steps,
+                               model_processor_sharing_slows_when_cores_are_short,
+                               model_processor_sharing_replans_when_a_worker_idles,
+                               model_processor_sharing_slices_by_wall_time,
+                               model_priority_policy_lets_foreground_bypass,
+                               model_io_callback_waits_for_running_slice,
+                               model_marks_bound_the_wave,
+                               model_random_latency_follows_seed,
+                               model_cpu_scale_by_n_prices_cpu,
+                               NULL};
+  const TTest *const limits[] = {model_empty_world_finishes,
+                                 model_processor_sharing_replan_checks_the_lap_at_a_row_end,
+                                 model_random_draws_capped_at_1000x_mean,
+                                 model_horizon_bounds_simulated_time,
+                                 NULL};
+  const TTest *const errors[] = {model_lock_cycle_deadlocks, NULL};
+  tu_tcase(s, "core", core, NULL, NULL, 0);
+  tu_tcase(s, "limits", limits, NULL, NULL, 0);
+  tu_tcase(s, "errors", errors, NULL, NULL, 0);
   return s;
 }

@@ -8,33 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "testutil.h"
 
 static char dir[512]; /* this test's folder: one subfolder per run */
 
 static void dir_create(void)
 {
-  snprintf(dir, sizeof dir, "%s/tssim-report-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  tu_mkdtemp(dir, sizeof dir, "report");
 }
 
 static void dir_remove(void)
 {
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(cmd), 0);
+  tu_rmtree(dir);
 }
 
 /* `tssim run SCENARIO -q --no-plots -o DIR/OUT ARGS`, from the source root; must exit 0. */
 static void run_into(const char *out, const char *scenario, const char *args)
 {
-  const char *root = getenv("TSSIM_SOURCE_ROOT"), *bin = getenv("TSSIM_BINARY");
-  ck_assert_msg(root && bin, "TSSIM_SOURCE_ROOT and TSSIM_BINARY must be set (run with meson test)");
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' run '%s' -q --no-plots -o '%s/%s' %s 2>&1", root, bin, scenario, dir,
-           out, args);
-  int status = system(cmd);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "failed: %s", cmd);
+  char cmd[4096], *text;
+  snprintf(cmd, sizeof cmd, "run '%s' -q --no-plots -o '%s/%s' %s", scenario, dir, out, args);
+  int status = tu_tssim(cmd, &text, NULL);
+  ck_assert_msg(status == 0, "failed (exit %d): %s\n%s", status, cmd, text);
+  free(text);
 }
 
 #define RR "scenarios/rr-wave.json"
@@ -46,17 +42,17 @@ static char *result(const char *out, const char *file)
 {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s/%s", dir, out, file);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "missing %s", path);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *text = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(text);
-  ck_assert_int_eq(fread(text, 1, (size_t)len, f), len);
-  text[len] = '\0';
-  fclose(f);
-  return text;
+  return tu_read_file(path, NULL);
+}
+
+/* DIR/OUT/FILE parsed as JSON (caller deletes). */
+static cJSON *result_json(const char *out, const char *file)
+{
+  char *text = result(out, file);
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_msg(root != NULL, "%s does not parse", file);
+  free(text);
+  return root;
 }
 
 static int same_file(const char *out_a, const char *out_b, const char *file)
@@ -203,9 +199,7 @@ END_TEST
 START_TEST(report_summary_json_records_the_run)
 {
   run_into("rr", RR, RR16 " --seed 7");
-  char *text = result("rr", "summary.json");
-  cJSON *root = cJSON_Parse(text);
-  ck_assert_msg(root != NULL, "summary.json does not parse");
+  cJSON *root = result_json("rr", "summary.json");
   ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "tssim_version")), TSSIM_VERSION);
   ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "seed")), 7);
   ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "replications")), 1);
@@ -216,20 +210,16 @@ START_TEST(report_summary_json_records_the_run)
   ck_assert_int_eq(cJSON_GetArraySize(points), 1);
   ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(points, 0), "wave_ms")), 6325);
   cJSON_Delete(root);
-  free(text);
 }
 END_TEST
 
 START_TEST(report_json_model_holds_overrides)
 {
   run_into("rr", RR, RR16 " --set worker.threshold_ms=19");
-  char *text = result("rr", "summary.json");
-  cJSON *root = cJSON_Parse(text);
-  ck_assert_ptr_nonnull(root);
+  cJSON *root = result_json("rr", "summary.json");
   const cJSON *worker = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "model"), "worker");
   ck_assert_double_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(worker, "threshold_ms")), 19);
   cJSON_Delete(root);
-  free(text);
   /* 20 ms slices: 20 per actor */
   char *csv = result("rr", "summary.csv");
   ck_assert_double_eq(field(csv, 1, "slices"), 20);
@@ -295,14 +285,11 @@ END_TEST
 /* The seed summary.json records for the run into DIR/OUT. */
 static double recorded_seed(const char *out)
 {
-  char *text = result(out, "summary.json");
-  cJSON *root = cJSON_Parse(text);
-  ck_assert_ptr_nonnull(root);
+  cJSON *root = result_json(out, "summary.json");
   const cJSON *seed = cJSON_GetObjectItem(root, "seed");
   ck_assert(cJSON_IsNumber(seed));
   double v = seed->valuedouble;
   cJSON_Delete(root);
-  free(text);
   return v;
 }
 
@@ -332,19 +319,13 @@ START_TEST(report_baseline_adds_recorded_columns)
   /* a scenario beside its baseline, naming the reference model by absolute path */
   char path[1024], text[2048];
   snprintf(path, sizeof path, "%s/b.json", dir);
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs("{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}", f);
-  fclose(f);
+  tu_write_file(path, "{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}");
   snprintf(path, sizeof path, "%s/s.json", dir);
   snprintf(text, sizeof text,
            "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
            " \"n\": [16], \"workers\": [1]}",
-           getenv("TSSIM_SOURCE_ROOT"));
-  f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+           tu_source_root());
+  tu_write_file(path, text);
   run_into("rr", path, "");
   char *csv = result("rr", "summary.csv");
   ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
@@ -357,24 +338,20 @@ END_TEST
 Suite *report_suite(void)
 {
   Suite *s = suite_create("report");
-  TCase *core = tcase_create("core");
-  tcase_add_checked_fixture(core, dir_create, dir_remove);
-  tcase_set_timeout(core, 60);
-  tcase_add_test(core, report_summary_csv_columns_and_values);
-  tcase_add_test(core, report_samples_one_row_per_actor);
-  tcase_add_test(core, report_samples_cover_every_replication);
-  tcase_add_test(core, report_summary_json_records_the_run);
-  tcase_add_test(core, report_wave_ratio_ignores_a_point_without_actors);
-  tcase_add_test(core, report_json_model_holds_overrides);
-  tcase_add_test(core, report_baseline_adds_recorded_columns);
-  suite_add_tcase(s, core);
-  TCase *seeds = tcase_create("seeds");
-  tcase_add_checked_fixture(seeds, dir_create, dir_remove);
-  tcase_set_timeout(seeds, 60);
-  tcase_add_test(seeds, report_summary_is_pooled_median_and_p95_of_samples);
-  tcase_add_test(seeds, report_same_seed_byte_identical);
-  tcase_add_test(seeds, report_seed_changes_random_samples);
-  tcase_add_test(seeds, report_recorded_seed_reproduces_the_run);
-  suite_add_tcase(s, seeds);
+  const TTest *const core[] = {report_summary_csv_columns_and_values,
+                               report_samples_one_row_per_actor,
+                               report_samples_cover_every_replication,
+                               report_summary_json_records_the_run,
+                               report_wave_ratio_ignores_a_point_without_actors,
+                               report_json_model_holds_overrides,
+                               report_baseline_adds_recorded_columns,
+                               NULL};
+  const TTest *const seeds[] = {report_summary_is_pooled_median_and_p95_of_samples,
+                                report_same_seed_byte_identical,
+                                report_seed_changes_random_samples,
+                                report_recorded_seed_reproduces_the_run,
+                                NULL};
+  tu_tcase(s, "core", core, dir_create, dir_remove, 60);
+  tu_tcase(s, "seeds", seeds, dir_create, dir_remove, 60);
   return s;
 }

@@ -4,11 +4,12 @@
  * m actors, the one of local index j finishes in the last round at
  * (m * (C/q - 1) + j + 1) * q, so the last completion is ceil(N/W) * C. */
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "io/model_json.h"
 #include "model/world.h"
+
+#include "testutil.h"
 
 #define Q_NS (10 * TS_NS_PER_MS)
 #define C_NS (400 * TS_NS_PER_MS)
@@ -18,13 +19,11 @@ static ts_model rr;
 
 static void load_rr_with(const char *set)
 {
-  const char *root = getenv("TSSIM_SOURCE_ROOT");
-  ck_assert_msg(root != NULL, "TSSIM_SOURCE_ROOT is not set (run the tests with meson test)");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/models/rr-wave.json", root);
+  char *path = tu_source_path("models/rr-wave.json");
   ts_err e;
   const char *sets[] = {set};
   ck_assert_msg(ts_model_load(path, sets, set ? 1 : 0, &rr, NULL, &e) == 0, "%s", e.msg);
+  free(path);
 }
 
 static void load_rr(void)
@@ -136,20 +135,15 @@ END_TEST
 Suite *rrwave_suite(void)
 {
   Suite *s = suite_create("rrwave");
-  TCase *core = tcase_create("core");
-  tcase_add_checked_fixture(core, load_rr, unload_rr);
-  tcase_add_test(core, rrwave_model_loads_as_documented);
-  tcase_add_test(core, rrwave_one_worker_16);
-  tcase_add_test(core, rrwave_small_uneven);
-  tcase_add_test(core, rrwave_eight_workers_1000);
-  suite_add_tcase(s, core);
-  TCase *limits = tcase_create("limits");
-  tcase_add_checked_fixture(limits, load_rr, unload_rr);
-  tcase_add_test(limits, rrwave_eight_workers_100000);
-  tcase_set_timeout(limits, 300);
-  suite_add_tcase(s, limits);
-  TCase *sets = tcase_create("set");
-  tcase_add_test(sets, rrwave_threshold_set_changes_quantum);
-  suite_add_tcase(s, sets);
+  const TTest *const core[] = {rrwave_model_loads_as_documented,
+                               rrwave_one_worker_16,
+                               rrwave_small_uneven,
+                               rrwave_eight_workers_1000,
+                               NULL};
+  const TTest *const limits[] = {rrwave_eight_workers_100000, NULL};
+  const TTest *const set[] = {rrwave_threshold_set_changes_quantum, NULL};
+  tu_tcase(s, "core", core, load_rr, unload_rr, 0);
+  tu_tcase(s, "limits", limits, load_rr, unload_rr, 300);
+  tu_tcase(s, "set", set, NULL, NULL, 0);
   return s;
 }

@@ -8,6 +8,8 @@
 #include "sched/policy.h"
 #include "sched/ring.h"
 
+#include "testutil.h"
+
 static void ring_push_range(ts_ring *r, int from, int to)
 {
   for (int x = from; x < to; x++)
@@ -213,20 +215,20 @@ END_TEST
 Suite *sched_suite(void)
 {
   Suite *s = suite_create("sched");
-  TCase *core = tcase_create("core");
-  tcase_add_test(core, sched_ring_push_pop_fifo);
-  tcase_add_test(core, sched_ring_remove_at_keeps_order);
-  tcase_add_test(core, sched_fifo_returns_arrival_order);
-  tcase_add_test(core, sched_priority_foreground_bypasses_background);
-  tcase_add_test(core, sched_priority_foreground_never_crosses_normal);
-  tcase_add_test(core, sched_find_by_name);
-  suite_add_tcase(s, core);
-  TCase *limits = tcase_create("limits");
-  tcase_add_test(limits, sched_ring_wraps_and_grows_in_order);
-  tcase_add_test(limits, sched_priority_burst_limit_lets_head_run);
-  tcase_add_test(limits, sched_priority_foreground_head_runs_past_burst_limit);
-  tcase_add_test(limits, sched_priority_streak_spans_pushes);
-  tcase_add_test(limits, sched_queue_pop_empty);
-  suite_add_tcase(s, limits);
+  const TTest *const core[] = {sched_ring_push_pop_fifo,
+                               sched_ring_remove_at_keeps_order,
+                               sched_fifo_returns_arrival_order,
+                               sched_priority_foreground_bypasses_background,
+                               sched_priority_foreground_never_crosses_normal,
+                               sched_find_by_name,
+                               NULL};
+  const TTest *const limits[] = {sched_ring_wraps_and_grows_in_order,
+                                 sched_priority_burst_limit_lets_head_run,
+                                 sched_priority_foreground_head_runs_past_burst_limit,
+                                 sched_priority_streak_spans_pushes,
+                                 sched_queue_pop_empty,
+                                 NULL};
+  tu_tcase(s, "core", core, NULL, NULL, 0);
+  tu_tcase(s, "limits", limits, NULL, NULL, 0);
   return s;
 }

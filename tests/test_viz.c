@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -20,25 +19,20 @@
 #include "viz/trace.h"
 #include "viz/vizopt.h"
 
+#include "testutil.h"
+
 #define RR "scenarios/rr-wave.json"
 #define ZC "scenarios/zero-cache-wave.json"
 #define LOCK "tests/data/viz-lock-scenario.json"
-
-static const char *root(void)
-{
-  const char *r = getenv("TSSIM_SOURCE_ROOT");
-  ck_assert_msg(r != NULL, "TSSIM_SOURCE_ROOT must be set (run with meson test)");
-  return r;
-}
 
 /* Load a scenario of the source tree with overrides and record (n, workers)
  * exactly as the commands do (replication 0 of the scenario's seed). */
 static void record(const char *scenario, const char *const *sets, int nsets, int n, int workers, ts_loaded *L,
                    ts_timeline *tl)
 {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", root(), scenario);
+  char *path = tu_source_path(scenario);
   ck_assert_int_eq(ts_cli_load(path, sets, nsets, L), 0);
+  free(path);
   int rc = ts_timeline_record(tl, &L->model, n, workers, ts_rng_derive_seed(L->sc.seed, n, workers, 0));
   ck_assert_msg(rc == 0, "%s", ts_timeline_strerror(rc));
 }
@@ -49,50 +43,7 @@ static void release(ts_loaded *L, ts_timeline *tl)
   ts_cli_unload(L);
 }
 
-/* Run the tssim binary with args from the source root; output into out
- * (caller frees) when not NULL. Returns the exit status. */
-static int tssim(const char *args, char **out)
-{
-  const char *bin = getenv("TSSIM_BINARY");
-  ck_assert_msg(bin != NULL, "TSSIM_BINARY must be set (run with meson test)");
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", root(), bin, args);
-  FILE *p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t cap = 1 << 16, len = 0, n;
-  char *buf = malloc(cap);
-  ck_assert_ptr_nonnull(buf);
-  while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
-    len += n;
-    if (cap - len < 2) {
-      cap *= 2;
-      buf = realloc(buf, cap);
-      ck_assert_ptr_nonnull(buf);
-    }
-  }
-  buf[len] = '\0';
-  int status = pclose(p);
-  if (out)
-    *out = buf;
-  else
-    free(buf);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static char tmpdir[512];
-
-static void tmp_create(void)
-{
-  snprintf(tmpdir, sizeof tmpdir, "%s/tssim-viz-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void tmp_remove(void)
-{
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  ck_assert_int_eq(system(cmd), 0);
-}
 
 static double num(const cJSON *o, const char *key)
 {
@@ -137,9 +88,9 @@ START_TEST(viz_timeline_refuses_overflowing_horizon)
   static const char *const sets[] = {"params.c_ms=3600000", "classes[0].program[0].rows=1"};
   ts_loaded L;
   ts_timeline tl;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", root(), RR);
+  char *path = tu_source_path(RR);
   ck_assert_int_eq(ts_cli_load(path, sets, 2, &L), 0); /* an hour each: a million overflow 73 years */
+  free(path);
   ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1000000, 1, 1), -4);
   ck_assert_ptr_nonnull(strstr(ts_timeline_strerror(-4), "--n"));
   release(&L, &tl);
@@ -279,22 +230,6 @@ START_TEST(viz_trace_lock_flows_and_counters)
 }
 END_TEST
 
-/* The bytes of a file, NUL-terminated (caller frees). */
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "missing %s", path);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *text = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(text);
-  ck_assert_int_eq(fread(text, 1, (size_t)len, f), len);
-  text[len] = '\0';
-  fclose(f);
-  return text;
-}
-
 static int count(const char *hay, const char *needle)
 {
   int n = 0;
@@ -306,30 +241,30 @@ static int count(const char *hay, const char *needle)
 START_TEST(viz_trace_cli_writes_file)
 {
   char args[2048], *out, path[1024];
-  tmp_create();
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
   snprintf(args, sizeof args, "trace " ZC " --n 4 -o '%s/sub/zc.json' --html '%s/zc.html'", tmpdir, tmpdir);
-  ck_assert_int_eq(tssim(args, &out), 0);
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "ui.perfetto.dev"));
   free(out);
   snprintf(path, sizeof path, "%s/sub/zc.json", tmpdir);
-  char *text = slurp(path);
+  char *text = tu_read_file(path, NULL);
   cJSON *tree = cJSON_Parse(text);
   ck_assert_ptr_nonnull(tree);
   ck_assert_int_eq((int)num(cJSON_GetObjectItemCaseSensitive(tree, "otherData"), "n"), 4);
   cJSON_Delete(tree);
   /* the page holds the same JSON, with "</" written "<\/" so it cannot end its script */
   snprintf(path, sizeof path, "%s/zc.html", tmpdir);
-  char *page = slurp(path);
+  char *page = tu_read_file(path, NULL);
   const char *js = strstr(page, "const TRACE = ");
   ck_assert_ptr_nonnull(js);
   ck_assert(strncmp(js + 14, text, strlen(text) - 1) == 0);
   ck_assert_int_eq(count(page, "</script>"), 2);
   free(page);
   free(text);
-  ck_assert_int_eq(tssim("trace " RR " --n 2 -o /dev/null/x.json", &out), 1);
+  ck_assert_int_eq(tu_tssim("trace " RR " --n 2 -o /dev/null/x.json", &out, NULL), 1);
   ck_assert_ptr_nonnull(strstr(out, "/dev/null"));
   free(out);
-  tmp_remove();
+  tu_rmtree(tmpdir);
 }
 END_TEST
 
@@ -413,35 +348,98 @@ END_TEST
 START_TEST(viz_gantt_cli_options_and_errors)
 {
   char *out;
-  ck_assert_int_eq(tssim("gantt " RR " --n 3 --workers 1 --set params.c_ms=30 "
-                         "--set 'classes[0].program[0].rows=30' --ascii", &out), 0);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --n 3 --workers 1 --set params.c_ms=30 "
+                         "--set 'classes[0].program[0].rows=30' --ascii", &out, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "actor 2   |::::::::::#####..........#####..........#####| done 90 ms"));
   free(out);
-  ck_assert_int_eq(tssim("gantt " RR " --n 40 --workers 2 --max-actors 5 --ascii", &out), 0);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --n 40 --workers 2 --max-actors 5 --ascii", &out, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "(35 more actors not drawn: see --max-actors)"));
   free(out);
-  ck_assert_int_eq(tssim("gantt " RR " --width 20", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --width 20", &out, NULL), 2);
   ck_assert_ptr_nonnull(strstr(out, "--width: expected an integer in [60, 10000], got \"20\""));
   free(out);
-  ck_assert_int_eq(tssim("gantt " RR " --n 3,4", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --n 3,4", &out, NULL), 2);
   ck_assert_ptr_nonnull(strstr(out, "--n: expected one integer"));
   free(out);
-  ck_assert_int_eq(tssim("gantt " RR " --workers 0", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --workers 0", &out, NULL), 2);
   free(out);
-  ck_assert_int_eq(tssim("gantt " RR " --seed -1", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt " RR " --seed -1", &out, NULL), 2);
   free(out);
-  ck_assert_int_eq(tssim("gantt no-such-scenario.json", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt no-such-scenario.json", &out, NULL), 2);
   ck_assert_ptr_nonnull(strstr(out, "no-such-scenario.json"));
   free(out);
-  ck_assert_int_eq(tssim("gantt", &out), 2);
+  ck_assert_int_eq(tu_tssim("gantt", &out, NULL), 2);
   free(out);
-  ck_assert_int_eq(tssim("gantt --help", &out), 0);
+  ck_assert_int_eq(tu_tssim("gantt --help", &out, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "--ascii"));
   free(out);
-  ck_assert_int_eq(tssim("trace " RR " --set worker.no_such_field=1", &out), 2);
+  ck_assert_int_eq(tu_tssim("trace " RR " --set worker.no_such_field=1", &out, NULL), 2);
   free(out);
-  ck_assert_int_eq(tssim("explain " RR " --bogus", &out), 2);
+  ck_assert_int_eq(tu_tssim("explain " RR " --bogus", &out, NULL), 2);
   free(out);
+}
+END_TEST
+
+/* ---- the command line trace, gantt and explain share ---- */
+
+/* `tssim ARGS` exits with status and writes exactly want_err to stderr. */
+static void expect_stderr(const char *args, int status, const char *want_err)
+{
+  char *err;
+  ck_assert_int_eq(tu_tssim(args, NULL, &err), status);
+  ck_assert_msg(strcmp(err, want_err) == 0, "`%s`: stderr\n%s\nwant\n%s", args, err, want_err);
+  free(err);
+}
+
+START_TEST(viz_cli_point_usage_and_errors)
+{
+  static const struct {
+    const char *cmd, *stuck;
+  } cmds[] = {{"trace", "the trace shows where they stuck"},
+              {"gantt", "the chart shows where they stuck"},
+              {"explain", "see tssim gantt or tssim trace"}};
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    const char *cmd = cmds[i].cmd;
+    char args[1024], want[512], *out, *err;
+    /* usage on stderr, then one line naming the command */
+    snprintf(args, sizeof args, "%s a.json b.json", cmd);
+    ck_assert_int_eq(tu_tssim(args, &out, &err), 2);
+    ck_assert_str_eq(out, "");
+    snprintf(want, sizeof want, "usage: tssim %s SCENARIO.json [options]\n", cmd);
+    ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+    snprintf(want, sizeof want, "\ntssim: %s: expected exactly one SCENARIO.json\n", cmd);
+    ck_assert_msg(strlen(err) > strlen(want) && strcmp(err + strlen(err) - strlen(want), want) == 0, "%s", err);
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "%s --help", cmd);
+    ck_assert_int_eq(tu_tssim(args, &out, &err), 0);
+    snprintf(want, sizeof want, "usage: tssim %s SCENARIO.json [options]\n", cmd);
+    ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "--seed S"));
+    ck_assert_str_eq(err, "");
+    free(out);
+    free(err);
+    /* bad input: one line */
+    snprintf(args, sizeof args, "%s " RR " --n x", cmd);
+    expect_stderr(args, 2, "tssim: --n: expected one integer in [0, 1000000], got \"x\"\n");
+    snprintf(args, sizeof args, "%s " RR " --seed x", cmd);
+    expect_stderr(args, 2, "tssim: --seed: expected a non-negative integer, got \"x\"\n");
+    snprintf(args, sizeof args, "%s " RR " --set params.c_ms=3600000 --set 'classes[0].program[0].rows=1' --n 1000000",
+             cmd);
+    expect_stderr(args, 2,
+                  "tssim: " RR ": --n: expected a point whose simulated time fits in 73 years (fewer actors or "
+                  "shorter steps)\n");
+    /* a deadlock: shown (trace, gantt), then named with where to look */
+    snprintf(args, sizeof args, "%s tests/data/deadlock.json%s%s%s", cmd, i == 0 ? " -o '" : "", i == 0 ? tmpdir : "",
+             i == 0 ? "/d.json'" : "");
+    snprintf(want, sizeof want,
+             "tssim: tests/data/deadlock.json: the simulation deadlocked: actors wait on locks that are never "
+             "released (%s)\n",
+             cmds[i].stuck);
+    expect_stderr(args, 1, want);
+  }
+  tu_rmtree(tmpdir);
 }
 END_TEST
 
@@ -495,7 +493,7 @@ END_TEST
 START_TEST(viz_explain_rr_report_states_the_law)
 {
   char *out;
-  ck_assert_int_eq(tssim("explain " RR " --n 16 --workers 1", &out), 0);
+  ck_assert_int_eq(tu_tssim("explain " RR " --n 16 --workers 1", &out, NULL), 0);
   ck_assert_ptr_nonnull(strstr(out, "C = 400 ms of CPU per actor in S = ceil(C/q) = 40 slices of q = 10 ms"));
   ck_assert_ptr_nonnull(strstr(out, "finishes at ((S-1)*m + i + 1)*q"));
   ck_assert_ptr_nonnull(strstr(out, "last completion ceil(N/W)*C = 16*400 = 6400 ms; simulated 6400 ms: exact"));
@@ -536,7 +534,7 @@ END_TEST
 START_TEST(viz_explain_zero_cache_names_terms)
 {
   char *out;
-  ck_assert_int_eq(tssim("explain " ZC " --n 4", &out), 0);
+  ck_assert_int_eq(tu_tssim("explain " ZC " --n 4", &out, NULL), 0);
   static const char *const terms[] = {
     "own CPU (running)", "queue wait (time-slice queue)", "I/O-callback wait", "I/O (off CPU)", "lock wait",
     "held while descheduled", "held while queued", "does not apply: the program has I/O",
@@ -593,10 +591,10 @@ static int exists(const char *dir, const char *name)
 START_TEST(viz_plot_with_and_without_gnuplot)
 {
   char args[1024], res[700];
-  tmp_create();
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
   snprintf(res, sizeof res, "%s/res", tmpdir);
   snprintf(args, sizeof args, "run " LOCK " -q --no-plots -o '%s'", res);
-  ck_assert_int_eq(tssim(args, NULL), 0);
+  ck_assert_int_eq(tu_tssim(args, NULL, NULL), 0);
   char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
   setenv("PATH", "/nonexistent", 1); /* no gnuplot: nothing drawn, no failure */
   ck_assert_int_eq(ts_plot_results(res, 1), 0);
@@ -615,35 +613,33 @@ START_TEST(viz_plot_with_and_without_gnuplot)
     }
   }
   ck_assert_int_eq(ts_plot_results("/nonexistent-folder", 1), 0);
-  tmp_remove();
+  tu_rmtree(tmpdir);
 }
 END_TEST
 
 Suite *viz_suite(void)
 {
   Suite *s = suite_create("viz");
-  TCase *core = tcase_create("core");
-  tcase_set_timeout(core, 120);
-  tcase_add_test(core, viz_timeline_matches_stats);
-  tcase_add_test(core, viz_trace_zero_cache_n4_slices_once_in_order);
-  tcase_add_test(core, viz_trace_lock_flows_and_counters);
-  tcase_add_test(core, viz_gantt_rr_wave_matches_hand_drawn_schedule);
-  tcase_add_test(core, viz_gantt_fits_width);
-  tcase_add_test(core, viz_explain_rr_closed_form_exact);
-  tcase_add_test(core, viz_explain_rr_unequal_last_slice);
-  tcase_add_test(core, viz_explain_accounting_is_exact);
-  tcase_add_test(core, viz_vizopt_defaults_and_errors);
-  suite_add_tcase(s, core);
-  TCase *cli = tcase_create("cli");
-  tcase_set_timeout(cli, 120);
-  tcase_add_test(cli, viz_trace_cli_writes_file);
-  tcase_add_test(cli, viz_gantt_cli_options_and_errors);
-  tcase_add_test(cli, viz_explain_rr_report_states_the_law);
-  tcase_add_test(cli, viz_explain_zero_cache_names_terms);
-  tcase_add_test(cli, viz_plot_with_and_without_gnuplot);
-  suite_add_tcase(s, cli);
-  TCase *errors = tcase_create("errors");
-  tcase_add_test(errors, viz_timeline_refuses_overflowing_horizon);
-  suite_add_tcase(s, errors);
+  const TTest *const core[] = {viz_timeline_matches_stats,
+                               viz_trace_zero_cache_n4_slices_once_in_order,
+                               viz_trace_lock_flows_and_counters,
+                               viz_gantt_rr_wave_matches_hand_drawn_schedule,
+                               viz_gantt_fits_width,
+                               viz_explain_rr_closed_form_exact,
+                               viz_explain_rr_unequal_last_slice,
+                               viz_explain_accounting_is_exact,
+                               viz_vizopt_defaults_and_errors,
+                               NULL};
+  const TTest *const cli[] = {viz_trace_cli_writes_file,
+                              viz_gantt_cli_options_and_errors,
+                              viz_explain_rr_report_states_the_law,
+                              viz_explain_zero_cache_names_terms,
+                              viz_cli_point_usage_and_errors,
+                              viz_plot_with_and_without_gnuplot,
+                              NULL};
+  const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};
+  tu_tcase(s, "core", core, NULL, NULL, 120);
+  tu_tcase(s, "cli", cli, NULL, NULL, 120);
+  tu_tcase(s, "errors", errors, NULL, NULL, 0);
   return s;
 }

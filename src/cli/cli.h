@@ -39,4 +39,53 @@ void ts_cli_unload(ts_loaded *l);
 /* Print "tssim: message" to stderr and return 2. */
 int ts_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Shared by the subcommands that record one sweep point (trace, gantt,
+ * explain): their command line is SCENARIO.json, the ts_vizopt options and
+ * options of their own. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "viz/timeline.h"
+#include "viz/vizopt.h"
+
+typedef struct ts_cli_point_cmd {
+  const char *name;              /* "trace": named in the usage error */
+  const char *shortopts;         /* for getopt_long, with "h" */
+  const struct option *longopts; /* TS_VIZOPT_LONG, the command's own, {"help", ..., 'h'} */
+  void (*usage)(FILE *f);
+  /* Take the command's own option c (a getopt_long result) with argument
+   * arg. Returns 0 when taken; -1 when it is not one (then the usage goes to
+   * stderr and the exit status is 2); else the exit status, after printing
+   * one line. NULL: the command has no options of its own. */
+  int (*take)(void *ctx, int c, const char *arg);
+  void *ctx;
+} ts_cli_point_cmd;
+
+typedef struct ts_cli_point {
+  ts_vizopt opt; /* n, workers and seed resolved */
+  ts_loaded L;
+} ts_cli_point;
+
+/* Parse cmd's command line argv, load its scenario (with the --set
+ * overrides) and resolve the sweep point into p. Returns 0 when p is ready
+ * (free it with ts_cli_point_finish). Else nothing is left to free, what was
+ * wrong is printed, and the command exits with *status: 0 after --help, 2
+ * after bad usage or bad input, 1 out of memory. */
+int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_point *p, int *status);
+/* Record replication 0 of the point with n actors (p->opt.n, or another)
+ * into tl. Returns ts_timeline_record's result. */
+int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl);
+/* Print "tssim: SCENARIO: what" for ts_timeline_record's nonzero result r,
+ * with hint appended, and return the exit status: 2 when the point is too
+ * large to simulate, else 1. */
+int ts_cli_point_fail(const ts_cli_point *p, int r, const char *hint);
+/* Record the point and hand its timeline to show, also when its actors
+ * stuck on locks (then the picture shows where, and stuck is appended to
+ * the error that follows it). show returns 0, or 1 after printing what
+ * failed. Returns the exit status. */
+int ts_cli_point_show(const ts_cli_point *p, int (*show)(void *ctx, const ts_cli_point *p, const ts_timeline *tl),
+                      void *ctx, const char *stuck);
+/* Free what ts_cli_point_open loaded. */
+void ts_cli_point_finish(ts_cli_point *p);
+
 #endif

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "engine/rng.h"
 #include "viz/explain.h"
 #include "viz/timeline.h"
 #include "viz/vizopt.h"
@@ -32,51 +31,22 @@ static void usage(FILE *f)
 int ts_cmd_explain(int argc, char **argv)
 {
   static const struct option opts[] = {TS_VIZOPT_LONG, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  ts_vizopt o;
-  int c;
-  if (ts_vizopt_init(&o, argc))
-    return 1;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    if (ts_vizopt_take(&o, c, optarg))
-      continue;
-    if (c == 'h') {
-      usage(stdout);
-      ts_vizopt_finish(&o);
-      return 0;
-    }
-    usage(stderr);
-    ts_vizopt_finish(&o);
-    return 2;
-  }
-  if (optind != argc - 1) {
-    ts_vizopt_finish(&o);
-    usage(stderr);
-    return ts_cli_usage_error("explain: expected exactly one SCENARIO.json");
-  }
-  ts_loaded L;
-  if (ts_cli_load(argv[optind], o.sets, o.nsets, &L)) {
-    ts_vizopt_finish(&o);
-    return 2;
-  }
-  ts_err e;
-  int rc = 2;
+  const ts_cli_point_cmd cmd = {"explain", "h", opts, usage, NULL, NULL};
+  ts_cli_point p;
+  int rc;
+  if (ts_cli_point_open(&cmd, argc, argv, &p, &rc))
+    return rc;
+  int n = p.opt.n;
   ts_timeline tl = {0}, ref = {0};
-  if (ts_vizopt_resolve(&o, &L.sc, &e)) {
-    fprintf(stderr, "tssim: %s\n", e.msg);
+  int r = ts_cli_point_record(&p, n, &tl);
+  int r1 = n == 1 ? 0 : ts_cli_point_record(&p, 1, &ref);
+  if (r != 0 || r1 != 0) {
+    int bad = r != 0 ? r : r1;
+    rc = ts_cli_point_fail(&p, bad, bad == -2 ? " (see tssim gantt or tssim trace)" : "");
     goto done;
   }
   rc = 1;
-  int r = ts_timeline_record(&tl, &L.model, o.n, o.workers, ts_rng_derive_seed(o.seed, o.n, o.workers, 0));
-  int r1 = o.n == 1 ? 0 : ts_timeline_record(&ref, &L.model, 1, o.workers, ts_rng_derive_seed(o.seed, 1, o.workers, 0));
-  if (r != 0 || r1 != 0) {
-    int bad = r != 0 ? r : r1;
-    fprintf(stderr, "tssim: %s: %s%s\n", L.sc.file, ts_timeline_strerror(bad),
-            bad == -2 ? " (see tssim gantt or tssim trace)" : "");
-    rc = bad == -4 ? 2 : 1;
-    goto done;
-  }
-  if (ts_explain_report(stdout, &tl, o.n == 1 ? NULL : &ref, L.sc.name)) {
+  if (ts_explain_report(stdout, &tl, n == 1 ? NULL : &ref, p.L.sc.name)) {
     fprintf(stderr, "tssim: out of memory explaining the run\n");
     goto done;
   }
@@ -84,7 +54,6 @@ int ts_cmd_explain(int argc, char **argv)
 done:
   ts_timeline_finish(&tl);
   ts_timeline_finish(&ref);
-  ts_cli_unload(&L);
-  ts_vizopt_finish(&o);
+  ts_cli_point_finish(&p);
   return rc;
 }

@@ -55,6 +55,22 @@ static void on_progress(void *data, int n, int workers, int rep)
     fprintf(stderr, "\r  n=%-7d workers=%-4d replication %-4d [%d/%d]", n, workers, rep + 1, p->done, p->total);
 }
 
+/* Replace the sweep's list (*list, *len) by the one in arg, unless arg is
+ * NULL. Returns 0, or -1 with e filled. */
+static int override_list(const char *arg, const char *what, long lo, long hi, int **list, size_t *len, ts_err *e)
+{
+  int *parsed;
+  size_t n;
+  if (!arg)
+    return 0;
+  if (ts_parse_int_list(arg, what, lo, hi, &parsed, &n, e))
+    return -1;
+  free(*list);
+  *list = parsed;
+  *len = n;
+  return 0;
+}
+
 int ts_cmd_run(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -94,24 +110,9 @@ int ts_cmd_run(int argc, char **argv)
     return 2;
   }
   ts_err e;
-  int *ns = NULL, *ws = NULL;
-  size_t nn = L.sc.nn, nw = L.sc.nw;
-  int *tmp;
-  size_t tlen;
-  if (n_arg) {
-    if (ts_parse_int_list(n_arg, "--n", 0, TS_MAX_ACTORS, &tmp, &tlen, &e))
-      goto bad;
-    free(L.sc.ns);
-    L.sc.ns = tmp;
-    L.sc.nn = nn = tlen;
-  }
-  if (w_arg) {
-    if (ts_parse_int_list(w_arg, "--workers", 1, TS_MAX_WORKERS, &tmp, &tlen, &e))
-      goto bad;
-    free(L.sc.workers);
-    L.sc.workers = tmp;
-    L.sc.nw = nw = tlen;
-  }
+  if (override_list(n_arg, "--n", 0, TS_MAX_ACTORS, &L.sc.ns, &L.sc.nn, &e) ||
+      override_list(w_arg, "--workers", 1, TS_MAX_WORKERS, &L.sc.workers, &L.sc.nw, &e))
+    goto bad;
   if (r_arg) {
     char *end;
     long r = strtol(r_arg, &end, 10);
@@ -132,8 +133,8 @@ int ts_cmd_run(int argc, char **argv)
     }
     L.sc.seed = s;
   }
-  ns = L.sc.ns;
-  ws = L.sc.workers;
+  int *ns = L.sc.ns, *ws = L.sc.workers;
+  size_t nn = L.sc.nn, nw = L.sc.nw;
   progress pr = {.on = !quiet && isatty(2), .total = (int)(nn * nw) * L.sc.replications};
   ts_sweep_spec spec = {.ns = ns, .nn = nn, .workers = ws, .nw = nw, .replications = L.sc.replications,
                         .seed = L.sc.seed, .keep_samples = 1, .progress = on_progress, .progress_data = &pr};

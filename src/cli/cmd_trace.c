@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "engine/rng.h"
 #include "viz/timeline.h"
 #include "viz/trace.h"
 #include "viz/vizopt.h"
@@ -31,73 +30,55 @@ static void usage(FILE *f)
         f);
 }
 
+typedef struct trace_opts {
+  const char *out, *html;
+} trace_opts;
+
+static int take(void *ctx, int c, const char *arg)
+{
+  trace_opts *t = ctx;
+  switch (c) {
+  case 'o': t->out = arg; return 0;
+  case 'H': t->html = arg; return 0;
+  default: return -1;
+  }
+}
+
+static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
+{
+  const trace_opts *t = ctx;
+  const ts_scenario *sc = &p->L.sc;
+  ts_trace_info info = {.scenario = sc->name, .model_file = sc->model_path};
+  ts_err e;
+  if (ts_trace_write(tl, &info, t->out, &e) || (t->html && ts_trace_write_html(tl, &info, t->html, &e))) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    return 1;
+  }
+  printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
+         "open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n",
+         t->out, p->opt.n, p->opt.workers, tl->nactors, ts_time_to_ms(tl->end), tl->npieces);
+  if (t->html)
+    printf("wrote %s: the same trace as a page for any browser, offline\n", t->html);
+  return 0;
+}
+
 int ts_cmd_trace(int argc, char **argv)
 {
   static const struct option opts[] = {
     TS_VIZOPT_LONG, {"output", required_argument, NULL, 'o'}, {"html", required_argument, NULL, 'H'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  ts_vizopt o;
-  const char *out = NULL, *html = NULL;
-  int c;
-  if (ts_vizopt_init(&o, argc))
-    return 1;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-    if (ts_vizopt_take(&o, c, optarg))
-      continue;
-    switch (c) {
-    case 'o': out = optarg; break;
-    case 'H': html = optarg; break;
-    case 'h': usage(stdout); ts_vizopt_finish(&o); return 0;
-    default: usage(stderr); ts_vizopt_finish(&o); return 2;
-    }
-  }
-  if (optind != argc - 1) {
-    ts_vizopt_finish(&o);
-    usage(stderr);
-    return ts_cli_usage_error("trace: expected exactly one SCENARIO.json");
-  }
-  ts_loaded L;
-  if (ts_cli_load(argv[optind], o.sets, o.nsets, &L)) {
-    ts_vizopt_finish(&o);
-    return 2;
-  }
-  ts_err e;
-  int rc = 2;
-  ts_timeline tl = {0};
-  if (ts_vizopt_resolve(&o, &L.sc, &e)) {
-    fprintf(stderr, "tssim: %s\n", e.msg);
-    goto done;
-  }
+  trace_opts t = {0};
+  const ts_cli_point_cmd cmd = {"trace", "o:h", opts, usage, take, &t};
+  ts_cli_point p;
+  int rc;
+  if (ts_cli_point_open(&cmd, argc, argv, &p, &rc))
+    return rc;
   char path[1024];
-  if (!out) {
-    snprintf(path, sizeof path, "results/%s/trace-n%d-w%d.json", L.sc.name, o.n, o.workers);
-    out = path;
+  if (!t.out) {
+    snprintf(path, sizeof path, "results/%s/trace-n%d-w%d.json", p.L.sc.name, p.opt.n, p.opt.workers);
+    t.out = path;
   }
-  int r = ts_timeline_record(&tl, &L.model, o.n, o.workers, ts_rng_derive_seed(o.seed, o.n, o.workers, 0));
-  rc = r == -4 ? 2 : 1;
-  if (r != 0 && r != -2) {
-    fprintf(stderr, "tssim: %s: %s\n", L.sc.file, ts_timeline_strerror(r));
-    goto done;
-  }
-  ts_trace_info info = {.scenario = L.sc.name, .model_file = L.sc.model_path};
-  if (ts_trace_write(&tl, &info, out, &e) || (html && ts_trace_write_html(&tl, &info, html, &e))) {
-    fprintf(stderr, "tssim: %s\n", e.msg);
-    goto done;
-  }
-  printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
-         "open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n",
-         out, o.n, o.workers, tl.nactors, ts_time_to_ms(tl.end), tl.npieces);
-  if (html)
-    printf("wrote %s: the same trace as a page for any browser, offline\n", html);
-  if (r == -2) {
-    fprintf(stderr, "tssim: %s: %s (the trace shows where they stuck)\n", L.sc.file, ts_timeline_strerror(r));
-    goto done;
-  }
-  rc = 0;
-done:
-  ts_timeline_finish(&tl);
-  ts_cli_unload(&L);
-  ts_vizopt_finish(&o);
+  rc = ts_cli_point_show(&p, write_trace, &t, " (the trace shows where they stuck)");
+  ts_cli_point_finish(&p);
   return rc;
 }

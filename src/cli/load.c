@@ -25,8 +25,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     return ts_cli_usage_error("%s", e.msg);
   int total = out->sc.nsets + nsets;
   const char **all = calloc((size_t)total + 1, sizeof *all);
-  if (!all)
+  if (!all) {
+    ts_scenario_finish(&out->sc);
     return ts_cli_usage_error("out of memory");
+  }
   for (int i = 0; i < out->sc.nsets; i++)
     all[i] = out->sc.sets[i];
   for (int i = 0; i < nsets; i++)

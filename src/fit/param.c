@@ -6,15 +6,6 @@
 
 #include "io/jsonfile.h"
 
-static char *dup(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
-
 /* 1 when path is top-level key or below it. */
 static int under(const char *path, const char *key)
 {
@@ -71,9 +62,9 @@ static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, const char *const 
     return ts_jfail(c, "path", e, "the value at %s, %g, is outside [min, max] = [%g, %g]: give \"start\"", path,
                     p->start, p->min, p->max);
   }
-  p->name = dup(name);
-  p->path = dup(path);
-  p->note = note ? dup(note) : NULL;
+  p->name = strdup(name);
+  p->path = strdup(path);
+  p->note = note ? strdup(note) : NULL;
   if (!p->name || !p->path || (note && !p->note))
     return ts_jfail(c, NULL, e, "out of memory");
   return 0;

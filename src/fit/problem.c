@@ -11,15 +11,6 @@
 #include "run/metrics.h"
 #include "run/sweep.h"
 
-static char *dup(const char *s)
-{
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d)
-    memcpy(d, s, n);
-  return d;
-}
-
 int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e)
 {
   for (size_t i = 0; i < ps->n; i++) {
@@ -164,8 +155,8 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
   pb->seed = seed;
   pb->replications = replications;
   pb->tree = cJSON_Duplicate(model, 1);
-  pb->file = dup(file);
-  pb->baseline_file = dup(b->file ? b->file : "baseline");
+  pb->file = strdup(file);
+  pb->baseline_file = strdup(b->file ? b->file : "baseline");
   if (!pb->tree || !pb->file || !pb->baseline_file) {
     ts_fit_problem_finish(pb);
     return ts_err_set(e, file, NULL, "out of memory");

@@ -138,7 +138,11 @@ static int load_step(loader *L, ts_model *m, const cJSON *st, ts_step *s)
     if (get_ms(L, st, "ms", 1, &s->cost.mean) || get_count(L, st, "rows", &rows) ||
         ts_jget_bool(&L->c, st, "sliced", 0, &s->sliced, L->e) || get_dist(L, st, &s->cost))
       return -1;
-    s->cost.mean = (ts_time)((double)s->cost.mean * L->cpu_scale + 0.5);
+    double scaled = (double)s->cost.mean * L->cpu_scale;
+    if (scaled > (double)TS_DRAW_MAX)
+      return ts_jfail(&L->c, "ms", L->e, "expected a cost that times host.cpu_scale stays below %g ms",
+                      (double)TS_DRAW_MAX / TS_NS_PER_MS);
+    s->cost.mean = (ts_time)(scaled + 0.5);
     s->rows = rows;
     s->timed = s->sliced;
     return ts_jget_bool(&L->c, st, "timed", 0, &s->timed, L->e);
@@ -346,8 +350,8 @@ static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
     const cJSON *x = cJSON_GetArrayItem(ns, i), *v = cJSON_GetArrayItem(vs, i);
     if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (i > 0 && x->valuedouble <= m->scale_n[i - 1]))
       return ts_jfail(&L->c, "n", L->e, "expected increasing numbers >= 0");
-    if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1e6)
-      return ts_jfail(&L->c, "scale", L->e, "expected numbers in (0, 1e6]");
+    if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1e3)
+      return ts_jfail(&L->c, "scale", L->e, "expected numbers in (0, 1000]");
     m->scale_n[i] = x->valuedouble;
     m->scale_v[i] = v->valuedouble;
   }
@@ -437,7 +441,7 @@ static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
   if (h) {
     size_t old = ts_jpush_key(&L->c, "host");
     int bad = ts_jcheck_keys(&L->c, h, hkeys, L->e) || ts_jget_int(&L->c, h, "cores", 0, 0, 4096, &cores, L->e) ||
-              ts_jget_number(&L->c, h, "cpu_scale", 0, 1e-6, 1e6, &L->cpu_scale, L->e) ||
+              ts_jget_number(&L->c, h, "cpu_scale", 0, 1e-6, 1e3, &L->cpu_scale, L->e) ||
               load_cpu_scale_by_n(L, m, h);
     ts_jpop(&L->c, old);
     if (bad)
@@ -458,6 +462,9 @@ static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
                     policy);
   m->cores = (int)cores;
   m->dispatch = (ts_dispatch_kind)kind;
+  if (strlen(task) > 200 || strlen(prefix) > 200)
+    return ts_jfail(&L->c, strlen(task) > 200 ? "dispatch.task_id" : "dispatch.group_prefix", L->e,
+                    "expected at most 200 characters");
   m->task_id = strdup(task);
   m->group_prefix = strdup(prefix);
   return 0;

@@ -44,7 +44,8 @@ static void make_ready(ts_world *w, ts_actor *a)
 {
   ts_worker *wk = &w->workers[a->worker];
   ts__actor_set_state(w, a, TS_ACTOR_READY);
-  ts_ring_push(&wk->ready, a->id);
+  if (ts_ring_push(&wk->ready, a->id) != 0)
+    ts__world_nomem(w);
   ts__worker_kick(w, wk);
 }
 
@@ -60,7 +61,6 @@ static void finish(ts_world *w, ts_actor *a)
     a->st.wave_start = a->st.arrive;
   if (a->st.wave_end < 0)
     a->st.wave_end = now;
-  w->workers[a->worker].assigned--;
   w->done++;
 }
 

@@ -43,7 +43,8 @@ int ts__lock_acquire(ts_world *w, ts_actor *a, int decl)
     took(w, a, decl);
     return 1;
   }
-  ts_ring_push(&l->waiters, a->id);
+  if (ts_ring_push(&l->waiters, a->id) != 0)
+    ts__world_nomem(w);
   return 0;
 }
 

@@ -53,7 +53,7 @@ ts_time ts_model_draw_max(const ts_dist *d)
 {
   if (d->kind == TS_DIST_FIXED)
     return d->mean;
-  return d->mean > TS_DRAW_MAX / 100 ? TS_DRAW_MAX : d->mean * 100;
+  return d->mean > TS_DRAW_MAX / 1000 ? TS_DRAW_MAX : d->mean * 1000;
 }
 
 int ts_model_horizon_ok(const ts_model *m, int n)

@@ -100,14 +100,17 @@ typedef struct ts_model {
 /* Free everything a model owns (not the struct itself); NULL is accepted. */
 void ts_model_finish(ts_model *m);
 /* The largest duration one draw of d can take: the mean when fixed, else
- * min(100 * mean, TS_DRAW_MAX) (random draws are clamped there). */
+ * min(1000 * mean, TS_DRAW_MAX) (random draws are capped there; for a cv up
+ * to 3 the cap moves a lognormal's mean by less than 0.01%). */
 ts_time ts_model_draw_max(const ts_dist *d);
 /* 1 if every actor's program at load n (run back to back, at the largest
  * draws, plus arrivals) fits in TS_HORIZON_MAX ns, so simulated time cannot
  * overflow; 0 if not. */
 int ts_model_horizon_ok(const ts_model *m, int n);
 
-#define TS_DRAW_MAX (INT64_C(3600) * 1000000000) /* one hour */
+/* The largest duration of one step, about 11.6 days: with at most 4096
+ * workers and cores, processor-sharing products (ns x workers) stay in int64. */
+#define TS_DRAW_MAX INT64_C(1000000000000000)
 #define TS_HORIZON_MAX (INT64_C(1) << 61)         /* about 73 years */
 
 /* The CPU price multiplier at load n (1 without a table). */

@@ -62,7 +62,7 @@ static ts_time threshold(const ts_world *w, const ts_worker *wk)
 }
 
 /* Bring the running segment's work up to now at the current rate. */
-static void sync(ts_world *w, ts_worker *wk)
+static void catch_up(ts_world *w, ts_worker *wk)
 {
   ts_time now = w->sim.now;
   ts_time elapsed = now - wk->seg_t0;
@@ -112,8 +112,8 @@ static void plan_actor(ts_world *w, ts_worker *wk)
     int64_t done = first_row_beyond(c, rows, a->rows_done + 1, w0) - 1;
     if (cum(c, rows, done + 1) <= w0)
       done++; /* w0 is the end of the last row */
-    if (rem < 0 && done > 0 && cum(c, rows, done) == w0) {
-      j = done; /* a row ends now with the lap over: yield now */
+    if (rem < 0 && done > a->rows_done && cum(c, rows, done) == w0) {
+      j = done; /* a row not yet checked ends now, with the lap over: yield now */
     } else {
       /* the first row ending beyond x: the next row's end when the lap is
        * already over, else the row whose end takes the lap past the threshold */
@@ -143,7 +143,7 @@ static void set_busy(ts_world *w, ts_worker *self, int delta)
   if (rate_changes)
     for (int i = 0; i < w->nworkers; i++)
       if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE)
-        sync(w, &w->workers[i]);
+        catch_up(w, &w->workers[i]);
   w->busy = after;
   if (rate_changes)
     for (int i = 0; i < w->nworkers; i++)
@@ -218,32 +218,37 @@ static void go_idle(ts_world *w, ts_worker *wk)
 void ts__worker_next(ts_world *w, ts_worker *wk)
 {
   for (;;) {
-    if (wk->poll_left > 0 && wk->ready.len > 0) {
-      wk->poll_left--;
-      if (start_actor(w, wk, ts_ring_pop(&wk->ready)))
-        return;
-      continue;
-    }
-    wk->poll_left = 0;
-    if (!wk->in_check) {
-      wk->in_check = 1;
-      int id = ts_sched_queue_pop(&wk->queue, w->model->policy);
-      if (id >= 0) {
-        if (start_actor(w, wk, id))
+    switch (wk->phase) {
+    case TS_PHASE_POLL:
+      if (wk->poll_left > 0 && wk->ready.len > 0) {
+        wk->poll_left--;
+        if (start_actor(w, wk, ts_ring_pop(&wk->ready)))
           return;
-        continue;
+      } else {
+        wk->phase = TS_PHASE_CHECK;
       }
+      break;
+    case TS_PHASE_CHECK: {
+      wk->phase = TS_PHASE_START;
+      int id = ts_sched_queue_pop(&wk->queue, w->model->policy);
+      if (id >= 0 && start_actor(w, wk, id))
+        return;
+      break;
     }
-    /* a new loop iteration */
-    wk->in_check = 0;
-    wk->poll_left = wk->ready.len;
-    if (wk->poll_left == 0 && ts_sched_queue_len(&wk->queue) == 0) {
-      go_idle(w, wk);
-      return;
-    }
-    if (w->model->loop_overhead > 0) {
-      ts__worker_start_overhead(w, wk, w->model->loop_overhead);
-      return;
+    case TS_PHASE_START:
+      if (wk->ready.len == 0 && ts_sched_queue_len(&wk->queue) == 0) {
+        go_idle(w, wk);
+        return;
+      }
+      if (w->model->loop_overhead > 0 && !wk->overhead_paid) {
+        wk->overhead_paid = 1; /* the snapshot is taken when it is paid */
+        ts__worker_start_overhead(w, wk, w->model->loop_overhead);
+        return;
+      }
+      wk->overhead_paid = 0;
+      wk->poll_left = wk->ready.len;
+      wk->phase = TS_PHASE_POLL;
+      break;
     }
   }
 }
@@ -278,7 +283,8 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
 {
   a->st.yields++;
   ts__actor_set_state(w, a, TS_ACTOR_QUEUED);
-  ts_sched_queue_push(&wk->queue, a->id, w->model->classes[a->klass].sched_class);
+  if (ts_sched_queue_push(&wk->queue, a->id, w->model->classes[a->klass].sched_class) != 0)
+    ts__world_nomem(w);
   ts__worker_counters(w, wk);
   if (w->model->yield_overhead > 0) {
     ts__worker_start_overhead(w, wk, w->model->yield_overhead);
@@ -293,7 +299,7 @@ void ts__worker_on_seg_end(ts_sim *sim, const ts_event *ev)
   ts_worker *wk = &w->workers[ev->obj];
   if (ev->gen != wk->gen || wk->seg == TS_SEG_IDLE)
     return; /* superseded by a re-plan */
-  sync(w, wk);
+  catch_up(w, wk);
   if (wk->seg == TS_SEG_OVERHEAD) {
     emit_piece(w, wk, "loop", 0);
     ts__worker_next(w, wk);

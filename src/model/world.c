@@ -39,7 +39,6 @@ static int init_actors(ts_world *w)
       a->klass = (int)c;
       a->worker = ts_dispatch_pick(m, id, w->nworkers, load);
       load[a->worker]++;
-      w->workers[a->worker].assigned++;
       a->state = TS_ACTOR_NEW;
       a->lock_since = malloc((m->nlocks ? m->nlocks : 1) * sizeof *a->lock_since);
       if (!a->lock_since) {
@@ -134,4 +133,9 @@ int ts_world_run(ts_world *w)
   if (w->sim.failed)
     return w->sim.failed == TS_SIM_NOMEM ? -1 : -3;
   return w->done == w->nactors ? 0 : -2;
+}
+
+void ts__world_nomem(ts_world *w)
+{
+  w->sim.failed = TS_SIM_NOMEM;
 }

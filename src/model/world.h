@@ -68,11 +68,16 @@ typedef struct ts_actor {
 
 typedef enum { TS_SEG_IDLE, TS_SEG_ACTOR, TS_SEG_OVERHEAD } ts_seg_kind;
 
+/* A loop iteration: START (pay loop overhead, snapshot the ready callbacks),
+ * POLL (run the snapshot's callbacks), CHECK (resume at most one queued actor). */
+typedef enum { TS_PHASE_START, TS_PHASE_POLL, TS_PHASE_CHECK } ts_loop_phase;
+
 typedef struct ts_worker {
   int id;
   ts_ring ready;          /* actors whose I/O completed: callbacks for the poll phase */
   ts_sched_queue queue;   /* the time-slice queue */
-  int in_check;           /* this iteration's poll phase is over */
+  ts_loop_phase phase;    /* where the loop iteration stands */
+  int overhead_paid;      /* this iteration's loop overhead is paid */
   size_t poll_left;       /* callbacks left in this iteration's poll phase */
   int wake_pending;
   int prio_inflight;      /* priority operations in flight in this worker's process */
@@ -83,7 +88,6 @@ typedef struct ts_worker {
   ts_time over_left;      /* TS_SEG_OVERHEAD: overhead work left */
   ts_time seg_threshold;  /* threshold in force for this run period */
   uint32_t gen;           /* stamps SEG_END events; bumped on replan */
-  int assigned;           /* actors dispatched here and not done */
   ts_time busy;           /* wall time spent running segments */
 } ts_worker;
 
@@ -121,24 +125,48 @@ void ts_world_finish(ts_world *w);
  * -3 on an internal error (an event scheduled in the past). */
 int ts_world_run(ts_world *w);
 
-/* internal, across src/model */
+/* internal, across src/model (ts__ = not part of the library's interface) */
+
+/* An idle worker has work: schedule its WAKE at the current instant (once). */
 void ts__worker_kick(ts_world *w, ts_worker *wk);
+/* Make the worker busy with `work` ns of loop CPU that belongs to no actor. */
 void ts__worker_start_overhead(ts_world *w, ts_worker *wk, ts_time work);
+/* The running actor a begins or resumes its cpu step on wk at the current time. */
 void ts__worker_run_cpu(ts_world *w, ts_worker *wk, ts_actor *a);
+/* The running actor a rejoins wk's time-slice queue; wk pays the yield
+ * overhead. Returns 1 if wk stays busy (overhead), 0 if it is free. */
 int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a);
+/* Report wk's queue depth and priority ops in flight to the observer. */
 void ts__worker_counters(ts_world *w, ts_worker *wk);
+/* wk's CPU is free: advance its loop iteration (START, POLL, CHECK) until an
+ * actor or overhead keeps it busy or nothing is left (then it goes idle). */
 void ts__worker_next(ts_world *w, ts_worker *wk);
+/* Event handlers: a planned segment ends (ignored when its gen is stale);
+ * an idle worker wakes. */
 void ts__worker_on_seg_end(ts_sim *sim, const ts_event *ev);
 void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
+/* Move actor a to state s at the current time, adding the time spent in the
+ * old state to its stats. */
 void ts__actor_set_state(ts_world *w, ts_actor *a, ts_actor_state s);
+/* Run a's program from its pc while it holds the CPU. Returns 1 when a cpu
+ * step (or yield overhead) keeps the worker busy, 0 when a left the CPU. */
 int ts__actor_continue(ts_world *w, ts_actor *a);
+/* Event handlers: an actor arrives; an actor's io step completes. */
 void ts__actor_on_arrive(ts_sim *sim, const ts_event *ev);
 void ts__actor_on_io_done(ts_sim *sim, const ts_event *ev);
+/* a was handed a lock: it resumes as a callback on its worker's loop. */
 void ts__actor_grant(ts_world *w, ts_actor *a);
+/* Index in w->locks of lock declaration decl as seen by actor a. */
 int ts__lock_index(const ts_world *w, const ts_actor *a, int decl);
+/* Take lock decl for a: 1 if acquired now, 0 if a was queued behind the owner. */
 int ts__lock_acquire(ts_world *w, ts_actor *a, int decl);
+/* Release lock decl held by a (no-op if a does not hold it); the oldest
+ * waiter, if any, becomes the owner and is granted. */
 void ts__lock_release(ts_world *w, ts_actor *a, int decl);
+/* One draw of d from the replication's stream, in ns, capped at ts_model_draw_max(d). */
 ts_time ts__draw(ts_world *w, const ts_dist *d);
+/* Memory ran out inside a handler: stop the run (ts_world_run returns -1). */
+void ts__world_nomem(ts_world *w);
 
 enum { TS_EV_ARRIVE = 0, TS_EV_IO_DONE, TS_EV_SEG_END, TS_EV_WAKE };
 

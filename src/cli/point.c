@@ -1,0 +1,91 @@
+/* One sweep point of a scenario, as trace, gantt and explain take it from
+ * their command line. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "engine/rng.h"
+
+/* Parse the options into p->opt and cmd's own. Returns 0 when there is
+ * exactly one SCENARIO.json left, else -1 with *status set. */
+static int parse(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_point *p, int *status)
+{
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, cmd->shortopts, cmd->longopts, NULL)) != -1) {
+    if (ts_vizopt_take(&p->opt, c, optarg))
+      continue;
+    if (c == 'h') {
+      cmd->usage(stdout);
+      *status = 0;
+      return -1;
+    }
+    int t = cmd->take ? cmd->take(cmd->ctx, c, optarg) : -1;
+    if (t < 0)
+      cmd->usage(stderr);
+    if (t != 0) {
+      *status = t < 0 ? 2 : t;
+      return -1;
+    }
+  }
+  if (optind != argc - 1) {
+    cmd->usage(stderr);
+    *status = ts_cli_usage_error("%s: expected exactly one SCENARIO.json", cmd->name);
+    return -1;
+  }
+  return 0;
+}
+
+int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_point *p, int *status)
+{
+  ts_err e;
+  if (ts_vizopt_init(&p->opt, argc)) {
+    *status = 1;
+    return -1;
+  }
+  if (parse(cmd, argc, argv, p, status)) {
+    ts_vizopt_finish(&p->opt);
+    return -1;
+  }
+  *status = 2;
+  if (ts_cli_load(argv[optind], p->opt.sets, p->opt.nsets, &p->L)) {
+    ts_vizopt_finish(&p->opt);
+    return -1;
+  }
+  if (ts_vizopt_resolve(&p->opt, &p->L.sc, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_cli_point_finish(p);
+    return -1;
+  }
+  return 0;
+}
+
+int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
+{
+  const ts_vizopt *o = &p->opt;
+  return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0));
+}
+
+int ts_cli_point_fail(const ts_cli_point *p, int r, const char *hint)
+{
+  fprintf(stderr, "tssim: %s: %s%s\n", p->L.sc.file, ts_timeline_strerror(r), hint);
+  return r == -4 ? 2 : 1;
+}
+
+int ts_cli_point_show(const ts_cli_point *p, int (*show)(void *ctx, const ts_cli_point *p, const ts_timeline *tl),
+                      void *ctx, const char *stuck)
+{
+  ts_timeline tl = {0};
+  int rc, r = ts_cli_point_record(p, p->opt.n, &tl);
+  if (r != 0 && r != -2)
+    rc = ts_cli_point_fail(p, r, "");
+  else if ((rc = show(ctx, p, &tl)) == 0 && r == -2)
+    rc = ts_cli_point_fail(p, r, stuck);
+  ts_timeline_finish(&tl);
+  return rc;
+}
+
+void ts_cli_point_finish(ts_cli_point *p)
+{
+  ts_cli_unload(&p->L);
+  ts_vizopt_finish(&p->opt);
+}

@@ -1,0 +1,113 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *tu_source_root(void)
+{
+  const char *root = getenv("TSSIM_SOURCE_ROOT");
+  ck_assert_msg(root != NULL, "TSSIM_SOURCE_ROOT must be set (run the tests with meson test)");
+  return root;
+}
+
+char *tu_source_path(const char *rel)
+{
+  const char *root = tu_source_root();
+  size_t cap = strlen(root) + 1 + strlen(rel) + 1;
+  char *path = malloc(cap);
+  ck_assert_ptr_nonnull(path);
+  snprintf(path, cap, "%s/%s", root, rel);
+  return path;
+}
+
+void tu_mkdtemp(char *dir, size_t cap, const char *tag)
+{
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  int n = snprintf(dir, cap, "%s/tssim-%s-XXXXXX", tmp, tag);
+  ck_assert_msg(n > 0 && (size_t)n < cap, "temporary folder name too long: %s/tssim-%s-XXXXXX", tmp, tag);
+  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir, strerror(errno));
+}
+
+void tu_rmtree(const char *dir)
+{
+  char cmd[PATH_MAX + 16];
+  ck_assert_int_lt(snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir), (int)sizeof cmd);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0, got;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 == cap) {
+      cap *= 2;
+      text = realloc(text, cap);
+      ck_assert_ptr_nonnull(text);
+    }
+  }
+  ck_assert_msg(!ferror(f), "cannot read %s", path);
+  fclose(f);
+  text[n] = '\0';
+  if (len)
+    *len = n;
+  return text;
+}
+
+void tu_write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot create %s: %s", path, strerror(errno));
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+int tu_tssim(const char *args, char **out, char **err)
+{
+  const char *bin = getenv("TSSIM_BINARY"), *root = tu_source_root();
+  ck_assert_msg(bin != NULL, "TSSIM_BINARY must be set (run the tests with meson test)");
+  char dir[PATH_MAX], out_path[PATH_MAX + 8], err_path[PATH_MAX + 8];
+  tu_mkdtemp(dir, sizeof dir, "run");
+  snprintf(out_path, sizeof out_path, "%s/out", dir);
+  snprintf(err_path, sizeof err_path, "%s/err", dir);
+  size_t cap = strlen(root) + strlen(bin) + strlen(args) + 2 * sizeof out_path + 64;
+  char *cmd = malloc(cap);
+  ck_assert_ptr_nonnull(cmd);
+  if (err)
+    snprintf(cmd, cap, "cd '%s' && '%s' %s >'%s' 2>'%s'", root, bin, args, out_path, err_path);
+  else
+    snprintf(cmd, cap, "cd '%s' && '%s' %s >'%s' 2>&1", root, bin, args, out_path);
+  int status = system(cmd);
+  ck_assert_msg(status != -1 && WIFEXITED(status), "did not exit: %s", cmd);
+  free(cmd);
+  if (out)
+    *out = tu_read_file(out_path, NULL);
+  if (err)
+    *err = tu_read_file(err_path, NULL);
+  remove(out_path);
+  remove(err_path);
+  ck_assert_msg(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+  return WEXITSTATUS(status);
+}
+
+TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setup, SFun teardown, double timeout)
+{
+  TCase *tc = tcase_create(name);
+  if (setup || teardown)
+    tcase_add_checked_fixture(tc, setup, teardown);
+  if (timeout > 0)
+    tcase_set_timeout(tc, timeout);
+  for (; *tests; tests++)
+    tcase_add_test(tc, *tests);
+  suite_add_tcase(s, tc);
+  return tc;
+}
