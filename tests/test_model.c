@@ -574,6 +574,48 @@ START_TEST(model_processor_sharing_replan_checks_the_lap_at_a_row_end)
 }
 END_TEST
 
+START_TEST(model_processor_sharing_no_second_check_of_a_checked_row)
+{
+  /* one core, 3 workers. Workers 0 and 1: 10 ms in 4 rows, threshold 10;
+   * at half speed rows end at 5 and 10, where the lap is 10 ms, not over.
+   * A 20 ms job arrives on worker 2 one ns later: a third of the core each,
+   * and the re-plan lands on row 2's end again. Row 2 was checked at 10, so
+   * the slice goes on: row 3 (2.5 ms of work at 1/3 speed) ends near 17.5. */
+  pieces seen = {0};
+  static ts_observer obs;
+  obs = (ts_observer){.data = &seen, .run = on_run};
+  ts_step work[] = {SLICED(10, 4)}, late[] = {CPU(20, 1)};
+  ts_class k[] = {CLASS("work", 2, work), CLASS_AT("late", late, 10)};
+  k[1].arrival_start += 1;
+  ts_model m = model_of(k, 2);
+  m.cores = 1;
+  ts_world w;
+  ck_assert_int_eq(ts_world_init(&w, &m, 0, 3, 1, &obs), 0);
+  ck_assert_int_eq(ts_world_run(&w), 0);
+  ck_assert_int_ge(seen.len, 1);
+  ck_assert_msg(seen.t1[0] > MS(17) && seen.t1[0] < MS(18), "first slice ends at %lld ns, want about 17.5 ms",
+                (long long)seen.t1[0]);
+  ts_world_finish(&w);
+}
+END_TEST
+
+START_TEST(model_loop_overhead_paid_before_the_poll_snapshot)
+{
+  /* loop overhead 5: the iteration starting at 0 pays 0-5, then snapshots
+   * the ready callbacks: A (arrived at 0) and B (arrived at 2, during the
+   * overhead). A 5-15, B 15-25 in the same poll phase. */
+  static ts_step job[] = {CPU(10, 1)};
+  ts_class k[] = {CLASS_AT("a", job, 0), CLASS_AT("b", job, 2)};
+  ts_model m = model_of(k, 2);
+  m.loop_overhead = MS(5);
+  ts_world w;
+  ck_assert_int_eq(run_world(&w, &m, 0, 1), 0);
+  ck_assert_int_eq(st(&w, 0)->done, MS(15));
+  ck_assert_int_eq(st(&w, 1)->done, MS(25));
+  ts_world_finish(&w);
+}
+END_TEST
+
 START_TEST(model_priority_policy_lets_foreground_bypass)
 {
   /* bg0, bg1: 30 ms background each; fg2: 20 ms foreground arriving at 5; 10 ms slices.
@@ -753,6 +795,7 @@ Suite *model_suite(void)
                                model_threshold_priority_io_on_other_worker_no_effect,
                                model_yield_overhead_is_loop_cpu_not_timer_cpu,
                                model_loop_overhead_once_per_busy_iteration,
+                               model_loop_overhead_paid_before_the_poll_snapshot,
                                model_yield_step_rejoins_tail,
                                model_slices_count_run_periods_not_steps,
                                model_processor_sharing_slows_when_cores_are_short,
@@ -766,6 +809,7 @@ Suite *model_suite(void)
                                NULL};
   const TTest *const limits[] = {model_empty_world_finishes,
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
+                                 model_processor_sharing_no_second_check_of_a_checked_row,
                                  model_random_draws_capped_at_1000x_mean,
                                  model_horizon_bounds_simulated_time,
                                  NULL};

@@ -61,7 +61,17 @@ static ts_time threshold(const ts_world *w, const ts_worker *wk)
   return t > m->priority_min ? t : m->priority_min;
 }
 
-/* Bring the running segment's work up to now at the current rate. */
+/* Express the worker's fractional work in units of 1/q ns (the rate's denominator). */
+static void rescale_frac(ts_worker *wk, int64_t q)
+{
+  if (wk->frac_q != q) {
+    wk->frac = wk->frac_q > 0 ? wk->frac * q / wk->frac_q : 0;
+    wk->frac_q = q;
+  }
+}
+
+/* Bring the running segment's work up to now at the current rate; work
+ * beyond whole ns is kept in frac, so no rounding is lost between re-plans. */
 static void catch_up(ts_world *w, ts_worker *wk)
 {
   ts_time now = w->sim.now;
@@ -70,15 +80,19 @@ static void catch_up(ts_world *w, ts_worker *wk)
     return;
   int64_t p, q;
   rate(w, &p, &q);
-  ts_time work = elapsed * p / q;
+  rescale_frac(wk, q);
+  ts_time total = elapsed * p + wk->frac, work = total / q;
+  wk->frac = total % q;
   wk->busy += elapsed;
   if (wk->seg == TS_SEG_OVERHEAD) {
     wk->over_left = work < wk->over_left ? wk->over_left - work : 0;
   } else {
     ts_actor *a = &w->actors[wk->actor];
     a->step_done += work;
-    if (a->step_done > a->step_cost)
+    if (a->step_done >= a->step_cost) {
       a->step_done = a->step_cost;
+      wk->frac = 0;
+    }
     a->st.cpu += elapsed;
     if (cur_step(w, a)->timed)
       a->st.timer += elapsed;
@@ -90,7 +104,9 @@ static void schedule_end(ts_world *w, ts_worker *wk, ts_time work_left)
 {
   int64_t p, q;
   rate(w, &p, &q);
-  ts_time dt = (work_left * q + p - 1) / p;
+  rescale_frac(wk, q);
+  ts_time num = work_left * q - wk->frac;
+  ts_time dt = num > 0 ? (num + p - 1) / p : 0;
   wk->gen++;
   ts_sim_at(&w->sim, w->sim.now + dt, TS_EV_SEG_END, wk->id, wk->gen);
 }
@@ -112,7 +128,7 @@ static void plan_actor(ts_world *w, ts_worker *wk)
     int64_t done = first_row_beyond(c, rows, a->rows_done + 1, w0) - 1;
     if (cum(c, rows, done + 1) <= w0)
       done++; /* w0 is the end of the last row */
-    if (rem < 0 && done > a->rows_done && cum(c, rows, done) == w0) {
+    if (rem < 0 && done > a->rows_done && cum(c, rows, done) == w0 && wk->frac == 0) {
       j = done; /* a row not yet checked ends now, with the lap over: yield now */
     } else {
       /* the first row ending beyond x: the next row's end when the lap is
@@ -166,6 +182,8 @@ static void become_busy(ts_world *w, ts_worker *wk, ts_seg_kind kind)
   wk->seg = kind;
   wk->seg_t0 = w->sim.now;
   wk->piece_t0 = w->sim.now;
+  wk->frac = 0;
+  wk->frac_q = 1;
 }
 
 void ts__worker_start_overhead(ts_world *w, ts_worker *wk, ts_time work)
@@ -309,6 +327,7 @@ void ts__worker_on_seg_end(ts_sim *sim, const ts_event *ev)
   const ts_step *s = cur_step(w, a);
   a->rows_done = a->rows_target;
   a->step_done = cum(a->step_cost, s->rows, a->rows_done);
+  wk->frac = 0;
   int over = s->sliced && w->sim.now - a->lap_start > wk->seg_threshold;
   if (a->rows_done < s->rows && !over) {
     plan(w, wk); /* rounding under processor sharing: not over yet */

@@ -84,6 +84,8 @@ typedef struct ts_worker {
   ts_seg_kind seg;
   int actor;              /* running actor (TS_SEG_ACTOR) */
   ts_time seg_t0;         /* when work done was last brought up to date */
+  int64_t frac;           /* work done beyond whole ns, in units of 1/frac_q ns */
+  int64_t frac_q;
   ts_time piece_t0;       /* start of the run piece being traced */
   ts_time over_left;      /* TS_SEG_OVERHEAD: overhead work left */
   ts_time seg_threshold;  /* threshold in force for this run period */
