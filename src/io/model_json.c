@@ -1,6 +1,7 @@
 #include "io/model_json.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,47 +31,57 @@ static int param_ref(loader *L, const cJSON *obj, const char *key, const cJSON *
   return *p ? 1 : ts_jfail(&L->c, key, L->e, "refers to $%s, which is not in params", *name);
 }
 
-/* A duration field in ms: a number, or "$name" naming a number in params. */
-static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts_time *out)
+/* A numeric field in [lo, hi] (`integral`: an integer), given as a number or
+ * as "$name" naming one in params; `what` names the kind in errors ("a number
+ * of ms", "an integer"). Absent and not required: 0 and *out unchanged. */
+static int get_numeric(loader *L, const cJSON *obj, const char *key, int required, double lo, double hi,
+                       int integral, const char *what, double *out)
 {
   const cJSON *p, *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   const char *name;
+  char range[64];
+  snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
   int ref = param_ref(L, obj, key, &p, &name);
   if (ref < 0)
     return -1;
   if (ref) {
-    if (!cJSON_IsNumber(p) || p->valuedouble < 0 || p->valuedouble > TS_MAX_MS)
-      return ts_jfail(&L->c, key, L->e, "$%s must be a number of ms in [0, %g]", name, TS_MAX_MS);
-    *out = ts_time_from_ms(p->valuedouble);
+    double d = cJSON_IsNumber(p) ? p->valuedouble : lo - 1;
+    if (d < lo || d > hi || (integral && d != floor(d))) /* range first: no cast of a huge double */
+      return ts_jfail(&L->c, key, L->e, "$%s must be %s in %s", name, what, range);
+    *out = d;
     return 0;
   }
-  double d;
   if (v && !cJSON_IsNumber(v))
-    return ts_jfail(&L->c, key, L->e, "expected a number of ms in [0, %g] or \"$param\"", TS_MAX_MS);
-  int r = ts_jget_number(&L->c, obj, key, required, 0, TS_MAX_MS, &d, L->e);
+    return ts_jfail(&L->c, key, L->e, "expected %s in %s or \"$param\"", what, range);
+  if (!integral)
+    return ts_jget_number(&L->c, obj, key, required, lo, hi, out, L->e);
+  long n;
+  int r = ts_jget_int(&L->c, obj, key, required, (long)lo, (long)hi, &n, L->e);
   if (r == 0 && v)
-    *out = ts_time_from_ms(d);
+    *out = (double)n;
   return r;
+}
+
+/* A duration field in ms: a number, or "$name" naming a number in params. */
+static int get_ms(loader *L, const cJSON *obj, const char *key, int required, ts_time *out)
+{
+  double ms = -1;
+  if (get_numeric(L, obj, key, required, 0, TS_MAX_MS, 0, "a number of ms", &ms))
+    return -1;
+  if (ms >= 0)
+    *out = ts_time_from_ms(ms);
+  return 0;
 }
 
 /* A count field: an integer in [1, TS_MAX_ROWS], or "$name" naming one in params. */
 static int get_count(loader *L, const cJSON *obj, const char *key, long *out)
 {
-  const cJSON *p, *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-  const char *name;
-  int ref = param_ref(L, obj, key, &p, &name);
-  if (ref < 0)
+  double n = -1;
+  if (get_numeric(L, obj, key, 0, 1, (double)TS_MAX_ROWS, 1, "an integer", &n))
     return -1;
-  if (ref) {
-    double d = cJSON_IsNumber(p) ? p->valuedouble : -1;
-    if (d < 1 || d > (double)TS_MAX_ROWS || d != floor(d)) /* range first: no cast of a huge double */
-      return ts_jfail(&L->c, key, L->e, "$%s must be an integer in [1, %ld]", name, TS_MAX_ROWS);
-    *out = (long)d;
-    return 0;
-  }
-  if (v && !cJSON_IsNumber(v))
-    return ts_jfail(&L->c, key, L->e, "expected an integer in [1, %ld] or \"$param\"", TS_MAX_ROWS);
-  return ts_jget_int(&L->c, obj, key, 0, 1, TS_MAX_ROWS, out, L->e);
+  if (n >= 1)
+    *out = (long)n;
+  return 0;
 }
 
 static int get_dist(loader *L, const cJSON *obj, ts_dist *d)
