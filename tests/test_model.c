@@ -513,13 +513,12 @@ typedef struct pieces {
   int len;
 } pieces;
 
-static void on_run(void *data, int worker, int actor, ts_time t0, ts_time t1, const char *label, int sliced)
+static void on_run(void *data, const ts_run_piece *r)
 {
   pieces *p = data;
-  (void)actor, (void)label, (void)sliced;
-  if (worker == 0 && p->len < 32) {
-    p->t0[p->len] = t0;
-    p->t1[p->len] = t1;
+  if (r->worker == 0 && p->len < 32) {
+    p->t0[p->len] = r->t0;
+    p->t1[p->len] = r->t1;
     p->len++;
   }
 }

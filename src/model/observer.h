@@ -5,12 +5,24 @@
 #define TS_OBSERVER_H
 #include "engine/time.h"
 
+/* One piece of CPU on a worker: an actor's step (or loop overhead) from t0
+ * until the step ended or the actor left the CPU. */
+typedef struct ts_run_piece {
+  int worker;
+  int actor;          /* -1: loop overhead (yields, iterations) */
+  ts_time t0, t1;
+  const char *label;  /* the step's label, or "loop" */
+  int sliced;
+  int step;           /* index of the step in the actor's program, or -1 */
+  long long slice;    /* the actor's slice number for timed steps (1 = first), else 0 */
+} ts_run_piece;
+
 typedef struct ts_observer {
   void *data;
   /* An actor changed state (ts_actor_state) at time t. */
   void (*actor_state)(void *data, ts_time t, int actor, int state);
-  /* Worker ran actor (or -1 for loop overhead) from t0 to t1; label is the step. */
-  void (*run)(void *data, int worker, int actor, ts_time t0, ts_time t1, const char *label, int sliced);
+  /* A worker ran one piece of CPU (see ts_run_piece). */
+  void (*run)(void *data, const ts_run_piece *piece);
   /* Queue depth of a worker's time-slice queue, and its priority ops in flight. */
   void (*counters)(void *data, ts_time t, int worker, int queue_depth, int prio_inflight);
   /* An actor's lock (declaration index) was acquired (held=1) or released (held=0). */

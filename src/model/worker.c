@@ -169,9 +169,17 @@ static void set_busy(ts_world *w, ts_worker *self, int delta)
 
 static void emit_piece(ts_world *w, ts_worker *wk, const char *label, int sliced)
 {
-  if (w->obs && w->obs->run && w->sim.now > wk->piece_t0)
-    w->obs->run(w->obs->data, wk->id, wk->seg == TS_SEG_ACTOR ? wk->actor : -1, wk->piece_t0,
-                w->sim.now, label, sliced);
+  if (w->obs && w->obs->run && w->sim.now > wk->piece_t0) {
+    ts_run_piece p = {.worker = wk->id, .actor = -1, .t0 = wk->piece_t0, .t1 = w->sim.now, .label = label,
+                      .sliced = sliced, .step = -1};
+    if (wk->seg == TS_SEG_ACTOR) {
+      const ts_actor *a = &w->actors[wk->actor];
+      p.actor = a->id;
+      p.step = (int)a->pc;
+      p.slice = cur_step(w, a)->timed ? a->st.slices : 0;
+    }
+    w->obs->run(w->obs->data, &p);
+  }
   wk->piece_t0 = w->sim.now;
 }
 

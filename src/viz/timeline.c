@@ -47,19 +47,15 @@ static void on_state(void *data, ts_time t, int actor, int state)
   PUSH(tl, states, nstates, cap_states, ((ts_tl_state){.t = t, .actor = actor, .state = state}));
 }
 
-static void on_run(void *data, int worker, int actor, ts_time t0, ts_time t1, const char *label, int sliced)
+static void on_run(void *data, const ts_run_piece *r)
 {
   ts_timeline *tl = data;
-  ts_tl_piece p = {.t0 = t0, .t1 = t1, .worker = worker, .actor = actor, .step = -1, .sliced = sliced,
-                   .label = label ? label : "loop"};
-  note_time(tl, t1);
-  if (actor >= 0) {
-    const ts_actor *a = &tl->world->actors[actor];
-    const ts_class *k = &tl->model->classes[a->klass];
-    p.step = (int)a->pc;
-    p.run = tl->runs[actor];
-    if (a->pc < k->nsteps && k->steps[a->pc].timed)
-      p.slice = a->st.slices;
+  ts_tl_piece p = {.t0 = r->t0, .t1 = r->t1, .worker = r->worker, .actor = r->actor, .step = r->step,
+                   .sliced = r->sliced, .label = r->label ? r->label : "loop"};
+  note_time(tl, r->t1);
+  if (r->actor >= 0) {
+    p.run = tl->runs[r->actor];
+    p.slice = r->slice;
   }
   PUSH(tl, pieces, npieces, cap_pieces, p);
 }
