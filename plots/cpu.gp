@@ -33,6 +33,7 @@ nmax = STATS_max
 wide = nmax / nmin >= 50
 if (wide) { set logscale x; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05] }
 set yrange [0 : *]
+set offsets 0, 0, graph 0.1, 0
 set title title.": CPU per group vs N (median over groups)"
 set xlabel "N (groups)"
 set ylabel "CPU per group (ms)"
@@ -48,10 +49,10 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output png
 plot for [i = 1:words(workers)] for [j = 1:ncls] \
        file using "n":(sel(W(i), C(j)) ? column("per_group_cpu_ms") : NaN) \
-       with linespoints lw 2 pt 7 ps 1.2 lc i title "slice-timer CPU ".lab(W(i), C(j)), \
+       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc ((i - 1) * ncls + j) title "slice-timer CPU ".lab(W(i), C(j)), \
      for [i = 1:words(workers)] for [j = 1:ncls] \
        file using "n":(sel(W(i), C(j)) ? column("cpu_ms") : NaN) \
-       with linespoints dt 2 lw 1.5 pt 4 lc i title "all CPU ".lab(W(i), C(j)), \
+       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc ((i - 1) * ncls + j) title "all CPU ".lab(W(i), C(j)), \
      for [i = 1:words(rec_workers)] \
        file using "n":(column("workers") == RW(i) ? column("recorded_per_group_cpu_ms") : NaN) \
        with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RW(i), "")

@@ -50,7 +50,7 @@ plot x / nmin with lines dt 2 lw 1.5 lc rgb "gray40" title (nmin == 1 ? "linear:
      1 with lines dt 3 lw 1.5 lc rgb "gray60" title "flat: 1", \
      for [i = 1:words(workers)] for [j = 1:ncls] \
        file using "n":(sel(W(i), C(j)) ? column("wave_ratio") : NaN) \
-       with linespoints lw 2 pt 7 ps 1.2 lc i title "simulated ".lab(W(i), C(j)), \
+       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc ((i - 1) * ncls + j) title "simulated ".lab(W(i), C(j)), \
      for [i = 1:words(rec_workers)] \
        file using "n":(column("workers") == RW(i) ? column("recorded_wave_ratio") : NaN) \
        with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RW(i), "")

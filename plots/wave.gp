@@ -48,10 +48,10 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output png
 plot for [i = 1:words(workers)] for [j = 1:ncls] \
        file using "n":(sel(W(i), C(j)) ? column("wave_ms") : NaN) \
-       with linespoints lw 2 pt 7 ps 1.2 lc i title "simulated ".lab(W(i), C(j)), \
+       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc ((i - 1) * ncls + j) title "simulated ".lab(W(i), C(j)), \
      for [i = 1:words(workers)] for [j = 1:ncls] \
        file using "n":(sel(W(i), C(j)) ? column("n") / nmin * column("wave_ms") / column("wave_ratio") : NaN) \
-       with lines dt 2 lw 1.5 lc i title ref.", ".lab(W(i), C(j)), \
+       with lines dt 2 lw 1.5 lc ((i - 1) * ncls + j) title ref.", ".lab(W(i), C(j)), \
      for [i = 1:words(rec_workers)] \
        file using "n":(column("workers") == RW(i) ? column("recorded_wave_ms") : NaN) \
        with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RW(i), "")
