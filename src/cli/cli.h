@@ -36,6 +36,9 @@ typedef struct ts_loaded {
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
+/* After getopt_long (with opterr = 0) returned '?': print one line naming the
+ * option it rejected and where the options are listed; return 2. */
+int ts_cli_bad_option(const char *cmd, char **argv);
 /* Print "tssim: message" to stderr and return 2. */
 int ts_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -161,6 +161,7 @@ static int parse_args(int argc, char **argv, options *o)
   ts_err e;
   int c;
   optind = 1;
+  opterr = 0;
   while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'o': o->output = optarg; break;
@@ -196,13 +197,11 @@ static int parse_args(int argc, char **argv, options *o)
       break;
     case 'q': o->quiet = 1; break;
     case 'h': usage(stdout); return -1;
-    default: usage(stderr); return 2;
+    default: return ts_cli_bad_option("calibrate", argv);
     }
   }
-  if (optind != argc - 2) {
-    usage(stderr);
-    return ts_cli_usage_error("calibrate: expected MODEL.json and BASELINE.json");
-  }
+  if (optind != argc - 2)
+    return ts_cli_usage_error("calibrate: expected MODEL.json and BASELINE.json (see tssim calibrate --help)");
   o->model = argv[optind];
   o->baseline = argv[optind + 1];
   return 0;

@@ -85,6 +85,7 @@ int ts_cmd_run(int argc, char **argv)
   if (!sets)
     return 1;
   optind = 1;
+  opterr = 0;
   while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'o': outdir = optarg; break;
@@ -96,13 +97,12 @@ int ts_cmd_run(int argc, char **argv)
     case 'P': plots = 0; break;
     case 'q': quiet = 1; break;
     case 'h': usage(stdout); free(sets); return 0;
-    default: usage(stderr); free(sets); return 2;
+    default: free(sets); return ts_cli_bad_option("run", argv);
     }
   }
   if (optind != argc - 1) {
     free(sets);
-    usage(stderr);
-    return ts_cli_usage_error("run: expected exactly one SCENARIO.json");
+    return ts_cli_usage_error("run: expected exactly one SCENARIO.json (see tssim run --help)");
   }
   ts_loaded L;
   if (ts_cli_load(argv[optind], sets, nsets, &L)) {

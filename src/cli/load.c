@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,12 @@ int ts_cli_usage_error(const char *fmt, ...)
   fputc('\n', stderr);
   va_end(ap);
   return 2;
+}
+
+int ts_cli_bad_option(const char *cmd, char **argv)
+{
+  return ts_cli_usage_error("%s: unknown option, or an option without its value: %s (see tssim %s --help)", cmd,
+                            argv[optind - 1], cmd);
 }
 
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)

@@ -1,5 +1,6 @@
 /* One sweep point of a scenario, as trace, gantt and explain take it from
  * their command line. */
+#include <getopt.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -11,6 +12,7 @@ static int parse(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_poin
 {
   int c;
   optind = 1;
+  opterr = 0;
   while ((c = getopt_long(argc, argv, cmd->shortopts, cmd->longopts, NULL)) != -1) {
     if (ts_vizopt_take(&p->opt, c, optarg))
       continue;
@@ -20,16 +22,13 @@ static int parse(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_poin
       return -1;
     }
     int t = cmd->take ? cmd->take(cmd->ctx, c, optarg) : -1;
-    if (t < 0)
-      cmd->usage(stderr);
     if (t != 0) {
-      *status = t < 0 ? 2 : t;
+      *status = t < 0 ? ts_cli_bad_option(cmd->name, argv) : t;
       return -1;
     }
   }
   if (optind != argc - 1) {
-    cmd->usage(stderr);
-    *status = ts_cli_usage_error("%s: expected exactly one SCENARIO.json", cmd->name);
+    *status = ts_cli_usage_error("%s: expected exactly one SCENARIO.json (see tssim %s --help)", cmd->name, cmd->name);
     return -1;
   }
   return 0;
