@@ -108,7 +108,7 @@ static const bad_input bad_models[] = {
   {"{\"classes\": []}", NULL, "classes", "expected at least one actor class"},
   {MODEL("{\"count\": 1}"), NULL, "classes[0].program", "missing (required)"},
   {MODEL("{\"count\": 1, \"program\": []}"), NULL, "classes[0].program", "expected at least one step"},
-  {MODEL("{\"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "expected \"n\""},
+  {MODEL("{\"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "missing (required): \"n\""},
   {PROGRAM("{\"ms\": 1}"), NULL, "classes[0].program[0].op", "missing (required)"},
   {PROGRAM("{\"op\": \"cpu\"}"), NULL, "classes[0].program[0].ms", "missing (required)"},
   {PROGRAM("{\"op\": \"io\"}"), NULL, "classes[0].program[0].ms", "missing (required)"},
@@ -418,6 +418,8 @@ END_TEST
 
 START_TEST(io_scenario_fields_and_relative_paths)
 {
+  write_tmp("m.json", "{}"); /* the scenario loader checks that its files can be read */
+  write_tmp("b.json", "{}");
   const char *file = write_tmp("scenario.json", "{\"name\": \"s\", \"model\": \"m.json\", \"baseline\": \"b.json\","
                                                 " \"n\": [1, 2, 4], \"workers\": [1, 8], \"replications\": 3,"
                                                 " \"seed\": 77, \"set\": {\"worker.threshold_ms\": 200,"
@@ -442,6 +444,17 @@ START_TEST(io_scenario_fields_and_relative_paths)
   ck_assert_str_eq(rel, "m.json");
   free(abs);
   free(rel);
+  static const char *const folds[][3] = {{"scenarios/s.json", "../models/m.json", "models/m.json"},
+                                         {"a/b/s.json", "../../m.json", "m.json"},
+                                         {"a/b/s.json", "../../../m.json", "../m.json"},
+                                         {"/x/s.json", "../m.json", "/m.json"},
+                                         {"s.json", "../m.json", "../m.json"},
+                                         {"../s.json", "../m.json", "../../m.json"}};
+  for (size_t i = 0; i < sizeof folds / sizeof *folds; i++) {
+    char *p = ts_path_relative_to(folds[i][0], folds[i][1]);
+    ck_assert_str_eq(p, folds[i][2]);
+    free(p);
+  }
 }
 END_TEST
 

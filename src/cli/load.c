@@ -24,6 +24,41 @@ int ts_cli_bad_option(const char *cmd, char **argv)
                             argv[optind - 1], cmd);
 }
 
+/* Whether an error message points at the override "PATH=VALUE": it names
+ * PATH (or a place inside it), or, for PATH = params.NAME, the reference $NAME. */
+static int names_override(const char *msg, const char *set)
+{
+  const char *eq = strchr(set, '=');
+  int len = eq ? (int)(eq - set) : 0;
+  char at[520];
+  if (len == 0 || len > 500)
+    return 0;
+  snprintf(at, sizeof at, ": %.*s", len, set);
+  const char *hit = strstr(msg, at);
+  if (hit && strchr(":.[", hit[strlen(at)]))
+    return 1;
+  if (strncmp(set, "params.", 7) != 0)
+    return 0;
+  snprintf(at, sizeof at, "$%.*s ", len - 7, set + 7);
+  return strstr(msg, at) != NULL;
+}
+
+/* Write into by (size cap) which override a model error comes from:
+ * " (from --set P=V)" or " (from the scenario's "set": FILE)", or "". */
+static void blame_override(const char *msg, const char *const *sets, int from_scenario, int total,
+                           const char *scenario, char *by, size_t cap)
+{
+  by[0] = '\0';
+  for (int i = total - 1; i >= 0; i--) /* the last override of a path wins */
+    if (names_override(msg, sets[i])) {
+      if (i < from_scenario)
+        snprintf(by, cap, " (from the scenario's \"set\": %s)", scenario);
+      else
+        snprintf(by, cap, " (from --set %.400s)", sets[i]);
+      return;
+    }
+}
+
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)
 {
   ts_err e;
@@ -41,11 +76,15 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
   for (int i = 0; i < nsets; i++)
     all[out->sc.nsets + i] = sets[i];
   int bad = ts_model_load(out->sc.model_path, all, total, &out->model, &out->resolved, &e);
-  free(all);
   if (bad) {
+    char by[600];
+    blame_override(e.msg, all, out->sc.nsets, total, out->sc.file, by, sizeof by);
+    ts_cli_usage_error("%s%s", e.msg, by);
+    free(all);
     ts_scenario_finish(&out->sc);
-    return ts_cli_usage_error("%s", e.msg);
+    return 2;
   }
+  free(all);
   if (out->sc.baseline_path) {
     if (ts_baseline_load(out->sc.baseline_path, &out->baseline, &e)) {
       ts_cli_unload(out);

@@ -225,7 +225,10 @@ static int load_class(loader *L, ts_model *m, const cJSON *jc, ts_class *k)
     return -1;
   k->name = strdup(name);
   const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(jc, "count");
-  if (cnt && cJSON_IsString(cnt) && strcmp(cnt->valuestring, "n") == 0) {
+  if (!cnt)
+    return ts_jfail(&L->c, "count", L->e, "missing (required): \"n\" (the sweep's n) or an integer in [0, %ld]",
+                    TS_MAX_ACTORS);
+  if (cJSON_IsString(cnt) && strcmp(cnt->valuestring, "n") == 0) {
     k->count = TS_COUNT_N;
   } else {
     long count = 0;

@@ -1,9 +1,11 @@
 #include "io/scenario_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -13,12 +15,27 @@ char *ts_path_relative_to(const char *base, const char *rel)
   if (rel[0] == '/')
     return strdup(rel);
   const char *slash = strrchr(base, '/');
-  size_t dl = slash ? (size_t)(slash - base) + 1 : 0;
-  char *out = malloc(dl + strlen(rel) + 1);
+  size_t dl = slash ? (size_t)(slash - base) : 0; /* base's folder, without its slash */
+  /* fold "dir/../x" into "x" while the folder's last part is a plain name */
+  while (dl > 0 && strncmp(rel, "../", 3) == 0) {
+    size_t start = dl;
+    while (start > 0 && base[start - 1] != '/')
+      start--;
+    size_t part = dl - start;
+    if ((part == 2 && strncmp(base + start, "..", 2) == 0) || (part == 1 && base[start] == '.'))
+      break;
+    rel += 3;
+    dl = start > 0 ? start - 1 : 0;
+    if (start == 0)
+      break; /* folded the whole folder: rel is relative to the current one */
+  }
+  char *out = malloc(dl + strlen(rel) + 2);
   if (!out)
     return NULL;
-  memcpy(out, base, dl);
-  strcpy(out + dl, rel);
+  if (dl > 0 || (slash && dl == 0 && base[0] == '/'))
+    snprintf(out, dl + strlen(rel) + 2, "%.*s/%s", (int)dl, base, rel);
+  else
+    strcpy(out, rel);
   return out;
 }
 
@@ -154,6 +171,16 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
   s->baseline_path = baseline ? ts_path_relative_to(path, baseline) : NULL;
   if (!s->file || !s->name || !s->description || !s->model_path || (baseline && !s->baseline_path)) {
     ts_jfail(&c, NULL, e, "out of memory");
+    goto out;
+  }
+  if (access(s->model_path, R_OK) != 0) {
+    ts_jfail(&c, "model", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", model, s->model_path,
+             strerror(errno));
+    goto out;
+  }
+  if (baseline && access(s->baseline_path, R_OK) != 0) {
+    ts_jfail(&c, "baseline", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", baseline,
+             s->baseline_path, strerror(errno));
     goto out;
   }
   s->replications = (int)reps;
