@@ -422,7 +422,7 @@ START_TEST(viz_cli_point_usage_and_errors)
     snprintf(args, sizeof args, "%s " RR " --n x", cmd);
     expect_stderr(args, 2, "tssim: --n: expected one integer in [0, 1000000], got \"x\"\n");
     snprintf(args, sizeof args, "%s " RR " --seed x", cmd);
-    expect_stderr(args, 2, "tssim: --seed: expected a non-negative integer, got \"x\"\n");
+    expect_stderr(args, 2, "tssim: --seed: expected an integer in [0, 9007199254740991], got \"x\"\n");
     snprintf(args, sizeof args, "%s " RR " --set params.c_ms=3600000 --set 'classes[0].program[0].rows=1' --n 1000000",
              cmd);
     expect_stderr(args, 2,
@@ -571,7 +571,7 @@ START_TEST(viz_vizopt_defaults_and_errors)
   ck_assert(ts_vizopt_take(&o, 'w', "1"));
   ck_assert(ts_vizopt_take(&o, 'S', "x"));
   ck_assert_int_eq(ts_vizopt_resolve(&o, &sc, &e), -1);
-  ck_assert_str_eq(e.msg, "--seed: expected a non-negative integer, got \"x\"");
+  ck_assert_str_eq(e.msg, "--seed: expected an integer in [0, 9007199254740991], got \"x\"");
   ts_vizopt_finish(&o);
 }
 END_TEST

@@ -172,10 +172,10 @@ static int parse_args(int argc, char **argv, options *o)
       o->metrics_given = 1;
       break;
     case 'S': {
-      char *end;
-      o->seed = strtoull(optarg, &end, 10);
-      if (*end || !*optarg || optarg[0] == '-')
-        return ts_cli_usage_error("--seed: expected a non-negative integer, got \"%s\"", optarg);
+      uint64_t seed;
+      if (ts_parse_seed(optarg, &seed, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      o->seed = seed;
       break;
     }
     case 'r':

@@ -1,5 +1,4 @@
 /* tssim run: sweep a scenario, print the table, write the results folder. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,17 +121,8 @@ int ts_cmd_run(int argc, char **argv)
     }
     L.sc.replications = (int)r;
   }
-  if (seed_arg) {
-    char *end;
-    errno = 0;
-    unsigned long long s = strtoull(seed_arg, &end, 10);
-    if (*end || !*seed_arg || seed_arg[0] == '-' || errno || s > TS_SEED_MAX) {
-      ts_err_set(&e, "--seed", NULL, "expected an integer in [0, %llu], got \"%s\"",
-                 (unsigned long long)TS_SEED_MAX, seed_arg);
-      goto bad;
-    }
-    L.sc.seed = s;
-  }
+  if (seed_arg && ts_parse_seed(seed_arg, &L.sc.seed, &e))
+    goto bad;
   int *ns = L.sc.ns, *ws = L.sc.workers;
   size_t nn = L.sc.nn, nw = L.sc.nw;
   progress pr = {.on = !quiet && isatty(2), .total = (int)(nn * nw) * L.sc.replications};

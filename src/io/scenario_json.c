@@ -39,6 +39,18 @@ char *ts_path_relative_to(const char *base, const char *rel)
   return out;
 }
 
+int ts_parse_seed(const char *text, uint64_t *out, ts_err *e)
+{
+  char *end;
+  errno = 0;
+  unsigned long long s = strtoull(text, &end, 10);
+  if (end == text || *end || text[0] == '-' || errno || s > TS_SEED_MAX)
+    return ts_err_set(e, "--seed", NULL, "expected an integer in [0, %llu], got \"%s\"",
+                      (unsigned long long)TS_SEED_MAX, text);
+  *out = s;
+  return 0;
+}
+
 int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int **out, size_t *len, ts_err *e)
 {
   size_t cap = 1;

@@ -34,6 +34,8 @@ void ts_scenario_finish(ts_scenario *s);
 /* Parse a comma list of positive integers ("1,2,4") into a new array.
  * Returns 0 or -1 with e filled (what names the option). */
 int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int **out, size_t *len, ts_err *e);
+/* Parse a --seed value: an integer in [0, TS_SEED_MAX]. Returns 0 or -1 with e filled. */
+int ts_parse_seed(const char *text, uint64_t *out, ts_err *e);
 /* Join dir-of(base) and rel unless rel is absolute. Returns a new string or NULL. */
 char *ts_path_relative_to(const char *base, const char *rel);
 

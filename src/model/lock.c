@@ -4,28 +4,10 @@
  * the owner and resumes as a callback on its own worker's loop. */
 #include "model/world.h"
 
-int ts__lock_index(const ts_world *w, const ts_actor *a, int decl)
+/* Index in w->locks of declaration decl as actor a sees it. */
+static int lock_index(const ts_world *w, const ts_actor *a, int decl)
 {
-  /* layout: shared locks first (one each), then per-actor locks actor-major */
-  const ts_model *m = w->model;
-  int shared = 0, per_actor = 0, idx = -1;
-  for (int d = 0; d < (int)m->nlocks; d++) {
-    if (m->locks[d].scope == TS_LOCK_SHARED) {
-      if (d == decl)
-        idx = shared;
-      shared++;
-    }
-  }
-  if (idx >= 0)
-    return idx;
-  for (int d = 0; d < (int)m->nlocks; d++) {
-    if (m->locks[d].scope == TS_LOCK_PER_ACTOR) {
-      if (d == decl)
-        idx = per_actor;
-      per_actor++;
-    }
-  }
-  return shared + a->id * per_actor + idx;
+  return w->lock_base[decl] + (w->model->locks[decl].scope == TS_LOCK_SHARED ? 0 : a->id);
 }
 
 static void took(ts_world *w, ts_actor *a, int decl)
@@ -37,7 +19,7 @@ static void took(ts_world *w, ts_actor *a, int decl)
 
 int ts__lock_acquire(ts_world *w, ts_actor *a, int decl)
 {
-  ts_lock *l = &w->locks[ts__lock_index(w, a, decl)];
+  ts_lock *l = &w->locks[lock_index(w, a, decl)];
   if (l->owner < 0) {
     l->owner = a->id;
     took(w, a, decl);
@@ -50,7 +32,7 @@ int ts__lock_acquire(ts_world *w, ts_actor *a, int decl)
 
 void ts__lock_release(ts_world *w, ts_actor *a, int decl)
 {
-  ts_lock *l = &w->locks[ts__lock_index(w, a, decl)];
+  ts_lock *l = &w->locks[lock_index(w, a, decl)];
   if (l->owner != a->id)
     return; /* io rejects programs that unlock what they do not hold */
   a->st.lock_work += w->sim.now - a->lock_since[decl];

@@ -16,11 +16,15 @@ static int count_actors(const ts_model *m, int n)
   return total;
 }
 
-static int count_locks(const ts_model *m, int nactors)
+/* Lay the lock instances out declaration by declaration: one for a shared
+ * declaration, one per actor otherwise. Fills base[] and returns the total. */
+static int lay_out_locks(const ts_model *m, int nactors, int *base)
 {
   int total = 0;
-  for (size_t d = 0; d < m->nlocks; d++)
+  for (size_t d = 0; d < m->nlocks; d++) {
+    base[d] = total;
     total += m->locks[d].scope == TS_LOCK_SHARED ? 1 : nactors;
+  }
   return total;
 }
 
@@ -72,7 +76,8 @@ int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned l
   w->obs = obs;
   w->nworkers = workers;
   w->nactors = count_actors(m, n);
-  w->nlocks = count_locks(m, w->nactors);
+  w->lock_base = calloc(m->nlocks ? m->nlocks : 1, sizeof *w->lock_base);
+  w->nlocks = w->lock_base ? lay_out_locks(m, w->nactors, w->lock_base) : 0;
   ts_sim_init(&w->sim, w);
   ts_sim_on(&w->sim, TS_EV_ARRIVE, ts__actor_on_arrive);
   ts_sim_on(&w->sim, TS_EV_IO_DONE, ts__actor_on_io_done);
@@ -82,7 +87,7 @@ int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned l
   w->workers = calloc((size_t)workers, sizeof *w->workers);
   w->actors = calloc(w->nactors ? (size_t)w->nactors : 1, sizeof *w->actors);
   w->locks = calloc(w->nlocks ? (size_t)w->nlocks : 1, sizeof *w->locks);
-  if (!w->rng || !w->workers || !w->actors || !w->locks)
+  if (!w->rng || !w->workers || !w->actors || !w->locks || !w->lock_base)
     goto fail;
   for (int i = 0; i < workers; i++) {
     ts_worker *wk = &w->workers[i];
@@ -119,11 +124,13 @@ void ts_world_finish(ts_world *w)
   free(w->workers);
   free(w->actors);
   free(w->locks);
+  free(w->lock_base);
   ts_rng_destroy(w->rng);
   ts_sim_finish(&w->sim);
   w->workers = NULL;
   w->actors = NULL;
   w->locks = NULL;
+  w->lock_base = NULL;
   w->rng = NULL;
 }
 

@@ -108,7 +108,8 @@ typedef struct ts_world {
   int nactors;
   ts_actor *actors;
   int nlocks;             /* instantiated locks */
-  ts_lock *locks;
+  ts_lock *locks;         /* declaration-major: lock_base[d] is the first of declaration d's */
+  int *lock_base;
   int busy;               /* workers running a segment */
   double cpu_scale;       /* ts_model_cpu_scale at this n */
   int done;               /* actors done */
@@ -158,8 +159,6 @@ void ts__actor_on_arrive(ts_sim *sim, const ts_event *ev);
 void ts__actor_on_io_done(ts_sim *sim, const ts_event *ev);
 /* a was handed a lock: it resumes as a callback on its worker's loop. */
 void ts__actor_grant(ts_world *w, ts_actor *a);
-/* Index in w->locks of lock declaration decl as seen by actor a. */
-int ts__lock_index(const ts_world *w, const ts_actor *a, int decl);
 /* Take lock decl for a: 1 if acquired now, 0 if a was queued behind the owner. */
 int ts__lock_acquire(ts_world *w, ts_actor *a, int decl);
 /* Release lock decl held by a (no-op if a does not hold it); the oldest

@@ -48,12 +48,7 @@ int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
     return -1;
   if (o->w_arg && one_int(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &o->workers, e))
     return -1;
-  if (o->seed_arg) {
-    char *end;
-    unsigned long long s = strtoull(o->seed_arg, &end, 10);
-    if (end == o->seed_arg || *end || o->seed_arg[0] == '-')
-      return ts_err_set(e, "--seed", NULL, "expected a non-negative integer, got \"%s\"", o->seed_arg);
-    o->seed = s;
-  }
+  if (o->seed_arg && ts_parse_seed(o->seed_arg, &o->seed, e))
+    return -1;
   return 0;
 }
