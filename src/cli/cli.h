@@ -31,9 +31,14 @@ typedef struct ts_loaded {
 } ts_loaded;
 
 /* Load scenario file `path`, then its model with the scenario's overrides
- * followed by `sets`, then its baseline. Prints the error and returns 2 on
- * bad input, 0 on success. */
+ * followed by `sets`, then its baseline; check every axis path exists in the
+ * model and every combination of axis values gives a model that loads.
+ * Prints the error and returns 2 on bad input, 0 on success. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
+/* The model of one combination of the scenario's axes (value indexes): the
+ * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
+ * callback; ctx is the ts_loaded. */
+int ts_cli_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the
@@ -78,10 +83,10 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
 /* Record replication 0 of the point with n actors (p->opt.n, or another)
  * into tl. Returns ts_timeline_record's result. */
 int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl);
-/* Print "tssim: SCENARIO: what" for ts_timeline_record's nonzero result r,
- * with hint appended, and return the exit status: 2 when the point is too
- * large to simulate, else 1. */
-int ts_cli_point_fail(const ts_cli_point *p, int r, const char *hint);
+/* Print "tssim: SCENARIO: what" for ts_timeline_record's nonzero result r
+ * on tl, with hint appended, and return the exit status: 2 when the point is
+ * too large to simulate or the model fails at it, else 1. */
+int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint);
 /* Record the point and hand its timeline to show, also when its actors
  * stuck on locks (then the picture shows where, and stuck is appended to
  * the error that follows it). show returns 0, or 1 after printing what

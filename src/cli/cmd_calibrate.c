@@ -38,6 +38,8 @@ static void usage(FILE *f)
         "                          MODEL.json); may be MODEL.json itself\n"
         "      --loo               leave-one-out: refit without each recorded point, predict it\n"
         "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
+        "      --scenario FILE     the axes, horizon and window of the runs (the model and the\n"
+        "                          baseline are still the ones given)\n"
         "                          (default: every metric the baseline records)\n"
         "      --seed S            seed of the common random numbers (default 1)\n"
         "  -r, --replications R    replications per point and evaluation (default 3)\n"
@@ -50,10 +52,10 @@ static void usage(FILE *f)
         "  -q, --quiet             no tables, no progress\n"
         "  -h, --help              this help\n"
         "\n"
-        "metrics a baseline may record:\n",
+        "A baseline may record any metric of the model (tssim run --help lists them); with\n"
+        "--scenario, its records name the scenario's axis values and every run uses the\n"
+        "scenario's horizon and window.\n",
           TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES);
-  for (int m = 0; m < TS_M_COUNT; m++)
-    fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
   fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
 }
 
@@ -94,27 +96,17 @@ static void progress_done(const progress *pr)
     fputs("\r\033[K", stderr);
 }
 
-/* Parse --metrics into TS_M_COUNT flags. Returns 0 or -1 with e filled. */
-static int parse_metrics(const char *list, int *use, ts_err *e)
+/* Parse --metrics into a NULL-terminated list of names in buf's storage.
+ * Returns 0 or -1 with e filled. */
+static int parse_metrics(const char *list, char *buf, size_t cap, const char **names, int max, ts_err *e)
 {
-  char buf[512];
-  if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+  if (snprintf(buf, cap, "%s", list) >= (int)cap)
     return ts_err_set(e, "--metrics", NULL, "list too long");
-  memset(use, 0, TS_M_COUNT * sizeof *use);
-  int any = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int m = ts_metric_find(tok);
-    if (m < 0) {
-      char names[400] = "";
-      for (int k = 0; k < TS_M_COUNT; k++) {
-        size_t l = strlen(names);
-        snprintf(names + l, sizeof names - l, "%s%s", k ? ", " : "", ts_metric_get(k)->name);
-      }
-      return ts_err_set(e, "--metrics", NULL, "unknown metric \"%s\" (expected one of: %s)", tok, names);
-    }
-    use[m] = any = 1;
-  }
-  return any ? 0 : ts_err_set(e, "--metrics", NULL, "expected a comma list of metric names, got \"%s\"", list);
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+    names[n++] = tok;
+  names[n] = NULL;
+  return n ? 0 : ts_err_set(e, "--metrics", NULL, "expected a comma list of metric names, got \"%s\"", list);
 }
 
 static int parse_count(const char *text, const char *what, long lo, long hi, long *out, ts_err *e)
@@ -142,8 +134,10 @@ typedef struct options {
   const char **sets;
   int nsets;
   int loo, quiet;
-  int use_metric[TS_M_COUNT];
+  const char *use_metric[64];
+  char metric_buf[1024];
   int metrics_given;
+  const char *scenario;
   unsigned long long seed;
   long replications, max_iter, starts, searches;
 } options;
@@ -157,6 +151,7 @@ static int parse_args(int argc, char **argv, options *o)
     {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
     {"max-iter", required_argument, NULL, 'I'}, {"starts", required_argument, NULL, 'K'},
     {"searches", required_argument, NULL, 'l'}, {"quiet", no_argument, NULL, 'q'},
+    {"scenario", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   ts_err e;
   int c;
@@ -167,7 +162,7 @@ static int parse_args(int argc, char **argv, options *o)
     case 'o': o->output = optarg; break;
     case 'L': o->loo = 1; break;
     case 'M':
-      if (parse_metrics(optarg, o->use_metric, &e))
+      if (parse_metrics(optarg, o->metric_buf, sizeof o->metric_buf, o->use_metric, 63, &e))
         return ts_cli_usage_error("%s", e.msg);
       o->metrics_given = 1;
       break;
@@ -196,6 +191,7 @@ static int parse_args(int argc, char **argv, options *o)
         return ts_cli_usage_error("%s", e.msg);
       break;
     case 'q': o->quiet = 1; break;
+    case 'C': o->scenario = optarg; break;
     case 'h': usage(stdout); return -1;
     default: return ts_cli_bad_option("calibrate", argv);
     }
@@ -225,6 +221,8 @@ static int load_model(const options *o, cJSON **tree, ts_err *e)
 /* Everything loaded, fitted and written by one calibration. */
 typedef struct run {
   cJSON *tree;
+  ts_scenario sc;
+  int has_sc;
   ts_fit_params ps;
   ts_baseline b;
   ts_fit_problem pb;
@@ -236,6 +234,8 @@ typedef struct run {
 static void run_finish(run *R)
 {
   cJSON_Delete(R->tree);
+  if (R->has_sc)
+    ts_scenario_finish(&R->sc);
   ts_fit_params_finish(&R->ps);
   ts_baseline_finish(&R->b);
   ts_fit_problem_finish(&R->pb);
@@ -246,11 +246,16 @@ static void run_finish(run *R)
 
 static int calibrate(const options *o, run *R, ts_err *e)
 {
+  if (o->scenario) {
+    if (ts_scenario_load(o->scenario, &R->sc, e))
+      return 2;
+    R->has_sc = 1;
+  }
   if (load_model(o, &R->tree, e) ||
       ts_fit_params_read(R->tree, o->model, (const char *const *)o->sets, o->nsets, &R->ps, e) ||
       ts_baseline_load(o->baseline, &R->b, e) ||
-      ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, o->metrics_given ? o->use_metric : NULL,
-                          o->seed, (int)o->replications, e))
+      ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, R->has_sc ? &R->sc : NULL,
+                          o->metrics_given ? o->use_metric : NULL, o->seed, (int)o->replications, e))
     return 2;
   if (o->loo && ts_fit_loo_check(&R->pb, e))
     return 2;

@@ -42,7 +42,7 @@ int ts_cmd_explain(int argc, char **argv)
   int r1 = n == 1 ? 0 : ts_cli_point_record(&p, 1, &ref);
   if (r != 0 || r1 != 0) {
     int bad = r != 0 ? r : r1;
-    rc = ts_cli_point_fail(&p, bad, bad == -2 ? " (see tssim gantt or tssim trace)" : "");
+    rc = ts_cli_point_fail(&p, r != 0 ? &tl : &ref, bad, bad == -2 ? " (see tssim gantt or tssim trace)" : "");
     goto done;
   }
   rc = 1;

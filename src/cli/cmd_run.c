@@ -29,29 +29,55 @@ static void usage(FILE *f)
         "      --set PATH=VALUE    override a model field by its JSON path, e.g.\n"
         "                          --set worker.threshold_ms=200 --set params.tracker_ms=100\n"
         "                          (repeatable; VALUE is JSON, or a string)\n"
+        "      --ci-target P%      add replications (in batches of R) until every metric's 95%\n"
+        "                          half-width is within P% of its mean, e.g. 2%\n"
+        "      --ci-max R          at most R replications with --ci-target (default 1000)\n"
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table, no progress\n"
         "  -h, --help              this help\n"
         "\n"
-        "metrics (pooled median over all actors of all replications):\n",
+        "metrics (see README \"What the output means\"; a model adds its spans' and its own):\n",
         f);
-  for (int m = 0; m < TS_M_COUNT; m++)
-    fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
+  ts_model none = {0};
+  ts_metric_list l;
+  char err[64];
+  none.has_mutex = none.has_chan = none.has_hop = none.has_call = none.has_sleep = none.has_thread = 1;
+  none.ipms_user = 1;
+  if (ts_metric_list_build(&none, &l, err, sizeof err) == 0) {
+    for (size_t m = 0; m < l.n; m++)
+      fprintf(f, "  %-20s %s\n", l.v[m].name, l.v[m].meaning);
+    ts_metric_list_finish(&l);
+  }
+  fputs("  <span>_count, <span>_rate_per_s, <span>_mean_ms, <span>_p50_ms, <span>_p95_ms, <span>_p99_ms\n"
+        "                       per span of the model\n", f);
   fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
 }
 
 typedef struct progress {
   int on;
-  int total;
-  int done;
 } progress;
 
-static void on_progress(void *data, int n, int workers, int rep)
+static int on_progress(void *data, size_t point, size_t points, int rep)
 {
   progress *p = data;
-  p->done++;
   if (p->on)
-    fprintf(stderr, "\r  n=%-7d workers=%-4d replication %-4d [%d/%d]", n, workers, rep + 1, p->done, p->total);
+    fprintf(stderr, "\r  point %zu/%zu, replication %d", point + 1, points, rep + 1);
+  return 0;
+}
+
+/* "2%" or "0.02" as a fraction in (0, 1). */
+static int parse_target(const char *text, double *out, ts_err *e)
+{
+  char *end;
+  double v = strtod(text, &end);
+  if (end != text && *end == '%' && end[1] == '\0')
+    v /= 100;
+  else if (end == text || *end)
+    v = -1;
+  if (!(v > 0 && v < 1))
+    return ts_err_set(e, "--ci-target", NULL, "expected a percentage such as 2%%, got \"%s\"", text);
+  *out = v;
+  return 0;
 }
 
 /* Replace the sweep's list (*list, *len) by the one in arg, unless arg is
@@ -70,6 +96,24 @@ static int override_list(const char *arg, const char *what, long lo, long hi, in
   return 0;
 }
 
+/* A model that runs forever needs a horizon. */
+static int check_horizon(const ts_loaded *L, ts_err *e)
+{
+  if (L->sc.horizon != TS_TIME_MAX)
+    return 0;
+  for (size_t c = 0; c < L->model.nclasses; c++) {
+    const ts_class *k = &L->model.classes[c];
+    if (k->forever)
+      return ts_err_set(e, L->sc.file, "horizon_ms", "missing: class %s arrives until the horizon (\"count\": "
+                        "\"forever\"), so the scenario needs horizon_ms", k->name);
+    for (size_t i = 0; i < k->nsteps; i++)
+      if (k->steps[i].forever)
+        return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s repeats forever, so the scenario needs horizon_ms",
+                          k->steps[i].where);
+  }
+  return 0;
+}
+
 int ts_cmd_run(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -77,8 +121,10 @@ int ts_cmd_run(int argc, char **argv)
     {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
     {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
     {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
+    {"ci-target", required_argument, NULL, 'T'}, {"ci-max", required_argument, NULL, 'X'},
     {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-  const char *outdir = NULL, *seed_arg = NULL, *n_arg = NULL, *w_arg = NULL, *r_arg = NULL;
+  const char *outdir = NULL, *seed_arg = NULL, *n_arg = NULL, *w_arg = NULL, *r_arg = NULL, *t_arg = NULL,
+             *x_arg = NULL;
   const char **sets = calloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, quiet = 0, plots = 1, c, rc = 2;
   if (!sets)
@@ -94,6 +140,8 @@ int ts_cmd_run(int argc, char **argv)
     case 'r': r_arg = optarg; break;
     case 's': sets[nsets++] = optarg; break;
     case 'P': plots = 0; break;
+    case 'T': t_arg = optarg; break;
+    case 'X': x_arg = optarg; break;
     case 'q': quiet = 1; break;
     case 'h': usage(stdout); free(sets); return 0;
     default: free(sets); return ts_cli_bad_option("run", argv);
@@ -123,23 +171,37 @@ int ts_cmd_run(int argc, char **argv)
   }
   if (seed_arg && ts_parse_seed(seed_arg, &L.sc.seed, &e))
     goto bad;
-  int *ns = L.sc.ns, *ws = L.sc.workers;
-  size_t nn = L.sc.nn, nw = L.sc.nw;
-  progress pr = {.on = !quiet && isatty(2), .total = (int)(nn * nw) * L.sc.replications};
-  ts_sweep_spec spec = {.ns = ns, .nn = nn, .workers = ws, .nw = nw, .replications = L.sc.replications,
-                        .seed = L.sc.seed, .keep_samples = 1, .progress = on_progress, .progress_data = &pr};
+  if (t_arg && parse_target(t_arg, &L.sc.ci_target, &e))
+    goto bad;
+  if (x_arg) {
+    char *end;
+    long x = strtol(x_arg, &end, 10);
+    if (*end || x < 2 || x > 100000) {
+      ts_err_set(&e, "--ci-max", NULL, "expected an integer in [2, 100000], got \"%s\"", x_arg);
+      goto bad;
+    }
+    L.sc.ci_max = (int)x;
+  }
+  if (check_horizon(&L, &e))
+    goto bad;
+  int sizes[16];
+  for (int a = 0; a < L.sc.naxes; a++)
+    sizes[a] = L.sc.axes[a].nvalues;
+  progress pr = {.on = !quiet && isatty(2)};
+  ts_sweep_spec spec = {.ns = L.sc.ns, .nn = L.sc.nn, .workers = L.sc.workers, .nw = L.sc.nw,
+                        .replications = L.sc.replications, .seed = L.sc.seed, .keep_samples = 1,
+                        .horizon = L.sc.horizon, .warmup = L.sc.warmup, .window = L.sc.window,
+                        .naxes = L.sc.naxes, .axis_sizes = sizes, .model_of = L.sc.naxes ? ts_cli_model_of : NULL,
+                        .model = &L.model, .ctx = &L, .ci_target = L.sc.ci_target, .ci_max = L.sc.ci_max,
+                        .progress = on_progress, .progress_data = &pr};
   ts_sweep s;
-  int sr = ts_sweep_run(&L.model, &spec, &s);
+  int sr = ts_sweep_run(&spec, &s);
   if (pr.on)
     fputs("\r\033[K", stderr);
   if (sr != 0) {
-    fprintf(stderr, "tssim: %s: %s\n", L.sc.file,
-            sr == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
-            : sr == -3 ? "internal error: an event was scheduled in the past (please report)"
-            : sr == -4 ? "n: expected a sweep whose simulated time fits in 73 years (fewer actors or shorter steps)"
-                       : "out of memory");
+    fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? L.sc.model_path : L.sc.file, s.errmsg);
     ts_sweep_finish(&s);
-    rc = sr == -4 ? 2 : 1;
+    rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? 2 : 1;
     goto done;
   }
   char dirbuf[1024];
@@ -148,12 +210,16 @@ int ts_cmd_run(int argc, char **argv)
     outdir = dirbuf;
   }
   if (!quiet) {
-    printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n\n", L.sc.name, L.sc.description,
-           L.sc.model_path, (unsigned long long)L.sc.seed, L.sc.replications, L.has_baseline ? ", recorded: " : "",
+    printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L.sc.name, L.sc.description, L.sc.model_path,
+           (unsigned long long)L.sc.seed, L.sc.replications, L.has_baseline ? ", recorded: " : "",
            L.has_baseline ? L.baseline.file : "");
-    ts_report_table(stdout, &L.model, &s, L.has_baseline ? &L.baseline : NULL);
+    if (L.sc.ci_target > 0)
+      printf("confidence target: every 95%% half-width within %g%% of its mean, reached with at most %d "
+             "replications\n", 100 * L.sc.ci_target, s.max_replications);
+    putchar('\n');
+    ts_report_table(stdout, &L.sc, &s, L.has_baseline ? &L.baseline : NULL);
   }
-  if (ts_report_write(outdir, &L.sc, &L.model, L.resolved, &s, L.has_baseline ? &L.baseline : NULL, &e)) {
+  if (ts_report_write(outdir, &L.sc, L.resolved, &s, L.has_baseline ? &L.baseline : NULL, &e)) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_sweep_finish(&s);
     rc = 1;

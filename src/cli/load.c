@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "io/jsonfile.h"
 #include "io/model_json.h"
 
 int ts_cli_usage_error(const char *fmt, ...)
@@ -59,6 +60,83 @@ static void blame_override(const char *msg, const char *const *sets, int from_sc
     }
 }
 
+/* The axis values of combination c (the first axis varies slowest). */
+static void combo_of(const ts_scenario *sc, long c, int *values)
+{
+  for (int a = sc->naxes - 1; a >= 0; a--) {
+    values[a] = (int)(c % sc->axes[a].nvalues);
+    c /= sc->axes[a].nvalues;
+  }
+}
+
+/* Every axis path names a place in the model, and every combination loads. */
+static int check_axes(ts_loaded *L, ts_err *e)
+{
+  const ts_scenario *sc = &L->sc;
+  long combos = 1;
+  for (int a = 0; a < sc->naxes; a++) {
+    const ts_axis *ax = &sc->axes[a];
+    for (int v = 0; v < ax->nvalues; v++)
+      for (int k = 0; k < ax->nsets[v]; k++) {
+        char path[512];
+        size_t n = strcspn(ax->sets[v][k], "=");
+        snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), ax->sets[v][k]);
+        if (!ts_json_get_path(L->resolved, path)) {
+          char where[128];
+          snprintf(where, sizeof where, "axes.%s", ax->key);
+          return ts_err_set(e, sc->file, where, "%s is not a field of the model %s (an axis replaces fields that exist)",
+                            path, sc->model_path);
+        }
+      }
+    combos *= ax->nvalues;
+    if (combos > 100000)
+      return ts_err_set(e, sc->file, "axes", "more than 100000 combinations of axis values");
+  }
+  int values[16];
+  for (long c = 0; sc->naxes > 0 && c < combos && c < 1000; c++) {
+    ts_model m;
+    char err[sizeof e->msg];
+    combo_of(sc, c, values);
+    if (ts_cli_model_of(L, values, &m, err, sizeof err))
+    {
+      snprintf(e->msg, sizeof e->msg, "%s", err);
+      return -1;
+    }
+    ts_model_finish(&m);
+  }
+  return 0;
+}
+
+int ts_cli_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap)
+{
+  const ts_loaded *L = ctx;
+  const ts_scenario *sc = &L->sc;
+  cJSON *t = cJSON_Duplicate(L->resolved, 1);
+  ts_err e;
+  if (!t) {
+    snprintf(err, cap, "out of memory");
+    return -1;
+  }
+  int rc = 0, a = 0;
+  for (; a < sc->naxes && rc == 0; a++)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]] && rc == 0; k++)
+      rc = ts_model_apply_set(t, sc->model_path, sc->axes[a].sets[values[a]][k], &e);
+  if (rc == 0) {
+    a = -1;
+    rc = ts_model_from_json(t, sc->model_path, m, &e);
+  }
+  cJSON_Delete(t);
+  if (rc) {
+    char by[200] = "";
+    for (int k = 0; k < sc->naxes; k++) {
+      size_t l = strlen(by);
+      snprintf(by + l, sizeof by - l, "%s%s=%s", k ? ", " : "", sc->axes[k].key, sc->axes[k].labels[values[k]]);
+    }
+    snprintf(err, cap, "%s (with axes %s)", e.msg, by);
+  }
+  return rc;
+}
+
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)
 {
   ts_err e;
@@ -85,6 +163,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     return 2;
   }
   free(all);
+  if (check_axes(out, &e)) {
+    ts_cli_unload(out);
+    return ts_cli_usage_error("%s", e.msg);
+  }
   if (out->sc.baseline_path) {
     if (ts_baseline_load(out->sc.baseline_path, &out->baseline, &e)) {
       ts_cli_unload(out);

@@ -61,13 +61,15 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
 int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
 {
   const ts_vizopt *o = &p->opt;
-  return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0));
+  return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
+                            p->L.sc.horizon);
 }
 
-int ts_cli_point_fail(const ts_cli_point *p, int r, const char *hint)
+int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint)
 {
-  fprintf(stderr, "tssim: %s: %s%s\n", p->L.sc.file, ts_timeline_strerror(r), hint);
-  return r == -4 ? 2 : 1;
+  fprintf(stderr, "tssim: %s: %s%s\n", r == -5 ? p->L.sc.model_path : p->L.sc.file, ts_timeline_strerror(tl, r),
+          hint);
+  return r == -4 || r == -5 ? 2 : 1;
 }
 
 int ts_cli_point_show(const ts_cli_point *p, int (*show)(void *ctx, const ts_cli_point *p, const ts_timeline *tl),
@@ -76,9 +78,9 @@ int ts_cli_point_show(const ts_cli_point *p, int (*show)(void *ctx, const ts_cli
   ts_timeline tl = {0};
   int rc, r = ts_cli_point_record(p, p->opt.n, &tl);
   if (r != 0 && r != -2)
-    rc = ts_cli_point_fail(p, r, "");
+    rc = ts_cli_point_fail(p, &tl, r, "");
   else if ((rc = show(ctx, p, &tl)) == 0 && r == -2)
-    rc = ts_cli_point_fail(p, r, stuck);
+    rc = ts_cli_point_fail(p, &tl, r, stuck);
   ts_timeline_finish(&tl);
   return rc;
 }

@@ -6,9 +6,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-struct ts_rng {
-  gsl_rng *g;
-};
+/* A ts_rng is a gsl_rng: the type only keeps GSL out of the header. */
+#define G(r) ((gsl_rng *)(void *)(r))
 
 /* splitmix64 finaliser: spreads nearby seeds far apart. */
 static uint64_t mix(uint64_t z)
@@ -28,36 +27,48 @@ unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replicat
   return (unsigned long)(z & 0xffffffffu);
 }
 
+uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k)
+{
+  uint64_t z = mix(rep_seed ^ UINT64_C(0x5bd1e9955bd1e995));
+  z = mix(z ^ (uint64_t)(uint32_t)klass);
+  z = mix(z ^ ((uint64_t)(uint32_t)index << 32));
+  return mix(z ^ (uint64_t)(uint32_t)k);
+}
+
+static ts_rng *create(const gsl_rng_type *t, unsigned long seed)
+{
+  gsl_rng *g = gsl_rng_alloc(t);
+  if (g)
+    gsl_rng_set(g, seed);
+  return (ts_rng *)(void *)g;
+}
+
 ts_rng *ts_rng_create(unsigned long seed)
 {
-  ts_rng *r = malloc(sizeof *r);
-  if (!r)
-    return NULL;
-  r->g = gsl_rng_alloc(gsl_rng_mt19937);
-  if (!r->g) {
-    free(r);
-    return NULL;
-  }
-  gsl_rng_set(r->g, seed);
-  return r;
+  return create(gsl_rng_mt19937, seed);
+}
+
+ts_rng *ts_rng_create_small(uint64_t seed)
+{
+  /* taus2 takes 32 bits of seed; 0 would mean GSL's default seed */
+  unsigned long s = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu);
+  return create(gsl_rng_taus2, s ? s : 1);
 }
 
 void ts_rng_destroy(ts_rng *r)
 {
-  if (!r)
-    return;
-  gsl_rng_free(r->g);
-  free(r);
+  if (r)
+    gsl_rng_free(G(r));
 }
 
 double ts_rng_uniform(ts_rng *r)
 {
-  return gsl_rng_uniform(r->g);
+  return gsl_rng_uniform(G(r));
 }
 
 double ts_rng_exponential(ts_rng *r, double mean)
 {
-  return gsl_ran_exponential(r->g, mean);
+  return gsl_ran_exponential(G(r), mean);
 }
 
 double ts_rng_lognormal(ts_rng *r, double mean, double cv)
@@ -65,7 +76,7 @@ double ts_rng_lognormal(ts_rng *r, double mean, double cv)
   if (cv <= 0)
     return mean;
   double s2 = log1p(cv * cv);
-  return gsl_ran_lognormal(r->g, log(mean) - s2 / 2, sqrt(s2));
+  return gsl_ran_lognormal(G(r), log(mean) - s2 / 2, sqrt(s2));
 }
 
 double ts_rng_gamma(ts_rng *r, double mean, double cv)
@@ -73,5 +84,5 @@ double ts_rng_gamma(ts_rng *r, double mean, double cv)
   if (cv <= 0)
     return mean;
   double k = 1.0 / (cv * cv);
-  return gsl_ran_gamma(r->g, k, mean / k);
+  return gsl_ran_gamma(G(r), k, mean / k);
 }

@@ -9,6 +9,13 @@ typedef struct ts_rng ts_rng;
 
 /* Derive the seed of one replication from the scenario seed and its coordinates. */
 unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replication);
+/* Derive the seed of one actor's stream from its replication's seed, its
+ * class, its index within the class and k (0 for the actor itself, 1, 2, ...
+ * for what it spawns; index -1 for the class's own arrival stream), so that
+ * streams depend on nothing else: common random numbers across variants. */
+uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k);
+/* A small, fast stream (GSL's taus2) for one actor, or NULL when memory runs out. */
+ts_rng *ts_rng_create_small(uint64_t seed);
 /* A new stream seeded with seed, or NULL when memory runs out. */
 ts_rng *ts_rng_create(unsigned long seed);
 /* Free a stream; NULL is accepted. */

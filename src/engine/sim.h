@@ -11,7 +11,7 @@
 
 #define TS_SIM_MAX_KINDS 16
 
-enum { TS_SIM_OK = 0, TS_SIM_NOMEM = 1, TS_SIM_PAST = 2 };
+enum { TS_SIM_OK = 0, TS_SIM_NOMEM = 1, TS_SIM_PAST = 2, TS_SIM_STOP = 3 };
 
 typedef struct ts_sim ts_sim;
 typedef void (*ts_sim_handler)(ts_sim *sim, const ts_event *ev);
@@ -23,7 +23,7 @@ struct ts_sim {
   ts_heap heap;
   ts_sim_handler handlers[TS_SIM_MAX_KINDS];
   void *data;          /* the model's context, for handlers */
-  int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed */
+  int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed; TS_SIM_STOP: a handler stopped the run */
 };
 
 /* Initialise a simulation at time 0 in caller memory; data is handed to handlers. */

@@ -22,7 +22,7 @@ static double rel_error(double sim, double rec)
 }
 
 /* One target's row; `where` adds its n and workers. */
-static cJSON *target_row(const ts_fit_target *t, double sim, const char *label, int where)
+static cJSON *target_row(const ts_fit_problem *pb, const ts_fit_target *t, double sim, const char *label, int where)
 {
   cJSON *o = cJSON_CreateObject();
   if (!o)
@@ -31,7 +31,7 @@ static cJSON *target_row(const ts_fit_target *t, double sim, const char *label, 
     cJSON_AddNumberToObject(o, "n", t->n);
     cJSON_AddNumberToObject(o, "workers", t->workers);
   }
-  cJSON_AddStringToObject(o, "metric", ts_metric_get(t->metric)->name);
+  cJSON_AddStringToObject(o, "metric", pb->mnames[t->metric]);
   cJSON_AddNumberToObject(o, "recorded", t->recorded);
   cJSON_AddNumberToObject(o, label, round_sig(sim, 7));
   cJSON_AddNumberToObject(o, "rel_error", round_sig(rel_error(sim, t->recorded), 4));
@@ -44,15 +44,15 @@ static cJSON *target_row(const ts_fit_target *t, double sim, const char *label, 
 static cJSON *worst_table(const ts_fit_problem *pb, const double *sim)
 {
   cJSON *o = cJSON_CreateObject();
-  for (int m = -1; o && m < TS_M_COUNT; m++) {
+  for (int m = -1; o && m < (int)pb->nmnames; m++) {
     int i = ts_fit_worst(pb, sim, m);
     if (i < 0)
       continue;
-    cJSON *w = cJSON_AddObjectToObject(o, m < 0 ? "all" : ts_metric_get(m)->name);
+    cJSON *w = cJSON_AddObjectToObject(o, m < 0 ? "all" : pb->mnames[m]);
     if (!w)
       continue;
     if (m < 0)
-      cJSON_AddStringToObject(w, "metric", ts_metric_get(pb->t[i].metric)->name);
+      cJSON_AddStringToObject(w, "metric", pb->mnames[pb->t[i].metric]);
     cJSON_AddNumberToObject(w, "n", pb->t[i].n);
     cJSON_AddNumberToObject(w, "workers", pb->t[i].workers);
     cJSON_AddNumberToObject(w, "rel_error", round_sig(rel_error(sim[i], pb->t[i].recorded), 4));
@@ -64,7 +64,7 @@ static cJSON *targets(const ts_fit_problem *pb, const double *sim, const char *l
 {
   cJSON *a = cJSON_CreateArray();
   for (size_t i = 0; a && i < pb->nt; i++)
-    cJSON_AddItemToArray(a, target_row(&pb->t[i], sim[i], label, 1));
+    cJSON_AddItemToArray(a, target_row(pb, &pb->t[i], sim[i], label, 1));
   return a;
 }
 
@@ -138,7 +138,7 @@ static cJSON *loo_table(const ts_fit_problem *pb, const ts_fit_loo *l)
     cJSON *pred = cJSON_AddArrayToObject(p, "predictions");
     for (size_t i = 0; pred && i < pb->nt; i++)
       if (pb->t[i].point == k)
-        cJSON_AddItemToArray(pred, target_row(&pb->t[i], l->predicted[i], "predicted", 0));
+        cJSON_AddItemToArray(pred, target_row(pb, &pb->t[i], l->predicted[i], "predicted", 0));
   }
   cJSON_AddItemToObject(o, "worst", worst_table(pb, l->predicted));
   return o;
@@ -155,10 +155,10 @@ static cJSON *provenance(const ts_fit_problem *pb, const ts_fit_report *rp)
   cJSON_AddStringToObject(o, "model", rp->model_file);
   cJSON_AddStringToObject(o, "baseline", rp->baseline_file);
   cJSON *ms = cJSON_AddArrayToObject(o, "metrics");
-  for (int m = 0; ms && m < TS_M_COUNT; m++)
+  for (int m = 0; ms && m < (int)pb->nmnames; m++)
     for (size_t i = 0; i < pb->nt; i++)
       if (pb->t[i].metric == m) {
-        cJSON_AddItemToArray(ms, cJSON_CreateString(ts_metric_get(m)->name));
+        cJSON_AddItemToArray(ms, cJSON_CreateString(pb->mnames[m]));
         break;
       }
   cJSON *sets = cJSON_AddArrayToObject(o, "overrides");
@@ -302,7 +302,7 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
   fprintf(out, "%6s %7s %-17s %12s %12s %10s\n", "n", "workers", "metric", "recorded", label, "rel_error");
   for (size_t i = 0; i < pb->nt; i++) {
     const ts_fit_target *t = &pb->t[i];
-    fprintf(out, "%6d %7d %-17s %12.6g %12.6g", t->n, t->workers, ts_metric_get(t->metric)->name, t->recorded,
+    fprintf(out, "%6d %7d %-17s %12.6g %12.6g", t->n, t->workers, pb->mnames[t->metric], t->recorded,
             sim[i]);
     double pct = 100 * rel_error(sim[i], t->recorded);
     if (t->recorded != 0)
@@ -313,11 +313,11 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
   }
   fputs("worst |rel_error|:", out);
   const char *sep = " ";
-  for (int m = 0; m < TS_M_COUNT; m++) {
+  for (int m = 0; m < (int)pb->nmnames; m++) {
     int i = ts_fit_worst(pb, sim, m);
     if (i < 0)
       continue;
-    fprintf(out, "%s%s %.2f%% (n=%d, workers=%d)", sep, ts_metric_get(m)->name,
+    fprintf(out, "%s%s %.2f%% (n=%d, workers=%d)", sep, pb->mnames[m],
             100 * fabs(rel_error(sim[i], pb->t[i].recorded)), pb->t[i].n, pb->t[i].workers);
     sep = ", ";
   }

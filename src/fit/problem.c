@@ -7,7 +7,6 @@
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
-#include "io/report.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
 
@@ -22,12 +21,51 @@ int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, co
   return 0;
 }
 
-static int find_point(const ts_fit_problem *pb, int n, int workers)
+static int find_point(const ts_fit_problem *pb, int n, int workers, int combo)
 {
   for (size_t i = 0; i < pb->npt; i++)
-    if (pb->pt[i].n == n && pb->pt[i].workers == workers)
+    if (pb->pt[i].n == n && pb->pt[i].workers == workers && pb->pt[i].combo == combo)
       return (int)i;
   return -1;
+}
+
+/* The index of metric name in pb->mnames, added when new; -1 out of memory. */
+static int metric_index(ts_fit_problem *pb, const char *name)
+{
+  for (size_t i = 0; i < pb->nmnames; i++)
+    if (strcmp(pb->mnames[i], name) == 0)
+      return (int)i;
+  char **v = realloc(pb->mnames, (pb->nmnames + 1) * sizeof *v);
+  if (!v)
+    return -1;
+  pb->mnames = v;
+  v[pb->nmnames] = strdup(name);
+  return v[pb->nmnames] ? (int)pb->nmnames++ : -1;
+}
+
+/* The axis combination a record names (every scenario axis, by value label):
+ * its index in the odometer order of ts_sweep_run, or -1 with e filled. */
+static int record_combo(const ts_fit_problem *pb, const ts_record *r, ts_err *e)
+{
+  const ts_scenario *sc = pb->sc;
+  int naxes = sc ? sc->naxes : 0, combo = 0;
+  if (r->naxes != naxes)
+    return ts_err_set(e, pb->baseline_file, NULL,
+                      "n=%d workers=%d: a record names %d axis value(s); the scenario has %d axes (each record "
+                      "names one value of every axis)", r->n, r->workers, r->naxes, naxes);
+  for (int a = 0; a < naxes; a++) {
+    int v = -1;
+    for (int k = 0; k < r->naxes; k++)
+      if (strcmp(r->axes[2 * k], sc->axes[a].key) == 0)
+        for (int j = 0; j < sc->axes[a].nvalues; j++)
+          if (strcmp(sc->axes[a].labels[j], r->axes[2 * k + 1]) == 0)
+            v = j;
+    if (v < 0)
+      return ts_err_set(e, pb->baseline_file, NULL, "n=%d workers=%d: no value of axis \"%s\" matches the record",
+                        r->n, r->workers, sc->axes[a].key);
+    combo = combo * sc->axes[a].nvalues + v;
+  }
+  return combo;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -36,7 +74,7 @@ static int cmp_int(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Group the points by worker count (ascending), each with its n ascending. */
+/* Group the points by combination and worker count (ascending), each with its n ascending. */
 static int make_groups(ts_fit_problem *pb)
 {
   pb->g = calloc(pb->npt, sizeof *pb->g);
@@ -44,10 +82,11 @@ static int make_groups(ts_fit_problem *pb)
     return -1;
   for (size_t i = 0; i < pb->npt; i++) {
     size_t k = 0;
-    while (k < pb->ng && pb->g[k].workers != pb->pt[i].workers)
+    while (k < pb->ng && (pb->g[k].workers != pb->pt[i].workers || pb->g[k].combo != pb->pt[i].combo))
       k++;
     if (k == pb->ng) {
       pb->g[k].workers = pb->pt[i].workers;
+      pb->g[k].combo = pb->pt[i].combo;
       pb->g[k].ns = calloc(pb->npt, sizeof *pb->g[k].ns);
       if (!pb->g[k].ns)
         return -1;
@@ -58,7 +97,9 @@ static int make_groups(ts_fit_problem *pb)
   for (size_t k = 0; k < pb->ng; k++)
     qsort(pb->g[k].ns, pb->g[k].nn, sizeof *pb->g[k].ns, cmp_int);
   for (size_t a = 1; a < pb->ng; a++)
-    for (size_t b = a; b > 0 && pb->g[b - 1].workers > pb->g[b].workers; b--) {
+    for (size_t b = a; b > 0 && (pb->g[b - 1].combo > pb->g[b].combo ||
+                                 (pb->g[b - 1].combo == pb->g[b].combo && pb->g[b - 1].workers > pb->g[b].workers));
+         b--) {
       ts_fit_group t = pb->g[b];
       pb->g[b] = pb->g[b - 1];
       pb->g[b - 1] = t;
@@ -66,7 +107,17 @@ static int make_groups(ts_fit_problem *pb)
   return 0;
 }
 
-static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const int *use_metric, ts_err *e)
+static int wanted(const char *const *use_metric, const char *name)
+{
+  if (!use_metric)
+    return 1;
+  for (size_t i = 0; use_metric[i]; i++)
+    if (strcmp(use_metric[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const char *const *use_metric, ts_err *e)
 {
   pb->t = calloc(b->nrec + 1, sizeof *pb->t);
   pb->pt = calloc(b->nrec + 1, sizeof *pb->pt);
@@ -74,27 +125,32 @@ static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const int *u
     return ts_err_set(e, b->file, NULL, "out of memory");
   for (size_t i = 0; i < b->nrec; i++) {
     const ts_record *r = &b->rec[i];
-    if (use_metric && !use_metric[r->metric])
+    if (!wanted(use_metric, r->metric))
       continue;
     if (r->value == 0 && r->weight > 0)
       return ts_err_set(e, b->file, NULL,
                         "n=%d workers=%d: %s is recorded as 0: a relative error is undefined (give it "
                         "\"weight\": 0 or leave it out with --metrics)",
-                        r->n, r->workers, ts_metric_get(r->metric)->name);
-    int p = find_point(pb, r->n, r->workers);
+                        r->n, r->workers, r->metric);
+    int combo = record_combo(pb, r, e);
+    if (combo < 0)
+      return -1;
+    int m = metric_index(pb, r->metric);
+    if (m < 0)
+      return ts_err_set(e, b->file, NULL, "out of memory");
+    int p = find_point(pb, r->n, r->workers, combo);
     if (p < 0) {
       p = (int)pb->npt++;
-      pb->pt[p] = (ts_fit_point){r->n, r->workers};
+      pb->pt[p] = (ts_fit_point){r->n, r->workers, combo};
     }
-    pb->t[pb->nt++] = (ts_fit_target){r->n, r->workers, r->metric, r->value, r->weight, (size_t)p};
+    pb->t[pb->nt++] = (ts_fit_target){r->n, r->workers, combo, m, r->value, r->weight, (size_t)p};
   }
-  for (int m = 0; use_metric && m < TS_M_COUNT; m++) {
+  for (size_t k = 0; use_metric && use_metric[k]; k++) {
     int found = 0;
     for (size_t i = 0; i < pb->nt; i++)
-      found |= pb->t[i].metric == m;
-    if (use_metric[m] && !found)
-      return ts_err_set(e, b->file, NULL, "--metrics names %s, which this baseline does not record",
-                        ts_metric_get(m)->name);
+      found |= strcmp(pb->mnames[pb->t[i].metric], use_metric[k]) == 0;
+    if (!found)
+      return ts_err_set(e, b->file, NULL, "--metrics names %s, which this baseline does not record", use_metric[k]);
   }
   size_t weighted = 0;
   for (size_t i = 0; i < pb->nt; i++)
@@ -148,9 +204,11 @@ static int probe(ts_fit_problem *pb, ts_err *e)
 }
 
 int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
-                        const ts_baseline *b, const int *use_metric, uint64_t seed, int replications, ts_err *e)
+                        const ts_baseline *b, const ts_scenario *sc, const char *const *use_metric, uint64_t seed,
+                        int replications, ts_err *e)
 {
   memset(pb, 0, sizeof *pb);
+  pb->sc = sc;
   pb->params = ps;
   pb->seed = seed;
   pb->replications = replications;
@@ -180,31 +238,62 @@ void ts_fit_problem_finish(ts_fit_problem *pb)
   for (size_t k = 0; pb->g && k < pb->ng; k++)
     free(pb->g[k].ns);
   free(pb->g);
+  for (size_t k = 0; k < pb->nmnames; k++)
+    free(pb->mnames[k]);
+  free(pb->mnames);
   memset(pb, 0, sizeof *pb);
+}
+
+/* The model of group g's combination: the tree with the combination's axis
+ * overrides applied (to a copy). */
+static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e)
+{
+  const ts_scenario *sc = pb->sc;
+  if (!sc || sc->naxes == 0)
+    return ts_model_from_json(pb->tree, pb->file, m, e);
+  cJSON *t = cJSON_Duplicate(pb->tree, 1);
+  if (!t)
+    return ts_err_set(e, pb->file, NULL, "out of memory");
+  int rc = 0, rest = combo;
+  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--) {
+    int v = rest % sc->axes[a].nvalues;
+    rest /= sc->axes[a].nvalues;
+    for (int k = 0; k < sc->axes[a].nsets[v] && rc == 0; k++)
+      rc = ts_model_apply_set(t, pb->file, sc->axes[a].sets[v][k], e);
+  }
+  if (rc == 0)
+    rc = ts_model_from_json(t, pb->file, m, e);
+  cJSON_Delete(t);
+  return rc;
 }
 
 /* Sweep one group and copy its targets' values into sim. */
 static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *g, double *sim, ts_err *e)
 {
+  const ts_scenario *sc = pb->sc;
   ts_sweep_spec spec = {.ns = g->ns, .nn = g->nn, .workers = &g->workers, .nw = 1,
-                        .replications = pb->replications, .seed = pb->seed};
+                        .replications = pb->replications, .seed = pb->seed, .model = m,
+                        .horizon = sc ? sc->horizon : TS_TIME_MAX, .warmup = sc ? sc->warmup : 0,
+                        .window = sc ? sc->window : 0};
   ts_sweep s;
-  int rc = ts_sweep_run(m, &spec, &s);
+  int rc = ts_sweep_run(&spec, &s);
   if (rc != 0) {
+    ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers, s.errmsg);
     ts_sweep_finish(&s);
-    ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers,
-               rc == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
-               : rc == -3 ? "internal error: an event was scheduled in the past (please report)"
-               : rc == -4 ? "the simulated time of a recorded n could overflow 73 years at these values"
-                          : "out of memory");
     return -2;
   }
-  int klass = ts_report_main_class(m);
   for (size_t i = 0; i < pb->nt; i++) {
-    if (pb->t[i].workers != g->workers)
+    if (pb->t[i].workers != g->workers || pb->t[i].combo != g->combo)
       continue;
-    const ts_point *p = ts_sweep_find(&s, pb->t[i].n, g->workers, klass);
-    sim[i] = p ? p->value[pb->t[i].metric] : 0;
+    const ts_point *p = ts_sweep_find(&s, 0, pb->t[i].n, g->workers, NULL);
+    int c = ts_sweep_col(&s, pb->mnames[pb->t[i].metric]);
+    if (c < 0) {
+      ts_err_set(e, pb->baseline_file, NULL, "%s is recorded but is not a metric of the model",
+                 pb->mnames[pb->t[i].metric]);
+      ts_sweep_finish(&s);
+      return -1;
+    }
+    sim[i] = p && !isnan(p->value[c]) ? p->value[c] : 0;
   }
   ts_sweep_finish(&s);
   return 0;
@@ -212,14 +301,16 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
 
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e)
 {
-  ts_model m;
-  if (ts_fit_set_values(pb->tree, pb->file, pb->params, values, e) ||
-      ts_model_from_json(pb->tree, pb->file, &m, e))
+  if (ts_fit_set_values(pb->tree, pb->file, pb->params, values, e))
     return -1;
   int rc = 0;
-  for (size_t k = 0; k < pb->ng && rc == 0; k++)
+  for (size_t k = 0; k < pb->ng && rc == 0; k++) {
+    ts_model m;
+    if (combo_model(pb, pb->g[k].combo, &m, e))
+      return -1;
     rc = run_group(pb, &m, &pb->g[k], sim, e);
-  ts_model_finish(&m);
+    ts_model_finish(&m);
+  }
   pb->evaluations++;
   return rc;
 }

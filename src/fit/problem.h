@@ -13,12 +13,14 @@
 #include "fit/param.h"
 #include "io/baseline_json.h"
 #include "io/err.h"
+#include "io/scenario_json.h"
 
 /* One recorded value to reproduce. */
 typedef struct ts_fit_target {
   int n;
   int workers;
-  int metric;        /* ts_metric */
+  int combo;         /* the scenario's axis combination (0 without axes) */
+  int metric;        /* index into ts_fit_problem.mnames */
   double recorded;
   double weight;
   size_t point;      /* index into ts_fit_problem.pt */
@@ -28,10 +30,12 @@ typedef struct ts_fit_target {
 typedef struct ts_fit_point {
   int n;
   int workers;
+  int combo;
 } ts_fit_point;
 
-/* The points run by one sweep: one worker count, its recorded n ascending. */
+/* The points run by one sweep: one combination and worker count, its recorded n ascending. */
 typedef struct ts_fit_group {
+  int combo;
   int workers;
   int *ns;
   size_t nn;
@@ -51,19 +55,27 @@ typedef struct ts_fit_problem {
   uint64_t seed;
   int replications;
   size_t evaluations;           /* sweeps run so far */
+  char **mnames;                /* the recorded metrics' names, in order of first appearance */
+  size_t nmnames;
+  const ts_scenario *sc;        /* axes, horizon and window (NULL: none) */
+  char **combo_label;           /* [ncombos]: "workload=chat" etc., for output */
+  size_t ncombos;
 } ts_fit_problem;
 
 /* Build a problem in pb (caller memory; free with ts_fit_problem_finish) from
  * a model tree (copied), its parameters ps (borrowed, must outlive pb) and
- * baseline b. use_metric has TS_M_COUNT flags choosing the metrics to fit, or
- * is NULL for every metric b records. The model is also converted with each
+ * baseline b; sc (borrowed, may be NULL) gives the axes that baseline records
+ * name, and the horizon and window of every run. use_metric is a
+ * NULL-terminated list of the metric names to fit, or NULL for every metric
+ * b records. The model is also converted with each
  * parameter at its start, min, max and an interior value, so bounds the model
  * cannot take are reported now rather than mid-fit. Returns 0, or -1 with e
  * filled: a chosen metric not recorded, a recorded 0 (relative error
  * undefined), fewer weighted recorded values than parameters, a bound the
  * model rejects. */
 int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
-                        const ts_baseline *b, const int *use_metric, uint64_t seed, int replications, ts_err *e);
+                        const ts_baseline *b, const ts_scenario *sc, const char *const *use_metric, uint64_t seed,
+                        int replications, ts_err *e);
 /* Free what ts_fit_problem_init allocated; NULL is accepted. */
 void ts_fit_problem_finish(ts_fit_problem *pb);
 /* Run the model with values (one per parameter, in ps order): sim[i]

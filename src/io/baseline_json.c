@@ -7,13 +7,52 @@
 #include "io/model_json.h"
 #include "run/metrics.h"
 
-static int add(ts_baseline *b, int n, int workers, int metric, double value, double weight)
+static int add(ts_baseline *b, int n, int workers, const char *metric, double value, double weight,
+               const cJSON *axes)
 {
   ts_record *r = realloc(b->rec, (b->nrec + 1) * sizeof *r);
   if (!r)
     return -1;
   b->rec = r;
-  b->rec[b->nrec++] = (ts_record){n, workers, metric, value, weight};
+  ts_record *x = &b->rec[b->nrec];
+  *x = (ts_record){.n = n, .workers = workers, .value = value, .weight = weight};
+  x->metric = strdup(metric);
+  if (!x->metric)
+    return -1;
+  b->nrec++;
+  const cJSON *it;
+  int k = 0;
+  if (axes)
+    cJSON_ArrayForEach(it, axes) k++;
+  if (k == 0)
+    return 0;
+  x->axes = calloc((size_t)k * 2, sizeof *x->axes);
+  if (!x->axes)
+    return -1;
+  cJSON_ArrayForEach(it, axes)
+  {
+    x->axes[2 * x->naxes] = strdup(it->string);
+    x->axes[2 * x->naxes + 1] = strdup(it->valuestring);
+    x->naxes++;
+    if (!x->axes[2 * x->naxes - 2] || !x->axes[2 * x->naxes - 1])
+      return -1;
+  }
+  return 0;
+}
+
+static int load_axes(ts_jctx *c, const cJSON *p, const cJSON **axes, ts_err *e)
+{
+  const cJSON *it;
+  if (ts_jget_object(c, p, "axes", 0, axes, e))
+    return -1;
+  if (*axes)
+    cJSON_ArrayForEach(it, *axes) if (!cJSON_IsString(it))
+    {
+      size_t old = ts_jpush_key(c, "axes");
+      ts_jfail(c, it->string, e, "expected the axis value as a string (a set's name, or the value as printed)");
+      ts_jpop(c, old);
+      return -1;
+    }
   return 0;
 }
 
@@ -21,39 +60,39 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
 {
   long n, workers = 1;
   double weight = 1;
-  const cJSON *metrics = p, *it;
+  const cJSON *metrics = p, *axes = NULL, *it;
   if (!cJSON_IsObject(p))
     return ts_jfail(c, NULL, e, "expected an object with n and metrics");
-  if (ts_jget_int(c, p, "n", 1, 1, TS_MAX_ACTORS, &n, e) ||
+  if (ts_jget_int(c, p, "n", 1, 0, TS_MAX_ACTORS, &n, e) ||
       ts_jget_int(c, p, "workers", 0, 1, TS_MAX_WORKERS, &workers, e))
     return -1;
   if (!scaling_layout) {
-    static const char *const keys[] = {"n", "workers", "metrics", "weight", "note", NULL};
+    static const char *const keys[] = {"n", "workers", "axes", "metrics", "weight", "note", NULL};
     if (ts_jcheck_keys(c, p, keys, e) || ts_jget_object(c, p, "metrics", 1, &metrics, e) ||
-        ts_jget_number(c, p, "weight", 0, 0, 1e6, &weight, e))
+        ts_jget_number(c, p, "weight", 0, 0, 1e6, &weight, e) || load_axes(c, p, &axes, e))
       return -1;
   }
   cJSON_ArrayForEach(it, metrics)
   {
     if (scaling_layout && (!strcmp(it->string, "n") || !strcmp(it->string, "workers") ||
-                           !strcmp(it->string, "samples") || !cJSON_IsNumber(it)))
+                           !strcmp(it->string, "samples") || !cJSON_IsNumber(it) ||
+                           ts_metric_builtin(it->string) < 0))
       continue;
-    int m = ts_metric_find(it->string);
-    if (m < 0) {
-      if (scaling_layout)
-        continue;
+    if (strcmp(it->string, "note") == 0)
+      continue;
+    if (!*it->string || strspn(it->string, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(it->string)) {
       size_t old = ts_jpush_key(c, "metrics");
-      ts_jfail(c, it->string, e, "unknown metric (see `tssim run --help` for the metric names)");
+      ts_jfail(c, it->string, e, "expected a metric name (lower-case letters, digits, '_')");
       ts_jpop(c, old);
       return -1;
     }
     double v;
     size_t old = scaling_layout ? strlen(c->path) : ts_jpush_key(c, "metrics");
-    int bad = ts_jget_number(c, metrics, it->string, 1, 0, 1e15, &v, e);
+    int bad = ts_jget_number(c, metrics, it->string, 1, -1e15, 1e15, &v, e);
     ts_jpop(c, old);
     if (bad)
       return -1;
-    if (add(b, (int)n, (int)workers, m, v, weight))
+    if (add(b, (int)n, (int)workers, it->string, v, weight, axes))
       return ts_jfail(c, NULL, e, "out of memory");
   }
   return 0;
@@ -66,8 +105,8 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
   if (ts_json_load(path, &root, e))
     return -1;
   ts_jctx c = {.file = path};
-  const cJSON *pts = NULL;
-  int scaling = 0, rc = -1;
+  const cJSON *pts = NULL, *it;
+  int scaling = 0, rc = -1, i = 0;
   if (!cJSON_IsObject(root)) {
     ts_jfail(&c, NULL, e, "expected a baseline object with \"points\" (or \"scaling\")");
     goto out;
@@ -83,10 +122,11 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
     ts_jfail(&c, "points", e, "missing: a baseline needs \"points\" (or \"scaling\")");
     goto out;
   }
-  for (int i = 0; i < cJSON_GetArraySize(pts); i++) {
+  cJSON_ArrayForEach(it, pts)
+  {
     size_t old = ts_jpush_key(&c, scaling ? "scaling" : "points");
-    ts_jpush_index(&c, i);
-    int bad = load_point(&c, cJSON_GetArrayItem(pts, i), scaling, b, e);
+    ts_jpush_index(&c, i++);
+    int bad = load_point(&c, it, scaling, b, e);
     ts_jpop(&c, old);
     if (bad)
       goto out;
@@ -95,11 +135,8 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
     ts_jfail(&c, scaling ? "scaling" : "points", e, "no recorded metric tssim knows");
     goto out;
   }
-  size_t len = strlen(path) + 1;
-  b->file = malloc(len);
-  if (b->file)
-    memcpy(b->file, path, len);
-  rc = 0;
+  b->file = strdup(path);
+  rc = b->file ? 0 : ts_jfail(&c, NULL, e, "out of memory");
 out:
   cJSON_Delete(root);
   if (rc)
@@ -111,17 +148,47 @@ void ts_baseline_finish(ts_baseline *b)
 {
   if (!b)
     return;
+  for (size_t i = 0; i < b->nrec; i++) {
+    free(b->rec[i].metric);
+    for (int k = 0; k < 2 * b->rec[i].naxes; k++)
+      free(b->rec[i].axes[k]);
+    free(b->rec[i].axes);
+  }
   free(b->file);
   free(b->rec);
   memset(b, 0, sizeof *b);
 }
 
-int ts_baseline_find(const ts_baseline *b, int n, int workers, int metric, double *value)
+int ts_record_matches(const ts_record *r, int n, int workers, const char *const *keys, const char *const *labels,
+                      int naxes)
+{
+  if (r->n != n || r->workers != workers || r->naxes != naxes)
+    return 0;
+  for (int k = 0; k < r->naxes; k++) {
+    int found = 0;
+    for (int a = 0; a < naxes && !found; a++)
+      found = strcmp(keys[a], r->axes[2 * k]) == 0 && strcmp(labels[a], r->axes[2 * k + 1]) == 0;
+    if (!found)
+      return 0;
+  }
+  return 1;
+}
+
+int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const *keys, const char *const *labels,
+                     int naxes, const char *metric, double *value)
 {
   for (size_t i = 0; b && i < b->nrec; i++)
-    if (b->rec[i].n == n && b->rec[i].workers == workers && b->rec[i].metric == metric) {
+    if (strcmp(b->rec[i].metric, metric) == 0 && ts_record_matches(&b->rec[i], n, workers, keys, labels, naxes)) {
       *value = b->rec[i].value;
       return 1;
     }
+  return 0;
+}
+
+int ts_baseline_has(const ts_baseline *b, const char *metric)
+{
+  for (size_t i = 0; b && i < b->nrec; i++)
+    if (strcmp(b->rec[i].metric, metric) == 0)
+      return 1;
   return 0;
 }

@@ -1,11 +1,13 @@
 /* Recorded baselines: the metrics a real system recorded per sweep point.
  * Two layouts are read:
- *   {"points": [{"n": 2, "workers": 1, "metrics": {"wave_ms": 882.4}, "weight": 1}]}
+ *   {"points": [{"n": 2, "workers": 1, "axes": {"workload": "chat"},
+ *                "metrics": {"wave_ms": 882.4}, "weight": 1}]}
  *   {"scaling": [{"n": 2, "wave_ms": 882.4, ...}]}  (the shared baselines' layout;
  *   workers defaults to 1, and every numeric field other than n, workers and
- *   samples is a metric)
- * Only metrics tssim knows (run/metrics.h) are kept; an unknown metric name is
- * an error in the "points" layout and skipped in the "scaling" layout. */
+ *   samples that names a built-in metric is kept)
+ * A record belongs to the sweep point with the same n, workers and axis
+ * values (a record without axes to points without axes). Metric names are
+ * checked against a run's metrics when the baseline is used. */
 #ifndef TS_BASELINE_JSON_H
 #define TS_BASELINE_JSON_H
 #include <stddef.h>
@@ -15,9 +17,11 @@
 typedef struct ts_record {
   int n;
   int workers;
-  int metric;      /* ts_metric */
+  char *metric;
   double value;
   double weight;
+  char **axes;       /* naxes pairs: key, label; NULL when none */
+  int naxes;
 } ts_record;
 
 typedef struct ts_baseline {
@@ -30,7 +34,15 @@ typedef struct ts_baseline {
 int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e);
 /* Free a baseline; NULL is accepted. */
 void ts_baseline_finish(ts_baseline *b);
-/* The recorded value of metric at (n, workers): 1 and *value, or 0 if none. */
-int ts_baseline_find(const ts_baseline *b, int n, int workers, int metric, double *value);
+/* Whether record r belongs to the point (n, workers) whose axis values are
+ * labels[i] for axis keys[i] (naxes of them). */
+int ts_record_matches(const ts_record *r, int n, int workers, const char *const *keys, const char *const *labels,
+                      int naxes);
+/* The recorded value of metric at a point (as ts_record_matches): 1 and
+ * *value, or 0 if none. */
+int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const *keys, const char *const *labels,
+                     int naxes, const char *metric, double *value);
+/* Whether b records metric anywhere. */
+int ts_baseline_has(const ts_baseline *b, const char *metric);
 
 #endif

@@ -6,165 +6,353 @@
 #include "io/atomic.h"
 #include "run/metrics.h"
 
-int ts_report_main_class(const ts_model *m)
+void ts_report_labels(const ts_scenario *sc, const ts_sweep *s, const ts_point *p, const char **labels)
 {
-  for (size_t k = 0; k < m->nclasses; k++)
-    if (m->classes[k].count == TS_COUNT_N)
-      return (int)k;
-  return 0;
+  for (int a = 0; a < sc->naxes; a++)
+    labels[a] = sc->axes[a].labels[s->combo_values[(size_t)p->combo * (size_t)s->naxes + (size_t)a]];
 }
 
-/* Smallest n of the sweep (workers, class) or of the baseline's metric at workers. */
+static void axis_keys(const ts_scenario *sc, const char **keys)
+{
+  for (int a = 0; a < sc->naxes; a++)
+    keys[a] = sc->axes[a].key;
+}
+
+/* The smallest n of the sweep at p's combination, workers and class. */
 static int sweep_base_n(const ts_sweep *s, const ts_point *p)
 {
   int base = p->n;
-  for (size_t i = 0; i < s->npoints; i++)
-    if (s->points[i].workers == p->workers && s->points[i].klass == p->klass && s->points[i].n < base)
-      base = s->points[i].n;
+  for (size_t i = 0; i < s->npoints; i++) {
+    const ts_point *q = &s->points[i];
+    if (q->combo == p->combo && q->workers == p->workers && strcmp(q->class_name, p->class_name) == 0 && q->n < base)
+      base = q->n;
+  }
   return base;
 }
 
-static int baseline_base_n(const ts_baseline *b, int workers, int metric)
+/* The smallest recorded n of metric at workers (any axes). */
+static int baseline_base_n(const ts_baseline *b, int workers, const char *metric)
 {
   int base = -1;
   for (size_t i = 0; i < b->nrec; i++)
-    if (b->rec[i].workers == workers && b->rec[i].metric == metric && (base < 0 || b->rec[i].n < base))
+    if (b->rec[i].workers == workers && strcmp(b->rec[i].metric, metric) == 0 && (base < 0 || b->rec[i].n < base))
       base = b->rec[i].n;
   return base;
 }
 
-/* The recorded value to print beside point p's metric, if any. A recorded
- * ratio is only comparable when the sweep's smallest n is the baseline's. */
-static int recorded(const ts_model *m, const ts_baseline *b, const ts_sweep *s, const ts_point *p, int metric,
-                    double *v)
+/* The class whose rows a baseline describes: the first row class of the point
+ * (the model's first reported class). */
+static int first_row(const ts_sweep *s, const ts_point *p)
 {
-  if (!b || p->klass != ts_report_main_class(m))
-    return 0;
-  if (metric == TS_M_WAVE_RATIO && sweep_base_n(s, p) != baseline_base_n(b, p->workers, metric))
-    return 0;
-  return ts_baseline_find(b, p->n, p->workers, metric, v);
+  return ts_sweep_find(s, p->combo, p->n, p->workers, NULL) == p;
 }
 
-static int baseline_has(const ts_baseline *b, int metric)
+int ts_report_recorded(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, const ts_point *p, int c,
+                       double *v)
 {
-  for (size_t i = 0; b && i < b->nrec; i++)
-    if (b->rec[i].metric == metric)
+  if (!b || !first_row(s, p))
+    return 0;
+  const char *metric = s->cols[c].name;
+  if (s->cols[c].source == TS_SRC_RATIO && sweep_base_n(s, p) != baseline_base_n(b, p->workers, metric))
+    return 0;
+  const char *keys[16], *labels[16];
+  axis_keys(sc, keys);
+  ts_report_labels(sc, s, p, labels);
+  return ts_baseline_find(b, p->n, p->workers, keys, labels, sc->naxes, metric, v);
+}
+
+/* The point of the compare axis's first value that p is compared with. */
+static const ts_point *compare_base(const ts_scenario *sc, const ts_sweep *s, const ts_point *p)
+{
+  if (sc->compare < 0)
+    return NULL;
+  int na = s->naxes;
+  const int *pv = &s->combo_values[(size_t)p->combo * (size_t)na];
+  for (size_t i = 0; i < s->npoints; i++) {
+    const ts_point *q = &s->points[i];
+    const int *qv = &s->combo_values[(size_t)q->combo * (size_t)na];
+    int same = q->n == p->n && q->workers == p->workers && strcmp(q->class_name, p->class_name) == 0 &&
+               qv[sc->compare] == 0;
+    for (int a = 0; a < na && same; a++)
+      same = a == sc->compare || qv[a] == pv[a];
+    if (same)
+      return q;
+  }
+  return NULL;
+}
+
+static int has_spans(const ts_sweep *s)
+{
+  for (size_t c = 0; c < s->ncols; c++)
+    if (s->cols[c].source == TS_SRC_SPAN)
       return 1;
   return 0;
 }
 
-static const int table_metrics[] = {TS_M_WAVE_MS, TS_M_WAVE_RATIO, TS_M_PER_GROUP_CPU_MS, TS_M_LOCK_WAIT_MS,
-                                    TS_M_LOCK_WORK_MS, TS_M_QUEUE_WAIT_MS, TS_M_SLICES};
-
-static int width(int metric)
+int ts_report_table_cols(const ts_scenario *sc, const ts_sweep *s, int *cols, int max)
 {
-  int w = (int)strlen(ts_metric_get(metric)->name);
+  static const char *const waves[] = {"wave_ms", "wave_ratio", "per_group_cpu_ms", "lock_wait_ms", "lock_work_ms",
+                                      "queue_wait_ms", "slices", "queue_depth", "slice_wait_ms", NULL};
+  int n = 0;
+  if (sc && sc->ntable > 0) {
+    for (int i = 0; i < sc->ntable && n < max; i++) {
+      int c = ts_sweep_col(s, sc->table[i]);
+      if (c >= 0)
+        cols[n++] = c;
+    }
+    return n;
+  }
+  if (!has_spans(s)) {
+    for (int i = 0; waves[i] && n < max; i++) {
+      int c = ts_sweep_col(s, waves[i]);
+      if (c >= 0)
+        cols[n++] = c;
+    }
+    return n;
+  }
+  for (size_t c = 0; c < s->ncols && n < max; c++) {
+    const ts_metric *m = &s->cols[c];
+    if ((m->source == TS_SRC_SPAN && (m->stat == TS_SPAN_P50 || m->stat == TS_SPAN_P95)) || m->source == TS_SRC_EXPR ||
+        strcmp(m->name, "cpu_cores") == 0 || strcmp(m->name, "lock_wait_share") == 0)
+      cols[n++] = (int)c;
+  }
+  return n;
+}
+
+static int width(const ts_metric *m)
+{
+  int w = (int)strlen(m->name);
   return w > 9 ? w : 9;
 }
 
-void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_baseline *b)
+static int baseline_has(const ts_baseline *b, const ts_sweep *s, int c)
 {
-  size_t nm = sizeof table_metrics / sizeof *table_metrics;
-  int classes = m->nclasses > 1;
+  return b && ts_baseline_has(b, s->cols[c].name);
+}
+
+void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b)
+{
+  int cols[64], nm = ts_report_table_cols(sc, s, cols, 64);
+  int classes = 0, reps = 0, outside = 0;
+  for (size_t p = 0; p < s->npoints; p++) {
+    classes |= strcmp(s->points[p].class_name, s->points[0].class_name) != 0;
+    reps |= s->points[p].replications > 1;
+    outside |= s->points[p].outside;
+  }
+  for (int a = 0; a < sc->naxes; a++) {
+    int w = (int)strlen(sc->axes[a].key);
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      if ((int)strlen(sc->axes[a].labels[v]) > w)
+        w = (int)strlen(sc->axes[a].labels[v]);
+    fprintf(out, "%-*s ", w > 24 ? 24 : w, sc->axes[a].key);
+  }
   fprintf(out, "%6s %7s", "n", "workers");
   if (classes)
     fprintf(out, " %-12s", "class");
-  for (size_t i = 0; i < nm; i++) {
-    fprintf(out, "  %*s", width(table_metrics[i]), ts_metric_get(table_metrics[i])->name);
-    if (baseline_has(b, table_metrics[i]))
+  for (int i = 0; i < nm; i++) {
+    const ts_metric *m = &s->cols[cols[i]];
+    fprintf(out, "  %*s", width(m), m->name);
+    if (reps)
+      fprintf(out, " %9s", "+-95%");
+    if (baseline_has(b, s, cols[i]))
       fprintf(out, " %9s %7s", "recorded", "err");
+    if (sc->compare >= 0)
+      fprintf(out, " %8s", "vs first");
   }
   fputc('\n', out);
   for (size_t p = 0; p < s->npoints; p++) {
     const ts_point *pt = &s->points[p];
+    const char *labels[16];
+    ts_report_labels(sc, s, pt, labels);
+    for (int a = 0; a < sc->naxes; a++) {
+      int w = (int)strlen(sc->axes[a].key);
+      for (int v = 0; v < sc->axes[a].nvalues; v++)
+        if ((int)strlen(sc->axes[a].labels[v]) > w)
+          w = (int)strlen(sc->axes[a].labels[v]);
+      w = w > 24 ? 24 : w;
+      fprintf(out, "%-*.*s ", w, w, labels[a]);
+    }
     fprintf(out, "%6d %7d", pt->n, pt->workers);
     if (classes)
-      fprintf(out, " %-12.12s", m->classes[pt->klass].name);
-    for (size_t i = 0; i < nm; i++) {
-      int mi = table_metrics[i], digits = mi == TS_M_WAVE_RATIO ? 3 : mi == TS_M_SLICES ? 0 : 1;
-      double v = pt->value[mi], r;
-      fprintf(out, "  %*.*f", width(mi), digits, v);
-      if (!baseline_has(b, mi))
-        continue;
-      if (recorded(m, b, s, pt, mi, &r))
-        fprintf(out, " %9.*f %+6.1f%%", digits, r, r != 0 ? 100 * (v - r) / r : 0.0);
+      fprintf(out, " %-12.12s", pt->class_name);
+    const ts_point *base = compare_base(sc, s, pt);
+    for (int i = 0; i < nm; i++) {
+      const ts_metric *m = &s->cols[cols[i]];
+      double v = pt->value[cols[i]], r;
+      if (isnan(v))
+        fprintf(out, "  %*s", width(m), "-");
       else
-        fprintf(out, " %9s %7s", "-", "-");
+        fprintf(out, "  %*.*f", width(m), m->digits, v);
+      if (reps) {
+        double h = pt->ci95[cols[i]];
+        if (isnan(h))
+          fprintf(out, " %9s", "-");
+        else
+          fprintf(out, " %9.*f", m->digits > 0 ? m->digits : 1, h);
+      }
+      if (baseline_has(b, s, cols[i])) {
+        if (ts_report_recorded(sc, s, b, pt, cols[i], &r))
+          fprintf(out, " %9.*f %+6.1f%%", m->digits, r, r != 0 ? 100 * (v - r) / r : 0.0);
+        else
+          fprintf(out, " %9s %7s", "-", "-");
+      }
+      if (sc->compare >= 0) {
+        double bv = base ? base->value[cols[i]] : NAN;
+        if (base == pt || isnan(bv) || isnan(v) || bv == 0)
+          fprintf(out, " %8s", "-");
+        else
+          fprintf(out, " %+7.1f%%", 100 * (v - bv) / bv);
+      }
     }
+    if (pt->outside)
+      fputs("  *", out);
     fputc('\n', out);
   }
+  if (outside)
+    fputs("* outside the recorded range of host.cpu_scale_by_n: the CPU price is held flat at its nearest "
+          "recorded load\n", out);
 }
 
-void ts_report_summary_csv(FILE *f, const ts_model *m, const ts_sweep *s, const ts_baseline *b)
+/* A CSV number: %.6f, or empty for NAN. */
+static void num(FILE *f, double v)
 {
+  if (isnan(v))
+    fputs(",", f);
+  else
+    fprintf(f, ",%.6f", v);
+}
+
+void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b)
+{
+  int scaled = 0;
+  for (size_t p = 0; p < s->npoints; p++)
+    scaled |= s->points[p].outside;
+  for (int a = 0; a < sc->naxes; a++)
+    fprintf(f, "%s,", sc->axes[a].key);
   fprintf(f, "n,workers,class,replications,samples");
-  for (int mi = 0; mi < TS_M_COUNT; mi++)
-    fprintf(f, ",%s", ts_metric_get(mi)->name);
-  for (int mi = 0; mi < TS_M_COUNT; mi++)
-    if (baseline_has(b, mi))
-      fprintf(f, ",recorded_%s,err_%s", ts_metric_get(mi)->name, ts_metric_get(mi)->name);
+  for (size_t c = 0; c < s->ncols; c++)
+    fprintf(f, ",%s", s->cols[c].name);
+  for (size_t c = 0; c < s->ncols; c++)
+    if (baseline_has(b, s, (int)c))
+      fprintf(f, ",recorded_%s,err_%s", s->cols[c].name, s->cols[c].name);
+  for (size_t c = 0; c < s->ncols; c++)
+    fprintf(f, ",%s_mean,%s_ci95", s->cols[c].name, s->cols[c].name);
+  if (sc->compare >= 0)
+    for (size_t c = 0; c < s->ncols; c++)
+      fprintf(f, ",%s_vs_%s", s->cols[c].name, sc->axes[sc->compare].labels[0]);
+  if (scaled)
+    fputs(",cpu_by_load", f);
   fputc('\n', f);
   for (size_t p = 0; p < s->npoints; p++) {
     const ts_point *pt = &s->points[p];
-    fprintf(f, "%d,%d,%s,%d,%zu", pt->n, pt->workers, m->classes[pt->klass].name, pt->replications, pt->samples);
-    for (int mi = 0; mi < TS_M_COUNT; mi++)
-      fprintf(f, ",%.6f", pt->value[mi]);
-    for (int mi = 0; mi < TS_M_COUNT; mi++) {
+    const char *labels[16];
+    ts_report_labels(sc, s, pt, labels);
+    for (int a = 0; a < sc->naxes; a++)
+      fprintf(f, "%s,", labels[a]);
+    fprintf(f, "%d,%d,%s,%d,%zu", pt->n, pt->workers, pt->class_name, pt->replications, pt->samples);
+    for (size_t c = 0; c < s->ncols; c++)
+      num(f, pt->value[c]);
+    for (size_t c = 0; c < s->ncols; c++) {
       double r;
-      if (!baseline_has(b, mi))
+      if (!baseline_has(b, s, (int)c))
         continue;
-      if (recorded(m, b, s, pt, mi, &r))
-        fprintf(f, ",%.6f,%.6f", r, r != 0 ? (pt->value[mi] - r) / r : 0.0);
+      if (ts_report_recorded(sc, s, b, pt, (int)c, &r))
+        fprintf(f, ",%.6f,%.6f", r, r != 0 ? (pt->value[c] - r) / r : 0.0);
       else
         fprintf(f, ",,");
     }
+    for (size_t c = 0; c < s->ncols; c++) {
+      num(f, pt->mean[c]);
+      num(f, pt->ci95[c]);
+    }
+    if (sc->compare >= 0) {
+      const ts_point *base = compare_base(sc, s, pt);
+      for (size_t c = 0; c < s->ncols; c++) {
+        double bv = base ? base->value[c] : NAN;
+        num(f, isnan(bv) || bv == 0 ? NAN : pt->value[c] / bv);
+      }
+    }
+    if (scaled)
+      fprintf(f, ",%s", pt->outside ? "held flat" : "recorded");
     fputc('\n', f);
   }
 }
 
-static void samples_csv(FILE *f, const ts_model *m, const ts_sweep *s)
+static void samples_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s)
 {
+  for (int a = 0; a < sc->naxes; a++)
+    fprintf(f, "%s,", sc->axes[a].key);
   fprintf(f, "replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
              "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n");
   for (size_t i = 0; i < s->nsamples; i++) {
     const ts_sample *x = &s->samples[i];
     const ts_actor_stats *a = &x->st;
+    for (int k = 0; k < sc->naxes; k++)
+      fprintf(f, "%s,", sc->axes[k].labels[s->combo_values[(size_t)x->combo * (size_t)s->naxes + (size_t)k]]);
     fprintf(f, "%d,%d,%d,%d,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%.6f\n", x->replication,
-            x->n, x->workers, a->actor, m->classes[a->klass].name, a->worker, ts_time_to_ms(a->arrive),
+            x->n, x->workers, a->actor, x->class_name, a->worker, ts_time_to_ms(a->arrive),
             ts_time_to_ms(a->wave_end - a->wave_start), ts_time_to_ms(a->timer), ts_time_to_ms(a->cpu),
-            ts_time_to_ms(a->queue_wait), ts_time_to_ms(a->ready_wait), ts_time_to_ms(a->io),
-            ts_time_to_ms(a->lock_wait), ts_time_to_ms(a->lock_work), (long long)a->slices, (long long)a->yields,
-            ts_time_to_ms(a->done));
+            ts_time_to_ms(a->state[TS_ACTOR_QUEUED]), ts_time_to_ms(a->state[TS_ACTOR_READY]),
+            ts_time_to_ms(a->state[TS_ACTOR_IO]), ts_time_to_ms(a->state[TS_ACTOR_LOCK_WAIT]),
+            ts_time_to_ms(a->lock_work), (long long)a->slices, (long long)a->yields, ts_time_to_ms(a->done));
   }
 }
 
-static cJSON *points_json(const ts_model *m, const ts_sweep *s, const ts_baseline *b)
+static void add_number(cJSON *o, const char *key, double v)
+{
+  if (isnan(v))
+    cJSON_AddNullToObject(o, key);
+  else
+    cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *points_json(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b)
 {
   cJSON *arr = cJSON_CreateArray();
   for (size_t p = 0; arr && p < s->npoints; p++) {
     const ts_point *pt = &s->points[p];
     cJSON *o = cJSON_CreateObject();
+    const char *labels[16];
+    ts_report_labels(sc, s, pt, labels);
+    for (int a = 0; a < sc->naxes; a++)
+      cJSON_AddStringToObject(o, sc->axes[a].key, labels[a]);
     cJSON_AddNumberToObject(o, "n", pt->n);
     cJSON_AddNumberToObject(o, "workers", pt->workers);
-    cJSON_AddStringToObject(o, "class", m->classes[pt->klass].name);
+    cJSON_AddStringToObject(o, "class", pt->class_name);
     cJSON_AddNumberToObject(o, "replications", pt->replications);
     cJSON_AddNumberToObject(o, "samples", (double)pt->samples);
-    for (int mi = 0; mi < TS_M_COUNT; mi++) {
+    for (size_t c = 0; c < s->ncols; c++) {
       double r;
-      cJSON_AddNumberToObject(o, ts_metric_get(mi)->name, pt->value[mi]);
-      if (recorded(m, b, s, pt, mi, &r)) {
-        char key[64];
-        snprintf(key, sizeof key, "recorded_%s", ts_metric_get(mi)->name);
+      char key[128];
+      add_number(o, s->cols[c].name, pt->value[c]);
+      snprintf(key, sizeof key, "%s_ci95", s->cols[c].name);
+      add_number(o, key, pt->ci95[c]);
+      if (ts_report_recorded(sc, s, b, pt, (int)c, &r)) {
+        snprintf(key, sizeof key, "recorded_%s", s->cols[c].name);
         cJSON_AddNumberToObject(o, key, r);
       }
     }
+    if (pt->outside)
+      cJSON_AddStringToObject(o, "cpu_by_load", "held flat");
     cJSON_AddItemToArray(arr, o);
   }
   return arr;
 }
 
-int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, const cJSON *resolved,
-                    const ts_sweep *s, const ts_baseline *b, ts_err *e)
+static cJSON *metrics_json(const ts_sweep *s)
+{
+  cJSON *o = cJSON_CreateObject();
+  for (size_t c = 0; o && c < s->ncols; c++) {
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "unit", s->cols[c].unit);
+    cJSON_AddStringToObject(m, "meaning", s->cols[c].meaning);
+    cJSON_AddItemToObject(o, s->cols[c].name, m);
+  }
+  return o;
+}
+
+int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
+                    const ts_baseline *b, ts_err *e)
 {
   if (ts_mkdirs(dir, e))
     return -1;
@@ -177,8 +365,8 @@ int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, c
     ts_atomic_abort(&a);
     return -1;
   }
-  ts_report_summary_csv(sum, m, s, b);
-  samples_csv(smp, m, s);
+  ts_report_summary_csv(sum, sc, s, b);
+  samples_csv(smp, sc, s);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "tssim_version", TSSIM_VERSION);
   cJSON_AddStringToObject(root, "scenario", sc->name);
@@ -188,10 +376,13 @@ int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, c
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)sc->seed);
   cJSON_AddRawToObject(root, "seed", seed); /* exact: a double would round seeds above 2^53 */
   cJSON_AddNumberToObject(root, "replications", sc->replications);
+  if (s->max_replications > sc->replications)
+    cJSON_AddNumberToObject(root, "max_replications", s->max_replications);
   cJSON_AddNumberToObject(root, "events", (double)s->events);
   if (b)
     cJSON_AddStringToObject(root, "baseline_file", b->file);
-  cJSON_AddItemToObject(root, "points", points_json(m, s, b));
+  cJSON_AddItemToObject(root, "metrics", metrics_json(s));
+  cJSON_AddItemToObject(root, "points", points_json(sc, s, b));
   cJSON_AddItemToObject(root, "model", cJSON_Duplicate(resolved, 1));
   char *text = cJSON_Print(root);
   cJSON_Delete(root);

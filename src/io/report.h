@@ -12,16 +12,24 @@
 #include "model/model.h"
 #include "run/sweep.h"
 
-/* The class a baseline's points describe: the first class counted by n. */
-int ts_report_main_class(const ts_model *m);
+/* The axis labels of point p, one per scenario axis, into labels. */
+void ts_report_labels(const ts_scenario *sc, const ts_sweep *s, const ts_point *p, const char **labels);
+/* The recorded value of column c at point p: 1 and *v, or 0. The base row
+ * of a recorded ratio must be the sweep's. */
+int ts_report_recorded(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, const ts_point *p, int c,
+                       double *v);
+/* The metrics the table shows: the scenario's "table", else a default for
+ * the columns the sweep has. Returns how many column indexes went into cols. */
+int ts_report_table_cols(const ts_scenario *sc, const ts_sweep *s, int *cols, int max);
 /* Print the sweep as an aligned table, with recorded values and relative
- * errors beside each prediction when b is not NULL. */
-void ts_report_table(FILE *out, const ts_model *m, const ts_sweep *s, const ts_baseline *b);
+ * errors beside each prediction when b is not NULL, the 95% half-width when
+ * there are replications, and deltas against the compare axis's first value. */
+void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 /* Write summary.csv, samples.csv and summary.json into dir, atomically.
  * resolved is the model tree after overrides. Returns 0 or -1 with e filled. */
-int ts_report_write(const char *dir, const ts_scenario *sc, const ts_model *m, const cJSON *resolved,
-                    const ts_sweep *s, const ts_baseline *b, ts_err *e);
+int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
+                    const ts_baseline *b, ts_err *e);
 /* Write summary.csv alone to f. */
-void ts_report_summary_csv(FILE *f, const ts_model *m, const ts_sweep *s, const ts_baseline *b);
+void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 
 #endif

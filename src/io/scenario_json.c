@@ -142,10 +142,217 @@ static int load_sets(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
   return 0;
 }
 
+/* "PATH=JSON" for one override, in a new string. */
+static char *override(const char *path, const cJSON *v)
+{
+  char *text = cJSON_PrintUnformatted(v);
+  if (!text)
+    return NULL;
+  size_t len = strlen(path) + strlen(text) + 2;
+  char *kv = malloc(len);
+  if (kv)
+    snprintf(kv, len, "%s=%s", path, text);
+  free(text);
+  return kv;
+}
+
+/* A value as a results column prints it: strings without quotes. */
+static char *label_of(const cJSON *v)
+{
+  if (cJSON_IsString(v))
+    return strdup(v->valuestring);
+  return cJSON_PrintUnformatted(v);
+}
+
+static int is_key(const char *k)
+{
+  static const char *const reserved[] = {"n", "workers", "class", "replications", "samples", NULL};
+  if (!*k || strlen(k) > 40 || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k))
+    return 0;
+  for (int i = 0; reserved[i]; i++)
+    if (strcmp(reserved[i], k) == 0)
+      return 0;
+  return 1;
+}
+
+static int load_axis(ts_jctx *c, const cJSON *ja, ts_axis *ax, ts_err *e)
+{
+  static const char *const keys[] = {"path", "values", "sets", "note", NULL};
+  const char *path = NULL;
+  const cJSON *values = NULL, *sets = NULL, *it;
+  if (!cJSON_IsObject(ja))
+    return ts_jfail(c, NULL, e, "expected {\"path\": ..., \"values\": [...]} or {\"sets\": {NAME: {PATH: VALUE}}}");
+  if (ts_jcheck_keys(c, ja, keys, e) || ts_jget_string(c, ja, "path", 0, &path, e) ||
+      ts_jget_array(c, ja, "values", 0, &values, e) || ts_jget_object(c, ja, "sets", 0, &sets, e))
+    return -1;
+  if (!!path != !!values || !!values == !!sets)
+    return ts_jfail(c, NULL, e, "expected either \"path\" with \"values\", or \"sets\"");
+  const cJSON *list = values ? values : sets;
+  int n = 0;
+  cJSON_ArrayForEach(it, list) n++;
+  if (n == 0 || n > 1000)
+    return ts_jfail(c, values ? "values" : "sets", e, "expected 1 to 1000 values");
+  ax->labels = calloc((size_t)n, sizeof *ax->labels);
+  ax->sets = calloc((size_t)n, sizeof *ax->sets);
+  ax->nsets = calloc((size_t)n, sizeof *ax->nsets);
+  if (!ax->labels || !ax->sets || !ax->nsets || (path && !(ax->path = strdup(path))))
+    return ts_jfail(c, NULL, e, "out of memory");
+  cJSON_ArrayForEach(it, list)
+  {
+    int v = ax->nvalues++;
+    if (values) {
+      ax->labels[v] = label_of(it);
+      ax->sets[v] = calloc(1, sizeof **ax->sets);
+      if (ax->sets[v])
+        ax->sets[v][ax->nsets[v]++] = override(path, it);
+    } else {
+      size_t old = ts_jpush_key(c, "sets");
+      int bad = !cJSON_IsObject(it) ? ts_jfail(c, it->string, e, "expected an object of overrides {PATH: VALUE}") : 0;
+      ts_jpop(c, old);
+      if (bad)
+        return -1;
+      const cJSON *o;
+      int k = 0;
+      cJSON_ArrayForEach(o, it) k++;
+      ax->labels[v] = strdup(it->string);
+      ax->sets[v] = calloc((size_t)k + 1, sizeof **ax->sets);
+      cJSON_ArrayForEach(o, it) if (ax->sets[v]) ax->sets[v][ax->nsets[v]++] = override(o->string, o);
+    }
+    if (!ax->labels[v] || !ax->sets[v])
+      return ts_jfail(c, NULL, e, "out of memory");
+    for (int k = 0; k < ax->nsets[v]; k++)
+      if (!ax->sets[v][k])
+        return ts_jfail(c, NULL, e, "out of memory");
+    for (int u = 0; u < v; u++)
+      if (strcmp(ax->labels[u], ax->labels[v]) == 0)
+        return ts_jfail(c, values ? "values" : "sets", e, "the value \"%s\" appears twice", ax->labels[v]);
+  }
+  return 0;
+}
+
+/* The path of an override "PATH=JSON" (into buf). */
+static const char *path_of(const char *kv, char *buf, size_t cap)
+{
+  size_t n = strcspn(kv, "=");
+  snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), kv);
+  return buf;
+}
+
+static int load_axes(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
+{
+  const cJSON *axes = NULL, *it;
+  const char *compare = NULL;
+  if (ts_jget_object(c, root, "axes", 0, &axes, e) || ts_jget_string(c, root, "compare", 0, &compare, e))
+    return -1;
+  s->compare = -1;
+  int n = 0;
+  if (axes)
+    cJSON_ArrayForEach(it, axes) n++;
+  if (n > 16)
+    return ts_jfail(c, "axes", e, "at most 16 axes");
+  s->axes = calloc((size_t)n + 1, sizeof *s->axes);
+  if (!s->axes)
+    return ts_jfail(c, "axes", e, "out of memory");
+  if (axes)
+    cJSON_ArrayForEach(it, axes)
+    {
+      size_t old = ts_jpush_key(c, "axes");
+      ts_axis *ax = &s->axes[s->naxes++];
+      int bad = 0;
+      if (!is_key(it->string))
+        bad = ts_jfail(c, it->string, e, "expected an axis key of lower-case letters, digits and '_' (not n, workers, "
+                       "class, replications or samples)");
+      if (!bad && !(ax->key = strdup(it->string)))
+        bad = ts_jfail(c, it->string, e, "out of memory");
+      if (!bad) {
+        ts_jpush_key(c, it->string);
+        bad = load_axis(c, it, ax, e);
+      }
+      ts_jpop(c, old);
+      if (bad)
+        return -1;
+    }
+  /* no two axes may set the same path */
+  for (int a = 0; a < s->naxes; a++)
+    for (int b = a + 1; b < s->naxes; b++)
+      for (int va = 0; va < s->axes[a].nvalues; va++)
+        for (int ka = 0; ka < s->axes[a].nsets[va]; ka++)
+          for (int vb = 0; vb < s->axes[b].nvalues; vb++)
+            for (int kb = 0; kb < s->axes[b].nsets[vb]; kb++) {
+              char pa[256], pb[256];
+              if (strcmp(path_of(s->axes[a].sets[va][ka], pa, sizeof pa), path_of(s->axes[b].sets[vb][kb], pb, sizeof pb)) == 0) {
+                size_t old = ts_jpush_key(c, "axes");
+                ts_jfail(c, s->axes[b].key, e, "sets %s, which axis \"%s\" sets too (two axes on one path)", pa,
+                         s->axes[a].key);
+                ts_jpop(c, old);
+                return -1;
+              }
+            }
+  if (compare) {
+    for (int a = 0; a < s->naxes; a++)
+      if (strcmp(s->axes[a].key, compare) == 0)
+        s->compare = a;
+    if (s->compare < 0)
+      return ts_jfail(c, "compare", e, "names no axis: \"%s\" is not a key of \"axes\"", compare);
+    if (s->axes[s->compare].nvalues < 2)
+      return ts_jfail(c, "compare", e, "axis \"%s\" has one value: nothing to compare", compare);
+  }
+  return 0;
+}
+
+/* horizon_ms, warmup_ms, window_ms. */
+static int load_times(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
+{
+  double h = -1, w = 0, win = 0;
+  if (ts_jget_number(c, root, "horizon_ms", 0, 1e-6, 1e12, &h, e) ||
+      ts_jget_number(c, root, "warmup_ms", 0, 0, 1e12, &w, e) || ts_jget_number(c, root, "window_ms", 0, 1e-6, 1e12, &win, e))
+    return -1;
+  s->horizon = h > 0 ? ts_time_from_ms(h) : TS_TIME_MAX;
+  s->warmup = ts_time_from_ms(w);
+  s->window = win > 0 ? ts_time_from_ms(win) : 0;
+  if (h > 0 && w + win > h)
+    return ts_jfail(c, win > 0 ? "window_ms" : "warmup_ms", e, "warmup_ms + window_ms = %g ms is beyond horizon_ms = %g ms",
+                    w + win, h);
+  return 0;
+}
+
+static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
+{
+  const cJSON *t = NULL, *it;
+  double target = 0;
+  long max = 1000;
+  if (ts_jget_array(c, root, "table", 0, &t, e) || ts_jget_number(c, root, "ci_target", 0, 0, 1, &target, e) ||
+      ts_jget_int(c, root, "ci_max_replications", 0, 2, 100000, &max, e))
+    return -1;
+  s->ci_target = target;
+  s->ci_max = (int)max;
+  if (!t)
+    return 0;
+  int n = 0;
+  cJSON_ArrayForEach(it, t) n++;
+  s->table = calloc((size_t)n + 1, sizeof *s->table);
+  if (!s->table)
+    return ts_jfail(c, "table", e, "out of memory");
+  cJSON_ArrayForEach(it, t)
+  {
+    if (!cJSON_IsString(it)) {
+      size_t old = ts_jpush_key(c, "table");
+      ts_jpush_index(c, s->ntable);
+      ts_jfail(c, NULL, e, "expected a metric name");
+      ts_jpop(c, old);
+      return -1;
+    }
+    if (!(s->table[s->ntable++] = strdup(it->valuestring)))
+      return ts_jfail(c, "table", e, "out of memory");
+  }
+  return 0;
+}
+
 int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
 {
-  static const char *const keys[] = {"name", "description", "model", "baseline", "n", "workers",
-                                     "replications", "seed", "set", "notes", NULL};
+  static const char *const keys[] = {"name", "description", "model", "baseline", "n", "workers", "replications",
+                                     "seed", "set", "axes", "compare", "horizon_ms", "warmup_ms", "window_ms",
+                                     "table", "ci_target", "ci_max_replications", "notes", NULL};
   memset(s, 0, sizeof *s);
   cJSON *root;
   if (ts_json_load(path, &root, e))
@@ -165,7 +372,8 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
       int_array(&c, root, "n", 0, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
       int_array(&c, root, "workers", 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
-      ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e))
+      ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e) ||
+      load_axes(&c, root, s, e) || load_times(&c, root, s, e) || load_table(&c, root, s, e))
     goto out;
   if (seed != floor(seed)) { /* already within [0, TS_SEED_MAX] */
     ts_jfail(&c, "seed", e, "expected an integer in [0, %llu]", (unsigned long long)TS_SEED_MAX);
@@ -219,5 +427,23 @@ void ts_scenario_finish(ts_scenario *s)
   free(s->baseline_path);
   free(s->ns);
   free(s->workers);
+  for (int a = 0; s->axes && a < s->naxes; a++) {
+    ts_axis *ax = &s->axes[a];
+    for (int v = 0; v < ax->nvalues; v++) {
+      free(ax->labels ? ax->labels[v] : NULL);
+      for (int k = 0; ax->sets && ax->sets[v] && k < ax->nsets[v]; k++)
+        free(ax->sets[v][k]);
+      free(ax->sets ? ax->sets[v] : NULL);
+    }
+    free(ax->labels);
+    free(ax->sets);
+    free(ax->nsets);
+    free(ax->key);
+    free(ax->path);
+  }
+  free(s->axes);
+  for (int i = 0; i < s->ntable; i++)
+    free(s->table[i]);
+  free(s->table);
   memset(s, 0, sizeof *s);
 }

@@ -6,10 +6,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/time.h"
 #include "io/err.h"
 
 /* The largest seed: 2^53 - 1, the largest integer a JSON number holds exactly. */
 #define TS_SEED_MAX UINT64_C(9007199254740991)
+
+/* A sweep axis over model fields: each value is a list of overrides. */
+typedef struct ts_axis {
+  char *key;             /* its column in the results */
+  char *path;            /* a path axis: the JSON path its values replace; NULL for a set axis */
+  int nvalues;
+  char **labels;         /* [nvalues]: the value as printed, or the set's name */
+  char ***sets;          /* [nvalues][nsets[v]]: "PATH=JSON" overrides */
+  int *nsets;
+} ts_axis;
 
 typedef struct ts_scenario {
   char *file;
@@ -25,6 +36,16 @@ typedef struct ts_scenario {
   uint64_t seed;
   char **sets;           /* "PATH=JSON" model overrides */
   int nsets;
+  ts_axis *axes;
+  int naxes;
+  int compare;           /* the axis whose other values get _vs_<first> ratios, or -1 */
+  ts_time horizon;       /* TS_TIME_MAX when not given */
+  ts_time warmup;
+  ts_time window;        /* 0: until the horizon (or the end) */
+  char **table;          /* metrics the printed table shows (NULL: the default) */
+  int ntable;
+  double ci_target;      /* 0: none */
+  int ci_max;
 } ts_scenario;
 
 /* Load a scenario file into s (caller memory). Returns 0 or -1 with e filled. */

@@ -1,52 +1,147 @@
-/* Async FIFO locks (promise chains). A lock declared per actor exists once
- * per actor; a shared lock once per world. The owner keeps it across every
- * wait: I/O, yields, time in the queue. On release the oldest waiter becomes
- * the owner and resumes as a callback on its own worker's loop. */
-#include "model/world.h"
+/* Locks. Async FIFO locks (promise chains): a waiter leaves the CPU and its
+ * worker goes on; on release the oldest waiter becomes a holder and resumes
+ * as a callback on its own worker's loop. Mutexes (OS mutexes): an
+ * uncontended acquire and a release cost user CPU; a contended acquire spins
+ * (user CPU) up to spin, then enters the futex (kernel CPU) and parks the
+ * whole thread; a release that wakes a waiter costs the releaser futex_wake
+ * of kernel CPU, and the woken thread runs wake_latency later. Hand-off is
+ * fifo (ownership passes to the oldest parked waiter at the release) or
+ * barging (the mutex is free: a spinner or a running thread may take it
+ * before the woken waiter retries). Capacity k > 1 makes either a semaphore.
+ *
+ * Invariant: 0 <= holders <= capacity; with capacity 1, owner is the holder. */
+#include "model/internal.h"
 
-/* Index in w->locks of declaration decl as actor a sees it. */
-static int lock_index(const ts_world *w, const ts_actor *a, int decl)
+#include <stdlib.h>
+
+static ts_lock *inst_lock(ts_world *w, int decl, int inst)
 {
-  return w->lock_base[decl] + (w->model->locks[decl].scope == TS_LOCK_SHARED ? 0 : a->id);
+  return &w->locks[w->lock_base[decl] + inst];
 }
 
-static void took(ts_world *w, ts_actor *a, int decl)
+/* a becomes a holder of lock decl's instance inst. */
+static void take(ts_world *w, ts_actor *a, int decl, int inst)
 {
-  a->lock_since[decl] = w->sim.now;
+  const ts_lock_decl *d = &w->model->locks[decl];
+  ts_lock *l = inst_lock(w, decl, inst);
+  if (l->holders >= d->capacity) {
+    ts__invariant(w, "lock \"%s\"[%d] taken by actor %d beyond its capacity %d", d->name, inst, a->id, d->capacity);
+    return;
+  }
+  l->holders++;
+  l->owner = d->capacity == 1 ? a->id : -1;
+  a->held[decl] = (ts_held){inst, w->sim.now};
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
 }
 
-int ts__lock_acquire(ts_world *w, ts_actor *a, int decl)
+int ts__lock_free(ts_world *w, int decl, int inst)
 {
-  ts_lock *l = &w->locks[lock_index(w, a, decl)];
-  if (l->owner < 0) {
-    l->owner = a->id;
-    took(w, a, decl);
-    return 1;
-  }
-  if (ts_ring_push(&l->waiters, a->id) != 0)
+  return inst_lock(w, decl, inst)->holders < w->model->locks[decl].capacity;
+}
+
+int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
+{
+  if (!ts__lock_free(w, decl, inst))
+    return 0;
+  take(w, a, decl, inst);
+  return 1;
+}
+
+int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst)
+{
+  a->wait_inst = inst;
+  if (ts_ring_push(&inst_lock(w, decl, inst)->waiters, a->id) != 0) {
     ts__world_nomem(w);
+    return -1;
+  }
   return 0;
 }
 
-void ts__lock_release(ts_world *w, ts_actor *a, int decl)
+/* Drop a's hold of decl; returns the instance it held. */
+static int drop(ts_world *w, ts_actor *a, int decl)
 {
-  ts_lock *l = &w->locks[lock_index(w, a, decl)];
-  if (l->owner != a->id)
-    return; /* io rejects programs that unlock what they do not hold */
-  a->st.lock_work += w->sim.now - a->lock_since[decl];
-  a->lock_since[decl] = -1;
+  const ts_lock_decl *d = &w->model->locks[decl];
+  int inst = a->held[decl].inst;
+  ts_lock *l = inst_lock(w, decl, inst);
+  ts_time held = w->sim.now - a->held[decl].since;
+  if (d->kind == TS_LOCK_MUTEX)
+    a->st.mutex_hold += held;
+  else
+    a->st.lock_work += held;
+  a->held[decl] = (ts_held){-1, -1};
+  l->holders--;
+  l->owner = -1;
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 0);
-  l->owner = -1;
+  return inst;
+}
+
+void ts__lock_release_async(ts_world *w, ts_actor *a, int decl)
+{
+  int inst = drop(w, a, decl);
+  ts_lock *l = inst_lock(w, decl, inst);
   int next = ts_ring_pop(&l->waiters);
   if (next < 0)
     return;
-  ts_actor *b = &w->actors[next];
-  l->owner = next;
-  took(w, b, decl);
+  ts_actor *b = ts_world_actor(w, next);
+  b->wait_inst = -1;
+  take(w, b, decl, inst);
   if (w->obs && w->obs->wake)
     w->obs->wake(w->obs->data, w->sim.now, a->id, next);
-  ts__actor_grant(w, b);
+  ts__actor_ready(w, b, 0);
+}
+
+int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
+{
+  const ts_lock_decl *d = &w->model->locks[decl];
+  int inst = drop(w, a, decl);
+  ts_lock *l = inst_lock(w, decl, inst);
+  int next = ts_ring_pop(&l->waiters);
+  if (next >= 0) {
+    ts_actor *b = ts_world_actor(w, next);
+    if (!d->barging)
+      take(w, b, decl, inst); /* fifo: ownership passes at the release */
+    if (w->obs && w->obs->wake)
+      w->obs->wake(w->obs->data, w->sim.now, a->id, next);
+    ts__worker_resume_at(w, b, w->sim.now + d->wake_latency);
+    return 1;
+  }
+  /* a spinner on another thread sees it free now */
+  int spinner = ts_ring_pop(&l->spinners);
+  if (spinner >= 0)
+    ts__cpu_cut(w, &w->workers[ts_world_actor(w, spinner)->worker]);
+  return 0;
+}
+
+void ts__mutex_took(ts_world *w, ts_actor *a, int decl)
+{
+  if (a->mark < 0)
+    return;
+  ts_time wait = w->sim.now - a->mark;
+  a->st.mutex_wait += wait;
+  w->win_mutex_wait += ts__clip(w, a->mark, w->sim.now);
+  w->mutex_wait_by_lock[decl] += wait;
+  a->mark = -1;
+}
+
+int ts__lock_holds(const ts_actor *a, int decl)
+{
+  return a->held && a->held[decl].inst >= 0;
+}
+
+ts_lock *ts__lock_inst(ts_world *w, int decl, int inst)
+{
+  return inst_lock(w, decl, inst);
+}
+
+void ts__lock_release_all(ts_world *w, ts_actor *a)
+{
+  for (size_t d = 0; a->held && d < w->model->nlocks; d++)
+    if (a->held[d].inst >= 0) {
+      if (w->model->locks[d].kind == TS_LOCK_MUTEX)
+        ts__mutex_release(w, a, (int)d);
+      else
+        ts__lock_release_async(w, a, (int)d);
+    }
 }

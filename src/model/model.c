@@ -1,6 +1,17 @@
 #include "model/model.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+static void free_step(ts_step *s)
+{
+  free(s->label);
+  free(s->where);
+  ts_expr_free(s->cost.mean_ms);
+  ts_expr_free(s->cost2.mean_ms);
+  ts_expr_free(s->index);
+  ts_expr_free(s->expr);
+}
 
 void ts_model_finish(ts_model *m)
 {
@@ -8,69 +19,104 @@ void ts_model_finish(ts_model *m)
     return;
   for (size_t c = 0; c < m->nclasses; c++) {
     for (size_t s = 0; s < m->classes[c].nsteps; s++)
-      free(m->classes[c].steps[s].label);
+      free_step(&m->classes[c].steps[s]);
     free(m->classes[c].steps);
     free(m->classes[c].name);
+    ts_expr_free(m->classes[c].count);
+    ts_expr_free(m->classes[c].place_worker);
   }
-  free(m->classes);
+  for (size_t p = 0; p < m->npools; p++) {
+    free(m->pools[p].name);
+    ts_expr_free(m->pools[p].count);
+  }
   for (size_t l = 0; l < m->nlocks; l++)
     free(m->locks[l].name);
+  for (size_t c = 0; c < m->nchans; c++)
+    free(m->chans[c].name);
+  for (size_t s = 0; s < m->nservers; s++) {
+    free(m->servers[s].name);
+    ts_expr_free(m->servers[s].worker);
+  }
+  for (size_t c = 0; c < m->ncounters; c++)
+    free(m->counters[c].name);
+  for (size_t s = 0; s < m->nspans; s++)
+    free(m->spans[s].name);
+  for (size_t i = 0; i < m->nmetrics; i++) {
+    free(m->metrics[i].name);
+    free(m->metrics[i].meaning);
+    free(m->metrics[i].expr);
+  }
+  free(m->classes);
+  free(m->pools);
   free(m->locks);
+  free(m->chans);
+  free(m->servers);
+  free(m->counters);
+  free(m->spans);
+  free(m->metrics);
   free(m->scale_n);
   free(m->scale_v);
-  m->scale_n = m->scale_v = NULL;
-  m->nscale = 0;
   free(m->name);
   free(m->task_id);
   free(m->group_prefix);
-  m->classes = NULL;
-  m->locks = NULL;
-  m->nclasses = m->nlocks = 0;
-  m->name = m->task_id = m->group_prefix = NULL;
+  memset(m, 0, sizeof *m);
 }
 
-int ts_model_class_count(const ts_model *m, size_t c, int n)
+int ts_model_find_pool(const ts_model *m, const char *name)
 {
-  return m->classes[c].count == TS_COUNT_N ? n : m->classes[c].count;
+  for (size_t i = 0; i < m->npools; i++)
+    if (strcmp(m->pools[i].name, name) == 0)
+      return (int)i;
+  return -1;
 }
 
-double ts_model_cpu_scale(const ts_model *m, int n)
+int ts_model_find_class(const ts_model *m, const char *name)
+{
+  for (size_t i = 0; i < m->nclasses; i++)
+    if (strcmp(m->classes[i].name, name) == 0)
+      return (int)i;
+  return -1;
+}
+
+int ts_model_main_class(const ts_model *m)
+{
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (m->classes[k].count && ts_expr_uses(m->classes[k].count, TS_VAR_N))
+      return (int)k;
+  return 0;
+}
+
+double ts_model_cpu_scale(const ts_model *m, double x)
 {
   size_t k = m->nscale;
   if (k == 0)
     return 1.0;
-  if (n <= m->scale_n[0])
+  if (x <= m->scale_n[0])
     return m->scale_v[0];
   for (size_t i = 1; i < k; i++)
-    if (n <= m->scale_n[i]) {
-      double f = (n - m->scale_n[i - 1]) / (m->scale_n[i] - m->scale_n[i - 1]);
+    if (x <= m->scale_n[i]) {
+      double f = (x - m->scale_n[i - 1]) / (m->scale_n[i] - m->scale_n[i - 1]);
       return m->scale_v[i - 1] + f * (m->scale_v[i] - m->scale_v[i - 1]);
     }
   return m->scale_v[k - 1];
 }
 
-ts_time ts_model_draw_max(const ts_dist *d)
+int ts_model_cpu_scale_range(const ts_model *m, double *lo, double *hi)
 {
-  if (d->kind == TS_DIST_FIXED)
-    return d->mean;
-  return d->mean > TS_DRAW_MAX / 1000 ? TS_DRAW_MAX : d->mean * 1000;
+  if (m->nscale == 0)
+    return 0;
+  *lo = m->scale_n[0];
+  *hi = m->scale_n[m->nscale - 1];
+  return 1;
 }
 
-int ts_model_horizon_ok(const ts_model *m, int n)
+ts_time ts_model_draw_max(const ts_dist *d)
 {
-  double total = 0, scale = 1;
-  for (size_t i = 0; i < m->nscale; i++)
-    if (m->scale_v[i] > scale)
-      scale = m->scale_v[i];
-  for (size_t c = 0; c < m->nclasses; c++) {
-    const ts_class *k = &m->classes[c];
-    double count = ts_model_class_count(m, c, n), per_actor = 0;
-    for (size_t s = 0; s < k->nsteps; s++) {
-      double d = (double)ts_model_draw_max(&k->steps[s].cost);
-      per_actor += k->steps[s].op == TS_STEP_CPU ? d * scale : d;
-      per_actor += (double)(m->yield_overhead + m->loop_overhead) * (double)k->steps[s].rows;
-    }
-    total += (double)k->arrival_start + count * ((double)k->arrival_spacing + per_actor);
-  }
-  return total < (double)TS_HORIZON_MAX;
+  if (d->mean_ms)
+    return TS_DRAW_MAX;
+  if (d->kind == TS_DIST_FIXED)
+    return d->mean;
+  if (d->kind == TS_DIST_UNIFORM)
+    return d->hi;
+  return d->mean > TS_DRAW_MAX / 1000 ? TS_DRAW_MAX : d->mean * 1000;
 }

@@ -1,121 +1,250 @@
 /* A model as plain C data: what src/io makes of a model JSON file. Nothing
  * here knows JSON; nothing here changes during a run.
  *
- * Vocabulary. A model has workers (single-threaded event loops, one CPU each,
- * with a time-slice queue under a named policy) on a host with a number of
- * cores, classes of actors, and declared locks. Every actor of a class runs
- * the class's step program:
- *   cpu     a CPU burst of `cost` split into `rows` equal chunks; when sliced,
- *           the actor checks after each chunk whether its lap exceeds the
- *           worker's threshold and, if so, yields to the queue's tail;
- *   io      an off-CPU wait of `latency` (optionally a priority operation,
- *           which lowers the threshold while in flight); its completion is a
- *           callback on the worker's loop;
- *   yield   rejoin the time-slice queue;
- *   lock / unlock   an async FIFO lock, held across every wait;
- *   mark    record the current time under a name (wave_start, wave_end).
- */
+ * Vocabulary. Workers come in pools (the first pool, "main", has the sweep's
+ * number of workers); a worker is an event loop (phases, a time-slice queue
+ * under a named policy, a yield threshold) or a thread (one FIFO run queue,
+ * each poll runs until the task awaits). Workers share a host of `cores`
+ * cores. Classes of actors run step programs; each actor is placed on a
+ * worker of its pool for life, by a dispatch rule or a fixed formula. Locks
+ * (async FIFO locks, blocking mutexes, semaphores), channels (fan-out
+ * wakeups), servers (request queues served by a pool), counters and spans are
+ * declared by name; steps name them.
+ *
+ * A program is a flat array of steps: structured steps (repeat, if, call)
+ * are compiled into begin/end pairs with jump targets, the way Lua compiles
+ * loops into FORPREP/FORLOOP. The step ops are the const table in op.h. */
 #ifndef TS_MODEL_H
 #define TS_MODEL_H
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/time.h"
+#include "model/expr.h"
 #include "sched/policy.h"
 
-typedef enum { TS_STEP_CPU, TS_STEP_IO, TS_STEP_YIELD, TS_STEP_LOCK, TS_STEP_UNLOCK, TS_STEP_MARK } ts_step_op;
+typedef enum { TS_DIST_FIXED, TS_DIST_EXPONENTIAL, TS_DIST_LOGNORMAL, TS_DIST_GAMMA, TS_DIST_UNIFORM } ts_dist_kind;
 
-typedef enum { TS_DIST_FIXED, TS_DIST_EXPONENTIAL, TS_DIST_LOGNORMAL, TS_DIST_GAMMA } ts_dist_kind;
-
-typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END } ts_mark_id;
-
-typedef enum { TS_LOCK_PER_ACTOR, TS_LOCK_SHARED } ts_lock_scope;
-
-typedef enum { TS_DISPATCH_HASH, TS_DISPATCH_ROUND_ROBIN, TS_DISPATCH_LEAST_LOADED } ts_dispatch_kind;
-
-/* A random duration: mean plus a distribution shape. */
+/* A random duration: a mean (fixed, or an expression in ms evaluated when
+ * drawn) and a distribution shape. */
 typedef struct ts_dist {
   ts_dist_kind kind;
   ts_time mean;
-  double cv;          /* coefficient of variation, for lognormal and gamma */
+  double cv;          /* coefficient of variation: lognormal, gamma */
+  ts_time lo, hi;     /* uniform: [lo, hi] */
+  ts_expr *mean_ms;   /* when not NULL: the mean in ms, evaluated per draw */
 } ts_dist;
 
+/* Kinds of expression variables (ts_expr_var.kind) in model expressions. */
+enum {
+  TS_VAR_INDEX,       /* i: the actor's index within its class */
+  TS_VAR_N,           /* n: the sweep's n */
+  TS_VAR_W,           /* W: workers in the main pool */
+  TS_VAR_WORKER,      /* worker: the actor's worker, as an index within its pool */
+  TS_VAR_POOL_SIZE,   /* workers in the actor's pool */
+  TS_VAR_LOOP,        /* a repeat's iteration (0, 1, ...), by loop slot */
+  TS_VAR_COUNTER,     /* a declared counter, by index */
+  TS_VAR_NOW,         /* now: simulated time in ms */
+  TS_VAR_COUNT        /* count(class): actors of a class, by class index */
+};
+
+typedef struct ts_op_type ts_op_type;
+
+/* One step of a program. Which fields an op reads is said in its file
+ * (src/model/op_*.c); the rest stay zero. */
 typedef struct ts_step {
-  ts_step_op op;
+  const ts_op_type *type;
   char *label;
-  ts_dist cost;       /* cpu: CPU demand; io: latency */
-  int64_t rows;       /* cpu: number of equal chunks (>= 1) */
-  int sliced;         /* cpu: yield check after every chunk */
-  int timed;          /* cpu: counted by the actor's slice timer (per-group CPU) */
-  int priority;       /* io: a priority operation while in flight */
-  int lock;           /* lock/unlock: index into ts_model.locks */
-  ts_mark_id mark;    /* mark */
+  char *where;        /* the step's JSON path, for errors found while running */
+  ts_dist cost;       /* cpu: demand; io, sleep: latency; hop: transit; call: request leg */
+  ts_dist cost2;      /* call: reply leg */
+  int64_t rows;       /* cpu: equal chunks (>= 1) */
+  unsigned sliced : 1, timed : 1, kernel : 1, priority : 1, all : 1, wait : 1, from_notify : 1, forever : 1,
+      new_lap : 1;
+  int ref;            /* the lock, channel, server, counter or span the step names */
+  ts_expr *index;     /* the instance of an indexed lock or channel; hop: target worker */
+  ts_expr *expr;      /* repeat: count; if: condition; add: value; notify: tokens */
+  int slot;           /* repeat: loop slot (nesting depth) */
+  int jump;           /* repeat, if, else: where control goes */
+  int span;           /* span begun or ended here (-1: none) */
+  int klass;          /* call: priority class (TS_CLASS_*) */
+  int pool;           /* hop, call: the pool of the target */
+  ts_time send, recv; /* hop: CPU on each side; call: on the caller */
+  int64_t work;       /* call: declared work for shortest_first (ns) */
+  int mark;           /* mark: TS_MARK_* */
 } ts_step;
 
-typedef struct ts_lock_decl {
-  char *name;
-  ts_lock_scope scope;
-} ts_lock_decl;
+typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END } ts_mark_id;
 
-typedef struct ts_class {
-  char *name;
-  int count;          /* actors of this class; TS_COUNT_N = the sweep's n */
-  int sched_class;    /* TS_CLASS_* used by the queue policy */
-  ts_time arrival_start;    /* first arrival */
-  ts_time arrival_spacing;  /* between consecutive arrivals of this class */
-  ts_step *steps;
-  size_t nsteps;
-} ts_class;
+typedef enum { TS_WORKER_EVENT_LOOP, TS_WORKER_THREAD } ts_worker_kind;
 
-#define TS_COUNT_N (-1)
-
-typedef struct ts_model {
+/* A pool of identical workers. */
+typedef struct ts_pool {
   char *name;
-  /* worker */
-  const ts_sched_type *policy;
-  ts_time threshold;          /* yield threshold */
+  ts_worker_kind kind;
+  ts_expr *count;             /* NULL: the sweep's workers (the main pool) */
+  const ts_sched_type *policy;  /* event loop: the time-slice queue's policy */
+  ts_sched_params sched;
+  ts_time threshold;          /* yield threshold; TS_TIME_MAX: none */
   int priority_divisor;       /* threshold / divisor while a priority op is in flight */
   ts_time priority_min;       /* ...but at least this */
   ts_time yield_overhead;     /* loop CPU per yield */
   ts_time loop_overhead;      /* loop CPU per event-loop iteration that does work */
-  int burst_limit;            /* policy parameter (priority policy) */
-  /* host and dispatch */
-  int cores;                  /* host cores shared by all workers (processor sharing) */
-  /* CPU price by load: cpu steps cost scale(n) times their nominal cost, with
-   * scale piecewise linear in n through (scale_n[i], scale_v[i]), flat beyond
-   * the ends; no table = 1. */
+} ts_pool;
+
+typedef enum { TS_SCOPE_ACTOR, TS_SCOPE_SHARED, TS_SCOPE_PER_WORKER, TS_SCOPE_INDEXED } ts_scope;
+
+typedef enum { TS_LOCK_ASYNC, TS_LOCK_MUTEX } ts_lock_kind;
+
+typedef struct ts_lock_decl {
+  char *name;
+  ts_lock_kind kind;
+  ts_scope scope;
+  int instances;              /* indexed: how many */
+  int capacity;               /* holders at once (> 1: a semaphore) */
+  int barging;                /* mutex hand-off: 0 fifo, 1 barging */
+  ts_time acquire, release;   /* mutex: user CPU of an uncontended acquire, of a release */
+  ts_time spin;               /* mutex: user CPU spun before parking */
+  ts_time futex_wait;         /* mutex: kernel CPU to park */
+  ts_time futex_wake;         /* mutex: kernel CPU of a release that wakes a waiter */
+  ts_time wake_latency;       /* mutex: until the woken thread runs */
+  int64_t size_bytes;
+} ts_lock_decl;
+
+typedef struct ts_chan_decl {
+  char *name;
+  ts_scope scope;
+  int instances;              /* indexed: how many */
+  int tokens;                 /* 1: a counting channel (notify adds tokens, wait takes one) */
+  ts_time wake_cpu;           /* kernel CPU to wake one parked worker thread */
+  ts_time wake_latency;       /* until a parked thread that was woken runs */
+  int64_t size_bytes;
+} ts_chan_decl;
+
+typedef struct ts_server_decl {
+  char *name;
+  int pool;                   /* the pool whose workers serve */
+  ts_expr *worker;            /* NULL: any worker of the pool; else the worker's index in it */
+  int concurrency;            /* calls in service at once */
+  const ts_sched_type *policy;
+  ts_sched_params sched;
+} ts_server_decl;
+
+typedef struct ts_counter_decl {
+  char *name;
+  double initial;
+} ts_counter_decl;
+
+typedef struct ts_span_decl {
+  char *name;
+} ts_span_decl;
+
+typedef enum { TS_ARRIVE_AT, TS_ARRIVE_PERIODIC, TS_ARRIVE_POISSON, TS_ARRIVE_AFTER } ts_arrival_kind;
+
+typedef struct ts_arrival {
+  ts_arrival_kind kind;
+  ts_time start;              /* at: first arrival */
+  ts_time spacing;            /* at: between consecutive arrivals */
+  ts_time period, phase, jitter;   /* periodic */
+  double rate_per_s;          /* poisson */
+  int after;                  /* after: the class whose i-th actor's end starts our i-th */
+  ts_time delay;              /* after: from that end */
+} ts_arrival;
+
+typedef enum { TS_PLACE_DISPATCH, TS_PLACE_FIXED } ts_place_rule;
+
+#define TS_COUNT_FOREVER (-2)   /* a source class: arrivals until the horizon */
+
+typedef struct ts_class {
+  char *name;
+  ts_expr *count;             /* actors of this class; NULL with forever */
+  int forever;                /* arrivals until the horizon (periodic, poisson) */
+  int sched_class;            /* TS_CLASS_* used by queue policies */
+  ts_arrival arrival;
+  int pool;
+  ts_place_rule place;
+  ts_expr *place_worker;      /* fixed: the worker index within the pool */
+  int report;                 /* gets its own rows in the results */
+  int64_t size_bytes;         /* memory of one live actor */
+  ts_step *steps;
+  size_t nsteps;
+  int loops;                  /* loop slots its program needs (deepest repeat nesting) */
+} ts_class;
+
+typedef enum { TS_DISPATCH_HASH, TS_DISPATCH_ROUND_ROBIN, TS_DISPATCH_LEAST_LOADED } ts_dispatch_kind;
+
+/* A metric the model defines: a name, and how it is computed. */
+typedef enum { TS_MDEF_SPAN, TS_MDEF_EXPR } ts_mdef_kind;
+typedef struct ts_metric_spec {
+  char *name;
+  char *meaning;
+  ts_mdef_kind kind;
+  int span;                   /* TS_MDEF_SPAN */
+  int stat;                   /* TS_MDEF_SPAN: ts_span_stat */
+  char *expr;                 /* TS_MDEF_EXPR: over other metrics, compiled by run/ */
+  int per_replication;        /* value = median over replications of per-replication values */
+} ts_metric_spec;
+
+typedef struct ts_model {
+  char *name;
+  double cpu_scale;           /* host.cpu_scale: every CPU cost is multiplied by it (constants at load) */
+  ts_pool *pools;             /* pools[0] is the main pool */
+  size_t npools;
+  /* host */
+  int cores;                  /* host cores shared by all workers (0: one per worker) */
+  /* CPU price by load: cpu steps cost scale(x) times their nominal cost, with
+   * scale piecewise linear in x through (scale_n[i], scale_v[i]), flat beyond
+   * the ends; no table = 1. x is the number of actors of the main class on the
+   * actor's worker when scale_by_worker, else the sweep's n. */
   double *scale_n;
   double *scale_v;
   size_t nscale;
+  int scale_by_worker;
+  double ipms_user, ipms_kernel;  /* instructions per ms of CPU (0: not reported) */
+  /* dispatch (the main pool's rule; other pools use it too) */
   ts_dispatch_kind dispatch;
   char *task_id;              /* dispatch hash: taskID */
   char *group_prefix;         /* dispatch hash: clientGroupID = prefix + index */
-  /* actors */
+  /* declarations */
   ts_class *classes;
   size_t nclasses;
   ts_lock_decl *locks;
   size_t nlocks;
+  ts_chan_decl *chans;
+  size_t nchans;
+  ts_server_decl *servers;
+  size_t nservers;
+  ts_counter_decl *counters;
+  size_t ncounters;
+  ts_span_decl *spans;
+  size_t nspans;
+  ts_metric_spec *metrics;
+  size_t nmetrics;
+  /* features used anywhere, so absent ones cost nothing per actor */
+  unsigned has_mutex : 1, has_chan : 1, has_hop : 1, has_call : 1, has_sleep : 1, has_thread : 1;
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */
 void ts_model_finish(ts_model *m);
 /* The largest duration one draw of d can take: the mean when fixed, else
  * min(1000 * mean, TS_DRAW_MAX) (random draws are capped there; for a cv up
- * to 3 the cap moves a lognormal's mean by less than 0.01%). */
+ * to 3 the cap moves a lognormal's mean by less than 0.01%). A mean given by
+ * an expression is bounded by TS_DRAW_MAX. */
 ts_time ts_model_draw_max(const ts_dist *d);
-/* 1 if every actor's program at load n (run back to back, at the largest
- * draws, plus arrivals) fits in TS_HORIZON_MAX ns, so simulated time cannot
- * overflow; 0 if not. */
-int ts_model_horizon_ok(const ts_model *m, int n);
 
 /* The largest duration of one step, about 11.6 days: with at most 4096
  * workers and cores, processor-sharing products (ns x workers) stay in int64. */
 #define TS_DRAW_MAX INT64_C(1000000000000000)
 #define TS_HORIZON_MAX (INT64_C(1) << 61)         /* about 73 years */
 
-/* The CPU price multiplier at load n (1 without a table). */
-double ts_model_cpu_scale(const ts_model *m, int n);
-/* Number of actors of class c for a sweep point with n groups. */
-int ts_model_class_count(const ts_model *m, size_t c, int n);
+/* The CPU price multiplier at load x (1 without a table). */
+double ts_model_cpu_scale(const ts_model *m, double x);
+/* The range of loads the CPU price table covers: 1 and *lo, *hi set, or 0 without a table. */
+int ts_model_cpu_scale_range(const ts_model *m, double *lo, double *hi);
+/* Index of the pool, lock, channel, server, counter, span or class called name, or -1. */
+int ts_model_find_pool(const ts_model *m, const char *name);
+int ts_model_find_class(const ts_model *m, const char *name);
+/* The first class counted by the sweep's n (whose count reads n), or 0. */
+int ts_model_main_class(const ts_model *m);
 
 #endif

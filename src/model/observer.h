@@ -13,6 +13,8 @@ typedef struct ts_run_piece {
   ts_time t0, t1;
   const char *label;  /* the step's label, or "loop" */
   int sliced;
+  int kernel;         /* kernel CPU (futex, wakes) */
+  int state;          /* the actor's on-CPU state: running, spinning, in futex */
   int step;           /* index of the step in the actor's program, or -1 */
   long long slice;    /* the actor's slice number for timed steps (1 = first), else 0 */
 } ts_run_piece;
@@ -27,8 +29,10 @@ typedef struct ts_observer {
   void (*counters)(void *data, ts_time t, int worker, int queue_depth, int prio_inflight);
   /* An actor's lock (declaration index) was acquired (held=1) or released (held=0). */
   void (*lock)(void *data, ts_time t, int actor, int decl, int held);
-  /* Actor `from` woke actor `to` (lock hand-over) at t. */
+  /* Actor `from` woke actor `to` (lock or mutex hand-over, notify) at t. */
   void (*wake)(void *data, ts_time t, int from, int to);
+  /* A worker blocked (a mutex: it runs nothing) or ran again. */
+  void (*blocked)(void *data, ts_time t, int worker, int actor, int on);
 } ts_observer;
 
 #endif

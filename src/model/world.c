@@ -1,31 +1,183 @@
-/* Building, running and tearing down one replication. Actors are numbered
- * class by class; arrivals are scheduled in actor order, so actors arriving
- * at the same instant reach their worker's loop in index order. */
-#include "model/world.h"
+/* Building, running and tearing down one replication. Actors of fixed-count
+ * classes are made at init, numbered class by class; their arrivals are
+ * scheduled in actor order, so actors arriving at the same instant reach
+ * their worker's loop in index order. Classes that arrive until the horizon
+ * make one actor per arrival, from one pending SOURCE event each. */
+#include "model/internal.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/dispatch.h"
 
-static int count_actors(const ts_model *m, int n)
+/* An integer from a count or placement expression, evaluated at init. */
+static int init_int(ts_world *w, const ts_expr *e, const ts_actor *a, long lo, long hi, const char *what,
+                    const char *klass, long *out)
 {
-  int total = 0;
-  for (size_t c = 0; c < m->nclasses; c++)
-    total += ts_model_class_count(m, c, n);
-  return total;
+  double v = ts__eval(w, a, e);
+  if (!(v >= (double)lo && v <= (double)hi) || v != floor(v)) {
+    snprintf(w->errmsg, sizeof w->errmsg, "class %s: %s \"%s\" is %g at n = %d, W = %d: expected an integer in [%ld, %ld]",
+             klass, what, ts_expr_text(e), v, w->n, w->nmain, lo, hi);
+    w->error = TS_WORLD_MODEL;
+    return -1;
+  }
+  *out = (long)v;
+  return 0;
 }
 
-/* Lay the lock instances out declaration by declaration: one for a shared
- * declaration, one per actor otherwise. Fills base[] and returns the total. */
-static int lay_out_locks(const ts_model *m, int nactors, int *base)
+static int lay_out_pools(ts_world *w, int workers)
 {
+  const ts_model *m = w->model;
+  w->pool_base = calloc(m->npools + 1, sizeof *w->pool_base);
+  if (!w->pool_base)
+    return -1;
   int total = 0;
-  for (size_t d = 0; d < m->nlocks; d++) {
-    base[d] = total;
-    total += m->locks[d].scope == TS_LOCK_SHARED ? 1 : nactors;
+  for (size_t p = 0; p < m->npools; p++) {
+    long count = workers;
+    w->pool_base[p] = total;
+    if (p > 0 && init_int(w, m->pools[p].count, NULL, 1, 4096, "pool count", m->pools[p].name, &count))
+      return -1;
+    total += (int)count;
+    if (p == 0)
+      w->nmain = (int)count;
   }
-  return total;
+  w->pool_base[m->npools] = total;
+  w->nworkers = total;
+  w->workers = calloc((size_t)total, sizeof *w->workers);
+  if (!w->workers)
+    return -1;
+  for (size_t p = 0; p < m->npools; p++)
+    for (int i = w->pool_base[p]; i < w->pool_base[p + 1]; i++) {
+      ts_worker *wk = &w->workers[i];
+      wk->id = i;
+      wk->pool = (int)p;
+      wk->index = i - w->pool_base[p];
+      wk->spec = &m->pools[p];
+      wk->actor = -1;
+      wk->blocked = -1;
+      wk->cpu_scale = 1;
+      ts_ring_init(&wk->ready);
+      ts_ring_init(&wk->timers);
+      ts_sched_queue_init(&wk->queue, &m->pools[p].sched);
+    }
+  return 0;
+}
+
+/* Instances of each declaration: one per actor, one, one per worker, or `instances`. */
+static int instances(const ts_world *w, ts_scope scope, int n_indexed)
+{
+  switch (scope) {
+  case TS_SCOPE_ACTOR: return w->nfixed;
+  case TS_SCOPE_SHARED: return 1;
+  case TS_SCOPE_PER_WORKER: return w->nworkers;
+  default: return n_indexed;
+  }
+}
+
+static int lay_out_objects(ts_world *w)
+{
+  const ts_model *m = w->model;
+  w->lock_base = calloc(m->nlocks + 1, sizeof *w->lock_base);
+  w->chan_base = calloc(m->nchans + 1, sizeof *w->chan_base);
+  if (!w->lock_base || !w->chan_base)
+    return -1;
+  for (size_t d = 0; d < m->nlocks; d++) {
+    w->lock_base[d] = w->nlock_inst;
+    w->nlock_inst += instances(w, m->locks[d].scope, m->locks[d].instances);
+  }
+  w->lock_base[m->nlocks] = w->nlock_inst;
+  for (size_t d = 0; d < m->nchans; d++) {
+    w->chan_base[d] = w->nchan_inst;
+    w->nchan_inst += instances(w, m->chans[d].scope, m->chans[d].instances);
+  }
+  w->chan_base[m->nchans] = w->nchan_inst;
+  w->locks = calloc(w->nlock_inst ? (size_t)w->nlock_inst : 1, sizeof *w->locks);
+  w->chans = calloc(w->nchan_inst ? (size_t)w->nchan_inst : 1, sizeof *w->chans);
+  w->servers = calloc(m->nservers ? m->nservers : 1, sizeof *w->servers);
+  w->counters = calloc(m->ncounters ? m->ncounters : 1, sizeof *w->counters);
+  w->spans = calloc(m->nspans ? m->nspans : 1, sizeof *w->spans);
+  w->mutex_wait_by_lock = calloc(m->nlocks ? m->nlocks : 1, sizeof *w->mutex_wait_by_lock);
+  if (!w->locks || !w->chans || !w->servers || !w->counters || !w->spans || !w->mutex_wait_by_lock)
+    return -1;
+  for (int l = 0; l < w->nlock_inst; l++) {
+    w->locks[l].owner = -1;
+    ts_ring_init(&w->locks[l].waiters);
+    ts_ring_init(&w->locks[l].spinners);
+  }
+  for (int c = 0; c < w->nchan_inst; c++) {
+    w->chans[c].stamp = -1;
+    ts_ring_init(&w->chans[c].waiters);
+  }
+  for (size_t s = 0; s < m->nservers; s++)
+    ts_sched_queue_init(&w->servers[s].queue, &m->servers[s].sched);
+  for (size_t c = 0; c < m->ncounters; c++)
+    w->counters[c] = m->counters[c].initial;
+  return 0;
+}
+
+/* Counts of every class, in order (a count may read the counts before it). */
+static int count_classes(ts_world *w)
+{
+  const ts_model *m = w->model;
+  w->class_base = calloc(m->nclasses + 1, sizeof *w->class_base);
+  w->class_count = calloc(m->nclasses + 1, sizeof *w->class_count);
+  if (!w->class_base || !w->class_count)
+    return -1;
+  int total = 0;
+  for (size_t c = 0; c < m->nclasses; c++) {
+    long count = 0;
+    w->class_base[c] = total;
+    if (!m->classes[c].forever &&
+        init_int(w, m->classes[c].count, NULL, 0, 1000000, "count", m->classes[c].name, &count))
+      return -1;
+    w->class_count[c] = (int)count;
+    total += (int)count;
+  }
+  w->class_base[m->nclasses] = total;
+  w->nfixed = total;
+  if (total > 10000000) {
+    snprintf(w->errmsg, sizeof w->errmsg, "%d actors at n = %d: expected at most 10000000", total, w->n);
+    w->error = TS_WORLD_MODEL;
+    return -1;
+  }
+  return 0;
+}
+
+/* The worker actor i of class c goes to. */
+static int place(ts_world *w, int c, int i, int id, int *load)
+{
+  const ts_class *k = &w->model->classes[c];
+  int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
+  if (k->place == TS_PLACE_FIXED) {
+    ts_actor probe = {.index = i, .worker = w->pool_base[p]};
+    long v;
+    if (init_int(w, k->place_worker, &probe, 0, count - 1, "placement worker", k->name, &v))
+      return -1;
+    return w->pool_base[p] + (int)v;
+  }
+  return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load + w->pool_base[p]);
+}
+
+/* When the i-th actor of a fixed-count class arrives (before the horizon check). */
+static ts_time arrival_time(ts_world *w, const ts_class *k, int i, ts_time *poisson_t)
+{
+  const ts_arrival *ar = &k->arrival;
+  switch (ar->kind) {
+  case TS_ARRIVE_PERIODIC: {
+    ts_time t = ar->phase + (ts_time)i * ar->period;
+    if (ar->jitter > 0)
+      t += (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter);
+    return t;
+  }
+  case TS_ARRIVE_POISSON:
+    *poisson_t += (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+    return *poisson_t;
+  case TS_ARRIVE_AFTER: return -1; /* started by its predecessor's end */
+  default: return ar->start + (ts_time)i * ar->spacing;
+  }
 }
 
 static int init_actors(ts_world *w)
@@ -34,78 +186,139 @@ static int init_actors(ts_world *w)
   int *load = calloc((size_t)w->nworkers, sizeof *load);
   if (!load)
     return -1;
-  int id = 0;
-  for (size_t c = 0; c < m->nclasses; c++) {
-    int count = ts_model_class_count(m, c, w->n);
-    for (int i = 0; i < count; i++, id++) {
-      ts_actor *a = &w->actors[id];
-      a->id = id;
-      a->klass = (int)c;
-      a->worker = ts_dispatch_pick(m, id, w->nworkers, load);
-      load[a->worker]++;
-      a->state = TS_ACTOR_NEW;
-      a->lock_since = malloc((m->nlocks ? m->nlocks : 1) * sizeof *a->lock_since);
-      if (!a->lock_since) {
-        free(load);
-        return -1;
+  int main = ts_model_main_class(m), rc = 0;
+  for (size_t c = 0; c < m->nclasses && rc == 0; c++) {
+    ts_time poisson_t = m->classes[c].arrival.start;
+    for (int i = 0; i < w->class_count[c] && rc == 0; i++) {
+      int id = w->class_base[c] + i;
+      int wk = place(w, (int)c, i, id, load);
+      if (wk < 0) {
+        rc = -2;
+        break;
       }
-      for (size_t d = 0; d < m->nlocks; d++)
-        a->lock_since[d] = -1;
-      a->st.actor = id;
-      a->st.klass = (int)c;
-      a->st.worker = a->worker;
-      a->st.wave_start = a->st.wave_end = -1;
-      ts_time at = m->classes[c].arrival_start + (ts_time)i * m->classes[c].arrival_spacing;
-      if (ts_sim_at(&w->sim, at, TS_EV_ARRIVE, id, 0) != 0) {
-        free(load);
-        return -1;
+      load[wk]++;
+      if ((int)c == main)
+        w->workers[wk].load++;
+      if (!ts__actor_new(w, (int)c, i, wk, NULL)) {
+        rc = -1;
+        break;
       }
+      ts_time at = arrival_time(w, &m->classes[c], i, &poisson_t);
+      if (at >= 0 && at <= w->horizon)
+        ts__at(w, at, TS_EV_ARRIVE, id, 0);
     }
   }
   free(load);
-  return 0;
+  return rc;
 }
 
-int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned long seed,
-                  const ts_observer *obs)
+/* The first arrival of each class that arrives until the horizon. */
+static void start_sources(ts_world *w)
+{
+  const ts_model *m = w->model;
+  for (size_t c = 0; c < m->nclasses; c++) {
+    const ts_arrival *ar = &m->classes[c].arrival;
+    if (!m->classes[c].forever)
+      continue;
+    ts_time at = ar->kind == TS_ARRIVE_PERIODIC ? ar->phase : ar->start;
+    if (ar->kind == TS_ARRIVE_POISSON)
+      at += (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+    else if (ar->jitter > 0)
+      at += (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter);
+    if (at <= w->horizon)
+      ts__at(w, at, TS_EV_SOURCE, (int32_t)c, 0);
+  }
+}
+
+static void on_source(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  const ts_class *k = &w->model->classes[ev->obj];
+  const ts_arrival *ar = &k->arrival;
+  int i = w->class_count[ev->obj]++;
+  int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
+  int wk;
+  if (k->place == TS_PLACE_FIXED) {
+    ts_actor probe = {.index = i, .worker = w->pool_base[p]};
+    double v = ts__eval(w, &probe, k->place_worker);
+    if (!(v >= 0 && v < count) || v != floor(v)) {
+      snprintf(w->errmsg, sizeof w->errmsg, "class %s: placement worker \"%s\" is %g for i = %d: expected [0, %d)",
+               k->name, ts_expr_text(k->place_worker), v, i, count);
+      w->error = TS_WORLD_MODEL;
+      sim->failed = TS_SIM_STOP;
+      return;
+    }
+    wk = w->pool_base[p] + (int)v;
+  } else {
+    wk = w->pool_base[p] + i % count; /* sources spread round robin */
+  }
+  ts_actor *a = ts__actor_new(w, ev->obj, i, wk, NULL);
+  if (!a)
+    return;
+  ts__actor_arrive(w, a);
+  ts_time next = ar->kind == TS_ARRIVE_PERIODIC
+                     ? ar->phase + (ts_time)(i + 1) * ar->period +
+                           (ar->jitter > 0 ? (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter) : 0)
+                     : sim->now + (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+  if (next < sim->now)
+    next = sim->now;
+  if (next <= w->horizon)
+    ts__at(w, next, TS_EV_SOURCE, ev->obj, 0);
+}
+
+static void on_arrive(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  ts__actor_arrive(w, ts_world_actor(w, ev->obj));
+}
+
+static void on_ready(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  ts_actor *a = ts_world_actor(w, ev->obj);
+  if (ev->gen == TS_READY_REQUEST)
+    ts__server_request(w, a);
+  else
+    ts__actor_ready(w, a, ev->gen == TS_READY_TIMER);
+}
+
+/* The CPU price of each worker: by its load of the main class, or by n. */
+static void price_workers(ts_world *w)
+{
+  const ts_model *m = w->model;
+  for (int i = 0; i < w->nworkers; i++)
+    w->workers[i].cpu_scale = ts_model_cpu_scale(m, m->scale_by_worker ? w->workers[i].load : w->n);
+}
+
+int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs)
 {
   memset(w, 0, sizeof *w);
   w->model = m;
-  w->n = n;
-  w->cpu_scale = ts_model_cpu_scale(m, n);
+  w->n = spec->n;
+  w->seed = spec->seed;
   w->obs = obs;
-  w->nworkers = workers;
-  w->nactors = count_actors(m, n);
-  w->lock_base = calloc(m->nlocks ? m->nlocks : 1, sizeof *w->lock_base);
-  w->nlocks = w->lock_base ? lay_out_locks(m, w->nactors, w->lock_base) : 0;
+  w->horizon = spec->horizon;
+  w->win_t0 = spec->win_t0;
+  w->win_t1 = spec->win_t1;
+  w->memory_at_end = -1;
   ts_sim_init(&w->sim, w);
-  ts_sim_on(&w->sim, TS_EV_ARRIVE, ts__actor_on_arrive);
-  ts_sim_on(&w->sim, TS_EV_IO_DONE, ts__actor_on_io_done);
-  ts_sim_on(&w->sim, TS_EV_SEG_END, ts__worker_on_seg_end);
+  ts_sim_on(&w->sim, TS_EV_ARRIVE, on_arrive);
+  ts_sim_on(&w->sim, TS_EV_READY, on_ready);
+  ts_sim_on(&w->sim, TS_EV_SEG_END, ts__cpu_on_seg_end);
   ts_sim_on(&w->sim, TS_EV_WAKE, ts__worker_on_wake);
-  w->rng = ts_rng_create(seed);
-  w->workers = calloc((size_t)workers, sizeof *w->workers);
-  w->actors = calloc(w->nactors ? (size_t)w->nactors : 1, sizeof *w->actors);
-  w->locks = calloc(w->nlocks ? (size_t)w->nlocks : 1, sizeof *w->locks);
-  if (!w->rng || !w->workers || !w->actors || !w->locks || !w->lock_base)
-    goto fail;
-  for (int i = 0; i < workers; i++) {
-    ts_worker *wk = &w->workers[i];
-    wk->id = i;
-    wk->actor = -1;
-    ts_ring_init(&wk->ready);
-    ts_sched_queue_init(&wk->queue, m->burst_limit);
-  }
-  for (int l = 0; l < w->nlocks; l++) {
-    w->locks[l].owner = -1;
-    ts_ring_init(&w->locks[l].waiters);
-  }
-  if (init_actors(w) != 0)
-    goto fail;
-  return 0;
-fail:
-  ts_world_finish(w);
-  return -1;
+  ts_sim_on(&w->sim, TS_EV_SOURCE, on_source);
+  ts_sim_on(&w->sim, TS_EV_RESUME, ts__worker_on_resume);
+  w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
+  if (!w->rng || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
+    return w->error ? w->error : -1;
+  if (lay_out_objects(w) != 0)
+    return -1;
+  int rc = init_actors(w);
+  if (rc != 0)
+    return rc == -2 ? w->error : -1;
+  price_workers(w);
+  start_sources(w);
+  return w->sim.failed ? -1 : 0;
 }
 
 void ts_world_finish(ts_world *w)
@@ -113,36 +326,203 @@ void ts_world_finish(ts_world *w)
   if (w->workers)
     for (int i = 0; i < w->nworkers; i++) {
       ts_ring_finish(&w->workers[i].ready);
+      ts_ring_finish(&w->workers[i].timers);
       ts_sched_queue_finish(&w->workers[i].queue);
     }
-  if (w->locks)
-    for (int l = 0; l < w->nlocks; l++)
-      ts_ring_finish(&w->locks[l].waiters);
-  if (w->actors)
-    for (int a = 0; a < w->nactors; a++)
-      free(w->actors[a].lock_since);
+  for (int l = 0; w->locks && l < w->nlock_inst; l++) {
+    ts_ring_finish(&w->locks[l].waiters);
+    ts_ring_finish(&w->locks[l].spinners);
+  }
+  for (int c = 0; w->chans && c < w->nchan_inst; c++)
+    ts_ring_finish(&w->chans[c].waiters);
+  for (size_t s = 0; w->servers && s < w->model->nservers; s++)
+    ts_sched_queue_finish(&w->servers[s].queue);
+  for (size_t s = 0; w->spans && s < w->model->nspans; s++)
+    free(w->spans[s].v);
+  for (int id = 0; id < w->nactors; id++) {
+    ts_actor *a = ts_world_actor(w, id);
+    ts_rng_destroy(a->rng);
+    free(a->loops ? (void *)a->loops : a->held ? (void *)a->held : a->seen ? (void *)a->seen : (void *)a->span_t0);
+  }
+  for (int c = 0; c < (w->cap_actors >> TS_CHUNK_BITS); c++)
+    free(w->chunks[c]);
+  free(w->chunks);
   free(w->workers);
-  free(w->actors);
+  free(w->pool_base);
+  free(w->class_base);
+  free(w->class_count);
   free(w->locks);
   free(w->lock_base);
+  free(w->chans);
+  free(w->chan_base);
+  free(w->servers);
+  free(w->counters);
+  free(w->spans);
+  free(w->mutex_wait_by_lock);
   ts_rng_destroy(w->rng);
   ts_sim_finish(&w->sim);
-  w->workers = NULL;
-  w->actors = NULL;
-  w->locks = NULL;
-  w->lock_base = NULL;
-  w->rng = NULL;
+  memset(w, 0, sizeof *w);
+}
+
+/* Bytes of the objects alive now: actors that arrived and are not done, and
+ * every declared lock and channel instance. */
+static int64_t memory_now(const ts_world *w)
+{
+  const ts_model *m = w->model;
+  int64_t bytes = 0;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    if (a->state != TS_ACTOR_NEW && a->state != TS_ACTOR_DONE)
+      bytes += m->classes[a->klass].size_bytes;
+  }
+  for (size_t d = 0; d < m->nlocks; d++)
+    bytes += (int64_t)(w->lock_base[d + 1] - w->lock_base[d]) * m->locks[d].size_bytes;
+  for (size_t d = 0; d < m->nchans; d++)
+    bytes += (int64_t)(w->chan_base[d + 1] - w->chan_base[d]) * m->chans[d].size_bytes;
+  return bytes;
+}
+
+/* Close every open interval at the end of the run, so the statistics cover it. */
+static void close_states(ts_world *w)
+{
+  for (int id = 0; id < w->nactors; id++) {
+    ts_actor *a = ts_world_actor(w, id);
+    if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)
+      ts__actor_set_state(w, a, a->state);
+  }
+  for (int i = 0; i < w->nworkers; i++) {
+    ts_worker *wk = &w->workers[i];
+    if (wk->seg != TS_SEG_IDLE) { /* account the running piece up to now */
+      ts_time t0 = wk->seg_t0, now = w->sim.now;
+      wk->busy += now - t0;
+      if (wk->seg == TS_SEG_ACTOR && ts_world_actor(w, wk->actor)->seg.kernel) {
+        wk->busy_kernel += now - t0;
+        wk->win_kernel += ts__clip(w, t0, now);
+      } else {
+        wk->win_user += ts__clip(w, t0, now);
+      }
+      wk->seg_t0 = now;
+    }
+  }
 }
 
 int ts_world_run(ts_world *w)
 {
-  ts_sim_run(&w->sim, TS_TIME_MAX, 0);
+  if (w->error)
+    return w->error;
+  if (w->win_t1 < w->horizon) {
+    ts_sim_run(&w->sim, w->win_t1, 0);
+    if (!w->sim.failed) {
+      if (w->sim.now < w->win_t1 && ts_heap_peek(&w->sim.heap))
+        w->sim.now = w->win_t1;
+      w->memory_at_end = memory_now(w);
+    }
+  }
+  if (!w->sim.failed)
+    ts_sim_run(&w->sim, w->horizon, 0);
+  if (w->error)
+    return w->error;
   if (w->sim.failed)
-    return w->sim.failed == TS_SIM_NOMEM ? -1 : -3;
-  return w->done == w->nactors ? 0 : -2;
+    return w->sim.failed == TS_SIM_NOMEM ? TS_WORLD_NOMEM : w->sim.failed == TS_SIM_STOP ? TS_WORLD_HORIZON
+                                                                                         : TS_WORLD_INTERNAL;
+  int reached = ts_heap_peek(&w->sim.heap) != NULL; /* events left beyond the horizon */
+  if (reached && w->horizon != TS_TIME_MAX)
+    w->sim.now = w->horizon;
+  close_states(w);
+  if (w->memory_at_end < 0)
+    w->memory_at_end = memory_now(w);
+  if (reached || w->done == w->nactors)
+    return TS_WORLD_OK;
+  return TS_WORLD_STUCK;
+}
+
+ts_time ts_world_window(const ts_world *w)
+{
+  ts_time end = w->win_t1 < w->sim.now ? w->win_t1 : w->sim.now;
+  return end > w->win_t0 ? end - w->win_t0 : 0;
+}
+
+ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1)
+{
+  ts_time lo = t0 > w->win_t0 ? t0 : w->win_t0, hi = t1 < w->win_t1 ? t1 : w->win_t1;
+  return hi > lo ? hi - lo : 0;
+}
+
+void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
+{
+  if (at > TS_HORIZON_MAX) {
+    if (!w->error) {
+      snprintf(w->errmsg, sizeof w->errmsg, "simulated time would pass 73 years (2^61 ns)");
+      w->error = TS_WORLD_HORIZON;
+    }
+    w->sim.failed = TS_SIM_STOP;
+    return;
+  }
+  if (ts_sim_at(&w->sim, at, kind, obj, gen) != 0 && !w->error && w->sim.failed == TS_SIM_PAST)
+    ts__invariant(w, "an event was scheduled in the past (at %lld ns)", (long long)at);
 }
 
 void ts__world_nomem(ts_world *w)
 {
+  if (!w->error)
+    w->error = TS_WORLD_NOMEM;
   w->sim.failed = TS_SIM_NOMEM;
+}
+
+/* What actor a waits on, in words. */
+static void waits_on(const ts_world *w, const ts_actor *a, char *buf, size_t cap)
+{
+  const ts_model *m = w->model;
+  const ts_class *k = &m->classes[a->klass];
+  const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
+  const char *what = ts_state_get(a->state)->name;
+  if (s && (a->state == TS_ACTOR_LOCK_WAIT || a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
+    snprintf(buf, cap, "%s %s \"%s\"", what, m->locks[s->ref].kind == TS_LOCK_MUTEX ? "mutex" : "lock",
+             m->locks[s->ref].name);
+  else if (s && a->state == TS_ACTOR_CHAN_WAIT)
+    snprintf(buf, cap, "%s \"%s\"", what, m->chans[s->ref].name);
+  else if (s && a->state == TS_ACTOR_CALL_WAIT)
+    snprintf(buf, cap, "%s from server \"%s\"", what, m->servers[s->ref].name);
+  else
+    snprintf(buf, cap, "%s", what);
+}
+
+void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
+{
+  size_t len = 0;
+  int shown = 0, stuck = 0;
+  buf[0] = '\0';
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    if (a->state == TS_ACTOR_DONE)
+      continue;
+    stuck++;
+    if (shown >= max || len + 1 >= cap)
+      continue;
+    char what[160];
+    waits_on(w, a, what, sizeof what);
+    int r = snprintf(buf + len, cap - len, "%s%s #%d (actor %d, step %s): %s", shown ? "; " : "",
+                     w->model->classes[a->klass].name, a->index, a->id,
+                     a->pc < (int)w->model->classes[a->klass].nsteps ? w->model->classes[a->klass].steps[a->pc].where
+                                                                      : "end",
+                     what);
+    if (r > 0)
+      len += (size_t)r < cap - len ? (size_t)r : cap - len - 1;
+    shown++;
+  }
+  if (stuck > shown && len + 1 < cap)
+    snprintf(buf + len, cap - len, "; and %d more", stuck - shown);
+}
+
+const char *ts_world_strerror(const ts_world *w, int status)
+{
+  switch (status) {
+  case TS_WORLD_OK: return "ok";
+  case TS_WORLD_NOMEM: return "out of memory";
+  case TS_WORLD_STUCK: return "the simulation deadlocked: actors wait on something that never comes";
+  case TS_WORLD_HORIZON: return "simulated time would pass 73 years (fewer actors or shorter steps)";
+  case TS_WORLD_MODEL:
+  case TS_WORLD_INTERNAL: return w->errmsg;
+  default: return "unknown error";
+  }
 }

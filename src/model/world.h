@@ -1,11 +1,12 @@
-/* One replication of a model at one sweep point: the workers, actors and
- * locks that a ts_model describes, wired to a ts_sim. ts_world_run drives the
- * simulation to the end and leaves one ts_actor_stats per actor.
+/* One replication of a model at one sweep point: the workers, actors, locks,
+ * channels and servers that a ts_model describes, wired to a ts_sim.
+ * ts_world_run drives the simulation up to a time and leaves one
+ * ts_actor_stats per actor and the window's accumulators.
  *
- * Invariants: a worker runs at most one segment (a slice of one actor's CPU
- * steps, or loop overhead) at a time; an actor is in exactly one place: running,
- * in its worker's I/O-callback queue, in its worker's time-slice queue, waiting
- * on I/O, waiting for a lock, or done. */
+ * Invariants: a worker runs at most one segment (a piece of one actor's CPU,
+ * or loop overhead) at a time; an actor is in exactly one state (state.h) and
+ * in at most one queue; a lock instance has at most `capacity` holders;
+ * simulated time never decreases. ts_world_check verifies the cheap ones. */
 #ifndef TS_WORLD_H
 #define TS_WORLD_H
 #include <stdint.h>
@@ -14,72 +15,112 @@
 #include "engine/sim.h"
 #include "model/model.h"
 #include "model/observer.h"
+#include "model/op.h"
+#include "model/state.h"
 #include "sched/policy.h"
 #include "sched/ring.h"
-
-typedef enum {
-  TS_ACTOR_NEW,        /* not yet arrived */
-  TS_ACTOR_READY,      /* in the worker's I/O-callback queue */
-  TS_ACTOR_RUNNING,
-  TS_ACTOR_QUEUED,     /* in the time-slice queue */
-  TS_ACTOR_IO,         /* waiting off-CPU */
-  TS_ACTOR_LOCK_WAIT,
-  TS_ACTOR_DONE
-} ts_actor_state;
 
 /* Per-actor measurements, the ones the real probes take. */
 typedef struct ts_actor_stats {
   int actor;
   int klass;
-  int worker;
+  int worker;           /* the worker it was placed on (its home) */
   ts_time arrive;
   ts_time wave_start;
   ts_time wave_end;
-  ts_time done;
+  ts_time done;         /* -1 while not done */
   ts_time timer;        /* slice-timer CPU: sum of laps in timed steps */
-  ts_time cpu;          /* all CPU the actor ran (wall time on a CPU) */
-  ts_time queue_wait;   /* time in the time-slice queue */
-  ts_time ready_wait;   /* time in the I/O-callback queue */
-  ts_time io;           /* time waiting off-CPU */
-  ts_time lock_wait;    /* time waiting to acquire locks */
-  ts_time lock_work;    /* time holding locks (summed over acquisitions) */
+  ts_time cpu;          /* all CPU the actor ran (wall time on a CPU, user and kernel) */
+  ts_time kernel;       /* of which kernel CPU */
+  ts_time lock_work;    /* time holding async locks (summed over acquisitions) */
+  ts_time mutex_wait;   /* from a contended mutex acquire to holding it (spin, futex, parked) */
+  ts_time mutex_hold;   /* time holding mutexes */
+  ts_time state[TS_NSTATES]; /* time spent in each state */
   int64_t slices;       /* run periods that did timed CPU work */
   int64_t yields;
 } ts_actor_stats;
 
+/* A CPU segment: the actor's current burst of CPU and where it stands. */
+typedef struct ts_seg {
+  ts_time cost;         /* demand */
+  ts_time done;         /* work done so far */
+  int64_t rows;         /* equal chunks (>= 1); a sliced segment checks the lap after each */
+  int64_t rows_done;
+  int64_t rows_target;  /* rows done when the planned piece ends */
+  uint8_t active;       /* begun and not finished */
+  uint8_t sliced, timed, kernel;
+  uint8_t state;        /* TS_ACTOR_RUNNING, SPIN or FUTEX while it runs */
+} ts_seg;
+
+typedef struct ts_loop {
+  int64_t left;         /* iterations left after this one (forever: -1) */
+  int64_t iter;         /* this iteration, from 0 */
+} ts_loop;
+
+typedef struct ts_held {
+  int inst;             /* instance held, or -1 */
+  ts_time since;
+} ts_held;
+
+typedef struct ts_seen {
+  int inst;             /* the channel instance last waited on, or -1 */
+  int64_t version;      /* its version when last seen */
+} ts_seen;
+
 typedef struct ts_actor {
   int id;
   int klass;
-  int worker;
-  ts_actor_state state;
+  int index;            /* within its class */
+  int worker;           /* where it runs now */
+  int home;             /* where it was placed */
+  int ret_worker;       /* a call: the worker its reply returns to */
+  int parent;           /* the actor that spawned it, or -1 */
+  int spawns;           /* actors it spawned so far */
+  int spawn_k;          /* spawned: 1 + its parent's spawns before it (its stream's ordinal); else 0 */
+  uint8_t state;
+  uint8_t prio_pending; /* a priority io completed but its callback has not run */
+  uint8_t lap_counted;  /* this run period already counted as a slice */
+  uint8_t hidden;       /* spawned: not in the statistics of its class */
+  int sched_class;      /* class in queues (a call sets its own while it lasts) */
+  int pc;               /* current step */
+  int sub;              /* where the current step's exec stands (0 at its start) */
+  int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
   ts_time state_since;
-  size_t pc;            /* current step */
-  int in_step;          /* the cpu step at pc has begun and not finished */
-  ts_time step_cost;    /* drawn cost of the current cpu step */
-  ts_time step_done;    /* work done in the current cpu step */
-  int64_t rows_done;
-  int64_t rows_target;  /* rows done when the planned segment ends */
   ts_time lap_start;
-  int lap_counted;      /* this run period already counted as a slice */
-  int prio_pending;     /* a priority io completed but its callback has not run */
-  ts_time *lock_since;  /* per lock: acquisition time, or -1 */
+  ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
+  ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
+  ts_seg seg;
+  ts_rng *rng;          /* its own stream, made on the first draw */
+  ts_loop *loops;       /* [class loops], or NULL */
+  ts_time *span_t0;     /* [model spans]: when each open span began, -1 if not open */
+  ts_held *held;        /* [model locks] */
+  ts_seen *seen;        /* [model channels] */
   ts_actor_stats st;
 } ts_actor;
 
 typedef enum { TS_SEG_IDLE, TS_SEG_ACTOR, TS_SEG_OVERHEAD } ts_seg_kind;
 
-/* A loop iteration: START (pay loop overhead, snapshot the ready callbacks),
- * POLL (run the snapshot's callbacks), CHECK (resume at most one queued actor). */
-typedef enum { TS_PHASE_START, TS_PHASE_POLL, TS_PHASE_CHECK } ts_loop_phase;
+/* An event-loop iteration: START (pay loop overhead, snapshot the expired
+ * timers and ready callbacks), TIMERS (run the expired timers), POLL (run the
+ * snapshot's callbacks), CHECK (resume at most one queued actor). */
+typedef enum { TS_PHASE_START, TS_PHASE_TIMERS, TS_PHASE_POLL, TS_PHASE_CHECK } ts_loop_phase;
 
 typedef struct ts_worker {
-  int id;
-  ts_ring ready;          /* actors whose I/O completed: callbacks for the poll phase */
-  ts_sched_queue queue;   /* the time-slice queue */
-  ts_loop_phase phase;    /* where the loop iteration stands */
+  int id;                 /* across all pools */
+  int pool;
+  int index;              /* within its pool */
+  const ts_pool *spec;
+  ts_ring ready;          /* event loop: I/O callbacks for the poll phase; thread: the run queue */
+  ts_ring timers;         /* event loop: expired timers for the timers phase */
+  ts_sched_queue queue;   /* event loop: the time-slice queue */
+  ts_loop_phase phase;
   int overhead_paid;      /* this iteration's loop overhead is paid */
   size_t poll_left;       /* callbacks left in this iteration's poll phase */
-  int wake_pending;
+  size_t timers_left;     /* timers left in this iteration's timers phase */
+  int wake_pending;       /* a WAKE event is scheduled at wake_at */
+  ts_time wake_at;
+  int wake_charged;       /* thread: a notifier paid to wake it in this park cycle */
+  int blocked;            /* the actor whose mutex wait blocks the whole worker, or -1 */
   int prio_inflight;      /* priority operations in flight in this worker's process */
   ts_seg_kind seg;
   int actor;              /* running actor (TS_SEG_ACTOR) */
@@ -90,85 +131,133 @@ typedef struct ts_worker {
   ts_time over_left;      /* TS_SEG_OVERHEAD: overhead work left */
   ts_time seg_threshold;  /* threshold in force for this run period */
   uint32_t gen;           /* stamps SEG_END events; bumped on replan */
+  int load;               /* actors of the main class placed here */
+  double cpu_scale;       /* CPU price at this worker's load */
   ts_time busy;           /* wall time spent running segments */
+  ts_time busy_kernel;    /* of which kernel CPU */
+  ts_time win_user, win_kernel; /* busy time within the measurement window */
+  int64_t queue_entries;  /* entries into the time-slice queue */
+  int64_t queue_depth_sum;/* actors already waiting there at each entry */
+  int queue_depth_max;
 } ts_worker;
 
 typedef struct ts_lock {
-  int owner;              /* actor id, or -1 */
-  ts_ring waiters;
+  int holders;            /* actors holding it (at most the capacity) */
+  int owner;              /* with capacity 1: the holder, or -1 */
+  ts_ring waiters;        /* actors waiting to acquire, oldest first */
+  ts_ring spinners;       /* mutex: actors spinning for it now, oldest first */
 } ts_lock;
+
+typedef struct ts_chan {
+  int64_t version;        /* notifies so far */
+  int64_t tokens;         /* counting channels: notifies not yet taken */
+  ts_time stamp;          /* the timestamp the last notify carried */
+  ts_ring waiters;
+} ts_chan;
+
+typedef struct ts_server {
+  ts_sched_queue queue;   /* calls waiting for service */
+  int inflight;
+  int next;               /* round robin over the pool's workers */
+} ts_server;
+
+/* A span's samples in one replication: durations of those that ended in the
+ * window, in ns. */
+typedef struct ts_span_rec {
+  ts_time *v;
+  size_t len, cap;
+  int64_t ended;          /* all that ended, in the window or not */
+} ts_span_rec;
+
+enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTERNAL = -3, TS_WORLD_HORIZON = -4,
+       TS_WORLD_MODEL = -5 };
 
 typedef struct ts_world {
   const ts_model *model;
   ts_sim sim;
-  ts_rng *rng;
+  uint64_t seed;          /* this replication's stream seed: actors derive theirs from it */
+  ts_rng *rng;            /* the world's own stream (sources) */
   int n;
-  int nworkers;
+  int nworkers;           /* all pools */
+  int nmain;              /* workers of the main pool */
+  int *pool_base;         /* [npools + 1]: the first worker of each pool */
   ts_worker *workers;
-  int nactors;
-  ts_actor *actors;
-  int nlocks;             /* instantiated locks */
-  ts_lock *locks;         /* declaration-major: lock_base[d] is the first of declaration d's */
-  int *lock_base;
-  int busy;               /* workers running a segment */
-  double cpu_scale;       /* ts_model_cpu_scale at this n */
+  /* actors: chunks of TS_CHUNK, addresses stable while the world lives */
+  ts_actor **chunks;
+  int nactors;            /* made so far */
+  int cap_actors;
+  int *class_base;        /* [nclasses + 1]: first actor id of each class (fixed counts) */
+  int *class_count;       /* [nclasses]: actors of each class (forever: made so far) */
+  int nfixed;             /* actors made at init (not spawned, not from sources) */
   int done;               /* actors done */
+  int live;               /* actors arrived and not done */
+  int busy;               /* workers running a segment */
+  /* declared objects, declaration-major: lock_base[d] is the first instance of declaration d */
+  ts_lock *locks;
+  int *lock_base;
+  int nlock_inst;
+  ts_chan *chans;
+  int *chan_base;
+  int nchan_inst;
+  ts_server *servers;
+  double *counters;
+  /* measurement window [win_t0, win_t1) and its accumulators */
+  ts_time win_t0, win_t1;
+  ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
+  ts_time win_state[TS_NSTATES];  /* time all actors spent in each state, within the window */
+  ts_time win_mutex_wait;
+  ts_time *mutex_wait_by_lock;    /* [model locks], all run */
+  int64_t mutex_contended;        /* contended acquires */
+  ts_span_rec *spans;     /* [model spans] */
+  int64_t memory_at_end;  /* bytes of live objects at the window's end (-1 until then) */
+  int ended;              /* the window's end was reached and its snapshot taken */
+  /* errors */
+  int error;              /* TS_WORLD_* once the run failed */
+  char errmsg[256];       /* TS_WORLD_MODEL: what went wrong, naming the step */
+  uint64_t ops_at_instant;/* ops run at the current instant (livelock guard) */
+  ts_time ops_instant;
   const ts_observer *obs; /* optional: trace records */
 } ts_world;
 
-/* Build a world for n groups on `workers` workers with the given seed, in
- * caller memory. obs may be NULL. Returns 0, or -1 when memory runs out
- * (everything built so far is freed). */
-int ts_world_init(ts_world *w, const ts_model *m, int n, int workers, unsigned long seed,
-                  const ts_observer *obs);
+#define TS_CHUNK_BITS 12
+#define TS_CHUNK (1 << TS_CHUNK_BITS)
+
+/* Actor id's memory. */
+static inline ts_actor *ts_world_actor(const ts_world *w, int id)
+{
+  return &w->chunks[id >> TS_CHUNK_BITS][id & (TS_CHUNK - 1)];
+}
+
+/* Where one replication runs and what it measures. */
+typedef struct ts_world_spec {
+  int n;                  /* the sweep's n */
+  int workers;            /* workers of the main pool */
+  uint64_t seed;          /* the replication's stream seed */
+  ts_time horizon;        /* stop here; TS_TIME_MAX: when nothing is left to do */
+  ts_time win_t0, win_t1; /* the measurement window; win_t1 = TS_TIME_MAX: until the end */
+} ts_world_spec;
+
+/* Build a world for spec in caller memory. obs may be NULL. Returns 0; -1
+ * when memory runs out; TS_WORLD_MODEL when the model cannot be laid out at
+ * this point (a count or placement out of range: w->errmsg says which); the
+ * world needs ts_world_finish in every case. */
+int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs);
 /* Free a world's memory. */
 void ts_world_finish(ts_world *w);
-/* Run to the end (every actor done, or no events left). Returns 0 when every
- * actor finished, -1 on memory failure, -2 if actors remain stuck (deadlock),
- * -3 on an internal error (an event scheduled in the past). */
+/* Run until the horizon, or until nothing is left to do. Returns TS_WORLD_OK
+ * when every actor finished or the horizon was reached; TS_WORLD_STUCK when
+ * actors are left waiting with nothing pending (a deadlock: ts_world_stuck
+ * says who waits on what); TS_WORLD_NOMEM; TS_WORLD_HORIZON when simulated
+ * time would pass TS_HORIZON_MAX; TS_WORLD_MODEL when a step failed while
+ * running (w->errmsg); TS_WORLD_INTERNAL on a broken invariant (a bug:
+ * w->errmsg names it). */
 int ts_world_run(ts_world *w);
-
-/* internal, across src/model (ts__ = not part of the library's interface) */
-
-/* An idle worker has work: schedule its WAKE at the current instant (once). */
-void ts__worker_kick(ts_world *w, ts_worker *wk);
-/* Make the worker busy with `work` ns of loop CPU that belongs to no actor. */
-void ts__worker_start_overhead(ts_world *w, ts_worker *wk, ts_time work);
-/* The running actor a begins or resumes its cpu step on wk at the current time. */
-void ts__worker_run_cpu(ts_world *w, ts_worker *wk, ts_actor *a);
-/* The running actor a rejoins wk's time-slice queue; wk pays the yield
- * overhead. Returns 1 if wk stays busy (overhead), 0 if it is free. */
-int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a);
-/* Report wk's queue depth and priority ops in flight to the observer. */
-void ts__worker_counters(ts_world *w, ts_worker *wk);
-/* wk's CPU is free: advance its loop iteration (START, POLL, CHECK) until an
- * actor or overhead keeps it busy or nothing is left (then it goes idle). */
-void ts__worker_next(ts_world *w, ts_worker *wk);
-/* Event handlers: a planned segment ends (ignored when its gen is stale);
- * an idle worker wakes. */
-void ts__worker_on_seg_end(ts_sim *sim, const ts_event *ev);
-void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
-/* Move actor a to state s at the current time, adding the time spent in the
- * old state to its stats. */
-void ts__actor_set_state(ts_world *w, ts_actor *a, ts_actor_state s);
-/* Run a's program from its pc while it holds the CPU. Returns 1 when a cpu
- * step (or yield overhead) keeps the worker busy, 0 when a left the CPU. */
-int ts__actor_continue(ts_world *w, ts_actor *a);
-/* Event handlers: an actor arrives; an actor's io step completes. */
-void ts__actor_on_arrive(ts_sim *sim, const ts_event *ev);
-void ts__actor_on_io_done(ts_sim *sim, const ts_event *ev);
-/* a was handed a lock: it resumes as a callback on its worker's loop. */
-void ts__actor_grant(ts_world *w, ts_actor *a);
-/* Take lock decl for a: 1 if acquired now, 0 if a was queued behind the owner. */
-int ts__lock_acquire(ts_world *w, ts_actor *a, int decl);
-/* Release lock decl held by a (no-op if a does not hold it); the oldest
- * waiter, if any, becomes the owner and is granted. */
-void ts__lock_release(ts_world *w, ts_actor *a, int decl);
-/* One draw of d from the replication's stream, in ns, capped at ts_model_draw_max(d). */
-ts_time ts__draw(ts_world *w, const ts_dist *d);
-/* Memory ran out inside a handler: stop the run (ts_world_run returns -1). */
-void ts__world_nomem(ts_world *w);
-
-enum { TS_EV_ARRIVE = 0, TS_EV_IO_DONE, TS_EV_SEG_END, TS_EV_WAKE };
+/* Describe up to `max` actors that are stuck (not done) and what each waits
+ * on, into buf (one line). */
+void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max);
+/* The window's length in ns (its end clipped to when the run stopped). */
+ts_time ts_world_window(const ts_world *w);
+/* A sentence for a TS_WORLD_* status (with errmsg where it has one). */
+const char *ts_world_strerror(const ts_world *w, int status);
 
 #endif

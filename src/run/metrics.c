@@ -1,50 +1,353 @@
 #include "run/metrics.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const ts_metric_info info[TS_M_COUNT] = {
-  [TS_M_WAVE_MS] = {"wave_ms", "wave wall clock: wave_start mark (default: arrival) to wave_end mark (default: done)"},
-  [TS_M_WAVE_P95_MS] = {"wave_p95_ms", "95th percentile of wave_ms over all actors of all replications"},
-  [TS_M_PER_GROUP_CPU_MS] = {"per_group_cpu_ms", "slice-timer CPU: sum of laps (wall time) in timed cpu steps, stopped while queued"},
-  [TS_M_WAVE_RATIO] = {"wave_ratio", "wave_ms / wave_ms at the smallest n with the same workers"},
-  [TS_M_LOCK_WAIT_MS] = {"lock_wait_ms", "time waiting to acquire locks"},
-  [TS_M_LOCK_WORK_MS] = {"lock_work_ms", "time holding locks, including time descheduled"},
-  [TS_M_QUEUE_WAIT_MS] = {"queue_wait_ms", "time waiting in the time-slice queue"},
-  [TS_M_SLICES] = {"slices", "run periods that did timed CPU work"},
-  [TS_M_CPU_MS] = {"cpu_ms", "time the actor ran on its worker, sliced or not (stretched when workers share cores)"},
-  [TS_M_IO_MS] = {"io_ms", "time waiting off-CPU (io steps)"},
-  [TS_M_READY_WAIT_MS] = {"ready_wait_ms", "time an I/O callback waited for the event loop"},
-  [TS_M_DONE_MS] = {"done_ms", "completion time of the actor's program, from time 0"},
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+/* The built-in metrics. The first twelve exist for every model, in this
+ * order (the historical summary.csv columns); `needs` gates the rest on the
+ * model's features. */
+enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL };
+
+static const struct builtin {
+  const char *name, *unit, *meaning;
+  ts_metric_source source;
+  int id, stat, digits, needs;
+} builtins[] = {
+  {"wave_ms", "ms", "wave wall clock: wave_start mark (default: arrival) to wave_end mark (default: done)", TS_SRC_ACTOR, TS_Q_WAVE, 0, 1, F_ALWAYS},
+  {"wave_p95_ms", "ms", "95th percentile of wave_ms over all actors of all replications", TS_SRC_ACTOR, TS_Q_WAVE, 1, 1, F_ALWAYS},
+  {"per_group_cpu_ms", "ms", "slice-timer CPU: sum of laps (wall time) in timed cpu steps, stopped while queued", TS_SRC_ACTOR, TS_Q_TIMER, 0, 1, F_ALWAYS},
+  {"wave_ratio", "ratio", "wave_ms / wave_ms at the smallest n with the same workers", TS_SRC_RATIO, TS_Q_WAVE, 0, 3, F_ALWAYS},
+  {"lock_wait_ms", "ms", "time waiting to acquire async locks", TS_SRC_ACTOR, TS_Q_LOCK_WAIT, 0, 1, F_ALWAYS},
+  {"lock_work_ms", "ms", "time holding async locks, including time descheduled", TS_SRC_ACTOR, TS_Q_LOCK_WORK, 0, 1, F_ALWAYS},
+  {"queue_wait_ms", "ms", "time waiting in the time-slice queue", TS_SRC_ACTOR, TS_Q_QUEUE_WAIT, 0, 1, F_ALWAYS},
+  {"slices", "count", "run periods that did timed CPU work", TS_SRC_ACTOR, TS_Q_SLICES, 0, 0, F_ALWAYS},
+  {"cpu_ms", "ms", "time the actor ran on a CPU, user and kernel (stretched when workers share cores)", TS_SRC_ACTOR, TS_Q_CPU, 0, 1, F_ALWAYS},
+  {"io_ms", "ms", "time waiting off-CPU (io steps)", TS_SRC_ACTOR, TS_Q_IO, 0, 1, F_ALWAYS},
+  {"ready_wait_ms", "ms", "time ready but not running: an I/O callback waiting for the loop, a task in a run queue", TS_SRC_ACTOR, TS_Q_READY_WAIT, 0, 1, F_ALWAYS},
+  {"done_ms", "ms", "completion time of the actor's program, from time 0", TS_SRC_ACTOR, TS_Q_DONE, 0, 1, F_ALWAYS},
+  {"queue_depth", "count", "mean number of actors already waiting in a time-slice queue when an actor enters it", TS_SRC_WORLD, TS_W_QUEUE_DEPTH, 0, 2, F_ALWAYS},
+  {"queue_depth_max", "count", "most actors already waiting in a time-slice queue when an actor entered it", TS_SRC_WORLD, TS_W_QUEUE_DEPTH_MAX, 0, 0, F_ALWAYS},
+  {"slice_wait_ms", "ms", "mean time from entering the time-slice queue to being resumed", TS_SRC_WORLD, TS_W_SLICE_WAIT, 0, 2, F_ALWAYS},
+  {"groups_max", "count", "most actors of the main class placed on one main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MAX, 0, 0, F_ALWAYS},
+  {"groups_mean", "count", "actors of the main class per main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MEAN, 0, 2, F_ALWAYS},
+  {"cpu_cores", "cores", "CPU of all workers in the window (user + kernel), in cores", TS_SRC_WORLD, TS_W_CPU_CORES, 0, 3, F_ALWAYS},
+  {"user_cores", "cores", "user CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_USER_CORES, 0, 3, F_KERNEL},
+  {"kernel_cores", "cores", "kernel CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_KERNEL_CORES, 0, 3, F_KERNEL},
+  {"mutex_wait_ms", "ms", "time all actors spent acquiring contended mutexes in the window (spin, futex, parked)", TS_SRC_WORLD, TS_W_MUTEX_WAIT, 0, 1, F_MUTEX},
+  {"lock_wait_share", "share", "lock and mutex wait in the window over the workers' user + kernel CPU in it", TS_SRC_WORLD, TS_W_LOCK_WAIT_SHARE, 0, 4, F_ALWAYS},
+  {"user_instructions", "instructions", "user CPU in the window times host.instructions_per_ms.user", TS_SRC_WORLD, TS_W_USER_INSTR, 0, 0, F_IPMS},
+  {"kernel_instructions", "instructions", "kernel CPU in the window times host.instructions_per_ms.kernel", TS_SRC_WORLD, TS_W_KERNEL_INSTR, 0, 0, F_IPMS},
+  {"memory_bytes", "bytes", "declared size of the objects alive at the window's end (actors, locks, channels)", TS_SRC_WORLD, TS_W_MEMORY, 0, 0, F_ALWAYS},
+  {"kernel_ms", "ms", "kernel CPU of the actor (futex, wakes, kernel cpu steps)", TS_SRC_ACTOR, TS_Q_KERNEL, 0, 2, F_KERNEL},
+  {"sleep_ms", "ms", "time sleeping (timers)", TS_SRC_ACTOR, TS_Q_SLEEP, 0, 1, F_SLEEP},
+  {"chan_wait_ms", "ms", "time parked on channels", TS_SRC_ACTOR, TS_Q_CHAN_WAIT, 0, 1, F_CHAN},
+  {"hop_ms", "ms", "time in transit between workers", TS_SRC_ACTOR, TS_Q_HOP, 0, 3, F_HOP},
+  {"call_wait_ms", "ms", "time in calls: request and reply legs and the server's queue", TS_SRC_ACTOR, TS_Q_CALL_WAIT, 0, 2, F_CALL},
+  {"actor_mutex_wait_ms", "ms", "time the actor spent acquiring contended mutexes", TS_SRC_ACTOR, TS_Q_MUTEX_WAIT, 0, 3, F_MUTEX},
 };
 
-const ts_metric_info *ts_metric_get(ts_metric m)
-{
-  return &info[m];
-}
+#define NBUILTIN (sizeof builtins / sizeof *builtins)
+#define NALWAYS 12
 
-int ts_metric_find(const char *name)
+static const char *const span_stats[TS_SPAN_NSTATS] = {"count", "rate_per_s", "mean", "p50", "p95", "p99"};
+
+int ts_span_stat_find(const char *name)
 {
-  for (int m = 0; m < TS_M_COUNT; m++)
-    if (strcmp(info[m].name, name) == 0)
-      return m;
+  for (int s = 0; s < TS_SPAN_NSTATS; s++)
+    if (strcmp(span_stats[s], name) == 0)
+      return s;
   return -1;
 }
 
-double ts_metric_sample(ts_metric m, const ts_actor_stats *s)
+int ts_metric_builtin(const char *name)
 {
-  switch (m) {
-  case TS_M_WAVE_MS:
-  case TS_M_WAVE_P95_MS:
-  case TS_M_WAVE_RATIO: return ts_time_to_ms(s->wave_end - s->wave_start);
-  case TS_M_PER_GROUP_CPU_MS: return ts_time_to_ms(s->timer);
-  case TS_M_LOCK_WAIT_MS: return ts_time_to_ms(s->lock_wait);
-  case TS_M_LOCK_WORK_MS: return ts_time_to_ms(s->lock_work);
-  case TS_M_QUEUE_WAIT_MS: return ts_time_to_ms(s->queue_wait);
-  case TS_M_SLICES: return (double)s->slices;
-  case TS_M_CPU_MS: return ts_time_to_ms(s->cpu);
-  case TS_M_IO_MS: return ts_time_to_ms(s->io);
-  case TS_M_READY_WAIT_MS: return ts_time_to_ms(s->ready_wait);
-  case TS_M_DONE_MS: return ts_time_to_ms(s->done);
+  for (int i = 0; i < NALWAYS; i++)
+    if (strcmp(builtins[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+static int wanted(const ts_model *m, int needs)
+{
+  switch (needs) {
+  case F_MUTEX: return m->has_mutex;
+  case F_CHAN: return m->has_chan;
+  case F_HOP: return m->has_hop;
+  case F_CALL: return m->has_call;
+  case F_SLEEP: return m->has_sleep;
+  case F_IPMS: return m->ipms_user > 0 || m->ipms_kernel > 0;
+  case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread;
+  default: return 1;
+  }
+}
+
+static ts_metric *grow(ts_metric_list *l)
+{
+  ts_metric *v = realloc(l->v, (l->n + 1) * sizeof *v);
+  if (!v)
+    return NULL;
+  l->v = v;
+  memset(&v[l->n], 0, sizeof *v);
+  return &v[l->n++];
+}
+
+typedef struct rctx {
+  const ts_metric_list *l;
+} rctx;
+
+static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
+{
+  (void)constant;
+  const rctx *r = ctx;
+  int i = ts_metric_list_find(r->l, name);
+  if (i < 0)
+    return 0;
+  *var = (ts_expr_var){0, i};
+  return 1;
+}
+
+int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size_t cap)
+{
+  memset(out, 0, sizeof *out);
+  for (size_t b = 0; b < NBUILTIN; b++) {
+    if (!wanted(m, builtins[b].needs))
+      continue;
+    ts_metric *x = grow(out);
+    if (!x)
+      goto nomem;
+    snprintf(x->name, sizeof x->name, "%s", builtins[b].name);
+    snprintf(x->meaning, sizeof x->meaning, "%s", builtins[b].meaning);
+    x->unit = builtins[b].unit;
+    x->source = builtins[b].source;
+    x->id = builtins[b].id;
+    x->stat = builtins[b].stat;
+    x->digits = builtins[b].digits;
+  }
+  for (size_t p = 1; m->npools > 1 && p < m->npools; p++) {
+    ts_metric *x = grow(out);
+    if (!x)
+      goto nomem;
+    snprintf(x->name, sizeof x->name, "%s_cpu_cores", m->pools[p].name);
+    snprintf(x->meaning, sizeof x->meaning, "CPU of pool %s's workers in the window, in cores", m->pools[p].name);
+    x->unit = "cores";
+    x->source = TS_SRC_WORLD;
+    x->id = TS_W_POOL_CORES + (int)p;
+    x->digits = 3;
+  }
+  for (size_t s = 0; s < m->nspans; s++)
+    for (int st = 0; st < TS_SPAN_NSTATS; st++) {
+      ts_metric *x = grow(out);
+      if (!x)
+        goto nomem;
+      int ms = st >= TS_SPAN_MEAN;
+      snprintf(x->name, sizeof x->name, "%s_%s%s", m->spans[s].name, span_stats[st], ms ? "_ms" : "");
+      snprintf(x->meaning, sizeof x->meaning, "span %s: %s", m->spans[s].name,
+               st == TS_SPAN_COUNT ? "samples that ended in the window, per replication"
+               : st == TS_SPAN_RATE ? "samples per second of window (its throughput)"
+                                    : "of its samples in the window, pooled over replications");
+      x->unit = st == TS_SPAN_COUNT ? "count" : st == TS_SPAN_RATE ? "per_s" : "ms";
+      x->source = TS_SRC_SPAN;
+      x->id = (int)s;
+      x->stat = st;
+      x->digits = st == TS_SPAN_COUNT ? 0 : 3;
+    }
+  for (size_t i = 0; i < m->nmetrics; i++) {
+    const ts_metric_spec *d = &m->metrics[i];
+    ts_metric *x = grow(out);
+    if (!x)
+      goto nomem;
+    snprintf(x->name, sizeof x->name, "%s", d->name);
+    snprintf(x->meaning, sizeof x->meaning, "%s", *d->meaning ? d->meaning : d->expr ? d->expr : "a span statistic");
+    x->per_replication = d->per_replication;
+    x->digits = 3;
+    if (d->kind == TS_MDEF_SPAN) {
+      x->source = TS_SRC_SPAN;
+      x->id = d->span;
+      x->stat = d->stat;
+      x->unit = d->stat == TS_SPAN_COUNT ? "count" : d->stat == TS_SPAN_RATE ? "per_s" : "ms";
+      continue;
+    }
+    x->source = TS_SRC_EXPR;
+    x->unit = "";
+    out->n--; /* not findable by its own expression */
+    rctx r = {out};
+    char why[160];
+    ts_expr *e = ts_expr_compile(d->expr, resolve, &r, why, sizeof why);
+    out->n++;
+    if (!e) {
+      snprintf(err, cap, "metrics.%s: \"%s\": %s (names: the metrics listed by `tssim run --help` and those before it)",
+               d->name, d->expr, why);
+      ts_metric_list_finish(out);
+      return -1;
+    }
+    x->expr = e;
+  }
+  return 0;
+nomem:
+  snprintf(err, cap, "out of memory");
+  ts_metric_list_finish(out);
+  return -1;
+}
+
+void ts_metric_list_finish(ts_metric_list *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    ts_expr_free(l->v[i].expr);
+  free(l->v);
+  memset(l, 0, sizeof *l);
+}
+
+int ts_metric_list_find(const ts_metric_list *l, const char *name)
+{
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->v[i].name, name) == 0)
+      return (int)i;
+  return -1;
+}
+
+double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s)
+{
+  switch (mi->id) {
+  case TS_Q_WAVE: return ts_time_to_ms(s->wave_end - s->wave_start);
+  case TS_Q_TIMER: return ts_time_to_ms(s->timer);
+  case TS_Q_LOCK_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_LOCK_WAIT]);
+  case TS_Q_LOCK_WORK: return ts_time_to_ms(s->lock_work);
+  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_QUEUED]);
+  case TS_Q_SLICES: return (double)s->slices;
+  case TS_Q_CPU: return ts_time_to_ms(s->cpu);
+  case TS_Q_IO: return ts_time_to_ms(s->state[TS_ACTOR_IO]);
+  case TS_Q_READY_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_READY]);
+  case TS_Q_DONE: return ts_time_to_ms(s->done);
+  case TS_Q_KERNEL: return ts_time_to_ms(s->kernel);
+  case TS_Q_SLEEP: return ts_time_to_ms(s->state[TS_ACTOR_SLEEP]);
+  case TS_Q_CHAN_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CHAN_WAIT]);
+  case TS_Q_HOP: return ts_time_to_ms(s->state[TS_ACTOR_HOP]);
+  case TS_Q_CALL_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CALL_WAIT]);
+  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(s->mutex_wait);
   default: return 0;
   }
+}
+
+static double world_value(int id, const ts_world *w)
+{
+  const ts_model *m = w->model;
+  double win = (double)ts_world_window(w);
+  ts_time user = 0, kernel = 0;
+  int64_t entries = 0, depth = 0;
+  int depth_max = 0, groups_max = 0;
+  for (int i = 0; i < w->nworkers; i++) {
+    const ts_worker *wk = &w->workers[i];
+    user += wk->win_user;
+    kernel += wk->win_kernel;
+    entries += wk->queue_entries;
+    depth += wk->queue_depth_sum;
+    if (wk->queue_depth_max > depth_max)
+      depth_max = wk->queue_depth_max;
+    if (wk->pool == 0 && wk->load > groups_max)
+      groups_max = wk->load;
+  }
+  if (id >= TS_W_POOL_CORES) {
+    ts_time t = 0;
+    for (int i = w->pool_base[id - TS_W_POOL_CORES]; i < w->pool_base[id - TS_W_POOL_CORES + 1]; i++)
+      t += w->workers[i].win_user + w->workers[i].win_kernel;
+    return win > 0 ? (double)t / win : 0;
+  }
+  switch (id) {
+  case TS_W_QUEUE_DEPTH: return entries ? (double)depth / (double)entries : 0;
+  case TS_W_QUEUE_DEPTH_MAX: return depth_max;
+  case TS_W_SLICE_WAIT: {
+    ts_time queued = 0;
+    for (int a = 0; a < w->nactors; a++)
+      queued += ts_world_actor(w, a)->st.state[TS_ACTOR_QUEUED];
+    return entries ? ts_time_to_ms(queued) / (double)entries : 0;
+  }
+  case TS_W_GROUPS_MAX: return groups_max;
+  case TS_W_GROUPS_MEAN: {
+    int main = ts_model_main_class(m);
+    int placed = 0;
+    for (int a = 0; a < w->nactors; a++)
+      placed += ts_world_actor(w, a)->klass == main && w->workers[ts_world_actor(w, a)->home].pool == 0;
+    return w->nmain ? (double)placed / w->nmain : 0;
+  }
+  case TS_W_CPU_CORES: return win > 0 ? (double)(user + kernel) / win : 0;
+  case TS_W_USER_CORES: return win > 0 ? (double)user / win : 0;
+  case TS_W_KERNEL_CORES: return win > 0 ? (double)kernel / win : 0;
+  case TS_W_MUTEX_WAIT: return ts_time_to_ms(w->win_mutex_wait);
+  case TS_W_LOCK_WAIT_SHARE: {
+    double wait = (double)(w->win_state[TS_ACTOR_LOCK_WAIT] + w->win_mutex_wait);
+    return user + kernel > 0 ? wait / (double)(user + kernel) : 0;
+  }
+  case TS_W_USER_INSTR: return ts_time_to_ms(user) * m->ipms_user;
+  case TS_W_KERNEL_INSTR: return ts_time_to_ms(kernel) * m->ipms_kernel;
+  case TS_W_MEMORY: return (double)w->memory_at_end;
+  default: return 0;
+  }
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+  ts_time x = *(const ts_time *)a, y = *(const ts_time *)b;
+  return (x > y) - (x < y);
+}
+
+/* A span statistic of one replication's samples. */
+static double span_value(int stat, const ts_span_rec *r, double win_s)
+{
+  if (stat == TS_SPAN_COUNT)
+    return (double)r->len;
+  if (stat == TS_SPAN_RATE)
+    return win_s > 0 ? (double)r->len / win_s : 0;
+  if (r->len == 0)
+    return NAN;
+  double *v = malloc(r->len * sizeof *v);
+  if (!v)
+    return NAN;
+  ts_time *t = malloc(r->len * sizeof *t);
+  if (!t) {
+    free(v);
+    return NAN;
+  }
+  memcpy(t, r->v, r->len * sizeof *t);
+  qsort(t, r->len, sizeof *t, cmp_time);
+  for (size_t i = 0; i < r->len; i++)
+    v[i] = ts_time_to_ms(t[i]);
+  free(t);
+  static const double q[] = {0, 0, 0, 0.5, 0.95, 0.99};
+  double out = stat == TS_SPAN_MEAN ? gsl_stats_mean(v, 1, r->len) : gsl_stats_quantile_from_sorted_data(v, 1, r->len, q[stat]);
+  free(v);
+  return out;
+}
+
+void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v)
+{
+  double win_s = (double)ts_world_window(w) / 1e9;
+  for (size_t i = 0; i < l->n; i++) {
+    const ts_metric *x = &l->v[i];
+    if (x->source == TS_SRC_WORLD)
+      v[i] = world_value(x->id, w);
+    else if (x->source == TS_SRC_SPAN)
+      v[i] = span_value(x->stat, &w->spans[x->id], win_s);
+  }
+}
+
+typedef struct ectx {
+  const double *v;
+} ectx;
+
+static double get(void *ctx, ts_expr_var var)
+{
+  return ((const ectx *)ctx)->v[var.index];
+}
+
+void ts_metric_exprs(const ts_metric_list *l, double *v)
+{
+  ectx c = {v};
+  for (size_t i = 0; i < l->n; i++)
+    if (l->v[i].source == TS_SRC_EXPR)
+      v[i] = ts_expr_eval(l->v[i].expr, get, &c);
 }

@@ -1,39 +1,89 @@
-/* The metrics tssim reports, by name. Per-sample metrics come from one
- * actor's ts_actor_stats; a sweep point's value is the pooled median over all
- * actors of all replications (wave_p95_ms: the pooled 95th percentile;
- * wave_ratio: wave_ms over wave_ms at the smallest n with the same workers). */
+/* The metric registry: every metric a run reports, with its name, meaning,
+ * unit, where it comes from and how it is summarised. A run's list is built
+ * from its model: the built-in metrics (always the first twelve, in their
+ * historical order, then those the model's features make meaningful), one
+ * family per span, and the metrics the model defines.
+ *
+ * Sources and statistics:
+ *   actor  one value per actor (its stats); the point's value is the pooled
+ *          median (wave_p95_ms: the pooled 95th percentile) over all actors
+ *          of the row's class in all replications;
+ *   ratio  wave_ratio: wave_ms over wave_ms at the smallest n of the sweep
+ *          with the same workers, axes and class;
+ *   world  one value per replication (window CPU, lock wait share, queue
+ *          depth...); the point's value is the median over replications;
+ *   span   the samples of a span that ended in the window: count and rate
+ *          per replication (median over replications), mean and quantiles
+ *          pooled over all samples of all replications (GSL, the
+ *          linear-interpolation quantile at (n - 1) q);
+ *   expr   an expression over the other metrics, evaluated per replication
+ *          (median over replications);
+ * a model's span metric may also ask for the median over replications of
+ * per-replication quantiles ("per": "replication"). Every metric also has
+ * its mean over replications and the 95% Student-t half-width of that mean. */
 #ifndef TS_METRICS_H
 #define TS_METRICS_H
 #include <stddef.h>
 
+#include "model/model.h"
 #include "model/world.h"
 
-typedef enum {
-  TS_M_WAVE_MS,
-  TS_M_WAVE_P95_MS,
-  TS_M_PER_GROUP_CPU_MS,
-  TS_M_WAVE_RATIO,
-  TS_M_LOCK_WAIT_MS,
-  TS_M_LOCK_WORK_MS,
-  TS_M_QUEUE_WAIT_MS,
-  TS_M_SLICES,
-  TS_M_CPU_MS,
-  TS_M_IO_MS,
-  TS_M_READY_WAIT_MS,
-  TS_M_DONE_MS,
-  TS_M_COUNT
+typedef enum { TS_SRC_ACTOR, TS_SRC_RATIO, TS_SRC_WORLD, TS_SRC_SPAN, TS_SRC_EXPR } ts_metric_source;
+
+typedef enum { TS_SPAN_COUNT, TS_SPAN_RATE, TS_SPAN_MEAN, TS_SPAN_P50, TS_SPAN_P95, TS_SPAN_P99, TS_SPAN_NSTATS } ts_span_stat;
+
+/* Per-actor quantities (ts_metric.id for TS_SRC_ACTOR). */
+enum {
+  TS_Q_WAVE, TS_Q_TIMER, TS_Q_LOCK_WAIT, TS_Q_LOCK_WORK, TS_Q_QUEUE_WAIT, TS_Q_SLICES, TS_Q_CPU, TS_Q_IO,
+  TS_Q_READY_WAIT, TS_Q_DONE, TS_Q_KERNEL, TS_Q_SLEEP, TS_Q_CHAN_WAIT, TS_Q_HOP, TS_Q_CALL_WAIT, TS_Q_MUTEX_WAIT
+};
+
+/* Per-replication quantities of the whole world (ts_metric.id for TS_SRC_WORLD). */
+enum {
+  TS_W_QUEUE_DEPTH, TS_W_QUEUE_DEPTH_MAX, TS_W_SLICE_WAIT, TS_W_CPU_CORES, TS_W_USER_CORES, TS_W_KERNEL_CORES,
+  TS_W_LOCK_WAIT_SHARE, TS_W_MUTEX_WAIT, TS_W_USER_INSTR, TS_W_KERNEL_INSTR, TS_W_MEMORY, TS_W_GROUPS_MAX,
+  TS_W_GROUPS_MEAN, TS_W_POOL_CORES /* + pool index */
+};
+
+typedef struct ts_metric {
+  char name[80];
+  char meaning[200];
+  const char *unit;         /* "ms", "count", "cores", "share", "per_s", "bytes", "instructions", "ratio" */
+  ts_metric_source source;
+  int id;                   /* actor/world quantity, span index, or model metric index */
+  int stat;                 /* actor: 0 median, 1 p95; span: ts_span_stat */
+  int per_replication;      /* span: the median over replications of per-replication values */
+  int digits;               /* decimals in the printed table */
+  ts_expr *expr;            /* TS_SRC_EXPR: compiled over the list's metrics */
 } ts_metric;
 
-typedef struct ts_metric_info {
-  const char *name;
-  const char *meaning;
-} ts_metric_info;
+typedef struct ts_metric_list {
+  ts_metric *v;
+  size_t n;
+} ts_metric_list;
 
-/* Name and meaning of metric m. */
-const ts_metric_info *ts_metric_get(ts_metric m);
-/* The metric called name, or -1. */
-int ts_metric_find(const char *name);
-/* The per-actor value of a per-sample metric (not WAVE_P95_MS / WAVE_RATIO). */
-double ts_metric_sample(ts_metric m, const ts_actor_stats *s);
+/* Build m's metric list into out (caller memory; free with
+ * ts_metric_list_finish). Returns 0, or -1 with a one-line reason in err (an
+ * expression metric naming an unknown metric, or out of memory). */
+int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size_t cap);
+/* Free a list's memory. */
+void ts_metric_list_finish(ts_metric_list *l);
+/* Index of the metric called name in l, or -1. */
+int ts_metric_list_find(const ts_metric_list *l, const char *name);
+/* Index of a built-in metric that exists for every model (the first twelve)
+ * called name, or -1: what a baseline in the shared layout may name. */
+int ts_metric_builtin(const char *name);
+/* The span statistic called name ("p95", ...), or -1. */
+int ts_span_stat_find(const char *name);
+
+/* Per-replication values of the world metrics and span statistics of l, from
+ * a finished world, into v (indexed like l; actor, ratio and expr metrics are
+ * left as they are). */
+void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v);
+/* The value of actor metric mi for one actor's stats. */
+double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);
+/* Evaluate the expr metrics of l over v (in list order: an expression may
+ * read metrics before it). */
+void ts_metric_exprs(const ts_metric_list *l, double *v);
 
 #endif

@@ -1,7 +1,16 @@
-/* A sweep: every (n, workers) point of a scenario, R replications each, and
- * the pooled summary per point and actor class. Replication r of point
- * (n, w) is seeded with ts_rng_derive_seed(seed, n, w, r), so any point can be
- * rerun alone and common random numbers hold across model changes. */
+/* A sweep: the full factorial of a scenario's axes x n x workers, R
+ * replications at each point, and the summary per point and reported actor
+ * class. Replication r of point (n, w) is seeded with
+ * ts_rng_derive_seed(seed, n, w, r), and every actor's stream derives from
+ * that, its class and its index only (never from axis values): two variants
+ * of a model see the same randomness (common random numbers), and any point
+ * can be rerun alone.
+ *
+ * Columns are the union, by name, of the metric lists of the axis
+ * combinations' models (a variant may add a span); a metric a point's model
+ * lacks is NAN there. Every column has the point's value, the mean over
+ * replications and the 95% Student-t half-width of that mean (NAN with one
+ * replication). */
 #ifndef TS_SWEEP_H
 #define TS_SWEEP_H
 #include <stddef.h>
@@ -12,27 +21,44 @@
 #include "run/metrics.h"
 
 typedef struct ts_point {
+  int combo;            /* which axis combination (its value indexes: ts_sweep.combo_values) */
   int n;
   int workers;
-  int klass;
+  int klass;            /* the class's index in its combination's model; -1: all classes */
+  char *class_name;
   int replications;
-  size_t samples;
-  double value[TS_M_COUNT];
+  size_t samples;       /* actors pooled */
+  double *value;        /* [ncols] */
+  double *mean;         /* [ncols] over replications */
+  double *ci95;         /* [ncols] half-width */
+  double *rep;          /* [replications * ncols]: per-replication values */
+  int outside;          /* a CPU-by-load input was held flat beyond its recorded range */
 } ts_point;
 
 typedef struct ts_sample {
+  int combo;
   int replication;
   int n;
   int workers;
+  const char *class_name;   /* owned by the sweep (names) */
   ts_actor_stats st;
 } ts_sample;
 
 typedef struct ts_sweep {
   ts_point *points;
-  size_t npoints;
-  ts_sample *samples;     /* only when keep_samples */
-  size_t nsamples;
-  uint64_t events;        /* events dispatched, all replications */
+  size_t npoints, cap_points;
+  ts_sample *samples;       /* only when keep_samples */
+  size_t nsamples, cap_samples;
+  uint64_t events;          /* events dispatched, all replications */
+  ts_metric *cols;          /* the columns (no expressions: those stay in the lists) */
+  size_t ncols;
+  int naxes;
+  int *combo_values;        /* [ncombos * naxes] */
+  size_t ncombos;
+  int max_replications;     /* the most any point took (with a CI target) */
+  char **names;             /* class names the samples point to */
+  size_t nnames;
+  char errmsg[512];         /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 
 typedef struct ts_sweep_spec {
@@ -43,20 +69,45 @@ typedef struct ts_sweep_spec {
   int replications;
   uint64_t seed;
   int keep_samples;
-  /* optional progress callback, called after each replication */
-  void (*progress)(void *data, int n, int workers, int replication);
+  ts_time horizon;          /* TS_TIME_MAX: until nothing is left */
+  ts_time warmup;           /* the window starts here */
+  ts_time window;           /* its length; 0: until the horizon (or the end) */
+  /* axes: combinations are the odometer over axis_sizes, the first axis outermost */
+  int naxes;
+  const int *axis_sizes;
+  /* The model of one combination: 0 with *m filled (the sweep finishes it),
+   * or -1 with a one-line reason in err. NULL: every combination is `model`. */
+  int (*model_of)(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
+  const ts_model *model;
+  void *ctx;
+  /* confidence target: add replications (up to ci_max) until every
+   * half-width is within ci_target x |mean|; 0: no target */
+  double ci_target;
+  int ci_max;
+  /* optional: called after each replication; a nonzero return stops the sweep */
+  int (*progress)(void *data, size_t point, size_t points, int replication);
   void *progress_data;
 } ts_sweep_spec;
 
-/* Run a sweep of model m into out (caller memory; free with ts_sweep_finish).
- * Returns 0, or what ts_world_run returned for the first replication that
- * failed: -1 out of memory, -2 deadlock (actors left waiting with no event
- * pending, e.g. a lock cycle), -3 internal error; or -4 before running
- * anything when a point's simulated horizon could overflow (ts_model_horizon_ok). */
-int ts_sweep_run(const ts_model *m, const ts_sweep_spec *spec, ts_sweep *out);
+enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTERNAL = -3, TS_SWEEP_HORIZON = -4,
+       TS_SWEEP_MODEL = -5, TS_SWEEP_STOPPED = -6 };
+
+/* Run a sweep into out (caller memory; free with ts_sweep_finish, also after
+ * a failure). Returns TS_SWEEP_OK, or the first failure with out->errmsg
+ * saying what and where: a replication's TS_WORLD_* status (deadlock, model
+ * error...), TS_SWEEP_MODEL for a combination's model that does not load,
+ * TS_SWEEP_STOPPED when progress asked to stop. */
+int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out);
 /* Free a sweep's memory. */
 void ts_sweep_finish(ts_sweep *s);
-/* The summary point for (n, workers, class), or NULL. */
-const ts_point *ts_sweep_find(const ts_sweep *s, int n, int workers, int klass);
+/* The point (combo, n, workers) of class name (NULL: the first row of that
+ * point), or NULL. */
+const ts_point *ts_sweep_find(const ts_sweep *s, int combo, int n, int workers, const char *class_name);
+/* The column called name, or -1. */
+int ts_sweep_col(const ts_sweep *s, const char *name);
+/* The number of points of the sweep spec (combinations x n x workers). */
+size_t ts_sweep_npoints(const ts_sweep_spec *spec);
+/* The 95% Student-t half-width of the mean of v[0..k) (stride apart): NAN when k < 2. */
+double ts_ci95(const double *v, size_t stride, size_t k);
 
 #endif

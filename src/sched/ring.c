@@ -22,13 +22,13 @@ int ts_ring_push(ts_ring *r, int x)
     if (!v)
       return -1;
     for (size_t i = 0; i < r->len; i++)
-      v[i] = r->v[(r->head + i) % r->cap];
+      v[i] = r->v[(r->head + i) & (r->cap - 1)];
     free(r->v);
     r->v = v;
     r->head = 0;
     r->cap = cap;
   }
-  r->v[(r->head + r->len) % r->cap] = x;
+  r->v[(r->head + r->len) & (r->cap - 1)] = x;
   r->len++;
   return 0;
 }
@@ -38,14 +38,14 @@ int ts_ring_pop(ts_ring *r)
   if (r->len == 0)
     return -1;
   int x = r->v[r->head];
-  r->head = (r->head + 1) % r->cap;
+  r->head = (r->head + 1) & (r->cap - 1);
   r->len--;
   return x;
 }
 
 int ts_ring_at(const ts_ring *r, size_t i)
 {
-  return r->v[(r->head + i) % r->cap];
+  return r->v[(r->head + i) & (r->cap - 1)];
 }
 
 int ts_ring_remove_at(ts_ring *r, size_t i)
@@ -54,7 +54,17 @@ int ts_ring_remove_at(ts_ring *r, size_t i)
     return ts_ring_pop(r);
   int x = ts_ring_at(r, i);
   for (size_t k = i; k + 1 < r->len; k++)
-    r->v[(r->head + k) % r->cap] = r->v[(r->head + k + 1) % r->cap];
+    r->v[(r->head + k) & (r->cap - 1)] = r->v[(r->head + k + 1) & (r->cap - 1)];
   r->len--;
   return x;
+}
+
+int ts_ring_remove(ts_ring *r, int x)
+{
+  for (size_t i = 0; i < r->len; i++)
+    if (ts_ring_at(r, i) == x) {
+      ts_ring_remove_at(r, i);
+      return 1;
+    }
+  return 0;
 }

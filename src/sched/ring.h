@@ -1,5 +1,5 @@
 /* A growable FIFO ring of ints (actor ids). Invariant: items occupy
- * v[(head + i) % cap] for 0 <= i < len. */
+ * v[(head + i) & (cap - 1)] for 0 <= i < len, and cap is 0 or a power of two. */
 #ifndef TS_RING_H
 #define TS_RING_H
 #include <stddef.h>
@@ -23,5 +23,8 @@ int ts_ring_pop(ts_ring *r);
 int ts_ring_at(const ts_ring *r, size_t i);
 /* Remove the i-th item from the head, keeping the order of the rest. */
 int ts_ring_remove_at(ts_ring *r, size_t i);
+/* Remove the first item equal to x, keeping the order of the rest. Returns 1
+ * if it was there, else 0. */
+int ts_ring_remove(ts_ring *r, int x);
 
 #endif

@@ -168,7 +168,7 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
     fprintf(out, " in S = %lld slices (first %s ms, last s = %s ms)", (long long)r->slices, ms((double)r->quantum, b),
             ms((double)r->last_slice, c));
   fprintf(out, "\n  (a slice ends after the first row that takes the lap past the %s ms threshold)\n",
-          ms((double)m->threshold, a));
+          ms((double)m->pools[0].threshold, a));
   fprintf(out, "  m = %d actors on the busiest worker%s\n", r->m_max,
           rr_dispatch ? " = ceil(N/W)" : "");
   if (r->equal_slices)
@@ -239,8 +239,8 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
   for (size_t k = 0; k < m->nclasses; k++)
     for (size_t i = 0; i < m->classes[k].nsteps; i++) {
       const ts_step *st = &m->classes[k].steps[i];
-      random |= st->op == TS_STEP_CPU && st->cost.kind != TS_DIST_FIXED;
-      priority |= st->op == TS_STEP_IO && st->priority;
+      random |= st->type == &ts_op_cpu && st->cost.kind != TS_DIST_FIXED;
+      priority |= st->type == &ts_op_io && st->priority;
     }
   fprintf(out, "  per-actor CPU moved from %s ms at n=1 (steps %s + overhead share %s)\n", ms(r->queued + r->loop, a),
           ms(r->cpu, b), ms(r->queued + r->loop - r->cpu, c));
@@ -254,14 +254,14 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
     fprintf(out, "  - CPU demands are random in this model: each actor draws its own\n");
   if (s->yields != r->yields)
     fprintf(out, "  - %+g yields per actor (each costs %s ms of loop overhead)\n", s->yields - r->yields,
-            ms((double)m->yield_overhead, a));
+            ms((double)m->pools[0].yield_overhead, a));
   if (priority)
     fprintf(out, "  - while a priority operation is in flight the yield threshold drops to max(%s/%d, %s) ms:\n"
                  "    more, shorter slices\n",
-            ms((double)m->threshold, a), m->priority_divisor, ms((double)m->priority_min, b));
-  if (m->loop_overhead > 0)
+            ms((double)m->pools[0].threshold, a), m->pools[0].priority_divisor, ms((double)m->pools[0].priority_min, b));
+  if (m->pools[0].loop_overhead > 0)
     fprintf(out, "  - each loop iteration that does work costs %s ms, shared among the worker's actors\n",
-            ms((double)m->loop_overhead, a));
+            ms((double)m->pools[0].loop_overhead, a));
 }
 
 static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const ts_timeline *ref,
@@ -308,8 +308,8 @@ static void header(FILE *out, const ts_timeline *tl, const char *title)
   fprintf(out, "%s: n=%d, workers=%d, %d actors, one replication (stream seed %lu)\n", title ? title : m->name, tl->n,
           tl->nworkers, tl->nactors, tl->seed);
   fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
-          m->policy->name, ms((double)m->threshold, a), ms((double)m->yield_overhead, b),
-          ms((double)m->loop_overhead, c));
+          m->pools[0].policy->name, ms((double)m->pools[0].threshold, a), ms((double)m->pools[0].yield_overhead, b),
+          ms((double)m->pools[0].loop_overhead, c));
   if (m->cores > 0)
     fprintf(out, "  %d cores shared by the workers, dispatch %s\n", m->cores, ts_dispatch_name(m->dispatch));
   else

@@ -143,9 +143,9 @@ static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
   *cpu = NULL;
   for (size_t i = 0; i < k->nsteps; i++) {
     const ts_step *s = &k->steps[i];
-    if (s->op == TS_STEP_MARK)
+    if (s->type == &ts_op_mark)
       continue;
-    if (s->op != TS_STEP_CPU)
+    if (s->type != &ts_op_cpu)
       return "the program has I/O, yield or lock steps, not only CPU";
     if (*cpu)
       return "the program has more than one cpu step";
@@ -157,12 +157,14 @@ static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
     return "the CPU demand is random, not equal for every actor";
   if ((*cpu)->cost.mean <= 0)
     return "the CPU demand is zero";
-  if (m->yield_overhead > 0 || m->loop_overhead > 0)
+  if (m->pools[0].yield_overhead > 0 || m->pools[0].loop_overhead > 0)
     return "yields and loop iterations cost CPU (overheads)";
-  if (strcmp(m->policy->name, "fifo") != 0)
+  if (strcmp(m->pools[0].policy->name, "fifo") != 0)
     return "the queue policy is not FIFO";
-  if (k->arrival_spacing != 0)
+  if (k->arrival.kind != TS_ARRIVE_AT || k->arrival.spacing != 0)
     return "actors arrive at different times";
+  if (m->npools > 1 || m->pools[0].kind != TS_WORKER_EVENT_LOOP)
+    return "the model has several pools or thread workers";
   if (m->cores > 0 && m->cores < tl->nworkers)
     return "workers share fewer cores than there are workers (processor sharing)";
   return NULL;
@@ -171,7 +173,7 @@ static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
 /* The slices one actor's cpu step is cut into: count, first and last. */
 static void rr_slices(const ts_timeline *tl, const ts_step *s, ts_explain_rr *r)
 {
-  ts_time c = r->cost, th = tl->model->threshold;
+  ts_time c = r->cost, th = tl->model->pools[0].threshold;
   int64_t rows = s->rows, j = 0;
   r->equal_slices = 1;
   r->slices = 0;
@@ -219,7 +221,7 @@ int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
   double scale = ts_model_cpu_scale(tl->model, tl->n);
   if (scale != 1.0) /* priced by load, exactly as the world does */
     r->cost = (ts_time)llround((double)r->cost * scale);
-  r->start = tl->model->classes[0].arrival_start;
+  r->start = tl->model->classes[0].arrival.start;
   rr_slices(tl, cpu, r);
   for (int a = 0; a < tl->nactors; a++)
     count[tl->stats[a].worker]++;

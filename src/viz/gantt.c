@@ -105,11 +105,7 @@ static const char *actor_glyph(int a, char *buf)
 
 static const char *state_glyph(int s, int ascii)
 {
-  static const char *const uni[] = {" ", "▒", "█", "░", "▁", "╳", " "};
-  static const char *const asc[] = {" ", ":", "#", ".", "_", "x", " "};
-  if (s < 0 || s > TS_ACTOR_DONE)
-    return " ";
-  return ascii ? asc[s] : uni[s];
+  return ascii ? ts_state_get(s)->ascii : ts_state_get(s)->glyph;
 }
 
 static void print_row(chart *c, FILE *out, const char *label, int kind, const char *note)

@@ -4,6 +4,7 @@
  * which time slice it belongs to, counted exactly as ts_actor_stats counts. */
 #include "viz/timeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +113,7 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
   return 0;
 }
 
-int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed)
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon)
 {
   memset(tl, 0, sizeof *tl);
   tl->model = m;
@@ -122,10 +123,13 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
                      .lock = on_lock, .wake = on_wake};
   ts_world w;
-  if (!ts_model_horizon_ok(m, n))
-    return -4;
-  if (ts_world_init(&w, m, n, workers, seed, &obs) != 0)
-    return -1;
+  ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon};
+  int irc = ts_world_init(&w, m, &ws, &obs);
+  if (irc != 0) {
+    snprintf(tl->errmsg, sizeof tl->errmsg, "%s", irc == -1 ? "out of memory" : w.errmsg);
+    ts_world_finish(&w);
+    return irc == -1 ? -1 : -5;
+  }
   tl->nactors = w.nactors;
   tl->world = &w;
   tl->runs = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->runs);
@@ -133,8 +137,14 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   int rc = -1;
   if (tl->runs && tl->stats) {
     rc = ts_world_run(&w);
-    for (int a = 0; a < w.nactors; a++)
-      tl->stats[a] = w.actors[a].st;
+    if (rc != 0 && rc != TS_WORLD_NOMEM) {
+      if (rc == TS_WORLD_STUCK)
+        ts_world_stuck(&w, tl->errmsg, sizeof tl->errmsg, 4);
+      else
+        snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, rc));
+    }
+    for (int a = 0; a < w.nactors && a < tl->nactors; a++)
+      tl->stats[a] = ts_world_actor(&w, a)->st;
   }
   ts_world_finish(&w);
   tl->world = NULL;
@@ -152,15 +162,13 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   return rc;
 }
 
-const char *ts_timeline_strerror(int rc)
+const char *ts_timeline_strerror(const ts_timeline *tl, int rc)
 {
-  switch (rc) {
-  case -1: return "out of memory recording the timeline";
-  case -2: return "the simulation deadlocked: actors wait on locks that are never released";
-  case -3: return "internal error: an event was scheduled in the past (please report)";
-  case -4: return "--n: expected a point whose simulated time fits in 73 years (fewer actors or shorter steps)";
-  default: return "ok";
-  }
+  static const char *const fixed[] = {"ok", "out of memory recording the timeline", "the simulation deadlocked",
+                                      "internal error", "simulated time would pass 73 years (fewer actors or shorter steps)"};
+  if (rc == -2 || rc == -3 || rc == -5)
+    return tl->errmsg[0] ? tl->errmsg : fixed[-rc < 5 ? -rc : 3];
+  return rc < 0 && rc > -5 ? fixed[-rc] : "ok";
 }
 
 void ts_timeline_finish(ts_timeline *tl)
@@ -179,9 +187,7 @@ void ts_timeline_finish(ts_timeline *tl)
 
 const char *ts_timeline_state_name(int state)
 {
-  static const char *const names[] = {"not arrived", "callback wait", "running", "queued",
-                                      "I/O",         "lock wait",     "done"};
-  return state >= 0 && state <= TS_ACTOR_DONE ? names[state] : "?";
+  return ts_state_get(state)->name;
 }
 
 static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)

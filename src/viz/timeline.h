@@ -14,6 +14,7 @@
 
 #include "engine/time.h"
 #include "model/model.h"
+#include "model/state.h"
 #include "model/world.h"
 
 /* A run piece: worker ran actor (-1: loop overhead) from t0 to t1. */
@@ -78,24 +79,27 @@ typedef struct ts_timeline {
   const ts_world *world;
   int *runs;
   int failed;
+  char errmsg[300];
 } ts_timeline;
 
-/* Run one replication of m with n groups on `workers` workers and the given
- * seed, recording it into tl (caller memory; free with ts_timeline_finish,
- * also after a failure). Returns 0; -1 when memory runs out; -2 when the run
- * deadlocked (the timeline then holds what happened until it stuck); -3 on
- * an internal error of the world; -4 when simulated time could overflow at
- * this n (nothing is run). */
-int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed);
+/* Run one replication of m with n groups on `workers` workers, the given
+ * stream seed and horizon (TS_TIME_MAX: none), recording it into tl (caller
+ * memory; free with ts_timeline_finish, also after a failure). Returns 0; -1
+ * when memory runs out; -2 when the run deadlocked (the timeline then holds
+ * what happened until it stuck, and tl->errmsg says who waits on what); -3
+ * on an internal error of the world; -4 when simulated time would pass 73
+ * years; -5 when a step failed or the model cannot be laid out at this point
+ * (tl->errmsg). */
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon);
 /* What a nonzero ts_timeline_record result means, as a sentence. */
-const char *ts_timeline_strerror(int rc);
+const char *ts_timeline_strerror(const ts_timeline *tl, int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */
 void ts_timeline_finish(ts_timeline *tl);
 /* Short name of an actor state ("running", "queued", ...). */
 const char *ts_timeline_state_name(int state);
 
 /* Time actor a spent in each state (indexed by ts_actor_state) within [t0, t1),
- * added into out[TS_ACTOR_DONE + 1]. When `lock_only`, only the time it held
+ * added into out[TS_NSTATES]. When `lock_only`, only the time it held
  * at least one lock counts. */
 void ts_timeline_state_times(const ts_timeline *tl, int a, ts_time t0, ts_time t1, int lock_only,
                              ts_time *out);

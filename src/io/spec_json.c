@@ -1,0 +1,307 @@
+/* The ts_spec reader (model/spec.h) over cJSON: typed fields of the step
+ * being loaded, and the names expressions may use. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/model_json.h"
+#include "io/model_load.h"
+
+int ts_spec_fail(ts_spec *sp, const char *key, const char *fmt, ...)
+{
+  char what[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return ts_jfail(&sp->L->c, key, sp->L->e, "%s", what);
+}
+
+/* Names an expression may use: $params, n, W, and (in steps) i, worker,
+ * pool_size, now, the loops around the step and the counters. */
+static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
+{
+  loader *L = ctx;
+  if (name[0] == '$') {
+    const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, name + 1) : NULL;
+    if (!p || !cJSON_IsNumber(p))
+      return 0;
+    *constant = p->valuedouble;
+    return 2;
+  }
+  static const struct {
+    const char *name;
+    int kind;
+    int in_class;
+  } builtins[] = {{"n", TS_VAR_N, 1},          {"W", TS_VAR_W, 1},          {"i", TS_VAR_INDEX, 1},
+                  {"worker", TS_VAR_WORKER, 0}, {"pool_size", TS_VAR_POOL_SIZE, 0}, {"now", TS_VAR_NOW, 0}};
+  for (size_t b = 0; b < sizeof builtins / sizeof *builtins; b++)
+    if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr)) {
+      *var = (ts_expr_var){builtins[b].kind, 0};
+      return 1;
+    }
+  if (L->class_expr)
+    return 0;
+  for (int d = L->depth - 1; d >= 0; d--)
+    if (L->loop_name[d] && strcmp(L->loop_name[d], name) == 0) {
+      *var = (ts_expr_var){TS_VAR_LOOP, d};
+      return 1;
+    }
+  for (size_t c = 0; c < L->m->ncounters; c++)
+    if (strcmp(L->m->counters[c].name, name) == 0) {
+      *var = (ts_expr_var){TS_VAR_COUNTER, (int)c};
+      return 1;
+    }
+  return 0;
+}
+
+int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_expr **out)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!v)
+    return required ? ts_jfail(&L->c, key, L->e, "missing (required)") : 0;
+  char err[200];
+  ts_expr *e;
+  if (cJSON_IsNumber(v)) {
+    if (!isfinite(v->valuedouble))
+      return ts_jfail(&L->c, key, L->e, "expected a finite number");
+    e = ts_expr_constant(v->valuedouble);
+    snprintf(err, sizeof err, "out of memory");
+  } else if (cJSON_IsString(v)) {
+    e = ts_expr_compile(v->valuestring, resolve, L, err, sizeof err);
+  } else {
+    return ts_jfail(&L->c, key, L->e, "expected a number or an expression such as \"$x * 2\"");
+  }
+  if (!e) {
+    const char *hint = L->class_expr ? " (names: $params, n, W, i)"
+                                     : " (names: $params, n, W, i, worker, pool_size, now, loop names, counters)";
+    return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s", cJSON_IsString(v) ? v->valuestring : "", err,
+                    strncmp(err, "unknown name", 12) == 0 ? hint : "");
+  }
+  ts_expr_free(*out);
+  *out = e;
+  return 0;
+}
+
+const char *ts_load_string_param(loader *L, const char *key, const char *ref)
+{
+  const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, ref + 1) : NULL;
+  if (!p) {
+    ts_jfail(&L->c, key, L->e, "refers to %s, which is not in params", ref);
+    return NULL;
+  }
+  if (!cJSON_IsString(p)) {
+    ts_jfail(&L->c, key, L->e, "%s must be a string (it names something)", ref);
+    return NULL;
+  }
+  return p->valuestring;
+}
+
+/* A number (or "$param" naming one) in [lo, hi]; `integral` asks for an
+ * integer. what names the kind in errors. Absent: 0 and *out unchanged. */
+static int constant(ts_spec *sp, const char *key, int required, double lo, double hi, int integral,
+                    const char *what, double *out)
+{
+  loader *L = sp->L;
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
+  char range[64];
+  snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
+  if (!v)
+    return required ? ts_spec_fail(sp, key, "missing (required): %s in %s", what, range) : 0;
+  if (cJSON_IsString(v) && v->valuestring[0] == '$') {
+    const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
+    if (!p)
+      return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
+    double d = cJSON_IsNumber(p) ? p->valuedouble : lo - 1;
+    if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
+      return ts_spec_fail(sp, key, "%s must be %s in %s", v->valuestring, what, range);
+    *out = d;
+    return 0;
+  }
+  if (!cJSON_IsNumber(v))
+    return ts_spec_fail(sp, key, "expected %s in %s or \"$param\"", what, range);
+  double d = v->valuedouble;
+  if (!(d >= lo && d <= hi))
+    return ts_spec_fail(sp, key, "expected a number in %s, got %g", range, d);
+  if (integral && d != floor(d))
+    return ts_spec_fail(sp, key, "expected an integer in %s, got %g", range, d);
+  *out = d;
+  return 0;
+}
+
+int ts_spec_time(ts_spec *sp, const char *key, int required, ts_time *out)
+{
+  double ms = -1;
+  if (constant(sp, key, required, 0, TS_MAX_MS, 0, "a number of ms", &ms))
+    return -1;
+  if (ms >= 0)
+    *out = ts_time_from_ms(ms);
+  return 0;
+}
+
+int ts_spec_int(ts_spec *sp, const char *key, int required, long lo, long hi, int64_t *out)
+{
+  double v = (double)lo - 1;
+  if (constant(sp, key, required, (double)lo, (double)hi, 1, "an integer", &v))
+    return -1;
+  if (v >= (double)lo)
+    *out = (int64_t)v;
+  return 0;
+}
+
+int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
+{
+  static const char *const kinds[] = {"fixed", "exponential", "lognormal", "gamma", "uniform", NULL};
+  loader *L = sp->L;
+  int shaped = strcmp(key, "ms") == 0, kind = 0;
+  double cv = 0;
+  if (shaped && (ts_spec_enum(sp, "dist", 0, kinds, &kind) ||
+                 ts_jget_number(&L->c, sp->st, "cv", 0, 0, 10, &cv, L->e)))
+    return -1;
+  out->kind = (ts_dist_kind)kind;
+  out->cv = cv;
+  if (kind == TS_DIST_UNIFORM) {
+    if (ts_spec_time(sp, "min_ms", 1, &out->lo) || ts_spec_time(sp, "max_ms", 1, &out->hi))
+      return -1;
+    if (out->hi < out->lo)
+      return ts_spec_fail(sp, "max_ms", "expected max_ms >= min_ms");
+    if (ts_spec_has(sp, key))
+      return ts_spec_fail(sp, key, "a uniform duration is given by min_ms and max_ms, not ms");
+    out->mean = (out->lo + out->hi) / 2;
+    return 0;
+  }
+  if (shaped && (ts_spec_has(sp, "min_ms") || ts_spec_has(sp, "max_ms")))
+    return ts_spec_fail(sp, ts_spec_has(sp, "min_ms") ? "min_ms" : "max_ms", "only for \"dist\": \"uniform\"");
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
+  if (v && cJSON_IsString(v) && v->valuestring[0] != '$') {
+    ts_expr *e = NULL;
+    if (ts_load_expr(L, sp->st, key, 1, &e))
+      return -1;
+    double c;
+    if (ts_expr_is_constant(e, &c)) {
+      ts_expr_free(e);
+      if (!(c >= 0 && c <= TS_MAX_MS))
+        return ts_spec_fail(sp, key, "\"%s\" is %g ms: expected a number in [0, %g]", v->valuestring, c, TS_MAX_MS);
+      out->mean = ts_time_from_ms(c);
+      return 0;
+    }
+    out->mean_ms = e;
+    return 0;
+  }
+  return ts_spec_time(sp, key, required, &out->mean);
+}
+
+int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out)
+{
+  return ts_jget_bool(&sp->L->c, sp->st, key, required, out, sp->L->e);
+}
+
+int ts_spec_string(ts_spec *sp, const char *key, int required, const char **out)
+{
+  const char *s = NULL;
+  if (ts_jget_string(&sp->L->c, sp->st, key, required, &s, sp->L->e))
+    return -1;
+  if (s && s[0] == '$') {
+    s = ts_load_string_param(sp->L, key, s);
+    if (!s)
+      return -1;
+  }
+  if (s)
+    *out = s;
+  return 0;
+}
+
+int ts_spec_enum(ts_spec *sp, const char *key, int required, const char *const *names, int *out)
+{
+  const char *s = NULL;
+  if (ts_spec_string(sp, key, required, &s))
+    return -1;
+  if (!s)
+    return 0;
+  char list[300] = "";
+  for (int i = 0; names[i]; i++) {
+    if (strcmp(names[i], s) == 0) {
+      *out = i;
+      return 0;
+    }
+    size_t l = strlen(list);
+    snprintf(list + l, sizeof list - l, "%s\"%s\"", i ? ", " : "", names[i]);
+  }
+  return ts_spec_fail(sp, key, "expected one of %s; got \"%s\"", list, s);
+}
+
+int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out)
+{
+  return ts_load_expr(sp->L, sp->st, key, required, out);
+}
+
+int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, int *out)
+{
+  static const char *const what[] = {"lock", "channel", "server", "counter", "span", "pool"};
+  static const char *const where[] = {"locks", "channels", "servers", "counters", "spans", "pools"};
+  const ts_model *m = sp->L->m;
+  const char *name = NULL;
+  if (ts_spec_string(sp, key, required, &name))
+    return -1;
+  if (!name)
+    return 0;
+  size_t n = 0;
+  for (size_t i = 0;; i++) {
+    const char *have = NULL;
+    switch (kind) {
+    case TS_REF_LOCK: n = m->nlocks; have = i < n ? m->locks[i].name : NULL; break;
+    case TS_REF_CHANNEL: n = m->nchans; have = i < n ? m->chans[i].name : NULL; break;
+    case TS_REF_SERVER: n = m->nservers; have = i < n ? m->servers[i].name : NULL; break;
+    case TS_REF_COUNTER: n = m->ncounters; have = i < n ? m->counters[i].name : NULL; break;
+    case TS_REF_SPAN: n = m->nspans; have = i < n ? m->spans[i].name : NULL; break;
+    case TS_REF_POOL: n = m->npools; have = i < n ? m->pools[i].name : NULL; break;
+    }
+    if (!have)
+      break;
+    if (strcmp(have, name) == 0) {
+      *out = (int)i;
+      return 0;
+    }
+  }
+  return ts_spec_fail(sp, key, "no %s named \"%s\" in %s", what[kind], name, where[kind]);
+}
+
+int ts_spec_span(ts_spec *sp, const char *key, int required, int *out)
+{
+  ts_model *m = sp->L->m;
+  const char *name = NULL;
+  if (ts_spec_string(sp, key, required, &name))
+    return -1;
+  if (!name)
+    return 0;
+  if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(name))
+    return ts_spec_fail(sp, key, "expected a span name of letters, digits and '_' (it names metric columns)");
+  for (size_t i = 0; i < m->nspans; i++)
+    if (strcmp(m->spans[i].name, name) == 0) {
+      *out = (int)i;
+      return 0;
+    }
+  if (m->nspans >= 64)
+    return ts_spec_fail(sp, key, "at most 64 spans");
+  ts_span_decl *v = realloc(m->spans, (m->nspans + 1) * sizeof *v);
+  if (!v)
+    return ts_spec_fail(sp, key, "out of memory");
+  m->spans = v;
+  v[m->nspans].name = strdup(name);
+  if (!v[m->nspans].name)
+    return ts_spec_fail(sp, key, "out of memory");
+  *out = (int)m->nspans++;
+  return 0;
+}
+
+int ts_spec_has(ts_spec *sp, const char *key)
+{
+  return cJSON_GetObjectItemCaseSensitive(sp->st, key) != NULL;
+}
+
+const ts_model *ts_spec_model(ts_spec *sp)
+{
+  return sp->L->m;
+}

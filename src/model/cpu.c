@@ -1,0 +1,296 @@
+/* CPU segments: an actor's burst of CPU (or loop overhead) on its worker,
+ * planned as one SEG_END event, on a host of `cores` cores.
+ *
+ * A segment of cost C in R rows is not simulated row by row. When it gets the
+ * CPU, the worker computes the first row after which the actor's lap exceeds
+ * the threshold (sliced segments; binary search over the cumulative cost
+ * floor(j*C/R)) and schedules one SEG_END there; at that row the actor
+ * yields to the queue's tail. No check follows a segment's last row.
+ *
+ * Processor sharing: while `busy` workers run on a host with fewer cores,
+ * each progresses at cores/busy ns of work per ns. A running segment keeps
+ * (seg_t0, work done at seg_t0) and one SEG_END stamped with the worker's
+ * gen; when the rate changes every running segment is brought up to date and
+ * re-planned, and stale events are ignored by their stamp (the way Redis's
+ * ae marks deleted events). Work beyond whole ns is kept in frac, so re-plans
+ * lose nothing. With busy <= cores the rate is 1 and all arithmetic is exact. */
+#include "model/internal.h"
+
+static void rate(const ts_world *w, int64_t *p, int64_t *q)
+{
+  int cores = w->model->cores;
+  if (cores > 0 && w->busy > cores) {
+    *p = cores;
+    *q = w->busy;
+  } else {
+    *p = *q = 1;
+  }
+}
+
+static const ts_step *cur_step(const ts_world *w, const ts_actor *a)
+{
+  return &w->model->classes[a->klass].steps[a->pc];
+}
+
+/* Work done after j of R rows of a segment costing c: floor(j * c / R) without overflow. */
+static ts_time cum(ts_time c, int64_t rows, int64_t j)
+{
+  return j * (c / rows) + (j * (c % rows)) / rows;
+}
+
+/* The smallest j in [lo, rows] with cum(j) > x, or rows. */
+static int64_t first_row_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x)
+{
+  int64_t hi = rows;
+  if (lo > rows)
+    return rows;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (cum(c, rows, mid) > x)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* Express the worker's fractional work in units of 1/q ns (the rate's denominator). */
+static void rescale_frac(ts_worker *wk, int64_t q)
+{
+  if (wk->frac_q != q) {
+    wk->frac = wk->frac_q > 0 ? wk->frac * q / wk->frac_q : 0;
+    wk->frac_q = q;
+  }
+}
+
+/* Bring the running segment's work up to now at the current rate. */
+static void catch_up(ts_world *w, ts_worker *wk)
+{
+  ts_time now = w->sim.now;
+  ts_time elapsed = now - wk->seg_t0;
+  if (elapsed <= 0 || wk->seg == TS_SEG_IDLE)
+    return;
+  int64_t p, q;
+  rate(w, &p, &q);
+  rescale_frac(wk, q);
+  ts_time total = elapsed * p + wk->frac, work = total / q;
+  wk->frac = total % q;
+  wk->busy += elapsed;
+  ts_time in_window = ts__clip(w, wk->seg_t0, now);
+  int kernel = 0;
+  if (wk->seg == TS_SEG_OVERHEAD) {
+    wk->over_left = work < wk->over_left ? wk->over_left - work : 0;
+  } else {
+    ts_actor *a = ts_world_actor(w, wk->actor);
+    a->seg.done += work;
+    if (a->seg.done >= a->seg.cost) {
+      a->seg.done = a->seg.cost;
+      wk->frac = 0;
+    }
+    kernel = a->seg.kernel;
+    a->st.cpu += elapsed;
+    if (kernel)
+      a->st.kernel += elapsed;
+    if (a->seg.timed)
+      a->st.timer += elapsed;
+  }
+  if (kernel) {
+    wk->busy_kernel += elapsed;
+    wk->win_kernel += in_window;
+  } else {
+    wk->win_user += in_window;
+  }
+  if (wk->busy > now)
+    ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
+  wk->seg_t0 = now;
+}
+
+static void schedule_end(ts_world *w, ts_worker *wk, ts_time work_left)
+{
+  int64_t p, q;
+  rate(w, &p, &q);
+  rescale_frac(wk, q);
+  ts_time num = work_left * q - wk->frac;
+  ts_time dt = num > 0 ? (num + p - 1) / p : 0;
+  wk->gen++;
+  ts__at(w, w->sim.now + dt, TS_EV_SEG_END, wk->id, wk->gen);
+}
+
+/* Plan the running actor's segment: up to the first row after which its lap
+ * exceeds the threshold (sliced), or to the end of the segment. */
+static void plan_actor(ts_world *w, ts_worker *wk)
+{
+  ts_actor *a = ts_world_actor(w, wk->actor);
+  ts_seg *g = &a->seg;
+  ts_time c = g->cost, w0 = g->done;
+  int64_t rows = g->rows, j = rows;
+  if (g->sliced && c > 0 && wk->seg_threshold != TS_TIME_MAX) {
+    int64_t p, q;
+    rate(w, &p, &q);
+    ts_time rem = wk->seg_threshold - (w->sim.now - a->lap_start);
+    /* rows finished by now: a re-plan may land between rows, or exactly on a
+     * row's end whose check is still due */
+    int64_t done = first_row_beyond(c, rows, g->rows_done + 1, w0) - 1;
+    if (cum(c, rows, done + 1) <= w0)
+      done++; /* w0 is the end of the last row */
+    if (rem < 0 && done > g->rows_done && cum(c, rows, done) == w0 && wk->frac == 0) {
+      j = done; /* a row not yet checked ends now, with the lap over: yield now */
+    } else {
+      /* the first row ending beyond x: the next row's end when the lap is
+       * already over, else the row whose end takes the lap past the threshold */
+      ts_time x = rem < 0 ? w0 : w0 + rem * p / q;
+      j = first_row_beyond(c, rows, done + 1, x);
+    }
+  }
+  g->rows_target = j;
+  schedule_end(w, wk, cum(c, rows, j) - w0);
+}
+
+static void plan(ts_world *w, ts_worker *wk)
+{
+  if (wk->seg == TS_SEG_ACTOR)
+    plan_actor(w, wk);
+  else if (wk->seg == TS_SEG_OVERHEAD)
+    schedule_end(w, wk, wk->over_left);
+}
+
+/* Change the number of busy workers by delta, re-planning the other running
+ * segments when the processor-sharing rate changes. */
+static void set_busy(ts_world *w, ts_worker *self, int delta)
+{
+  int cores = w->model->cores;
+  int before = w->busy, after = w->busy + delta;
+  int rate_changes = cores > 0 && (before > cores || after > cores);
+  if (rate_changes)
+    for (int i = 0; i < w->nworkers; i++)
+      if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE)
+        catch_up(w, &w->workers[i]);
+  w->busy = after;
+  if (rate_changes)
+    for (int i = 0; i < w->nworkers; i++)
+      if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE)
+        plan(w, &w->workers[i]);
+}
+
+static void emit_piece(ts_world *w, ts_worker *wk)
+{
+  if (w->obs && w->obs->run && w->sim.now > wk->piece_t0) {
+    ts_run_piece p = {.worker = wk->id, .actor = -1, .t0 = wk->piece_t0, .t1 = w->sim.now, .label = "loop",
+                      .step = -1, .state = TS_ACTOR_RUNNING};
+    if (wk->seg == TS_SEG_ACTOR) {
+      const ts_actor *a = ts_world_actor(w, wk->actor);
+      p.actor = a->id;
+      p.step = a->pc;
+      p.label = cur_step(w, a)->label;
+      p.sliced = a->seg.sliced;
+      p.kernel = a->seg.kernel;
+      p.state = a->seg.state;
+      p.slice = a->seg.timed ? a->st.slices : 0;
+    }
+    w->obs->run(w->obs->data, &p);
+  }
+  wk->piece_t0 = w->sim.now;
+}
+
+static void become_busy(ts_world *w, ts_worker *wk, ts_seg_kind kind)
+{
+  if (wk->seg == TS_SEG_IDLE)
+    set_busy(w, wk, +1);
+  wk->seg = kind;
+  wk->seg_t0 = w->sim.now;
+  wk->piece_t0 = w->sim.now;
+  wk->frac = 0;
+  wk->frac_q = 1;
+}
+
+void ts__cpu_idle(ts_world *w, ts_worker *wk)
+{
+  if (wk->seg != TS_SEG_IDLE) {
+    wk->seg = TS_SEG_IDLE;
+    wk->actor = -1;
+    set_busy(w, wk, -1);
+  }
+}
+
+void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work)
+{
+  become_busy(w, wk, TS_SEG_OVERHEAD);
+  wk->actor = -1;
+  wk->over_left = work;
+  plan(w, wk);
+}
+
+void ts__cpu_resume(ts_world *w, ts_actor *a)
+{
+  ts_worker *wk = &w->workers[a->worker];
+  if (a->seg.timed && !a->lap_counted) {
+    a->lap_counted = 1;
+    a->st.slices++;
+  }
+  if (a->seg.state != TS_ACTOR_RUNNING && a->state != a->seg.state)
+    ts__actor_set_state(w, a, a->seg.state);
+  become_busy(w, wk, TS_SEG_ACTOR);
+  wk->actor = a->id;
+  plan(w, wk);
+}
+
+int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
+{
+  if (cost <= 0)
+    return TS_OP_NEXT;
+  a->seg = (ts_seg){.cost = cost, .rows = rows > 0 ? rows : 1, .active = 1, .sliced = (flags & TS_CPU_SLICED) != 0,
+                    .timed = (flags & TS_CPU_TIMED) != 0, .kernel = (flags & TS_CPU_KERNEL) != 0,
+                    .state = (uint8_t)state};
+  ts__cpu_resume(w, a);
+  return TS_OP_BUSY;
+}
+
+void ts__cpu_cut(ts_world *w, ts_worker *wk)
+{
+  if (wk->seg != TS_SEG_ACTOR)
+    return;
+  catch_up(w, wk);
+  ts_actor *a = ts_world_actor(w, wk->actor);
+  a->seg.cost = a->seg.done;
+  a->seg.rows = 1;
+  a->seg.rows_target = 1;
+  wk->frac = 0;
+  wk->gen++;
+  ts__at(w, w->sim.now, TS_EV_SEG_END, wk->id, wk->gen);
+}
+
+void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  ts_worker *wk = &w->workers[ev->obj];
+  if (ev->gen != wk->gen || wk->seg == TS_SEG_IDLE)
+    return; /* superseded by a re-plan */
+  catch_up(w, wk);
+  if (wk->seg == TS_SEG_OVERHEAD) {
+    emit_piece(w, wk);
+    ts__worker_next(w, wk);
+    return;
+  }
+  ts_actor *a = ts_world_actor(w, wk->actor);
+  ts_seg *g = &a->seg;
+  g->rows_done = g->rows_target;
+  g->done = cum(g->cost, g->rows, g->rows_done);
+  wk->frac = 0;
+  int over = g->sliced && w->sim.now - a->lap_start > wk->seg_threshold;
+  if (g->rows_done < g->rows && !over) {
+    plan(w, wk); /* rounding under processor sharing: not over yet */
+    return;
+  }
+  emit_piece(w, wk);
+  int busy;
+  if (g->rows_done == g->rows) { /* no check after a segment's last row */
+    g->active = 0;
+    if (a->state != TS_ACTOR_RUNNING)
+      ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
+    busy = ts__actor_continue(w, a);
+  } else {
+    busy = ts__worker_yield(w, wk, a) == TS_OP_BUSY;
+  }
+  if (!busy)
+    ts__worker_next(w, wk);
+}

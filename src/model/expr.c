@@ -1,0 +1,391 @@
+/* Expressions: a recursive-descent parser that emits postfix code, and a
+ * stack machine that runs it. Invariant of compiled code: running it from an
+ * empty stack leaves exactly one value, and the stack never grows beyond
+ * `depth`. */
+#include "model/expr.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+  OP_NUM, OP_VAR, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
+  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR, OP_COND,
+  OP_MIN, OP_MAX, OP_FLOOR, OP_CEIL, OP_ABS
+} opcode;
+
+typedef struct instr {
+  opcode op;
+  double num;
+  ts_expr_var var;
+} instr;
+
+struct ts_expr {
+  instr *code;
+  size_t len;
+  int depth;      /* largest stack the code needs */
+  int nvars;      /* OP_VAR instructions */
+  char *text;
+};
+
+typedef struct parser {
+  const char *s;
+  size_t pos;
+  ts_expr_resolver resolve;
+  void *ctx;
+  instr *code;
+  size_t len, cap;
+  int sp, depth;  /* stack height while emitting, and its maximum */
+  char *err;
+  size_t errcap;
+  int failed;
+} parser;
+
+/* Stack effect of each opcode (values pushed minus popped). */
+static int effect(opcode op)
+{
+  switch (op) {
+  case OP_NUM: case OP_VAR: return 1;
+  case OP_NEG: case OP_NOT: case OP_FLOOR: case OP_CEIL: case OP_ABS: return 0;
+  case OP_COND: return -2;
+  default: return -1;
+  }
+}
+
+static void fail(parser *p, const char *fmt, const char *what)
+{
+  if (!p->failed)
+    snprintf(p->err, p->errcap, fmt, what, (int)p->pos + 1);
+  p->failed = 1;
+}
+
+static void emit(parser *p, instr in)
+{
+  if (p->failed)
+    return;
+  if (p->len == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 16;
+    instr *c = realloc(p->code, cap * sizeof *c);
+    if (!c) {
+      snprintf(p->err, p->errcap, "out of memory");
+      p->failed = 1;
+      return;
+    }
+    p->code = c;
+    p->cap = cap;
+  }
+  p->code[p->len++] = in;
+  p->sp += effect(in.op);
+  if (p->sp > p->depth)
+    p->depth = p->sp;
+}
+
+static void op(parser *p, opcode o)
+{
+  emit(p, (instr){.op = o});
+}
+
+static void skip(parser *p)
+{
+  while (isspace((unsigned char)p->s[p->pos]))
+    p->pos++;
+}
+
+/* Consume tok if it comes next (after blanks). */
+static int accept(parser *p, const char *tok)
+{
+  skip(p);
+  size_t n = strlen(tok);
+  if (strncmp(p->s + p->pos, tok, n) != 0)
+    return 0;
+  /* "<" must not match "<=", "/" not "//", "!" not "!=" */
+  char next = p->s[p->pos + n];
+  if ((n == 1 && strchr("<>!=", tok[0]) && next == '=') || (n == 1 && tok[0] == '/' && next == '/'))
+    return 0;
+  p->pos += n;
+  return 1;
+}
+
+static void expect(parser *p, const char *tok)
+{
+  if (!accept(p, tok))
+    fail(p, "expected '%s' at column %d", tok);
+}
+
+static void cond(parser *p);
+
+static int is_name_char(char c, int first)
+{
+  return isalpha((unsigned char)c) || c == '_' || (!first && isdigit((unsigned char)c));
+}
+
+static void call(parser *p, const char *name)
+{
+  static const struct {
+    const char *name;
+    opcode op;
+    int args;
+  } fns[] = {{"min", OP_MIN, 2}, {"max", OP_MAX, 2}, {"floor", OP_FLOOR, 1}, {"ceil", OP_CEIL, 1}, {"abs", OP_ABS, 1}};
+  for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+    if (strcmp(fns[i].name, name) == 0) {
+      cond(p);
+      for (int a = 1; a < fns[i].args; a++) {
+        expect(p, ",");
+        cond(p);
+      }
+      expect(p, ")");
+      op(p, fns[i].op);
+      return;
+    }
+  fail(p, "unknown function \"%s\" before column %d (min, max, floor, ceil, abs)", name);
+}
+
+static void primary(parser *p)
+{
+  skip(p);
+  const char *s = p->s + p->pos;
+  if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+    char *end;
+    double v = strtod(s, &end);
+    p->pos += (size_t)(end - s);
+    if (!isfinite(v))
+      fail(p, "number %s too large before column %d", "");
+    emit(p, (instr){.op = OP_NUM, .num = v});
+    return;
+  }
+  if (accept(p, "(")) {
+    cond(p);
+    expect(p, ")");
+    return;
+  }
+  int dollar = *s == '$';
+  if (is_name_char(s[dollar], 1)) {
+    char name[64];
+    size_t n = (size_t)dollar;
+    while (is_name_char(s[n], 0) && n < sizeof name - 1)
+      n++;
+    if (is_name_char(s[n], 0)) {
+      fail(p, "name too long%s at column %d", "");
+      return;
+    }
+    memcpy(name, s, n);
+    name[n] = '\0';
+    p->pos += n;
+    if (!dollar && accept(p, "(")) {
+      call(p, name);
+      return;
+    }
+    ts_expr_var var = {0, 0};
+    double c = 0;
+    int r = p->resolve ? p->resolve(p->ctx, name, &var, &c) : 0;
+    if (r == 1)
+      emit(p, (instr){.op = OP_VAR, .var = var});
+    else if (r == 2)
+      emit(p, (instr){.op = OP_NUM, .num = c});
+    else
+      fail(p, "unknown name \"%s\" before column %d", name);
+    return;
+  }
+  fail(p, *s ? "unexpected '%.1s' at column %d" : "expected a value%s at column %d", s);
+}
+
+static void unary(parser *p)
+{
+  if (accept(p, "-")) {
+    unary(p);
+    op(p, OP_NEG);
+  } else if (accept(p, "!")) {
+    unary(p);
+    op(p, OP_NOT);
+  } else {
+    primary(p);
+  }
+}
+
+/* One level of left-associative binary operators: toks[i] emits ops[i]. */
+static void binary(parser *p, void (*next)(parser *), const char *const *toks, const opcode *ops, size_t n)
+{
+  next(p);
+  for (;;) {
+    size_t i = 0;
+    while (i < n && !accept(p, toks[i]))
+      i++;
+    if (i == n || p->failed)
+      return;
+    next(p);
+    op(p, ops[i]);
+  }
+}
+
+static void prod(parser *p)
+{
+  static const char *const t[] = {"*", "//", "/", "%"};
+  static const opcode o[] = {OP_MUL, OP_IDIV, OP_DIV, OP_MOD};
+  binary(p, unary, t, o, 4);
+}
+
+static void sum(parser *p)
+{
+  static const char *const t[] = {"+", "-"};
+  static const opcode o[] = {OP_ADD, OP_SUB};
+  binary(p, prod, t, o, 2);
+}
+
+static void cmp(parser *p)
+{
+  static const char *const t[] = {"==", "!=", "<=", ">=", "<", ">"};
+  static const opcode o[] = {OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT};
+  binary(p, sum, t, o, 6);
+}
+
+static void and_(parser *p)
+{
+  static const char *const t[] = {"&&"};
+  static const opcode o[] = {OP_AND};
+  binary(p, cmp, t, o, 1);
+}
+
+static void or_(parser *p)
+{
+  static const char *const t[] = {"||"};
+  static const opcode o[] = {OP_OR};
+  binary(p, and_, t, o, 1);
+}
+
+static void cond(parser *p)
+{
+  or_(p);
+  if (accept(p, "?")) {
+    cond(p);
+    expect(p, ":");
+    cond(p);
+    op(p, OP_COND);
+  }
+}
+
+static ts_expr *make(instr *code, size_t len, int depth, const char *text)
+{
+  ts_expr *e = calloc(1, sizeof *e);
+  char *t = strdup(text);
+  if (!e || !t) {
+    free(e);
+    free(t);
+    return NULL;
+  }
+  e->code = code;
+  e->len = len;
+  e->depth = depth;
+  e->text = t;
+  for (size_t i = 0; i < len; i++)
+    e->nvars += code[i].op == OP_VAR;
+  return e;
+}
+
+ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, char *err, size_t cap)
+{
+  parser p = {.s = text, .resolve = resolve, .ctx = ctx, .err = err, .errcap = cap};
+  cond(&p);
+  skip(&p);
+  if (!p.failed && p.s[p.pos])
+    fail(&p, "unexpected '%.1s' at column %d", p.s + p.pos);
+  if (!p.failed && p.depth > 64)
+    fail(&p, "nested too deeply%s (column %d)", "");
+  ts_expr *e = p.failed ? NULL : make(p.code, p.len, p.depth, text);
+  if (!e) {
+    if (!p.failed)
+      snprintf(err, cap, "out of memory");
+    free(p.code);
+  }
+  return e;
+}
+
+ts_expr *ts_expr_constant(double v)
+{
+  instr *code = malloc(sizeof *code);
+  char text[32];
+  if (!code)
+    return NULL;
+  code[0] = (instr){.op = OP_NUM, .num = v};
+  snprintf(text, sizeof text, "%.17g", v);
+  ts_expr *e = make(code, 1, 1, text);
+  if (!e)
+    free(code);
+  return e;
+}
+
+void ts_expr_free(ts_expr *e)
+{
+  if (!e)
+    return;
+  free(e->code);
+  free(e->text);
+  free(e);
+}
+
+int ts_expr_is_constant(const ts_expr *e, double *v)
+{
+  if (e->nvars > 0)
+    return 0;
+  *v = ts_expr_eval(e, NULL, NULL);
+  return 1;
+}
+
+int ts_expr_uses(const ts_expr *e, int kind)
+{
+  for (size_t i = 0; i < e->len; i++)
+    if (e->code[i].op == OP_VAR && e->code[i].var.kind == kind)
+      return 1;
+  return 0;
+}
+
+const char *ts_expr_text(const ts_expr *e)
+{
+  return e->text;
+}
+
+double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
+{
+  double st[64];
+  int sp = 0;
+  for (size_t i = 0; i < e->len; i++) {
+    const instr *in = &e->code[i];
+    double b = sp > 0 ? st[sp - 1] : 0, a = sp > 1 ? st[sp - 2] : 0, r;
+    switch (in->op) {
+    case OP_NUM: st[sp++] = in->num; continue;
+    case OP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
+    case OP_NEG: st[sp - 1] = -b; continue;
+    case OP_NOT: st[sp - 1] = b == 0; continue;
+    case OP_FLOOR: st[sp - 1] = floor(b); continue;
+    case OP_CEIL: st[sp - 1] = ceil(b); continue;
+    case OP_ABS: st[sp - 1] = fabs(b); continue;
+    case OP_COND: {
+      double c = sp > 2 ? st[sp - 3] : 0;
+      st[sp - 3] = c != 0 ? a : b;
+      sp -= 2;
+      continue;
+    }
+    case OP_ADD: r = a + b; break;
+    case OP_SUB: r = a - b; break;
+    case OP_MUL: r = a * b; break;
+    case OP_DIV: r = a / b; break;
+    case OP_IDIV: r = floor(a / b); break;
+    case OP_MOD: r = b == 0 ? NAN : a - b * floor(a / b); break;
+    case OP_EQ: r = a == b; break;
+    case OP_NE: r = a != b; break;
+    case OP_LT: r = a < b; break;
+    case OP_LE: r = a <= b; break;
+    case OP_GT: r = a > b; break;
+    case OP_GE: r = a >= b; break;
+    case OP_AND: r = a != 0 && b != 0; break;
+    case OP_OR: r = a != 0 || b != 0; break;
+    case OP_MIN: r = a < b ? a : b; break;
+    case OP_MAX: r = a > b ? a : b; break;
+    default: r = NAN; break;
+    }
+    st[sp - 2] = r;
+    sp--;
+  }
+  return sp == 1 ? st[0] : NAN;
+}

@@ -1,0 +1,58 @@
+/* Expressions in model and scenario fields: "$viewers // W", "i % W",
+ * "4 + 2 * (k == 1)", "0.05 + 0.0001 * rows", "min($burst, 8)".
+ *
+ * Grammar, loosest first (C's precedence, Python's division):
+ *   cond   := or ['?' cond ':' cond]
+ *   or     := and {'||' and}          and := cmp {'&&' cmp}
+ *   cmp    := sum [('==' | '!=' | '<' | '<=' | '>' | '>=') sum]
+ *   sum    := prod {('+' | '-') prod}
+ *   prod   := unary {('*' | '/' | '//' | '%') unary}
+ *   unary  := ('-' | '!') unary | primary
+ *   primary:= number | '$'name | name | name '(' cond {',' cond} ')' | '(' cond ')'
+ * '/' divides exactly, '//' is floor division and '%' the matching
+ * non-negative remainder (for a positive divisor); comparisons and logic
+ * give 0 or 1. Functions: min, max, floor, ceil, abs. Values are doubles
+ * (integers up to 2^53 are exact).
+ *
+ * A name is resolved once, when the expression is compiled, by the caller's
+ * resolver into a variable (a kind and an index the caller defines); a
+ * resolver may also return a constant (a parameter), which is folded. A
+ * compiled expression is evaluated with a getter for its variables. */
+#ifndef TS_EXPR_H
+#define TS_EXPR_H
+#include <stddef.h>
+
+/* A variable: kind and index are the resolver's (0 <= kind < 256). */
+typedef struct ts_expr_var {
+  int kind;
+  int index;
+} ts_expr_var;
+
+typedef struct ts_expr ts_expr;
+
+/* Resolve name (with its leading '$' if it had one). Returns 1 and sets *var
+ * for a variable, 2 and sets *constant for a constant, 0 when unknown (the
+ * compile fails naming it). */
+typedef int (*ts_expr_resolver)(void *ctx, const char *name, ts_expr_var *var, double *constant);
+/* The value of a variable at evaluation time. */
+typedef double (*ts_expr_getter)(void *ctx, ts_expr_var var);
+
+/* Compile text. Returns a new expression, or NULL with a one-line reason in
+ * err (of size cap: "unknown name \"x\" at column 3", "expected ')' at
+ * column 9", or "out of memory"). */
+ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, char *err, size_t cap);
+/* A constant expression (what a number in a JSON field is). NULL when memory runs out. */
+ts_expr *ts_expr_constant(double v);
+/* Free an expression; NULL is accepted. */
+void ts_expr_free(ts_expr *e);
+/* 1 with *v set when e has no variables (its value is known), else 0. */
+int ts_expr_is_constant(const ts_expr *e, double *v);
+/* 1 if e reads a variable of this kind. */
+int ts_expr_uses(const ts_expr *e, int kind);
+/* Evaluate e; get is called for each variable read (NULL when e is constant).
+ * Division by zero gives an infinity or NaN, which callers range-check. */
+double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);
+/* The text e was compiled from. */
+const char *ts_expr_text(const ts_expr *e);
+
+#endif

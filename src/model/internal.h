@@ -1,0 +1,157 @@
+/* Declarations shared by the files of src/model and nothing else (ts__ =
+ * not part of the library's interface). */
+#ifndef TS_MODEL_INTERNAL_H
+#define TS_MODEL_INTERNAL_H
+#include "model/world.h"
+
+/* Event kinds the model registers with the engine. */
+enum {
+  TS_EV_ARRIVE,   /* obj: actor; it reaches its worker for the first time */
+  TS_EV_READY,    /* obj: actor; gen: a TS_READY_* code */
+  TS_EV_SEG_END,  /* obj: worker; gen: the worker's generation when planned */
+  TS_EV_WAKE,     /* obj: worker; an idle worker has work */
+  TS_EV_SOURCE,   /* obj: class; the next arrival of a class that arrives until the horizon */
+  TS_EV_RESUME    /* obj: actor; its blocked thread runs again (after a futex wake) */
+};
+
+/* How an actor becomes ready (TS_EV_READY's gen). */
+enum {
+  TS_READY_CALLBACK, /* an io completed: a callback in the poll phase */
+  TS_READY_TIMER,    /* a sleep ended: the timers phase */
+  TS_READY_ARRIVE,   /* it reached a worker after a hop or a call leg */
+  TS_READY_REQUEST   /* a call reached its server: it joins the server's queue */
+};
+
+/* Flags of ts__cpu_begin. */
+enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4 };
+
+/* --- actors (actor.c) --- */
+
+/* Move a to state s now, adding the time in the old state to its stats and,
+ * clipped to the window, to the world's. */
+void ts__actor_set_state(ts_world *w, ts_actor *a, int s);
+/* Run a's program from its pc while it holds the CPU. Returns 1 when the
+ * worker is busy (a CPU segment or an overhead), 0 when it is free. */
+int ts__actor_continue(ts_world *w, ts_actor *a);
+/* a becomes ready on its current worker now: an I/O callback, or (timer) a
+ * timer in the timers phase. Kicks the worker. */
+void ts__actor_ready(ts_world *w, ts_actor *a, int timer);
+/* Schedule a TS_EV_READY of kind code for a at absolute time at. */
+void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code);
+/* One draw of d for actor a (its own stream), in ns, capped at
+ * ts_model_draw_max(d); a mean given by an expression is evaluated for a. */
+ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d);
+/* e evaluated for actor a (its index, worker, loops; the world's counters). */
+double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e);
+/* The instance of a declaration of this scope that a step means for a:
+ * actor -> a->id, shared -> 0, per_worker -> a's worker, indexed -> the
+ * step's index expression, which must lie in [0, instances). Returns the
+ * offset within the declaration, or -1 after ts__fail. */
+int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances);
+/* Make a new actor (spawned by parent, or from a source) of class k with
+ * index i on worker wk. Returns it, or NULL after ts__world_nomem. */
+ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
+/* a arrives now on its worker (its program starts as a callback). */
+void ts__actor_arrive(ts_world *w, ts_actor *a);
+/* Give a its own stream if it has none. Returns 0 or -1 (out of memory). */
+int ts__actor_rng(ts_world *w, ts_actor *a);
+
+/* --- CPU segments (cpu.c) --- */
+
+/* a (running on its worker) begins a CPU segment of `cost` ns in `rows`
+ * chunks, in state TS_ACTOR_RUNNING, SPIN or FUTEX. Returns TS_OP_BUSY, or
+ * TS_OP_NEXT when cost is 0 (nothing to run). */
+int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
+/* The running actor a resumes its unfinished segment. */
+void ts__cpu_resume(ts_world *w, ts_actor *a);
+/* wk becomes busy with `work` ns of loop CPU that belongs to no actor. */
+void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work);
+/* End wk's running actor segment now, as if its demand were what it has done
+ * (a spinner that got its mutex stops spinning). */
+void ts__cpu_cut(ts_world *w, ts_worker *wk);
+/* wk's CPU goes idle (no segment). */
+void ts__cpu_idle(ts_world *w, ts_worker *wk);
+/* Event handler: a planned segment ends (ignored when its gen is stale). */
+void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev);
+
+/* --- workers (worker.c) --- */
+
+/* wk has work: schedule its WAKE at time at (>= now), unless one comes sooner. */
+void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at);
+/* wk's CPU is free: run what its loop runs next (timers, callbacks, a queued
+ * actor; a thread's run queue) until something keeps it busy or nothing is
+ * left (then it goes idle). Does nothing while the worker is blocked. */
+void ts__worker_next(ts_world *w, ts_worker *wk);
+/* The running actor a rejoins its worker's time-slice queue (a thread: its
+ * run queue) and the loop pays the yield overhead. Returns TS_OP_BUSY if
+ * the worker stays busy (overhead), else TS_OP_FREE. */
+int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a);
+/* a's whole worker blocks (a mutex): it runs nothing until ts__worker_resume. */
+void ts__worker_block(ts_world *w, ts_worker *wk, ts_actor *a);
+/* The blocked actor a runs again on its worker at time at (a futex wake's latency). */
+void ts__worker_resume_at(ts_world *w, ts_actor *a, ts_time at);
+/* Report wk's queue depth and priority ops in flight to the observer. */
+void ts__worker_counters(ts_world *w, ts_worker *wk);
+/* The worker (global id) that index `i` of pool p means, or -1 when out of range. */
+int ts__worker_of(const ts_world *w, int pool, int i);
+/* Event handlers. */
+void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
+void ts__worker_on_resume(ts_sim *sim, const ts_event *ev);
+
+/* --- locks, channels, servers --- */
+
+/* Whether lock decl's instance inst has room for another holder. */
+int ts__lock_free(ts_world *w, int decl, int inst);
+/* a takes the instance if it has room: 1, else 0. */
+int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst);
+/* a joins the instance's waiters (oldest first). Returns 0 or -1 (out of memory). */
+int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst);
+/* a releases async lock decl; the oldest waiter becomes a holder and resumes as a callback. */
+void ts__lock_release_async(ts_world *w, ts_actor *a, int decl);
+/* a releases mutex decl. With a parked waiter: fifo hands it over, barging
+ * frees it; either way the waiter's thread resumes after the wake latency and
+ * 1 is returned (the releaser pays futex_wake). Without one, the oldest
+ * spinner stops spinning now; returns 0. */
+int ts__mutex_release(ts_world *w, ts_actor *a, int decl);
+/* a holds mutex decl after contending since a->mark: account the wait. */
+void ts__mutex_took(ts_world *w, ts_actor *a, int decl);
+/* Whether a holds (an instance of) lock decl. */
+int ts__lock_holds(const ts_actor *a, int decl);
+/* Lock decl's instance inst. */
+ts_lock *ts__lock_inst(ts_world *w, int decl, int inst);
+/* Release every lock a holds (its program ended or failed). */
+void ts__lock_release_all(ts_world *w, ts_actor *a);
+/* Channel decl's instance inst. */
+ts_chan *ts__chan_inst(ts_world *w, int decl, int inst);
+/* a notifies the instance: the version moves on (counting channels gain
+ * `tokens`); all waiters (or one; counting: as many as there are tokens)
+ * become ready carrying stamp. Returns how many parked worker threads the
+ * notifier pays to wake. */
+int ts__chan_notify(ts_world *w, ts_actor *a, int decl, int inst, int all, int64_t tokens, ts_time stamp);
+/* a waits on the instance: 1 when it need not (an unseen notify, or a token:
+ * taken), else 0 with a queued as a waiter. */
+int ts__chan_wait(ts_world *w, ts_actor *a, int decl, int inst);
+/* Load the "channel" (and, for indexed ones, "index") keys of a wait or notify. */
+int ts__load_chan_ref(ts_spec *sp, ts_step *s);
+/* Actor a's call reached its server: queue it; admit what the server can take. */
+void ts__server_request(ts_world *w, ts_actor *a);
+/* A call in service on server s finished: admit the next ones. */
+void ts__server_done(ts_world *w, int s);
+
+/* --- the world --- */
+
+/* Memory ran out inside a handler: stop the run (TS_WORLD_NOMEM). */
+void ts__world_nomem(ts_world *w);
+/* A step failed while running (an index out of range...): stop the run with
+ * TS_WORLD_MODEL and a message naming the step. Returns -1. */
+int ts__fail(ts_world *w, const ts_step *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A broken invariant: stop the run with TS_WORLD_INTERNAL naming it. */
+void ts__invariant(ts_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Schedule an event; on failure the run stops. */
+void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen);
+/* Overlap of [t0, t1) with the measurement window. */
+ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);
+/* A span of actor a ends now, having begun at t0: record its sample. */
+void ts__span_sample(ts_world *w, int span, ts_time t0);
+
+#endif

@@ -1,0 +1,74 @@
+/* call: a request to a server and its reply, compiled from
+ *   {"op": "call", "server": NAME, "class": "foreground"|"normal"|"background",
+ *    "request_ms": D, "reply_ms": D, "send_ms": T, "recv_ms": T, "work_ms": T,
+ *    "span": SPAN, "wait": true, "handler": [...]}
+ * into call (jump = its call_end) handler... call_end (jump = the call). The
+ * caller pays send_ms of CPU, its request travels request_ms and joins the
+ * server's queue with its class (and declared work, for shortest_first); the
+ * server admits up to its concurrency in the order its policy picks; an
+ * admitted call runs the handler steps on a worker of the server's pool; then
+ * the reply travels reply_ms back to the caller's worker, which pays
+ * recv_ms. The caller waits throughout (wait false: the loader wraps the call
+ * in a spawn, so the caller goes on at once). A span on a call gets one
+ * sample per call, from its start to the reply's arrival. */
+#include "model/internal.h"
+
+static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  switch (a->sub) {
+  case 0:
+    if (s->span >= 0)
+      a->span_t0[s->span] = w->sim.now;
+    a->sub = 1;
+    if (s->send > 0)
+      return ts__cpu_begin(w, a, (ts_time)((double)s->send * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+    /* fall through */
+  case 1:
+    a->sched_class = s->klass;
+    a->ret_worker = a->worker;
+    ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
+    a->sub = 2;
+    ts__actor_ready_at(w, a, w->sim.now + ts__draw(w, a, &s->cost), TS_READY_REQUEST);
+    return TS_OP_FREE;
+  default:
+    return TS_OP_NEXT; /* admitted: the handler runs on the server's worker */
+  }
+}
+
+static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  const ts_step *c = &w->model->classes[a->klass].steps[s->jump];
+  switch (a->sub) {
+  case 0:
+    ts__server_done(w, c->ref);
+    a->sched_class = w->model->classes[a->klass].sched_class;
+    ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
+    a->worker = a->ret_worker;
+    a->sub = 1;
+    ts__actor_ready_at(w, a, w->sim.now + ts__draw(w, a, &c->cost2), TS_READY_ARRIVE);
+    return TS_OP_FREE;
+  case 1:
+    a->sub = 2;
+    if (c->recv > 0)
+      return ts__cpu_begin(w, a, (ts_time)((double)c->recv * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+    /* fall through */
+  default:
+    if (c->span >= 0 && a->span_t0[c->span] >= 0) {
+      ts__span_sample(w, c->span, a->span_t0[c->span]);
+      a->span_t0[c->span] = -1;
+    }
+    return TS_OP_NEXT;
+  }
+}
+
+const ts_op_type ts_op_call = {
+  .name = NULL,
+  .summary = "send a request to a server and wait for its reply",
+  .exec = exec_call,
+};
+
+const ts_op_type ts_op_call_end = {
+  .name = NULL,
+  .summary = "the end of a call's handler: free the server, send the reply",
+  .exec = exec_end,
+};

@@ -1,0 +1,30 @@
+/* mark: the interval wave_ms measures.
+ *   {"op": "mark", "name": "wave_start" | "wave_end"}
+ * Without marks the wave runs from the actor's arrival to its end. */
+#include "model/internal.h"
+#include "model/spec.h"
+
+static const char *const keys[] = {"name", NULL};
+
+static int load(ts_spec *sp, ts_step *s)
+{
+  static const char *const names[] = {"wave_start", "wave_end", NULL};
+  return ts_spec_enum(sp, "name", 1, names, &s->mark);
+}
+
+static int exec(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  if (s->mark == TS_MARK_WAVE_START)
+    a->st.wave_start = w->sim.now;
+  else
+    a->st.wave_end = w->sim.now;
+  return TS_OP_NEXT;
+}
+
+const ts_op_type ts_op_mark = {
+  .name = "mark",
+  .keys = keys,
+  .summary = "record wave_start or wave_end (the interval wave_ms measures)",
+  .load = load,
+  .exec = exec,
+};

@@ -1,0 +1,58 @@
+/* notify: wake the waiters of a channel.
+ *   {"op": "notify", "channel": NAME, "index": EXPR, "wake": "all" | "one",
+ *    "tokens": EXPR, "carry": SPAN}
+ * "wake" (default all) for version channels; "tokens" (default 1) for
+ * counting ones. The notify carries a timestamp: now, or the begin time of
+ * the notifier's open span named by "carry". Each parked worker thread it
+ * wakes costs the notifier the channel's wake_ms of kernel CPU (once per park
+ * cycle), paid right after. */
+#include "model/internal.h"
+#include "model/spec.h"
+
+static const char *const keys[] = {"channel", "index", "wake", "tokens", "carry", NULL};
+
+static int load(ts_spec *sp, ts_step *s)
+{
+  static const char *const wakes[] = {"all", "one", NULL};
+  int one = 0;
+  s->span = -1;
+  if (ts__load_chan_ref(sp, s) || ts_spec_enum(sp, "wake", 0, wakes, &one) ||
+      ts_spec_expr(sp, "tokens", 0, &s->expr) || (ts_spec_has(sp, "carry") && ts_spec_span(sp, "carry", 1, &s->span)))
+    return -1;
+  s->all = one == 0;
+  if (s->expr && !ts_spec_model(sp)->chans[s->ref].tokens)
+    return ts_spec_fail(sp, "tokens", "channel \"%s\" does not count tokens (declare it with \"tokens\": true)",
+                        ts_spec_model(sp)->chans[s->ref].name);
+  return 0;
+}
+
+static int exec(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  if (a->sub)
+    return TS_OP_NEXT;
+  const ts_chan_decl *d = &w->model->chans[s->ref];
+  int inst = ts__instance(w, a, s, d->scope, d->instances);
+  if (inst < 0)
+    return TS_OP_FREE;
+  int64_t tokens = 1;
+  if (s->expr) {
+    double v = ts__eval(w, a, s->expr);
+    if (!(v >= 0 && v <= 1e12)) {
+      ts__fail(w, s, "tokens \"%s\" is %g: expected a count in [0, 1e12]", ts_expr_text(s->expr), v);
+      return TS_OP_FREE;
+    }
+    tokens = (int64_t)v;
+  }
+  ts_time stamp = s->span >= 0 && a->span_t0[s->span] >= 0 ? a->span_t0[s->span] : w->sim.now;
+  int wakes = ts__chan_notify(w, a, s->ref, inst, s->all, tokens, stamp);
+  a->sub = 1;
+  return ts__cpu_begin(w, a, (ts_time)wakes * d->wake_cpu, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
+}
+
+const ts_op_type ts_op_notify = {
+  .name = "notify",
+  .keys = keys,
+  .summary = "wake a channel's waiters (all or one; counting: add tokens), carrying a timestamp",
+  .load = load,
+  .exec = exec,
+};

@@ -1,0 +1,62 @@
+/* repeat: a loop, compiled from
+ *   {"op": "repeat", "count": EXPR | "forever", "name": NAME, "span": SPAN, "steps": [...]}
+ * into repeat (begin: jump = the matching repeat_end) and repeat_end
+ * (jump = the begin). The count is evaluated once, on entry; "forever" runs
+ * until the run's horizon. The loop's iteration (0, 1, ...) is readable in
+ * expressions by its name. A span on a repeat gets one sample per iteration. */
+#include <math.h>
+
+#include "model/internal.h"
+
+static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  int64_t count = -1;
+  if (!s->forever) {
+    double v = ts__eval(w, a, s->expr);
+    if (!(v >= 0 && v <= 1e15) || v != floor(v)) {
+      ts__fail(w, s, "count \"%s\" is %g for actor %d: expected an integer >= 0", ts_expr_text(s->expr), v, a->id);
+      return TS_OP_FREE;
+    }
+    count = (int64_t)v;
+    if (count == 0) {
+      a->pc = s->jump + 1;
+      return TS_OP_GOTO;
+    }
+  }
+  a->loops[s->slot] = (ts_loop){count < 0 ? -1 : count - 1, 0};
+  if (s->span >= 0)
+    a->span_t0[s->span] = w->sim.now;
+  return TS_OP_NEXT;
+}
+
+static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  const ts_step *b = &w->model->classes[a->klass].steps[s->jump];
+  ts_loop *l = &a->loops[b->slot];
+  if (b->span >= 0 && a->span_t0[b->span] >= 0)
+    ts__span_sample(w, b->span, a->span_t0[b->span]);
+  if (l->left == 0) {
+    if (b->span >= 0)
+      a->span_t0[b->span] = -1;
+    return TS_OP_NEXT;
+  }
+  if (l->left > 0)
+    l->left--;
+  l->iter++;
+  if (b->span >= 0)
+    a->span_t0[b->span] = w->sim.now;
+  a->pc = s->jump + 1;
+  return TS_OP_GOTO;
+}
+
+const ts_op_type ts_op_repeat = {
+  .name = NULL,
+  .summary = "loop: a count or forever around a block of steps",
+  .exec = exec_begin,
+};
+
+const ts_op_type ts_op_repeat_end = {
+  .name = NULL,
+  .summary = "end of a repeat's block",
+  .exec = exec_end,
+};

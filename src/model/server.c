@@ -1,0 +1,51 @@
+/* Servers: a request queue under a policy, served by a pool's workers, with
+ * at most `concurrency` calls in service. An admitted call's actor moves to a
+ * worker of the pool (the server's fixed worker, or round robin over the
+ * pool) and runs its handler there as a callback. */
+#include <math.h>
+
+#include "model/internal.h"
+
+static void admit(ts_world *w, int s)
+{
+  const ts_server_decl *d = &w->model->servers[s];
+  ts_server *sv = &w->servers[s];
+  int count = w->pool_base[d->pool + 1] - w->pool_base[d->pool];
+  while (sv->inflight < d->concurrency && ts_sched_queue_len(&sv->queue) > 0 && !w->error) {
+    ts_actor *a = ts_world_actor(w, ts_sched_queue_pop(&sv->queue, d->policy));
+    int wk;
+    if (d->worker) {
+      double v = ts__eval(w, a, d->worker);
+      wk = v == floor(v) ? ts__worker_of(w, d->pool, (int)v) : -1;
+      if (wk < 0) {
+        ts__fail(w, NULL, "server \"%s\": worker \"%s\" is %g: expected an index in [0, %d)", d->name,
+                 ts_expr_text(d->worker), v, count);
+        return;
+      }
+    } else {
+      wk = w->pool_base[d->pool] + sv->next++ % count;
+    }
+    sv->inflight++;
+    a->worker = wk;
+    a->wait_inst = -1;
+    ts__actor_ready(w, a, 0);
+  }
+}
+
+void ts__server_request(ts_world *w, ts_actor *a)
+{
+  const ts_step *s = &w->model->classes[a->klass].steps[a->pc];
+  ts_server *sv = &w->servers[s->ref];
+  a->wait_inst = s->ref;
+  if (ts_sched_queue_push(&sv->queue, a->id, a->sched_class, s->work) != 0) {
+    ts__world_nomem(w);
+    return;
+  }
+  admit(w, s->ref);
+}
+
+void ts__server_done(ts_world *w, int s)
+{
+  w->servers[s].inflight--;
+  admit(w, s);
+}
