@@ -96,6 +96,13 @@ static int override_list(const char *arg, const char *what, long lo, long hi, in
   return 0;
 }
 
+/* The confidence target applies to the metrics the table reports. */
+static int table_cols(void *ctx, const ts_sweep *s, int *cols, int max)
+{
+  const ts_loaded *L = ctx;
+  return ts_report_table_cols(&L->sc, s, cols, max);
+}
+
 /* A model that runs forever needs a horizon. */
 static int check_horizon(const ts_loaded *L, ts_err *e)
 {
@@ -193,6 +200,7 @@ int ts_cmd_run(int argc, char **argv)
                         .horizon = L.sc.horizon, .warmup = L.sc.warmup, .window = L.sc.window,
                         .naxes = L.sc.naxes, .axis_sizes = sizes, .model_of = L.sc.naxes ? ts_cli_model_of : NULL,
                         .model = &L.model, .ctx = &L, .ci_target = L.sc.ci_target, .ci_max = L.sc.ci_max,
+                        .ci_cols = table_cols,
                         .progress = on_progress, .progress_data = &pr};
   ts_sweep s;
   int sr = ts_sweep_run(&spec, &s);

@@ -265,6 +265,8 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
   ts_spec sp = spec_of(L, st);
   if (ts_spec_has(&sp, "span") && ts_spec_span(&sp, "span", 1, &L->steps[b].span))
     return -1;
+  if (L->steps[b].span >= 0)
+    ts_spec_span_sampled(&sp, L->steps[b].span);
   L->steps[b].slot = L->depth;
   L->loop_name[L->depth++] = name;
   if (L->depth > L->max_depth)
@@ -328,6 +330,14 @@ static int class_of_name(const char *s)
          : strcmp(s, "background") == 0 ? TS_CLASS_BACKGROUND : -1;
 }
 
+static int server_named(const ts_model *m, const char *name)
+{
+  for (size_t i = 0; i < m->nservers; i++)
+    if (strcmp(m->servers[i].name, name) == 0)
+      return 1;
+  return 0;
+}
+
 static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
 {
   static const char *const keys[] = {"op", "label", "note", "server", "class", "request_ms", "reply_ms", "send_ms",
@@ -347,19 +357,32 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
     return -1;
   ts_spec sp = spec_of(L, st);
   const char *klass = "normal";
+  const char *sname = NULL;
+  if (ts_jget_string(&L->c, st, "server", 1, &sname, L->e))
+    return -1;
+  if (ts_model_find_pool(L->m, sname) >= 0 && !server_named(L->m, sname))
+    return ts_jfail(&L->c, "server", L->e, "\"%s\" is a pool of workers, not a server: declare a server on it in "
+                    "\"servers\" ({\"name\": ..., \"pool\": \"%s\"}) and call that", sname, sname);
   if (ts_spec_ref(&sp, "server", 1, TS_REF_SERVER, &s->ref) || ts_spec_string(&sp, "class", 0, &klass) ||
       ts_spec_dist(&sp, "request_ms", 0, &s->cost) || ts_spec_dist(&sp, "reply_ms", 0, &s->cost2) ||
       ts_spec_time(&sp, "send_ms", 0, &s->send) || ts_spec_time(&sp, "recv_ms", 0, &s->recv) ||
       ts_spec_time(&sp, "work_ms", 0, &s->work) || (ts_spec_has(&sp, "span") && ts_spec_span(&sp, "span", 1, &s->span)))
     return -1;
+  if (s->span >= 0)
+    ts_spec_span_sampled(&sp, s->span);
   s->klass = class_of_name(klass);
   if (s->klass < 0)
     return ts_jfail(&L->c, "class", L->e, "expected foreground, normal or background; got \"%s\"", klass);
   s->wait = wait != 0;
   held inner = *h;
   inner.top = 0;
+  size_t first = L->nsteps;
   if (compile_block(L, st, "handler", 0, &inner))
     return -1;
+  if (!cJSON_GetObjectItemCaseSensitive(st, "work_ms")) /* declared work: the handler's fixed CPU */
+    for (size_t i = first; i < L->nsteps; i++)
+      if (L->steps[i].type == &ts_op_cpu && !L->steps[i].cost.mean_ms)
+        L->steps[c].work += L->steps[i].cost.mean;
   if (inner.locks != h->locks)
     return ts_jfail(&L->c, "handler", L->e, "the handler does not release what it takes");
   ts_step *e = emit(L, &ts_op_call_end, "reply");
@@ -1030,10 +1053,11 @@ static int load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
 
 static int load_metric(loader *L, ts_model *m, const cJSON *jm)
 {
-  static const char *const keys[] = {"span", "stat", "expr", "per", "meaning", "note", NULL};
+  static const char *const keys[] = {"span", "actor", "stat", "expr", "per", "meaning", "note", NULL};
   static const char *const pers[] = {"pooled", "replication", NULL};
+  static const char *const actor_stats[] = {"median", "p95", "mean", "p99", "max", NULL};
   ts_metric_spec *d = &m->metrics[m->nmetrics];
-  const char *span = NULL, *stat = "p50", *expr = NULL, *meaning = "";
+  const char *span = NULL, *stat = "p50", *expr = NULL, *meaning = "", *actor = NULL;
   int per = -1;
   size_t old = ts_jpush_key(&L->c, jm->string);
   int bad = !cJSON_IsObject(jm)
@@ -1041,9 +1065,21 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
                 : ts_jcheck_keys(&L->c, jm, keys, L->e) || ts_jget_string(&L->c, jm, "span", 0, &span, L->e) ||
                       ts_jget_string(&L->c, jm, "stat", 0, &stat, L->e) ||
                       ts_jget_string(&L->c, jm, "expr", 0, &expr, L->e) ||
+                      ts_jget_string(&L->c, jm, "actor", 0, &actor, L->e) ||
                       ts_jget_string(&L->c, jm, "meaning", 0, &meaning, L->e) || enum_field(L, jm, "per", pers, &per);
-  if (!bad && !!span == !!expr)
-    bad = ts_jfail(&L->c, NULL, L->e, "expected exactly one of \"span\" and \"expr\"");
+  if (!bad && (!!span + !!expr + !!actor) != 1)
+    bad = ts_jfail(&L->c, NULL, L->e, "expected exactly one of \"span\", \"actor\" and \"expr\"");
+  if (!bad && actor) {
+    d->kind = TS_MDEF_ACTOR;
+    d->stat = -1;
+    for (int k = 0; actor_stats[k]; k++)
+      if (strcmp(actor_stats[k], strcmp(stat, "p50") == 0 ? "median" : stat) == 0)
+        d->stat = k;
+    if (d->stat < 0)
+      bad = ts_jfail(&L->c, "stat", L->e, "expected median, p95, mean, p99 or max; got \"%s\"", stat);
+    else if (!(d->actor = strdup(actor)))
+      bad = ts_jfail(&L->c, NULL, L->e, "out of memory");
+  }
   if (!bad && span) {
     d->kind = TS_MDEF_SPAN;
     d->span = -1;
@@ -1066,6 +1102,8 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
   if (bad)
     return -1;
   d->per_replication = per < 0 ? d->kind == TS_MDEF_EXPR : per == 1;
+  if (d->kind == TS_MDEF_ACTOR && d->per_replication)
+    return ts_jfail(&L->c, "per", L->e, "an actor metric pools every actor of every replication");
   d->name = strdup(jm->string);
   d->meaning = strdup(meaning);
   d->expr = expr ? strdup(expr) : NULL;

@@ -133,9 +133,11 @@ static int baseline_has(const ts_baseline *b, const ts_sweep *s, int c)
 void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b)
 {
   int cols[64], nm = ts_report_table_cols(sc, s, cols, 64);
-  int classes = 0, reps = 0, outside = 0;
+  int classes = 0, reps = 0, outside = 0, per_actor = 0;
+  for (int i = 0; i < nm; i++)
+    per_actor |= s->cols[cols[i]].source == TS_SRC_ACTOR || s->cols[cols[i]].source == TS_SRC_RATIO;
   for (size_t p = 0; p < s->npoints; p++) {
-    classes |= strcmp(s->points[p].class_name, s->points[0].class_name) != 0;
+    classes |= per_actor && strcmp(s->points[p].class_name, s->points[0].class_name) != 0;
     reps |= s->points[p].replications > 1;
     outside |= s->points[p].outside;
   }
@@ -162,6 +164,8 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
   fputc('\n', out);
   for (size_t p = 0; p < s->npoints; p++) {
     const ts_point *pt = &s->points[p];
+    if (!per_actor && !first_row(s, pt))
+      continue; /* the columns are the same on every class's row */
     const char *labels[16];
     ts_report_labels(sc, s, pt, labels);
     for (int a = 0; a < sc->naxes; a++) {

@@ -290,10 +290,16 @@ int ts_spec_span(ts_spec *sp, const char *key, int required, int *out)
     return ts_spec_fail(sp, key, "out of memory");
   m->spans = v;
   v[m->nspans].name = strdup(name);
+  v[m->nspans].sampled = 0;
   if (!v[m->nspans].name)
     return ts_spec_fail(sp, key, "out of memory");
   *out = (int)m->nspans++;
   return 0;
+}
+
+void ts_spec_span_sampled(ts_spec *sp, int span)
+{
+  sp->L->m->spans[span].sampled = 1;
 }
 
 int ts_spec_has(ts_spec *sp, const char *key)

@@ -45,6 +45,7 @@ void ts_model_finish(ts_model *m)
     free(m->metrics[i].name);
     free(m->metrics[i].meaning);
     free(m->metrics[i].expr);
+    free(m->metrics[i].actor);
   }
   free(m->classes);
   free(m->pools);

@@ -137,6 +137,7 @@ typedef struct ts_counter_decl {
 
 typedef struct ts_span_decl {
   char *name;
+  int sampled;                /* some step ends it (span_end, a repeat's or a call's span); else it only stamps notifies */
 } ts_span_decl;
 
 typedef enum { TS_ARRIVE_AT, TS_ARRIVE_PERIODIC, TS_ARRIVE_POISSON, TS_ARRIVE_AFTER } ts_arrival_kind;
@@ -174,13 +175,14 @@ typedef struct ts_class {
 typedef enum { TS_DISPATCH_HASH, TS_DISPATCH_ROUND_ROBIN, TS_DISPATCH_LEAST_LOADED } ts_dispatch_kind;
 
 /* A metric the model defines: a name, and how it is computed. */
-typedef enum { TS_MDEF_SPAN, TS_MDEF_EXPR } ts_mdef_kind;
+typedef enum { TS_MDEF_SPAN, TS_MDEF_EXPR, TS_MDEF_ACTOR } ts_mdef_kind;
 typedef struct ts_metric_spec {
   char *name;
   char *meaning;
   ts_mdef_kind kind;
   int span;                   /* TS_MDEF_SPAN */
-  int stat;                   /* TS_MDEF_SPAN: ts_span_stat */
+  int stat;                   /* TS_MDEF_SPAN: ts_span_stat; TS_MDEF_ACTOR: 0 median, 1 p95, 2 mean, 3 p99, 4 max */
+  char *actor;                /* TS_MDEF_ACTOR: the per-actor metric it summarises */
   char *expr;                 /* TS_MDEF_EXPR: over other metrics, compiled by run/ */
   int per_replication;        /* value = median over replications of per-replication values */
 } ts_metric_spec;

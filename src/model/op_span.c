@@ -23,6 +23,7 @@ static int load_end(ts_spec *sp, ts_step *s)
   int f = 0;
   if (ts_spec_span(sp, "span", 1, &s->span) || ts_spec_enum(sp, "from", 0, from, &f))
     return -1;
+  ts_spec_span_sampled(sp, s->span);
   s->from_notify = f == 1;
   return 0;
 }

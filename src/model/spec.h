@@ -33,6 +33,8 @@ int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out);
 int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, int *out);
 /* The span named by the field (declared on first use): its index. */
 int ts_spec_span(ts_spec *sp, const char *key, int required, int *out);
+/* Span `span` gets samples (some step ends it). */
+void ts_spec_span_sampled(ts_spec *sp, int span);
 /* Whether the step has the key. */
 int ts_spec_has(ts_spec *sp, const char *key);
 /* The model loaded so far (pools, locks, channels, servers, counters are in place). */

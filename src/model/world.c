@@ -476,9 +476,10 @@ static void waits_on(const ts_world *w, const ts_actor *a, char *buf, size_t cap
   const ts_class *k = &m->classes[a->klass];
   const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
   const char *what = ts_state_get(a->state)->name;
-  if (s && (a->state == TS_ACTOR_LOCK_WAIT || a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
-    snprintf(buf, cap, "%s %s \"%s\"", what, m->locks[s->ref].kind == TS_LOCK_MUTEX ? "mutex" : "lock",
-             m->locks[s->ref].name);
+  if (s && a->state == TS_ACTOR_LOCK_WAIT)
+    snprintf(buf, cap, "waiting for lock \"%s\"", m->locks[s->ref].name);
+  else if (s && (a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
+    snprintf(buf, cap, "parked on mutex \"%s\"", m->locks[s->ref].name);
   else if (s && a->state == TS_ACTOR_CHAN_WAIT)
     snprintf(buf, cap, "%s \"%s\"", what, m->chans[s->ref].name);
   else if (s && a->state == TS_ACTOR_CALL_WAIT)

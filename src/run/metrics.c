@@ -11,7 +11,7 @@
 /* The built-in metrics. The first twelve exist for every model, in this
  * order (the historical summary.csv columns); `needs` gates the rest on the
  * model's features. */
-enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL };
+enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS };
 
 static const struct builtin {
   const char *name, *unit, *meaning;
@@ -33,8 +33,8 @@ static const struct builtin {
   {"queue_depth", "count", "mean number of actors already waiting in a time-slice queue when an actor enters it", TS_SRC_WORLD, TS_W_QUEUE_DEPTH, 0, 2, F_ALWAYS},
   {"queue_depth_max", "count", "most actors already waiting in a time-slice queue when an actor entered it", TS_SRC_WORLD, TS_W_QUEUE_DEPTH_MAX, 0, 0, F_ALWAYS},
   {"slice_wait_ms", "ms", "mean time from entering the time-slice queue to being resumed", TS_SRC_WORLD, TS_W_SLICE_WAIT, 0, 2, F_ALWAYS},
-  {"groups_max", "count", "most actors of the main class placed on one main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MAX, 0, 0, F_ALWAYS},
-  {"groups_mean", "count", "actors of the main class per main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MEAN, 0, 2, F_ALWAYS},
+  {"groups_max", "count", "most actors of the main class placed on one main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MAX, 0, 0, F_NCLASS},
+  {"groups_mean", "count", "actors of the main class per main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MEAN, 0, 2, F_NCLASS},
   {"cpu_cores", "cores", "CPU of all workers in the window (user + kernel), in cores", TS_SRC_WORLD, TS_W_CPU_CORES, 0, 3, F_ALWAYS},
   {"user_cores", "cores", "user CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_USER_CORES, 0, 3, F_KERNEL},
   {"kernel_cores", "cores", "kernel CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_KERNEL_CORES, 0, 3, F_KERNEL},
@@ -82,6 +82,11 @@ static int wanted(const ts_model *m, int needs)
   case F_SLEEP: return m->has_sleep;
   case F_IPMS: return m->ipms_user > 0 || m->ipms_kernel > 0;
   case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread;
+  case F_NCLASS:
+    for (size_t k = 0; k < m->nclasses; k++)
+      if (m->classes[k].count && ts_expr_uses(m->classes[k].count, TS_VAR_N))
+        return 1;
+    return 0;
   default: return 1;
   }
 }
@@ -140,7 +145,7 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     x->digits = 3;
   }
   for (size_t s = 0; s < m->nspans; s++)
-    for (int st = 0; st < TS_SPAN_NSTATS; st++) {
+    for (int st = 0; st < TS_SPAN_NSTATS && m->spans[s].sampled; st++) {
       ts_metric *x = grow(out);
       if (!x)
         goto nomem;
@@ -165,6 +170,23 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     snprintf(x->meaning, sizeof x->meaning, "%s", *d->meaning ? d->meaning : d->expr ? d->expr : "a span statistic");
     x->per_replication = d->per_replication;
     x->digits = 3;
+    if (d->kind == TS_MDEF_ACTOR) {
+      int b = -1;
+      for (size_t k = 0; k < NBUILTIN; k++)
+        if (builtins[k].source == TS_SRC_ACTOR && strcmp(builtins[k].name, d->actor) == 0)
+          b = (int)k;
+      if (b < 0) {
+        snprintf(err, cap, "metrics.%s.actor: \"%s\" is not a per-actor metric (wave_ms, cpu_ms, ready_wait_ms, ...)",
+                 d->name, d->actor);
+        ts_metric_list_finish(out);
+        return -1;
+      }
+      x->source = TS_SRC_ACTOR;
+      x->id = builtins[b].id;
+      x->stat = d->stat;
+      x->unit = builtins[b].unit;
+      continue;
+    }
     if (d->kind == TS_MDEF_SPAN) {
       x->source = TS_SRC_SPAN;
       x->id = d->span;

@@ -32,6 +32,18 @@ static double quantile(double *v, size_t k, double q)
   return q == 0.5 ? gsl_stats_median_from_sorted_data(v, 1, k) : gsl_stats_quantile_from_sorted_data(v, 1, k, q);
 }
 
+/* An actor metric's statistic over v[0..k) (sorting it): 0 median, 1 p95,
+ * 2 mean, 3 p99, 4 max. 0 when there is no actor. */
+static double actor_stat(double *v, size_t k, int stat)
+{
+  if (k == 0)
+    return 0;
+  if (stat == 2)
+    return gsl_stats_mean(v, 1, k);
+  static const double q[] = {0.5, 0.95, 0, 0.99, 1};
+  return quantile(v, k, q[stat]);
+}
+
 static double median_strided(const double *v, size_t stride, size_t k, double *scratch)
 {
   return quantile(scratch, finite(v, stride, k, scratch), 0.5);
@@ -142,7 +154,6 @@ static int add_columns(ts_sweep *out, const ts_metric_list *l)
 /* What one point accumulates over its replications, per reported row. */
 typedef struct row {
   int klass;         /* -1: all classes */
-  dvec *pool;        /* [nl]: pooled actor values, for actor metrics */
   dvec rep;          /* per replication: nl values each */
   size_t samples;
 } row;
@@ -156,6 +167,9 @@ typedef struct point_run {
   row *rows;
   int nrows;
   dvec *spans;       /* [model spans]: pooled samples (ms) of every replication */
+  const unsigned char *ci_col; /* [ncols]: the confidence target applies */
+  ts_sample *actors; /* every actor of every replication (not spawned ones): pooled actor metrics */
+  size_t nactors, cap_actors;
   int reps;
   int outside;
   double *scratch;
@@ -188,17 +202,17 @@ static const char *intern(ts_sweep *out, const char *name)
   return v[out->nnames] ? v[out->nnames++] : NULL;
 }
 
-static int keep_sample(ts_sweep *out, const ts_actor *a, const char *klass, int combo, int r, int n, int workers)
+static int keep_actor(point_run *pr, const ts_actor *a, const char *klass, int r)
 {
-  if (out->nsamples == out->cap_samples) {
-    size_t cap = out->cap_samples ? out->cap_samples * 2 : 1024;
-    ts_sample *v = realloc(out->samples, cap * sizeof *v);
+  if (pr->nactors == pr->cap_actors) {
+    size_t cap = pr->cap_actors ? pr->cap_actors * 2 : 1024;
+    ts_sample *v = realloc(pr->actors, cap * sizeof *v);
     if (!v)
       return -1;
-    out->samples = v;
-    out->cap_samples = cap;
+    pr->actors = v;
+    pr->cap_actors = cap;
   }
-  out->samples[out->nsamples++] = (ts_sample){combo, r, n, workers, klass, a->st};
+  pr->actors[pr->nactors++] = (ts_sample){pr->combo, r, pr->n, pr->workers, klass, a->st};
   return 0;
 }
 
@@ -268,6 +282,13 @@ static int run_rep(point_run *pr, int r, ts_sweep *out)
   for (size_t s = 0; s < pr->m->nspans && !bad; s++)
     for (size_t k = 0; k < w.spans[s].len && !bad; k++)
       bad = dvec_push(&pr->spans[s], ts_time_to_ms(w.spans[s].v[k]));
+  for (int id = 0; id < w.nactors && !bad; id++) {
+    const ts_actor *a = ts_world_actor(&w, id);
+    if (!a->hidden) {
+      const char *klass = intern(out, pr->m->classes[a->klass].name);
+      bad = !klass || keep_actor(pr, a, klass, r);
+    }
+  }
   for (int k = 0; k < pr->nrows && !bad; k++) {
     row *rw = &pr->rows[k];
     size_t base = rw->rep.len;
@@ -278,26 +299,16 @@ static int run_rep(point_run *pr, int r, ts_sweep *out)
       if (x->source != TS_SRC_ACTOR && x->source != TS_SRC_RATIO)
         continue;
       size_t cnt = 0;
-      for (int id = 0; id < w.nactors && !bad; id++) {
+      for (int id = 0; id < w.nactors; id++) {
         const ts_actor *a = ts_world_actor(&w, id);
-        if (a->hidden || (rw->klass >= 0 && a->klass != rw->klass))
-          continue;
-        double v = ts_metric_actor_value(x, &a->st);
-        pr->scratch[cnt++] = v;
-        if (x->source == TS_SRC_ACTOR)
-          bad = dvec_push(&rw->pool[i], v);
+        if (!a->hidden && (rw->klass < 0 || a->klass == rw->klass))
+          pr->scratch[cnt++] = ts_metric_actor_value(x, &a->st);
       }
-      rw->rep.v[base + i] = quantile(pr->scratch, cnt, x->stat == 1 ? 0.95 : 0.5);
+      rw->rep.v[base + i] = actor_stat(pr->scratch, cnt, x->stat);
       if (i == 0)
         rw->samples += cnt;
     }
     ts_metric_exprs(l, rw->rep.v + base);
-  }
-  for (int id = 0; id < w.nactors && spec->keep_samples && !bad; id++) {
-    const ts_actor *a = ts_world_actor(&w, id);
-    const char *klass = a->hidden ? NULL : intern(out, pr->m->classes[a->klass].name);
-    if (!a->hidden)
-      bad = !klass || keep_sample(out, a, klass, pr->combo, r, pr->n, pr->workers);
   }
   free(wv);
   ts_world_finish(&w);
@@ -310,6 +321,8 @@ static int tight(const point_run *pr)
   size_t nl = pr->l->n;
   for (int k = 0; k < pr->nrows; k++)
     for (size_t i = 0; i < nl; i++) {
+      if (!pr->ci_col[pr->colmap[i]])
+        continue;
       const double *v = pr->rows[k].rep.v + i;
       double m = mean_strided(v, nl, (size_t)pr->reps), h = ts_ci95(v, nl, (size_t)pr->reps);
       if (isnan(m) || m == 0)
@@ -360,10 +373,8 @@ static int emit_points(point_run *pr, ts_sweep *out)
   for (size_t s = 0; s < pr->m->nspans; s++)
     if (pr->spans[s].len > need)
       need = pr->spans[s].len;
-  for (int k = 0; k < pr->nrows; k++)
-    for (size_t i = 0; i < nl; i++)
-      if (pr->rows[k].pool[i].len > need)
-        need = pr->rows[k].pool[i].len;
+  if (pr->nactors > need)
+    need = pr->nactors;
   if (scratch(pr, need))
     return -1;
   for (int k = 0; k < pr->nrows; k++) {
@@ -390,8 +401,11 @@ static int emit_points(point_run *pr, ts_sweep *out)
       p->mean[c] = mean_strided(rv, nl, (size_t)pr->reps);
       p->ci95[c] = ts_ci95(rv, nl, (size_t)pr->reps);
       if (x->source == TS_SRC_ACTOR) {
-        size_t cnt = finite(rw->pool[i].v, 1, rw->pool[i].len, pr->scratch);
-        p->value[c] = cnt ? quantile(pr->scratch, cnt, x->stat == 1 ? 0.95 : 0.5) : 0;
+        size_t cnt = 0;
+        for (size_t a = 0; a < pr->nactors; a++)
+          if (rw->klass < 0 || pr->actors[a].st.klass == rw->klass)
+            pr->scratch[cnt++] = ts_metric_actor_value(x, &pr->actors[a].st);
+        p->value[c] = actor_stat(pr->scratch, cnt, x->stat);
       } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {
         const dvec *sv = &pr->spans[x->id];
         size_t cnt = finite(sv->v, 1, sv->len, pr->scratch);
@@ -408,12 +422,9 @@ static int emit_points(point_run *pr, ts_sweep *out)
 
 static void free_run(point_run *pr)
 {
-  for (int k = 0; k < pr->nrows; k++) {
-    for (size_t i = 0; pr->rows[k].pool && i < pr->l->n; i++)
-      free(pr->rows[k].pool[i].v);
-    free(pr->rows[k].pool);
+  for (int k = 0; k < pr->nrows; k++)
     free(pr->rows[k].rep.v);
-  }
+  free(pr->actors);
   free(pr->rows);
   for (size_t s = 0; pr->spans && s < pr->m->nspans; s++)
     free(pr->spans[s].v);
@@ -437,9 +448,6 @@ static int run_point(point_run *pr, size_t index, size_t total, ts_sweep *out)
   for (size_t c = 0; c < m->nclasses; c++)
     if (m->classes[c].report || nrep == 0) {
       pr->rows[k].klass = nrep ? (int)c : -1;
-      pr->rows[k].pool = calloc(pr->l->n + 1, sizeof *pr->rows[k].pool);
-      if (!pr->rows[k].pool)
-        return fail(out, TS_SWEEP_NOMEM, pr, 0, "out of memory");
       if (++k == pr->nrows)
         break;
     }
@@ -460,7 +468,23 @@ static int run_point(point_run *pr, size_t index, size_t total, ts_sweep *out)
   }
   if (pr->reps > out->max_replications)
     out->max_replications = pr->reps;
-  return emit_points(pr, out) ? fail(out, TS_SWEEP_NOMEM, pr, 0, "out of memory") : 0;
+  if (emit_points(pr, out))
+    return fail(out, TS_SWEEP_NOMEM, pr, 0, "out of memory");
+  if (spec->keep_samples && pr->nactors > 0) {
+    if (out->nsamples + pr->nactors > out->cap_samples) {
+      size_t cap = out->cap_samples ? out->cap_samples : 1024;
+      while (cap < out->nsamples + pr->nactors)
+        cap *= 2;
+      ts_sample *v = realloc(out->samples, cap * sizeof *v);
+      if (!v)
+        return fail(out, TS_SWEEP_NOMEM, pr, 0, "out of memory");
+      out->samples = v;
+      out->cap_samples = cap;
+    }
+    memcpy(out->samples + out->nsamples, pr->actors, pr->nactors * sizeof *pr->actors);
+    out->nsamples += pr->nactors;
+  }
+  return 0;
 }
 
 /* wave_ratio: wave_ms over wave_ms at the smallest n of the same combination,
@@ -526,6 +550,19 @@ int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out)
     if (owned)
       ts_model_finish(&m);
   }
+  /* the columns a confidence target applies to */
+  unsigned char *ci_col = calloc(out->ncols + 1, 1);
+  if (!ci_col && rc == 0)
+    rc = TS_SWEEP_NOMEM;
+  if (ci_col && spec->ci_cols) {
+    int *cols = malloc((out->ncols + 1) * sizeof *cols);
+    int k = cols ? spec->ci_cols(spec->ctx, out, cols, (int)out->ncols) : 0;
+    for (int i = 0; i < k; i++)
+      ci_col[cols[i]] = 1;
+    free(cols);
+  } else if (ci_col) {
+    memset(ci_col, 1, out->ncols);
+  }
   /* pass 2: run */
   for (size_t c = 0; c < nco && rc == 0; c++) {
     ts_model m;
@@ -548,7 +585,7 @@ int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out)
       for (size_t wi = 0; wi < spec->nw && rc == 0; wi++)
         for (size_t ni = 0; ni < spec->nn && rc == 0; ni++) {
           point_run pr = {.spec = spec, .m = &m, .l = &l, .colmap = colmap, .combo = (int)c, .n = spec->ns[ni],
-                          .workers = spec->workers[wi]};
+                          .workers = spec->workers[wi], .ci_col = ci_col};
           rc = run_point(&pr, index++, total, out);
           free_run(&pr);
         }
@@ -559,6 +596,7 @@ int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out)
       ts_model_finish(&m);
   }
   free(values);
+  free(ci_col);
   if (rc == 0)
     ratios(out);
   return rc;

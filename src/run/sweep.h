@@ -84,6 +84,9 @@ typedef struct ts_sweep_spec {
    * half-width is within ci_target x |mean|; 0: no target */
   double ci_target;
   int ci_max;
+  /* the columns the target applies to (the reported ones): fills cols with
+   * indexes into s->cols and returns how many; NULL: every column */
+  int (*ci_cols)(void *ctx, const struct ts_sweep *s, int *cols, int max);
   /* optional: called after each replication; a nonzero return stops the sweep */
   int (*progress)(void *data, size_t point, size_t points, int replication);
   void *progress_data;

@@ -1,0 +1,435 @@
+/* Contention primitives (model language, part 2): thread workers, channels
+ * with fan-out wakeups, blocking mutexes with futex costs, semaphores, hops,
+ * calls to servers with priority classes. Every expected time is worked out
+ * by hand in the comments; times in ms. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/model_json.h"
+#include "model/world.h"
+#include "sched/policy.h"
+
+#include "testutil.h"
+
+#define MS(x) ((ts_time)llround((x) * 1e6))
+
+static void load(const char *json, ts_model *m)
+{
+  cJSON *root = cJSON_Parse(json);
+  ck_assert_msg(root != NULL, "bad test JSON: %s", json);
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == 0, "%s", e.msg);
+}
+
+/* The loader's error for json, or fails the test if it loads. */
+static void refuse(const char *json, const char *path, const char *what)
+{
+  cJSON *root = cJSON_Parse(json);
+  ck_assert_msg(root != NULL, "bad test JSON: %s", json);
+  ts_model m;
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", &m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == -1, "accepted: %s", json);
+  ck_assert_msg(strncmp(e.msg, "test.json: ", 11) == 0, "no file: %s", e.msg);
+  ck_assert_msg(strstr(e.msg, path) != NULL, "no path %s: %s", path, e.msg);
+  ck_assert_msg(strstr(e.msg, what) != NULL, "no \"%s\": %s", what, e.msg);
+}
+
+static int run(ts_world *w, const ts_model *m, int n, int workers)
+{
+  ts_world_spec spec = {.n = n, .workers = workers, .seed = 1, .horizon = TS_TIME_MAX, .win_t0 = 0,
+                        .win_t1 = TS_TIME_MAX};
+  ck_assert_int_eq(ts_world_init(w, m, &spec, NULL), 0);
+  return ts_world_run(w);
+}
+
+static const ts_actor_stats *st(const ts_world *w, int id)
+{
+  return &ts_world_actor(w, id)->st;
+}
+
+/* ---- mutexes ---- */
+
+#define MUTEX_MODEL(handoff, reps)                                                                               \
+  "{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"                            \
+  "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"" handoff "\","     \
+  " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"                     \
+  " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}],"                                                        \
+  "\"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\", \"count\": " reps ","     \
+  " \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}]}"
+
+/* Two threads, one task each, both at 0.
+ * t0: acquire 0-0.01, critical 0.01-2.01, release 2.01-2.02; the parked t1 is
+ *     handed the mutex at 2.02; t0 pays futex_wake 2.02-2.05 and ends at 2.05.
+ * t1: held at 0: spins 0-0.05, enters the futex 0.05-0.07, parks at 0.07;
+ *     resumes at 2.02 + 0.1 = 2.12: acquire 2.12-2.13, critical -4.13,
+ *     release -4.14: ends at 4.14. Its mutex wait is 0 to 2.12. */
+START_TEST(contention_mutex_two_threads_exact_timeline)
+{
+  ts_model m;
+  load(MUTEX_MODEL("fifo", "1"), &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(2.05));
+  ck_assert_int_eq(st(&w, 1)->done, MS(4.14));
+  ck_assert_int_eq(st(&w, 0)->mutex_wait, 0);
+  ck_assert_int_eq(st(&w, 1)->mutex_wait, MS(2.12));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_SPIN], MS(0.05));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_FUTEX], MS(0.02));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_MUTEX_PARK], MS(2.05));
+  /* user / kernel split: t0 2.02 user + 0.03 kernel; t1 2.07 user (spin included) + 0.02 kernel */
+  ck_assert_int_eq(st(&w, 0)->cpu, MS(2.05));
+  ck_assert_int_eq(st(&w, 0)->kernel, MS(0.03));
+  ck_assert_int_eq(st(&w, 1)->cpu, MS(2.09));
+  ck_assert_int_eq(st(&w, 1)->kernel, MS(0.02));
+  ck_assert_int_eq(w.workers[0].busy, MS(2.05));
+  ck_assert_int_eq(w.workers[0].busy_kernel, MS(0.03));
+  ck_assert_int_eq(w.workers[1].busy, MS(2.09));
+  ck_assert_int_eq(w.workers[1].busy_kernel, MS(0.02));
+  ck_assert_int_eq(w.mutex_contended, 1);
+  ck_assert_int_eq(w.win_mutex_wait, MS(2.12));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Two iterations each. fifo: t0's release at 2.02 hands the mutex to t1;
+ * t0 (futex_wake to 2.05) finds it held, spins 2.05-2.10, futex -2.12,
+ * parks; t1 resumes 2.12, holds 2.12-4.14, hands it to t0 (resumes 4.24) and
+ * comes back for its second turn at 4.17 to find it held: spin, futex, park;
+ * t0 holds 4.24-6.26, pays futex_wake, ends 6.29; t1 resumes 6.36, ends 8.38.
+ * barging: the release at 2.02 only frees it; t0 takes it again at 2.05
+ * (before the woken t1 runs at 2.12), holds 2.05-4.07, wakes t1 (4.17) and
+ * ends at 4.10 after futex_wake; t1 (woken at 2.12 to a held mutex: futex
+ * again 2.12-2.14, parks) takes it at 4.17 for both turns: ends 8.21. */
+START_TEST(contention_mutex_barging_and_fifo_differ)
+{
+  ts_model m;
+  load(MUTEX_MODEL("fifo", "2"), &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(6.29));
+  ck_assert_int_eq(st(&w, 1)->done, MS(8.38));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  load(MUTEX_MODEL("barging", "2"), &m);
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(4.10));
+  ck_assert_int_eq(st(&w, 1)->done, MS(8.21));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_FUTEX], MS(0.04)); /* it entered the futex twice */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* One thread: a task holds the mutex only inside CPU, so no other task of the
+ * thread can find it held: never contended, no futex work. t0 ends at 2.02,
+ * t1 runs after it: 2.02 + 2.02 = 4.04. */
+START_TEST(contention_mutex_one_worker_never_contended)
+{
+  ts_model m;
+  load(MUTEX_MODEL("fifo", "3"), &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 4, 1), TS_WORLD_OK);
+  ck_assert_int_eq(w.mutex_contended, 0);
+  ck_assert_int_eq(w.win_mutex_wait, 0);
+  for (int a = 0; a < 4; a++) {
+    ck_assert_int_eq(st(&w, a)->kernel, 0);
+    ck_assert_int_eq(st(&w, a)->mutex_wait, 0);
+  }
+  ck_assert_int_eq(w.workers[0].busy_kernel, 0);
+  ck_assert_int_eq(st(&w, 3)->done, 4 * MS(6.06));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* An async semaphore of capacity 2, five callers each holding it for 10 ms of
+ * I/O: two at a time: done at 10, 10, 20, 20, 30; waits 0, 0, 10, 10, 20. */
+START_TEST(contention_semaphore_capacity_two)
+{
+  ts_model m;
+  load("{\"locks\": [{\"name\": \"pool\", \"scope\": \"shared\", \"capacity\": 2}],"
+       "\"classes\": [{\"name\": \"c\", \"count\": 5, \"program\": [{\"op\": \"lock\", \"lock\": \"pool\"},"
+       " {\"op\": \"io\", \"ms\": 10}, {\"op\": \"unlock\", \"lock\": \"pool\"}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+  static const double done[] = {10, 10, 20, 20, 30}, wait[] = {0, 0, 10, 10, 20};
+  for (int a = 0; a < 5; a++) {
+    ck_assert_int_eq(st(&w, a)->done, MS(done[a]));
+    ck_assert_int_eq(st(&w, a)->state[TS_ACTOR_LOCK_WAIT], MS(wait[a]));
+  }
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- channels ---- */
+
+/* One notify with 64 waiters on 4 threads (16 each; the notifier is a 65th
+ * actor on thread 0): 64 wakeups; threads 1-3 are parked, so 3 worker wakes
+ * are charged (0.005 ms each) and they start after the wake latency, 0.02. */
+START_TEST(contention_fanout_64_waiters_4_threads)
+{
+  ts_model m;
+  load("{\"worker\": {\"kind\": \"thread\"},"
+       "\"channels\": [{\"name\": \"c\", \"scope\": \"shared\", \"wake_ms\": 0.005, \"wake_latency_ms\": 0.02}],"
+       "\"classes\": ["
+       " {\"name\": \"reader\", \"count\": 64, \"placement\": {\"rule\": \"fixed\", \"worker\": \"i % W\"},"
+       "  \"program\": [{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.01}]},"
+       " {\"name\": \"pub\", \"count\": 1, \"placement\": {\"rule\": \"fixed\", \"worker\": 0},"
+       "  \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"notify\", \"channel\": \"c\"}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 4), TS_WORLD_OK);
+  const ts_actor_stats *p = st(&w, 64);
+  ck_assert_int_eq(p->kernel, 3 * MS(0.005)); /* at most one wake per parked worker */
+  ck_assert_int_eq(p->done, MS(1) + 3 * MS(0.005));
+  int woke = 0;
+  for (int a = 0; a < 64; a++) {
+    woke += st(&w, a)->state[TS_ACTOR_CHAN_WAIT] > 0;
+    ck_assert_int_eq(st(&w, a)->state[TS_ACTOR_CHAN_WAIT], MS(1)); /* parked until the notify at 1 */
+  }
+  ck_assert_int_eq(woke, 64);
+  /* reader 1 is the first on thread 1: it runs when the thread wakes, 1 + 0.02 */
+  ck_assert_int_eq(st(&w, 1)->done, MS(1.02) + MS(0.01));
+  /* the 16 readers of thread 0 run after the notifier's wake costs: the last at 1.015 + 16 * 0.01 */
+  ck_assert_int_eq(st(&w, 60)->done, MS(1.015) + 16 * MS(0.01));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A wait after a notify the waiter has not seen returns at once (no lost
+ * wakeup): the notifier runs first (at 0), the waiter waits at 1 and goes on. */
+START_TEST(contention_wait_after_unseen_notify_returns)
+{
+  ts_model m;
+  load("{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}],"
+       "\"classes\": ["
+       " {\"name\": \"pub\", \"count\": 1, \"program\": [{\"op\": \"notify\", \"channel\": \"c\"}]},"
+       " {\"name\": \"late\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"wait\", \"channel\": \"c\"},"
+       "   {\"op\": \"wait\", \"channel\": \"c\"}]},"
+       " {\"name\": \"pub2\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 5}, {\"op\": \"notify\", \"channel\": \"c\"}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+  /* the first wait returns at 1; the second waits for pub2's notify at 5 */
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_CHAN_WAIT], MS(4));
+  ck_assert_int_eq(st(&w, 1)->done, MS(5));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- hops ---- */
+
+/* send 0.02 on worker 0, 0.1 in transit, recv 0.03 on worker 1, then 1 ms of
+ * CPU there: done at 1.15; worker 0 busy 0.02, worker 1 busy 1.03. */
+START_TEST(contention_hop_adds_latency_and_cpu)
+{
+  ts_model m;
+  load("{\"worker\": {\"kind\": \"thread\"}, \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": ["
+       " {\"op\": \"hop\", \"to\": 1, \"ms\": 0.1, \"send_ms\": 0.02, \"recv_ms\": 0.03}, {\"op\": \"cpu\", \"ms\": 1}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(1.15));
+  ck_assert_int_eq(st(&w, 0)->state[TS_ACTOR_HOP], MS(0.1));
+  ck_assert_int_eq(w.workers[0].busy, MS(0.02));
+  ck_assert_int_eq(w.workers[1].busy, MS(1.03));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- calls ---- */
+
+/* Ten background calls queue at a one-at-a-time server (10 ms each), then ten
+ * foreground calls (1 ms each) arrive at 1. priority_barrier: batch 0 runs
+ * 0-10; then the reads bypass the queued batches, 8 in a row (burst limit),
+ * 10-18; batch 1 runs 18-28 (the 9th job after the head: the background one);
+ * the last two reads 28-30; then batches 2..9 at 30-110. */
+START_TEST(contention_call_priority_burst_order)
+{
+  ts_model m;
+  load("{\"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 1}],"
+       "\"servers\": [{\"name\": \"s\", \"pool\": \"db\", \"policy\": \"priority_barrier\", \"burst_limit\": 8}],"
+       "\"classes\": ["
+       " {\"name\": \"batch\", \"count\": 10, \"program\": [{\"op\": \"call\", \"server\": \"s\", \"class\": \"background\","
+       "   \"handler\": [{\"op\": \"cpu\", \"ms\": 10}]}]},"
+       " {\"name\": \"read\", \"count\": 10, \"arrival\": {\"start_ms\": 1}, \"program\": [{\"op\": \"call\", \"server\": \"s\","
+       "   \"class\": \"foreground\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+  static const double batch[] = {10, 28, 40, 50, 60, 70, 80, 90, 100, 110};
+  static const double read[] = {11, 12, 13, 14, 15, 16, 17, 18, 29, 30};
+  for (int i = 0; i < 10; i++) {
+    ck_assert_int_eq(st(&w, i)->done, MS(batch[i]));
+    ck_assert_int_eq(st(&w, 10 + i)->done, MS(read[i]));
+  }
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* With concurrency 2 on a pool of 2 threads two 10 ms calls overlap: both
+ * end at 10; with concurrency 1 the second ends at 20. */
+START_TEST(contention_call_concurrency_two_overlaps)
+{
+  const char *fmt = "{\"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 2}],"
+                    "\"servers\": [{\"name\": \"s\", \"pool\": \"db\", \"concurrency\": %d}],"
+                    "\"classes\": [{\"name\": \"c\", \"count\": 2, \"program\": [{\"op\": \"call\", \"server\": \"s\","
+                    "  \"handler\": [{\"op\": \"cpu\", \"ms\": 10}]}]}]}";
+  char json[600];
+  for (int conc = 1; conc <= 2; conc++) {
+    snprintf(json, sizeof json, fmt, conc);
+    ts_model m;
+    load(json, &m);
+    ts_world w;
+    ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+    ck_assert_int_eq(st(&w, 0)->done, MS(10));
+    ck_assert_int_eq(st(&w, 1)->done, MS(conc == 2 ? 10 : 20));
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* ---- deadlocks ---- */
+
+/* Threads a and b take m1 and m2 in opposite orders with CPU between: each
+ * parks on the other's mutex; the run ends stuck, naming both and their mutex. */
+START_TEST(contention_mutex_cycle_is_a_deadlock)
+{
+  ts_model m;
+  load("{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
+       "\"locks\": [{\"name\": \"m1\", \"kind\": \"mutex\", \"scope\": \"shared\"}, {\"name\": \"m2\", \"kind\": \"mutex\", \"scope\": \"shared\"}],"
+       "\"classes\": ["
+       " {\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m1\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       "  {\"op\": \"lock\", \"lock\": \"m2\"}, {\"op\": \"unlock\", \"lock\": \"m2\"}, {\"op\": \"unlock\", \"lock\": \"m1\"}]},"
+       " {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m2\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       "  {\"op\": \"lock\", \"lock\": \"m1\"}, {\"op\": \"unlock\", \"lock\": \"m1\"}, {\"op\": \"unlock\", \"lock\": \"m2\"}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_STUCK);
+  char why[400];
+  ts_world_stuck(&w, why, sizeof why, 4);
+  ck_assert_msg(strstr(why, "a #0") && strstr(why, "parked on mutex \"m2\""), "%s", why);
+  ck_assert_msg(strstr(why, "b #0") && strstr(why, "parked on mutex \"m1\""), "%s", why);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Through the CLI: a reader waiting on a channel nobody notifies: exit 1, one
+ * line naming the actor and the channel. */
+START_TEST(contention_channel_deadlock_exits_1)
+{
+  char dir[256], path[300], scen[300], args[700];
+  tu_mkdtemp(dir, sizeof dir, "deadlock");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  snprintf(scen, sizeof scen, "%s/s.json", dir);
+  tu_write_file(path, "{\"channels\": [{\"name\": \"news\", \"scope\": \"shared\"}],"
+                      "\"classes\": [{\"name\": \"reader\", \"count\": 2, \"program\": [{\"op\": \"wait\", \"channel\": \"news\"}]}]}");
+  tu_write_file(scen, "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}");
+  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
+  char *out, *err;
+  ck_assert_int_eq(tu_tssim(args, &out, &err), 1);
+  ck_assert_msg(strstr(err, "deadlocked") && strstr(err, "reader #0") && strstr(err, "waiting on a channel \"news\""),
+                "%s", err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "more than one line: %s", err);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* ---- bad input ---- */
+
+START_TEST(contention_bad_input_named)
+{
+  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"nope\"}]}]}",
+         "classes[0].program[0].channel", "no channel named \"nope\"");
+  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}]}]}",
+         "classes[0].program[0].lock", "no lock named \"m\"");
+  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
+         "classes[0].program[0].server", "no server named \"db\"");
+  refuse("{\"pools\": [{\"name\": \"db\", \"count\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
+         "classes[0].program[0].server", "is a pool of workers, not a server");
+  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"capacity\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+         "locks[0].capacity", "expected a number in [1, 1000000]");
+  refuse("{\"locks\": [{\"name\": \"m\", \"spin_ms\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+         "locks[0].spin_ms", "only for \"kind\": \"mutex\"");
+  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
+         "{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
+         "classes[0].program[1].op", "while mutex \"m\" is held");
+  refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+         "servers[0].concurrency", "expected a number in [1, 1000000]");
+  refuse("{\"worker\": {\"kind\": \"fiber\"}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+         "worker.kind", "expected one of \"event_loop\", \"thread\"");
+}
+END_TEST
+
+/* A hop to a worker index out of range stops the run naming the step (exit 2). */
+START_TEST(contention_hop_out_of_range_named)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"hop\", \"to\": 5}]}]}", &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_MODEL);
+  ck_assert_msg(strstr(w.errmsg, "classes[0].program[0]") && strstr(w.errmsg, "not a worker of pool \"main\""), "%s",
+                w.errmsg);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- the examples run ---- */
+
+START_TEST(contention_examples_run)
+{
+  static const char *const ex[] = {"mutex", "fanout", "rpc-server", NULL};
+  for (int i = 0; ex[i]; i++) {
+    char dir[256], args[600];
+    tu_mkdtemp(dir, sizeof dir, "example");
+    snprintf(args, sizeof args, "run scenarios/examples/%s.json -o %s -q --no-plots", ex[i], dir);
+    char *out;
+    int rc = tu_tssim(args, &out, NULL);
+    ck_assert_msg(rc == 0, "%s: exit %d: %s", ex[i], rc, out);
+    free(out);
+    tu_rmtree(dir);
+  }
+}
+END_TEST
+
+Suite *contention_suite(void)
+{
+  Suite *s = suite_create("contention");
+  const TTest *const mutex[] = {contention_mutex_two_threads_exact_timeline,
+                                       contention_mutex_barging_and_fifo_differ,
+                                       contention_mutex_one_worker_never_contended,
+                                       contention_semaphore_capacity_two, NULL};
+  const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,
+                                      contention_wait_after_unseen_notify_returns, NULL};
+  const TTest *const move[] = {contention_hop_adds_latency_and_cpu,
+                                      contention_call_priority_burst_order,
+                                      contention_call_concurrency_two_overlaps, NULL};
+  const TTest *const errors[] = {contention_mutex_cycle_is_a_deadlock,
+                                        contention_channel_deadlock_exits_1, contention_bad_input_named,
+                                        contention_hop_out_of_range_named, contention_examples_run, NULL};
+  tu_tcase(s, "mutex", mutex, NULL, NULL, 0);
+  tu_tcase(s, "channels", chan, NULL, NULL, 0);
+  tu_tcase(s, "hops and calls", move, NULL, NULL, 0);
+  tu_tcase(s, "errors", errors, NULL, NULL, 60);
+  return s;
+}

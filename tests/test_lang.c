@@ -1,0 +1,451 @@
+/* The model language, part 1: loops, timers, sources, spans, windows, axes,
+ * common random numbers and confidence intervals, checked against closed
+ * forms (Pollaczek-Khinchine) and hand-worked schedules. Times in ms. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "engine/rng.h"
+#include "io/model_json.h"
+#include "model/world.h"
+#include "run/sweep.h"
+
+#include "testutil.h"
+
+#define MS(x) ((ts_time)llround((x) * 1e6))
+
+static void load(const char *json, ts_model *m)
+{
+  cJSON *root = cJSON_Parse(json);
+  ck_assert_msg(root != NULL, "bad test JSON: %s", json);
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == 0, "%s", e.msg);
+}
+
+static ts_world_spec spec_of(int n, int workers, uint64_t seed, ts_time horizon)
+{
+  return (ts_world_spec){.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0,
+                         .win_t1 = horizon};
+}
+
+/* ---- queueing closed forms ---- */
+
+/* Mean wait in the queue of R replications of an open single-server queue
+ * (Poisson arrivals at rate lambda per ms, service of mean 1 ms, exponential
+ * or fixed) against Pollaczek-Khinchine: Wq = lambda E[S^2] / (2 (1 - rho)). */
+static void pk_case(double rho, int exponential)
+{
+  char json[600];
+  snprintf(json, sizeof json,
+           "{\"classes\": [{\"name\": \"job\", \"count\": 20000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": %g},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"%s\"}]}]}",
+           rho * 1000, exponential ? "exponential" : "fixed");
+  ts_model m;
+  load(json, &m);
+  enum { R = 10 };
+  double mean[R];
+  for (int r = 0; r < R; r++) {
+    ts_world w;
+    ts_world_spec sp = spec_of(1, 1, ts_rng_derive_seed(7, 1, 1, r), TS_TIME_MAX);
+    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    double sum = 0;
+    for (int a = 0; a < w.nactors; a++)
+      sum += ts_time_to_ms(ts_world_actor(&w, a)->st.state[TS_ACTOR_READY]);
+    mean[r] = sum / w.nactors;
+    ts_world_finish(&w);
+  }
+  double es2 = exponential ? 2.0 : 1.0; /* E[S^2] for a mean of 1 ms */
+  double pk = rho * es2 / (2 * (1 - rho));
+  double m0 = gsl_stats_mean(mean, 1, R), h = gsl_cdf_tdist_Pinv(0.975, R - 1) * gsl_stats_sd(mean, 1, R) / sqrt(R);
+  ck_assert_msg(fabs(m0 - pk) <= h, "%s rho %.1f: mean wait %.4f +- %.4f ms, Pollaczek-Khinchine %.4f",
+                exponential ? "M/M/1" : "M/D/1", rho, m0, h, pk);
+  ts_model_finish(&m);
+}
+
+START_TEST(lang_mm1_and_md1_match_pollaczek_khinchine)
+{
+  pk_case(0.5, 1);
+  pk_case(0.8, 1);
+  pk_case(0.5, 0);
+  pk_case(0.8, 0);
+}
+END_TEST
+
+/* ---- sources, windows, loops ---- */
+
+/* One job every 100 ms, each 1 ms inside a span: jobs k = 0, 1, ... end at
+ * 100k + 1; the window [2000, 7000) holds k = 20..69: exactly 50. */
+START_TEST(lang_periodic_window_counts_50)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"job\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 100},"
+       " \"program\": [{\"op\": \"span_begin\", \"span\": \"job\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"span_end\", \"span\": \"job\"}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = {.n = 1, .workers = 1, .seed = 1, .horizon = MS(10000), .win_t0 = MS(2000), .win_t1 = MS(7000)};
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_uint_eq(w.spans[0].len, 50);
+  ck_assert_int_eq(w.spans[0].ended, 100); /* the jobs at 0..9900; the one at 10000 ends beyond the horizon */
+  ck_assert_int_eq(ts_world_window(&w), MS(5000));
+  ck_assert_int_eq(w.workers[0].win_user, MS(50)); /* 50 ms of CPU in the window */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* repeat forever stops at the horizon: a 10 ms sleep loop run to 1000 ms
+ * has slept 100 times (the 100th ends at the horizon) and is not done. */
+START_TEST(lang_repeat_forever_stops_at_horizon)
+{
+  ts_model m;
+  load("{\"counters\": [{\"name\": \"ticks\"}], \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": ["
+       "{\"op\": \"repeat\", \"count\": \"forever\", \"name\": \"k\", \"steps\": [{\"op\": \"sleep\", \"ms\": 10},"
+       " {\"op\": \"add\", \"counter\": \"ticks\"}]}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, MS(1000));
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_double_eq(w.counters[0], 100);
+  ck_assert_int_eq(w.done, 0);
+  ck_assert_int_eq(w.sim.now, MS(1000));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Nested repeats with counts from params and a loop variable: 3 outer x
+ * (k + 1) inner iterations of 1 ms: 1 + 2 + 3 = 6 ms; an if on the loop. */
+START_TEST(lang_nested_repeat_and_if)
+{
+  ts_model m;
+  load("{\"params\": {\"outer\": 3}, \"counters\": [{\"name\": \"odd\"}],"
+       "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"$outer\", \"name\": \"k\","
+       " \"steps\": [{\"op\": \"repeat\", \"count\": \"k + 1\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]},"
+       " {\"op\": \"if\", \"cond\": \"k % 2 == 1\", \"then\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": \"10 * k\"}],"
+       "  \"else\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": 1}]}]}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(6));
+  ck_assert_double_eq(w.counters[0], 1 + 10 + 1); /* k = 0: +1, k = 1: +10, k = 2: +1 */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A closed loop: the i-th follower starts 2 ms after the i-th leader ends. */
+START_TEST(lang_after_arrival_closes_the_loop)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"leader\", \"count\": 2, \"arrival\": {\"spacing_ms\": 10},"
+       "  \"program\": [{\"op\": \"io\", \"ms\": 5}]},"
+       " {\"name\": \"follower\", \"count\": 2, \"arrival\": {\"kind\": \"after\", \"after\": \"leader\", \"delay_ms\": 2},"
+       "  \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 2)->st.arrive, MS(7));
+  ck_assert_int_eq(ts_world_actor(&w, 3)->st.arrive, MS(17));
+  ck_assert_int_eq(ts_world_actor(&w, 3)->st.done, MS(18));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- spans ---- */
+
+/* Seven actors, one after another on one loop, each a span around
+ * 1 + i^2 ms of CPU: samples 1, 2, 5, 10, 17, 26, 37. The sweep's mean, p50,
+ * p95 and p99 are GSL's on that list. */
+START_TEST(lang_span_quantiles_are_gsl)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"a\", \"count\": 7, \"program\": [{\"op\": \"span_begin\", \"span\": \"op\"},"
+       " {\"op\": \"cpu\", \"ms\": \"1 + i * i\"}, {\"op\": \"span_end\", \"span\": \"op\"}]}]}",
+       &m);
+  int ns[] = {1}, ws[] = {1};
+  ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 1, .model = &m,
+                        .horizon = TS_TIME_MAX};
+  ts_sweep s;
+  ck_assert_int_eq(ts_sweep_run(&spec, &s), 0);
+  double v[] = {1, 2, 5, 10, 17, 26, 37};
+  gsl_sort(v, 1, 7);
+  const ts_point *p = ts_sweep_find(&s, 0, 1, 1, NULL);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "op_mean_ms")], gsl_stats_mean(v, 1, 7), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "op_p50_ms")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.5), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "op_p95_ms")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.95), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "op_p99_ms")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.99), 1e-9);
+  ck_assert_double_eq(p->value[ts_sweep_col(&s, "op_count")], 7);
+  ts_sweep_finish(&s);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A span that ends on another actor: the publisher begins "frame" at 1,
+ * works 2 ms, notifies carrying the span's start; the reader (same loop)
+ * runs 0.5 ms and ends "delivery" from the carried stamp: 3.5 - 1 = 2.5. */
+START_TEST(lang_span_ends_on_another_actor)
+{
+  ts_model m;
+  load("{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}], \"classes\": ["
+       " {\"name\": \"pub\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"span_begin\", \"span\": \"frame\"},"
+       "  {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"notify\", \"channel\": \"c\", \"carry\": \"frame\"}]},"
+       " {\"name\": \"reader\", \"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.5},"
+       "  {\"op\": \"span_end\", \"span\": \"delivery\", \"from\": \"notify\"}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_uint_eq(w.spans[1].len, 1);
+  ck_assert_int_eq(w.spans[1].v[0], MS(2.5));
+  ck_assert_uint_eq(w.spans[0].len, 0); /* "frame" only stamps: no samples */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- common random numbers ---- */
+
+/* Class y's I/O draws do not move when class x gains an actor (x's count is
+ * a parameter, the sweep point is the same). */
+START_TEST(lang_crn_other_class_unchanged)
+{
+  const char *fmt = "{\"params\": {\"nx\": %d}, \"classes\": ["
+                    " {\"name\": \"x\", \"count\": \"$nx\", \"program\": [{\"op\": \"io\", \"ms\": 5, \"dist\": \"exponential\"}]},"
+                    " {\"name\": \"y\", \"count\": 3, \"program\": [{\"op\": \"io\", \"ms\": 5, \"dist\": \"lognormal\", \"cv\": 0.5}]}]}";
+  ts_time io[2][3];
+  for (int v = 0; v < 2; v++) {
+    char json[600];
+    snprintf(json, sizeof json, fmt, 2 + v);
+    ts_model m;
+    load(json, &m);
+    ts_world w;
+    ts_world_spec sp = spec_of(1, 1, 42, TS_TIME_MAX);
+    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    for (int i = 0; i < 3; i++)
+      io[v][i] = ts_world_actor(&w, w.class_base[1] + i)->st.state[TS_ACTOR_IO];
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(io[0][i], io[1][i]);
+    ck_assert_int_ne(io[0][i], MS(5)); /* really drawn */
+  }
+}
+END_TEST
+
+/* Two variants that differ only in a parameter no step uses give identical
+ * summaries, through the CLI and a scenario axis. */
+START_TEST(lang_crn_variants_identical)
+{
+  char dir[256], path[300], scen[300], args[700];
+  tu_mkdtemp(dir, sizeof dir, "crn");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  snprintf(scen, sizeof scen, "%s/s.json", dir);
+  tu_write_file(path, "{\"params\": {\"unused\": 1, \"c\": 3}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": ["
+                      "{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 1}, {\"op\": \"cpu\", \"ms\": \"$c\", \"dist\": \"exponential\"}]}]}");
+  tu_write_file(scen, "{\"name\": \"crn\", \"model\": \"m.json\", \"n\": [4, 8], \"workers\": [1], \"replications\": 3,"
+                      " \"axes\": {\"variant\": {\"sets\": {\"a\": {}, \"b\": {\"params.unused\": 99}}}}, \"compare\": \"variant\"}");
+  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
+  char *out;
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
+  free(out);
+  char sum[400];
+  snprintf(sum, sizeof sum, "%s/out/summary.csv", dir);
+  char *text = tu_read_file(sum, NULL);
+  /* rows: a n=4, a n=8, b n=4, b n=8; everything after "variant," must match */
+  char *rows[5] = {0};
+  int k = 0;
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && k < 5; l = strtok_r(NULL, "\n", &save))
+    rows[k++] = l;
+  ck_assert_int_eq(k, 5);
+  ck_assert_str_eq(strchr(rows[1], ','), strchr(rows[3], ','));
+  ck_assert_str_eq(strchr(rows[2], ','), strchr(rows[4], ','));
+  free(text);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* ---- confidence intervals ---- */
+
+/* --ci-target stops once every reported half-width is within 2% of its mean,
+ * and a half-width is GSL's t quantile times sd / sqrt(R) of the
+ * per-replication values (here: the mean wait of each replication's jobs). */
+START_TEST(lang_ci_target_and_t_halfwidth)
+{
+  char dir[256], args[600];
+  tu_mkdtemp(dir, sizeof dir, "ci");
+  snprintf(args, sizeof args, "run scenarios/examples/mm1.json -o %s/out -q --no-plots --ci-target 2%% -r 3", dir);
+  char *out;
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
+  free(out);
+  char path[400];
+  snprintf(path, sizeof path, "%s/out/summary.json", dir);
+  char *text = tu_read_file(path, NULL);
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  const cJSON *pt = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "points"), 0);
+  int reps = cJSON_GetObjectItem(pt, "replications")->valueint;
+  ck_assert_int_gt(reps, 3); /* 3 were not enough */
+  ck_assert_int_lt(reps, 1000); /* the cap was not needed */
+  static const char *const reported[] = {"wait_mean_ms", "sojourn_mean_ms", "cpu_cores"};
+  for (int i = 0; i < 3; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "%s_ci95", reported[i]);
+    double v = cJSON_GetObjectItem(pt, reported[i])->valuedouble, h = cJSON_GetObjectItem(pt, key)->valuedouble;
+    ck_assert_msg(h <= 0.02 * v * 1.1, "%s %g +- %g", reported[i], v, h); /* the value is a median, the target is on the mean */
+  }
+  /* recompute wait_mean_ms's half-width from samples.csv (ready_wait_ms is column 12) */
+  snprintf(path, sizeof path, "%s/out/samples.csv", dir);
+  text = tu_read_file(path, NULL);
+  double *per = calloc((size_t)reps, sizeof *per), sum = 0;
+  size_t cnt = 0;
+  int cur = 0;
+  char *save = NULL, *line = strtok_r(text, "\n", &save); /* header */
+  for (line = strtok_r(NULL, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
+    int r = line ? atoi(line) : -1;
+    if (r != cur) {
+      per[cur] = sum / (double)cnt;
+      sum = 0;
+      cnt = 0;
+      cur = r;
+    }
+    if (!line)
+      break;
+    const char *f = line;
+    for (int k = 0; k < 11; k++)
+      f = strchr(f, ',') + 1;
+    sum += atof(f);
+    cnt++;
+  }
+  double want = gsl_cdf_tdist_Pinv(0.975, reps - 1) * gsl_stats_sd(per, 1, (size_t)reps) / sqrt(reps);
+  double h = cJSON_GetObjectItem(pt, "wait_mean_ms_ci95")->valuedouble;
+  ck_assert_double_eq_tol(h, want, 1e-5 * want + 1e-6);
+  /* an actor metric pools every job of every replication: the mean of the equal-sized means */
+  ck_assert_double_eq_tol(cJSON_GetObjectItem(pt, "wait_mean_ms")->valuedouble, gsl_stats_mean(per, 1, (size_t)reps), 1e-5);
+  free(per);
+  free(text);
+  cJSON_Delete(root);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* ---- bad input ---- */
+
+typedef struct bad_case {
+  const char *model;     /* NULL: a valid one */
+  const char *scenario;  /* after the name/model/n/workers keys */
+  const char *path;
+  const char *what;
+} bad_case;
+
+static const char *const ok_model = "{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}";
+
+static const bad_case bad[] = {
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": 2, \"steps\": []}]}]}", "",
+   "classes[0].program[0].steps", "expected at least one step"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": 2}]}]}", "",
+   "classes[0].program[0].steps", "missing (required)"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"sleep\", \"ms\": 1}]}]}]}",
+   "", "horizon_ms", "repeats forever"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"mark\", \"name\": \"wave_end\"}]}]}]}",
+   ", \"horizon_ms\": 10", "classes[0].program[0]", "a mark must be at the program's top level"},
+  {NULL, ", \"horizon_ms\": 100, \"warmup_ms\": 50, \"window_ms\": 60", "window_ms", "beyond horizon_ms"},
+  {"{\"classes\": [{\"name\": \"b\", \"count\": 1, \"arrival\": {\"kind\": \"after\", \"after\": \"ghost\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "classes[0].arrival.after", "no class named \"ghost\""},
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.treshold_ms\", \"values\": [1, 2]}}", "axes.t",
+   "worker.treshold_ms is not a field of the model"},
+  {"{\"worker\": {\"threshold_ms\": 10}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   ", \"axes\": {\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [1, 2]}, \"u\": {\"sets\": {\"x\": {\"worker.threshold_ms\": 3}}}}",
+   "axes.u", "two axes on one path"},
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}, \"compare\": \"v\"", "compare",
+   "names no axis"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"l\"}]}], \"locks\": [{\"name\": \"l\"}]}", "",
+   "classes[0].program", "lock \"l\" is never released"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"mark\", \"name\": \"wave_end\"}, {\"op\": \"mark\", \"name\": \"wave_start\"}]}]}",
+   "", "classes[0].program[1].name", "wave_start after wave_end"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 0.000001, \"rows\": 1000}]}]}", "",
+   "classes[0].program[0].rows", "at most one row per ns"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"k + 1\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
+   "", "classes[0].program[0].count", "unknown name \"k\""},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"add\", \"counter\": \"c\"}]}]}],"
+   " \"counters\": [{\"name\": \"c\"}]}", ", \"horizon_ms\": 10", "classes[0].program[0].count", "take no time"},
+};
+
+START_TEST(lang_bad_input_exit_2_with_path)
+{
+  const bad_case *c = &bad[_i];
+  char dir[256], path[300], scen[300], args[700], text[2000];
+  tu_mkdtemp(dir, sizeof dir, "bad");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  snprintf(scen, sizeof scen, "%s/s.json", dir);
+  tu_write_file(path, c->model ? c->model : ok_model);
+  snprintf(text, sizeof text, "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]%s}", c->scenario);
+  tu_write_file(scen, text);
+  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
+  char *out, *err;
+  int rc = tu_tssim(args, &out, &err);
+  ck_assert_msg(rc == 2, "case %d: exit %d: %s", _i, rc, err);
+  ck_assert_msg(strstr(err, c->path) && strstr(err, c->what), "case %d: %s", _i, err);
+  ck_assert_msg(strstr(err, "/m.json: ") || strstr(err, "/s.json: "), "case %d names no file: %s", _i, err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "case %d: more than one line: %s", _i, err);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(lang_examples_run)
+{
+  static const char *const ex[] = {"periodic-window", "mm1", NULL};
+  for (int i = 0; ex[i]; i++) {
+    char dir[256], args[600];
+    tu_mkdtemp(dir, sizeof dir, "example");
+    snprintf(args, sizeof args, "run scenarios/examples/%s.json -o %s -q --no-plots", ex[i], dir);
+    char *out;
+    int rc = tu_tssim(args, &out, NULL);
+    ck_assert_msg(rc == 0, "%s: exit %d: %s", ex[i], rc, out);
+    free(out);
+    tu_rmtree(dir);
+  }
+}
+END_TEST
+
+Suite *lang_suite(void)
+{
+  Suite *s = suite_create("lang");
+  const TTest *const queueing[] = {lang_mm1_and_md1_match_pollaczek_khinchine, NULL};
+  const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
+                                    lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop, NULL};
+  const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
+  const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
+                              lang_ci_target_and_t_halfwidth, lang_examples_run, NULL};
+  tu_tcase(s, "queueing", queueing, NULL, NULL, 120);
+  tu_tcase(s, "structure", structure, NULL, NULL, 0);
+  tu_tcase(s, "spans", spans, NULL, NULL, 0);
+  tu_tcase(s, "crn and ci", crn, NULL, NULL, 120);
+  TCase *tc = tcase_create("errors");
+  tcase_add_loop_test(tc, lang_bad_input_exit_2_with_path, 0, (int)(sizeof bad / sizeof *bad));
+  suite_add_tcase(s, tc);
+  return s;
+}
