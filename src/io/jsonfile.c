@@ -297,9 +297,13 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   if (!v)
     return ts_err_set(e, file, path, "--set: out of memory");
   if (node == (cJSON *)-1) {
+    if (index >= 0 && index == cJSON_GetArraySize(parent)) {
+      cJSON_AddItemToArray(parent, v); /* one past the end: append */
+      return 0;
+    }
     if (index >= 0) {
       cJSON_Delete(v);
-      return ts_err_set(e, file, path, "--set: array index out of range");
+      return ts_err_set(e, file, path, "--set: array index out of range (an index one past the end appends)");
     }
     if (parent == cJSON_GetObjectItemCaseSensitive(root, "params")) {
       cJSON_Delete(v);

@@ -42,7 +42,8 @@ int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __att
 /* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON,
  * or as a string if it is not JSON. Everything but the last key must exist;
  * a missing last key is added (the loader then rejects keys it does not
- * know), except under the top-level "params", where it is an error.
+ * know), except under the top-level "params", where it is an error; a last
+ * index one past an array's end appends to it.
  * Returns 0 or -1 with e filled. */
 int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e);
 /* The node at a dotted path, or NULL. */

@@ -562,7 +562,7 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
 static int load_class(loader *L, const cJSON *jc, int index)
 {
   static const char *const keys[] = {"name", "count", "queue_class", "arrival", "placement", "report", "size_bytes",
-                                     "program", "note", NULL};
+                                     "program", "program_of", "note", NULL};
   ts_model *m = L->m;
   ts_class *k = &m->classes[index];
   const char *name = "actor", *qc = "normal";
@@ -609,7 +609,26 @@ static int load_class(loader *L, const cJSON *jc, int index)
   L->steps = NULL;
   L->depth = L->max_depth = 0;
   held h = {.top = 1};
-  int bad = compile_block(L, jc, "program", 1, &h);
+  const char *of = NULL;
+  if (ts_jget_string(&L->c, jc, "program_of", 0, &of, L->e))
+    return -1;
+  const cJSON *src = jc;
+  if (of) { /* the program of another class, compiled again for this one */
+    if (cJSON_GetObjectItemCaseSensitive(jc, "program"))
+      return ts_jfail(&L->c, "program_of", L->e, "expected either \"program\" or \"program_of\", not both");
+    const cJSON *it;
+    src = NULL;
+    cJSON_ArrayForEach(it, L->classes_json)
+    {
+      const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
+      if (it != jc && cJSON_IsString(nm) && strcmp(nm->valuestring, of) == 0 &&
+          cJSON_GetObjectItemCaseSensitive(it, "program"))
+        src = it;
+    }
+    if (!src)
+      return ts_jfail(&L->c, "program_of", L->e, "no class named \"%s\" with a \"program\"", of);
+  }
+  int bad = compile_block(L, src, "program", 1, &h);
   k->steps = L->steps;
   k->nsteps = L->nsteps;
   k->loops = L->max_depth;
