@@ -94,7 +94,7 @@ START_TEST(contention_mutex_two_threads_exact_timeline)
   ck_assert_int_eq(w.workers[1].busy, MS(2.09));
   ck_assert_int_eq(w.workers[1].busy_kernel, MS(0.02));
   ck_assert_int_eq(w.mutex_contended, 1);
-  ck_assert_int_eq(w.win_mutex_wait, MS(2.12));
+  ck_assert_double_eq(w.win_mutex_wait, (double)MS(2.12));
   ts_world_finish(&w);
   ts_model_finish(&m);
 }
@@ -139,7 +139,7 @@ START_TEST(contention_mutex_one_worker_never_contended)
   ts_world w;
   ck_assert_int_eq(run(&w, &m, 4, 1), TS_WORLD_OK);
   ck_assert_int_eq(w.mutex_contended, 0);
-  ck_assert_int_eq(w.win_mutex_wait, 0);
+  ck_assert_double_eq(w.win_mutex_wait, 0);
   for (int a = 0; a < 4; a++) {
     ck_assert_int_eq(st(&w, a)->kernel, 0);
     ck_assert_int_eq(st(&w, a)->mutex_wait, 0);

@@ -32,7 +32,15 @@ static int class_of(char c)
 static void queue_fill(ts_sched_queue *q, const char *items, int first_id)
 {
   for (int i = 0; items[i]; i++)
-    ck_assert_int_eq(ts_sched_queue_push(q, first_id + i, class_of(items[i])), 0);
+    ck_assert_int_eq(ts_sched_queue_push(q, first_id + i, class_of(items[i]), 0), 0);
+}
+
+/* An empty queue whose policy allows burst_limit foreground jobs in a row. */
+static void queue_init_burst(ts_sched_queue *q, int burst_limit)
+{
+  ts_sched_params p = ts_sched_default_params();
+  p.burst_limit = burst_limit;
+  ts_sched_queue_init(q, &p);
 }
 
 /* Pop everything with the policy and compare with the expected id order. */
@@ -51,9 +59,9 @@ static void queue_expect_order(ts_sched_queue *q, const ts_sched_type *t, const 
 static void priority_case(const char *items, int burst_limit, const int *want)
 {
   ts_sched_queue q;
-  ts_sched_queue_init(&q, burst_limit);
+  queue_init_burst(&q, burst_limit);
   queue_fill(&q, items, 0);
-  queue_expect_order(&q, &ts_sched_priority, want, strlen(items));
+  queue_expect_order(&q, &ts_sched_priority_barrier, want, strlen(items));
   ts_sched_queue_finish(&q);
 }
 
@@ -117,7 +125,7 @@ START_TEST(sched_fifo_returns_arrival_order)
 {
   static const int want[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   ts_sched_queue q;
-  ts_sched_queue_init(&q, 8);
+  queue_init_burst(&q, 8);
   queue_fill(&q, "BNFFBNFBFN", 0); /* classes are ignored */
   queue_expect_order(&q, &ts_sched_fifo, want, 10);
   ts_sched_queue_finish(&q);
@@ -167,18 +175,18 @@ END_TEST
 START_TEST(sched_priority_streak_spans_pushes)
 {
   ts_sched_queue q;
-  ts_sched_queue_init(&q, 2);
+  queue_init_burst(&q, 2);
   queue_fill(&q, "BFF", 0);
-  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 1);
-  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 2);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority_barrier), 1);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority_barrier), 2);
   /* two foreground in a row: a newly queued F3 must let the head B0 run first */
   queue_fill(&q, "F", 3);
-  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), 0);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority_barrier), 0);
   ck_assert_int_eq(q.run_streak, 0);
   /* the background run reset the streak */
   queue_fill(&q, "BF", 4);
   static const int want[] = {3, 5, 4};
-  queue_expect_order(&q, &ts_sched_priority, want, 3);
+  queue_expect_order(&q, &ts_sched_priority_barrier, want, 3);
   ts_sched_queue_finish(&q);
 }
 END_TEST
@@ -186,7 +194,8 @@ END_TEST
 START_TEST(sched_find_by_name)
 {
   ck_assert_ptr_eq(ts_sched_find("fifo"), &ts_sched_fifo);
-  ck_assert_ptr_eq(ts_sched_find("priority"), &ts_sched_priority);
+  ck_assert_ptr_eq(ts_sched_find("priority_barrier"), &ts_sched_priority_barrier);
+  ck_assert_ptr_eq(ts_sched_find("priority"), &ts_sched_priority_barrier); /* the old name */
   ck_assert_ptr_null(ts_sched_find("lifo"));
   ck_assert_ptr_null(ts_sched_find("FIFO"));
   ck_assert_ptr_null(ts_sched_find(""));
@@ -197,17 +206,17 @@ START_TEST(sched_find_by_name)
     ck_assert_ptr_nonnull(all[n]->summary);
     n++;
   }
-  ck_assert_uint_eq(n, 2);
+  ck_assert_uint_eq(n, 5); /* fifo, priority_barrier, strict_priority, shortest_first, weighted_fair */
 }
 END_TEST
 
 START_TEST(sched_queue_pop_empty)
 {
   ts_sched_queue q;
-  ts_sched_queue_init(&q, 8);
+  queue_init_burst(&q, 8);
   ck_assert_uint_eq(ts_sched_queue_len(&q), 0);
   ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_fifo), -1);
-  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority), -1);
+  ck_assert_int_eq(ts_sched_queue_pop(&q, &ts_sched_priority_barrier), -1);
   ts_sched_queue_finish(&q);
 }
 END_TEST

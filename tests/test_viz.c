@@ -33,8 +33,9 @@ static void record(const char *scenario, const char *const *sets, int nsets, int
   char *path = tu_source_path(scenario);
   ck_assert_int_eq(ts_cli_load(path, sets, nsets, L), 0);
   free(path);
-  int rc = ts_timeline_record(tl, &L->model, n, workers, ts_rng_derive_seed(L->sc.seed, n, workers, 0));
-  ck_assert_msg(rc == 0, "%s", ts_timeline_strerror(rc));
+  int rc = ts_timeline_record(tl, &L->model, n, workers, ts_rng_derive_seed(L->sc.seed, n, workers, 0),
+                              L->sc.horizon);
+  ck_assert_msg(rc == 0, "%s", ts_timeline_strerror(tl, rc));
 }
 
 static void release(ts_loaded *L, ts_timeline *tl)
@@ -67,17 +68,17 @@ START_TEST(viz_timeline_matches_stats)
   record(LOCK, NULL, 0, 4, 2, &L, &tl);
   ck_assert_int_eq(tl.nactors, 4);
   for (int a = 0; a < tl.nactors; a++) {
-    ts_time cpu = 0, st[TS_ACTOR_DONE + 1] = {0};
+    ts_time cpu = 0, st[TS_NSTATES] = {0};
     for (size_t i = 0; i < tl.npieces; i++)
       if (tl.pieces[i].actor == a)
         cpu += tl.pieces[i].t1 - tl.pieces[i].t0;
     ck_assert_int_eq(cpu, tl.stats[a].cpu);
     ts_timeline_state_times(&tl, a, 0, tl.end, 0, st);
     ck_assert_int_eq(st[TS_ACTOR_RUNNING], tl.stats[a].cpu);
-    ck_assert_int_eq(st[TS_ACTOR_QUEUED], tl.stats[a].queue_wait);
-    ck_assert_int_eq(st[TS_ACTOR_READY], tl.stats[a].ready_wait);
-    ck_assert_int_eq(st[TS_ACTOR_IO], tl.stats[a].io);
-    ck_assert_int_eq(st[TS_ACTOR_LOCK_WAIT], tl.stats[a].lock_wait);
+    ck_assert_int_eq(st[TS_ACTOR_QUEUED], tl.stats[a].state[TS_ACTOR_QUEUED]);
+    ck_assert_int_eq(st[TS_ACTOR_READY], tl.stats[a].state[TS_ACTOR_READY]);
+    ck_assert_int_eq(st[TS_ACTOR_IO], tl.stats[a].state[TS_ACTOR_IO]);
+    ck_assert_int_eq(st[TS_ACTOR_LOCK_WAIT], tl.stats[a].state[TS_ACTOR_LOCK_WAIT]);
   }
   release(&L, &tl);
 }
@@ -91,8 +92,8 @@ START_TEST(viz_timeline_refuses_overflowing_horizon)
   char *path = tu_source_path(RR);
   ck_assert_int_eq(ts_cli_load(path, sets, 2, &L), 0); /* an hour each: a million overflow 73 years */
   free(path);
-  ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1000000, 1, 1), -4);
-  ck_assert_ptr_nonnull(strstr(ts_timeline_strerror(-4), "--n"));
+  ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1000000, 1, 1, TS_TIME_MAX), -4);
+  ck_assert_ptr_nonnull(strstr(ts_timeline_strerror(&tl, -4), "fewer actors"));
   release(&L, &tl);
 }
 END_TEST
@@ -425,17 +426,20 @@ START_TEST(viz_cli_point_usage_and_errors)
     expect_stderr(args, 2, "tssim: --seed: expected an integer in [0, 9007199254740991], got \"x\"\n");
     snprintf(args, sizeof args, "%s " RR " --set params.c_ms=3600000 --set 'classes[0].program[0].rows=1' --n 1000000",
              cmd);
-    expect_stderr(args, 2,
-                  "tssim: " RR ": --n: expected a point whose simulated time fits in 73 years (fewer actors or "
-                  "shorter steps)\n");
-    /* a deadlock: shown (trace, gantt), then named with where to look */
+    expect_stderr(args, 2, "tssim: " RR ": simulated time would pass 73 years (fewer actors or shorter steps)\n");
+    /* a deadlock: shown (trace, gantt), then one line naming who waits on what and where to look */
     snprintf(args, sizeof args, "%s tests/data/deadlock.json%s%s%s", cmd, i == 0 ? " -o '" : "", i == 0 ? tmpdir : "",
              i == 0 ? "/d.json'" : "");
-    snprintf(want, sizeof want,
-             "tssim: tests/data/deadlock.json: the simulation deadlocked: actors wait on locks that are never "
-             "released (%s)\n",
-             cmds[i].stuck);
-    expect_stderr(args, 1, want);
+    snprintf(want, sizeof want, " (%s)\n", cmds[i].stuck);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 1);
+    size_t len = strlen(err), tail = strlen(want);
+    ck_assert_msg(strncmp(err, "tssim: tests/data/deadlock.json: ", 33) == 0 && strchr(err, '\n') == err + len - 1 &&
+                      len > tail && strcmp(err + len - tail, want) == 0 &&
+                      strstr(err, "ab #0 (actor 0, step classes[0].program[2]): ") &&
+                      strstr(err, "ba #0 (actor 1, step classes[1].program[2]): ") && strstr(err, "lock \"a\"") &&
+                      strstr(err, "lock \"b\""),
+                  "`%s`: stderr\n%s", args, err);
+    free(err);
   }
   tu_rmtree(tmpdir);
 }

@@ -11,7 +11,7 @@
 #include "testutil.h"
 
 #define MAX_ROWS 16
-#define MAX_COLS 64
+#define MAX_COLS 256
 
 typedef struct table {
   char *text;                     /* the file, cut into fields in place */

@@ -1,12 +1,16 @@
 #include "testutil.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "io/model_json.h"
 
 const char *tu_source_root(void)
 {
@@ -97,6 +101,38 @@ int tu_tssim(const char *args, char **out, char **err)
   remove(err_path);
   ck_assert_msg(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
   return WEXITSTATUS(status);
+}
+
+void tu_model(const char *json, ts_model *m)
+{
+  cJSON *root = cJSON_Parse(json);
+  ck_assert_msg(root != NULL, "malformed model JSON: %s", json);
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == 0, "%s\nmodel: %s", e.msg, json);
+}
+
+void tu_modelf(ts_model *m, const char *fmt, ...)
+{
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  ck_assert_int_ge(n, 0);
+  char *json = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(json);
+  vsnprintf(json, (size_t)n + 1, fmt, again);
+  va_end(again);
+  tu_model(json, m);
+  free(json);
+}
+
+ts_world_spec tu_world_spec(int n, int workers, uint64_t seed)
+{
+  return (ts_world_spec){.n = n, .workers = workers, .seed = seed, .horizon = TS_TIME_MAX, .win_t0 = 0,
+                         .win_t1 = TS_TIME_MAX};
 }
 
 TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setup, SFun teardown, double timeout)

@@ -1,10 +1,14 @@
 /* Helpers shared by the suites: the source tree, temporary folders, whole
- * files and the built tssim binary. Each fails the running test (a Check
- * assertion) when it cannot do its job, so callers need not check. */
+ * files, the built tssim binary, models from JSON text and world specs.
+ * Each fails the running test (a Check assertion) when it cannot do its
+ * job, so callers need not check. */
 #ifndef TS_TESTUTIL_H
 #define TS_TESTUTIL_H
 #include <check.h>
 #include <stddef.h>
+
+#include "model/model.h"
+#include "model/world.h"
 
 /* $TSSIM_SOURCE_ROOT, which meson test sets. */
 const char *tu_source_root(void);
@@ -29,6 +33,17 @@ void tu_write_file(const char *path, const char *text);
  * stderr into *out, out NULL drops it. Returns the exit status; a tssim that
  * does not exit (a signal) fails the test. */
 int tu_tssim(const char *args, char **out, char **err);
+
+/* Convert the model JSON text json (file "test.json" in messages) into m
+ * (caller memory; free with ts_model_finish). Malformed JSON or a model the
+ * loader refuses fails the test with the loader's message. */
+void tu_model(const char *json, ts_model *m);
+/* tu_model of the text printf makes of fmt and its arguments. */
+void tu_modelf(ts_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The spec of a whole run of (n, workers) under stream seed: no horizon,
+ * the window the whole run. */
+ts_world_spec tu_world_spec(int n, int workers, uint64_t seed);
 
 /* Add a TCase called name to s: the NULL-terminated tests, the checked
  * fixture setup/teardown (NULL: none) and a timeout in seconds (0: Check's

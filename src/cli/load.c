@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "run/metrics.h"
 
 int ts_cli_usage_error(const char *fmt, ...)
 {
@@ -107,6 +108,22 @@ static int check_axes(ts_loaded *L, ts_err *e)
   return 0;
 }
 
+/* Every metric the baseline records is one the model reports. */
+static int check_baseline_metrics(const ts_loaded *L, ts_err *e)
+{
+  ts_metric_list l;
+  char why[300];
+  if (ts_metric_list_build(&L->model, &l, why, sizeof why))
+    return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
+  int rc = 0;
+  for (size_t i = 0; i < L->baseline.nrec && rc == 0; i++)
+    if (ts_metric_list_find(&l, L->baseline.rec[i].metric) < 0)
+      rc = ts_err_set(e, L->baseline.file, NULL, "records %s, which model %s does not report (tssim run --help lists "
+                      "the metrics; a model adds its spans' and its own)", L->baseline.rec[i].metric, L->sc.model_path);
+  ts_metric_list_finish(&l);
+  return rc;
+}
+
 int ts_cli_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap)
 {
   const ts_loaded *L = ctx;
@@ -173,6 +190,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
       return ts_cli_usage_error("%s", e.msg);
     }
     out->has_baseline = 1;
+    if (check_baseline_metrics(out, &e)) {
+      ts_cli_unload(out);
+      return ts_cli_usage_error("%s", e.msg);
+    }
   }
   return 0;
 }

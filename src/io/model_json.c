@@ -373,6 +373,8 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   s->klass = class_of_name(klass);
   if (s->klass < 0)
     return ts_jfail(&L->c, "class", L->e, "expected foreground, normal or background; got \"%s\"", klass);
+  s->send = (ts_time)((double)s->send * L->m->cpu_scale + 0.5); /* CPU costs follow host.cpu_scale */
+  s->recv = (ts_time)((double)s->recv * L->m->cpu_scale + 0.5);
   s->wait = wait != 0;
   held inner = *h;
   inner.top = 0;
@@ -701,6 +703,10 @@ static int load_lock(loader *L, const cJSON *jl, int i)
     names[j] = L->m->locks[j].name;
   if (unique(L, name, names, (size_t)i, "lock") || !(d->name = dup_or_fail(L, name)))
     return -1;
+  double k = L->m->cpu_scale; /* CPU costs follow host.cpu_scale */
+  ts_time *cpu[] = {&d->acquire, &d->release, &d->spin, &d->futex_wait, &d->futex_wake};
+  for (size_t c = 0; c < sizeof cpu / sizeof *cpu; c++)
+    *cpu[c] = (ts_time)((double)*cpu[c] * k + 0.5);
   d->kind = (ts_lock_kind)kind;
   d->scope = (ts_scope)scope;
   d->instances = inst;
@@ -731,6 +737,7 @@ static int load_channel(loader *L, const cJSON *jc, int i)
     names[j] = L->m->chans[j].name;
   if (unique(L, name, names, (size_t)i, "channel") || !(d->name = dup_or_fail(L, name)))
     return -1;
+  d->wake_cpu = (ts_time)((double)d->wake_cpu * L->m->cpu_scale + 0.5); /* CPU follows host.cpu_scale */
   d->scope = (ts_scope)scope;
   d->instances = inst;
   d->tokens = tokens;
@@ -840,9 +847,9 @@ static int load_pool(loader *L, const cJSON *jp, int i)
   ts_pool *p = &L->m->pools[i + 1];
   if (!cJSON_IsObject(jp))
     return ts_jfail(&L->c, NULL, L->e, "expected a pool object {\"name\": ..., \"count\": ...}");
+  L->m->npools++;
   if (load_pool_fields(L, jp, p, 0))
     return -1;
-  L->m->npools++;
   for (int j = 0; j <= i; j++)
     if (strcmp(L->m->pools[j].name, p->name) == 0)
       return ts_jfail(&L->c, "name", L->e, "duplicate pool name \"%s\"", p->name);
@@ -861,11 +868,11 @@ static int load_pools(loader *L, const cJSON *root)
     return ts_jfail(&L->c, NULL, L->e, "out of memory");
   size_t old = ts_jpush_key(&L->c, "worker");
   static const cJSON empty = {0};
+  m->npools = 1; /* so ts_model_finish frees what the main pool got, even on an error */
   int bad = load_pool_fields(L, wj ? wj : &empty, &m->pools[0], 1);
   ts_jpop(&L->c, old);
   if (bad)
     return -1;
-  m->npools = 1;
   return each(L, root, "pools", 0, load_pool);
 }
 

@@ -20,7 +20,7 @@ void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
   ts_time dt = now - a->state_since;
   a->st.state[a->state] += dt;
   if (!a->hidden || a->state != TS_ACTOR_NEW)
-    w->win_state[a->state] += ts__clip(w, a->state_since, now);
+    w->win_state[a->state] += (double)ts__clip(w, a->state_since, now);
   a->state = (uint8_t)s;
   a->state_since = now;
   if (w->obs && w->obs->actor_state)

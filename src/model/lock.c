@@ -120,8 +120,8 @@ void ts__mutex_took(ts_world *w, ts_actor *a, int decl)
     return;
   ts_time wait = w->sim.now - a->mark;
   a->st.mutex_wait += wait;
-  w->win_mutex_wait += ts__clip(w, a->mark, w->sim.now);
-  w->mutex_wait_by_lock[decl] += wait;
+  w->win_mutex_wait += (double)ts__clip(w, a->mark, w->sim.now);
+  w->mutex_wait_by_lock[decl] += (double)wait;
   a->mark = -1;
 }
 

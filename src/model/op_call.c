@@ -21,7 +21,7 @@ static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)
       a->span_t0[s->span] = w->sim.now;
     a->sub = 1;
     if (s->send > 0)
-      return ts__cpu_begin(w, a, (ts_time)((double)s->send * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+      return ts__cpu_begin(w, a, s->send, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
   case 1:
     a->sched_class = s->klass;
@@ -50,7 +50,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
   case 1:
     a->sub = 2;
     if (c->recv > 0)
-      return ts__cpu_begin(w, a, (ts_time)((double)c->recv * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+      return ts__cpu_begin(w, a, c->recv, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
   default:
     if (c->span >= 0 && a->span_t0[c->span] >= 0) {

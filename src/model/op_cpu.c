@@ -28,6 +28,16 @@ static int load(ts_spec *sp, ts_step *s)
   if (rows > 1 && s->cost.mean_ms == NULL && rows > s->cost.mean)
     return ts_spec_fail(sp, "rows", "%lld rows for %lld ns of CPU: expected at most one row per ns",
                         (long long)rows, (long long)s->cost.mean);
+  double scale = ts_spec_model(sp)->cpu_scale; /* host.cpu_scale: constant costs now, expressions when drawn */
+  if (!s->cost.mean_ms && scale != 1.0) {
+    double scaled = (double)s->cost.mean * scale;
+    if (scaled > (double)TS_DRAW_MAX)
+      return ts_spec_fail(sp, "ms", "expected a cost that times host.cpu_scale stays below %g ms",
+                          (double)TS_DRAW_MAX / TS_NS_PER_MS);
+    s->cost.mean = (ts_time)(scaled + 0.5);
+    s->cost.lo = (ts_time)((double)s->cost.lo * scale + 0.5);
+    s->cost.hi = (ts_time)((double)s->cost.hi * scale + 0.5);
+  }
   s->rows = rows;
   s->sliced = sliced != 0;
   s->timed = timed < 0 ? s->sliced : timed != 0;

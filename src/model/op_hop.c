@@ -17,6 +17,9 @@ static int load(ts_spec *sp, ts_step *s)
       ts_spec_expr(sp, "to", 0, &s->index) || ts_spec_dist(sp, "ms", 0, &s->cost) ||
       ts_spec_time(sp, "send_ms", 0, &s->send) || ts_spec_time(sp, "recv_ms", 0, &s->recv))
     return -1;
+  double scale = ts_spec_model(sp)->cpu_scale; /* CPU costs follow host.cpu_scale */
+  s->send = (ts_time)((double)s->send * scale + 0.5);
+  s->recv = (ts_time)((double)s->recv * scale + 0.5);
   return 0;
 }
 
@@ -26,7 +29,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   case 0:
     a->sub = 1;
     if (s->send > 0)
-      return ts__cpu_begin(w, a, (ts_time)((double)s->send * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+      return ts__cpu_begin(w, a, s->send, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
   case 1: {
     int pool = s->pool >= 0 ? s->pool : w->workers[a->worker].pool;
@@ -46,7 +49,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   case 2:
     a->sub = 3;
     if (s->recv > 0)
-      return ts__cpu_begin(w, a, (ts_time)((double)s->recv * w->model->cpu_scale + 0.5), 1, 0, TS_ACTOR_RUNNING);
+      return ts__cpu_begin(w, a, s->recv, 1, 0, TS_ACTOR_RUNNING);
     return TS_OP_NEXT;
   default:
     return TS_OP_NEXT;

@@ -204,9 +204,9 @@ typedef struct ts_world {
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
-  ts_time win_state[TS_NSTATES];  /* time all actors spent in each state, within the window */
-  ts_time win_mutex_wait;
-  ts_time *mutex_wait_by_lock;    /* [model locks], all run */
+  double win_state[TS_NSTATES];   /* ns all actors spent in each state, within the window (sums: doubles) */
+  double win_mutex_wait;          /* ns actors spent acquiring contended mutexes, within the window */
+  double *mutex_wait_by_lock;     /* [model locks]: ns, the whole run */
   int64_t mutex_contended;        /* contended acquires */
   ts_span_rec *spans;     /* [model spans] */
   int64_t memory_at_end;  /* bytes of live objects at the window's end (-1 until then) */

@@ -283,10 +283,10 @@ static double world_value(int id, const ts_world *w)
   case TS_W_QUEUE_DEPTH: return entries ? (double)depth / (double)entries : 0;
   case TS_W_QUEUE_DEPTH_MAX: return depth_max;
   case TS_W_SLICE_WAIT: {
-    ts_time queued = 0;
+    double queued = 0;
     for (int a = 0; a < w->nactors; a++)
-      queued += ts_world_actor(w, a)->st.state[TS_ACTOR_QUEUED];
-    return entries ? ts_time_to_ms(queued) / (double)entries : 0;
+      queued += (double)ts_world_actor(w, a)->st.state[TS_ACTOR_QUEUED];
+    return entries ? queued / 1e6 / (double)entries : 0;
   }
   case TS_W_GROUPS_MAX: return groups_max;
   case TS_W_GROUPS_MEAN: {
@@ -299,9 +299,9 @@ static double world_value(int id, const ts_world *w)
   case TS_W_CPU_CORES: return win > 0 ? (double)(user + kernel) / win : 0;
   case TS_W_USER_CORES: return win > 0 ? (double)user / win : 0;
   case TS_W_KERNEL_CORES: return win > 0 ? (double)kernel / win : 0;
-  case TS_W_MUTEX_WAIT: return ts_time_to_ms(w->win_mutex_wait);
+  case TS_W_MUTEX_WAIT: return w->win_mutex_wait / 1e6;
   case TS_W_LOCK_WAIT_SHARE: {
-    double wait = (double)(w->win_state[TS_ACTOR_LOCK_WAIT] + w->win_mutex_wait);
+    double wait = w->win_state[TS_ACTOR_LOCK_WAIT] + w->win_mutex_wait;
     return user + kernel > 0 ? wait / (double)(user + kernel) : 0;
   }
   case TS_W_USER_INSTR: return ts_time_to_ms(user) * m->ipms_user;
