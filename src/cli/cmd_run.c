@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/atomic.h"
 #include "io/model_json.h"
 #include "io/report.h"
 #include "run/metrics.h"
@@ -37,13 +38,17 @@ static void usage(FILE *f)
         f);
   for (int m = 0; m < TS_M_COUNT; m++)
     fprintf(f, "  %-17s %s\n", ts_metric_get(m)->name, ts_metric_get(m)->meaning);
-  fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
+  fputs("\nWhen the output folder holds a previous run, a line on stderr says so before its files\n"
+        "are replaced (all at once, when the new ones are complete; old plots are removed then).\n"
+        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replication in progress.\n"
+        "\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        f);
 }
 
 typedef struct progress {
   int on;
   int total;
-  int done;
+  int done;          /* replications */
 } progress;
 
 static void on_progress(void *data, int n, int workers, int rep)
@@ -67,6 +72,48 @@ static int override_list(const char *arg, const char *what, long lo, long hi, in
   free(*list);
   *list = parsed;
   *len = n;
+  return 0;
+}
+
+/* The sweep stopped at a signal: say what was not finished, free it, and
+ * return the exit status. */
+static int interrupted(const char *outdir, int points_done, int points, ts_sweep *s)
+{
+  fprintf(stderr, "tssim: interrupted: %d of %d sweep points done; %s%s left as it was\n", points_done, points,
+          outdir, outdir[strlen(outdir) - 1] == '/' ? "" : "/");
+  ts_sweep_finish(s);
+  return ts_cli_interrupt_status();
+}
+
+/* Write the results folder in one batch: summary.csv, samples.csv and
+ * summary.json replace the old ones and the old plots go, all at once (the
+ * plots are drawn afresh afterwards). Returns the exit status: 0, TS_EXIT_IO,
+ * or the interrupt's when a signal came before the commit (nothing written;
+ * the sweep is freed on failure). */
+static int write_results(const char *outdir, const ts_loaded *L, ts_sweep *s, int quiet)
+{
+  ts_atomic a;
+  ts_err e;
+  ts_atomic_init(&a);
+  if (ts_plot_mark_stale(&a, outdir, &e) ||
+      ts_report_add(&a, outdir, &L->sc, &L->model, L->resolved, s, L->has_baseline ? &L->baseline : NULL, &e)) {
+    ts_atomic_abort(&a);
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_sweep_finish(s);
+    return TS_EXIT_IO;
+  }
+  if (ts_cli_interrupted()) {
+    ts_atomic_abort(&a);
+    int points = (int)(L->sc.nn * L->sc.nw);
+    return interrupted(outdir, points, points, s);
+  }
+  if (ts_atomic_commit(&a, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_sweep_finish(s);
+    return TS_EXIT_IO;
+  }
+  if (!quiet)
+    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
   return 0;
 }
 
@@ -123,15 +170,31 @@ int ts_cmd_run(int argc, char **argv)
   }
   if (seed_arg && ts_parse_seed(seed_arg, &L.sc.seed, &e))
     goto bad;
+  char dirbuf[1024], when[64];
+  if (!outdir) {
+    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
+    outdir = dirbuf;
+  }
+  if ((rc = ts_cli_outdir_check(outdir)) != 0)
+    goto done;
+  ts_cli_interrupt_catch();
+  if (!quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
+    fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
+            outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
   int *ns = L.sc.ns, *ws = L.sc.workers;
   size_t nn = L.sc.nn, nw = L.sc.nw;
   progress pr = {.on = !quiet && isatty(2), .total = (int)(nn * nw) * L.sc.replications};
   ts_sweep_spec spec = {.ns = ns, .nn = nn, .workers = ws, .nw = nw, .replications = L.sc.replications,
-                        .seed = L.sc.seed, .keep_samples = 1, .progress = on_progress, .progress_data = &pr};
+                        .seed = L.sc.seed, .keep_samples = 1, .progress = on_progress, .progress_data = &pr,
+                        .should_stop = ts_cli_should_stop};
   ts_sweep s;
   int sr = ts_sweep_run(&L.model, &spec, &s);
   if (pr.on)
     fputs("\r\033[K", stderr);
+  if (sr == -5) {
+    rc = interrupted(outdir, pr.done / L.sc.replications, (int)(nn * nw), &s);
+    goto done;
+  }
   if (sr != 0) {
     fprintf(stderr, "tssim: %s: %s\n", L.sc.file,
             sr == -2   ? "the simulation deadlocked: actors wait on locks that are never released"
@@ -142,29 +205,23 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == -4 ? 2 : 1;
     goto done;
   }
-  char dirbuf[1024];
-  if (!outdir) {
-    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
-    outdir = dirbuf;
-  }
   if (!quiet) {
     printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n\n", L.sc.name, L.sc.description,
            L.sc.model_path, (unsigned long long)L.sc.seed, L.sc.replications, L.has_baseline ? ", recorded: " : "",
            L.has_baseline ? L.baseline.file : "");
     ts_report_table(stdout, &L.model, &s, L.has_baseline ? &L.baseline : NULL);
   }
-  if (ts_report_write(outdir, &L.sc, &L.model, L.resolved, &s, L.has_baseline ? &L.baseline : NULL, &e)) {
-    fprintf(stderr, "tssim: %s\n", e.msg);
-    ts_sweep_finish(&s);
-    rc = 1;
+  if ((rc = write_results(outdir, &L, &s, quiet)) != 0)
     goto done;
-  }
-  if (!quiet)
-    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
-  if (plots)
+  int skipped = plots && ts_cli_interrupted();
+  if (plots && !skipped)
     ts_plot_results(outdir, quiet);
   ts_sweep_finish(&s);
-  rc = 0;
+  if (ts_cli_interrupted()) { /* after the commit: the results stand */
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; %s\n", outdir,
+            skipped ? "the plots were not drawn" : plots ? "some plots may be missing" : "nothing was left to do");
+    rc = ts_cli_interrupt_status();
+  }
   goto done;
 bad:
   fprintf(stderr, "tssim: %s\n", e.msg);

@@ -41,6 +41,7 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     *status = 1;
     return -1;
   }
+  p->opt.max_events = cmd->max_events;
   if (parse(cmd, argc, argv, p, status)) {
     ts_vizopt_finish(&p->opt);
     return -1;
@@ -61,11 +62,19 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
 int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
 {
   const ts_vizopt *o = &p->opt;
-  return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0));
+  return ts_timeline_record_max(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
+                                o->max_events);
 }
 
 int ts_cli_point_fail(const ts_cli_point *p, int r, const char *hint)
 {
+  if (r == -5) {
+    fprintf(stderr,
+            "tssim: %s: n=%d, workers=%d records more than %zu events (run pieces, state changes, counters); "
+            "draw a smaller --n, or raise the limit with --max-events N (0: no limit)\n",
+            p->L.sc.file, p->opt.n, p->opt.workers, p->opt.max_events);
+    return 2;
+  }
   fprintf(stderr, "tssim: %s: %s%s\n", p->L.sc.file, ts_timeline_strerror(r), hint);
   return r == -4 ? 2 : 1;
 }

@@ -187,9 +187,15 @@ void ts_fit_problem_finish(ts_fit_problem *pb)
 static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *g, double *sim, ts_err *e)
 {
   ts_sweep_spec spec = {.ns = g->ns, .nn = g->nn, .workers = &g->workers, .nw = 1,
-                        .replications = pb->replications, .seed = pb->seed};
+                        .replications = pb->replications, .seed = pb->seed,
+                        .should_stop = pb->should_stop, .progress_data = pb->stop_data};
   ts_sweep s;
   int rc = ts_sweep_run(m, &spec, &s);
+  if (rc == -5) {
+    ts_sweep_finish(&s);
+    ts_err_set(e, pb->file, NULL, "interrupted");
+    return -3;
+  }
   if (rc != 0) {
     ts_sweep_finish(&s);
     ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers,
@@ -213,6 +219,10 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e)
 {
   ts_model m;
+  if (pb->should_stop && pb->should_stop(pb->stop_data)) {
+    ts_err_set(e, pb->file, NULL, "interrupted");
+    return -3;
+  }
   if (ts_fit_set_values(pb->tree, pb->file, pb->params, values, e) ||
       ts_model_from_json(pb->tree, pb->file, &m, e))
     return -1;

@@ -75,6 +75,10 @@ static int run_point(const ts_model *m, const ts_sweep_spec *spec, int n, int wo
     return -1;
   int rc = 0;
   for (int r = 0; r < spec->replications && rc == 0; r++) {
+    if (spec->should_stop && spec->should_stop(spec->progress_data)) {
+      rc = -5;
+      break;
+    }
     ts_world w;
     if (ts_world_init(&w, m, n, workers, ts_rng_derive_seed(spec->seed, n, workers, r), NULL) != 0) {
       rc = -1;

@@ -46,13 +46,17 @@ typedef struct ts_sweep_spec {
   /* optional progress callback, called after each replication */
   void (*progress)(void *data, int n, int workers, int replication);
   void *progress_data;
+  /* optional, called with progress_data before each replication: nonzero
+   * stops the sweep (ts_sweep_run returns -5) */
+  int (*should_stop)(void *data);
 } ts_sweep_spec;
 
 /* Run a sweep of model m into out (caller memory; free with ts_sweep_finish).
  * Returns 0, or what ts_world_run returned for the first replication that
  * failed: -1 out of memory, -2 deadlock (actors left waiting with no event
  * pending, e.g. a lock cycle), -3 internal error; or -4 before running
- * anything when a point's simulated horizon could overflow (ts_model_horizon_ok). */
+ * anything when a point's simulated horizon could overflow (ts_model_horizon_ok);
+ * -5 when should_stop stopped it. */
 int ts_sweep_run(const ts_model *m, const ts_sweep_spec *spec, ts_sweep *out);
 /* Free a sweep's memory. */
 void ts_sweep_finish(ts_sweep *s);

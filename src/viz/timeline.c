@@ -23,14 +23,28 @@ static int grow(void **v, size_t *cap, size_t len, size_t size)
   return 0;
 }
 
+/* Append value to one of tl's arrays, unless recording already stopped: out
+ * of memory (failed = FAIL_NOMEM) or past the record limit (FAIL_LIMIT). */
 #define PUSH(tl, arr, n, cap, value)                                                  \
   do {                                                                                \
-    if ((tl)->failed || grow((void **)&(tl)->arr, &(tl)->cap, (tl)->n, sizeof *(tl)->arr)) { \
-      (tl)->failed = 1;                                                               \
+    if ((tl)->failed)                                                                 \
+      return;                                                                         \
+    if ((tl)->max_records && (tl)->records >= (tl)->max_records) {                    \
+      (tl)->failed = FAIL_LIMIT;                                                      \
+      return;                                                                         \
+    }                                                                                 \
+    if (grow((void **)&(tl)->arr, &(tl)->cap, (tl)->n, sizeof *(tl)->arr)) {          \
+      (tl)->failed = FAIL_NOMEM;                                                      \
       return;                                                                         \
     }                                                                                 \
     (tl)->arr[(tl)->n++] = (value);                                                   \
+    (tl)->records++;                                                                  \
   } while (0)
+
+enum { FAIL_NOMEM = 1, FAIL_LIMIT = 2 };
+
+/* Events dispatched between checks of the record limit. */
+#define CHUNK 4096
 
 static void note_time(ts_timeline *tl, ts_time t)
 {
@@ -114,7 +128,14 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
 
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed)
 {
+  return ts_timeline_record_max(tl, m, n, workers, seed, 0);
+}
+
+int ts_timeline_record_max(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed,
+                           size_t max_records)
+{
   memset(tl, 0, sizeof *tl);
+  tl->max_records = max_records;
   tl->model = m;
   tl->n = n;
   tl->nworkers = workers;
@@ -132,7 +153,11 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
   int rc = -1;
   if (tl->runs && tl->stats) {
-    rc = ts_world_run(&w);
+    /* Run in chunks so a run past the record limit stops there, not at its
+     * end; ts_world_run then finishes (nothing is left unless under the limit). */
+    while (!tl->failed && ts_sim_run(&w.sim, TS_TIME_MAX, CHUNK) == CHUNK)
+      ;
+    rc = tl->failed ? -1 : ts_world_run(&w);
     for (int a = 0; a < w.nactors; a++)
       tl->stats[a] = w.actors[a].st;
   }
@@ -140,6 +165,8 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->world = NULL;
   free(tl->runs);
   tl->runs = NULL;
+  if (tl->failed == FAIL_LIMIT)
+    return -5;
   if (tl->failed || rc == -1)
     return -1;
   if (rc == -3)
@@ -159,6 +186,7 @@ const char *ts_timeline_strerror(int rc)
   case -2: return "the simulation deadlocked: actors wait on locks that are never released";
   case -3: return "internal error: an event was scheduled in the past (please report)";
   case -4: return "--n: expected a point whose simulated time fits in 73 years (fewer actors or shorter steps)";
+  case -5: return "the point records more events than the limit";
   default: return "ok";
   }
 }

@@ -74,6 +74,8 @@ typedef struct ts_timeline {
   size_t *lock_at;            /* nactors + 1 offsets into locks */
   ts_tl_wake *wakes;
   size_t nwakes, cap_wakes;
+  size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
+  size_t max_records;          /* 0: no limit */
   /* while recording */
   const ts_world *world;
   int *runs;
@@ -87,6 +89,11 @@ typedef struct ts_timeline {
  * an internal error of the world; -4 when simulated time could overflow at
  * this n (nothing is run). */
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed);
+/* The same, refusing a point that would record more than max_records events
+ * (run pieces, state changes, counter samples, lock changes, wakes; 0 = no
+ * limit): the run stops at the limit and -5 is returned. */
+int ts_timeline_record_max(ts_timeline *tl, const ts_model *m, int n, int workers, unsigned long seed,
+                           size_t max_records);
 /* What a nonzero ts_timeline_record result means, as a sentence. */
 const char *ts_timeline_strerror(int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */
