@@ -171,6 +171,22 @@ START_TEST(cli_run_output_is_a_file_exits_3)
 }
 END_TEST
 
+/* A calibrated model that cannot be written: status 3, the path named. */
+START_TEST(cli_calibrate_write_failure_exits_3)
+{
+  char *err, want[2 * PATH_MAX];
+  tu_write_file(at("x"), "not a folder");
+  ck_assert_int_eq(run(NULL, &err,
+                       "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
+                       "--max-iter 1 -r 1 -q -o '%s'",
+                       at("x/fitted.json")),
+                   3);
+  snprintf(want, sizeof want, "tssim: %s: cannot write: Not a directory\n", at("x/fitted.json"));
+  ck_assert_str_eq(err, want);
+  free(err);
+}
+END_TEST
+
 /* Issue 13 item 8: a model or scenario that is a folder said only "read error". */
 START_TEST(cli_input_is_a_directory_exits_2)
 {
@@ -217,8 +233,8 @@ START_TEST(cli_stdout_write_failure_exits_3)
   if (!exists("/dev/full"))
     return;
   char cmd[3 * PATH_MAX];
-  snprintf(cmd, sizeof cmd, "cd '%s' && '%s' gantt " RR " --n 3 >/dev/full 2>'%s'", tu_source_root(),
-           getenv("TSSIM_BINARY"), at("err"));
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' gantt " RR " --n 3 >/dev/full 2>'%s'", tu_source_root(),
+           tu_tssim_wrapper(), getenv("TSSIM_BINARY"), at("err"));
   int status = system(cmd);
   ck_assert(WIFEXITED(status));
   ck_assert_int_eq(WEXITSTATUS(status), 3);
@@ -290,13 +306,16 @@ static pid_t spawn(const char *const *args)
     int o = open(at("out"), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(at("err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (o < 0 || e < 0 || chdir(tu_source_root()) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
       _exit(127);
-    char *argv[32];
+    char *argv[48], wrap[512];
     int n = 0;
+    snprintf(wrap, sizeof wrap, "%s", tu_tssim_wrapper());
+    for (char *save = NULL, *w = strtok_r(wrap, " ", &save); w && n < 16; w = strtok_r(NULL, " ", &save))
+      argv[n++] = w;
     argv[n++] = getenv("TSSIM_BINARY");
-    for (; *args && n < 31; args++)
+    for (; *args && n < 47; args++)
       argv[n++] = (char *)*args;
     argv[n] = NULL;
-    execv(argv[0], argv);
+    execvp(argv[0], argv);
     _exit(127);
   }
   return pid;
@@ -414,6 +433,7 @@ Suite *cli_suite(void)
   const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_run_output_is_a_file_exits_3,
+                                  cli_calibrate_write_failure_exits_3,
                                   cli_input_is_a_directory_exits_2,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_stdout_write_failure_exits_3,

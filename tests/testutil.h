@@ -29,6 +29,10 @@ void tu_write_file(const char *path, const char *text);
  * stderr into *out, out NULL drops it. Returns the exit status; a tssim that
  * does not exit (a signal) fails the test. */
 int tu_tssim(const char *args, char **out, char **err);
+/* $TSSIM_TEST_WRAPPER (the valgrind setup sets it: every tssim a test runs
+ * goes under memcheck too, exiting 99 on an error or leak), or "". Words
+ * split at spaces. */
+const char *tu_tssim_wrapper(void);
 
 /* Add a TCase called name to s: the NULL-terminated tests, the checked
  * fixture setup/teardown (NULL: none) and a timeout in seconds (0: Check's
