@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "io/atomic.h"
 #include "io/baseline_json.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -703,8 +706,56 @@ START_TEST(io_cli_failed_write_keeps_old_results)
   snprintf(cmd, sizeof cmd, "rm '%s' && mkdir -p '%s/keep'", tmp_path(0, "out/summary.json"),
            tmp_path(1, "out/summary.json"));
   ck_assert_int_eq(system(cmd), 0);
-  expect_failed_run_keeps("run scenarios/rr-wave.json --n 8 --workers 1 -q --no-plots -o '%s'", 1, before, len);
+  /* an I/O failure writing results: status 3 */
+  expect_failed_run_keeps("run scenarios/rr-wave.json --n 8 --workers 1 -q --no-plots -o '%s'", 3, before, len);
   free(before);
+}
+END_TEST
+
+
+/* Files named by ts_atomic_remove go with the commit, and come back when it
+ * fails (here: a target is a folder). */
+START_TEST(io_atomic_remove_goes_with_the_commit)
+{
+  ts_atomic a;
+  ts_err e;
+  write_tmp("a.txt", "old a");
+  write_tmp("stale.png", "old plot");
+  ts_atomic_init(&a);
+  FILE *f = ts_atomic_open(&a, tmp, "a.txt", &e);
+  ck_assert_ptr_nonnull(f);
+  fputs("new a", f);
+  ck_assert_int_eq(ts_atomic_remove(&a, tmp, "stale.png", &e), 0);
+  ck_assert_int_eq(ts_atomic_remove(&a, tmp, "never-there.svg", &e), 0);
+  ck_assert_int_eq(access(tmp_path(0, "stale.png"), F_OK), 0); /* nothing happens before the commit */
+  ck_assert_int_eq(ts_atomic_commit(&a, &e), 0);
+  ck_assert_int_ne(access(tmp_path(0, "stale.png"), F_OK), 0);
+  char *text = tu_read_file(tmp_path(0, "a.txt"), NULL);
+  ck_assert_str_eq(text, "new a");
+  free(text);
+
+  write_tmp("stale.png", "old plot");
+  ck_assert_int_eq(mkdir(tmp_path(0, "b.txt"), 0777), 0);
+  ts_atomic_init(&a);
+  ck_assert_ptr_nonnull(ts_atomic_open(&a, tmp, "a.txt", &e));
+  ck_assert_ptr_nonnull(ts_atomic_open(&a, tmp, "b.txt", &e));
+  ck_assert_int_eq(ts_atomic_remove(&a, tmp, "stale.png", &e), 0);
+  ck_assert_int_eq(ts_atomic_commit(&a, &e), -1);
+  ck_assert_ptr_nonnull(strstr(e.msg, "b.txt: cannot replace: not a regular file"));
+  text = tu_read_file(tmp_path(0, "stale.png"), NULL);
+  ck_assert_str_eq(text, "old plot");
+  free(text);
+  text = tu_read_file(tmp_path(0, "a.txt"), NULL);
+  ck_assert_str_eq(text, "new a");
+  free(text);
+  ck_assert_int_eq(rmdir(tmp_path(0, "b.txt")), 0);
+
+  /* ts_mkdirs names the part of the path that is a file */
+  write_tmp("file", "x");
+  ck_assert_int_eq(ts_mkdirs(tmp_path(1, "file/sub"), &e), -1);
+  ck_assert_ptr_nonnull(strstr(e.msg, "file: cannot create the folder: a file of that name exists"));
+  ck_assert_ptr_null(ts_atomic_open(&a, tmp_path(1, "file"), "x.csv", &e));
+  ck_assert_ptr_nonnull(strstr(e.msg, "file/x.csv: cannot write: Not a directory"));
 }
 END_TEST
 
@@ -719,6 +770,7 @@ Suite *io_suite(void)
                                io_parse_int_list,
                                io_baseline_layouts,
                                io_json_set_path_edits_tree,
+                               io_atomic_remove_goes_with_the_commit,
                                NULL};
   const TTest *const errors[] = {io_missing_files_are_named, NULL};
   const TTest *const cli_tests[] = {io_cli_bad_file_exits_2_one_line,

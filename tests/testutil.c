@@ -75,6 +75,12 @@ void tu_write_file(const char *path, const char *text)
   ck_assert_int_eq(fclose(f), 0);
 }
 
+const char *tu_tssim_wrapper(void)
+{
+  const char *w = getenv("TSSIM_TEST_WRAPPER");
+  return w ? w : "";
+}
+
 int tu_tssim(const char *args, char **out, char **err)
 {
   const char *bin = getenv("TSSIM_BINARY"), *root = tu_source_root();
@@ -83,13 +89,14 @@ int tu_tssim(const char *args, char **out, char **err)
   tu_mkdtemp(dir, sizeof dir, "run");
   snprintf(out_path, sizeof out_path, "%s/out", dir);
   snprintf(err_path, sizeof err_path, "%s/err", dir);
-  size_t cap = strlen(root) + strlen(bin) + strlen(args) + 2 * sizeof out_path + 64;
+  const char *wrap = tu_tssim_wrapper();
+  size_t cap = strlen(wrap) + strlen(root) + strlen(bin) + strlen(args) + 2 * sizeof out_path + 64;
   char *cmd = malloc(cap);
   ck_assert_ptr_nonnull(cmd);
   if (err)
-    snprintf(cmd, cap, "cd '%s' && '%s' %s >'%s' 2>'%s'", root, bin, args, out_path, err_path);
+    snprintf(cmd, cap, "cd '%s' && %s '%s' %s >'%s' 2>'%s'", root, wrap, bin, args, out_path, err_path);
   else
-    snprintf(cmd, cap, "cd '%s' && '%s' %s >'%s' 2>&1", root, bin, args, out_path);
+    snprintf(cmd, cap, "cd '%s' && %s '%s' %s >'%s' 2>&1", root, wrap, bin, args, out_path);
   int status = system(cmd);
   ck_assert_msg(status != -1 && WIFEXITED(status), "did not exit: %s", cmd);
   free(cmd);

@@ -33,6 +33,10 @@ void tu_write_file(const char *path, const char *text);
  * stderr into *out, out NULL drops it. Returns the exit status; a tssim that
  * does not exit (a signal) fails the test. */
 int tu_tssim(const char *args, char **out, char **err);
+/* $TSSIM_TEST_WRAPPER (the valgrind setup sets it: every tssim a test runs
+ * goes under memcheck too, exiting 99 on an error or leak), or "". Words
+ * split at spaces. */
+const char *tu_tssim_wrapper(void);
 
 /* Convert the model JSON text json (file "test.json" in messages) into m
  * (caller memory; free with ts_model_finish). Malformed JSON or a model the

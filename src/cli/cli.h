@@ -1,8 +1,26 @@
 /* Subcommands: a const table of {name, summary, main}. A new subcommand is one
  * cmd_<name>.c file plus one line in main.c's table. Each returns the process
- * exit status: 0 ok, 1 runtime failure, 2 bad usage or bad input. */
+ * exit status (TS_EXIT_*). */
 #ifndef TS_CLI_H
 #define TS_CLI_H
+#include <stddef.h>
+
+/* Exit statuses, the same for every command (README, "Exit status"). */
+enum {
+  TS_EXIT_OK = 0,
+  TS_EXIT_FAILED = 1, /* the simulation failed (deadlock, out of memory) */
+  TS_EXIT_USAGE = 2,  /* bad usage or bad input (model, scenario, baseline, options) */
+  TS_EXIT_IO = 3      /* writing the results failed (I/O) */
+  /* 128 + signal: interrupted (130 SIGINT, 143 SIGTERM), see ts_cli_interrupt_catch */
+};
+
+/* The help's closing line. */
+#define TS_CLI_EXIT_HELP                                                                            \
+  "exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input, 3 an I/O failure\n"        \
+  "writing the results"
+#define TS_CLI_EXIT_HELP_INTERRUPT                                                                  \
+  TS_CLI_EXIT_HELP ", 130 or 143 interrupted (SIGINT or SIGTERM: earlier result files\n"             \
+  "are left as they were, temporary files removed).\n"
 
 typedef struct ts_command {
   const char *name;
@@ -47,6 +65,27 @@ int ts_cli_bad_option(const char *cmd, char **argv);
 /* Print "tssim: message" to stderr and return 2. */
 int ts_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Results folder dir can be created or written into: every part of its path
+ * that exists is a folder, and the first missing part's parent is writable.
+ * Returns 0, or prints one line naming dir and returns TS_EXIT_IO. */
+int ts_cli_outdir_check(const char *dir);
+/* Whether dir holds the files of a previous run (summary.json, summary.csv
+ * or samples.csv); if so the newest one's time goes into when. */
+int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);
+/* rc, unless standard output could not be flushed: then one line says so and
+ * TS_EXIT_IO is returned (when rc was 0). */
+int ts_cli_stdout_status(int rc);
+
+/* Catch SIGINT and SIGTERM: the handler only records the signal (once; a
+ * second one ends the process). */
+void ts_cli_interrupt_catch(void);
+/* The signal caught since ts_cli_interrupt_catch, or 0. */
+int ts_cli_interrupted(void);
+/* ts_cli_interrupted() != 0, as a ts_sweep_spec.should_stop. */
+int ts_cli_should_stop(void *unused);
+/* 128 + the signal caught: the exit status of an interrupted command. */
+int ts_cli_interrupt_status(void);
+
 /* Shared by the subcommands that record one sweep point (trace, gantt,
  * explain): their command line is SCENARIO.json, the ts_vizopt options and
  * options of their own. */
@@ -67,6 +106,7 @@ typedef struct ts_cli_point_cmd {
    * one line. NULL: the command has no options of its own. */
   int (*take)(void *ctx, int c, const char *arg);
   void *ctx;
+  size_t max_events;             /* default of --max-events (0: no limit) */
 } ts_cli_point_cmd;
 
 typedef struct ts_cli_point {
@@ -85,12 +125,13 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
 int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl);
 /* Print "tssim: SCENARIO: what" for ts_timeline_record's nonzero result r
  * on tl, with hint appended, and return the exit status: 2 when the point is
- * too large to simulate or the model fails at it, else 1. */
+ * too large to simulate or to record (then the line says how to raise the
+ * limit) or the model fails at it, else 1. */
 int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint);
 /* Record the point and hand its timeline to show, also when its actors
  * stuck on locks (then the picture shows where, and stuck is appended to
- * the error that follows it). show returns 0, or 1 after printing what
- * failed. Returns the exit status. */
+ * the error that follows it). show returns 0, or an exit status after
+ * printing what failed. Returns the exit status. */
 int ts_cli_point_show(const ts_cli_point *p, int (*show)(void *ctx, const ts_cli_point *p, const ts_timeline *tl),
                       void *ctx, const char *stuck);
 /* Free what ts_cli_point_open loaded. */

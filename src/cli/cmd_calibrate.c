@@ -56,7 +56,9 @@ static void usage(FILE *f)
         "--scenario, its records name the scenario's axis values and every run uses the\n"
         "scenario's horizon and window.\n",
           TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES);
-  fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
+  fputs("\nSIGINT (Ctrl-C) or SIGTERM stops the fit before its next evaluation; the output file\n"
+        "is then left as it was.\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        f);
 }
 
 typedef struct progress {
@@ -244,6 +246,30 @@ static void run_finish(run *R)
   free(R->start);
 }
 
+/* Where the calibrated model goes: --output, or MODEL.calibrated.json. */
+static const char *output_path(const options *o, char *buf, size_t len)
+{
+  if (o->output)
+    return o->output;
+  default_output(o->model, buf, len);
+  return buf;
+}
+
+/* The exit status after a failed fit stage (ts_fit_minimize's rc): 2 when
+ * the model rejected values, the interrupt's status (after saying what was
+ * not finished) when a signal stopped it, else 1. */
+static int failed(const options *o, const run *R, int rc, const char *stage)
+{
+  if (rc == -1)
+    return TS_EXIT_USAGE;
+  if (rc != -3)
+    return TS_EXIT_FAILED;
+  char buf[1024];
+  fprintf(stderr, "tssim: interrupted: %s was not finished (%zu evaluations done); %s left as it was\n", stage,
+          R->pb.evaluations, output_path(o, buf, sizeof buf));
+  return ts_cli_interrupt_status();
+}
+
 static int calibrate(const options *o, run *R, ts_err *e)
 {
   if (o->scenario) {
@@ -259,6 +285,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
     return 2;
   if (o->loo && ts_fit_loo_check(&R->pb, e))
     return 2;
+  R->pb.should_stop = ts_cli_should_stop;
   R->start = calloc(R->ps.n, sizeof *R->start);
   if (!R->start) {
     ts_err_set(e, o->model, NULL, "out of memory");
@@ -278,7 +305,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
   int rc = ts_fit_minimize(&R->pb, NULL, R->start, &fo, &R->fit, e);
   progress_done(&pr);
   if (rc)
-    return rc == -1 ? 2 : 1;
+    return failed(o, R, rc, "the fit");
   if (!o->quiet) {
     ts_fit_print_params(stdout, &R->pb, &R->fit);
     putchar('\n');
@@ -289,7 +316,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
     rc = ts_fit_loo_run(&R->pb, R->start, &fo, on_refit, &pr, &R->loo, e);
     progress_done(&pr);
     if (rc)
-      return rc == -1 ? 2 : 1;
+      return failed(o, R, rc, "the leave-one-out refits");
     if (!o->quiet) {
       puts("\nleave-one-out: each point predicted by a fit without it");
       ts_fit_print_loo(stdout, &R->pb, &R->loo);
@@ -298,20 +325,20 @@ static int calibrate(const options *o, run *R, ts_err *e)
     }
   }
   char defbuf[1024];
-  const char *out = o->output;
-  if (!out) {
-    default_output(o->model, defbuf, sizeof defbuf);
-    out = defbuf;
-  }
+  const char *out = output_path(o, defbuf, sizeof defbuf);
   ts_fit_report rp = {o->model, o->baseline, (const char *const *)o->sets, o->nsets, &R->fit,
                       o->loo ? &R->loo : NULL};
   cJSON *doc = ts_fit_calibrated(R->tree, &R->pb, &rp, e);
   if (!doc)
-    return 1;
+    return TS_EXIT_FAILED;
+  if (ts_cli_interrupted()) {
+    cJSON_Delete(doc);
+    return failed(o, R, -3, "writing the calibrated model");
+  }
   rc = ts_fit_write(out, doc, e);
   cJSON_Delete(doc);
   if (rc)
-    return 1;
+    return TS_EXIT_IO;
   if (!o->quiet)
     printf("\nwrote %s\n", out);
   return 0;
@@ -333,8 +360,10 @@ int ts_cmd_calibrate(int argc, char **argv)
   run R;
   memset(&R, 0, sizeof R);
   ts_err e;
+  ts_cli_interrupt_catch();
+  e.msg[0] = '\0';
   rc = calibrate(&o, &R, &e);
-  if (rc)
+  if (rc && rc < 128 && e.msg[0]) /* an interrupt was reported already */
     fprintf(stderr, "tssim: %s\n", e.msg);
   run_finish(&R);
   free(o.sets);

@@ -11,7 +11,7 @@
 
 static void usage(FILE *f)
 {
-  fputs("usage: tssim explain SCENARIO.json [options]\n"
+  fprintf(f, "usage: tssim explain SCENARIO.json [options]\n"
         "\n"
         "Simulate one sweep point of the scenario (replication 0) and explain its wall clock:\n"
         "for each actor class, where the wave goes (own CPU, queue wait, I/O-callback wait,\n"
@@ -24,14 +24,15 @@ static void usage(FILE *f)
         "options:\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"
         "\n"
-        "exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n",
-        f);
+        "The point is refused when it records more than --max-events events (default %d).\n"
+        "\n" TS_CLI_EXIT_HELP " (standard output).\n",
+        TS_VIZOPT_VIEW_EVENTS);
 }
 
 int ts_cmd_explain(int argc, char **argv)
 {
   static const struct option opts[] = {TS_VIZOPT_LONG, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  const ts_cli_point_cmd cmd = {"explain", "h", opts, usage, NULL, NULL};
+  const ts_cli_point_cmd cmd = {"explain", "h", opts, usage, NULL, NULL, TS_VIZOPT_VIEW_EVENTS};
   ts_cli_point p;
   int rc;
   if (ts_cli_point_open(&cmd, argc, argv, &p, &rc))

@@ -10,7 +10,7 @@
 
 static void usage(FILE *f)
 {
-  fputs("usage: tssim gantt SCENARIO.json [options]\n"
+  fprintf(f, "usage: tssim gantt SCENARIO.json [options]\n"
         "\n"
         "Simulate one sweep point of the scenario (replication 0) and draw its timeline:\n"
         "a time axis, one row per worker (which actor runs, loop overhead, idle), one row\n"
@@ -23,8 +23,9 @@ static void usage(FILE *f)
         "      --max-actors K      draw at most the first K actors (default 32)\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"
         "\n"
-        "exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n",
-        f);
+        "The point is refused when it records more than --max-events events (default %d).\n"
+        "\n" TS_CLI_EXIT_HELP " (standard output).\n",
+        TS_VIZOPT_VIEW_EVENTS);
 }
 
 static int int_arg(const char *text, const char *what, long lo, long hi, int *out)
@@ -68,7 +69,7 @@ int ts_cmd_gantt(int argc, char **argv)
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   ts_gantt_opts g = {.width = 100, .max_actors = 32};
-  const ts_cli_point_cmd cmd = {"gantt", "h", opts, usage, take, &g};
+  const ts_cli_point_cmd cmd = {"gantt", "h", opts, usage, take, &g, TS_VIZOPT_VIEW_EVENTS};
   ts_cli_point p;
   int rc;
   if (ts_cli_point_open(&cmd, argc, argv, &p, &rc))

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/atomic.h"
 #include "io/model_json.h"
 #include "io/report.h"
 #include "run/metrics.h"
@@ -50,7 +51,11 @@ static void usage(FILE *f)
   }
   fputs("  <span>_count, <span>_rate_per_s, <span>_mean_ms, <span>_p50_ms, <span>_p95_ms, <span>_p99_ms\n"
         "                       per span of the model\n", f);
-  fputs("\nexit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input.\n", f);
+  fputs("\nWhen the output folder holds a previous run, a line on stderr says so before its files\n"
+        "are replaced (all at once, when the new ones are complete; old plots are removed then).\n"
+        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replication in progress.\n"
+        "\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        f);
 }
 
 typedef struct progress {
@@ -118,6 +123,47 @@ static int check_horizon(const ts_loaded *L, ts_err *e)
         return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s repeats forever, so the scenario needs horizon_ms",
                           k->steps[i].where);
   }
+  return 0;
+}
+
+/* The sweep stopped at a signal: say what was not finished, free it, and
+ * return the exit status. */
+static int interrupted(const char *outdir, int points_done, int points, ts_sweep *s)
+{
+  fprintf(stderr, "tssim: interrupted: %d of %d sweep points done; %s%s left as it was\n", points_done, points,
+          outdir, outdir[strlen(outdir) - 1] == '/' ? "" : "/");
+  ts_sweep_finish(s);
+  return ts_cli_interrupt_status();
+}
+
+/* Write the results folder in one batch: summary.csv, samples.csv and
+ * summary.json replace the old ones and the old plots go, all at once (the
+ * plots are drawn afresh afterwards). Returns the exit status: 0, TS_EXIT_IO,
+ * or the interrupt's when a signal came before the commit (nothing written;
+ * the sweep is freed on failure). */
+static int write_results(const char *outdir, const ts_loaded *L, ts_sweep *s, int quiet)
+{
+  ts_atomic a;
+  ts_err e;
+  ts_atomic_init(&a);
+  if (ts_plot_mark_stale(&a, outdir, &e) ||
+      ts_report_add(&a, outdir, &L->sc, L->resolved, s, L->has_baseline ? &L->baseline : NULL, &e)) {
+    ts_atomic_abort(&a);
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_sweep_finish(s);
+    return TS_EXIT_IO;
+  }
+  if (ts_cli_interrupted()) {
+    ts_atomic_abort(&a);
+    return interrupted(outdir, (int)s->points_done, (int)s->points_done, s);
+  }
+  if (ts_atomic_commit(&a, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_sweep_finish(s);
+    return TS_EXIT_IO;
+  }
+  if (!quiet)
+    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
   return 0;
 }
 
@@ -194,6 +240,17 @@ int ts_cmd_run(int argc, char **argv)
   int sizes[16];
   for (int a = 0; a < L.sc.naxes; a++)
     sizes[a] = L.sc.axes[a].nvalues;
+  char dirbuf[1024], when[64];
+  if (!outdir) {
+    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
+    outdir = dirbuf;
+  }
+  if ((rc = ts_cli_outdir_check(outdir)) != 0)
+    goto done;
+  ts_cli_interrupt_catch();
+  if (!quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
+    fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
+            outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
   progress pr = {.on = !quiet && isatty(2)};
   ts_sweep_spec spec = {.ns = L.sc.ns, .nn = L.sc.nn, .workers = L.sc.workers, .nw = L.sc.nw,
                         .replications = L.sc.replications, .seed = L.sc.seed, .keep_samples = 1,
@@ -201,21 +258,20 @@ int ts_cmd_run(int argc, char **argv)
                         .naxes = L.sc.naxes, .axis_sizes = sizes, .model_of = L.sc.naxes ? ts_cli_model_of : NULL,
                         .model = &L.model, .ctx = &L, .ci_target = L.sc.ci_target, .ci_max = L.sc.ci_max,
                         .ci_cols = table_cols,
-                        .progress = on_progress, .progress_data = &pr};
+                        .progress = on_progress, .progress_data = &pr, .should_stop = ts_cli_should_stop};
   ts_sweep s;
   int sr = ts_sweep_run(&spec, &s);
   if (pr.on)
     fputs("\r\033[K", stderr);
+  if (sr == TS_SWEEP_STOPPED) {
+    rc = interrupted(outdir, (int)s.points_done, (int)ts_sweep_npoints(&spec), &s);
+    goto done;
+  }
   if (sr != 0) {
     fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? L.sc.model_path : L.sc.file, s.errmsg);
     ts_sweep_finish(&s);
-    rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? 2 : 1;
+    rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
-  }
-  char dirbuf[1024];
-  if (!outdir) {
-    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
-    outdir = dirbuf;
   }
   if (!quiet) {
     printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L.sc.name, L.sc.description, L.sc.model_path,
@@ -227,18 +283,17 @@ int ts_cmd_run(int argc, char **argv)
     putchar('\n');
     ts_report_table(stdout, &L.sc, &s, L.has_baseline ? &L.baseline : NULL);
   }
-  if (ts_report_write(outdir, &L.sc, L.resolved, &s, L.has_baseline ? &L.baseline : NULL, &e)) {
-    fprintf(stderr, "tssim: %s\n", e.msg);
-    ts_sweep_finish(&s);
-    rc = 1;
+  if ((rc = write_results(outdir, &L, &s, quiet)) != 0)
     goto done;
-  }
-  if (!quiet)
-    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
-  if (plots)
+  int skipped = plots && ts_cli_interrupted();
+  if (plots && !skipped)
     ts_plot_results(outdir, quiet);
   ts_sweep_finish(&s);
-  rc = 0;
+  if (ts_cli_interrupted()) { /* after the commit: the results stand */
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; %s\n", outdir,
+            skipped ? "the plots were not drawn" : plots ? "some plots may be missing" : "nothing was left to do");
+    rc = ts_cli_interrupt_status();
+  }
   goto done;
 bad:
   fprintf(stderr, "tssim: %s\n", e.msg);

@@ -10,7 +10,7 @@
 
 static void usage(FILE *f)
 {
-  fputs("usage: tssim trace SCENARIO.json [options]\n"
+  fprintf(f, "usage: tssim trace SCENARIO.json [options]\n"
         "\n"
         "Simulate one sweep point of the scenario (replication 0) and write its timeline as\n"
         "Chrome trace-event JSON: open it in https://ui.perfetto.dev or chrome://tracing.\n"
@@ -26,8 +26,10 @@ static void usage(FILE *f)
         "                          as a timeline in any browser, offline\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"
         "\n"
-        "exit status: 0 ok, 1 the simulation or the write failed, 2 bad usage or bad input.\n",
-        f);
+        "The point is refused when it records more than --max-events events (default %d: a trace\n"
+        "costs about 1.5 KB of memory and 130 bytes of file per event).\n"
+        "\n" TS_CLI_EXIT_HELP ".\n",
+        TS_VIZOPT_TRACE_EVENTS);
 }
 
 typedef struct trace_opts {
@@ -52,7 +54,7 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
   ts_err e;
   if (ts_trace_write(tl, &info, t->out, &e) || (t->html && ts_trace_write_html(tl, &info, t->html, &e))) {
     fprintf(stderr, "tssim: %s\n", e.msg);
-    return 1;
+    return TS_EXIT_IO;
   }
   printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
          "open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n",
@@ -68,7 +70,7 @@ int ts_cmd_trace(int argc, char **argv)
     TS_VIZOPT_LONG, {"output", required_argument, NULL, 'o'}, {"html", required_argument, NULL, 'H'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   trace_opts t = {0};
-  const ts_cli_point_cmd cmd = {"trace", "o:h", opts, usage, take, &t};
+  const ts_cli_point_cmd cmd = {"trace", "o:h", opts, usage, take, &t, TS_VIZOPT_TRACE_EVENTS};
   ts_cli_point p;
   int rc;
   if (ts_cli_point_open(&cmd, argc, argv, &p, &rc))

@@ -19,7 +19,7 @@ static void usage(FILE *f)
         f);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fputs("  version    print the version\n\nexit status: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n", f);
+  fputs("  version    print the version\n\n" TS_CLI_EXIT_HELP_INTERRUPT, f);
 }
 
 int main(int argc, char **argv)
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (!strcmp(argv[1], commands[i].name))
-      return commands[i].main(argc - 1, argv + 1);
+      return ts_cli_stdout_status(commands[i].main(argc - 1, argv + 1));
   fprintf(stderr, "tssim: unknown command \"%s\"\n\n", argv[1]);
   usage(stderr);
   return 2;

@@ -41,6 +41,7 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     *status = 1;
     return -1;
   }
+  p->opt.max_events = cmd->max_events;
   if (parse(cmd, argc, argv, p, status)) {
     ts_vizopt_finish(&p->opt);
     return -1;
@@ -62,11 +63,18 @@ int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
 {
   const ts_vizopt *o = &p->opt;
   return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
-                            p->L.sc.horizon);
+                            p->L.sc.horizon, o->max_events);
 }
 
 int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint)
 {
+  if (r == -6) {
+    fprintf(stderr,
+            "tssim: %s: n=%d, workers=%d records more than %zu events (run pieces, state changes, counters); "
+            "draw a smaller --n, or raise the limit with --max-events N (0: no limit)\n",
+            p->L.sc.file, p->opt.n, p->opt.workers, p->opt.max_events);
+    return 2;
+  }
   fprintf(stderr, "tssim: %s: %s%s\n", r == -5 ? p->L.sc.model_path : p->L.sc.file, ts_timeline_strerror(tl, r),
           hint);
   return r == -4 || r == -5 ? 2 : 1;

@@ -274,9 +274,14 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
   ts_sweep_spec spec = {.ns = g->ns, .nn = g->nn, .workers = &g->workers, .nw = 1,
                         .replications = pb->replications, .seed = pb->seed, .model = m,
                         .horizon = sc ? sc->horizon : TS_TIME_MAX, .warmup = sc ? sc->warmup : 0,
-                        .window = sc ? sc->window : 0};
+                        .window = sc ? sc->window : 0, .should_stop = pb->should_stop, .progress_data = pb->stop_data};
   ts_sweep s;
   int rc = ts_sweep_run(&spec, &s);
+  if (rc == TS_SWEEP_STOPPED) {
+    ts_sweep_finish(&s);
+    ts_err_set(e, pb->file, NULL, "interrupted");
+    return -3;
+  }
   if (rc != 0) {
     ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers, s.errmsg);
     ts_sweep_finish(&s);
@@ -301,6 +306,10 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
 
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e)
 {
+  if (pb->should_stop && pb->should_stop(pb->stop_data)) {
+    ts_err_set(e, pb->file, NULL, "interrupted");
+    return -3;
+  }
   if (ts_fit_set_values(pb->tree, pb->file, pb->params, values, e))
     return -1;
   int rc = 0;

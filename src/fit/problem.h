@@ -60,6 +60,10 @@ typedef struct ts_fit_problem {
   const ts_scenario *sc;        /* axes, horizon and window (NULL: none) */
   char **combo_label;           /* [ncombos]: "workload=chat" etc., for output */
   size_t ncombos;
+  /* optional, set after ts_fit_problem_init: polled before each evaluation
+   * and replication; nonzero stops the fit (ts_fit_eval returns -3) */
+  int (*should_stop)(void *data);
+  void *stop_data;
 } ts_fit_problem;
 
 /* Build a problem in pb (caller memory; free with ts_fit_problem_finish) from
@@ -80,8 +84,8 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
 void ts_fit_problem_finish(ts_fit_problem *pb);
 /* Run the model with values (one per parameter, in ps order): sim[i]
  * receives target i's simulated value. Returns 0; -1 when the model rejects
- * the values; -2 when the simulation failed (deadlock, out of memory); e is
- * filled on failure. */
+ * the values; -2 when the simulation failed (deadlock, out of memory); -3
+ * when should_stop stopped it; e is filled on failure. */
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
 /* The objective over the targets i with use == NULL or use[i] != 0. */
 double ts_fit_objective(const ts_fit_problem *pb, const double *sim, const unsigned char *use);

@@ -15,8 +15,13 @@ int ts_mkdirs(const char *dir, ts_err *e)
     if (*p == '/' || *p == '\0') {
       char c = *p;
       *p = '\0';
+      struct stat st;
       if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return ts_err_set(e, buf, NULL, "cannot create folder: %s", strerror(errno));
+        return ts_err_set(e, buf, NULL, "cannot create the folder: %s", strerror(errno));
+      if (stat(buf, &st) != 0)
+        return ts_err_set(e, buf, NULL, "cannot create the folder: %s", strerror(errno));
+      if (!S_ISDIR(st.st_mode))
+        return ts_err_set(e, buf, NULL, "cannot create the folder: a file of that name exists");
       *p = c;
       if (c == '\0')
         break;
@@ -48,9 +53,10 @@ FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e)
   char suffix[64];
   snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
   char *fin = join(dir, name, ""), *tmp = join(dir, name, suffix);
-  FILE *f = tmp ? fopen(tmp, "wb") : NULL;
+  FILE *f = fin && tmp ? fopen(tmp, "wb") : NULL;
   if (!f) {
-    ts_err_set(e, tmp ? tmp : name, NULL, "cannot write: %s", strerror(errno));
+    int err = fin && tmp ? errno : ENOMEM;
+    ts_err_set(e, fin ? fin : name, NULL, "cannot write: %s", strerror(err));
     free(fin);
     free(tmp);
     return NULL;
@@ -60,6 +66,17 @@ FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e)
   a->f[a->n] = f;
   a->n++;
   return f;
+}
+
+int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e)
+{
+  if (a->ngone == TS_ATOMIC_MAX)
+    return ts_err_set(e, dir, NULL, "too many files to remove");
+  char *path = join(dir, name, "");
+  if (!path)
+    return ts_err_set(e, dir, NULL, "out of memory");
+  a->gone[a->ngone++] = path;
+  return 0;
 }
 
 static void release(ts_atomic *a, int remove_tmp)
@@ -73,27 +90,36 @@ static void release(ts_atomic *a, int remove_tmp)
     free(a->tmp[i]);
   }
   a->n = 0;
+  for (int i = 0; i < a->ngone; i++)
+    free(a->gone[i]);
+  a->ngone = 0;
 }
 
-/* Path of the backup of target i while a batch is committed. */
-static char *backup_name(const ts_atomic *a, int i)
+/* Path of the backup of `path` while a batch is committed. */
+static char *backup_name(const char *path)
 {
-  size_t len = strlen(a->final[i]) + 32;
+  size_t len = strlen(path) + 32;
   char *b = malloc(len);
   if (b)
-    snprintf(b, len, "%s.old.%ld", a->final[i], (long)getpid());
+    snprintf(b, len, "%s.old.%ld", path, (long)getpid());
   return b;
 }
 
+/* The files a commit moves aside: the n targets, then the ngone removals. */
+static const char *old_file(const ts_atomic *a, int i)
+{
+  return i < a->n ? a->final[i] : a->gone[i - a->n];
+}
+
 /* Undo a failed commit: remove the first `installed` new files, then rename
- * every backup made back over its target. */
+ * every backup made back over its file. */
 static void roll_back(ts_atomic *a, char **backup, int installed)
 {
   for (int i = 0; i < installed; i++)
     remove(a->final[i]);
-  for (int i = 0; i < a->n; i++)
+  for (int i = 0; i < a->n + a->ngone; i++)
     if (backup[i])
-      rename(backup[i], a->final[i]);
+      rename(backup[i], old_file(a, i));
 }
 
 int ts_atomic_commit(ts_atomic *a, ts_err *e)
@@ -110,25 +136,28 @@ int ts_atomic_commit(ts_atomic *a, ts_err *e)
     release(a, 1);
     return -1;
   }
-  /* Only regular files are replaced; check them all before touching any. */
-  for (int i = 0; i < a->n; i++) {
+  /* Only regular files are replaced or removed; check them all before
+   * touching any. */
+  for (int i = 0; i < a->n + a->ngone; i++) {
     struct stat st;
-    if (stat(a->final[i], &st) == 0 && !S_ISREG(st.st_mode)) {
-      ts_err_set(e, a->final[i], NULL, "cannot replace: not a regular file");
+    if (stat(old_file(a, i), &st) == 0 && !S_ISREG(st.st_mode)) {
+      ts_err_set(e, old_file(a, i), NULL, "cannot %s: not a regular file", i < a->n ? "replace" : "remove");
       release(a, 1);
       return -1;
     }
   }
   /* Move the old files aside, then install the new ones; on any failure put
-   * every old file back, so the batch replaces all targets or none. */
-  char *backup[TS_ATOMIC_MAX] = {0};
+   * every old file back, so the batch happens entirely or not at all. */
+  char *backup[2 * TS_ATOMIC_MAX] = {0};
   int rc = 0;
-  for (int i = 0; i < a->n && rc == 0; i++) {
-    if (access(a->final[i], F_OK) != 0)
+  for (int i = 0; i < a->n + a->ngone && rc == 0; i++) {
+    const char *old = old_file(a, i);
+    if (access(old, F_OK) != 0)
       continue;
-    backup[i] = backup_name(a, i);
-    if (!backup[i] || rename(a->final[i], backup[i]) != 0) {
-      rc = ts_err_set(e, a->final[i], NULL, "cannot replace: %s", strerror(errno));
+    backup[i] = backup_name(old);
+    if (!backup[i] || rename(old, backup[i]) != 0) {
+      rc = ts_err_set(e, old, NULL, "cannot %s: %s", i < a->n ? "replace" : "remove",
+                      backup[i] ? strerror(errno) : "out of memory");
       free(backup[i]);
       backup[i] = NULL;
       roll_back(a, backup, 0);
@@ -139,7 +168,7 @@ int ts_atomic_commit(ts_atomic *a, ts_err *e)
       rc = ts_err_set(e, a->final[i], NULL, "cannot replace: %s", strerror(errno));
       roll_back(a, backup, i);
     }
-  for (int i = 0; i < a->n; i++) {
+  for (int i = 0; i < a->n + a->ngone; i++) {
     if (rc == 0 && backup[i])
       remove(backup[i]);
     free(backup[i]);

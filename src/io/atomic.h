@@ -1,6 +1,8 @@
 /* Files that appear whole or not at all: written under a temporary name in
  * the destination folder, renamed over the target only when every file of a
- * batch was written. A failed run never leaves a half-written result. */
+ * batch was written. A failed run never leaves a half-written result. A batch
+ * can also name files to remove (stale outputs of an earlier run): they go in
+ * the same commit, so the folder holds either the old set or the new one. */
 #ifndef TS_ATOMIC_H
 #define TS_ATOMIC_H
 #include <stdio.h>
@@ -14,18 +16,27 @@ typedef struct ts_atomic {
   char *tmp[TS_ATOMIC_MAX];
   FILE *f[TS_ATOMIC_MAX];
   int n;
+  char *gone[TS_ATOMIC_MAX];   /* files the commit removes */
+  int ngone;
 } ts_atomic;
 
-/* Create dir and its parents (like mkdir -p). Returns 0 or -1 with e filled. */
+/* Create dir and its parents (like mkdir -p). Returns 0, or -1 with e filled
+ * (naming the part of the path that could not be made a folder, e.g. "a file
+ * of that name exists"). */
 int ts_mkdirs(const char *dir, ts_err *e);
 /* Begin a batch. */
 void ts_atomic_init(ts_atomic *a);
-/* Open dir/name for writing in the batch. Returns the stream or NULL with e filled. */
+/* Open dir/name for writing in the batch. Returns the stream or NULL with e
+ * filled (naming dir/name, not the temporary). */
 FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e);
-/* Close every stream; if all writes succeeded replace every target (old
- * files are moved aside first and put back if any rename fails, so all
- * targets are replaced or none), else remove the temporaries. A target that
- * exists and is not a regular file fails the batch. Returns 0 or -1 with e filled. */
+/* Have the commit remove dir/name if it exists then (and put it back if the
+ * commit fails). Returns 0 or -1 with e filled. */
+int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e);
+/* Close every stream; if all writes succeeded replace every target and
+ * remove every file named by ts_atomic_remove (old files are moved aside
+ * first and put back if any rename fails, so the batch happens entirely or
+ * not at all), else remove the temporaries. A target that exists and is not
+ * a regular file fails the batch. Returns 0 or -1 with e filled. */
 int ts_atomic_commit(ts_atomic *a, ts_err *e);
 /* Abandon the batch: close and remove the temporaries. */
 void ts_atomic_abort(ts_atomic *a);

@@ -6,9 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int ts_json_load(const char *path, cJSON **out, ts_err *e)
 {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ts_err_set(e, path, NULL, "is a directory, expected a JSON file");
   FILE *f = fopen(path, "rb");
   if (!f)
     return ts_err_set(e, path, NULL, "cannot open: %s", strerror(errno));

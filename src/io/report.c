@@ -358,15 +358,25 @@ static cJSON *metrics_json(const ts_sweep *s)
 int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
                     const ts_baseline *b, ts_err *e)
 {
-  if (ts_mkdirs(dir, e))
-    return -1;
   ts_atomic a;
   ts_atomic_init(&a);
-  FILE *sum = ts_atomic_open(&a, dir, "summary.csv", e);
-  FILE *smp = sum ? ts_atomic_open(&a, dir, "samples.csv", e) : NULL;
-  FILE *js = smp ? ts_atomic_open(&a, dir, "summary.json", e) : NULL;
+  if (ts_report_add(&a, dir, sc, resolved, s, b, e))
+    return -1;
+  return ts_atomic_commit(&a, e);
+}
+
+int ts_report_add(ts_atomic *a, const char *dir, const ts_scenario *sc, const cJSON *resolved,
+                  const ts_sweep *s, const ts_baseline *b, ts_err *e)
+{
+  if (ts_mkdirs(dir, e)) {
+    ts_atomic_abort(a);
+    return -1;
+  }
+  FILE *sum = ts_atomic_open(a, dir, "summary.csv", e);
+  FILE *smp = sum ? ts_atomic_open(a, dir, "samples.csv", e) : NULL;
+  FILE *js = smp ? ts_atomic_open(a, dir, "summary.json", e) : NULL;
   if (!js) {
-    ts_atomic_abort(&a);
+    ts_atomic_abort(a);
     return -1;
   }
   ts_report_summary_csv(sum, sc, s, b);
@@ -391,11 +401,11 @@ int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolve
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   if (!text) {
-    ts_atomic_abort(&a);
+    ts_atomic_abort(a);
     return ts_err_set(e, dir, NULL, "out of memory writing summary.json");
   }
   fputs(text, js);
   fputc('\n', js);
   cJSON_free(text);
-  return ts_atomic_commit(&a, e);
+  return 0;
 }

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "io/atomic.h"
 #include "io/baseline_json.h"
 #include "io/err.h"
 #include "io/scenario_json.h"
@@ -29,6 +30,11 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
  * resolved is the model tree after overrides. Returns 0 or -1 with e filled. */
 int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
                     const ts_baseline *b, ts_err *e);
+/* The same files added to batch (not committed: the caller commits, with
+ * whatever else the batch holds). On failure the batch is aborted. Returns 0
+ * or -1 with e filled. */
+int ts_report_add(ts_atomic *batch, const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
+                  const ts_baseline *b, ts_err *e);
 /* Write summary.csv alone to f. */
 void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 

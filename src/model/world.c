@@ -300,6 +300,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->horizon = spec->horizon;
   w->win_t0 = spec->win_t0;
   w->win_t1 = spec->win_t1;
+  w->max_events = spec->max_events;
   w->memory_at_end = -1;
   ts_sim_init(&w->sim, w);
   ts_sim_on(&w->sim, TS_EV_ARRIVE, on_arrive);
@@ -406,22 +407,36 @@ static void close_states(ts_world *w)
   }
 }
 
+/* The event budget: events still allowed in this run (one more than the
+ * limit, so going past it is seen), or 0 for no limit. */
+static int over_budget(const ts_world *w)
+{
+  return w->max_events && w->sim.steps > w->max_events;
+}
+
+static uint64_t budget_left(const ts_world *w)
+{
+  return w->max_events ? w->max_events + 1 - w->sim.steps : 0;
+}
+
 int ts_world_run(ts_world *w)
 {
   if (w->error)
     return w->error;
   if (w->win_t1 < w->horizon) {
-    ts_sim_run(&w->sim, w->win_t1, 0);
+    ts_sim_run(&w->sim, w->win_t1, budget_left(w));
     if (!w->sim.failed) {
       if (w->sim.now < w->win_t1 && ts_heap_peek(&w->sim.heap))
         w->sim.now = w->win_t1;
       w->memory_at_end = memory_now(w);
     }
   }
-  if (!w->sim.failed)
-    ts_sim_run(&w->sim, w->horizon, 0);
+  if (!w->sim.failed && !over_budget(w))
+    ts_sim_run(&w->sim, w->horizon, budget_left(w));
   if (w->error)
     return w->error;
+  if (over_budget(w))
+    return TS_WORLD_BUDGET;
   if (w->sim.failed)
     return w->sim.failed == TS_SIM_NOMEM ? TS_WORLD_NOMEM : w->sim.failed == TS_SIM_STOP ? TS_WORLD_HORIZON
                                                                                          : TS_WORLD_INTERNAL;

@@ -170,7 +170,7 @@ typedef struct ts_span_rec {
 } ts_span_rec;
 
 enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTERNAL = -3, TS_WORLD_HORIZON = -4,
-       TS_WORLD_MODEL = -5 };
+       TS_WORLD_MODEL = -5, TS_WORLD_BUDGET = -6 };
 
 typedef struct ts_world {
   const ts_model *model;
@@ -204,6 +204,7 @@ typedef struct ts_world {
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
+  uint64_t max_events;    /* 0: no limit */
   double win_state[TS_NSTATES];   /* ns all actors spent in each state, within the window (sums: doubles) */
   double win_mutex_wait;          /* ns actors spent acquiring contended mutexes, within the window */
   double *mutex_wait_by_lock;     /* [model locks]: ns, the whole run */
@@ -235,6 +236,7 @@ typedef struct ts_world_spec {
   uint64_t seed;          /* the replication's stream seed */
   ts_time horizon;        /* stop here; TS_TIME_MAX: when nothing is left to do */
   ts_time win_t0, win_t1; /* the measurement window; win_t1 = TS_TIME_MAX: until the end */
+  uint64_t max_events;    /* stop with TS_WORLD_BUDGET after this many events (0: no limit) */
 } ts_world_spec;
 
 /* Build a world for spec in caller memory. obs may be NULL. Returns 0; -1
@@ -250,7 +252,7 @@ void ts_world_finish(ts_world *w);
  * says who waits on what); TS_WORLD_NOMEM; TS_WORLD_HORIZON when simulated
  * time would pass TS_HORIZON_MAX; TS_WORLD_MODEL when a step failed while
  * running (w->errmsg); TS_WORLD_INTERNAL on a broken invariant (a bug:
- * w->errmsg names it). */
+ * w->errmsg names it); TS_WORLD_BUDGET after spec.max_events events. */
 int ts_world_run(ts_world *w);
 /* Describe up to `max` actors that are stuck (not done) and what each waits
  * on, into buf (one line). */

@@ -456,6 +456,8 @@ static int run_point(point_run *pr, size_t index, size_t total, ts_sweep *out)
     batch = 2;
   for (;;) {
     for (int r = pr->reps; r < pr->reps + batch && r < cap; r++) {
+      if (spec->should_stop && spec->should_stop(spec->progress_data))
+        return fail(out, TS_SWEEP_STOPPED, pr, r, "stopped");
       int rc = run_rep(pr, r, out);
       if (rc != 0)
         return rc;
@@ -484,6 +486,7 @@ static int run_point(point_run *pr, size_t index, size_t total, ts_sweep *out)
     memcpy(out->samples + out->nsamples, pr->actors, pr->nactors * sizeof *pr->actors);
     out->nsamples += pr->nactors;
   }
+  out->points_done++;
   return 0;
 }
 

@@ -58,6 +58,7 @@ typedef struct ts_sweep {
   int max_replications;     /* the most any point took (with a CI target) */
   char **names;             /* class names the samples point to */
   size_t nnames;
+  size_t points_done;       /* sweep points complete (all their rows) */
   char errmsg[512];         /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 
@@ -89,6 +90,8 @@ typedef struct ts_sweep_spec {
   int (*ci_cols)(void *ctx, const struct ts_sweep *s, int *cols, int max);
   /* optional: called after each replication; a nonzero return stops the sweep */
   int (*progress)(void *data, size_t point, size_t points, int replication);
+  /* optional: polled before each replication (with progress_data); nonzero stops the sweep (an interrupt) */
+  int (*should_stop)(void *data);
   void *progress_data;
 } ts_sweep_spec;
 
@@ -99,7 +102,8 @@ enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTER
  * a failure). Returns TS_SWEEP_OK, or the first failure with out->errmsg
  * saying what and where: a replication's TS_WORLD_* status (deadlock, model
  * error...), TS_SWEEP_MODEL for a combination's model that does not load,
- * TS_SWEEP_STOPPED when progress asked to stop. */
+ * TS_SWEEP_STOPPED when progress or should_stop asked to stop (out->points_done
+ * says how many points were complete). */
 int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out);
 /* Free a sweep's memory. */
 void ts_sweep_finish(ts_sweep *s);

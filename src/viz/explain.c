@@ -9,39 +9,47 @@
 
 #include "model/dispatch.h"
 
+/* A number printed by ms() or sms(), returned by value: each call has its
+ * own storage, alive until the end of the full expression that made it (C11
+ * 6.2.4p8), so several can be arguments of one printf. */
+typedef struct msstr {
+  char s[40];
+} msstr;
+
 /* Milliseconds with up to 3 decimals, trailing zeros dropped. */
-static const char *ms(double ns, char *buf)
+static msstr ms(double ns)
 {
-  snprintf(buf, 32, "%.3f", ns / 1e6);
-  char *dot = strchr(buf, '.');
+  msstr r;
+  snprintf(r.s, sizeof r.s, "%.3f", ns / 1e6);
+  char *dot = strchr(r.s, '.');
   if (dot) {
-    char *e = buf + strlen(buf) - 1;
+    char *e = r.s + strlen(r.s) - 1;
     while (e > dot && *e == '0')
       *e-- = '\0';
     if (e == dot)
       *e = '\0';
   }
-  if (strcmp(buf, "-0") == 0)
-    strcpy(buf, "0");
-  return buf;
+  if (strcmp(r.s, "-0") == 0)
+    strcpy(r.s, "0");
+  return r;
 }
 
 /* The same with a sign: "+1.5", "-2", "0". */
-static const char *sms(double ns, char *buf)
+static msstr sms(double ns)
 {
-  char t[32], *p = buf;
-  ms(ns, t);
-  size_t n = strlen(t) < 30 ? strlen(t) : 30;
-  if (ns > 0 && strcmp(t, "0") != 0)
-    *p++ = '+';
-  memcpy(p, t, n);
-  p[n] = '\0';
-  return buf;
+  msstr t = ms(ns), r;
+  size_t plus = ns > 0 && strcmp(t.s, "0") != 0, n = strlen(t.s);
+  if (n > sizeof r.s - 1 - plus)
+    n = sizeof r.s - 1 - plus;
+  r.s[0] = '+';
+  memcpy(r.s + plus, t.s, n);
+  r.s[plus + n] = '\0';
+  return r;
 }
 
 typedef struct class_sum {
   int count;
-  double wave, state[TS_ACTOR_DONE + 1], held[TS_ACTOR_DONE + 1];
+  double wave, state[TS_NSTATES], held[TS_NSTATES];
   double wait_others, wait_loop, wait_idle, io_busy, outside, busy, queued, loop, peers, slices, yields, cpu;
   ts_time wmin, wmax;
 } class_sum;
@@ -110,20 +118,18 @@ static double median_wave(const ts_timeline *tl, const ts_explain_actor *x, int 
 
 static void row(FILE *out, const char *what, double v, double total)
 {
-  char b[32];
   if (total > 0)
-    fprintf(out, "    %-42s %12s ms %6.1f%%\n", what, ms(v, b), 100 * v / total);
+    fprintf(out, "    %-42s %12s ms %6.1f%%\n", what, ms(v).s, 100 * v / total);
   else
-    fprintf(out, "    %-42s %12s ms\n", what, ms(v, b));
+    fprintf(out, "    %-42s %12s ms\n", what, ms(v).s);
 }
 
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
 {
-  char a[32], b[32], c[32], d[32];
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, s->count, s->count == 1 ? "" : "s");
   fprintf(out, ", %g on its worker (mean)\n", s->peers);
   fprintf(out, "  wave (wave_start to wave_end) per actor: mean %s ms, median %s, min %s, max %s\n",
-          ms(s->wave, a), ms(median_wave(tl, x, k), b), ms((double)s->wmin, c), ms((double)s->wmax, d));
+          ms(s->wave).s, ms(median_wave(tl, x, k)).s, ms((double)s->wmin).s, ms((double)s->wmax).s);
   fprintf(out, "  where the wave goes (mean per actor):\n");
   row(out, "own CPU (running)", s->state[TS_ACTOR_RUNNING], s->wave);
   row(out, "queue wait (time-slice queue)", s->state[TS_ACTOR_QUEUED], s->wave);
@@ -132,7 +138,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   row(out, "lock wait", s->state[TS_ACTOR_LOCK_WAIT], s->wave);
   row(out, "= wave", s->wave, 0);
   double waited = s->state[TS_ACTOR_QUEUED] + s->state[TS_ACTOR_READY] + s->state[TS_ACTOR_LOCK_WAIT];
-  fprintf(out, "  while it waited (queue, callback, lock: %s ms) its worker ran:\n", ms(waited, a));
+  fprintf(out, "  while it waited (queue, callback, lock: %s ms) its worker ran:\n", ms(waited).s);
   row(out, "other actors' CPU", s->wait_others, waited);
   row(out, "loop overhead (yields, loop iterations)", s->wait_loop, waited);
   row(out, "nothing (idle)", s->wait_idle, waited);
@@ -144,7 +150,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   if (tl->model->nlocks == 0)
     return;
   fprintf(out, "  locks: held %s ms of the wave; held while descheduled %s ms (%.1f%% of the wave):\n",
-          ms(held, a), ms(desched, b), s->wave > 0 ? 100 * desched / s->wave : 0.0);
+          ms(held).s, ms(desched).s, s->wave > 0 ? 100 * desched / s->wave : 0.0);
   row(out, "held while queued", s->held[TS_ACTOR_QUEUED], 0);
   row(out, "held in callback wait", s->held[TS_ACTOR_READY], 0);
   row(out, "held during I/O", s->held[TS_ACTOR_IO], 0);
@@ -153,7 +159,6 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
 
 static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r)
 {
-  char a[32], b[32], c[32], d[32];
   const ts_model *m = tl->model;
   int rr_dispatch = m->dispatch == TS_DISPATCH_ROUND_ROBIN || m->dispatch == TS_DISPATCH_LEAST_LOADED;
   fprintf(out, "\nclosed form: round robin with equal demands\n");
@@ -161,14 +166,14 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
     fprintf(out, "  does not apply: %s.\n", r->why_not);
     return;
   }
-  fprintf(out, "  C = %s ms of CPU per actor", ms((double)r->cost, a));
+  fprintf(out, "  C = %s ms of CPU per actor", ms((double)r->cost).s);
   if (r->equal_slices)
-    fprintf(out, " in S = ceil(C/q) = %lld slices of q = %s ms", (long long)r->slices, ms((double)r->quantum, b));
+    fprintf(out, " in S = ceil(C/q) = %lld slices of q = %s ms", (long long)r->slices, ms((double)r->quantum).s);
   else
-    fprintf(out, " in S = %lld slices (first %s ms, last s = %s ms)", (long long)r->slices, ms((double)r->quantum, b),
-            ms((double)r->last_slice, c));
+    fprintf(out, " in S = %lld slices (first %s ms, last s = %s ms)", (long long)r->slices, ms((double)r->quantum).s,
+            ms((double)r->last_slice).s);
   fprintf(out, "\n  (a slice ends after the first row that takes the lap past the %s ms threshold)\n",
-          ms((double)m->pools[0].threshold, a));
+          ms((double)m->pools[0].threshold).s);
   fprintf(out, "  m = %d actors on the busiest worker%s\n", r->m_max,
           rr_dispatch ? " = ceil(N/W)" : "");
   if (r->equal_slices)
@@ -176,21 +181,21 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
   else
     fprintf(out, "  the i-th actor of a worker with m actors (i from 0) finishes at m*(C - s) + (i + 1)*s\n");
   if (r->start)
-    fprintf(out, "  (plus the common arrival time %s ms)\n", ms((double)r->start, a));
+    fprintf(out, "  (plus the common arrival time %s ms)\n", ms((double)r->start).s);
   fprintf(out, "  last completion %s = %d*%s = %s ms; simulated %s ms: %s\n", rr_dispatch ? "ceil(N/W)*C" : "m*C",
-          r->m_max, ms((double)r->cost, a), ms((double)r->last_pred, b), ms((double)r->last_sim, c),
+          r->m_max, ms((double)r->cost).s, ms((double)r->last_pred).s, ms((double)r->last_sim).s,
           r->last_pred == r->last_sim ? "exact" : "differs");
   if (r->matched == r->total)
     fprintf(out, "  per-actor completions: all %d match the formula exactly (first %s ms, last %s ms)\n", r->total,
-            ms((double)r->first_sim, a), ms((double)r->last_sim, b));
+            ms((double)r->first_sim).s, ms((double)r->last_sim).s);
   else
     fprintf(out, "  per-actor completions: %d of %d match; largest difference %s ms\n", r->matched, r->total,
-            ms((double)r->max_err, a));
+            ms((double)r->max_err).s);
   double mean = (double)r->sum_sim / (r->total ? r->total : 1), ps = (double)r->sum_ps / (r->total ? r->total : 1);
   fprintf(out, "\nprocessor-sharing limit (q -> 0): a worker's m actors all finish together at m*C");
   fprintf(out, " (N*C/W when W divides N)\n");
   fprintf(out, "  mean completion: limit %s ms, simulated %s ms (%s ms earlier); last: limit %s ms, simulated %s ms\n",
-          ms(ps, a), ms(mean, b), ms(ps - mean, c), ms((double)r->last_pred, d), ms((double)r->last_sim, a));
+          ms(ps).s, ms(mean).s, ms(ps - mean).s, ms((double)r->last_pred).s, ms((double)r->last_sim).s);
   fprintf(out, "  why: with a finite quantum the actors of a worker finish one slice apart in the last round\n"
                "  (the i-th at m*C - (m-1-i)*s), so the mean is (m-1)*s/2 before the limit and the last one is\n"
                "  on it; as q -> 0 the spread vanishes.\n");
@@ -211,20 +216,24 @@ static void ref_cpu(const ts_timeline *ref, const ts_explain_actor *rx, double *
   }
 }
 
+/* Per worker of tl, the sum over its actors of their class's CPU at n = 1
+ * (c1), into pw[tl->nworkers]. */
+static void worker_cpu_from_ref(const ts_timeline *tl, const double *c1, double *pw)
+{
+  for (int j = 0; j < tl->nactors; j++)
+    pw[tl->stats[j].worker] += c1[tl->stats[j].klass];
+}
+
 /* The law predicted from n = 1: for each actor of class k, the sum over its
- * worker's actors of their class's CPU at n = 1, plus the latency at n = 1. */
-static double predict_from_ref(const ts_timeline *tl, int k, const double *c1, double lat1)
+ * worker's actors of their class's CPU at n = 1 (pw), plus the latency at n = 1. */
+static double predict_from_ref(const ts_timeline *tl, int k, const double *pw, double lat1)
 {
   double total = 0;
   int n = 0;
   for (int a = 0; a < tl->nactors; a++) {
     if (tl->stats[a].klass != k)
       continue;
-    double b = 0;
-    for (int j = 0; j < tl->nactors; j++)
-      if (tl->stats[j].worker == tl->stats[a].worker)
-        b += c1[tl->stats[j].klass];
-    total += b + lat1;
+    total += pw[tl->stats[a].worker] + lat1;
     n++;
   }
   return n ? total / n : 0;
@@ -233,7 +242,6 @@ static double predict_from_ref(const ts_timeline *tl, int k, const double *c1, d
 /* Why the per-actor CPU at this n differs from n = 1. */
 static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, const class_sum *r)
 {
-  char a[32], b[32], c[32], d[32];
   const ts_model *m = tl->model;
   int random = 0, priority = 0;
   for (size_t k = 0; k < m->nclasses; k++)
@@ -242,10 +250,10 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
       random |= st->type == &ts_op_cpu && st->cost.kind != TS_DIST_FIXED;
       priority |= st->type == &ts_op_io && st->priority;
     }
-  fprintf(out, "  per-actor CPU moved from %s ms at n=1 (steps %s + overhead share %s)\n", ms(r->queued + r->loop, a),
-          ms(r->cpu, b), ms(r->queued + r->loop - r->cpu, c));
-  fprintf(out, "  to %s ms here (steps %s + overhead share %s):\n", ms(s->queued + s->loop, d), ms(s->cpu, a),
-          ms(s->queued + s->loop - s->cpu, b));
+  fprintf(out, "  per-actor CPU moved from %s ms at n=1 (steps %s + overhead share %s)\n", ms(r->queued + r->loop).s,
+          ms(r->cpu).s, ms(r->queued + r->loop - r->cpu).s);
+  fprintf(out, "  to %s ms here (steps %s + overhead share %s):\n", ms(s->queued + s->loop).s, ms(s->cpu).s,
+          ms(s->queued + s->loop - s->cpu).s);
   double p1 = ts_model_cpu_scale(m, 1), pn = ts_model_cpu_scale(m, tl->n);
   if (p1 != pn)
     fprintf(out, "  - the model prices CPU by load (host.cpu_scale_by_n): x%.4g at n=1, x%.4g at n=%d\n", p1, pn,
@@ -254,49 +262,48 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
     fprintf(out, "  - CPU demands are random in this model: each actor draws its own\n");
   if (s->yields != r->yields)
     fprintf(out, "  - %+g yields per actor (each costs %s ms of loop overhead)\n", s->yields - r->yields,
-            ms((double)m->pools[0].yield_overhead, a));
+            ms((double)m->pools[0].yield_overhead).s);
   if (priority)
     fprintf(out, "  - while a priority operation is in flight the yield threshold drops to max(%s/%d, %s) ms:\n"
                  "    more, shorter slices\n",
-            ms((double)m->pools[0].threshold, a), m->pools[0].priority_divisor, ms((double)m->pools[0].priority_min, b));
+            ms((double)m->pools[0].threshold).s, m->pools[0].priority_divisor, ms((double)m->pools[0].priority_min).s);
   if (m->pools[0].loop_overhead > 0)
     fprintf(out, "  - each loop iteration that does work costs %s ms, shared among the worker's actors\n",
-            ms((double)m->pools[0].loop_overhead, a));
+            ms((double)m->pools[0].loop_overhead).s);
 }
 
 static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const ts_timeline *ref,
-                const class_sum *r, const double *c1)
+                const class_sum *r, const double *pw)
 {
-  char a[32], b[32], c[32];
   double pred = s->busy + s->state[TS_ACTOR_IO];
   fprintf(out, "\nwave law for class %s: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n",
           tl->model->classes[k].name);
   fprintf(out, "  %-44s %12s %12s\n", "term (mean per actor)", ref ? "from n=1" : "", "at this n");
   if (ref) {
-    fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", ms(r->queued, a), ms(s->queued, b));
-    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", ms(r->loop, a), ms(s->loop, b));
-    fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", ms(r->state[TS_ACTOR_IO], a),
-            ms(s->state[TS_ACTOR_IO], b));
+    fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", ms(r->queued).s, ms(s->queued).s);
+    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", ms(r->loop).s, ms(s->loop).s);
+    fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", ms(r->state[TS_ACTOR_IO]).s,
+            ms(s->state[TS_ACTOR_IO]).s);
     fprintf(out, "  %-44s %12g %12g\n", "slices", r->slices, s->slices);
     fprintf(out, "  %-44s %12g %12g\n", "m (actors on its worker)", r->peers, s->peers);
-    double p1 = predict_from_ref(tl, k, c1, r->state[TS_ACTOR_IO]);
-    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", ms(p1, a), ms(pred, b));
-    fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave, c));
+    double p1 = predict_from_ref(tl, k, pw, r->state[TS_ACTOR_IO]);
+    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", ms(p1).s, ms(pred).s);
+    fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
     fprintf(out, "  %-44s %11.1f%% %11.1f%%\n", "simulated vs law", p1 > 0 ? 100 * (s->wave - p1) / p1 : 0.0, pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
   } else {
-    fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", "", ms(s->queued, a));
-    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", "", ms(s->loop, a));
-    fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", "", ms(s->state[TS_ACTOR_IO], a));
+    fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", "", ms(s->queued).s);
+    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", "", ms(s->loop).s);
+    fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", "", ms(s->state[TS_ACTOR_IO]).s);
     fprintf(out, "  %-44s %12s %12g\n", "m (actors on its worker)", "", s->peers);
-    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", "", ms(pred, a));
-    fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave, b));
+    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", "", ms(pred).s);
+    fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
     fprintf(out, "  %-44s %12s %11.1f%%\n", "simulated vs law", "", pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
   }
   fprintf(out, "  the simulation differs from the law at this n by exactly (mean per actor):\n");
-  fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy, a));
-  fprintf(out, "    %-58s %12s ms\n", "worker busy outside its wave (others before or after it)", sms(-s->outside, a));
-  fprintf(out, "    %-58s %12s ms\n", "worker idle while it waited", sms(s->wait_idle, a));
-  fprintf(out, "    %-58s %12s ms\n", "= simulated - law", sms(s->wave - pred, a));
+  fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy).s);
+  fprintf(out, "    %-58s %12s ms\n", "worker busy outside its wave (others before or after it)", sms(-s->outside).s);
+  fprintf(out, "    %-58s %12s ms\n", "worker idle while it waited", sms(s->wait_idle).s);
+  fprintf(out, "    %-58s %12s ms\n", "= simulated - law", sms(s->wave - pred).s);
   if (ref && s->queued + s->loop != r->queued + r->loop)
     cpu_moved(out, tl, s, r);
 }
@@ -304,12 +311,11 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
 static void header(FILE *out, const ts_timeline *tl, const char *title)
 {
   const ts_model *m = tl->model;
-  char a[32], b[32], c[32];
   fprintf(out, "%s: n=%d, workers=%d, %d actors, one replication (stream seed %lu)\n", title ? title : m->name, tl->n,
           tl->nworkers, tl->nactors, tl->seed);
   fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
-          m->pools[0].policy->name, ms((double)m->pools[0].threshold, a), ms((double)m->pools[0].yield_overhead, b),
-          ms((double)m->pools[0].loop_overhead, c));
+          m->pools[0].policy->name, ms((double)m->pools[0].threshold).s, ms((double)m->pools[0].yield_overhead).s,
+          ms((double)m->pools[0].loop_overhead).s);
   if (m->cores > 0)
     fprintf(out, "  %d cores shared by the workers, dispatch %s\n", m->cores, ts_dispatch_name(m->dispatch));
   else
@@ -322,13 +328,16 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
   ts_explain_actor *x = calloc((size_t)(tl->nactors ? tl->nactors : 1), sizeof *x);
   ts_explain_actor *rx = ref ? calloc((size_t)(ref->nactors ? ref->nactors : 1), sizeof *rx) : NULL;
   double *c1 = calloc(nc, sizeof *c1);
+  double *pw = calloc((size_t)(tl->nworkers > 0 ? tl->nworkers : 1), sizeof *pw);
   int rc = -1;
   ts_explain_rr rr;
-  if (!x || !c1 || (ref && !rx) || ts_explain_account(tl, x) || (ref && ts_explain_account(ref, rx)) ||
+  if (!x || !c1 || !pw || (ref && !rx) || ts_explain_account(tl, x) || (ref && ts_explain_account(ref, rx)) ||
       ts_explain_rr_check(tl, &rr))
     goto done;
-  if (ref)
+  if (ref) {
     ref_cpu(ref, rx, c1);
+    worker_cpu_from_ref(tl, c1, pw);
+  }
   header(out, tl, title);
   for (size_t k = 0; k < nc; k++) {
     class_sum s;
@@ -343,12 +352,13 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     if (ref)
       sum_class(ref, rx, (int)k, &r);
     if (s.count)
-      law(out, tl, (int)k, &s, ref && r.count ? ref : NULL, &r, c1);
+      law(out, tl, (int)k, &s, ref && r.count ? ref : NULL, &r, pw);
   }
   rc = 0;
 done:
   free(x);
   free(rx);
   free(c1);
+  free(pw);
   return rc;
 }

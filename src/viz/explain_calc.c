@@ -6,58 +6,129 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pieces of each worker, in time order: idx[at[w] .. at[w + 1]). */
-typedef struct by_worker {
+/* Pieces grouped by a key (a worker, or an actor), each group in time
+ * order: idx[at[k] .. at[k + 1]); cum[j + k], for j in [at[k], at[k + 1]],
+ * is the total duration of the group's pieces before slot j (one more entry
+ * per group than it has pieces, hence the offset k). Any
+ * window's busy time is then two binary searches, so accounting every actor
+ * costs O(pieces log pieces), not O(actors * pieces). */
+typedef struct by_key {
   size_t *idx;
   size_t *at;
-} by_worker;
+  ts_time *cum;
+  int nkeys;
+} by_key;
 
-static int index_pieces(const ts_timeline *tl, by_worker *bw)
+/* The group of piece p, or -1 to leave it out. */
+typedef int (*piece_key)(const ts_tl_piece *p);
+
+static int key_worker(const ts_tl_piece *p)
 {
-  bw->idx = malloc((tl->npieces ? tl->npieces : 1) * sizeof *bw->idx);
-  bw->at = calloc((size_t)tl->nworkers + 2, sizeof *bw->at);
-  if (!bw->idx || !bw->at)
+  return p->worker;
+}
+
+static int key_loop(const ts_tl_piece *p)
+{
+  return p->actor < 0 ? p->worker : -1;
+}
+
+static int key_actor(const ts_tl_piece *p)
+{
+  return p->actor;
+}
+
+static void by_key_free(by_key *g)
+{
+  free(g->idx);
+  free(g->at);
+  free(g->cum);
+}
+
+static int index_pieces(const ts_timeline *tl, int nkeys, piece_key key, by_key *g)
+{
+  g->nkeys = nkeys;
+  g->idx = malloc((tl->npieces ? tl->npieces : 1) * sizeof *g->idx);
+  g->at = calloc((size_t)nkeys + 2, sizeof *g->at);
+  g->cum = malloc((tl->npieces + (size_t)nkeys + 1) * sizeof *g->cum);
+  if (!g->idx || !g->at || !g->cum)
     return -1;
-  for (size_t i = 0; i < tl->npieces; i++)
-    bw->at[tl->pieces[i].worker + 2]++;
-  for (int w = 0; w < tl->nworkers; w++)
-    bw->at[w + 2] += bw->at[w + 1];
-  for (size_t i = 0; i < tl->npieces; i++)
-    bw->idx[bw->at[tl->pieces[i].worker + 1]++] = i;
+  for (size_t i = 0; i < tl->npieces; i++) {
+    int k = key(&tl->pieces[i]);
+    if (k >= 0)
+      g->at[k + 2]++;
+  }
+  for (int k = 0; k < nkeys; k++)
+    g->at[k + 2] += g->at[k + 1];
+  for (size_t i = 0; i < tl->npieces; i++) { /* stable: each group stays in time order */
+    int k = key(&tl->pieces[i]);
+    if (k >= 0)
+      g->idx[g->at[k + 1]++] = i;
+  }
+  for (int k = 0; k < nkeys; k++) { /* group k's sums at cum[at[k] + k ..] */
+    ts_time sum = 0;
+    size_t c = g->at[k] + (size_t)k;
+    g->cum[c++] = 0;
+    for (size_t j = g->at[k]; j < g->at[k + 1]; j++) {
+      const ts_tl_piece *p = &tl->pieces[g->idx[j]];
+      sum += p->t1 - p->t0;
+      g->cum[c++] = sum;
+    }
+  }
   return 0;
 }
 
-static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
+/* Time within [t0, t1) covered by group k's pieces. */
+static ts_time group_sum(const ts_timeline *tl, const by_key *g, int k, ts_time t0, ts_time t1)
 {
-  ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
-  return hi > lo ? hi - lo : 0;
+  if (k < 0 || k >= g->nkeys || t1 <= t0)
+    return 0;
+  size_t base = g->at[k], end = g->at[k + 1], lo = base, hi = end;
+  while (lo < hi) { /* first piece ending after t0 */
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl->pieces[g->idx[mid]].t1 <= t0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t first = lo;
+  hi = end;
+  while (lo < hi) { /* first piece starting at or after t1 */
+    size_t mid = lo + (hi - lo) / 2;
+    if (tl->pieces[g->idx[mid]].t0 < t1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t last = lo; /* pieces [first, last) meet the window */
+  if (first >= last)
+    return 0;
+  const ts_time *cum = g->cum + k; /* cum[j] for piece slot j: the sum before it */
+  ts_time total = cum[last] - cum[first];
+  const ts_tl_piece *a = &tl->pieces[g->idx[first]], *b = &tl->pieces[g->idx[last - 1]];
+  if (a->t0 < t0)
+    total -= t0 - a->t0;
+  if (b->t1 > t1)
+    total -= b->t1 - t1;
+  return total;
 }
+
+/* The pieces of the timeline grouped three ways. */
+typedef struct by_worker {
+  by_key all;   /* per worker */
+  by_key loop;  /* per worker, loop overhead only */
+  by_key own;   /* per actor */
+} by_worker;
 
 /* Worker w's busy time within [t0, t1), split into actor `self`, other
  * actors, and loop overhead. */
 static void busy_within(const ts_timeline *tl, const by_worker *bw, int w, int self, ts_time t0, ts_time t1,
                         ts_time *own, ts_time *others, ts_time *loop)
 {
-  size_t lo = bw->at[w], hi = bw->at[w + 1];
-  while (lo < hi) { /* first piece ending after t0 */
-    size_t mid = lo + (hi - lo) / 2;
-    if (tl->pieces[bw->idx[mid]].t1 <= t0)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (size_t k = lo; k < bw->at[w + 1]; k++) {
-    const ts_tl_piece *p = &tl->pieces[bw->idx[k]];
-    if (p->t0 >= t1)
-      break;
-    ts_time d = overlap(p->t0, p->t1, t0, t1);
-    if (p->actor < 0)
-      *loop += d;
-    else if (p->actor == self)
-      *own += d;
-    else
-      *others += d;
-  }
+  ts_time all = group_sum(tl, &bw->all, w, t0, t1), l = group_sum(tl, &bw->loop, w, t0, t1);
+  ts_time o = group_sum(tl, &bw->own, self, t0, t1); /* an actor runs only on its own worker */
+  *own += o;
+  *loop += l;
+  *others += all - o - l;
 }
 
 static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const ts_time *loop_w,
@@ -100,11 +171,13 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
 
 int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
 {
-  by_worker bw = {0};
+  by_worker bw;
   size_t nw = (size_t)tl->nworkers;
   ts_time *busy = calloc(nw, sizeof *busy), *loop = calloc(nw, sizeof *loop);
   int *peers = calloc(nw, sizeof *peers), rc = -1;
-  if (!busy || !loop || !peers || index_pieces(tl, &bw))
+  memset(&bw, 0, sizeof bw);
+  if (!busy || !loop || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
+      index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own))
     goto done;
   for (size_t i = 0; i < tl->npieces; i++) {
     const ts_tl_piece *p = &tl->pieces[i];
@@ -118,8 +191,9 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
     account_one(tl, &bw, busy, loop, peers, a, &out[a]);
   rc = 0;
 done:
-  free(bw.idx);
-  free(bw.at);
+  by_key_free(&bw.all);
+  by_key_free(&bw.loop);
+  by_key_free(&bw.own);
   free(busy);
   free(loop);
   free(peers);

@@ -1,8 +1,11 @@
-/* Rendering: every row is built as an array of cells, each cell the value
- * that covered most of the cell's interval (a small per-cell tally), then
- * printed through a glyph table. Values: an actor index (worker rows), an
- * actor state (actor rows), 1 for "holds a lock" (lock rows); BLANK for idle,
- * not arrived, done or not holding. */
+/* Rendering: every row is built as an array of cells, each cell a tally of
+ * the values that covered its interval, then printed through a glyph table.
+ * Values: a worker row's actor glyph (actors 0-61 their own, every later one
+ * OTHER) or LOOP; an actor state (actor rows); 1 for "holds a lock" (lock
+ * rows); BLANK for idle, not arrived, done or not holding. A row has at most
+ * 64 distinct values (62 actor glyphs, OTHER and LOOP), so the tally never
+ * drops one: a cell's covered time is exact, and a worker cell is blank only
+ * when the worker was idle for most of it. */
 #include "viz/gantt.h"
 
 #include <stdlib.h>
@@ -10,7 +13,9 @@
 
 #define BLANK (-1)
 #define LOOP (-2)
-#define TALLY 16
+#define NGLYPHS 62     /* actors with a glyph of their own: 0-9a-zA-Z */
+#define OTHER NGLYPHS  /* every later actor: '*' */
+#define TALLY 66       /* more than the distinct values of any row */
 
 typedef struct tally {
   int v[TALLY];
@@ -42,8 +47,11 @@ static void add(tally *t, int v, ts_time d)
   }
 }
 
-/* The value covering most of a cell of length len; the uncovered rest is BLANK. */
-static int best(const tally *t, ts_time len)
+/* The value covering most of a cell of length len; the uncovered rest is
+ * BLANK. With `busy_wins` (worker rows) the cell is BLANK only when the
+ * uncovered rest exceeds all the values together: a worker busy for most of
+ * a column shows busy, even when many actors shared that column. */
+static int best(const tally *t, ts_time len, int busy_wins)
 {
   ts_time covered = 0, bd = -1;
   int bv = BLANK;
@@ -54,7 +62,7 @@ static int best(const tally *t, ts_time len)
       bd = t->d[i];
       bv = t->v[i];
     }
-  return len - covered > bd ? BLANK : bv;
+  return len - covered > (busy_wins ? covered : bd) ? BLANK : bv;
 }
 
 /* Tally value v over [t0, t1) into the row's cells. */
@@ -83,22 +91,25 @@ static ts_time cell_len(const chart *c, int k)
 /* A time in the chart's unit, with up to 3 decimals and no trailing zeros. */
 static void fmt_time(const chart *c, ts_time t, char *buf, size_t len)
 {
-  long long whole = t / c->unit, frac = (t % c->unit) * 1000 / c->unit;
-  if (frac == 0) {
+  if (t < 0) /* times are never negative; keep the digits below in range */
+    t = 0;
+  long long whole = t / c->unit;
+  int frac = (int)((t % c->unit) * 1000 / c->unit); /* in [0, 999] */
+  if (frac <= 0 || frac > 999) {
     snprintf(buf, len, "%lld", whole);
     return;
   }
   char f[8];
-  snprintf(f, sizeof f, "%03lld", frac);
+  snprintf(f, sizeof f, "%03d", frac);
   for (int i = 2; i > 0 && f[i] == '0'; i--)
     f[i] = '\0';
-  snprintf(buf, len, "%lld.%s", whole, f);
+  snprintf(buf, len, "%lld.%.3s", whole, f);
 }
 
 static const char *actor_glyph(int a, char *buf)
 {
   static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  buf[0] = a < (int)sizeof digits - 1 ? digits[a] : '*';
+  buf[0] = a < NGLYPHS ? digits[a] : '*';
   buf[1] = '\0';
   return buf;
 }
@@ -113,7 +124,7 @@ static void print_row(chart *c, FILE *out, const char *label, int kind, const ch
   const char *bar = c->o->ascii ? "|" : "│";
   fprintf(out, "%-*s%s", c->label_w, label, bar);
   for (int k = 0; k < c->cols; k++) {
-    int v = best(&c->cells[k], cell_len(c, k));
+    int v = best(&c->cells[k], cell_len(c, k), kind == 'w');
     char g[2];
     if (v == BLANK)
       fputc(' ', out);
@@ -136,7 +147,7 @@ static void worker_row(chart *c, FILE *out, int w)
     const ts_tl_piece *p = &tl->pieces[i];
     if (p->worker != w)
       continue;
-    span(c, p->actor >= 0 ? p->actor : LOOP, p->t0, p->t1);
+    span(c, p->actor < 0 ? LOOP : p->actor < NGLYPHS ? p->actor : OTHER, p->t0, p->t1);
     busy += p->t1 - p->t0;
   }
   char label[32], note[32];
@@ -161,7 +172,7 @@ static void actor_rows(chart *c, FILE *out, int a)
       done = prev == TS_ACTOR_DONE;
     }
   }
-  char label[32], note[48], t[24];
+  char label[32], note[64], t[32];
   snprintf(label, sizeof label, "actor %d", a);
   fmt_time(c, tl->stats[a].done, t, sizeof t);
   snprintf(note, sizeof note, done ? "done %s %s" : "stuck", t, c->uname);

@@ -3,7 +3,10 @@
  * state), one more per actor holding a lock when the model declares locks,
  * and a legend. Each column covers `step` of simulated time, a 1-2-5 value
  * chosen so the chart fits the width; a cell shows what covered most of its
- * interval (ties: what came first). */
+ * interval (ties: what came first), except that a worker cell is blank
+ * (idle) only when the worker was idle for more than half of it: a column
+ * shared by many actors shows the one that ran longest there ('*' stands for
+ * every actor beyond 61, drawn or not). */
 #ifndef TS_GANTT_H
 #define TS_GANTT_H
 #include <stdio.h>

@@ -250,6 +250,19 @@ static int draw(const char *gnuplot, const char *dir, const char *title, const s
   return ok;
 }
 
+int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e)
+{
+  static const char *const ext[] = {".png", ".svg"};
+  for (size_t k = 0; k < NKINDS; k++)
+    for (size_t x = 0; x < 2; x++) {
+      char name[64];
+      snprintf(name, sizeof name, "%s%s", kinds[k].script, ext[x]);
+      if (ts_atomic_remove(a, dir, name, e))
+        return -1;
+    }
+  return 0;
+}
+
 int ts_plot_results(const char *dir, int quiet)
 {
   char path[1100], gnuplot[1024];

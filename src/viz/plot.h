@@ -5,6 +5,13 @@
  * decomposition.png (stacked time per group), each also as .svg. */
 #ifndef TS_PLOT_H
 #define TS_PLOT_H
+#include "io/atomic.h"
+
+/* Have batch a remove every plot file of results folder dir when it commits:
+ * a run's new summary.csv never stands beside plots drawn from an older one
+ * (ts_plot_results draws them afresh after the commit). Returns 0 or -1
+ * with e filled. */
+int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e);
 
 /* Draw the plots for results folder dir with gnuplot, if installed; when it is
  * not, say how to get it (unless quiet). Never fails the run: problems are

@@ -24,14 +24,25 @@ static int grow(void **v, size_t *cap, size_t len, size_t size)
   return 0;
 }
 
+/* Append value to one of tl's arrays, unless recording already stopped: out
+ * of memory (failed = FAIL_NOMEM) or past the record limit (FAIL_LIMIT). */
 #define PUSH(tl, arr, n, cap, value)                                                  \
   do {                                                                                \
-    if ((tl)->failed || grow((void **)&(tl)->arr, &(tl)->cap, (tl)->n, sizeof *(tl)->arr)) { \
-      (tl)->failed = 1;                                                               \
+    if ((tl)->failed)                                                                 \
+      return;                                                                         \
+    if ((tl)->max_records && (tl)->records >= (tl)->max_records) {                    \
+      (tl)->failed = FAIL_LIMIT;                                                      \
+      return;                                                                         \
+    }                                                                                 \
+    if (grow((void **)&(tl)->arr, &(tl)->cap, (tl)->n, sizeof *(tl)->arr)) {          \
+      (tl)->failed = FAIL_NOMEM;                                                      \
       return;                                                                         \
     }                                                                                 \
     (tl)->arr[(tl)->n++] = (value);                                                   \
+    (tl)->records++;                                                                  \
   } while (0)
+
+enum { FAIL_NOMEM = 1, FAIL_LIMIT = 2 };
 
 static void note_time(ts_timeline *tl, ts_time t)
 {
@@ -113,9 +124,11 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
   return 0;
 }
 
-int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon)
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon,
+                       size_t max_records)
 {
   memset(tl, 0, sizeof *tl);
+  tl->max_records = max_records;
   tl->model = m;
   tl->n = n;
   tl->nworkers = workers;
@@ -123,7 +136,9 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
                      .lock = on_lock, .wake = on_wake};
   ts_world w;
-  ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon};
+  /* each event records at least one thing, so max_records events bound the run too */
+  ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon,
+                      .max_events = max_records};
   int irc = ts_world_init(&w, m, &ws, &obs);
   if (irc != 0) {
     snprintf(tl->errmsg, sizeof tl->errmsg, "%s", irc == -1 ? "out of memory" : w.errmsg);
@@ -134,10 +149,10 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->world = &w;
   tl->runs = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->runs);
   tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
-  int rc = -1;
+  int rc = TS_WORLD_NOMEM;
   if (tl->runs && tl->stats) {
     rc = ts_world_run(&w);
-    if (rc != 0 && rc != TS_WORLD_NOMEM) {
+    if (rc != 0 && rc != TS_WORLD_NOMEM && rc != TS_WORLD_BUDGET) {
       if (rc == TS_WORLD_STUCK)
         ts_world_stuck(&w, tl->errmsg, sizeof tl->errmsg, 4);
       else
@@ -150,25 +165,31 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->world = NULL;
   free(tl->runs);
   tl->runs = NULL;
-  if (tl->failed || rc == -1)
+  if (tl->failed == FAIL_LIMIT || rc == TS_WORLD_BUDGET)
+    return -6;
+  if (tl->failed || rc == TS_WORLD_NOMEM)
     return -1;
-  if (rc == -3)
-    return -3;
+  if (rc == TS_WORLD_INTERNAL || rc == TS_WORLD_HORIZON || rc == TS_WORLD_MODEL)
+    return rc == TS_WORLD_MODEL ? -5 : rc == TS_WORLD_HORIZON ? -4 : -3;
   if (group_by_actor(tl->states, tl->nstates, sizeof *tl->states, offsetof(ts_tl_state, actor), tl->nactors,
                      &tl->state_at) ||
       group_by_actor(tl->locks, tl->nlocks, sizeof *tl->locks, offsetof(ts_tl_lock, actor), tl->nactors,
                      &tl->lock_at))
     return -1;
-  return rc;
+  return rc == TS_WORLD_STUCK ? -2 : 0;
 }
 
 const char *ts_timeline_strerror(const ts_timeline *tl, int rc)
 {
-  static const char *const fixed[] = {"ok", "out of memory recording the timeline", "the simulation deadlocked",
-                                      "internal error", "simulated time would pass 73 years (fewer actors or shorter steps)"};
-  if (rc == -2 || rc == -3 || rc == -5)
-    return tl->errmsg[0] ? tl->errmsg : fixed[-rc < 5 ? -rc : 3];
-  return rc < 0 && rc > -5 ? fixed[-rc] : "ok";
+  switch (rc) {
+  case -1: return "out of memory recording the timeline";
+  case -2:
+  case -3:
+  case -5: return tl->errmsg[0] ? tl->errmsg : "internal error";
+  case -4: return "simulated time would pass 73 years (fewer actors or shorter steps)";
+  case -6: return "the point records more events than the limit";
+  default: return "ok";
+  }
 }
 
 void ts_timeline_finish(ts_timeline *tl)

@@ -75,6 +75,8 @@ typedef struct ts_timeline {
   size_t *lock_at;            /* nactors + 1 offsets into locks */
   ts_tl_wake *wakes;
   size_t nwakes, cap_wakes;
+  size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
+  size_t max_records;          /* 0: no limit */
   /* while recording */
   const ts_world *world;
   int *runs;
@@ -84,13 +86,16 @@ typedef struct ts_timeline {
 
 /* Run one replication of m with n groups on `workers` workers, the given
  * stream seed and horizon (TS_TIME_MAX: none), recording it into tl (caller
- * memory; free with ts_timeline_finish, also after a failure). Returns 0; -1
- * when memory runs out; -2 when the run deadlocked (the timeline then holds
- * what happened until it stuck, and tl->errmsg says who waits on what); -3
- * on an internal error of the world; -4 when simulated time would pass 73
- * years; -5 when a step failed or the model cannot be laid out at this point
- * (tl->errmsg). */
-int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon);
+ * memory; free with ts_timeline_finish, also after a failure). max_records
+ * (0: no limit) refuses a point that would record more (run pieces, state
+ * changes, counter samples, lock changes, wakes): the run stops there.
+ * Returns 0; -1 when memory runs out; -2 when the run deadlocked (the
+ * timeline then holds what happened until it stuck, and tl->errmsg says who
+ * waits on what); -3 on an internal error of the world (tl->errmsg); -4 when
+ * simulated time would pass 73 years; -5 when a step failed or the model
+ * cannot be laid out at this point (tl->errmsg); -6 past max_records. */
+int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon,
+                       size_t max_records);
 /* What a nonzero ts_timeline_record result means, as a sentence. */
 const char *ts_timeline_strerror(const ts_timeline *tl, int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */

@@ -1,5 +1,6 @@
 #include "viz/vizopt.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ int ts_vizopt_take(ts_vizopt *o, int c, const char *arg)
   case 'w': o->w_arg = arg; return 1;
   case 'S': o->seed_arg = arg; return 1;
   case 's': o->sets[o->nsets++] = arg; return 1;
+  case 'E': o->max_events_arg = arg; return 1;
   default: return 0;
   }
 }
@@ -50,5 +52,14 @@ int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
     return -1;
   if (o->seed_arg && ts_parse_seed(o->seed_arg, &o->seed, e))
     return -1;
+  if (o->max_events_arg) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(o->max_events_arg, &end, 10);
+    if (end == o->max_events_arg || *end || errno || v < 0 || v > TS_VIZOPT_MAX_EVENTS)
+      return ts_err_set(e, "--max-events", NULL, "expected an integer in [0, %lld], got \"%s\"",
+                        (long long)TS_VIZOPT_MAX_EVENTS, o->max_events_arg);
+    o->max_events = (size_t)v;
+  }
   return 0;
 }

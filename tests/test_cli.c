@@ -1,0 +1,449 @@
+/* The command line as a user meets it (issue 13, "Hard inputs and a new
+ * user's bug list"): what each command prints, its exit status (0 ok, 1 the
+ * simulation failed, 2 bad usage or input, 3 an I/O failure writing results,
+ * 130/143 interrupted), the results folder it leaves, and the size guards.
+ * Every test runs the built binary (TSSIM_BINARY) from the source root. */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define RR "scenarios/rr-wave.json"
+#define ZC "scenarios/zero-cache-wave.json"
+#define RR30 RR " --set params.c_ms=30 --set 'classes[0].program[0].rows=30'"
+
+
+static char tmp[PATH_MAX];
+
+static void make_tmp(void)
+{
+  tu_mkdtemp(tmp, sizeof tmp, "cli");
+}
+
+static void remove_tmp(void)
+{
+  tu_rmtree(tmp);
+}
+
+/* tmp/rel, in one of a few rotating buffers. */
+static const char *at(const char *rel)
+{
+  static char buf[4][PATH_MAX + 64];
+  static int next;
+  char *b = buf[next++ % 4];
+  snprintf(b, sizeof buf[0], "%s/%s", tmp, rel);
+  return b;
+}
+
+static int exists(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* `tssim` + the formatted arguments; stdout into *out, stderr into *err. */
+static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char **out, char **err, const char *fmt, ...)
+{
+  char args[4 * PATH_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  ck_assert_int_lt(vsnprintf(args, sizeof args, fmt, ap), (int)sizeof args);
+  va_end(ap);
+  char *o, *e;
+  int rc = tu_tssim(args, &o, &e);
+  if (out)
+    *out = o;
+  else
+    free(o);
+  if (err)
+    *err = e;
+  else
+    free(e);
+  return rc;
+}
+
+/* Names in folder dir that a batch leaves only while it runs: "*.tmp.*", "*.old.*", ".*.log.*". */
+static int leftovers(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".old.") != NULL ||
+         strstr(de->d_name, ".log.") != NULL;
+  closedir(d);
+  return n;
+}
+
+/* Files named *.png or *.svg in dir. */
+static int plot_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    size_t l = strlen(de->d_name);
+    n += l > 4 && (strcmp(de->d_name + l - 4, ".png") == 0 || strcmp(de->d_name + l - 4, ".svg") == 0);
+  }
+  closedir(d);
+  return n;
+}
+
+/* ---- explain ---- */
+
+/* Issue 13 item 1: the processor-sharing line printed the last simulated
+ * completion through a buffer already holding another number, so it read
+ * "last: limit 90 ms, simulated 78 ms" two lines after "simulated 90 ms: exact". */
+START_TEST(cli_explain_numbers_of_one_line_are_distinct)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain " RR30 " --n 5 --workers 2", &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "last completion ceil(N/W)*C = 3*30 = 90 ms; simulated 90 ms: exact\n"));
+  ck_assert_ptr_nonnull(
+    strstr(out, "  mean completion: limit 78 ms, simulated 70 ms (8 ms earlier); last: limit 90 ms, simulated 90 ms\n"));
+  free(out);
+}
+END_TEST
+
+
+/* ---- the results folder ---- */
+
+/* Issue 13 item 7: a --no-plots rerun left the old plots beside the new
+ * summary.csv. The commit of the results folder removes them. */
+START_TEST(cli_run_removes_stale_plots)
+{
+  static const char *const stale[] = {"wave.png", "wave.svg", "cpu.png", "ratio.svg", "decomposition.png"};
+  ck_assert_int_eq(run(NULL, NULL, "run " RR " --n 2 -r 1 -q --no-plots -o '%s'", at("out")), 0);
+  for (size_t i = 0; i < sizeof stale / sizeof *stale; i++) {
+    char rel[64];
+    snprintf(rel, sizeof rel, "out/%s", stale[i]);
+    tu_write_file(at(rel), "an old plot");
+  }
+  tu_write_file(at("out/notes.txt"), "mine");
+  ck_assert_int_eq(plot_files(at("out")), 5);
+  ck_assert_int_eq(run(NULL, NULL, "run " RR " --n 4 -r 1 -q --no-plots -o '%s'", at("out")), 0);
+  ck_assert_int_eq(plot_files(at("out")), 0);
+  ck_assert(exists(at("out/summary.csv")) && exists(at("out/samples.csv")) && exists(at("out/summary.json")));
+  ck_assert(exists(at("out/notes.txt"))); /* only what tssim writes goes */
+  char *csv = tu_read_file(at("out/summary.csv"), NULL);
+  ck_assert_ptr_nonnull(strstr(csv, "\n4,1,job,"));
+  free(csv);
+  ck_assert_int_eq(leftovers(at("out")), 0);
+}
+END_TEST
+
+/* Issue 13 item 8: -o naming a regular file exited 1 ("the simulation
+ * failed") with "summary.csv.tmp.7487: cannot write: Not a directory". */
+START_TEST(cli_run_output_is_a_file_exits_3)
+{
+  char *err, want[2 * PATH_MAX];
+  tu_write_file(at("x"), "not a folder");
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -q -o '%s'", at("x")), 3);
+  snprintf(want, sizeof want, "tssim: %s: cannot create the results folder: a file of that name exists\n", at("x"));
+  ck_assert_str_eq(err, want);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -q -o '%s'", at("x/y")), 3);
+  snprintf(want, sizeof want, "tssim: %s: cannot create the results folder: %s is a file, not a folder\n", at("x/y"),
+           at("x"));
+  ck_assert_str_eq(err, want);
+  free(err);
+  char *text = tu_read_file(at("x"), NULL);
+  ck_assert_str_eq(text, "not a folder");
+  free(text);
+  ck_assert_int_eq(leftovers(tmp), 0);
+  /* a trace into a file's "folder" */
+  ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 2 -o '%s'", at("x/t.json")), 3);
+  snprintf(want, sizeof want, "tssim: %s: cannot create the folder: a file of that name exists\n", at("x"));
+  ck_assert_str_eq(err, want);
+  free(err);
+}
+END_TEST
+
+/* A calibrated model that cannot be written: status 3, the path named. */
+START_TEST(cli_calibrate_write_failure_exits_3)
+{
+  char *err, want[2 * PATH_MAX];
+  tu_write_file(at("x"), "not a folder");
+  ck_assert_int_eq(run(NULL, &err,
+                       "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
+                       "--max-iter 1 -r 1 -q -o '%s'",
+                       at("x/fitted.json")),
+                   3);
+  snprintf(want, sizeof want, "tssim: %s: cannot write: Not a directory\n", at("x/fitted.json"));
+  ck_assert_str_eq(err, want);
+  free(err);
+}
+END_TEST
+
+/* Issue 13 item 8: a model or scenario that is a folder said only "read error". */
+START_TEST(cli_input_is_a_directory_exits_2)
+{
+  static const struct {
+    const char *args, *err;
+  } cases[] = {
+    {"run models/", "tssim: models/: is a directory, expected a JSON file\n"},
+    {"run scenarios", "tssim: scenarios: is a directory, expected a JSON file\n"},
+    {"gantt scenarios/", "tssim: scenarios/: is a directory, expected a JSON file\n"},
+    {"calibrate models/ models/baselines/zero-cache-wave.json", "tssim: models/: is a directory, expected a JSON file\n"},
+    {"calibrate models/zero-cache.json models/baselines", "tssim: models/baselines: is a directory, expected a JSON file\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *err;
+    ck_assert_int_eq(run(NULL, &err, "%s", cases[i].args), 2);
+    ck_assert_msg(strcmp(err, cases[i].err) == 0, "%s: %s", cases[i].args, err);
+    free(err);
+  }
+}
+END_TEST
+
+/* Issue 13 item 10: a rerun replaced the folder's files without a word. */
+START_TEST(cli_run_says_it_replaces_previous_results)
+{
+  char *err, want[PATH_MAX + 64];
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -r 1 --no-plots -o '%s'", at("out")), 0);
+  ck_assert_ptr_null(strstr(err, "replacing"));
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -r 1 --no-plots -o '%s'", at("out")), 0);
+  snprintf(want, sizeof want, "tssim: replacing %s/ (previous run: 2", at("out"));
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "stderr: %s", err);
+  ck_assert_ptr_nonnull(strchr(err, ')'));
+  ck_assert_int_eq(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -r 1 --no-plots -q -o '%s'", at("out")), 0);
+  ck_assert_str_eq(err, ""); /* --quiet */
+  free(err);
+}
+END_TEST
+
+/* A failed write of standard output is an I/O failure too. */
+START_TEST(cli_stdout_write_failure_exits_3)
+{
+  if (!exists("/dev/full"))
+    return;
+  char cmd[3 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' gantt " RR " --n 3 >/dev/full 2>'%s'", tu_source_root(),
+           tu_tssim_wrapper(), getenv("TSSIM_BINARY"), at("err"));
+  int status = system(cmd);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 3);
+  char *err = tu_read_file(at("err"), NULL);
+  ck_assert_ptr_nonnull(strstr(err, "tssim: cannot write to standard output"));
+  free(err);
+}
+END_TEST
+
+/* Every --help ends with the exit statuses. */
+START_TEST(cli_help_lists_exit_statuses)
+{
+  static const char *const cmds[] = {"--help", "run --help", "calibrate --help", "trace --help", "gantt --help",
+                                     "explain --help"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    char *out;
+    ck_assert_int_eq(run(&out, NULL, "%s", cmds[i]), 0);
+    ck_assert_msg(strstr(out, "exit status: 0 ok, 1 the simulation failed, 2 bad usage or bad input, 3 an I/O "
+                              "failure\nwriting the results") != NULL,
+                  "%s", cmds[i]);
+    int interruptible = i < 3;
+    ck_assert_msg((strstr(out, "130 or 143 interrupted") != NULL) == interruptible, "%s", cmds[i]);
+    free(out);
+  }
+}
+END_TEST
+
+/* ---- size guards ---- */
+
+/* Issue 13 item 9: tssim trace had no size guard (rr-wave at n = 10,000:
+ * 25 s, 3 GB, a 264 MB file). A point past --max-events is refused with one
+ * line saying how to override, and nothing is written. */
+START_TEST(cli_viz_refuse_points_past_max_events)
+{
+  char *err;
+  ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 10000 -o '%s'", at("t.json")), 2);
+  ck_assert_str_eq(err, "tssim: scenarios/rr-wave.json: n=10000, workers=1 records more than 500000 events (run "
+                        "pieces, state changes, counters); draw a smaller --n, or raise the limit with "
+                        "--max-events N (0: no limit)\n");
+  free(err);
+  ck_assert(!exists(at("t.json")));
+  ck_assert_int_eq(leftovers(tmp), 0);
+  ck_assert_int_eq(run(NULL, &err, "gantt " RR " --n 100 --max-events 1000"), 2);
+  ck_assert_ptr_nonnull(strstr(err, "n=100, workers=1 records more than 1000 events"));
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "explain " RR " --n 100 --max-events 1000"), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--max-events N"));
+  free(err);
+  /* at the limit exactly (n = 2 records 400 events) it draws; 0 lifts it */
+  ck_assert_int_eq(run(NULL, NULL, "gantt " RR " --n 2 --max-events 400"), 0);
+  ck_assert_int_eq(run(NULL, NULL, "gantt " RR " --n 2 --max-events 399"), 2);
+  ck_assert_int_eq(run(NULL, NULL, "trace " RR " --n 2 --max-events 0 -o '%s'", at("t.json")), 0);
+  ck_assert(exists(at("t.json")));
+  ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 2 --max-events -1"), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--max-events: expected an integer in [0, "));
+  free(err);
+}
+END_TEST
+
+/* ---- interrupts ---- */
+
+/* Start `tssim args...` (NULL-terminated) from the source root with stdout
+ * and stderr into tmp/out and tmp/err; returns its pid. */
+static pid_t spawn(const char *const *args)
+{
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int o = open(at("out"), O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(at("err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (o < 0 || e < 0 || chdir(tu_source_root()) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+      _exit(127);
+    char *argv[48], wrap[512];
+    int n = 0;
+    snprintf(wrap, sizeof wrap, "%s", tu_tssim_wrapper());
+    for (char *save = NULL, *w = strtok_r(wrap, " ", &save); w && n < 16; w = strtok_r(NULL, " ", &save))
+      argv[n++] = w;
+    argv[n++] = getenv("TSSIM_BINARY");
+    for (; *args && n < 47; args++)
+      argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Wait until file path holds `text` (the child printed it), or the child
+ * exited (then fail). Polls; no assumption on how long it takes. */
+static void wait_for(pid_t pid, const char *path, const char *text)
+{
+  for (;;) {
+    char *got = exists(path) ? tu_read_file(path, NULL) : NULL;
+    int found = got && strstr(got, text);
+    free(got);
+    if (found)
+      return;
+    int status;
+    ck_assert_msg(waitpid(pid, &status, WNOHANG) == 0, "tssim exited before printing \"%s\"", text);
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* Files of the results folder, read back. */
+typedef struct snapshot {
+  char *text[3];
+  size_t len[3];
+} snapshot;
+
+static const char *const result_files[] = {"res/summary.csv", "res/samples.csv", "res/summary.json"};
+
+static void snap(snapshot *s)
+{
+  for (int i = 0; i < 3; i++)
+    s->text[i] = tu_read_file(at(result_files[i]), &s->len[i]);
+}
+
+static void expect_same(const snapshot *s)
+{
+  for (int i = 0; i < 3; i++) {
+    size_t len;
+    char *now = tu_read_file(at(result_files[i]), &len);
+    ck_assert_msg(len == s->len[i] && memcmp(now, s->text[i], len) == 0, "%s changed", result_files[i]);
+    free(now);
+    free(s->text[i]);
+  }
+}
+
+/* SIGINT or SIGTERM in the middle of a long sweep (rr-wave, one point of
+ * n = 20000 with 100000 replications: it never ends by itself) into a folder holding an earlier result: exit 128 +
+ * the signal, the earlier files byte-identical, no temporaries, one line. */
+static void interrupt_run(int sig, int want_status)
+{
+  ck_assert_int_eq(run(NULL, NULL, "run " RR " --n 1,2 -r 1 -q -o '%s'", at("res")), 0);
+  snapshot before;
+  snap(&before);
+  int plots = plot_files(at("res"));
+  const char *args[] = {"run", RR, "--n", "20000", "--workers", "1", "-r", "100000", "-o", at("res"), NULL};
+  pid_t pid = spawn(args);
+  wait_for(pid, at("err"), "tssim: replacing "); /* printed once the signal is caught */
+  ck_assert_int_eq(kill(pid, sig), 0);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "tssim did not exit: signal %d", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  ck_assert_int_eq(WEXITSTATUS(status), want_status);
+  expect_same(&before);
+  ck_assert_int_eq(plot_files(at("res")), plots);
+  ck_assert_int_eq(leftovers(at("res")), 0);
+  char *err = tu_read_file(at("err"), NULL), want[PATH_MAX + 64];
+  const char *line = strchr(err, '\n') + 1;
+  snprintf(want, sizeof want, " of 1 sweep points done; %s/ left as it was\n", at("res"));
+  ck_assert_msg(strncmp(line, "tssim: interrupted: 0 of 1", 26) == 0 && strstr(line, want) != NULL &&
+                  strchr(line, '\n')[1] == '\0',
+                "stderr: %s", err);
+  free(err);
+}
+
+START_TEST(cli_run_sigint_keeps_previous_results)
+{
+  interrupt_run(SIGINT, 130);
+}
+END_TEST
+
+START_TEST(cli_run_sigterm_keeps_previous_results)
+{
+  interrupt_run(SIGTERM, 143);
+}
+END_TEST
+
+/* The same for a calibration writing over an existing model file. */
+START_TEST(cli_calibrate_sigterm_keeps_previous_output)
+{
+  tu_write_file(at("fitted.json"), "{\"an\": \"earlier calibration\"}\n");
+  const char *args[] = {"calibrate", "models/zero-cache.json", "models/baselines/zero-cache-wave.json",
+                        "--starts", "100000", "-o", at("fitted.json"), NULL};
+  pid_t pid = spawn(args);
+  wait_for(pid, at("out"), "calibrate models/zero-cache.json to "); /* printed once the signal is caught */
+  ck_assert_int_eq(kill(pid, SIGTERM), 0);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  ck_assert_int_eq(WEXITSTATUS(status), 143);
+  char *text = tu_read_file(at("fitted.json"), NULL), *err = tu_read_file(at("err"), NULL), want[PATH_MAX + 64];
+  ck_assert_str_eq(text, "{\"an\": \"earlier calibration\"}\n");
+  snprintf(want, sizeof want, " evaluations done); %s left as it was\n", at("fitted.json"));
+  ck_assert_msg(strstr(err, "tssim: interrupted: the fit was not finished (") && strstr(err, want), "%s", err);
+  free(text);
+  free(err);
+  ck_assert_int_eq(leftovers(tmp), 0);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+  Suite *s = suite_create("cli");
+  const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, NULL};
+  const TTest *const results[] = {cli_run_removes_stale_plots,
+                                  cli_run_output_is_a_file_exits_3,
+                                  cli_calibrate_write_failure_exits_3,
+                                  cli_input_is_a_directory_exits_2,
+                                  cli_run_says_it_replaces_previous_results,
+                                  cli_stdout_write_failure_exits_3,
+                                  NULL};
+  const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, NULL};
+  const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
+                                     cli_calibrate_sigterm_keeps_previous_output, NULL};
+  tu_tcase(s, "output", out, NULL, NULL, 300);
+  tu_tcase(s, "results", results, make_tmp, remove_tmp, 300);
+  tu_tcase(s, "limits", limits, make_tmp, remove_tmp, 300);
+  tu_tcase(s, "interrupts", interrupts, make_tmp, remove_tmp, 300);
+  return s;
+}
