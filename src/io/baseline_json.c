@@ -5,6 +5,7 @@
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "io/suggest.h"
 #include "run/metrics.h"
 
 static int add(ts_baseline *b, int n, int workers, int metric, double value, double weight)
@@ -42,8 +43,15 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
     if (m < 0) {
       if (scaling_layout)
         continue;
+      const char *names[TS_M_COUNT + 1] = {NULL};
+      for (int k = 0; k < TS_M_COUNT; k++)
+        names[k] = ts_metric_get((ts_metric)k)->name;
+      const char *near = ts_suggest(it->string, names);
       size_t old = ts_jpush_key(c, "metrics");
-      ts_jfail(c, it->string, e, "unknown metric (see `tssim run --help` for the metric names)");
+      if (near)
+        ts_jfail(c, it->string, e, "unknown metric; did you mean \"%s\"? (see `tssim run --help`)", near);
+      else
+        ts_jfail(c, it->string, e, "unknown metric (see `tssim run --help` for the metric names)");
       ts_jpop(c, old);
       return -1;
     }

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/suggest.h"
+
 int ts_json_load(const char *path, cJSON **out, ts_err *e)
 {
   FILE *f = fopen(path, "rb");
@@ -208,6 +210,9 @@ int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_
         size_t l = strlen(list);
         snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", allowed[i]);
       }
+      const char *near = ts_suggest(it->string, allowed);
+      if (near)
+        return ts_jfail(c, it->string, e, "unknown key; did you mean \"%s\"? (expected one of: %s)", near, list);
       return ts_jfail(c, it->string, e, "unknown key (expected one of: %s)", list);
     }
   }
