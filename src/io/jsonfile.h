@@ -16,7 +16,17 @@ typedef struct ts_jctx {
   char path[512];
 } ts_jctx;
 
-/* Parse the JSON file at path into *out (free with cJSON_Delete). Returns 0 or -1. */
+/* Parse the JSON text text[0, len), named file in errors, into *out (free
+ * with cJSON_Delete); text[len] must be '\0'. Refused, each with one line
+ * "FILE: ...": an empty or blank text, a NUL byte (a binary file), bytes that
+ * are not UTF-8, malformed JSON (with its line and column), arrays and
+ * objects nested deeper than CJSON_NESTING_LIMIT, and a key given twice in
+ * one object ("FILE: JSON.PATH.KEY: duplicate key (first at line L, column C;
+ * again at ...)"). Linear in len but for sorting the keys of objects with
+ * many members. Returns 0, or -1 with e filled. */
+int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, ts_err *e);
+/* Read the file at path (at most TS_MAX_FILE_BYTES; not a folder) and parse
+ * it with ts_json_parse. Returns 0, or -1 with e filled. */
 int ts_json_load(const char *path, cJSON **out, ts_err *e);
 /* Append ".key" or "[i]" to a cursor's path; returns the previous length for ts_jpop. */
 size_t ts_jpush_key(ts_jctx *c, const char *key);
