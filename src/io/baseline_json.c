@@ -91,10 +91,10 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
     ts_jfail(&c, "points", e, "missing: a baseline needs \"points\" (or \"scaling\")");
     goto out;
   }
-  for (int i = 0; i < cJSON_GetArraySize(pts); i++) {
+  TS_JARRAY_EACH(i, pt, pts) {
     size_t old = ts_jpush_key(&c, scaling ? "scaling" : "points");
     ts_jpush_index(&c, i);
-    int bad = load_point(&c, cJSON_GetArrayItem(pts, i), scaling, b, e);
+    int bad = load_point(&c, pt, scaling, b, e);
     ts_jpop(&c, old);
     if (bad)
       goto out;

@@ -284,53 +284,64 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
   return 0;
 }
 
+/* All of f in a new NUL-terminated buffer (caller frees), its length in
+ * *len; hint is the expected size (0: unknown). NULL with *err = EFBIG past
+ * TS_MAX_FILE_BYTES, ENOMEM, or the read's errno. */
+static char *read_all(FILE *f, size_t hint, size_t *len, int *err)
+{
+  size_t cap = hint + 8192, n = 0; /* room to meet the end without growing */
+  char *buf = malloc(cap);
+  *err = ENOMEM;
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (n > (size_t)TS_MAX_FILE_BYTES || ferror(f)) {
+      *err = n > (size_t)TS_MAX_FILE_BYTES ? EFBIG : errno;
+      break;
+    }
+    if (got == 0 || feof(f)) {
+      buf[n] = '\0';
+      *len = n;
+      return buf;
+    }
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb)
+        break;
+      buf = nb;
+    }
+  }
+  free(buf);
+  return NULL;
+}
+
 int ts_json_load(const char *path, cJSON **out, ts_err *e)
 {
   FILE *f = fopen(path, "rb");
   if (!f)
     return ts_err_set(e, path, NULL, "cannot open: %s", strerror(errno));
   struct stat st;
-  int folder = 0, too_big = 0;
+  size_t hint = 0, len;
+  int err = 0;
   if (fstat(fileno(f), &st) == 0) {
-    folder = S_ISDIR(st.st_mode);
-    too_big = S_ISREG(st.st_mode) && st.st_size > TS_MAX_FILE_BYTES;
+    if (S_ISDIR(st.st_mode))
+      err = EISDIR;
+    else if (S_ISREG(st.st_mode) && st.st_size > TS_MAX_FILE_BYTES)
+      err = EFBIG;
+    else if (S_ISREG(st.st_mode))
+      hint = (size_t)st.st_size;
   }
-  if (folder || too_big) {
-    fclose(f);
-    return folder ? ts_err_set(e, path, NULL, "is a folder, expected a JSON file")
-                  : ts_err_set(e, path, NULL, "file larger than %ld bytes", TS_MAX_FILE_BYTES);
-  }
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      cap = cap ? cap * 2 : 8192;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return ts_err_set(e, path, NULL, "out of memory reading the file");
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, 4096, f);
-    len += got;
-    if (got < 4096)
-      break;
-    if ((long)len > TS_MAX_FILE_BYTES) {
-      free(buf);
-      fclose(f);
-      return ts_err_set(e, path, NULL, "file larger than %ld bytes", TS_MAX_FILE_BYTES);
-    }
-  }
-  int bad = ferror(f);
-  int err = errno;
+  char *buf = err ? NULL : read_all(f, hint, &len, &err);
   fclose(f);
-  if (bad) {
-    free(buf);
+  if (!buf) {
+    if (err == EISDIR)
+      return ts_err_set(e, path, NULL, "is a folder, expected a JSON file");
+    if (err == EFBIG)
+      return ts_err_set(e, path, NULL, "file larger than %ld bytes", TS_MAX_FILE_BYTES);
+    if (err == ENOMEM)
+      return ts_err_set(e, path, NULL, "out of memory reading the file");
     return ts_err_set(e, path, NULL, "read error: %s", strerror(err));
   }
-  buf[len] = '\0';
   int rc = ts_json_parse(buf, len, path, out, e);
   free(buf);
   return rc;

@@ -34,6 +34,21 @@ size_t ts_jpush_index(ts_jctx *c, int i);
 /* Restore a cursor's path to a previous length. */
 void ts_jpop(ts_jctx *c, size_t len);
 
+/* Arrays, linearly. cJSON keeps an array as a linked list: cJSON_GetArrayItem(a, i)
+ * walks i items from the head and cJSON_GetArraySize(a) walks them all, so a loop
+ * `for (i = 0; i < cJSON_GetArraySize(a); i++) cJSON_GetArrayItem(a, i)` is
+ * quadratic. TS_JARRAY_EACH visits the items in order in O(1) each, declaring the
+ * int index i and the `const cJSON *` item for the loop's body (break and continue
+ * work as in a for loop; a NULL or empty array: no iteration):
+ *   TS_JARRAY_EACH(i, step, program) { ts_jpush_index(c, i); load(step); ... } */
+static inline const cJSON *ts_jarray_first(const cJSON *a)
+{
+  return a ? a->child : NULL;
+}
+#define TS_JARRAY_EACH(i, item, a)                                \
+  for (int i = 0, i##_once_ = 1; i##_once_; i##_once_ = 0)       \
+    for (const cJSON *item = ts_jarray_first(a); item; item = item->next, i++)
+
 /* Typed getters on obj[key]. `required` = 0 leaves *out as is when absent.
  * Each returns 0, or -1 with e filled ("expected a number >= 0", ...). */
 int ts_jget_object(ts_jctx *c, const cJSON *obj, const char *key, int required, const cJSON **out, ts_err *e);

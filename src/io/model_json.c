@@ -40,10 +40,11 @@ static int get_numeric(loader *L, const cJSON *obj, const char *key, int require
   const cJSON *p, *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   const char *name;
   char range[64];
-  snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
   int ref = param_ref(L, obj, key, &p, &name);
   if (ref < 0)
     return -1;
+  if (ref || (v && !cJSON_IsNumber(v))) /* only for the errors below: formatting doubles is slow */
+    snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
   if (ref) {
     double d = cJSON_IsNumber(p) ? p->valuedouble : lo - 1;
     if (d < lo || d > hi || (integral && d != floor(d))) /* range first: no cast of a huge double */
@@ -261,10 +262,10 @@ static int load_class(loader *L, ts_model *m, const cJSON *jc, ts_class *k)
   if (!k->steps)
     return ts_jfail(&L->c, "program", L->e, "out of memory");
   k->nsteps = (size_t)n;
-  for (int i = 0; i < n; i++) {
+  TS_JARRAY_EACH(i, st, prog) {
     size_t old = ts_jpush_key(&L->c, "program");
     ts_jpush_index(&L->c, i);
-    int bad = load_step(L, m, cJSON_GetArrayItem(prog, i), &k->steps[i]);
+    int bad = load_step(L, m, st, &k->steps[i]);
     ts_jpop(&L->c, old);
     if (bad)
       return -1;
@@ -283,9 +284,8 @@ static int load_locks(loader *L, ts_model *m, const cJSON *root)
   m->locks = calloc(n ? (size_t)n : 1, sizeof *m->locks);
   if (!m->locks)
     return ts_jfail(&L->c, "locks", L->e, "out of memory");
-  for (int i = 0; i < n; i++) {
+  TS_JARRAY_EACH(i, jl, locks) {
     static const char *const keys[] = {"name", "scope", "note", NULL};
-    const cJSON *jl = cJSON_GetArrayItem(locks, i);
     const char *name, *scope = "actor";
     size_t old = ts_jpush_key(&L->c, "locks");
     ts_jpush_index(&L->c, i);
@@ -360,14 +360,15 @@ static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
     return ts_jfail(&L->c, "scale", L->e, "expected as many scales as n values (at least one)");
   if (scale_alloc(L, m, (size_t)k))
     return -1;
-  for (int i = 0; i < k; i++) {
-    const cJSON *x = cJSON_GetArrayItem(ns, i), *v = cJSON_GetArrayItem(vs, i);
+  const cJSON *v = ts_jarray_first(vs);
+  TS_JARRAY_EACH(i, x, ns) {
     if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (i > 0 && x->valuedouble <= m->scale_n[i - 1]))
       return ts_jfail(&L->c, "n", L->e, "expected increasing numbers >= 0");
     if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1e3)
       return ts_jfail(&L->c, "scale", L->e, "expected numbers in (0, 1000]");
     m->scale_n[i] = x->valuedouble;
     m->scale_v[i] = v->valuedouble;
+    v = v->next;
   }
   return 0;
 }
@@ -524,11 +525,11 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   m->classes = calloc((size_t)n, sizeof *m->classes);
   if (!m->classes)
     goto fail;
-  for (int i = 0; i < n; i++) {
+  TS_JARRAY_EACH(i, jc, classes) {
     size_t old = ts_jpush_key(&L.c, "classes");
     ts_jpush_index(&L.c, i);
     m->nclasses++;
-    int bad = load_class(&L, m, cJSON_GetArrayItem(classes, i), &m->classes[i]);
+    int bad = load_class(&L, m, jc, &m->classes[i]);
     ts_jpop(&L.c, old);
     if (bad)
       goto fail;

@@ -99,8 +99,7 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, long lo, lo
   if (!*out)
     return ts_jfail(c, key, e, "out of memory");
   *len = (size_t)n;
-  for (int i = 0; i < n; i++) {
-    const cJSON *x = cJSON_GetArrayItem(a, i);
+  TS_JARRAY_EACH(i, x, a) {
     if (!cJSON_IsNumber(x) || x->valuedouble < (double)lo || x->valuedouble > (double)hi ||
         x->valuedouble != floor(x->valuedouble)) {
       size_t old = ts_jpush_key(c, key);
