@@ -67,12 +67,9 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   return 0;
 }
 
-int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
+int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, ts_err *e)
 {
   memset(b, 0, sizeof *b);
-  cJSON *root;
-  if (ts_json_load(path, &root, e))
-    return -1;
   ts_jctx c = {.file = path};
   const cJSON *pts = NULL;
   int scaling = 0, rc = -1;
@@ -109,9 +106,19 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
     memcpy(b->file, path, len);
   rc = 0;
 out:
-  cJSON_Delete(root);
   if (rc)
     ts_baseline_finish(b);
+  return rc;
+}
+
+int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
+{
+  cJSON *root;
+  memset(b, 0, sizeof *b);
+  if (ts_json_load(path, &root, e))
+    return -1;
+  int rc = ts_baseline_from_json(root, path, b, e);
+  cJSON_Delete(root);
   return rc;
 }
 

@@ -12,6 +12,8 @@
 
 #include "io/err.h"
 
+struct cJSON;
+
 typedef struct ts_record {
   int n;
   int workers;
@@ -28,6 +30,8 @@ typedef struct ts_baseline {
 
 /* Load a baseline file into b (caller memory). Returns 0 or -1 with e filled. */
 int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e);
+/* The same from a parsed tree, named path in errors. */
+int ts_baseline_from_json(const struct cJSON *root, const char *path, ts_baseline *b, ts_err *e);
 /* Free a baseline; NULL is accepted. */
 void ts_baseline_finish(ts_baseline *b);
 /* The recorded value of metric at (n, workers): 1 and *value, or 0 if none. */

@@ -141,14 +141,11 @@ static int load_sets(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
   return 0;
 }
 
-int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
+int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, ts_err *e)
 {
   static const char *const keys[] = {"name", "description", "model", "baseline", "n", "workers",
                                      "replications", "seed", "set", "notes", NULL};
   memset(s, 0, sizeof *s);
-  cJSON *root;
-  if (ts_json_load(path, &root, e))
-    return -1;
   ts_jctx c = {.file = path};
   const char *name = NULL, *model, *baseline = NULL, *desc = "";
   long reps = 1;
@@ -198,9 +195,19 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
   s->seed = (uint64_t)seed;
   rc = 0;
 out:
-  cJSON_Delete(root);
   if (rc)
     ts_scenario_finish(s);
+  return rc;
+}
+
+int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
+{
+  cJSON *root;
+  memset(s, 0, sizeof *s);
+  if (ts_json_load(path, &root, e))
+    return -1;
+  int rc = ts_scenario_from_json(root, path, s, e);
+  cJSON_Delete(root);
   return rc;
 }
 
