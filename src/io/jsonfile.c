@@ -471,6 +471,8 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
   if (r <= 0)
     return r;
   double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  if (cJSON_IsNumber(v) && isfinite(d) && d != floor(d))
+    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %g", lo, hi, d);
   if (!cJSON_IsNumber(v) || d != floor(d) || d < (double)lo || d > (double)hi)
     return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %s", lo, hi,
                     cJSON_IsNumber(v) ? "a number outside it" : type_name(v));
