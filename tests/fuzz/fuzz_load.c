@@ -1,7 +1,8 @@
 /* A libFuzzer target for the input loaders: the bytes go through
  * ts_json_parse (the checks every JSON file tssim reads gets), then, when
  * they parse, through the model, scenario and baseline loaders, each on the
- * same tree. Findings are crashes, sanitizer reports, leaks, hangs, and any
+ * same tree, and through the model loader again after applying the tree's
+ * "set" members as --set overrides. Findings are crashes, sanitizer reports, leaks, hangs, and any
  * refusal that is not one line naming the file (checked here: abort()).
  *
  * Built by -Dfuzz=true (clang) as tests/fuzz/fuzz_load, run by scripts/fuzz;
@@ -20,7 +21,10 @@
 
 #include "fuzz_load.h"
 
-#define FUZZ_FILE "fuzz-input.json"
+/* The name the input goes by: in models/, so that the relative paths of the
+ * shipped models (baselines/...) and scenarios (../models/...) resolve when
+ * the fuzzer runs from the source root, as scripts/fuzz does. */
+#define FUZZ_FILE "models/fuzz-input.json"
 
 /* A refusal must be "FUZZ_FILE: ..." on one line. */
 static void check_message(const ts_err *e)
@@ -30,6 +34,47 @@ static void check_message(const ts_err *e)
     fprintf(stderr, "fuzz_load: not a one-line message naming the file: %s\n", e->msg);
     abort();
   }
+}
+
+/* When the tree has a "set" object (as a scenario does), apply its members
+ * as --set overrides "PATH=VALUE" to a copy of the tree (at most
+ * MAX_SETS), then load the copy as a model: this reaches ts_json_set_path's
+ * path parser and the loader on overridden trees. */
+#define MAX_SETS 16
+
+static void load_with_sets(const cJSON *root)
+{
+  const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, "set"), *it;
+  if (!cJSON_IsObject(set))
+    return;
+  cJSON *copy = cJSON_Duplicate(root, 1);
+  if (!copy)
+    return;
+  ts_err e;
+  int n = 0, bad = 0;
+  cJSON_ArrayForEach(it, set)
+  {
+    if (n++ == MAX_SETS || bad)
+      break;
+    char *value = cJSON_PrintUnformatted(it);
+    size_t len = strlen(it->string) + (value ? strlen(value) : 0) + 2;
+    char *kv = value ? malloc(len) : NULL;
+    if (kv) {
+      snprintf(kv, len, "%s=%s", it->string, value);
+      if ((bad = ts_model_apply_set(copy, FUZZ_FILE, kv, &e)) != 0)
+        check_message(&e);
+    }
+    free(kv);
+    free(value);
+  }
+  ts_model m;
+  if (!bad) {
+    if (ts_model_from_json(copy, FUZZ_FILE, &m, &e) == 0)
+      ts_model_finish(&m);
+    else
+      check_message(&e);
+  }
+  cJSON_Delete(copy);
 }
 
 int ts_fuzz_load_one(const uint8_t *data, size_t size)
@@ -67,6 +112,7 @@ int ts_fuzz_load_one(const uint8_t *data, size_t size)
     } else {
       check_message(&e);
     }
+    load_with_sets(root);
     cJSON_Delete(root);
   }
   free(text);
