@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "io/suggest.h"
 #include "run/metrics.h"
 
 int ts_cli_usage_error(const char *fmt, ...)
@@ -116,10 +117,21 @@ static int check_baseline_metrics(const ts_loaded *L, ts_err *e)
   if (ts_metric_list_build(&L->model, &l, why, sizeof why))
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
   int rc = 0;
-  for (size_t i = 0; i < L->baseline.nrec && rc == 0; i++)
-    if (ts_metric_list_find(&l, L->baseline.rec[i].metric) < 0)
-      rc = ts_err_set(e, L->baseline.file, NULL, "records %s, which model %s does not report (tssim run --help lists "
-                      "the metrics; a model adds its spans' and its own)", L->baseline.rec[i].metric, L->sc.model_path);
+  const char **names = calloc(l.n + 1, sizeof *names);
+  for (size_t i = 0; names && i < l.n; i++)
+    names[i] = l.v[i].name;
+  for (size_t i = 0; i < L->baseline.nrec && rc == 0; i++) {
+    const ts_record *r = &L->baseline.rec[i];
+    if (ts_metric_list_find(&l, r->metric) >= 0)
+      continue;
+    const char *near = names ? ts_suggest(r->metric, names) : NULL;
+    char hint[120] = "";
+    if (near)
+      snprintf(hint, sizeof hint, "did you mean \"%s\"? ", near);
+    rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it; %s(tssim run --help "
+                    "lists the metrics; a model adds its spans' and its own)", L->sc.model_path, hint);
+  }
+  free(names);
   ts_metric_list_finish(&l);
   return rc;
 }

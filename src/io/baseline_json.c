@@ -1,14 +1,16 @@
 #include "io/baseline_json.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "io/suggest.h"
 #include "run/metrics.h"
 
 static int add(ts_baseline *b, int n, int workers, const char *metric, double value, double weight,
-               const cJSON *axes)
+               const cJSON *axes, const char *where)
 {
   ts_record *r = realloc(b->rec, (b->nrec + 1) * sizeof *r);
   if (!r)
@@ -17,9 +19,10 @@ static int add(ts_baseline *b, int n, int workers, const char *metric, double va
   ts_record *x = &b->rec[b->nrec];
   *x = (ts_record){.n = n, .workers = workers, .value = value, .weight = weight};
   x->metric = strdup(metric);
-  if (!x->metric)
-    return -1;
+  x->where = strdup(where);
   b->nrec++;
+  if (!x->metric || !x->where)
+    return -1;
   const cJSON *it;
   int k = 0;
   if (axes)
@@ -88,22 +91,22 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
     }
     double v;
     size_t old = scaling_layout ? strlen(c->path) : ts_jpush_key(c, "metrics");
-    int bad = ts_jget_number(c, metrics, it->string, 1, -1e15, 1e15, &v, e);
+    int bad = ts_jget_number(c, metrics, it->string, 1, 0, 1e15, &v, e);
     ts_jpop(c, old);
     if (bad)
       return -1;
-    if (add(b, (int)n, (int)workers, it->string, v, weight, axes))
+    char where[600];
+    snprintf(where, sizeof where, "%s%s%s.%s", c->path, scaling_layout ? "" : ".", scaling_layout ? "" : "metrics",
+             it->string);
+    if (add(b, (int)n, (int)workers, it->string, v, weight, axes, where))
       return ts_jfail(c, NULL, e, "out of memory");
   }
   return 0;
 }
 
-int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
+int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, ts_err *e)
 {
   memset(b, 0, sizeof *b);
-  cJSON *root;
-  if (ts_json_load(path, &root, e))
-    return -1;
   ts_jctx c = {.file = path};
   const cJSON *pts = NULL, *it;
   int scaling = 0, rc = -1, i = 0;
@@ -138,9 +141,19 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
   b->file = strdup(path);
   rc = b->file ? 0 : ts_jfail(&c, NULL, e, "out of memory");
 out:
-  cJSON_Delete(root);
   if (rc)
     ts_baseline_finish(b);
+  return rc;
+}
+
+int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
+{
+  cJSON *root;
+  memset(b, 0, sizeof *b);
+  if (ts_json_load(path, &root, e))
+    return -1;
+  int rc = ts_baseline_from_json(root, path, b, e);
+  cJSON_Delete(root);
   return rc;
 }
 
@@ -150,6 +163,7 @@ void ts_baseline_finish(ts_baseline *b)
     return;
   for (size_t i = 0; i < b->nrec; i++) {
     free(b->rec[i].metric);
+    free(b->rec[i].where);
     for (int k = 0; k < 2 * b->rec[i].naxes; k++)
       free(b->rec[i].axes[k]);
     free(b->rec[i].axes);

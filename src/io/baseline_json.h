@@ -14,10 +14,13 @@
 
 #include "io/err.h"
 
+struct cJSON;
+
 typedef struct ts_record {
   int n;
   int workers;
   char *metric;
+  char *where;       /* its JSON path, for errors: "points[2].metrics.wave_ms" */
   double value;
   double weight;
   char **axes;       /* naxes pairs: key, label; NULL when none */
@@ -32,6 +35,8 @@ typedef struct ts_baseline {
 
 /* Load a baseline file into b (caller memory). Returns 0 or -1 with e filled. */
 int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e);
+/* The same from a parsed tree, named path in errors. */
+int ts_baseline_from_json(const struct cJSON *root, const char *path, ts_baseline *b, ts_err *e);
 /* Free a baseline; NULL is accepted. */
 void ts_baseline_finish(ts_baseline *b);
 /* Whether record r belongs to the point (n, workers) whose axis values are

@@ -8,6 +8,313 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/suggest.h"
+
+/* ---- reading and parsing ---- */
+
+/* Line and column (1-based, in bytes) of byte offset off of text. */
+static void position(const char *text, size_t off, size_t *line, size_t *col)
+{
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < off; i++) {
+    if (text[i] == '\n') {
+      ++*line;
+      *col = 1;
+    } else {
+      ++*col;
+    }
+  }
+}
+
+/* The offset of the first byte of s that does not start a well-formed UTF-8
+ * sequence (overlong forms, surrogates and code points past U+10FFFF are not),
+ * or len when there is none. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+  size_t i = 0;
+  while (i < len) {
+    unsigned c = s[i], cp, min;
+    size_t n;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 1, cp = c & 0x1f, min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2, cp = c & 0x0f, min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return i;
+    }
+    if (len - i - 1 < n)
+      return i;
+    for (size_t k = 1; k <= n; k++) {
+      if ((s[i + k] & 0xc0) != 0x80)
+        return i;
+      cp = cp << 6 | (s[i + k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return i;
+    i += n + 1;
+  }
+  return len;
+}
+
+/* The nesting depth (open arrays and objects) just before offset off of text. */
+static size_t depth_at(const char *text, size_t off)
+{
+  size_t depth = 0;
+  int in_string = 0;
+  for (size_t i = 0; i < off; i++) {
+    char ch = text[i];
+    if (in_string) {
+      if (ch == '\\')
+        i++;
+      else if (ch == '"')
+        in_string = 0;
+    } else if (ch == '"') {
+      in_string = 1;
+    } else if (ch == '[' || ch == '{') {
+      depth++;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return depth;
+}
+
+/* Duplicate keys. A tree walk in document order, checking each object's
+ * members once when it is reached: pairwise for small objects, by sorting
+ * (key, then position) for larger ones, so an object of k members costs
+ * O(k log k) and the walk O(n log n) at worst. The walk is recursive; its
+ * depth is bounded by cJSON's nesting limit. */
+#define DUP_PAIRWISE_MAX 8
+
+typedef struct member {
+  const char *key;
+  size_t index;
+  const cJSON *node;
+} member;
+
+typedef struct dup_walk {
+  ts_jctx c;            /* the path of the object being checked */
+  member *scratch;      /* reused for every large object */
+  size_t cap;
+  const cJSON *first;   /* the duplicate found: first and repeated member */
+  const cJSON *again;
+} dup_walk;
+
+static int member_cmp(const void *pa, const void *pb)
+{
+  const member *a = pa, *b = pb;
+  int d = strcmp(a->key, b->key);
+  return d ? d : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Whether obj has a key twice: 1 with w->first, w->again set (the repeat
+ * earliest in the object), 0 if not, -1 when out of memory. */
+static int dup_in_object(dup_walk *w, const cJSON *obj)
+{
+  size_t n = 0;
+  const cJSON *a, *b;
+  for (a = obj->child; a; a = a->next)
+    n++;
+  if (n <= DUP_PAIRWISE_MAX) {
+    for (a = obj->child; a; a = a->next)
+      for (b = obj->child; b != a; b = b->next)
+        if (strcmp(a->string, b->string) == 0) {
+          w->first = b;
+          w->again = a;
+          return 1;
+        }
+    return 0;
+  }
+  if (n > w->cap) {
+    member *m = realloc(w->scratch, n * sizeof *m);
+    if (!m)
+      return -1;
+    w->scratch = m;
+    w->cap = n;
+  }
+  size_t i = 0;
+  for (a = obj->child; a; a = a->next, i++)
+    w->scratch[i] = (member){a->string, i, a};
+  qsort(w->scratch, n, sizeof *w->scratch, member_cmp);
+  size_t best = n; /* the index in scratch of the earliest repeat */
+  for (i = 1; i < n; i++)
+    if (strcmp(w->scratch[i].key, w->scratch[i - 1].key) == 0 &&
+        (i < 2 || strcmp(w->scratch[i - 1].key, w->scratch[i - 2].key) != 0) && /* second of its key */
+        (best == n || w->scratch[i].index < w->scratch[best].index))
+      best = i;
+  if (best == n)
+    return 0;
+  w->first = w->scratch[best - 1].node;
+  w->again = w->scratch[best].node;
+  return 1;
+}
+
+/* Walk node's subtree: 1 when a duplicate is found (w->c.path is then its
+ * object's path), 0 if none, -1 when out of memory. */
+static int dup_walk_node(dup_walk *w, const cJSON *node)
+{
+  int obj = cJSON_IsObject(node), r;
+  if (obj && (r = dup_in_object(w, node)) != 0)
+    return r;
+  int i = 0;
+  for (const cJSON *it = node->child; it; it = it->next, i++) {
+    if (!cJSON_IsObject(it) && !cJSON_IsArray(it))
+      continue;
+    size_t old = obj ? ts_jpush_key(&w->c, it->string) : ts_jpush_index(&w->c, i);
+    if ((r = dup_walk_node(w, it)) != 0)
+      return r;
+    ts_jpop(&w->c, old);
+  }
+  return 0;
+}
+
+/* The 1-based rank of object members first and again among all object
+ * members in document order (the order their keys appear in the text). */
+static int member_ranks(const cJSON *node, const dup_walk *w, size_t *count, size_t *rf, size_t *ra)
+{
+  int obj = cJSON_IsObject(node);
+  for (const cJSON *it = node->child; it; it = it->next) {
+    if (obj) {
+      ++*count;
+      if (it == w->first)
+        *rf = *count;
+      if (it == w->again) {
+        *ra = *count;
+        return 1;
+      }
+    }
+    if ((cJSON_IsObject(it) || cJSON_IsArray(it)) && member_ranks(it, w, count, rf, ra))
+      return 1;
+  }
+  return 0;
+}
+
+/* The offsets in text (valid JSON) of the keys of rank rf and ra (rf < ra). */
+static void key_offsets(const char *text, size_t len, size_t rf, size_t ra, size_t *of, size_t *oa)
+{
+  size_t rank = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] != '"')
+      continue;
+    size_t start = i;
+    for (i++; i < len && text[i] != '"'; i++)
+      if (text[i] == '\\')
+        i++;
+    size_t j = i + 1;
+    while (j < len && (unsigned char)text[j] <= ' ') /* cJSON's whitespace */
+      j++;
+    if (j < len && text[j] == ':') {
+      rank++;
+      if (rank == rf)
+        *of = start;
+      if (rank == ra) {
+        *oa = start;
+        return;
+      }
+    }
+  }
+}
+
+/* Refuse a key given twice in one object. Returns 0 or -1 with e filled. */
+static int check_duplicates(const cJSON *root, const char *text, size_t len, const char *file, const char *at,
+                            ts_err *e)
+{
+  dup_walk w = {.c = {.file = file}};
+  snprintf(w.c.path, sizeof w.c.path, "%s", at);
+  int r = dup_walk_node(&w, root);
+  free(w.scratch);
+  if (r < 0)
+    return ts_err_set(e, file, NULL, "out of memory checking for duplicate keys");
+  if (r == 0)
+    return 0;
+  size_t count = 0, rf = 0, ra = 0, of = 0, oa = 0, lf, cf, la, ca;
+  member_ranks(root, &w, &count, &rf, &ra);
+  key_offsets(text, len, rf, ra, &of, &oa);
+  position(text, of, &lf, &cf);
+  position(text, oa, &la, &ca);
+  return ts_jfail(&w.c, w.again->string, e,
+                  "duplicate key (first at line %zu, column %zu; again at line %zu, column %zu)", lf, cf, la, ca);
+}
+
+int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, ts_err *e)
+{
+  size_t line, col;
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    position(text, (size_t)(nul - text), &line, &col);
+    return ts_err_set(e, file, NULL, "not a text file: a NUL byte at line %zu, column %zu (expected JSON)", line,
+                      col);
+  }
+  size_t bad = utf8_invalid_at((const unsigned char *)text, len);
+  if (bad < len) {
+    position(text, bad, &line, &col);
+    return ts_err_set(e, file, NULL, "not UTF-8 text: byte 0x%02x at line %zu, column %zu (expected JSON)",
+                      (unsigned char)text[bad], line, col);
+  }
+  size_t blank = 0;
+  while (blank < len && (unsigned char)text[blank] <= ' ')
+    blank++;
+  if (blank == len) {
+    position(text, len, &line, &col);
+    return ts_err_set(e, file, NULL, "malformed JSON at line %zu, column %zu: the file is %s, expected a JSON value",
+                      line, col, len ? "blank" : "empty");
+  }
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+  if (!root) {
+    size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+    position(text, off, &line, &col);
+    if (depth_at(text, off) >= CJSON_NESTING_LIMIT)
+      return ts_err_set(e, file, NULL, "arrays and objects nested deeper than %d levels at line %zu, column %zu",
+                        CJSON_NESTING_LIMIT, line, col);
+    return ts_err_set(e, file, NULL, "malformed JSON at line %zu, column %zu", line, col);
+  }
+  if (check_duplicates(root, text, len, file, "", e)) {
+    cJSON_Delete(root);
+    return -1;
+  }
+  *out = root;
+  return 0;
+}
+
+/* All of f in a new NUL-terminated buffer (caller frees), its length in
+ * *len; hint is the expected size (0: unknown). NULL with *err = EFBIG past
+ * TS_MAX_FILE_BYTES, ENOMEM, or the read's errno. */
+static char *read_all(FILE *f, size_t hint, size_t *len, int *err)
+{
+  size_t cap = hint + 8192, n = 0; /* room to meet the end without growing */
+  char *buf = malloc(cap);
+  *err = ENOMEM;
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n - 1, f);
+    n += got;
+    if (n > (size_t)TS_MAX_FILE_BYTES || ferror(f)) {
+      *err = n > (size_t)TS_MAX_FILE_BYTES ? EFBIG : errno;
+      break;
+    }
+    if (got == 0 || feof(f)) {
+      buf[n] = '\0';
+      *len = n;
+      return buf;
+    }
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb)
+        break;
+      buf = nb;
+    }
+  }
+  free(buf);
+  return NULL;
+}
+
 int ts_json_load(const char *path, cJSON **out, ts_err *e)
 {
   struct stat st;
@@ -16,54 +323,30 @@ int ts_json_load(const char *path, cJSON **out, ts_err *e)
   FILE *f = fopen(path, "rb");
   if (!f)
     return ts_err_set(e, path, NULL, "cannot open: %s", strerror(errno));
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      cap = cap ? cap * 2 : 8192;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return ts_err_set(e, path, NULL, "out of memory reading the file");
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, 4096, f);
-    len += got;
-    if (got < 4096)
-      break;
-    if ((long)len > TS_MAX_FILE_BYTES) {
-      free(buf);
-      fclose(f);
-      return ts_err_set(e, path, NULL, "file larger than %ld bytes", TS_MAX_FILE_BYTES);
-    }
+  size_t hint = 0, len;
+  int err = 0;
+  if (fstat(fileno(f), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      err = EISDIR;
+    else if (S_ISREG(st.st_mode) && st.st_size > TS_MAX_FILE_BYTES)
+      err = EFBIG;
+    else if (S_ISREG(st.st_mode))
+      hint = (size_t)st.st_size;
   }
-  int bad = ferror(f);
+  char *buf = err ? NULL : read_all(f, hint, &len, &err);
   fclose(f);
-  if (bad) {
-    free(buf);
-    return ts_err_set(e, path, NULL, "read error");
+  if (!buf) {
+    if (err == EISDIR)
+      return ts_err_set(e, path, NULL, "is a directory, expected a JSON file");
+    if (err == EFBIG)
+      return ts_err_set(e, path, NULL, "file larger than %ld bytes", TS_MAX_FILE_BYTES);
+    if (err == ENOMEM)
+      return ts_err_set(e, path, NULL, "out of memory reading the file");
+    return ts_err_set(e, path, NULL, "read error: %s", strerror(err));
   }
-  buf[len] = '\0';
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
-  if (!root) {
-    size_t off = end ? (size_t)(end - buf) : 0, line = 1, col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-      if (buf[i] == '\n') {
-        line++;
-        col = 1;
-      } else {
-        col++;
-      }
-    }
-    free(buf);
-    return ts_err_set(e, path, NULL, "malformed JSON at line %zu, column %zu", line, col);
-  }
+  int rc = ts_json_parse(buf, len, path, out, e);
   free(buf);
-  *out = root;
-  return 0;
+  return rc;
 }
 
 size_t ts_jpush_key(ts_jctx *c, const char *key)
@@ -190,6 +473,8 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
   if (r <= 0)
     return r;
   double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+  if (cJSON_IsNumber(v) && isfinite(d) && d != floor(d))
+    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %g", lo, hi, d);
   if (!cJSON_IsNumber(v) || d != floor(d) || d < (double)lo || d > (double)hi)
     return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %s", lo, hi,
                     cJSON_IsNumber(v) ? "a number outside it" : type_name(v));
@@ -212,6 +497,9 @@ int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_
         size_t l = strlen(list);
         snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", allowed[i]);
       }
+      const char *near = ts_suggest(it->string, allowed);
+      if (near)
+        return ts_jfail(c, it->string, e, "unknown key; did you mean \"%s\"? (expected one of: %s)", near, list);
       return ts_jfail(c, it->string, e, "unknown key (expected one of: %s)", list);
     }
   }
@@ -296,6 +584,10 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   if (!node || !parent)
     return ts_err_set(e, file, path, "--set: no such place in the model (check names and [indexes])");
   cJSON *v = cJSON_Parse(value);
+  if (v && check_duplicates(v, value, strlen(value), file, path, e)) {
+    cJSON_Delete(v);
+    return -1;
+  }
   if (!v)
     v = cJSON_CreateString(value);
   if (!v)

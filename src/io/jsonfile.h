@@ -16,13 +16,38 @@ typedef struct ts_jctx {
   char path[512];
 } ts_jctx;
 
-/* Parse the JSON file at path into *out (free with cJSON_Delete). Returns 0 or -1. */
+/* Parse the JSON text text[0, len), named file in errors, into *out (free
+ * with cJSON_Delete); text[len] must be '\0'. Refused, each with one line
+ * "FILE: ...": an empty or blank text, a NUL byte (a binary file), bytes that
+ * are not UTF-8, malformed JSON (with its line and column), arrays and
+ * objects nested deeper than CJSON_NESTING_LIMIT, and a key given twice in
+ * one object ("FILE: JSON.PATH.KEY: duplicate key (first at line L, column C;
+ * again at ...)"). Linear in len but for sorting the keys of objects with
+ * many members. Returns 0, or -1 with e filled. */
+int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, ts_err *e);
+/* Read the file at path (at most TS_MAX_FILE_BYTES; not a folder) and parse
+ * it with ts_json_parse. Returns 0, or -1 with e filled. */
 int ts_json_load(const char *path, cJSON **out, ts_err *e);
 /* Append ".key" or "[i]" to a cursor's path; returns the previous length for ts_jpop. */
 size_t ts_jpush_key(ts_jctx *c, const char *key);
 size_t ts_jpush_index(ts_jctx *c, int i);
 /* Restore a cursor's path to a previous length. */
 void ts_jpop(ts_jctx *c, size_t len);
+
+/* Arrays, linearly. cJSON keeps an array as a linked list: cJSON_GetArrayItem(a, i)
+ * walks i items from the head and cJSON_GetArraySize(a) walks them all, so a loop
+ * `for (i = 0; i < cJSON_GetArraySize(a); i++) cJSON_GetArrayItem(a, i)` is
+ * quadratic. TS_JARRAY_EACH visits the items in order in O(1) each, declaring the
+ * int index i and the `const cJSON *` item for the loop's body (break and continue
+ * work as in a for loop; a NULL or empty array: no iteration):
+ *   TS_JARRAY_EACH(i, step, program) { ts_jpush_index(c, i); load(step); ... } */
+static inline const cJSON *ts_jarray_first(const cJSON *a)
+{
+  return a ? a->child : NULL;
+}
+#define TS_JARRAY_EACH(i, item, a)                                \
+  for (int i = 0, i##_once_ = 1; i##_once_; i##_once_ = 0)       \
+    for (const cJSON *item = ts_jarray_first(a); item; item = item->next, i++)
 
 /* Typed getters on obj[key]. `required` = 0 leaves *out as is when absent.
  * Each returns 0, or -1 with e filled ("expected a number >= 0", ...). */

@@ -99,8 +99,7 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, long lo, lo
   if (!*out)
     return ts_jfail(c, key, e, "out of memory");
   *len = (size_t)n;
-  for (int i = 0; i < n; i++) {
-    const cJSON *x = cJSON_GetArrayItem(a, i);
+  TS_JARRAY_EACH(i, x, a) {
     if (!cJSON_IsNumber(x) || x->valuedouble < (double)lo || x->valuedouble > (double)hi ||
         x->valuedouble != floor(x->valuedouble)) {
       size_t old = ts_jpush_key(c, key);
@@ -348,15 +347,12 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
   return 0;
 }
 
-int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
+int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, ts_err *e)
 {
   static const char *const keys[] = {"name", "description", "model", "baseline", "n", "workers", "replications",
                                      "seed", "set", "axes", "compare", "horizon_ms", "warmup_ms", "window_ms",
                                      "table", "ci_target", "ci_max_replications", "notes", NULL};
   memset(s, 0, sizeof *s);
-  cJSON *root;
-  if (ts_json_load(path, &root, e))
-    return -1;
   ts_jctx c = {.file = path};
   const char *name = NULL, *model, *baseline = NULL, *desc = "";
   long reps = 1;
@@ -407,9 +403,19 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
   s->seed = (uint64_t)seed;
   rc = 0;
 out:
-  cJSON_Delete(root);
   if (rc)
     ts_scenario_finish(s);
+  return rc;
+}
+
+int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
+{
+  cJSON *root;
+  memset(s, 0, sizeof *s);
+  if (ts_json_load(path, &root, e))
+    return -1;
+  int rc = ts_scenario_from_json(root, path, s, e);
+  cJSON_Delete(root);
   return rc;
 }
 

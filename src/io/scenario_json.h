@@ -9,6 +9,8 @@
 #include "engine/time.h"
 #include "io/err.h"
 
+struct cJSON;
+
 /* The largest seed: 2^53 - 1, the largest integer a JSON number holds exactly. */
 #define TS_SEED_MAX UINT64_C(9007199254740991)
 
@@ -50,6 +52,9 @@ typedef struct ts_scenario {
 
 /* Load a scenario file into s (caller memory). Returns 0 or -1 with e filled. */
 int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e);
+/* The same from a parsed tree, named path in errors and for resolving the
+ * model and baseline paths (which must be readable). */
+int ts_scenario_from_json(const struct cJSON *root, const char *path, ts_scenario *s, ts_err *e);
 /* Free a scenario's memory; NULL is accepted. */
 void ts_scenario_finish(ts_scenario *s);
 /* Parse a comma list of positive integers ("1,2,4") into a new array.
