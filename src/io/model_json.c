@@ -542,6 +542,63 @@ static int load_placement(loader *L, const cJSON *pl, ts_class *k)
   return 0;
 }
 
+/* An integer field in [lo, hi] given by a number, "$param" or an expression
+ * of params (known at load time). Absent: *out unchanged. */
+static int const_field(loader *L, const cJSON *obj, const char *key, double lo, double hi, int64_t *out)
+{
+  ts_expr *e = NULL;
+  double v;
+  if (!cJSON_GetObjectItemCaseSensitive(obj, key))
+    return 0;
+  L->class_expr = 1;
+  int bad = ts_load_expr(L, obj, key, 1, &e);
+  L->class_expr = 0;
+  if (bad)
+    return -1;
+  int known = ts_expr_is_constant(e, &v);
+  ts_expr_free(e);
+  if (!known)
+    return ts_jfail(&L->c, key, L->e, "expected a value known at load time (numbers and $params only)");
+  if (!(v >= lo && v <= hi) || v != floor(v))
+    return ts_jfail(&L->c, key, L->e, "expected an integer in [%g, %g], got %g", lo, hi, v);
+  *out = (int64_t)v;
+  return 0;
+}
+
+/* "let": {"NAME": EXPR, ...}: named expressions the class's other
+ * expressions may use (each may use the ones before it). */
+static int load_lets(loader *L, const cJSON *jc, ts_class *k)
+{
+  const cJSON *lets = NULL, *it;
+  if (ts_jget_object(&L->c, jc, "let", 0, &lets, L->e))
+    return -1;
+  if (!lets)
+    return 0;
+  size_t n = 0;
+  cJSON_ArrayForEach(it, lets) n++;
+  if (n > 64)
+    return ts_jfail(&L->c, "let", L->e, "at most 64 names");
+  k->let_names = calloc(n, sizeof *k->let_names);
+  k->lets = calloc(n, sizeof *k->lets);
+  if (!k->let_names || !k->lets)
+    return ts_jfail(&L->c, "let", L->e, "out of memory");
+  size_t old = ts_jpush_key(&L->c, "let");
+  int bad = 0;
+  cJSON_ArrayForEach(it, lets)
+  {
+    if (bad)
+      break;
+    if (!is_identifier(it->string))
+      bad = ts_jfail(&L->c, it->string, L->e, "expected a name of letters, digits and '_' (not a built-in name)");
+    else if (ts_load_expr(L, lets, it->string, 1, &k->lets[k->nlets]))
+      bad = 1;
+    else if (!(k->let_names[k->nlets++] = dup_or_fail(L, it->string)))
+      bad = 1;
+  }
+  ts_jpop(&L->c, old);
+  return bad ? -1 : 0;
+}
+
 static int load_count(loader *L, const cJSON *jc, ts_class *k)
 {
   const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(jc, "count");
@@ -564,7 +621,7 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
 static int load_class(loader *L, const cJSON *jc, int index)
 {
   static const char *const keys[] = {"name", "count", "queue_class", "arrival", "placement", "report", "size_bytes",
-                                     "program", "program_of", "note", NULL};
+                                     "let", "program", "program_of", "note", NULL};
   ts_model *m = L->m;
   ts_class *k = &m->classes[index];
   const char *name = "actor", *qc = "normal";
@@ -574,8 +631,7 @@ static int load_class(loader *L, const cJSON *jc, int index)
     return ts_jfail(&L->c, NULL, L->e, "expected a class object");
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 0, &name, L->e) ||
       ts_jget_string(&L->c, jc, "queue_class", 0, &qc, L->e) || ts_jget_object(&L->c, jc, "arrival", 0, &arr, L->e) ||
-      ts_jget_object(&L->c, jc, "placement", 0, &pl, L->e) || ts_jget_bool(&L->c, jc, "report", 0, &report, L->e) ||
-      int_field(L, jc, "size_bytes", 0, INT64_C(1) << 40, &k->size_bytes))
+      ts_jget_object(&L->c, jc, "placement", 0, &pl, L->e) || ts_jget_bool(&L->c, jc, "report", 0, &report, L->e))
     return -1;
   if (check_name(L, "name", name))
     return -1;
@@ -585,6 +641,9 @@ static int load_class(loader *L, const cJSON *jc, int index)
   if (!(k->name = dup_or_fail(L, name)))
     return -1;
   k->report = report;
+  L->klass = k;
+  if (load_lets(L, jc, k) || const_field(L, jc, "size_bytes", 0, 1e12, &k->size_bytes))
+    return -1;
   if (load_count(L, jc, k))
     return -1;
   k->sched_class = class_of_name(qc);
@@ -635,6 +694,7 @@ static int load_class(loader *L, const cJSON *jc, int index)
   k->nsteps = L->nsteps;
   k->loops = L->max_depth;
   L->steps = NULL;
+  L->klass = NULL;
   if (bad)
     return -1;
   if (h.locks) {
@@ -1160,6 +1220,29 @@ static int load_metrics(loader *L, ts_model *m, const cJSON *root)
   return bad ? -1 : 0;
 }
 
+/* The numeric params, kept for metric expressions ($name). */
+static int load_params(loader *L, ts_model *m)
+{
+  const cJSON *it;
+  size_t n = 0;
+  if (!L->params)
+    return 0;
+  cJSON_ArrayForEach(it, L->params) n += cJSON_IsNumber(it);
+  m->param_names = calloc(n + 1, sizeof *m->param_names);
+  m->param_values = calloc(n + 1, sizeof *m->param_values);
+  if (!m->param_names || !m->param_values)
+    return ts_jfail(&L->c, "params", L->e, "out of memory");
+  cJSON_ArrayForEach(it, L->params)
+  {
+    if (!cJSON_IsNumber(it))
+      continue;
+    m->param_values[m->nparams] = it->valuedouble;
+    if (!(m->param_names[m->nparams++] = dup_or_fail(L, it->string)))
+      return -1;
+  }
+  return 0;
+}
+
 /* Whole-model rules that need every class. */
 static int check_model(loader *L, ts_model *m)
 {
@@ -1200,7 +1283,7 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   if (ts_jcheck_keys(&L.c, root, keys, e) || ts_jget_string(&L.c, root, "name", 0, &name, e) ||
       ts_jget_object(&L.c, root, "params", 0, &L.params, e))
     goto fail;
-  if (!(m->name = dup_or_fail(&L, name)))
+  if (!(m->name = dup_or_fail(&L, name)) || load_params(&L, m))
     goto fail;
   if (load_host_dispatch(&L, m, root) || load_pools(&L, root) || load_locks(&L, root) ||
       ts_jget_array(&L.c, root, "classes", 1, &classes, e))

@@ -26,6 +26,7 @@ typedef struct loader {
   const char *loop_name[TS_MAX_LOOP_DEPTH];
   int class_expr;                     /* compiling a class-level expression: only $params, n, W, i */
   const cJSON *classes_json;          /* the model's classes, for names used before their class is loaded */
+  const ts_class *klass;              /* the class being loaded: its "let" names */
 } loader;
 
 struct ts_spec {

@@ -42,6 +42,11 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
       *var = (ts_expr_var){builtins[b].kind, 0};
       return 1;
     }
+  for (size_t l = 0; L->klass && l < L->klass->nlets; l++)
+    if (strcmp(L->klass->let_names[l], name) == 0) {
+      *var = (ts_expr_var){TS_VAR_LET, (int)l};
+      return 1;
+    }
   if (L->class_expr)
     return 0;
   for (int d = L->depth - 1; d >= 0; d--)
@@ -75,8 +80,8 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
     return ts_jfail(&L->c, key, L->e, "expected a number or an expression such as \"$x * 2\"");
   }
   if (!e) {
-    const char *hint = L->class_expr ? " (names: $params, n, W, i)"
-                                     : " (names: $params, n, W, i, worker, pool_size, now, loop names, counters)";
+    const char *hint = L->class_expr ? " (names: $params, n, W, i, the class's lets)"
+                                     : " (names: $params, n, W, i, worker, pool_size, now, loop names, counters, lets)";
     return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s", cJSON_IsString(v) ? v->valuestring : "", err,
                     strncmp(err, "unknown name", 12) == 0 ? hint : "");
   }
@@ -97,6 +102,12 @@ const char *ts_load_string_param(loader *L, const char *key, const char *ref)
     return NULL;
   }
   return p->valuestring;
+}
+
+/* Whether s is exactly "$name" (a parameter), not a longer expression. */
+static int is_param_ref(const char *s)
+{
+  return s[0] == '$' && s[1] && strspn(s + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(s + 1);
 }
 
 /* A number (or "$param" naming one) in [lo, hi]; `integral` asks for an
@@ -175,7 +186,7 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
   if (shaped && (ts_spec_has(sp, "min_ms") || ts_spec_has(sp, "max_ms")))
     return ts_spec_fail(sp, ts_spec_has(sp, "min_ms") ? "min_ms" : "max_ms", "only for \"dist\": \"uniform\"");
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
-  if (v && cJSON_IsString(v) && v->valuestring[0] != '$') {
+  if (v && cJSON_IsString(v) && !is_param_ref(v->valuestring)) {
     ts_expr *e = NULL;
     if (ts_load_expr(L, sp->st, key, 1, &e))
       return -1;

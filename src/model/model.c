@@ -24,6 +24,12 @@ void ts_model_finish(ts_model *m)
     free(m->classes[c].name);
     ts_expr_free(m->classes[c].count);
     ts_expr_free(m->classes[c].place_worker);
+    for (size_t l = 0; l < m->classes[c].nlets; l++) {
+      free(m->classes[c].let_names[l]);
+      ts_expr_free(m->classes[c].lets[l]);
+    }
+    free(m->classes[c].let_names);
+    free(m->classes[c].lets);
   }
   for (size_t p = 0; p < m->npools; p++) {
     free(m->pools[p].name);
@@ -47,6 +53,10 @@ void ts_model_finish(ts_model *m)
     free(m->metrics[i].expr);
     free(m->metrics[i].actor);
   }
+  for (size_t i = 0; i < m->nparams; i++)
+    free(m->param_names[i]);
+  free(m->param_names);
+  free(m->param_values);
   free(m->classes);
   free(m->pools);
   free(m->locks);

@@ -45,7 +45,8 @@ enum {
   TS_VAR_LOOP,        /* a repeat's iteration (0, 1, ...), by loop slot */
   TS_VAR_COUNTER,     /* a declared counter, by index */
   TS_VAR_NOW,         /* now: simulated time in ms */
-  TS_VAR_COUNT        /* count(class): actors of a class, by class index */
+  TS_VAR_COUNT,       /* count(class): actors of a class, by class index */
+  TS_VAR_LET          /* one of the actor's class's named expressions ("let"), by index */
 };
 
 typedef struct ts_op_type ts_op_type;
@@ -166,6 +167,9 @@ typedef struct ts_class {
   ts_place_rule place;
   ts_expr *place_worker;      /* fixed: the worker index within the pool */
   int report;                 /* gets its own rows in the results */
+  char **let_names;           /* named expressions of the class ("let"), usable in its expressions */
+  ts_expr **lets;
+  size_t nlets;
   int64_t size_bytes;         /* memory of one live actor */
   ts_step *steps;
   size_t nsteps;
@@ -222,6 +226,9 @@ typedef struct ts_model {
   size_t nspans;
   ts_metric_spec *metrics;
   size_t nmetrics;
+  char **param_names;         /* the numeric params, which metric expressions may read as $name */
+  double *param_values;
+  size_t nparams;
   /* features used anywhere, so absent ones cost nothing per actor */
   unsigned has_mutex : 1, has_chan : 1, has_hop : 1, has_call : 1, has_sleep : 1, has_thread : 1;
 } ts_model;

@@ -13,6 +13,13 @@
 #include "model/spec.h"
 
 static const char *const keys[] = {"lock", "index", NULL};
+static const char *const unlock_keys[] = {"lock", NULL};
+
+/* unlock releases the instance the actor holds: it names the lock only. */
+static int load_unlock(ts_spec *sp, ts_step *s)
+{
+  return ts_spec_ref(sp, "lock", 1, TS_REF_LOCK, &s->ref);
+}
 
 static int load(ts_spec *sp, ts_step *s)
 {
@@ -157,8 +164,8 @@ const ts_op_type ts_op_lock = {
 
 const ts_op_type ts_op_unlock = {
   .name = "unlock",
-  .keys = keys,
+  .keys = unlock_keys,
   .summary = "release a lock; a mutex release that wakes a parked waiter costs futex_wake",
-  .load = load,
+  .load = load_unlock,
   .exec = exec_unlock,
 };

@@ -1,24 +1,30 @@
 /* notify: wake the waiters of a channel.
  *   {"op": "notify", "channel": NAME, "index": EXPR, "wake": "all" | "one",
- *    "tokens": EXPR, "carry": SPAN}
+ *    "tokens": EXPR, "carry": SPAN, "forward": BOOL}
  * "wake" (default all) for version channels; "tokens" (default 1) for
- * counting ones. The notify carries a timestamp: now, or the begin time of
- * the notifier's open span named by "carry". Each parked worker thread it
+ * counting ones. The notify carries a timestamp: now, the begin time of the
+ * notifier's open span named by "carry", or ("forward": true) the timestamp
+ * the notifier itself last received (a relay passing a frame on keeps the
+ * publisher's stamp). Each parked worker thread it
  * wakes costs the notifier the channel's wake_ms of kernel CPU (once per park
  * cycle), paid right after. */
 #include "model/internal.h"
 #include "model/spec.h"
 
-static const char *const keys[] = {"channel", "index", "wake", "tokens", "carry", NULL};
+static const char *const keys[] = {"channel", "index", "wake", "tokens", "carry", "forward", NULL};
 
 static int load(ts_spec *sp, ts_step *s)
 {
   static const char *const wakes[] = {"all", "one", NULL};
-  int one = 0;
+  int one = 0, forward = 0;
   s->span = -1;
   if (ts__load_chan_ref(sp, s) || ts_spec_enum(sp, "wake", 0, wakes, &one) ||
-      ts_spec_expr(sp, "tokens", 0, &s->expr) || (ts_spec_has(sp, "carry") && ts_spec_span(sp, "carry", 1, &s->span)))
+      ts_spec_expr(sp, "tokens", 0, &s->expr) || (ts_spec_has(sp, "carry") && ts_spec_span(sp, "carry", 1, &s->span)) ||
+      ts_spec_bool(sp, "forward", 0, &forward))
     return -1;
+  if (forward && s->span >= 0)
+    return ts_spec_fail(sp, "forward", "expected either \"carry\" or \"forward\"");
+  s->from_notify = forward != 0;
   s->all = one == 0;
   if (s->expr && !ts_spec_model(sp)->chans[s->ref].tokens)
     return ts_spec_fail(sp, "tokens", "channel \"%s\" does not count tokens (declare it with \"tokens\": true)",
@@ -43,7 +49,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     }
     tokens = (int64_t)v;
   }
-  ts_time stamp = s->span >= 0 && a->span_t0[s->span] >= 0 ? a->span_t0[s->span] : w->sim.now;
+  ts_time stamp = s->from_notify && a->carried >= 0               ? a->carried
+                  : s->span >= 0 && a->span_t0[s->span] >= 0 ? a->span_t0[s->span]
+                                                             : w->sim.now;
   int wakes = ts__chan_notify(w, a, s->ref, inst, s->all, tokens, stamp);
   a->sub = 1;
   return ts__cpu_begin(w, a, (ts_time)wakes * d->wake_cpu, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);

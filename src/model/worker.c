@@ -57,16 +57,16 @@ static void park(ts_world *w, ts_worker *wk)
 static void next_thread(ts_world *w, ts_worker *wk)
 {
   for (;;) {
+    if (wk->blocked >= 0) {
+      ts__cpu_idle(w, wk);
+      return;
+    }
     if (wk->ready.len == 0) {
       park(w, wk);
       return;
     }
     if (start_actor(w, wk, ts_ring_pop(&wk->ready)))
       return;
-    if (wk->blocked >= 0) {
-      ts__cpu_idle(w, wk);
-      return;
-    }
   }
 }
 

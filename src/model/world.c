@@ -152,7 +152,7 @@ static int place(ts_world *w, int c, int i, int id, int *load)
   const ts_class *k = &w->model->classes[c];
   int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
   if (k->place == TS_PLACE_FIXED) {
-    ts_actor probe = {.index = i, .worker = w->pool_base[p]};
+    ts_actor probe = {.index = i, .klass = c, .worker = w->pool_base[p]};
     long v;
     if (init_int(w, k->place_worker, &probe, 0, count - 1, "placement worker", k->name, &v))
       return -1;
@@ -239,7 +239,7 @@ static void on_source(ts_sim *sim, const ts_event *ev)
   int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
   int wk;
   if (k->place == TS_PLACE_FIXED) {
-    ts_actor probe = {.index = i, .worker = w->pool_base[p]};
+    ts_actor probe = {.index = i, .klass = ev->obj, .worker = w->pool_base[p]};
     double v = ts__eval(w, &probe, k->place_worker);
     if (!(v >= 0 && v < count) || v != floor(v)) {
       snprintf(w->errmsg, sizeof w->errmsg, "class %s: placement worker \"%s\" is %g for i = %d: expected [0, %d)",

@@ -103,12 +103,21 @@ static ts_metric *grow(ts_metric_list *l)
 
 typedef struct rctx {
   const ts_metric_list *l;
+  const ts_model *m;
 } rctx;
 
+/* Names in a metric's expression: the metrics before it, and $params. */
 static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
 {
-  (void)constant;
   const rctx *r = ctx;
+  if (name[0] == '$') {
+    for (size_t p = 0; p < r->m->nparams; p++)
+      if (strcmp(r->m->param_names[p], name + 1) == 0) {
+        *constant = r->m->param_values[p];
+        return 2;
+      }
+    return 0;
+  }
   int i = ts_metric_list_find(r->l, name);
   if (i < 0)
     return 0;
@@ -197,7 +206,7 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     x->source = TS_SRC_EXPR;
     x->unit = "";
     out->n--; /* not findable by its own expression */
-    rctx r = {out};
+    rctx r = {out, m};
     char why[160];
     ts_expr *e = ts_expr_compile(d->expr, resolve, &r, why, sizeof why);
     out->n++;
