@@ -135,8 +135,8 @@ int ts__chan_wait(ts_world *w, ts_actor *a, int decl, int inst);
 int ts__load_chan_ref(ts_spec *sp, ts_step *s);
 /* Actor a's call reached its server: queue it; admit what the server can take. */
 void ts__server_request(ts_world *w, ts_actor *a);
-/* A call in service on server s finished: admit the next ones. */
-void ts__server_done(ts_world *w, int s);
+/* Actor a's call in service on server s finished: admit the next ones. */
+void ts__server_done(ts_world *w, ts_actor *a, int s);
 
 /* --- the world --- */
 

@@ -33,6 +33,9 @@ typedef struct ts_observer {
   void (*wake)(void *data, ts_time t, int from, int to);
   /* A worker blocked (a mutex: it runs nothing) or ran again. */
   void (*blocked)(void *data, ts_time t, int worker, int actor, int on);
+  /* A call of actor to server s with priority class klass: ev 0 joined the
+   * server's queue, 1 admitted (its handler starts), 2 done (the server freed). */
+  void (*call)(void *data, ts_time t, int actor, int server, int klass, int ev);
 } ts_observer;
 
 #endif

@@ -40,7 +40,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
   const ts_step *c = &w->model->classes[a->klass].steps[s->jump];
   switch (a->sub) {
   case 0:
-    ts__server_done(w, c->ref);
+    ts__server_done(w, a, c->ref);
     a->sched_class = w->model->classes[a->klass].sched_class;
     ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
     a->worker = a->ret_worker;

@@ -26,6 +26,8 @@ static void admit(ts_world *w, int s)
       wk = w->pool_base[d->pool] + sv->next++ % count;
     }
     sv->inflight++;
+    if (w->obs && w->obs->call)
+      w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 1);
     a->worker = wk;
     a->wait_inst = -1;
     ts__actor_ready(w, a, 0);
@@ -37,6 +39,8 @@ void ts__server_request(ts_world *w, ts_actor *a)
   const ts_step *s = &w->model->classes[a->klass].steps[a->pc];
   ts_server *sv = &w->servers[s->ref];
   a->wait_inst = s->ref;
+  if (w->obs && w->obs->call)
+    w->obs->call(w->obs->data, w->sim.now, a->id, s->ref, a->sched_class, 0);
   if (ts_sched_queue_push(&sv->queue, a->id, a->sched_class, s->work) != 0) {
     ts__world_nomem(w);
     return;
@@ -44,8 +48,10 @@ void ts__server_request(ts_world *w, ts_actor *a)
   admit(w, s->ref);
 }
 
-void ts__server_done(ts_world *w, int s)
+void ts__server_done(ts_world *w, ts_actor *a, int s)
 {
+  if (w->obs && w->obs->call)
+    w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 2);
   w->servers[s].inflight--;
   admit(w, s);
 }

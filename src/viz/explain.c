@@ -136,6 +136,15 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   row(out, "I/O-callback wait (ready, loop busy)", s->state[TS_ACTOR_READY], s->wave);
   row(out, "I/O (off CPU)", s->state[TS_ACTOR_IO], s->wave);
   row(out, "lock wait", s->state[TS_ACTOR_LOCK_WAIT], s->wave);
+  for (int st = 0; st < TS_NSTATES; st++) { /* the other states, where they took time (state table) */
+    static const int shown[] = {TS_ACTOR_NEW, TS_ACTOR_RUNNING, TS_ACTOR_QUEUED, TS_ACTOR_READY, TS_ACTOR_IO,
+                                TS_ACTOR_LOCK_WAIT, TS_ACTOR_DONE};
+    int done = 0;
+    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+      done |= shown[i] == st;
+    if (!done && s->state[st] > 0)
+      row(out, ts_state_get(st)->name, s->state[st], s->wave);
+  }
   row(out, "= wave", s->wave, 0);
   double waited = s->state[TS_ACTOR_QUEUED] + s->state[TS_ACTOR_READY] + s->state[TS_ACTOR_LOCK_WAIT];
   fprintf(out, "  while it waited (queue, callback, lock: %s ms) its worker ran:\n", ms(waited).s);
@@ -312,7 +321,7 @@ static void header(FILE *out, const ts_timeline *tl, const char *title)
 {
   const ts_model *m = tl->model;
   fprintf(out, "%s: n=%d, workers=%d, %d actors, one replication (stream seed %lu)\n", title ? title : m->name, tl->n,
-          tl->nworkers, tl->nactors, tl->seed);
+          tl->nmain, tl->nactors, tl->seed);
   fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
           m->pools[0].policy->name, ms((double)m->pools[0].threshold).s, ms((double)m->pools[0].yield_overhead).s,
           ms((double)m->pools[0].loop_overhead).s);
@@ -345,7 +354,18 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     if (s.count)
       decomposition(out, tl, x, (int)k, &s);
   }
+  if (ts_explain_contention(out, tl) || ts_explain_calls(out, tl))
+    goto done;
   closed_form(out, tl, &rr);
+  const ts_model *m = tl->model;
+  const char *no_law = m->has_call ? "the actors call servers" : m->has_hop ? "the actors hop between workers"
+                       : m->has_thread ? "the workers are threads, not time-slice loops"
+                       : m->has_mutex ? "the actors contend on mutexes" : m->has_chan ? "the actors wait on channels"
+                                                                             : NULL;
+  if (no_law) {
+    fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);
+    nc = 0;
+  }
   for (size_t k = 0; k < nc; k++) {
     class_sum s, r;
     sum_class(tl, x, (int)k, &s);

@@ -17,8 +17,8 @@
 /* One actor's accounting over its wave window. */
 typedef struct ts_explain_actor {
   ts_time wave;                        /* wave_end - wave_start */
-  ts_time state[TS_ACTOR_DONE + 1];    /* time in each state within the window */
-  ts_time held[TS_ACTOR_DONE + 1];     /* ...of which holding at least one lock */
+  ts_time state[TS_NSTATES];           /* time in each state within the window */
+  ts_time held[TS_NSTATES];            /* ...of which holding at least one lock */
   ts_time wait_others;                 /* while waiting (queued, callback, lock): other actors' CPU */
   ts_time wait_loop;                   /* ...loop overhead */
   ts_time wait_idle;                   /* ...worker idle */
@@ -61,6 +61,15 @@ typedef struct ts_explain_rr {
 /* Check the round-robin closed form against tl. Returns 0 (out->applies
  * tells whether it applied), or -1 when memory runs out. */
 int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *out);
+
+/* The mutex contention of tl: per mutex the wait, spinning and futex work;
+ * per worker its busy time, spinning, futex work and time blocked. Nothing
+ * when the model has no mutex. Returns 0, or -1 when memory runs out. */
+int ts_explain_contention(FILE *out, const ts_timeline *tl);
+/* Per server, per class of caller and call: the calls, their mean queue
+ * wait, and the service of each class of call that ran while they were
+ * queued. Nothing without servers. Returns 0, or -1 when memory runs out. */
+int ts_explain_calls(FILE *out, const ts_timeline *tl);
 
 /* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
  * the same workers: the law's terms are then also predicted from it. title

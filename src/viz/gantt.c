@@ -251,9 +251,26 @@ static void legend(chart *c, FILE *out)
   snprintf(r, sizeof r, "%s callback wait (I/O callback queue)", state_glyph(TS_ACTOR_READY, a));
   snprintf(io, sizeof io, "%s I/O", state_glyph(TS_ACTOR_IO, a));
   snprintf(lw, sizeof lw, "%s lock wait", state_glyph(TS_ACTOR_LOCK_WAIT, a));
-  const char *ac[] = {run, q, r, io, lw, "blank not arrived or done", a ? "= lock held" : "━ lock held"};
+  /* the five states of every model, then the others this chart shows, from the state table */
+  int seen[TS_NSTATES] = {0};
+  for (size_t i = 0; i < c->tl->nstates; i++)
+    seen[c->tl->states[i].state] = 1;
+  char more[TS_NSTATES][64];
+  const char *ac[TS_NSTATES + 8] = {run, q, r, io, lw};
+  int n = 5;
+  for (int st = 0; st < TS_NSTATES; st++) {
+    const ts_state_info *info = ts_state_get(st);
+    if (!seen[st] || st == TS_ACTOR_RUNNING || st == TS_ACTOR_QUEUED || st == TS_ACTOR_READY || st == TS_ACTOR_IO ||
+        st == TS_ACTOR_LOCK_WAIT || st == TS_ACTOR_NEW || st == TS_ACTOR_DONE)
+      continue;
+    snprintf(more[st], sizeof more[st], "%s %s", a ? info->ascii : info->glyph, info->name);
+    ac[n++] = more[st];
+  }
+  ac[n++] = "blank not arrived or done";
+  if (c->tl->model->nlocks)
+    ac[n++] = a ? "= lock held" : "━ lock held";
   legend_line(c, out, "workers: ", wk, 3);
-  legend_line(c, out, "actors:  ", ac, c->tl->model->nlocks ? 7 : 6);
+  legend_line(c, out, "actors:  ", ac, n);
 }
 
 static void pick_unit(chart *c)
@@ -320,7 +337,7 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   fmt_time(&c, c.step, step, sizeof step);
   char head[256], span[128];
   snprintf(head, sizeof head, "%s%sn=%d, workers=%d:", o->title ? o->title : "", o->title ? ": " : "", tl->n,
-           tl->nworkers);
+           tl->nmain);
   snprintf(span, sizeof span, "0 to %s %s, one column = %s %s", end, c.uname, step, c.uname);
   if ((int)(strlen(head) + 1 + strlen(span)) <= o->width)
     fprintf(out, "%s %s\n", head, span);

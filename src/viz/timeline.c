@@ -54,8 +54,20 @@ static void on_state(void *data, ts_time t, int actor, int state)
 {
   ts_timeline *tl = data;
   note_time(tl, t);
-  if (state == TS_ACTOR_RUNNING)
+  if (state == TS_ACTOR_RUNNING) {
+    if ((size_t)actor >= tl->cap_runs) { /* actors made while running (spawned, sources) */
+      size_t cap = tl->cap_runs * 2 > (size_t)actor + 1 ? tl->cap_runs * 2 : (size_t)actor + 1;
+      int *v = realloc(tl->runs, cap * sizeof *v);
+      if (!v) {
+        tl->failed = FAIL_NOMEM;
+        return;
+      }
+      memset(v + tl->cap_runs, 0, (cap - tl->cap_runs) * sizeof *v);
+      tl->runs = v;
+      tl->cap_runs = cap;
+    }
     tl->runs[actor]++;
+  }
   PUSH(tl, states, nstates, cap_states, ((ts_tl_state){.t = t, .actor = actor, .state = state}));
 }
 
@@ -63,7 +75,7 @@ static void on_run(void *data, const ts_run_piece *r)
 {
   ts_timeline *tl = data;
   ts_tl_piece p = {.t0 = r->t0, .t1 = r->t1, .worker = r->worker, .actor = r->actor, .step = r->step,
-                   .sliced = r->sliced, .label = r->label ? r->label : "loop"};
+                   .sliced = r->sliced, .state = r->state, .label = r->label ? r->label : "loop"};
   note_time(tl, r->t1);
   if (r->actor >= 0) {
     p.run = tl->runs[r->actor];
@@ -85,6 +97,20 @@ static void on_lock(void *data, ts_time t, int actor, int decl, int held)
   ts_timeline *tl = data;
   note_time(tl, t);
   PUSH(tl, locks, nlocks, cap_locks, ((ts_tl_lock){.t = t, .actor = actor, .decl = decl, .held = held}));
+}
+
+static void on_blocked(void *data, ts_time t, int worker, int actor, int on)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  PUSH(tl, blocks, nblocks, cap_blocks, ((ts_tl_block){.t = t, .worker = worker, .actor = actor, .on = on}));
+}
+
+static void on_call(void *data, ts_time t, int actor, int server, int klass, int ev)
+{
+  ts_timeline *tl = data;
+  note_time(tl, t);
+  PUSH(tl, calls, ncalls, cap_calls, ((ts_tl_call){.t = t, .actor = actor, .server = server, .klass = klass, .ev = ev}));
 }
 
 static void on_wake(void *data, ts_time t, int from, int to)
@@ -131,10 +157,10 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->max_records = max_records;
   tl->model = m;
   tl->n = n;
-  tl->nworkers = workers;
+  tl->nworkers = tl->nmain = workers;
   tl->seed = seed;
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
-                     .lock = on_lock, .wake = on_wake};
+                     .lock = on_lock, .wake = on_wake, .blocked = on_blocked, .call = on_call};
   ts_world w;
   /* each event records at least one thing, so max_records events bound the run too */
   ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon,
@@ -145,21 +171,31 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
     ts_world_finish(&w);
     return irc == -1 ? -1 : -5;
   }
-  tl->nactors = w.nactors;
   tl->world = &w;
-  tl->runs = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->runs);
-  tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
+  tl->nworkers = w.nworkers; /* every pool's */
+  tl->nmain = w.nmain;
+  tl->cap_runs = w.nactors ? (size_t)w.nactors : 1;
+  tl->runs = calloc(tl->cap_runs, sizeof *tl->runs);
   int rc = TS_WORLD_NOMEM;
-  if (tl->runs && tl->stats) {
+  if (tl->runs) {
     rc = ts_world_run(&w);
+    tl->nactors = w.nactors; /* with those made while running */
+    tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
     if (rc != 0 && rc != TS_WORLD_NOMEM && rc != TS_WORLD_BUDGET) {
       if (rc == TS_WORLD_STUCK)
         ts_world_stuck(&w, tl->errmsg, sizeof tl->errmsg, 4);
       else
         snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, rc));
     }
-    for (int a = 0; a < w.nactors && a < tl->nactors; a++)
+    for (int a = 0; tl->stats && a < w.nactors; a++)
       tl->stats[a] = ts_world_actor(&w, a)->st;
+    if (!tl->stats)
+      tl->failed = FAIL_NOMEM;
+    tl->mutex_wait = calloc(m->nlocks + 1, sizeof *tl->mutex_wait);
+    if (tl->mutex_wait)
+      for (size_t d = 0; d < m->nlocks; d++)
+        tl->mutex_wait[d] = w.mutex_wait_by_lock[d];
+    tl->mutex_contended = w.mutex_contended;
   }
   ts_world_finish(&w);
   tl->world = NULL;
@@ -202,6 +238,9 @@ void ts_timeline_finish(ts_timeline *tl)
   free(tl->locks);
   free(tl->lock_at);
   free(tl->wakes);
+  free(tl->blocks);
+  free(tl->calls);
+  free(tl->mutex_wait);
   free(tl->runs);
   memset(tl, 0, sizeof *tl);
 }

@@ -26,6 +26,7 @@ typedef struct ts_tl_piece {
   int run;            /* the actor's run period (1, 2, ...): times it got the CPU */
   int64_t slice;      /* the actor's time slice (1, 2, ...) for timed steps, else 0 */
   int sliced;
+  int state;          /* the actor's on-CPU state: running, spinning, in futex */
   const char *label;  /* the step's label (owned by the model), or "loop" */
 } ts_tl_piece;
 
@@ -55,10 +56,23 @@ typedef struct ts_tl_wake {
   int from, to;
 } ts_tl_wake;
 
+/* A worker blocked by actor's mutex wait (on = 1) or running again (on = 0). */
+typedef struct ts_tl_block {
+  ts_time t;
+  int worker, actor, on;
+} ts_tl_block;
+
+/* A call: queued (ev 0), admitted (1) or done (2) at server, class klass. */
+typedef struct ts_tl_call {
+  ts_time t;
+  int actor, server, klass, ev;
+} ts_tl_call;
+
 typedef struct ts_timeline {
   const ts_model *model;
   int n;
-  int nworkers;
+  int nworkers;               /* every pool's workers */
+  int nmain;                  /* the main pool's (the sweep's workers) */
   int nactors;
   unsigned long seed;
   ts_time end;                /* the last instant anything happened */
@@ -75,11 +89,18 @@ typedef struct ts_timeline {
   size_t *lock_at;            /* nactors + 1 offsets into locks */
   ts_tl_wake *wakes;
   size_t nwakes, cap_wakes;
+  ts_tl_block *blocks;
+  size_t nblocks, cap_blocks;
+  ts_tl_call *calls;
+  size_t ncalls, cap_calls;
+  double *mutex_wait;         /* [model locks]: ns actors waited for each mutex, the whole run */
+  int64_t mutex_contended;
   size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
   size_t max_records;          /* 0: no limit */
   /* while recording */
   const ts_world *world;
   int *runs;
+  size_t cap_runs;
   int failed;
   char errmsg[300];
 } ts_timeline;

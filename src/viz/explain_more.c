@@ -1,0 +1,186 @@
+/* The parts of tssim explain for contention primitives: where mutex
+ * contention went (per worker: spinning, futex work, blocked; per mutex: the
+ * wait), and what calls waited behind at their servers (per class of the
+ * waiting call: the service of each class of call that ran while it was
+ * queued). Both are exact sums over the recorded timeline. */
+#include "viz/explain.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/op.h"
+
+static double ms(ts_time ns)
+{
+  return (double)ns / 1e6;
+}
+
+static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
+{
+  ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+  return hi > lo ? hi - lo : 0;
+}
+
+/* The lock declaration a run piece's step names, or -1. */
+static int piece_lock(const ts_model *m, const ts_timeline *tl, const ts_tl_piece *p)
+{
+  if (p->actor < 0 || p->step < 0)
+    return -1;
+  const ts_step *s = &m->classes[tl->stats[p->actor].klass].steps[p->step];
+  return s->type == &ts_op_lock || s->type == &ts_op_unlock ? s->ref : -1;
+}
+
+int ts_explain_contention(FILE *out, const ts_timeline *tl)
+{
+  const ts_model *m = tl->model;
+  if (!m->has_mutex)
+    return 0;
+  int nw = tl->nworkers > 0 ? tl->nworkers : 1;
+  /* per worker: busy, spin, futex, blocked; per lock: spin, futex */
+  ts_time *busy = calloc((size_t)nw * 4, sizeof *busy);
+  ts_time *by_lock = calloc(m->nlocks * 2 + 1, sizeof *by_lock);
+  if (!busy || !by_lock) {
+    free(busy);
+    free(by_lock);
+    return -1;
+  }
+  for (size_t i = 0; i < tl->npieces; i++) {
+    const ts_tl_piece *p = &tl->pieces[i];
+    if (p->worker < 0 || p->worker >= nw)
+      continue;
+    ts_time d = p->t1 - p->t0;
+    busy[p->worker * 4] += d;
+    int k = p->state == TS_ACTOR_SPIN ? 1 : p->state == TS_ACTOR_FUTEX ? 2 : 0;
+    busy[p->worker * 4 + k] += k ? d : 0;
+    int l = piece_lock(m, tl, p);
+    if (k && l >= 0)
+      by_lock[l * 2 + k - 1] += d;
+  }
+  ts_time *since = calloc((size_t)nw, sizeof *since);
+  for (size_t i = 0; since && i < tl->nblocks; i++) {
+    const ts_tl_block *b = &tl->blocks[i];
+    if (b->worker < 0 || b->worker >= nw)
+      continue;
+    if (b->on)
+      since[b->worker] = b->t;
+    else
+      busy[b->worker * 4 + 3] += b->t - since[b->worker];
+  }
+  free(since);
+  double total = 0;
+  for (size_t d = 0; d < m->nlocks; d++)
+    total += tl->mutex_wait ? tl->mutex_wait[d] : 0;
+  fprintf(out, "\ncontention on mutexes (the whole run, %lld contended acquires)\n", (long long)tl->mutex_contended);
+  fprintf(out, "  %-14s %14s %8s %14s %14s\n", "mutex", "wait (ms)", "share", "spinning (ms)", "futex (ms)");
+  for (size_t d = 0; d < m->nlocks; d++) {
+    if (m->locks[d].kind != TS_LOCK_MUTEX)
+      continue;
+    double wt = tl->mutex_wait ? tl->mutex_wait[d] : 0;
+    fprintf(out, "  %-14.14s %14.3f %7.1f%% %14.3f %14.3f\n", m->locks[d].name, wt / 1e6,
+            total > 0 ? 100 * wt / total : 0.0, ms(by_lock[d * 2]), ms(by_lock[d * 2 + 1]));
+  }
+  fprintf(out, "  (wait: from a contended acquire to holding the mutex, spinning, in the futex and parked;\n"
+               "   futex: kernel CPU of the acquirers' futex waits and the releasers' wakes)\n");
+  fprintf(out, "  %-10s %12s %22s %22s %22s\n", "worker", "busy (ms)", "spinning", "in futex (kernel)",
+          "blocked (parked)");
+  for (int k = 0; k < nw; k++) {
+    ts_time b = busy[k * 4];
+    if (b == 0 && busy[k * 4 + 3] == 0)
+      continue;
+    fprintf(out, "  %-10d %12.3f %13.3f ms %5.1f%% %13.3f ms %5.1f%% %13.3f ms\n", k, ms(b), ms(busy[k * 4 + 1]),
+            b ? 100.0 * (double)busy[k * 4 + 1] / (double)b : 0.0, ms(busy[k * 4 + 2]),
+            b ? 100.0 * (double)busy[k * 4 + 2] / (double)b : 0.0, ms(busy[k * 4 + 3]));
+  }
+  free(busy);
+  free(by_lock);
+  return 0;
+}
+
+/* One call, from queued to done. */
+typedef struct call {
+  int actor, server, klass;
+  ts_time queued, admitted, done;
+} call;
+
+int ts_explain_calls(FILE *out, const ts_timeline *tl)
+{
+  static const char *const cls[TS_NCLASSES] = {"foreground", "normal", "background"};
+  const ts_model *m = tl->model;
+  if (m->nservers == 0 || tl->ncalls == 0)
+    return 0;
+  call *c = calloc(tl->ncalls + 1, sizeof *c);
+  int *open = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *open);
+  if (!c || !open) {
+    free(c);
+    free(open);
+    return -1;
+  }
+  for (int a = 0; a < tl->nactors; a++)
+    open[a] = -1;
+  size_t n = 0;
+  for (size_t i = 0; i < tl->ncalls; i++) { /* an actor has at most one call open at a time */
+    const ts_tl_call *e = &tl->calls[i];
+    if (e->actor < 0 || e->actor >= tl->nactors)
+      continue;
+    if (e->ev == 0) {
+      c[n] = (call){e->actor, e->server, e->klass, e->t, -1, -1};
+      open[e->actor] = (int)n++;
+    } else if (open[e->actor] >= 0) {
+      call *x = &c[open[e->actor]];
+      if (e->ev == 1)
+        x->admitted = e->t;
+      else {
+        x->done = e->t;
+        open[e->actor] = -1;
+      }
+    }
+  }
+  free(open);
+  for (size_t s = 0; s < m->nservers; s++) {
+    /* rows: (actor class, call class); columns: the class of the calls served meanwhile */
+    size_t rows = m->nclasses * TS_NCLASSES;
+    double *behind = calloc(rows * TS_NCLASSES + 1, sizeof *behind), *wait = calloc(rows + 1, sizeof *wait);
+    int *count = calloc(rows + 1, sizeof *count);
+    if (!behind || !wait || !count) {
+      free(behind);
+      free(wait);
+      free(count);
+      free(c);
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      const call *x = &c[i];
+      if (x->server != (int)s || x->admitted < 0)
+        continue;
+      size_t r = (size_t)tl->stats[x->actor].klass * TS_NCLASSES + (size_t)x->klass;
+      count[r]++;
+      wait[r] += (double)(x->admitted - x->queued);
+      for (size_t j = 0; j < n; j++) {
+        const call *y = &c[j];
+        if (j == i || y->server != (int)s || y->admitted < 0)
+          continue;
+        behind[r * TS_NCLASSES + (size_t)y->klass] +=
+            (double)overlap(x->queued, x->admitted, y->admitted, y->done >= 0 ? y->done : tl->end);
+      }
+    }
+    fprintf(out, "\ncalls to server %s: what each waited behind in its queue (policy %s; mean per call)\n",
+            m->servers[s].name, m->servers[s].policy->name);
+    fprintf(out, "  %-24s %6s %12s   behind: %12s %12s %12s\n", "caller (call class)", "calls", "queue (ms)", cls[0],
+            cls[1], cls[2]);
+    for (size_t r = 0; r < rows; r++) {
+      if (!count[r])
+        continue;
+      char who[80];
+      snprintf(who, sizeof who, "%s (%s)", m->classes[r / TS_NCLASSES].name, cls[r % TS_NCLASSES]);
+      fprintf(out, "  %-24.24s %6d %12.3f           %12.3f %12.3f %12.3f\n", who, count[r], wait[r] / count[r] / 1e6,
+              behind[r * TS_NCLASSES] / count[r] / 1e6, behind[r * TS_NCLASSES + 1] / count[r] / 1e6,
+              behind[r * TS_NCLASSES + 2] / count[r] / 1e6);
+    }
+    fprintf(out, "  (behind: the service time of the calls of each class that ran while the call was queued)\n");
+    free(behind);
+    free(wait);
+    free(count);
+  }
+  free(c);
+  return 0;
+}
