@@ -294,6 +294,26 @@ START_TEST(cli_viz_refuse_points_past_max_events)
 }
 END_TEST
 
+/* Issue 13 item 6: n = 0 (a row of zeros) and repeated n or worker counts
+ * (duplicated rows) ran with exit 0; --n and --workers refuse them as the
+ * scenario does. */
+START_TEST(cli_run_refuses_zero_and_repeated_sweep_values)
+{
+  char *err = NULL;
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 0 -r 1 -q --no-plots -o '%s'", at("out")), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--n: expected a comma-separated list of integers in [1, "));
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 4,4,1 -r 1 -q --no-plots -o '%s'", at("out")), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--n: 4 appears twice in \"4,4,1\""));
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run " RR " --workers 1,1 -r 1 -q --no-plots -o '%s'", at("out")), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--workers: 1 appears twice"));
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "gantt " RR " --n 0"), 2);
+  free(err);
+}
+END_TEST
+
 /* ---- interrupts ---- */
 
 /* Start `tssim args...` (NULL-terminated) from the source root with stdout
@@ -438,7 +458,8 @@ Suite *cli_suite(void)
                                   cli_run_says_it_replaces_previous_results,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
-  const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, NULL};
+  const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
+                                 NULL};
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
                                      cli_calibrate_sigterm_keeps_previous_output, NULL};
   tu_tcase(s, "output", out, NULL, NULL, 300);

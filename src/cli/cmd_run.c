@@ -210,7 +210,7 @@ int ts_cmd_run(int argc, char **argv)
     return 2;
   }
   ts_err e;
-  if (override_list(n_arg, "--n", 0, TS_MAX_ACTORS, &L.sc.ns, &L.sc.nn, &e) ||
+  if (override_list(n_arg, "--n", 1, TS_MAX_ACTORS, &L.sc.ns, &L.sc.nn, &e) ||
       override_list(w_arg, "--workers", 1, TS_MAX_WORKERS, &L.sc.workers, &L.sc.nw, &e))
     goto bad;
   if (r_arg) {

@@ -69,6 +69,11 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
       return ts_err_set(e, what, NULL, "expected a comma-separated list of integers in [%ld, %ld], got \"%s\"",
                         lo, hi, text);
     }
+    for (size_t j = 0; j < n; j++)
+      if (v[j] == x) {
+        free(v);
+        return ts_err_set(e, what, NULL, "%ld appears twice in \"%s\": each value would repeat a row", x, text);
+      }
     v[n++] = (int)x;
     p = *end ? end + 1 : end;
     if (*end == ',' && *p == '\0') { /* a trailing comma */
@@ -109,6 +114,14 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, long lo, lo
       return -1;
     }
     (*out)[i] = (int)x->valuedouble;
+    for (int j = 0; j < i; j++)
+      if ((*out)[j] == (*out)[i]) {
+        size_t old = ts_jpush_key(c, key);
+        ts_jpush_index(c, i);
+        ts_jfail(c, NULL, e, "%d is already %s[%d]: each value would repeat a row", (*out)[i], key, j);
+        ts_jpop(c, old);
+        return -1;
+      }
   }
   return 0;
 }
@@ -365,7 +378,7 @@ int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, t
   if (ts_jcheck_keys(&c, root, keys, e) || ts_jget_string(&c, root, "name", 1, &name, e) ||
       ts_jget_string(&c, root, "description", 0, &desc, e) || ts_jget_string(&c, root, "model", 1, &model, e) ||
       ts_jget_string(&c, root, "baseline", 0, &baseline, e) ||
-      int_array(&c, root, "n", 0, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
+      int_array(&c, root, "n", 1, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
       int_array(&c, root, "workers", 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
       ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e) ||

@@ -46,7 +46,7 @@ int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
   o->n = sc->nn ? sc->ns[0] : 1;
   o->workers = sc->nw ? sc->workers[0] : 1;
   o->seed = sc->seed;
-  if (o->n_arg && one_int(o->n_arg, "--n", 0, TS_MAX_ACTORS, &o->n, e))
+  if (o->n_arg && one_int(o->n_arg, "--n", 1, TS_MAX_ACTORS, &o->n, e))
     return -1;
   if (o->w_arg && one_int(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &o->workers, e))
     return -1;
