@@ -15,6 +15,7 @@
 #include "engine/rng.h"
 #include "io/model_json.h"
 #include "model/world.h"
+#include "run/metrics.h"
 #include "run/sweep.h"
 
 #include "testutil.h"
@@ -143,6 +144,53 @@ START_TEST(lang_nested_repeat_and_if)
   ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
   ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(6));
   ck_assert_double_eq(w.counters[0], 1 + 10 + 1); /* k = 0: +1, k = 1: +10, k = 2: +1 */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A lock taken in both branches of an if is held after it: the unlock after
+ * the if is accepted and releases it (2 actors, 1 ms each under it). */
+START_TEST(lang_lock_taken_in_both_branches)
+{
+  ts_model m;
+  load("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"a\", \"count\": 2, \"program\": ["
+       "{\"op\": \"if\", \"cond\": \"i == 0\", \"then\": [{\"op\": \"lock\", \"lock\": \"l\"}],"
+       " \"else\": [{\"op\": \"lock\", \"lock\": \"l\"}]},"
+       "{\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(1));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(2)); /* waited for the first to release */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Kernel CPU on an event loop reports the user/kernel split: 1 ms user and
+ * 3 ms kernel per actor, 2 actors, one worker busy for all 8 ms. */
+START_TEST(lang_kernel_cpu_on_an_event_loop)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"cpu\", \"ms\": 3, \"account\": \"kernel\"}]}]}",
+       &m);
+  ts_metric_list l;
+  char err[200];
+  ck_assert_int_eq(ts_metric_list_build(&m, &l, err, sizeof err), 0);
+  ck_assert_int_ge(ts_metric_list_find(&l, "kernel_cores"), 0);
+  ck_assert_int_ge(ts_metric_list_find(&l, "user_cores"), 0);
+  ck_assert_int_ge(ts_metric_list_find(&l, "kernel_ms"), 0);
+  ts_metric_list_finish(&l);
+  ts_world w;
+  ts_world_spec sp = spec_of(2, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(8));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.kernel, MS(3));
   ts_world_finish(&w);
   ts_model_finish(&m);
 }
@@ -390,6 +438,21 @@ static const bad_case bad[] = {
    "", "classes[0].program[0].count", "unknown name \"k\""},
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"add\", \"counter\": \"c\"}]}]}],"
    " \"counters\": [{\"name\": \"c\"}]}", ", \"horizon_ms\": 10", "classes[0].program[0].count", "take no time"},
+  /* a count is made before any actor: a let (per actor) there read 0 */
+  {"{\"params\": {\"x\": 2}, \"classes\": [{\"count\": \"k\", \"let\": {\"k\": \"$x * 2\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "classes[0].count", "not i or lets"},
+  /* both branches take l: held after the if, so a lock never released is caught */
+  {"{\"locks\": [{\"name\": \"l\"}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"if\", \"cond\": \"i == 0\","
+   " \"then\": [{\"op\": \"lock\", \"lock\": \"l\"}], \"else\": [{\"op\": \"lock\", \"lock\": \"l\"}]}]}]}", "",
+   "classes[0].program", "lock \"l\" is never released"},
+  /* a model metric named like a built-in replaced that column */
+  {"{\"metrics\": {\"cpu_cores\": {\"expr\": \"cpu_ms * 2\"}}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "metrics.cpu_cores", "a metric the model already reports"},
+  /* a span whose statistics would be called like a built-in */
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"span_begin\", \"span\": \"wave\"},"
+   " {\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"wave\"}]}]}", "", "spans", "would report wave_p95_ms"},
+  /* a table naming a metric the model does not report was dropped */
+  {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
 };
 
 START_TEST(lang_bad_input_exit_2_with_path)
@@ -436,7 +499,8 @@ Suite *lang_suite(void)
   Suite *s = suite_create("lang");
   const TTest *const queueing[] = {lang_mm1_and_md1_match_pollaczek_khinchine, NULL};
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
-                                    lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop, NULL};
+                                    lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
+                                    lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop, NULL};
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
                               lang_ci_target_and_t_halfwidth, lang_examples_run, NULL};

@@ -183,9 +183,10 @@ END_TEST
 
 START_TEST(report_wave_ratio_ignores_a_point_without_actors)
 {
-  /* n = 0 has no actors (wave_ms 0): the ratio's base must be the smallest n
-   * that has samples, here n = 2 (795 ms; n = 4: 1585 ms) */
-  run_into("rr", RR, "--n 0,2,4 --workers 1");
+  /* a count of n - 2: n = 2 has no actors (no wave_ms): the ratio's base
+   * must be the smallest n that has samples, here n = 4 (2 actors, 795 ms;
+   * n = 6: 4 actors, 1585 ms) */
+  run_into("rr", RR, "--n 2,4,6 --workers 1 --set 'classes[0].count=\"n - 2\"'");
   char *csv = result("rr", "summary.csv");
   ck_assert_int_eq(count_lines(csv), 1 + 3);
   ck_assert_double_eq(field(csv, 2, "wave_ms"), 795);

@@ -491,7 +491,7 @@ START_TEST(viz_cli_point_usage_and_errors)
     free(err);
     /* bad input: one line */
     snprintf(args, sizeof args, "%s " RR " --n x", cmd);
-    expect_stderr(args, 2, "tssim: --n: expected one integer in [0, 1000000], got \"x\"\n");
+    expect_stderr(args, 2, "tssim: --n: expected one integer in [1, 1000000], got \"x\"\n");
     snprintf(args, sizeof args, "%s " RR " --seed x", cmd);
     expect_stderr(args, 2, "tssim: --seed: expected an integer in [0, 9007199254740991], got \"x\"\n");
     snprintf(args, sizeof args, "%s " RR " --set params.c_ms=3600000 --set 'classes[0].program[0].rows=1' --n 1000000 --max-events 0",

@@ -109,29 +109,43 @@ static int check_axes(ts_loaded *L, ts_err *e)
   return 0;
 }
 
-/* Every metric the baseline records is one the model reports. */
-static int check_baseline_metrics(const ts_loaded *L, ts_err *e)
+/* "did you mean ...? " for a metric name not in l, or "". */
+static void metric_hint(const ts_metric_list *l, const char *name, char *hint, size_t cap)
+{
+  const char **names = calloc(l->n + 1, sizeof *names);
+  for (size_t i = 0; names && i < l->n; i++)
+    names[i] = l->v[i].name;
+  const char *near = names ? ts_suggest(name, names) : NULL;
+  snprintf(hint, cap, near ? "did you mean \"%s\"? " : "%s", near ? near : "");
+  free(names);
+}
+
+/* Every metric the scenario's table shows and the baseline records is one
+ * the model reports (and the model's metric names are distinct). */
+static int check_metrics(const ts_loaded *L, ts_err *e)
 {
   ts_metric_list l;
-  char why[300];
+  char why[300], hint[120];
   if (ts_metric_list_build(&L->model, &l, why, sizeof why))
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
   int rc = 0;
-  const char **names = calloc(l.n + 1, sizeof *names);
-  for (size_t i = 0; names && i < l.n; i++)
-    names[i] = l.v[i].name;
-  for (size_t i = 0; i < L->baseline.nrec && rc == 0; i++) {
+  for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
+    if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)
+      continue;
+    char where[32];
+    snprintf(where, sizeof where, "table[%d]", i);
+    metric_hint(&l, L->sc.table[i], hint, sizeof hint);
+    rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it; %s(tssim run --help lists the "
+                    "metrics; a model adds its spans' and its own)", L->sc.table[i], L->sc.model_path, hint);
+  }
+  for (size_t i = 0; L->has_baseline && i < L->baseline.nrec && rc == 0; i++) {
     const ts_record *r = &L->baseline.rec[i];
     if (ts_metric_list_find(&l, r->metric) >= 0)
       continue;
-    const char *near = names ? ts_suggest(r->metric, names) : NULL;
-    char hint[120] = "";
-    if (near)
-      snprintf(hint, sizeof hint, "did you mean \"%s\"? ", near);
+    metric_hint(&l, r->metric, hint, sizeof hint);
     rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it; %s(tssim run --help "
                     "lists the metrics; a model adds its spans' and its own)", L->sc.model_path, hint);
   }
-  free(names);
   ts_metric_list_finish(&l);
   return rc;
 }
@@ -202,10 +216,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
       return ts_cli_usage_error("%s", e.msg);
     }
     out->has_baseline = 1;
-    if (check_baseline_metrics(out, &e)) {
-      ts_cli_unload(out);
-      return ts_cli_usage_error("%s", e.msg);
-    }
+  }
+  if (check_metrics(out, &e)) {
+    ts_cli_unload(out);
+    return ts_cli_usage_error("%s", e.msg);
   }
   return 0;
 }

@@ -116,6 +116,16 @@ static int class_expr(loader *L, const cJSON *obj, const char *key, int required
   return r;
 }
 
+/* A count (of a class's actors or a pool's workers): made before any actor,
+ * so only $params, n and W. */
+static int count_expr(loader *L, const cJSON *obj, ts_expr **out)
+{
+  L->class_expr = TS_EXPR_COUNT;
+  int r = ts_load_expr(L, obj, "count", 1, out);
+  L->class_expr = 0;
+  return r;
+}
+
 /* ---- the program compiler ---- */
 
 /* What is held at a point of a program: lock declarations as bits. */
@@ -236,6 +246,8 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
     h->takes_time = 1;
   if (t == &ts_op_sleep)
     L->m->has_sleep = 1;
+  if (t == &ts_op_cpu && s->kernel)
+    L->m->has_kernel_cpu = 1;
   if (t == &ts_op_hop)
     L->m->has_hop = 1;
   return 0;
@@ -320,6 +332,8 @@ static int compile_if(loader *L, const cJSON *st, const char *label, held *h)
   if (a.locks != b.locks)
     return ts_jfail(&L->c, "then", L->e, "the branches leave different locks held: every path must take and release "
                     "the same locks");
+  h->locks = a.locks;
+  h->mutexes = a.mutexes;
   h->takes_time |= a.takes_time | b.takes_time;
   return 0;
 }
@@ -615,7 +629,7 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
   if (!cJSON_IsNumber(cnt) && !cJSON_IsString(cnt))
     return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression",
                     TS_MAX_ACTORS);
-  return class_expr(L, jc, "count", 1, &k->count);
+  return count_expr(L, jc, &k->count);
 }
 
 static int load_class(loader *L, const cJSON *jc, int index)
@@ -899,7 +913,7 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
       return ts_jfail(&L->c, "count", L->e, "the main pool has the sweep's number of workers (scenario \"workers\")");
     return 0;
   }
-  return class_expr(L, wj, "count", 1, &p->count);
+  return count_expr(L, wj, &p->count);
 }
 
 static int load_pool(loader *L, const cJSON *jp, int i)

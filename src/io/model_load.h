@@ -13,6 +13,8 @@
 
 #define TS_MAX_LOOP_DEPTH 32
 
+enum { TS_EXPR_COUNT = 2 };
+
 typedef struct loader {
   ts_jctx c;
   ts_err *e;
@@ -24,7 +26,8 @@ typedef struct loader {
   int depth;                          /* repeats open around the step */
   int max_depth;
   const char *loop_name[TS_MAX_LOOP_DEPTH];
-  int class_expr;                     /* compiling a class-level expression: only $params, n, W, i */
+  int class_expr;                     /* compiling a class-level expression: only $params, n, W, i, lets;
+                                         TS_EXPR_COUNT: a class's count, only $params, n, W */
   const cJSON *classes_json;          /* the model's classes, for names used before their class is loaded */
   const ts_class *klass;              /* the class being loaded: its "let" names */
 } loader;

@@ -38,11 +38,12 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   } builtins[] = {{"n", TS_VAR_N, 1},          {"W", TS_VAR_W, 1},          {"i", TS_VAR_INDEX, 1},
                   {"worker", TS_VAR_WORKER, 0}, {"pool_size", TS_VAR_POOL_SIZE, 0}, {"now", TS_VAR_NOW, 0}};
   for (size_t b = 0; b < sizeof builtins / sizeof *builtins; b++)
-    if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr)) {
+    if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr) &&
+        (builtins[b].kind != TS_VAR_INDEX || L->class_expr != TS_EXPR_COUNT)) {
       *var = (ts_expr_var){builtins[b].kind, 0};
       return 1;
     }
-  for (size_t l = 0; L->klass && l < L->klass->nlets; l++)
+  for (size_t l = 0; L->klass && L->class_expr != TS_EXPR_COUNT && l < L->klass->nlets; l++)
     if (strcmp(L->klass->let_names[l], name) == 0) {
       *var = (ts_expr_var){TS_VAR_LET, (int)l};
       return 1;
@@ -80,7 +81,8 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
     return ts_jfail(&L->c, key, L->e, "expected a number or an expression such as \"$x * 2\"");
   }
   if (!e) {
-    const char *hint = L->class_expr ? " (names: $params, n, W, i, the class's lets)"
+    const char *hint = L->class_expr == TS_EXPR_COUNT ? " (names: $params, n, W; not i or lets, which are per actor)"
+                       : L->class_expr ? " (names: $params, n, W, i, the class's lets)"
                                      : " (names: $params, n, W, i, worker, pool_size, now, loop names, counters, lets)";
     return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s", cJSON_IsString(v) ? v->valuestring : "", err,
                     strncmp(err, "unknown name", 12) == 0 ? hint : "");

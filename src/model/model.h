@@ -231,6 +231,7 @@ typedef struct ts_model {
   size_t nparams;
   /* features used anywhere, so absent ones cost nothing per actor */
   unsigned has_mutex : 1, has_chan : 1, has_hop : 1, has_call : 1, has_sleep : 1, has_thread : 1;
+  unsigned has_kernel_cpu : 1; /* a cpu step with "account": "kernel" */
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */

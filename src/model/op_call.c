@@ -10,7 +10,8 @@
  * the reply travels reply_ms back to the caller's worker, which pays
  * recv_ms. The caller waits throughout (wait false: the loader wraps the call
  * in a spawn, so the caller goes on at once). A span on a call gets one
- * sample per call, from its start to the reply's arrival. */
+ * sample per call, from its start until the caller has paid recv_ms for the
+ * reply (the whole round trip as the caller sees it). */
 #include "model/internal.h"
 
 static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)

@@ -81,7 +81,7 @@ static int wanted(const ts_model *m, int needs)
   case F_CALL: return m->has_call;
   case F_SLEEP: return m->has_sleep;
   case F_IPMS: return m->ipms_user > 0 || m->ipms_kernel > 0;
-  case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread;
+  case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread || m->has_kernel_cpu;
   case F_NCLASS:
     for (size_t k = 0; k < m->nclasses; k++)
       if (m->classes[k].count && ts_expr_uses(m->classes[k].count, TS_VAR_N))
@@ -99,6 +99,15 @@ static ts_metric *grow(ts_metric_list *l)
   l->v = v;
   memset(&v[l->n], 0, sizeof *v);
   return &v[l->n++];
+}
+
+/* Whether a metric before the last one of l is called name. */
+static int taken(const ts_metric_list *l, const char *name)
+{
+  for (size_t i = 0; i + 1 < l->n; i++)
+    if (strcmp(l->v[i].name, name) == 0)
+      return 1;
+  return 0;
 }
 
 typedef struct rctx {
@@ -160,6 +169,12 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
         goto nomem;
       int ms = st >= TS_SPAN_MEAN;
       snprintf(x->name, sizeof x->name, "%s_%s%s", m->spans[s].name, span_stats[st], ms ? "_ms" : "");
+      if (taken(out, x->name)) {
+        snprintf(err, cap, "spans: span \"%s\" would report %s, a metric the model already reports: rename the span",
+                 m->spans[s].name, x->name);
+        ts_metric_list_finish(out);
+        return -1;
+      }
       snprintf(x->meaning, sizeof x->meaning, "span %s: %s", m->spans[s].name,
                st == TS_SPAN_COUNT ? "samples that ended in the window, per replication"
                : st == TS_SPAN_RATE ? "samples per second of window (its throughput)"
@@ -172,6 +187,12 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     }
   for (size_t i = 0; i < m->nmetrics; i++) {
     const ts_metric_spec *d = &m->metrics[i];
+    if (ts_metric_list_find(out, d->name) >= 0) {
+      snprintf(err, cap, "metrics.%s: a metric the model already reports (built in, or from a pool or span): "
+               "expected a new name", d->name);
+      ts_metric_list_finish(out);
+      return -1;
+    }
     ts_metric *x = grow(out);
     if (!x)
       goto nomem;
