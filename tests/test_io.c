@@ -187,7 +187,7 @@ static const bad_input bad_models[] = {
   {PROGRAM_WITH("\"params\": {\"r\": 1.5}", "{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"$r\"}"), NULL,
    "classes[0].program[0].rows", "$r must be an integer in [1, 10000000]"},
   {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"many\"}"), NULL, "classes[0].program[0].rows",
-   "expected an integer in [1, 10000000] or \"$param\""},
+   "expected an integer in [1, 10000000], \"$param\" or an expression of $params"},
   /* host.cpu_scale_by_n */
   {WITH("\"host\": {\"cpu_scale_by_n\": {\"n\": [1, 2], \"scale\": [1]}}"), NULL, "host.cpu_scale_by_n.scale",
    "expected as many scales as n values"},

@@ -196,6 +196,27 @@ START_TEST(lang_kernel_cpu_on_an_event_loop)
 }
 END_TEST
 
+/* `arrived` is the actor's arrival time: a timer to arrived + 10 ms ends at
+ * 5 + 10 for the first (periodic, phase 5) and at 5 + 20 + 10 for the second
+ * (period 20), whatever ran before it (1 ms of CPU). */
+START_TEST(lang_arrived_anchors_timers)
+{
+  ts_model m;
+  load("{\"params\": {\"fps\": 50}, \"classes\": [{\"name\": \"a\", \"count\": 2,"
+       " \"arrival\": {\"kind\": \"periodic\", \"phase_ms\": 5, \"period_ms\": \"1000 / $fps\"},"
+       " \"program\": [{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"sleep\", \"ms\": \"arrived + 10 - now\"}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(15));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(35));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* A closed loop: the i-th follower starts 2 ms after the i-th leader ends. */
 START_TEST(lang_after_arrival_closes_the_loop)
 {
@@ -451,6 +472,9 @@ static const bad_case bad[] = {
   /* a span whose statistics would be called like a built-in */
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"span_begin\", \"span\": \"wave\"},"
    " {\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"wave\"}]}]}", "", "spans", "would report wave_p95_ms"},
+  /* a constant field takes an expression of $params, not of per-actor names */
+  {"{\"classes\": [{\"count\": 2, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 10, \"jitter_ms\": \"i * 2\"},"
+   " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "classes[0].arrival.jitter_ms", "unknown name \"i\""},
   /* a table naming a metric the model does not report was dropped */
   {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
 };
@@ -500,7 +524,8 @@ Suite *lang_suite(void)
   const TTest *const queueing[] = {lang_mm1_and_md1_match_pollaczek_khinchine, NULL};
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
                                     lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
-                                    lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop, NULL};
+                                    lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
+                                    lang_arrived_anchors_timers, NULL};
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
                               lang_ci_target_and_t_halfwidth, lang_examples_run, NULL};

@@ -29,7 +29,7 @@ static char *dup_or_fail(loader *L, const char *s)
 /* An expression name: [A-Za-z_][A-Za-z0-9_]*, not a built-in. */
 static int is_identifier(const char *s)
 {
-  static const char *const builtins[] = {"i", "n", "W", "worker", "pool_size", "now", NULL};
+  static const char *const builtins[] = {"i", "n", "W", "worker", "pool_size", "now", "arrived", NULL};
   if (!*s || strlen(s) > 60 || (*s >= '0' && *s <= '9') ||
       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(s))
     return 0;

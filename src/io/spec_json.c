@@ -20,7 +20,7 @@ int ts_spec_fail(ts_spec *sp, const char *key, const char *fmt, ...)
 }
 
 /* Names an expression may use: $params, n, W, and (in steps) i, worker,
- * pool_size, now, the loops around the step and the counters. */
+ * pool_size, now, arrived, the loops around the step and the counters. */
 static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
 {
   loader *L = ctx;
@@ -36,7 +36,8 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
     int kind;
     int in_class;
   } builtins[] = {{"n", TS_VAR_N, 1},          {"W", TS_VAR_W, 1},          {"i", TS_VAR_INDEX, 1},
-                  {"worker", TS_VAR_WORKER, 0}, {"pool_size", TS_VAR_POOL_SIZE, 0}, {"now", TS_VAR_NOW, 0}};
+                  {"worker", TS_VAR_WORKER, 0}, {"pool_size", TS_VAR_POOL_SIZE, 0}, {"now", TS_VAR_NOW, 0},
+                  {"arrived", TS_VAR_ARRIVED, 0}};
   for (size_t b = 0; b < sizeof builtins / sizeof *builtins; b++)
     if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr) &&
         (builtins[b].kind != TS_VAR_INDEX || L->class_expr != TS_EXPR_COUNT)) {
@@ -83,7 +84,7 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
   if (!e) {
     const char *hint = L->class_expr == TS_EXPR_COUNT ? " (names: $params, n, W; not i or lets, which are per actor)"
                        : L->class_expr ? " (names: $params, n, W, i, the class's lets)"
-                                     : " (names: $params, n, W, i, worker, pool_size, now, loop names, counters, lets)";
+                                     : " (names: $params, n, W, i, worker, pool_size, now, arrived, loop names, counters, lets)";
     return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s", cJSON_IsString(v) ? v->valuestring : "", err,
                     strncmp(err, "unknown name", 12) == 0 ? hint : "");
   }
@@ -133,9 +134,28 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     *out = d;
     return 0;
   }
+  double d;
+  if (cJSON_IsString(v)) { /* an expression of $params, known at load time */
+    char err[200];
+    int was = L->class_expr;
+    L->class_expr = TS_EXPR_COUNT;
+    ts_expr *e = ts_expr_compile(v->valuestring, resolve, L, err, sizeof err);
+    L->class_expr = was;
+    if (!e)
+      return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params; \"%s\": %s", what,
+                          range, v->valuestring, err);
+    int known = ts_expr_is_constant(e, &d);
+    ts_expr_free(e);
+    if (!known)
+      return ts_spec_fail(sp, key, "expected %s in %s known at load time (numbers and $params only)", what, range);
+    if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
+      return ts_spec_fail(sp, key, "\"%s\" is %g: expected %s in %s", v->valuestring, d, what, range);
+    *out = d;
+    return 0;
+  }
   if (!cJSON_IsNumber(v))
-    return ts_spec_fail(sp, key, "expected %s in %s or \"$param\"", what, range);
-  double d = v->valuedouble;
+    return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params", what, range);
+  d = v->valuedouble;
   if (!(d >= lo && d <= hi))
     return ts_spec_fail(sp, key, "expected a number in %s, got %g", range, d);
   if (integral && d != floor(d))

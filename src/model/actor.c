@@ -89,6 +89,7 @@ static double get(void *ctx, ts_expr_var v)
   case TS_VAR_LOOP: return a && a->loops ? (double)a->loops[v.index].iter : 0;
   case TS_VAR_COUNTER: return w->counters[v.index];
   case TS_VAR_NOW: return ts_time_to_ms(w->sim.now);
+  case TS_VAR_ARRIVED: return a ? ts_time_to_ms(a->st.arrive) : 0;
   case TS_VAR_COUNT: return w->class_count[v.index];
   case TS_VAR_LET: return a ? ts_expr_eval(w->model->classes[a->klass].lets[v.index], get, ctx) : 0;
   default: return 0;

@@ -45,6 +45,7 @@ enum {
   TS_VAR_LOOP,        /* a repeat's iteration (0, 1, ...), by loop slot */
   TS_VAR_COUNTER,     /* a declared counter, by index */
   TS_VAR_NOW,         /* now: simulated time in ms */
+  TS_VAR_ARRIVED,     /* arrived: the actor's arrival time in ms */
   TS_VAR_COUNT,       /* count(class): actors of a class, by class index */
   TS_VAR_LET          /* one of the actor's class's named expressions ("let"), by index */
 };

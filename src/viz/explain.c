@@ -128,6 +128,14 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
 {
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, s->count, s->count == 1 ? "" : "s");
   fprintf(out, ", %g on its worker (mean)\n", s->peers);
+  int finished = 0;
+  for (int a = 0; a < tl->nactors && !finished; a++)
+    finished = tl->stats[a].klass == k && tl->stats[a].done >= 0;
+  if (!finished) {
+    fprintf(out, "  none finished by the horizon (a program that runs forever): no wave to break down%s\n",
+            tl->model->nlocks ? "; see the contention on mutexes below" : "");
+    return;
+  }
   fprintf(out, "  wave (wave_start to wave_end) per actor: mean %s ms, median %s, min %s, max %s\n",
           ms(s->wave).s, ms(median_wave(tl, x, k)).s, ms((double)s->wmin).s, ms((double)s->wmax).s);
   fprintf(out, "  where the wave goes (mean per actor):\n");
@@ -322,9 +330,12 @@ static void header(FILE *out, const ts_timeline *tl, const char *title)
   const ts_model *m = tl->model;
   fprintf(out, "%s: n=%d, workers=%d, %d actors, one replication (stream seed %lu)\n", title ? title : m->name, tl->n,
           tl->nmain, tl->nactors, tl->seed);
-  fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
-          m->pools[0].policy->name, ms((double)m->pools[0].threshold).s, ms((double)m->pools[0].yield_overhead).s,
-          ms((double)m->pools[0].loop_overhead).s);
+  if (m->pools[0].kind == TS_WORKER_THREAD)
+    fprintf(out, "model %s: thread workers (a FIFO run queue each; a task runs until it waits),\n", m->name);
+  else
+    fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
+            m->pools[0].policy->name, ms((double)m->pools[0].threshold).s, ms((double)m->pools[0].yield_overhead).s,
+            ms((double)m->pools[0].loop_overhead).s);
   if (m->cores > 0)
     fprintf(out, "  %d cores shared by the workers, dispatch %s\n", m->cores, ts_dispatch_name(m->dispatch));
   else
