@@ -52,7 +52,8 @@ static ts_time sum_of(const ts_world *w, size_t offset)
  * futex, no kernel work at all (the notifier's own worker is never parked). */
 START_TEST(moq_one_worker_never_contended)
 {
-  static const char *const sets[] = {"params.viewers=300", "params.fanin=300", "params.fps=20", NULL};
+  static const char *const sets[] = {"params.viewers=300", "params.fanin=300", "params.fps=20",
+                                     "params.stream_net_ms=0", NULL};
   ts_model m;
   load_moq(&m, sets);
   ts_world w;
@@ -83,6 +84,7 @@ START_TEST(moq_one_frame_r_reads_at_most_w_wakes)
                                      "locks[0].futex_wake_ms=0",
                                      "locks[1].futex_wait_ms=0",
                                      "locks[1].futex_wake_ms=0",
+                                     "params.stream_net_ms=0",
                                      NULL};
   for (int W = 1; W <= 16; W *= 4) {
     ts_model m;

@@ -21,13 +21,35 @@ static double rel_error(double sim, double rec)
   return rec != 0 ? (sim - rec) / rec : 0;
 }
 
-/* One target's row; `where` adds its n and workers. */
+/* The scenario's axis values of combination `combo` as "key=label, ...", or
+ * "" without axes (combo = combo * nvalues + value, axis by axis). */
+static const char *combo_text(const ts_fit_problem *pb, int combo, char *buf, size_t cap)
+{
+  buf[0] = '\0';
+  if (!pb->sc || pb->sc->naxes == 0)
+    return buf;
+  int v[64], naxes = pb->sc->naxes < 64 ? pb->sc->naxes : 64;
+  for (int a = naxes - 1; a >= 0; a--) {
+    v[a] = combo % pb->sc->axes[a].nvalues;
+    combo /= pb->sc->axes[a].nvalues;
+  }
+  for (int a = 0; a < naxes; a++) {
+    size_t l = strlen(buf);
+    snprintf(buf + l, cap - l, "%s%s=%s", a ? ", " : "", pb->sc->axes[a].key, pb->sc->axes[a].labels[v[a]]);
+  }
+  return buf;
+}
+
+/* One target's row; `where` adds its n and workers (and axis values). */
 static cJSON *target_row(const ts_fit_problem *pb, const ts_fit_target *t, double sim, const char *label, int where)
 {
   cJSON *o = cJSON_CreateObject();
   if (!o)
     return NULL;
   if (where) {
+    char axes[256];
+    if (*combo_text(pb, t->combo, axes, sizeof axes))
+      cJSON_AddStringToObject(o, "axes", axes);
     cJSON_AddNumberToObject(o, "n", t->n);
     cJSON_AddNumberToObject(o, "workers", t->workers);
   }
@@ -53,6 +75,9 @@ static cJSON *worst_table(const ts_fit_problem *pb, const double *sim)
       continue;
     if (m < 0)
       cJSON_AddStringToObject(w, "metric", pb->mnames[pb->t[i].metric]);
+    char axes[256];
+    if (*combo_text(pb, pb->t[i].combo, axes, sizeof axes))
+      cJSON_AddStringToObject(w, "axes", axes);
     cJSON_AddNumberToObject(w, "n", pb->t[i].n);
     cJSON_AddNumberToObject(w, "workers", pb->t[i].workers);
     cJSON_AddNumberToObject(w, "rel_error", round_sig(rel_error(sim[i], pb->t[i].recorded), 4));
@@ -299,10 +324,23 @@ void ts_fit_print_params(FILE *out, const ts_fit_problem *pb, const ts_fit_resul
 
 void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim, const char *label)
 {
-  fprintf(out, "%6s %7s %-17s %12s %12s %10s\n", "n", "workers", "metric", "recorded", label, "rel_error");
+  char axes[256];
+  int aw = 0; /* the axes column's width (0: no axes) */
+  for (size_t i = 0; i < pb->nt; i++) {
+    int l = (int)strlen(combo_text(pb, pb->t[i].combo, axes, sizeof axes));
+    aw = l > aw ? l : aw;
+  }
+  int mw = 17; /* the metric column's width */
+  for (size_t m = 0; m < pb->nmnames; m++)
+    mw = (int)strlen(pb->mnames[m]) > mw ? (int)strlen(pb->mnames[m]) : mw;
+  if (aw)
+    fprintf(out, "%-*s ", aw, "axes");
+  fprintf(out, "%6s %7s %-*s %12s %12s %10s\n", "n", "workers", mw, "metric", "recorded", label, "rel_error");
   for (size_t i = 0; i < pb->nt; i++) {
     const ts_fit_target *t = &pb->t[i];
-    fprintf(out, "%6d %7d %-17s %12.6g %12.6g", t->n, t->workers, pb->mnames[t->metric], t->recorded,
+    if (aw)
+      fprintf(out, "%-*s ", aw, combo_text(pb, t->combo, axes, sizeof axes));
+    fprintf(out, "%6d %7d %-*s %12.6g %12.6g", t->n, t->workers, mw, pb->mnames[t->metric], t->recorded,
             sim[i]);
     double pct = 100 * rel_error(sim[i], t->recorded);
     if (t->recorded != 0)
@@ -317,8 +355,9 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     int i = ts_fit_worst(pb, sim, m);
     if (i < 0)
       continue;
-    fprintf(out, "%s%s %.2f%% (n=%d, workers=%d)", sep, pb->mnames[m],
-            100 * fabs(rel_error(sim[i], pb->t[i].recorded)), pb->t[i].n, pb->t[i].workers);
+    combo_text(pb, pb->t[i].combo, axes, sizeof axes);
+    fprintf(out, "%s%s %.2f%% (%s%sn=%d, workers=%d)", sep, pb->mnames[m],
+            100 * fabs(rel_error(sim[i], pb->t[i].recorded)), axes, *axes ? ", " : "", pb->t[i].n, pb->t[i].workers);
     sep = ", ";
   }
   fputc('\n', out);
@@ -326,6 +365,16 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
 
 void ts_fit_print_loo(FILE *out, const ts_fit_problem *pb, const ts_fit_loo *l)
 {
+  char axes[256];
+  int aw = 0; /* the axes column's width (0: no axes) */
+  for (size_t k = 0; k < l->npoints; k++) {
+    int len = (int)strlen(combo_text(pb, pb->pt[k].combo, axes, sizeof axes));
+    aw = len > aw ? len : aw;
+  }
+  if (aw && aw < 9)
+    aw = 9;
+  if (aw)
+    fprintf(out, "%-*s ", aw, "held axes");
   fprintf(out, "%6s %7s %12s %10s", "held n", "workers", "objective", "from");
   for (size_t j = 0; j < l->nparams; j++) {
     int w = (int)strlen(pb->params->p[j].name);
@@ -335,6 +384,8 @@ void ts_fit_print_loo(FILE *out, const ts_fit_problem *pb, const ts_fit_loo *l)
   for (size_t k = 0; k < l->npoints; k++) {
     char from[48];
     search_from(l->sequence, l->from[k], from, sizeof from);
+    if (aw)
+      fprintf(out, "%-*s ", aw, combo_text(pb, pb->pt[k].combo, axes, sizeof axes));
     fprintf(out, "%6d %7d %12.4g %10s", pb->pt[k].n, pb->pt[k].workers, l->objective[k], from);
     for (size_t j = 0; j < l->nparams; j++) {
       int w = (int)strlen(pb->params->p[j].name);

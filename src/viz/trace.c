@@ -244,7 +244,7 @@ static void wakes(builder *b)
   const ts_timeline *tl = b->tl;
   for (size_t i = 0; i < tl->nwakes && !b->failed; i++) {
     const ts_tl_wake *k = &tl->wakes[i];
-    flow(b, "lock hand-over", actor_pid(tl, k->from), actor_tid(tl, k->from), k->t, actor_pid(tl, k->to),
+    flow(b, "wake", actor_pid(tl, k->from), actor_tid(tl, k->from), k->t, actor_pid(tl, k->to),
          actor_tid(tl, k->to), k->t);
   }
 }
