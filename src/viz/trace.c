@@ -103,7 +103,8 @@ static void names(builder *b)
   for (int w = 0; w < tl->nworkers; w++) {
     snprintf(buf, sizeof buf, "worker %d", w);
     metadata(b, "process_name", w + 1, w + 1, buf, w);
-    metadata(b, "thread_name", w + 1, w + 1, "event loop (CPU)", -1);
+    int thread = w < tl->nmain ? tl->model->pools[0].kind == TS_WORKER_THREAD : 0;
+    metadata(b, "thread_name", w + 1, w + 1, thread ? "thread (CPU)" : "event loop (CPU)", -1);
   }
   for (int a = 0; a < tl->nactors; a++) {
     char name[128];
