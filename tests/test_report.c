@@ -197,6 +197,39 @@ START_TEST(report_wave_ratio_ignores_a_point_without_actors)
 }
 END_TEST
 
+/* The time-slice queue metrics against round robin worked by hand: N actors
+ * of S slices of q = 10 ms on one worker (rows of 1 ms, threshold 9 ms).
+ * The actors arrive together as callbacks, so the first round's yields find
+ * 0, 1, ..., N - 1 actors in the time-slice queue and every later yield N - 1:
+ * queue_depth = (N - 1)(S - 3/2)/(S - 1), queue_depth_max = N - 1, and every
+ * yield waits (N - 1) q to be resumed. On W = 2 workers with i mod W
+ * dispatch each worker holds N/2 of them. */
+START_TEST(report_queue_metrics_match_round_robin)
+{
+  run_into("q", RR, "--n 1,2,3,8 --workers 1,2 --set params.c_ms=30 --set 'classes[0].program[0].rows=30'");
+  char *csv = result("q", "summary.csv");
+  ck_assert_int_eq(count_lines(csv), 1 + 8);
+  const int ns[] = {1, 2, 3, 8};
+  const double S = 3;
+  for (int row = 1; row <= 8; row++) {
+    int n = ns[(row - 1) % 4], w = row <= 4 ? 1 : 2;
+    ck_assert_double_eq(field(csv, row, "n"), n);
+    ck_assert_double_eq(field(csv, row, "workers"), w);
+    double m = (n + w - 1) / w; /* actors per worker (n = 1 on 2 workers: one worker idle) */
+    double depth = n == 1 ? 0 : (m - 1) * (S - 1.5) / (S - 1);
+    if (w == 2 && n % 2 == 1 && n > 1) /* 3 on 2 workers: 2 and 1; the entries of both are averaged */
+      depth = ((m - 1) * (S - 1.5) * 2 + 0) / ((S - 1) * 3);
+    ck_assert_msg(fabs(field(csv, row, "queue_depth") - depth) < 1e-6, "n %d w %d: queue_depth %g, want %g", n, w,
+                  field(csv, row, "queue_depth"), depth);
+    ck_assert_double_eq(field(csv, row, "queue_depth_max"), m - 1);
+    double wait = w == 2 && n == 3 ? (2.0 * 2 * 10 + 2 * 0) / 6 : (m - 1) * 10;
+    ck_assert_msg(fabs(field(csv, row, "slice_wait_ms") - wait) < 1e-6, "n %d w %d: slice_wait_ms %g, want %g", n, w,
+                  field(csv, row, "slice_wait_ms"), wait);
+  }
+  free(csv);
+}
+END_TEST
+
 START_TEST(report_summary_json_records_the_run)
 {
   run_into("rr", RR, RR16 " --seed 7");
@@ -344,6 +377,7 @@ Suite *report_suite(void)
                                report_samples_cover_every_replication,
                                report_summary_json_records_the_run,
                                report_wave_ratio_ignores_a_point_without_actors,
+                               report_queue_metrics_match_round_robin,
                                report_json_model_holds_overrides,
                                report_baseline_adds_recorded_columns,
                                NULL};

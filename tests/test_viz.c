@@ -577,6 +577,23 @@ START_TEST(viz_explain_rr_report_states_the_law)
 END_TEST
 
 /* The accounting identities hold exactly, actor by actor. */
+/* explain's time-slice queue section against round robin by hand: 8 actors
+ * of 3 slices of 10 ms on one worker yield 16 times; the first round finds
+ * 0..7 waiting, the second 7 each: mean (28 + 56) / 16 = 5.25, most 7, and
+ * every yield waits 7 slices (70 ms). */
+START_TEST(viz_explain_queue_matches_round_robin)
+{
+  char *out = NULL;
+  ck_assert_int_eq(tu_tssim("explain " RR " --n 8 --set params.c_ms=30 --set 'classes[0].program[0].rows=30'", &out,
+                            NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\ntime-slice queue (the whole run)"), "%s", out);
+  ck_assert_msg(strstr(out, "\n  0             16                      5.25              7                  70.000\n"), "%s",
+                out);
+  free(out);
+}
+END_TEST
+
 START_TEST(viz_explain_accounting_is_exact)
 {
   static const char *const scen[] = {ZC, LOCK, RR};
@@ -674,9 +691,9 @@ START_TEST(viz_plot_with_and_without_gnuplot)
   free(path);
   ck_assert(!exists(res, "wave.png"));
   if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-    ck_assert_int_eq(ts_plot_results(res, 1), 4);
-    static const char *const files[] = {"wave", "cpu", "ratio", "decomposition"};
-    for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(ts_plot_results(res, 1), 5);
+    static const char *const files[] = {"wave", "cpu", "ratio", "decomposition", "queue"};
+    for (int i = 0; i < 5; i++) {
       char name[64];
       snprintf(name, sizeof name, "%s.png", files[i]);
       ck_assert_msg(exists(res, name), "missing %s", name);
@@ -707,6 +724,7 @@ Suite *viz_suite(void)
                               viz_gantt_cli_options_and_errors,
                               viz_explain_rr_report_states_the_law,
                               viz_explain_zero_cache_names_terms,
+                              viz_explain_queue_matches_round_robin,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,
                               NULL};

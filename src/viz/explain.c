@@ -365,7 +365,7 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     if (s.count)
       decomposition(out, tl, x, (int)k, &s);
   }
-  if (ts_explain_contention(out, tl) || ts_explain_calls(out, tl))
+  if (ts_explain_queue(out, tl) || ts_explain_contention(out, tl) || ts_explain_calls(out, tl))
     goto done;
   closed_form(out, tl, &rr);
   const ts_model *m = tl->model;

@@ -71,6 +71,12 @@ int ts_explain_contention(FILE *out, const ts_timeline *tl);
  * queued. Nothing without servers. Returns 0, or -1 when memory runs out. */
 int ts_explain_calls(FILE *out, const ts_timeline *tl);
 
+/* The time-slice queues of tl, per worker: entries, the mean and most
+ * actors already waiting at an entry, and the mean slice wait (entering the
+ * queue to being resumed). Nothing when no actor ever entered one. Returns
+ * 0, or -1 when memory runs out. */
+int ts_explain_queue(FILE *out, const ts_timeline *tl);
+
 /* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
  * the same workers: the law's terms are then also predicted from it. title
  * names the scenario. Returns 0, or -1 when memory runs out. */

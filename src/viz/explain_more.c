@@ -184,3 +184,66 @@ int ts_explain_calls(FILE *out, const ts_timeline *tl)
   free(c);
   return 0;
 }
+
+int ts_explain_queue(FILE *out, const ts_timeline *tl)
+{
+  int nw = tl->nworkers > 0 ? tl->nworkers : 1;
+  /* per worker: entries, depth sum, depth max, from counters (an entry raises its worker's count by one) */
+  int64_t *v = calloc((size_t)nw * 3, sizeof *v);
+  int *last = calloc((size_t)nw, sizeof *last);
+  double *wait = calloc((size_t)nw, sizeof *wait);
+  int64_t *waits = calloc((size_t)nw, sizeof *waits);
+  if (!v || !last || !wait || !waits) {
+    free(v);
+    free(last);
+    free(wait);
+    free(waits);
+    return -1;
+  }
+  for (size_t i = 0; i < tl->ncounters; i++) {
+    const ts_tl_counter *c = &tl->counters[i];
+    if (c->worker < 0 || c->worker >= nw)
+      continue;
+    if (c->queue_depth == last[c->worker] + 1) {
+      int64_t *x = &v[3 * c->worker];
+      x[0]++;
+      x[1] += last[c->worker];
+      if (last[c->worker] > x[2])
+        x[2] = last[c->worker];
+    }
+    last[c->worker] = c->queue_depth;
+  }
+  /* slice wait: each stay in the queued state, charged to the worker the actor was placed on */
+  for (int a = 0; a < tl->nactors; a++)
+    for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) {
+      const ts_tl_state *st = &tl->states[i];
+      if (st->state != TS_ACTOR_QUEUED)
+        continue;
+      ts_time end = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
+      int wk = tl->stats[a].worker;
+      if (wk >= 0 && wk < nw) {
+        wait[wk] += ms(end - st->t);
+        waits[wk]++;
+      }
+    }
+  int64_t any = 0;
+  for (int w = 0; w < nw; w++)
+    any += v[3 * w];
+  if (any) {
+    fprintf(out, "\ntime-slice queue (the whole run): what an actor found when it yielded, and how long it waited\n");
+    fprintf(out, "  worker   entries   waiting at entry (mean)   most waiting   slice wait (ms, mean)\n");
+    for (int w = 0; w < nw; w++) {
+      const int64_t *x = &v[3 * w];
+      if (!x[0])
+        continue;
+      fprintf(out, "  %-6d %9lld %25.2f %14lld %23.3f\n", w, (long long)x[0], (double)x[1] / (double)x[0],
+              (long long)x[2], waits[w] ? wait[w] / (double)waits[w] : 0.0);
+    }
+    fprintf(out, "  (summary.csv's queue_depth, queue_depth_max and slice_wait_ms are the same over all workers)\n");
+  }
+  free(v);
+  free(last);
+  free(wait);
+  free(waits);
+  return 0;
+}

@@ -26,6 +26,7 @@ static const plot_kind kinds[] = {
   {"cpu", "recorded_per_group_cpu_ms"},
   {"ratio", "recorded_wave_ratio"},
   {"decomposition", NULL},
+  {"queue", NULL},
 };
 
 #define NKINDS (sizeof kinds / sizeof *kinds)
