@@ -61,7 +61,7 @@ static void pk_case(double rho, int exponential)
     ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
     double sum = 0;
     for (int a = 0; a < w.nactors; a++)
-      sum += ts_time_to_ms(ts_world_actor(&w, a)->st.state[TS_ACTOR_READY]);
+      sum += ts_time_to_ms(ts_world_stats(&w, a).state[TS_ACTOR_READY]);
     mean[r] = sum / w.nactors;
     ts_world_finish(&w);
   }
@@ -190,7 +190,7 @@ START_TEST(lang_kernel_cpu_on_an_event_loop)
   ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
   ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
   ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(8));
-  ck_assert_int_eq(ts_world_actor(&w, 1)->st.kernel, MS(3));
+  ck_assert_int_eq(ts_world_stats(&w, 1).kernel, MS(3));
   ts_world_finish(&w);
   ts_model_finish(&m);
 }
@@ -312,7 +312,7 @@ START_TEST(lang_crn_other_class_unchanged)
     ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
     ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
     for (int i = 0; i < 3; i++)
-      io[v][i] = ts_world_actor(&w, w.class_base[1] + i)->st.state[TS_ACTOR_IO];
+      io[v][i] = ts_world_stats(&w, w.class_base[1] + i).state[TS_ACTOR_IO];
     ts_world_finish(&w);
     ts_model_finish(&m);
   }

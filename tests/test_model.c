@@ -69,9 +69,14 @@ static void run_finish(run *r)
   ts_model_finish(&r->m);
 }
 
+/* Actor's measurements (a copy: ts_world_stats; a few live at once). */
 static const ts_actor_stats *st(const ts_world *w, int actor)
 {
-  return &ts_world_actor(w, actor)->st;
+  static ts_actor_stats copies[8];
+  static unsigned next;
+  ts_actor_stats *s = &copies[next++ % 8];
+  *s = ts_world_stats(w, actor);
+  return s;
 }
 
 /* ---- xxHash32 ---- */

@@ -59,7 +59,8 @@ static void check_wave(int n, int w)
   int64_t total_slices = 0;
   ts_time last = 0;
   for (int i = 0; i < n; i++) {
-    const ts_actor_stats *a = &ts_world_actor(&world, i)->st;
+    ts_actor_stats as = ts_world_stats(&world, i);
+    const ts_actor_stats *a = &as;
     int k = i % w, m = local_count(n, w, k);
     ts_time want = ((ts_time)m * (ROUNDS - 1) + i / w + 1) * Q_NS;
     if (a->worker != k || a->done != want || a->slices != ROUNDS || a->yields != ROUNDS - 1 || a->timer != C_NS)

@@ -4,6 +4,7 @@
 #ifndef TS_CLI_H
 #define TS_CLI_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exit statuses, the same for every command (README, "Exit status"). */
 enum {
@@ -33,6 +34,7 @@ int ts_cmd_calibrate(int argc, char **argv);
 int ts_cmd_trace(int argc, char **argv);
 int ts_cmd_gantt(int argc, char **argv);
 int ts_cmd_explain(int argc, char **argv);
+int ts_cmd_merge(int argc, char **argv);
 
 /* Shared by the subcommands that load a scenario and its model. */
 #include "io/baseline_json.h"
@@ -64,6 +66,54 @@ void ts_cli_unload(ts_loaded *l);
 int ts_cli_bad_option(const char *cmd, char **argv);
 /* Print "tssim: message" to stderr and return 2. */
 int ts_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `tssim run`'s options, shared with `tssim merge` (which re-reads those a
+ * shard ran with). */
+typedef struct ts_run_opts {
+  const char *scenario;
+  const char *outdir, *seed_arg, *n_arg, *w_arg, *r_arg, *t_arg, *x_arg;
+  const char **sets;
+  int nsets;
+  int quiet, plots, samples, jobs;
+  int shard, shards;   /* --shard K/M (1-based K); shards 0: none */
+} ts_run_opts;
+
+/* Parse tssim run's argv into o (free with ts_cli_run_opts_finish). Returns
+ * 0, or -1 with *status the exit status (after --help, or after printing
+ * what was wrong); o needs no finish then. */
+int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status);
+void ts_cli_run_opts_finish(ts_run_opts *o);
+/* Load o's scenario with its overrides into L. Returns 0, or the exit status
+ * after printing the error (L needs no unload then). */
+int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
+/* The sweep of o and L into spec (sizes: the axis sizes, >= 16 slots). */
+struct ts_sweep_spec;
+void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_sweep_spec *spec);
+/* Print the header lines and the table of a finished sweep. */
+struct ts_sweep;
+void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
+/* Add summary.csv and summary.json (and the removal of old plots, and of an
+ * old samples.csv when samples is 0) to batch a and commit it. Returns the
+ * exit status; on failure s is freed and a aborted. */
+struct ts_atomic;
+int ts_cli_run_commit(struct ts_atomic *a, const char *outdir, const ts_loaded *L, struct ts_sweep *s, int samples,
+                      int quiet);
+/* Commit a shard's partial folder: partial.json beside the samples.csv that
+ * a holds (rows from header_bytes on; point i's end at point_end[i]). The
+ * folder's summary.csv and summary.json, if any, go. Returns the exit
+ * status (a is aborted on failure). */
+int ts_cli_partial_commit(struct ts_atomic *a, const char *outdir, int argc, char **argv, const ts_run_opts *o,
+                          const struct ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end, int quiet);
+
+/* The folders ts_cli_outdir_make created, to remove if the run fails. */
+typedef struct ts_outdir {
+  char *made[32];
+  int n;
+} ts_outdir;
+/* mkdir -p dir, remembering what it created. Returns 0 or -1 with e filled. */
+int ts_cli_outdir_make(const char *dir, ts_outdir *m, struct ts_err *e);
+/* Remove the (empty) folders m created, deepest first, and forget them. */
+void ts_cli_outdir_unmake(ts_outdir *m);
 
 /* Results folder dir can be created or written into: every part of its path
  * that exists is a folder, and the first missing part's parent is writable.

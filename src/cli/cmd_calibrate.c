@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gsl/gsl_errno.h>
@@ -17,6 +18,7 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "run/metrics.h"
+#include "run/sweep.h"
 
 #define DEFAULT_REPLICATIONS 3
 
@@ -49,6 +51,9 @@ static void usage(FILE *f)
         "                          the start (default %d; 0: one search from the start)\n"
         "      --searches L        simplex searches, from the L best points sampled (default %d)\n"
         "      --max-iter N        simplex iterations per search, all restarts (default 5000)\n"
+        "  -j, --jobs J            evaluate the start points, run the searches and the\n"
+        "                          leave-one-out refits on J threads (default: the number of\n"
+        "                          online cores); the result is the same for any J\n"
         "  -q, --quiet             no tables, no progress\n"
         "  -h, --help              this help\n"
         "\n"
@@ -63,33 +68,47 @@ static void usage(FILE *f)
 
 typedef struct progress {
   int on;            /* print at all */
-  int tty;           /* one \r line instead of one line per iteration */
+  int tty;           /* one \r line (a few times a second) instead of one line per iteration */
   const ts_fit_problem *pb;
-  char label[64];    /* "fit" or "loo 2/5 (n=2, workers=1)" */
+  double last;       /* tty: when the line was last written */
 } progress;
 
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One report of the minimizer (one call at a time, from any thread): on a
+ * terminal one line, rewritten at most every 0.2 s; else one line each. */
 static void on_iteration(void *data, const ts_fit_progress *p)
 {
   progress *pr = data;
   if (!pr->on)
     return;
+  if (pr->tty) {
+    double t = now_s();
+    if (t - pr->last < 0.2)
+      return;
+    pr->last = t;
+  }
+  char label[96];
+  if (p->run < 0)
+    snprintf(label, sizeof label, "fit");
+  else
+    snprintf(label, sizeof label, "loo %d/%zu (n=%d, workers=%d)", p->run + 1, pr->pb->npt, pr->pb->pt[p->run].n,
+             pr->pb->pt[p->run].workers);
   if (p->search == 0)
-    fprintf(stderr, "%s%s: sampled %d start points, best objective %.6g", pr->tty ? "\r\033[K" : "", pr->label,
+    fprintf(stderr, "%s%s: sampled %d start points, best objective %.6g", pr->tty ? "\r\033[K" : "", label,
             p->iteration, p->objective);
   else
     fprintf(stderr, "%s%s: search %d/%d iteration %d round %d objective %.6g size %.2g", pr->tty ? "\r\033[K" : "",
-            pr->label, p->search, p->searches, p->iteration, p->round, p->objective, p->size);
+            label, p->search, p->searches, p->iteration, p->round, p->objective, p->size);
   for (size_t i = 0; i < pr->pb->params->n; i++)
     fprintf(stderr, " %s=%.7g", pr->pb->params->p[i].name, p->values[i]);
   if (!pr->tty)
     fputc('\n', stderr);
-}
-
-static void on_refit(void *data, size_t k, size_t npoints)
-{
-  progress *pr = data;
-  snprintf(pr->label, sizeof pr->label, "loo %zu/%zu (n=%d, workers=%d)", k + 1, npoints, pr->pb->pt[k].n,
-           pr->pb->pt[k].workers);
 }
 
 static void progress_done(const progress *pr)
@@ -141,7 +160,7 @@ typedef struct options {
   int metrics_given;
   const char *scenario;
   unsigned long long seed;
-  long replications, max_iter, starts, searches;
+  long replications, max_iter, starts, searches, jobs;
 } options;
 
 /* Returns -1 to exit 0 (help), 0 to go on, 2 on bad usage. */
@@ -153,13 +172,13 @@ static int parse_args(int argc, char **argv, options *o)
     {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
     {"max-iter", required_argument, NULL, 'I'}, {"starts", required_argument, NULL, 'K'},
     {"searches", required_argument, NULL, 'l'}, {"quiet", no_argument, NULL, 'q'},
-    {"scenario", required_argument, NULL, 'C'},
+    {"scenario", required_argument, NULL, 'C'}, {"jobs", required_argument, NULL, 'j'},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
   ts_err e;
   int c;
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:r:j:qh", opts, NULL)) != -1) {
     switch (c) {
     case 'o': o->output = optarg; break;
     case 'L': o->loo = 1; break;
@@ -194,6 +213,10 @@ static int parse_args(int argc, char **argv, options *o)
       break;
     case 'q': o->quiet = 1; break;
     case 'C': o->scenario = optarg; break;
+    case 'j':
+      if (parse_count(optarg, "--jobs", 1, 1024, &o->jobs, &e))
+        return ts_cli_usage_error("%s", e.msg);
+      break;
     case 'h': usage(stdout); return -1;
     default: return ts_cli_bad_option("calibrate", argv);
     }
@@ -299,12 +322,15 @@ static int calibrate(const options *o, run *R, ts_err *e)
            o->model, o->baseline, R->pb.nt, R->pb.npt, o->seed, o->replications, o->starts);
     fflush(stdout);
   }
-  progress pr = {.on = !o->quiet, .tty = isatty(2), .pb = &R->pb, .label = "fit"};
+  progress pr = {.on = !o->quiet, .tty = isatty(2), .pb = &R->pb};
   ts_fit_options fo = {.max_iter = (int)o->max_iter, .starts = (int)o->starts, .searches = (int)o->searches,
-                       .progress = on_iteration, .progress_data = &pr};
-  int rc = ts_fit_minimize(&R->pb, NULL, R->start, &fo, &R->fit, e);
+                       .progress = on_iteration, .progress_data = &pr, .jobs = (int)o->jobs};
+  /* with --loo, the fit and the refits run side by side (the same results
+   * as one after the other; the tables come out in the same order) */
+  int stage = 0, rc = o->loo ? ts_fit_fit_and_loo(&R->pb, R->start, &fo, &R->fit, &R->loo, &stage, e)
+                             : ts_fit_minimize(&R->pb, NULL, R->start, &fo, &R->fit, e);
   progress_done(&pr);
-  if (rc)
+  if (rc && stage == 0)
     return failed(o, R, rc, "the fit");
   if (!o->quiet) {
     ts_fit_print_params(stdout, &R->pb, &R->fit);
@@ -313,8 +339,6 @@ static int calibrate(const options *o, run *R, ts_err *e)
     fflush(stdout);
   }
   if (o->loo) {
-    rc = ts_fit_loo_run(&R->pb, R->start, &fo, on_refit, &pr, &R->loo, e);
-    progress_done(&pr);
     if (rc)
       return failed(o, R, rc, "the leave-one-out refits");
     if (!o->quiet) {
@@ -347,7 +371,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
 int ts_cmd_calibrate(int argc, char **argv)
 {
   options o = {.seed = 1, .replications = DEFAULT_REPLICATIONS, .starts = TS_FIT_DEFAULT_STARTS,
-               .searches = TS_FIT_DEFAULT_SEARCHES};
+               .searches = TS_FIT_DEFAULT_SEARCHES, .jobs = ts_sweep_cores()};
   o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
   if (!o.sets)
     return 1;

@@ -1,8 +1,11 @@
-/* tssim run: sweep a scenario, print the table, write the results folder. */
+/* tssim run: sweep a scenario, print the table, write the results folder
+ * (or, with --shard, one shard's partial result for tssim merge). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -33,6 +36,15 @@ static void usage(FILE *f)
         "      --ci-target P%      add replications (in batches of R) until every metric's 95%\n"
         "                          half-width is within P% of its mean, e.g. 2%\n"
         "      --ci-max R          at most R replications with --ci-target (default 1000)\n"
+        "  -j, --jobs J            run replications on J threads (default: the number of\n"
+        "                          online cores); the files are the same for any J\n"
+        "      --samples WHICH     all (default): samples.csv, one row per actor; none: no\n"
+        "                          samples.csv (an old one in the folder is removed)\n"
+        "      --shard K/M         run only shard K of M (1 <= K <= M): the sweep points i\n"
+        "                          (in the order of summary.csv) with i mod M = K - 1, into a\n"
+        "                          partial folder (partial.json, samples.csv) that `tssim\n"
+        "                          merge` combines with the other shards' (README, \"Running\n"
+        "                          big sweeps\")\n"
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table, no progress\n"
         "  -h, --help              this help\n"
@@ -53,22 +65,80 @@ static void usage(FILE *f)
         "                       per span of the model\n", f);
   fputs("\nWhen the output folder holds a previous run, a line on stderr says so before its files\n"
         "are replaced (all at once, when the new ones are complete; old plots are removed then).\n"
-        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replication in progress.\n"
+        "While it runs, one line on stderr (when it is a terminal) shows the points and\n"
+        "replications done, their rate and the time left.\n"
+        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replications in progress.\n"
         "\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
 }
 
+/* ---- progress ---- */
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One line on stderr, at most every PROGRESS_EVERY seconds. */
+#define PROGRESS_EVERY 0.25
+
 typedef struct progress {
   int on;
+  double t0, last;
+  size_t points;        /* points this run computes */
+  size_t expected;      /* replications it expects (0: unknown, a confidence target) */
+  size_t reps;          /* replications folded */
+  size_t done;          /* points complete */
+  size_t cur;           /* the point of the last replication */
+  int started;
+  /* the samples written so far, and where each point's rows end */
+  uint64_t bytes;
+  uint64_t *point_end;  /* [all points] */
 } progress;
+
+static void eta(double s, char *buf, size_t cap)
+{
+  if (!(s >= 0) || s > 360000)
+    snprintf(buf, cap, "?");
+  else if (s >= 3600)
+    snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+  else if (s >= 60)
+    snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)s % 60);
+  else
+    snprintf(buf, cap, "%.0fs", s);
+}
 
 static int on_progress(void *data, size_t point, size_t points, int rep)
 {
   progress *p = data;
-  if (p->on)
-    fprintf(stderr, "\r  point %zu/%zu, replication %d", point + 1, points, rep + 1);
+  (void)points;
+  (void)rep;
+  if (p->point_end)
+    p->point_end[point] = p->bytes;
+  if (p->started && point != p->cur)
+    p->done++;
+  p->started = 1;
+  p->cur = point;
+  p->reps++;
+  if (!p->on)
+    return 0;
+  double t = now_s();
+  if (t - p->last < PROGRESS_EVERY)
+    return 0;
+  p->last = t;
+  double el = t - p->t0, rate = el > 0 ? (double)p->reps / el : 0;
+  double frac = p->expected ? (double)p->reps / (double)p->expected
+                            : p->points ? (double)p->done / (double)p->points : 0;
+  char left[32];
+  eta(frac > 0 ? el * (1 - frac) / frac : -1, left, sizeof left);
+  fprintf(stderr, "\r\033[K  points %zu/%zu, %zu replications, %.1f/s, ETA %s", p->done, p->points, p->reps, rate,
+          left);
   return 0;
 }
+
+/* ---- options ---- */
 
 /* "2%" or "0.02" as a fraction in (0, 1). */
 static int parse_target(const char *text, double *out, ts_err *e)
@@ -126,6 +196,194 @@ static int check_horizon(const ts_loaded *L, ts_err *e)
   return 0;
 }
 
+static int parse_count(const char *arg, const char *what, long lo, long hi, long *out, ts_err *e)
+{
+  char *end;
+  long v = strtol(arg, &end, 10);
+  if (!*arg || *end || v < lo || v > hi)
+    return ts_err_set(e, what, NULL, "expected an integer in [%ld, %ld], got \"%s\"", lo, hi, arg);
+  *out = v;
+  return 0;
+}
+
+static int parse_shard(const char *arg, int *k, int *m, ts_err *e)
+{
+  char *end;
+  long a = strtol(arg, &end, 10), b = -1;
+  if (end != arg && *end == '/') {
+    const char *q = end + 1;
+    b = strtol(q, &end, 10);
+    if (end == q || *end)
+      b = -1;
+  }
+  if (b < 1 || b > 100000 || a < 1 || a > b)
+    return ts_err_set(e, "--shard", NULL, "expected K/M with 1 <= K <= M <= 100000, e.g. 3/8, got \"%s\"", arg);
+  *k = (int)a;
+  *m = (int)b;
+  return 0;
+}
+
+int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
+{
+  static const struct option opts[] = {
+    {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 'S'},
+    {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
+    {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
+    {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
+    {"ci-target", required_argument, NULL, 'T'}, {"ci-max", required_argument, NULL, 'X'},
+    {"jobs", required_argument, NULL, 'j'},   {"samples", required_argument, NULL, 'A'},
+    {"shard", required_argument, NULL, 'K'},
+    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+  memset(o, 0, sizeof *o);
+  o->plots = 1;
+  o->samples = 1;
+  o->jobs = ts_sweep_cores();
+  o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+  if (!o->sets) {
+    *status = 1;
+    return -1;
+  }
+  ts_err e;
+  int c;
+  long v = 0;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "o:r:j:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': o->outdir = optarg; break;
+    case 'S': o->seed_arg = optarg; break;
+    case 'n': o->n_arg = optarg; break;
+    case 'w': o->w_arg = optarg; break;
+    case 'r': o->r_arg = optarg; break;
+    case 's': o->sets[o->nsets++] = optarg; break;
+    case 'P': o->plots = 0; break;
+    case 'T': o->t_arg = optarg; break;
+    case 'X': o->x_arg = optarg; break;
+    case 'q': o->quiet = 1; break;
+    case 'j':
+      if (parse_count(optarg, "--jobs", 1, 1024, &v, &e))
+        goto bad;
+      o->jobs = (int)v;
+      break;
+    case 'A':
+      if (strcmp(optarg, "all") && strcmp(optarg, "none")) {
+        ts_err_set(&e, "--samples", NULL, "expected all or none, got \"%s\"", optarg);
+        goto bad;
+      }
+      o->samples = strcmp(optarg, "all") == 0;
+      break;
+    case 'K':
+      if (parse_shard(optarg, &o->shard, &o->shards, &e))
+        goto bad;
+      break;
+    case 'h':
+      usage(stdout);
+      *status = 0;
+      ts_cli_run_opts_finish(o);
+      return -1;
+    default:
+      ts_cli_run_opts_finish(o);
+      *status = ts_cli_bad_option("run", argv);
+      return -1;
+    }
+  }
+  if (optind != argc - 1) {
+    ts_cli_run_opts_finish(o);
+    *status = ts_cli_usage_error("run: expected exactly one SCENARIO.json (see tssim run --help)");
+    return -1;
+  }
+  o->scenario = argv[optind];
+  return 0;
+bad:
+  fprintf(stderr, "tssim: %s\n", e.msg);
+  ts_cli_run_opts_finish(o);
+  *status = 2;
+  return -1;
+}
+
+void ts_cli_run_opts_finish(ts_run_opts *o)
+{
+  free(o->sets);
+  o->sets = NULL;
+}
+
+int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
+{
+  if (ts_cli_load(o->scenario, o->sets, o->nsets, L))
+    return 2;
+  ts_err e;
+  if (override_list(o->n_arg, "--n", 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, &e) ||
+      override_list(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, &e))
+    goto bad;
+  long v = 0;
+  if (o->r_arg) {
+    if (parse_count(o->r_arg, "--replications", 1, 100000, &v, &e))
+      goto bad;
+    L->sc.replications = (int)v;
+  }
+  if (o->seed_arg && ts_parse_seed(o->seed_arg, &L->sc.seed, &e))
+    goto bad;
+  if (o->t_arg && parse_target(o->t_arg, &L->sc.ci_target, &e))
+    goto bad;
+  if (o->x_arg) {
+    if (parse_count(o->x_arg, "--ci-max", 2, 100000, &v, &e))
+      goto bad;
+    L->sc.ci_max = (int)v;
+  }
+  if (check_horizon(L, &e))
+    goto bad;
+  return 0;
+bad:
+  fprintf(stderr, "tssim: %s\n", e.msg);
+  ts_cli_unload(L);
+  return 2;
+}
+
+void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, ts_sweep_spec *spec)
+{
+  for (int a = 0; a < L->sc.naxes; a++)
+    sizes[a] = L->sc.axes[a].nvalues;
+  *spec = (ts_sweep_spec){.ns = L->sc.ns, .nn = L->sc.nn, .workers = L->sc.workers, .nw = L->sc.nw,
+                          .replications = L->sc.replications, .seed = L->sc.seed,
+                          .horizon = L->sc.horizon, .warmup = L->sc.warmup, .window = L->sc.window,
+                          .naxes = L->sc.naxes, .axis_sizes = sizes,
+                          .model_of = L->sc.naxes ? ts_cli_model_of : NULL, .model = &L->model, .ctx = L,
+                          .ci_target = L->sc.ci_target, .ci_max = L->sc.ci_max, .ci_cols = table_cols,
+                          .should_stop = ts_cli_should_stop, .jobs = o->jobs,
+                          .shard = o->shards ? o->shard - 1 : 0, .shards = o->shards};
+}
+
+/* ---- the results ---- */
+
+int ts_cli_outdir_make(const char *dir, ts_outdir *m, ts_err *e)
+{
+  char buf[1024];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+    return ts_err_set(e, dir, NULL, "path too long");
+  for (char *p = buf + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char c = *p;
+    *p = '\0';
+    if (access(buf, F_OK) != 0 && mkdir(buf, 0777) == 0 && m->n < 32)
+      m->made[m->n++] = strdup(buf);
+    *p = c;
+    if (c == '\0')
+      break;
+  }
+  return ts_mkdirs(dir, e); /* the errors, named as the results commit names them */
+}
+
+void ts_cli_outdir_unmake(ts_outdir *m)
+{
+  while (m->n > 0) {
+    char *d = m->made[--m->n];
+    if (d)
+      rmdir(d);
+    free(d);
+  }
+}
+
 /* The sweep stopped at a signal: say what was not finished, free it, and
  * return the exit status. */
 static int interrupted(const char *outdir, int points_done, int points, ts_sweep *s)
@@ -136,135 +394,131 @@ static int interrupted(const char *outdir, int points_done, int points, ts_sweep
   return ts_cli_interrupt_status();
 }
 
-/* Write the results folder in one batch: summary.csv, samples.csv and
- * summary.json replace the old ones and the old plots go, all at once (the
- * plots are drawn afresh afterwards). Returns the exit status: 0, TS_EXIT_IO,
- * or the interrupt's when a signal came before the commit (nothing written;
- * the sweep is freed on failure). */
-static int write_results(const char *outdir, const ts_loaded *L, ts_sweep *s, int quiet)
+/* What the sweep writes as it runs: samples.csv of the batch. */
+typedef struct samples_out {
+  const ts_loaded *L;
+  FILE *f;
+  progress *pr;
+} samples_out;
+
+static int format_samples(void *ctx, const ts_sweep *s, const ts_world *w, int combo, int rep, ts_text *out)
 {
-  ts_atomic a;
+  const samples_out *so = ctx;
+  return ts_report_samples_rows(out, &so->L->sc, s, w, combo, rep);
+}
+
+static int write_samples(void *ctx, const char *text, size_t len)
+{
+  samples_out *so = ctx;
+  so->pr->bytes += len;
+  return fwrite(text, 1, len, so->f) == len ? 0 : -1;
+}
+
+/* Commit the results folder: summary.csv, summary.json (samples.csv is in
+ * the batch already, unless none) replace the old ones and the old plots
+ * go, all at once (the plots are drawn afresh afterwards). Returns the exit
+ * status: 0, TS_EXIT_IO, or the interrupt's when a signal came before the
+ * commit (nothing written; the sweep is freed on failure). */
+int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_sweep *s, int samples, int quiet)
+{
   ts_err e;
-  ts_atomic_init(&a);
-  if (ts_plot_mark_stale(&a, outdir, &e) ||
-      ts_report_add(&a, outdir, &L->sc, L->resolved, s, L->has_baseline ? &L->baseline : NULL, &e)) {
-    ts_atomic_abort(&a);
+  if (ts_plot_mark_stale(a, outdir, &e) ||
+      ts_report_add(a, outdir, &L->sc, L->resolved, s, L->has_baseline ? &L->baseline : NULL, samples, &e)) {
+    ts_atomic_abort(a);
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_sweep_finish(s);
     return TS_EXIT_IO;
   }
   if (ts_cli_interrupted()) {
-    ts_atomic_abort(&a);
+    ts_atomic_abort(a);
     return interrupted(outdir, (int)s->points_done, (int)s->points_done, s);
   }
-  if (ts_atomic_commit(&a, &e)) {
+  if (ts_atomic_commit(a, &e)) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_sweep_finish(s);
     return TS_EXIT_IO;
   }
   if (!quiet)
-    printf("\nwrote %s/summary.csv, samples.csv, summary.json\n", outdir);
+    printf("\nwrote %s/summary.csv, %ssummary.json\n", outdir, samples ? "samples.csv, " : "");
   return 0;
+}
+
+/* Print the header lines and the table. */
+void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
+{
+  printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L->sc.name, L->sc.description, L->sc.model_path,
+         (unsigned long long)L->sc.seed, L->sc.replications, L->has_baseline ? ", recorded: " : "",
+         L->has_baseline ? L->baseline.file : "");
+  if (L->sc.ci_target > 0)
+    printf("confidence target: every 95%% half-width within %g%% of its mean, reached with at most %d "
+           "replications\n", 100 * L->sc.ci_target, s->max_replications);
+  putchar('\n');
+  ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
 }
 
 int ts_cmd_run(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 'S'},
-    {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
-    {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
-    {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
-    {"ci-target", required_argument, NULL, 'T'}, {"ci-max", required_argument, NULL, 'X'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-  const char *outdir = NULL, *seed_arg = NULL, *n_arg = NULL, *w_arg = NULL, *r_arg = NULL, *t_arg = NULL,
-             *x_arg = NULL;
-  const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-  int nsets = 0, quiet = 0, plots = 1, c, rc = 2;
-  if (!sets)
-    return 1;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "o:r:qh", opts, NULL)) != -1) {
-    switch (c) {
-    case 'o': outdir = optarg; break;
-    case 'S': seed_arg = optarg; break;
-    case 'n': n_arg = optarg; break;
-    case 'w': w_arg = optarg; break;
-    case 'r': r_arg = optarg; break;
-    case 's': sets[nsets++] = optarg; break;
-    case 'P': plots = 0; break;
-    case 'T': t_arg = optarg; break;
-    case 'X': x_arg = optarg; break;
-    case 'q': quiet = 1; break;
-    case 'h': usage(stdout); free(sets); return 0;
-    default: free(sets); return ts_cli_bad_option("run", argv);
-    }
-  }
-  if (optind != argc - 1) {
-    free(sets);
-    return ts_cli_usage_error("run: expected exactly one SCENARIO.json (see tssim run --help)");
-  }
+  ts_run_opts o;
+  int rc;
+  if (ts_cli_run_parse(argc, argv, &o, &rc))
+    return rc;
   ts_loaded L;
-  if (ts_cli_load(argv[optind], sets, nsets, &L)) {
-    free(sets);
-    return 2;
+  if ((rc = ts_cli_run_load(&o, &L)) != 0) {
+    ts_cli_run_opts_finish(&o);
+    return rc;
   }
-  ts_err e;
-  if (override_list(n_arg, "--n", 1, TS_MAX_ACTORS, &L.sc.ns, &L.sc.nn, &e) ||
-      override_list(w_arg, "--workers", 1, TS_MAX_WORKERS, &L.sc.workers, &L.sc.nw, &e))
-    goto bad;
-  if (r_arg) {
-    char *end;
-    long r = strtol(r_arg, &end, 10);
-    if (*end || r < 1 || r > 100000) {
-      ts_err_set(&e, "--replications", NULL, "expected an integer in [1, 100000], got \"%s\"", r_arg);
-      goto bad;
-    }
-    L.sc.replications = (int)r;
-  }
-  if (seed_arg && ts_parse_seed(seed_arg, &L.sc.seed, &e))
-    goto bad;
-  if (t_arg && parse_target(t_arg, &L.sc.ci_target, &e))
-    goto bad;
-  if (x_arg) {
-    char *end;
-    long x = strtol(x_arg, &end, 10);
-    if (*end || x < 2 || x > 100000) {
-      ts_err_set(&e, "--ci-max", NULL, "expected an integer in [2, 100000], got \"%s\"", x_arg);
-      goto bad;
-    }
-    L.sc.ci_max = (int)x;
-  }
-  if (check_horizon(&L, &e))
-    goto bad;
   int sizes[16];
-  for (int a = 0; a < L.sc.naxes; a++)
-    sizes[a] = L.sc.axes[a].nvalues;
+  ts_sweep_spec spec;
+  ts_cli_run_spec(&o, &L, sizes, &spec);
   char dirbuf[1024], when[64];
+  const char *outdir = o.outdir;
   if (!outdir) {
     snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
     outdir = dirbuf;
   }
+  ts_atomic a;
+  ts_atomic_init(&a);
+  ts_outdir made = {0};
+  progress pr = {.on = !o.quiet && isatty(2)};
+  samples_out so = {.L = &L, .pr = &pr};
+  ts_sweep s;
+  memset(&s, 0, sizeof s);
   if ((rc = ts_cli_outdir_check(outdir)) != 0)
     goto done;
   ts_cli_interrupt_catch();
-  if (!quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
+  if (!o.quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
     fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
             outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
-  progress pr = {.on = !quiet && isatty(2)};
-  ts_sweep_spec spec = {.ns = L.sc.ns, .nn = L.sc.nn, .workers = L.sc.workers, .nw = L.sc.nw,
-                        .replications = L.sc.replications, .seed = L.sc.seed, .keep_samples = 1,
-                        .horizon = L.sc.horizon, .warmup = L.sc.warmup, .window = L.sc.window,
-                        .naxes = L.sc.naxes, .axis_sizes = sizes, .model_of = L.sc.naxes ? ts_cli_model_of : NULL,
-                        .model = &L.model, .ctx = &L, .ci_target = L.sc.ci_target, .ci_max = L.sc.ci_max,
-                        .ci_cols = table_cols,
-                        .progress = on_progress, .progress_data = &pr, .should_stop = ts_cli_should_stop};
-  ts_sweep s;
+  size_t total = ts_sweep_npoints(&spec);
+  pr.points = o.shards ? total / (size_t)o.shards + ((size_t)(o.shard - 1) < total % (size_t)o.shards) : total;
+  pr.expected = L.sc.ci_target > 0 ? 0 : pr.points * (size_t)L.sc.replications;
+  pr.t0 = pr.last = now_s();
+  pr.point_end = calloc(total + 1, sizeof *pr.point_end);
+  if (!pr.point_end) {
+    rc = TS_EXIT_FAILED;
+    goto done;
+  }
+  spec.progress = on_progress;
+  spec.progress_data = &pr;
+  if (o.samples) { /* samples.csv streams into the batch as the sweep runs */
+    ts_err e;
+    if (ts_cli_outdir_make(outdir, &made, &e) || !(so.f = ts_atomic_open(&a, outdir, "samples.csv", &e))) {
+      fprintf(stderr, "tssim: %s\n", e.msg);
+      rc = TS_EXIT_IO;
+      goto done;
+    }
+    ts_report_samples_header(so.f, &L.sc);
+    pr.bytes = (uint64_t)ftell(so.f);
+    spec.format_samples = format_samples;
+    spec.write_samples = write_samples;
+    spec.samples_ctx = &so;
+  }
+  uint64_t header = pr.bytes;
   int sr = ts_sweep_run(&spec, &s);
   if (pr.on)
     fputs("\r\033[K", stderr);
   if (sr == TS_SWEEP_STOPPED) {
-    rc = interrupted(outdir, (int)s.points_done, (int)ts_sweep_npoints(&spec), &s);
+    rc = interrupted(outdir, (int)s.points_done, (int)pr.points, &s);
     goto done;
   }
   if (sr != 0) {
@@ -273,33 +527,38 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
   }
-  if (!quiet) {
-    printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L.sc.name, L.sc.description, L.sc.model_path,
-           (unsigned long long)L.sc.seed, L.sc.replications, L.has_baseline ? ", recorded: " : "",
-           L.has_baseline ? L.baseline.file : "");
-    if (L.sc.ci_target > 0)
-      printf("confidence target: every 95%% half-width within %g%% of its mean, reached with at most %d "
-             "replications\n", 100 * L.sc.ci_target, s.max_replications);
-    putchar('\n');
-    ts_report_table(stdout, &L.sc, &s, L.has_baseline ? &L.baseline : NULL);
-  }
-  if ((rc = write_results(outdir, &L, &s, quiet)) != 0)
+  if (o.shards) {
+    if (!o.quiet)
+      printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);
+    rc = ts_cli_partial_commit(&a, outdir, argc, argv, &o, &s, header, pr.point_end, o.quiet);
+    so.f = NULL;
+    ts_sweep_finish(&s);
     goto done;
-  int skipped = plots && ts_cli_interrupted();
-  if (plots && !skipped)
-    ts_plot_results(outdir, quiet);
+  }
+  if (!o.quiet)
+    ts_cli_run_print(&L, &s);
+  rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, o.quiet);
+  so.f = NULL;
+  if (rc != 0)
+    goto done;
+  int skipped = o.plots && ts_cli_interrupted();
+  if (o.plots && !skipped)
+    ts_plot_results(outdir, o.quiet);
   ts_sweep_finish(&s);
   if (ts_cli_interrupted()) { /* after the commit: the results stand */
     fprintf(stderr, "tssim: interrupted: the results are written in %s; %s\n", outdir,
-            skipped ? "the plots were not drawn" : plots ? "some plots may be missing" : "nothing was left to do");
+            skipped ? "the plots were not drawn" : o.plots ? "some plots may be missing" : "nothing was left to do");
     rc = ts_cli_interrupt_status();
   }
-  goto done;
-bad:
-  fprintf(stderr, "tssim: %s\n", e.msg);
-  rc = 2;
 done:
+  if (rc != 0) {
+    ts_atomic_abort(&a); /* (nothing, after a commit) */
+    ts_cli_outdir_unmake(&made);
+  }
+  while (made.n > 0)
+    free(made.made[--made.n]);
+  free(pr.point_end);
   ts_cli_unload(&L);
-  free(sets);
+  ts_cli_run_opts_finish(&o);
   return rc;
 }

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli/cli.h"
 
 static const ts_command commands[] = {
@@ -10,6 +12,7 @@ static const ts_command commands[] = {
   {"trace", "write a Chrome/Perfetto trace of one sweep point", ts_cmd_trace},
   {"gantt", "draw one sweep point's timeline in the terminal", ts_cmd_gantt},
   {"explain", "decompose wall clock and compare with the closed-form law", ts_cmd_explain},
+  {"merge", "combine the partial folders of a sharded run (tssim run --shard K/M)", ts_cmd_merge},
 };
 
 static void usage(FILE *f)
@@ -24,6 +27,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+  /* GSL failures are return codes, never abort(): set once, before any
+   * thread runs (the handler is process-wide state) */
+  gsl_set_error_handler_off();
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -1,6 +1,7 @@
 /* The future-event list: a binary min-heap of events ordered by (time, seq).
  * seq is assigned at insertion and strictly increases, so events at equal
- * times run in the order they were scheduled (FIFO), on every machine. */
+ * times run in the order they were scheduled (FIFO), on every machine.
+ * Invariant: v[(i - 1) / 2] precedes v[i] for 0 < i < len. */
 #ifndef TS_HEAP_H
 #define TS_HEAP_H
 #include <stddef.h>
@@ -30,7 +31,15 @@ void ts_heap_finish(ts_heap *h);
 int ts_heap_push(ts_heap *h, const ts_event *ev);
 /* Remove the least event into *out. Returns 1, or 0 when the heap is empty. */
 int ts_heap_pop(ts_heap *h, ts_event *out);
+/* Remove the least event and insert ev, in one pass (the heap must not be
+ * empty): what a handler that schedules its own follow-up needs. The heap
+ * then holds what a pop followed by a push would leave (the order in which
+ * events come out is the same; only the array may differ). */
+void ts_heap_replace_top(ts_heap *h, const ts_event *ev);
 /* The least event without removing it, or NULL when empty. */
-const ts_event *ts_heap_peek(const ts_heap *h);
+static inline const ts_event *ts_heap_peek(const ts_heap *h)
+{
+  return h->len ? &h->v[0] : NULL;
+}
 
 #endif

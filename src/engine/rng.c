@@ -48,11 +48,32 @@ ts_rng *ts_rng_create(unsigned long seed)
   return create(gsl_rng_mt19937, seed);
 }
 
+/* taus2 takes 32 bits of seed; 0 would mean GSL's default seed */
+static unsigned long small_seed(uint64_t seed)
+{
+  unsigned long s = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu);
+  return s ? s : 1;
+}
+
 ts_rng *ts_rng_create_small(uint64_t seed)
 {
-  /* taus2 takes 32 bits of seed; 0 would mean GSL's default seed */
-  unsigned long s = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu);
-  return create(gsl_rng_taus2, s ? s : 1);
+  return create(gsl_rng_taus2, small_seed(seed));
+}
+
+/* A gsl_rng and its state side by side (gsl_rng_alloc makes the two apart). */
+size_t ts_rng_small_size(void)
+{
+  size_t head = (sizeof(gsl_rng) + 15) & ~(size_t)15;
+  return head + gsl_rng_taus2->size;
+}
+
+ts_rng *ts_rng_init_small(void *mem, uint64_t seed)
+{
+  gsl_rng *g = mem;
+  g->type = gsl_rng_taus2;
+  g->state = (char *)mem + ((sizeof(gsl_rng) + 15) & ~(size_t)15);
+  gsl_rng_set(g, small_seed(seed));
+  return (ts_rng *)(void *)g;
 }
 
 void ts_rng_destroy(ts_rng *r)

@@ -3,6 +3,7 @@
  * is reproducible on its own. GSL types stay behind this header. */
 #ifndef TS_RNG_H
 #define TS_RNG_H
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ts_rng ts_rng;
@@ -16,6 +17,11 @@ unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replicat
 uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k);
 /* A small, fast stream (GSL's taus2) for one actor, or NULL when memory runs out. */
 ts_rng *ts_rng_create_small(uint64_t seed);
+/* Bytes a small stream takes (ts_rng_init_small's memory). */
+size_t ts_rng_small_size(void);
+/* The same stream as ts_rng_create_small(seed), in caller memory mem of
+ * ts_rng_small_size() bytes (aligned for a pointer); nothing to free. */
+ts_rng *ts_rng_init_small(void *mem, uint64_t seed);
 /* A new stream seeded with seed, or NULL when memory runs out. */
 ts_rng *ts_rng_create(unsigned long seed);
 /* Free a stream; NULL is accepted. */

@@ -12,6 +12,7 @@ void ts_sim_init(ts_sim *sim, void *data)
 void ts_sim_finish(ts_sim *sim)
 {
   ts_heap_finish(&sim->heap);
+  sim->lane_on = 0;
 }
 
 void ts_sim_on(ts_sim *sim, int kind, ts_sim_handler fn)
@@ -20,42 +21,110 @@ void ts_sim_on(ts_sim *sim, int kind, ts_sim_handler fn)
     sim->handlers[kind] = fn;
 }
 
-int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen)
+/* Fetch the lane's next event into lane_ev (or turn the lane off). */
+static void lane_fetch(ts_sim *sim)
 {
-  if (at < sim->now || kind < 0 || kind >= TS_SIM_MAX_KINDS) {
+  ts_time t;
+  int32_t obj;
+  if (!sim->lane_next(sim->lane_ctx, &t, &obj)) {
+    sim->lane_on = 0;
+    return;
+  }
+  if (t < sim->lane_ev.time) {
+    sim->failed = TS_SIM_PAST;
+    sim->lane_on = 0;
+    return;
+  }
+  sim->lane_ev.time = t;
+  sim->lane_ev.obj = obj;
+}
+
+int ts_sim_lane(ts_sim *sim, int kind, ts_sim_lane_fn next, void *ctx)
+{
+  if (kind < 0 || kind >= TS_SIM_MAX_KINDS || sim->heap.len > 0 || sim->next_seq > 0 || sim->lane_on) {
     sim->failed = TS_SIM_PAST;
     return -1;
   }
-  ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
-  if (ts_heap_push(&sim->heap, &ev) != 0) {
-    sim->failed = TS_SIM_NOMEM;
-    return -1;
+  sim->lane_ev = (ts_event){.time = sim->now, .kind = kind};
+  sim->lane_next = next;
+  sim->lane_ctx = ctx;
+  sim->lane_on = 1;
+  lane_fetch(sim);
+  return sim->failed ? -1 : 0;
+}
+
+const ts_event *ts_sim_peek(const ts_sim *sim)
+{
+  const ts_event *top = ts_heap_peek(&sim->heap);
+  if (sim->lane_on && (!top || sim->lane_ev.time <= top->time))
+    return &sim->lane_ev;
+  return top;
+}
+
+/* Dispatch the next event, which exists: ts_sim_peek(sim) != NULL. */
+static inline void dispatch_next(ts_sim *sim)
+{
+  ts_heap *h = &sim->heap;
+  if (sim->lane_on && (h->len == 0 || sim->lane_ev.time <= h->v[0].time)) {
+    ts_event ev = sim->lane_ev;
+    lane_fetch(sim);
+    sim->now = ev.time;
+    sim->steps++;
+    if (sim->handlers[ev.kind])
+      sim->handlers[ev.kind](sim, &ev);
+    return;
   }
-  return 0;
+  ts_event ev = h->v[0];
+  sim->now = ev.time;
+  sim->steps++;
+  sim->pending = 1;
+  if (sim->handlers[ev.kind])
+    sim->handlers[ev.kind](sim, &ev);
+  if (sim->pending) { /* nothing replaced it: remove it */
+    sim->pending = 0;
+    ts_event drop;
+    ts_heap_pop(h, &drop);
+  }
 }
 
 int ts_sim_step(ts_sim *sim)
 {
-  ts_event ev;
-  if (!ts_heap_pop(&sim->heap, &ev))
+  if (!ts_sim_peek(sim))
     return 0;
-  sim->now = ev.time;
-  sim->steps++;
-  if (sim->handlers[ev.kind])
-    sim->handlers[ev.kind](sim, &ev);
+  dispatch_next(sim);
   return 1;
 }
 
 uint64_t ts_sim_run(ts_sim *sim, ts_time until, uint64_t max_steps)
 {
   uint64_t ran = 0;
-  for (;;) {
-    const ts_event *next = ts_heap_peek(&sim->heap);
-    if (!next || next->time > until || sim->failed)
-      break;
-    if (max_steps && ran >= max_steps)
-      break;
-    ts_sim_step(sim);
+  ts_heap *h = &sim->heap;
+  while (!sim->failed && (!max_steps || ran < max_steps)) {
+    ts_event ev;
+    if (sim->lane_on && (h->len == 0 || sim->lane_ev.time <= h->v[0].time)) {
+      if (sim->lane_ev.time > until)
+        break;
+      ev = sim->lane_ev;
+      lane_fetch(sim);
+      sim->now = ev.time;
+      sim->steps++;
+      if (sim->handlers[ev.kind])
+        sim->handlers[ev.kind](sim, &ev);
+    } else {
+      if (h->len == 0 || h->v[0].time > until)
+        break;
+      ev = h->v[0];
+      sim->now = ev.time;
+      sim->steps++;
+      sim->pending = 1;
+      if (sim->handlers[ev.kind])
+        sim->handlers[ev.kind](sim, &ev);
+      if (sim->pending) { /* nothing replaced it: remove it */
+        sim->pending = 0;
+        ts_event drop;
+        ts_heap_pop(h, &drop);
+      }
+    }
     ran++;
   }
   return ran;

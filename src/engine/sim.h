@@ -1,7 +1,18 @@
 /* The discrete-event core. A ts_sim owns the clock, the future-event list and
  * a table of handlers indexed by event kind; it knows nothing of workers or
  * actors. The model layer registers its handlers and schedules events.
- * Invariant: now never decreases; an event is never scheduled in the past. */
+ * Invariant: now never decreases; an event is never scheduled in the past.
+ *
+ * Events come from the heap and, optionally, from one lane: a stream of
+ * events fixed before the run (arrivals) that a generator hands out in time
+ * order, so they never sit in the heap. The lane's events count as scheduled
+ * before any other, so at equal times they run first: the order is exactly
+ * the (time, seq) order they would have had in the heap.
+ *
+ * While a handler runs, the event it was given is still the heap's top; the
+ * first event the handler schedules replaces it in one pass (a handler that
+ * schedules its own follow-up costs one sift instead of a pop and a push),
+ * and the top is removed after the handler when it scheduled nothing. */
 #ifndef TS_SIM_H
 #define TS_SIM_H
 #include <stdint.h>
@@ -15,6 +26,9 @@ enum { TS_SIM_OK = 0, TS_SIM_NOMEM = 1, TS_SIM_PAST = 2, TS_SIM_STOP = 3 };
 
 typedef struct ts_sim ts_sim;
 typedef void (*ts_sim_handler)(ts_sim *sim, const ts_event *ev);
+/* A lane's generator: the lane's next event's time and object (1), or 0 when
+ * the lane has no more. Times must not decrease. */
+typedef int (*ts_sim_lane_fn)(void *ctx, ts_time *time, int32_t *obj);
 
 struct ts_sim {
   ts_time now;
@@ -24,6 +38,11 @@ struct ts_sim {
   ts_sim_handler handlers[TS_SIM_MAX_KINDS];
   void *data;          /* the model's context, for handlers */
   int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed; TS_SIM_STOP: a handler stopped the run */
+  int pending;         /* a handler runs and the heap's top is its event, not yet removed */
+  int lane_on;         /* lane_ev is the lane's next event */
+  ts_event lane_ev;
+  ts_sim_lane_fn lane_next;
+  void *lane_ctx;
 };
 
 /* Initialise a simulation at time 0 in caller memory; data is handed to handlers. */
@@ -32,10 +51,35 @@ void ts_sim_init(ts_sim *sim, void *data);
 void ts_sim_finish(ts_sim *sim);
 /* Route events of this kind (0 <= kind < TS_SIM_MAX_KINDS) to fn. */
 void ts_sim_on(ts_sim *sim, int kind, ts_sim_handler fn);
+/* Take events of this kind from generator next (with ctx) as the lane; call
+ * it before anything is scheduled. Its first event is fetched now. Returns
+ * 0, or -1 and sets sim->failed to TS_SIM_PAST (a bad kind, or events were
+ * scheduled already: a bug in the caller). */
+int ts_sim_lane(ts_sim *sim, int kind, ts_sim_lane_fn next, void *ctx);
 /* Schedule an event at absolute time at (>= now). Returns 0, or -1 and sets
  * sim->failed to TS_SIM_NOMEM (memory ran out) or TS_SIM_PAST (at < now, or a
  * bad kind: a bug in the caller). */
-int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen);
+static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen)
+{
+  if (at < sim->now || kind < 0 || kind >= TS_SIM_MAX_KINDS) {
+    sim->failed = TS_SIM_PAST;
+    return -1;
+  }
+  ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
+  if (sim->pending) { /* the running handler's own event is the top: replace it */
+    sim->pending = 0;
+    ts_heap_replace_top(&sim->heap, &ev);
+    return 0;
+  }
+  if (ts_heap_push(&sim->heap, &ev) != 0) {
+    sim->failed = TS_SIM_NOMEM;
+    return -1;
+  }
+  return 0;
+}
+/* The next event to run (lane or heap) without removing it, or NULL when
+ * nothing is left. Not for handlers. */
+const ts_event *ts_sim_peek(const ts_sim *sim);
 /* Dispatch the next event. Returns 1 if one ran, 0 if the list is empty. */
 int ts_sim_step(ts_sim *sim);
 /* Run until the list is empty, an event lies beyond until, or max_steps events

@@ -34,6 +34,13 @@ int ts_fit_loo_check(const ts_fit_problem *pb, ts_err *e);
 int ts_fit_loo_run(ts_fit_problem *pb, const double *start, const ts_fit_options *o,
                    void (*before_refit)(void *data, size_t k, size_t npoints), void *data, ts_fit_loo *out,
                    ts_err *e);
+/* The fit (to every target, as ts_fit_minimize with use NULL gives it, into
+ * fit) and its leave-one-out refits (as ts_fit_loo_run, into out) at once,
+ * their stages side by side on o->jobs threads. Returns 0, or the failure
+ * of the first that failed with *stage 0 (the fit) or 1 (a refit, or the
+ * check of ts_fit_loo_check). Free fit and out as usual, also on failure. */
+int ts_fit_fit_and_loo(ts_fit_problem *pb, const double *start, const ts_fit_options *o, ts_fit_result *fit,
+                       ts_fit_loo *out, int *stage, ts_err *e);
 /* Free a LOO table; NULL is accepted. */
 void ts_fit_loo_finish(ts_fit_loo *l);
 

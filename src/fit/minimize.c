@@ -7,6 +7,9 @@
 
 #include <gsl/gsl_multimin.h>
 #include <gsl/gsl_qrng.h>
+#include <pthread.h>
+
+#include "run/parallel.h"
 
 /* What the simplex sees when an evaluation failed or was not finite: finite
  * (GSL rejects non-finite values) and worse than any real objective. */
@@ -16,7 +19,7 @@
 /* The most dimensions of gsl_qrng_sobol; Halton beyond. */
 #define SOBOL_MAX_PARAMS 40
 
-typedef struct ctx {
+typedef struct ctx_t {
   ts_fit_problem *pb;
   const unsigned char *use;
   const ts_fit_options *o;
@@ -27,7 +30,7 @@ typedef struct ctx {
   int searches;
   int rc;           /* first failure of an evaluation, 0 if none */
   ts_err *e;
-} ctx;
+} ctx_t;
 
 /* A point of the multi-start stage: 0 = the start, k = the k-th quasi-random point. */
 typedef struct cand {
@@ -65,7 +68,7 @@ static void unmap_all(const ts_fit_params *ps, const double *x, double *values)
 
 static double objective(const gsl_vector *x, void *data)
 {
-  ctx *c = data;
+  ctx_t *c = data;
   if (c->rc)
     return FAILED_OBJECTIVE;
   for (size_t i = 0; i < c->pb->params->n; i++)
@@ -92,7 +95,7 @@ void ts_fit_result_finish(ts_fit_result *r)
  * point. Returns 0 or the evaluation's failure; *spent is 1 when the budget
  * ran out. */
 static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_vector *x, const gsl_vector *step,
-                     ts_fit_local *L, ctx *c, int *spent)
+                     ts_fit_local *L, ctx_t *c, int *spent)
 {
   const ts_fit_options *o = c->o;
   gsl_multimin_fminimizer_set(s, F, x, step);
@@ -111,7 +114,7 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
     double f = gsl_multimin_fminimizer_minimum(s);
     if (c->rc == 0 && o->progress) {
       unmap_all(c->pb->params, gsl_multimin_fminimizer_x(s)->data, c->shown);
-      ts_fit_progress p = {c->search, c->searches, L->rounds, L->iterations, f, size, c->shown};
+      ts_fit_progress p = {c->search, c->searches, L->rounds, L->iterations, f, size, c->shown, -1};
       o->progress(o->progress_data, &p);
     }
     stall = f < best ? 0 : stall + 1;
@@ -128,7 +131,7 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
  * receives the best point, L how it went. Returns 0 or the evaluation's
  * failure. */
 static int local_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_vector *x, const gsl_vector *step,
-                     ts_fit_local *L, ctx *c)
+                     ts_fit_local *L, ctx_t *c)
 {
   double best = HUGE_VAL;
   int spent = 0;
@@ -208,9 +211,186 @@ static int choose(const ts_fit_params *ps, const cand *pts, size_t npoints, cons
   return got;
 }
 
-int ts_fit_minimize(ts_fit_problem *pb, const unsigned char *use, const double *start, const ts_fit_options *o,
-                    ts_fit_result *r, ts_err *e)
+/* ---- several fits at once, on threads ----
+ *
+ * A fit is three stages: the multi-start evaluations, the local searches
+ * from the best points, the evaluation at the winner. Within a stage the
+ * items (points, searches) do not depend on each other, and the fits of a
+ * leave-one-out do not depend on each other at all, so a stage runs the
+ * items of every fit on o->jobs threads; each thread evaluates on its own
+ * copy of the problem (an evaluation writes the values into the model
+ * tree). Results are kept per item and folded in the order one thread would
+ * have run them, failures included (the first fit that failed, at its first
+ * failing item, is the one reported), so the outcome is the same for any
+ * number of threads. */
+
+typedef struct fit_run {
+  const unsigned char *use;
+  ts_fit_result *r;
+  int index;          /* progress: -1 the fit, k: leave-one-out refit k */
+  size_t npoints;
+  int want;
+  double *xs;         /* npoints x n mapped coordinates */
+  cand *pts;
+  int *chosen;
+  int *pt_rc;         /* stage 1: each point's failure */
+  ts_err *pt_err;
+  int *se_rc;         /* stage 2: each search's failure */
+  ts_err *se_err;
+  double *se_x;       /* each search's best point */
+  int rc;             /* the first failure (0: none) */
+  ts_err err;
+  int stage;          /* the stage it failed at (4: none) */
+  size_t evals;       /* evaluations of this fit */
+} fit_run;
+
+typedef struct fit_many {
+  ts_fit_problem *pb;
+  ts_fit_problem *th;  /* [threads]: the problem, one copy per thread */
+  double **values, **sim, **shown;  /* [threads] scratch */
+  int threads;
+  const ts_fit_options *o;
+  fit_run *runs;
+  size_t nruns;
+  size_t *first;       /* [nruns + 1]: the items of each run in a stage, prefix sums */
+  pthread_mutex_t mu;  /* around progress callbacks */
+} fit_many;
+
+/* Item i of a stage: which run and which item within it. */
+static void item_of(const fit_many *M, size_t i, size_t *run, size_t *k)
 {
+  size_t lo = 0, hi = M->nruns;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (M->first[mid] <= i)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *run = lo;
+  *k = i - M->first[lo];
+}
+
+static void report(fit_many *M, ts_fit_progress *p)
+{
+  if (!M->o->progress)
+    return;
+  if (M->threads > 1)
+    pthread_mutex_lock(&M->mu);
+  M->o->progress(M->o->progress_data, p);
+  if (M->threads > 1)
+    pthread_mutex_unlock(&M->mu);
+}
+
+static void stage_points(void *ctx, size_t i, int thread)
+{
+  fit_many *M = ctx;
+  size_t ri, k;
+  item_of(M, i, &ri, &k);
+  fit_run *R = &M->runs[ri];
+  ts_fit_problem *pb = &M->th[thread];
+  size_t n = pb->params->n, before = pb->evaluations;
+  unmap_all(pb->params, R->xs + k * n, M->values[thread]);
+  R->pt_rc[k] = ts_fit_eval(pb, M->values[thread], M->sim[thread], &R->pt_err[k]);
+  double f = R->pt_rc[k] ? FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
+  R->pts[k] = (cand){isfinite(f) ? f : FAILED_OBJECTIVE, (int)k};
+  if (M->threads > 1)
+    pthread_mutex_lock(&M->mu);
+  R->evals += pb->evaluations - before;
+  if (M->threads > 1)
+    pthread_mutex_unlock(&M->mu);
+}
+
+/* A progress callback of one local search: the fit's run index added. */
+typedef struct search_report {
+  fit_many *M;
+  int run;
+} search_report;
+
+static void search_progress(void *data, const ts_fit_progress *p)
+{
+  search_report *sr = data;
+  ts_fit_progress q = *p;
+  q.run = sr->run;
+  report(sr->M, &q);
+}
+
+static void stage_search(void *ctx, size_t i, int thread)
+{
+  fit_many *M = ctx;
+  size_t ri, j;
+  item_of(M, i, &ri, &j);
+  fit_run *R = &M->runs[ri];
+  ts_fit_problem *pb = &M->th[thread];
+  size_t n = pb->params->n, before = pb->evaluations;
+  const cand *from = &R->pts[R->chosen[j]];
+  ts_fit_local *L = &R->r->local[j];
+  L->from = from->from;
+  L->sampled = from->f;
+  search_report sr = {M, R->index};
+  ts_fit_options opt = *M->o;
+  opt.progress = M->o->progress ? search_progress : NULL;
+  opt.progress_data = &sr;
+  ctx_t c = {.pb = pb, .use = R->use, .o = &opt, .values = M->values[thread], .sim = M->sim[thread],
+             .shown = M->shown[thread], .search = (int)j + 1, .searches = R->r->nlocal, .e = &R->se_err[j]};
+  gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
+  gsl_vector *x = gsl_vector_alloc(n), *step = gsl_vector_alloc(n);
+  if (!s || !x || !step) {
+    R->se_rc[j] = -2;
+    ts_err_set(&R->se_err[j], pb->file, NULL, "out of memory");
+  } else {
+    gsl_vector_set_all(step, opt.step);
+    gsl_multimin_function F = {.f = objective, .n = n, .params = &c};
+    memcpy(x->data, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
+    R->se_rc[j] = local_run(s, &F, x, step, L, &c);
+    memcpy(R->se_x + j * n, x->data, n * sizeof *R->se_x);
+  }
+  gsl_vector_free(x);
+  gsl_vector_free(step);
+  gsl_multimin_fminimizer_free(s);
+  if (M->threads > 1)
+    pthread_mutex_lock(&M->mu);
+  R->evals += pb->evaluations - before;
+  if (M->threads > 1)
+    pthread_mutex_unlock(&M->mu);
+}
+
+static void stage_final(void *ctx, size_t i, int thread)
+{
+  fit_many *M = ctx;
+  fit_run *R = &M->runs[i];
+  ts_fit_problem *pb = &M->th[thread];
+  size_t before = pb->evaluations;
+  if (R->stage < 3)
+    return;
+  R->rc = ts_fit_eval(pb, R->r->values, R->r->sim, &R->err);
+  R->r->objective = ts_fit_objective(pb, R->r->sim, R->use);
+  if (R->rc)
+    R->stage = 3;
+  if (M->threads > 1)
+    pthread_mutex_lock(&M->mu);
+  R->evals += pb->evaluations - before;
+  if (M->threads > 1)
+    pthread_mutex_unlock(&M->mu);
+}
+
+static void run_free(fit_run *R)
+{
+  free(R->xs);
+  free(R->pts);
+  free(R->chosen);
+  free(R->pt_rc);
+  free(R->pt_err);
+  free(R->se_rc);
+  free(R->se_err);
+  free(R->se_x);
+}
+
+int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char *const *use, const double *start,
+                          const ts_fit_options *o, ts_fit_result *rs, ts_err *e, int index_base, size_t *failed)
+{
+  if (failed)
+    *failed = nfits;
   const ts_fit_params *ps = pb->params;
   size_t n = ps->n;
   ts_fit_options opt = o ? *o : (ts_fit_options){0};
@@ -220,85 +400,179 @@ int ts_fit_minimize(ts_fit_problem *pb, const unsigned char *use, const double *
   opt.max_rounds = opt.max_rounds > 0 ? opt.max_rounds : 50;
   opt.starts = opt.starts > 0 ? opt.starts : 0;
   opt.searches = opt.searches > 0 ? opt.searches : TS_FIT_DEFAULT_SEARCHES;
-  memset(r, 0, sizeof *r);
+  for (size_t k = 0; k < nfits; k++)
+    memset(&rs[k], 0, sizeof rs[k]);
   if (opt.starts > 0 && n > TS_FIT_MAX_QRNG_PARAMS)
     return ts_err_set(e, pb->file, NULL, "%zu free parameters: quasi-random starts support at most %d (use no starts)",
                       n, TS_FIT_MAX_QRNG_PARAMS);
-  ctx c = {.pb = pb, .use = use, .o = &opt, .e = e};
-  size_t before = pb->evaluations, npoints = 1 + (size_t)opt.starts;
+  size_t npoints = 1 + (size_t)opt.starts;
   int want = opt.searches < (int)npoints ? opt.searches : (int)npoints;
-  r->values = calloc(n, sizeof *r->values);
-  r->sim = calloc(pb->nt + 1, sizeof *r->sim);
-  r->local = calloc((size_t)want, sizeof *r->local);
-  c.values = calloc(n, sizeof *c.values);
-  c.sim = calloc(pb->nt + 1, sizeof *c.sim);
-  c.shown = calloc(n, sizeof *c.shown);
-  double *xs = calloc(npoints * n, sizeof *xs), *vb = calloc(n, sizeof *vb);
-  cand *pts = calloc(npoints, sizeof *pts);
-  int *chosen = calloc((size_t)want, sizeof *chosen);
-  gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
-  gsl_vector *x = gsl_vector_alloc(n), *best_x = gsl_vector_alloc(n), *step = gsl_vector_alloc(n);
-  const char *seq = NULL;
-  int rc = -2;
-  if (!r->values || !r->sim || !r->local || !c.values || !c.sim || !c.shown || !xs || !vb || !pts || !chosen || !s ||
-      !x || !best_x || !step || !(seq = sample(ps, start, npoints, xs))) {
-    ts_err_set(e, pb->file, NULL, "out of memory");
-    goto out;
+  fit_many M = {.pb = pb, .o = &opt, .nruns = nfits};
+  M.threads = ts_parallel_threads(opt.jobs, nfits * npoints);
+  M.runs = calloc(nfits + 1, sizeof *M.runs);
+  M.first = calloc(nfits + 1, sizeof *M.first);
+  M.th = calloc((size_t)M.threads, sizeof *M.th);
+  M.values = calloc((size_t)M.threads, sizeof *M.values);
+  M.sim = calloc((size_t)M.threads, sizeof *M.sim);
+  M.shown = calloc((size_t)M.threads, sizeof *M.shown);
+  double *vb = calloc(n + 1, sizeof *vb);
+  int rc = -2, clones = 0, mu = 0;
+  if (!M.runs || !M.first || !M.th || !M.values || !M.sim || !M.shown || !vb)
+    goto nomem;
+  if (M.threads > 1) {
+    if (pthread_mutex_init(&M.mu, NULL) != 0)
+      goto nomem;
+    mu = 1;
   }
-  r->starts = opt.starts;
-  r->sequence = opt.starts > 0 ? seq : NULL;
-  /* the multi-start stage */
-  for (size_t k = 0; k < npoints; k++) {
-    gsl_vector_view v = gsl_vector_view_array(xs + k * n, n);
-    pts[k] = (cand){objective(&v.vector, &c), (int)k};
-    if (c.rc) {
-      rc = c.rc;
-      goto out;
+  for (int t = 0; t < M.threads; t++) {
+    if (ts_fit_problem_clone(pb, &M.th[t]))
+      goto nomem;
+    clones++;
+    M.values[t] = calloc(n + 1, sizeof **M.values);
+    M.sim[t] = calloc(pb->nt + 1, sizeof **M.sim);
+    M.shown[t] = calloc(n + 1, sizeof **M.shown);
+    if (!M.values[t] || !M.sim[t] || !M.shown[t])
+      goto nomem;
+  }
+  for (size_t k = 0; k < nfits; k++) {
+    fit_run *R = &M.runs[k];
+    ts_fit_result *r = &rs[k];
+    R->use = use ? use[k] : NULL;
+    R->r = r;
+    R->index = (int)k + index_base;
+    R->npoints = npoints;
+    R->want = want;
+    R->stage = 4;
+    r->values = calloc(n + 1, sizeof *r->values);
+    r->sim = calloc(pb->nt + 1, sizeof *r->sim);
+    r->local = calloc((size_t)want + 1, sizeof *r->local);
+    R->xs = calloc(npoints * n + 1, sizeof *R->xs);
+    R->pts = calloc(npoints, sizeof *R->pts);
+    R->chosen = calloc((size_t)want + 1, sizeof *R->chosen);
+    R->pt_rc = calloc(npoints, sizeof *R->pt_rc);
+    R->pt_err = calloc(npoints, sizeof *R->pt_err);
+    R->se_rc = calloc((size_t)want + 1, sizeof *R->se_rc);
+    R->se_err = calloc((size_t)want + 1, sizeof *R->se_err);
+    R->se_x = calloc((size_t)want * n + 1, sizeof *R->se_x);
+    const char *seq = NULL;
+    if (!r->values || !r->sim || !r->local || !R->xs || !R->pts || !R->chosen || !R->pt_rc || !R->pt_err ||
+        !R->se_rc || !R->se_err || !R->se_x || !(seq = sample(ps, start, npoints, R->xs)))
+      goto nomem;
+    r->starts = opt.starts;
+    r->sequence = opt.starts > 0 ? seq : NULL;
+  }
+  /* stage 1: the multi-start points of every fit */
+  for (size_t k = 0; k < nfits; k++)
+    M.first[k] = k * npoints;
+  M.first[nfits] = nfits * npoints;
+  ts_parallel_for(M.threads, nfits * npoints, stage_points, &M);
+  size_t last = nfits; /* fits after the first one that failed are not needed */
+  for (size_t k = 0; k < last; k++) {
+    fit_run *R = &M.runs[k];
+    for (size_t i = 0; i < npoints; i++)
+      if (R->pt_rc[i]) {
+        R->rc = R->pt_rc[i];
+        R->err = R->pt_err[i];
+        R->stage = 1;
+        last = k + 1;
+        break;
+      }
+    if (R->stage < 4)
+      break;
+    qsort(R->pts, npoints, sizeof *R->pts, cand_less);
+    R->r->nlocal = choose(ps, R->pts, npoints, R->xs, want, R->chosen, M.values[0], vb);
+    if (opt.progress && opt.starts > 0) {
+      unmap_all(ps, R->xs + (size_t)R->pts[0].from * n, M.shown[0]);
+      ts_fit_progress p = {0, R->r->nlocal, 0, (int)npoints, R->pts[0].f, 0, M.shown[0], R->index};
+      report(&M, &p);
     }
   }
-  qsort(pts, npoints, sizeof *pts, cand_less);
-  c.searches = choose(ps, pts, npoints, xs, want, chosen, c.values, vb);
-  if (opt.progress && opt.starts > 0) {
-    unmap_all(ps, xs + (size_t)pts[0].from * n, c.shown);
-    ts_fit_progress p = {0, c.searches, 0, (int)npoints, pts[0].f, 0, c.shown};
-    opt.progress(opt.progress_data, &p);
+  /* stage 2: the local searches of every fit not after a failed one */
+  size_t items = 0;
+  for (size_t k = 0; k < nfits; k++) {
+    M.first[k] = items;
+    if (k < last && M.runs[k].stage == 4)
+      items += (size_t)M.runs[k].r->nlocal;
   }
-  /* the local searches */
-  gsl_vector_set_all(step, opt.step);
-  gsl_multimin_function F = {.f = objective, .n = n, .params = &c};
-  r->converged = 1;
-  for (int j = 0; j < c.searches; j++) {
-    const cand *from = &pts[chosen[j]];
-    ts_fit_local *L = &r->local[r->nlocal++];
-    L->from = from->from;
-    L->sampled = from->f;
-    memcpy(x->data, xs + (size_t)from->from * n, n * sizeof *xs);
-    c.search = j + 1;
-    if ((rc = local_run(s, &F, x, step, L, &c)) != 0)
-      goto out;
-    r->iterations += L->iterations;
-    r->rounds += L->rounds;
-    r->converged &= L->converged;
-    if (j == 0 || L->objective < r->local[r->best].objective) {
-      r->best = j;
-      gsl_vector_memcpy(best_x, x);
+  M.first[nfits] = items;
+  ts_parallel_for(M.threads, items, stage_search, &M);
+  for (size_t k = 0; k < last; k++) {
+    fit_run *R = &M.runs[k];
+    ts_fit_result *r = R->r;
+    if (R->stage < 4)
+      break;
+    r->converged = 1;
+    for (int j = 0; j < r->nlocal; j++) {
+      ts_fit_local *L = &r->local[j];
+      if (R->se_rc[j]) {
+        R->rc = R->se_rc[j];
+        R->err = R->se_err[j];
+        R->stage = 2;
+        r->nlocal = j + 1;
+        last = k + 1;
+        break;
+      }
+      r->iterations += L->iterations;
+      r->rounds += L->rounds;
+      r->converged &= L->converged;
+      if (j == 0 || L->objective < r->local[r->best].objective)
+        r->best = j;
     }
+    if (R->stage < 4)
+      break;
+    unmap_all(ps, R->se_x + (size_t)r->best * n, r->values);
+    R->stage = 3; /* due: the final evaluation */
   }
-  unmap_all(ps, best_x->data, r->values);
-  rc = ts_fit_eval(pb, r->values, r->sim, e);
-  r->objective = ts_fit_objective(pb, r->sim, use);
+  /* stage 3: each fit's values evaluated once more (every target's value) */
+  ts_parallel_for(ts_parallel_threads(M.threads, last), last, stage_final, &M);
+  rc = 0;
+  for (size_t k = 0; k < nfits; k++) {
+    fit_run *R = &M.runs[k];
+    R->r->evaluations = R->evals;
+    pb->evaluations += R->evals;
+  }
+  for (size_t k = 0; k < last && rc == 0; k++)
+    if (M.runs[k].rc) {
+      rc = M.runs[k].rc;
+      *e = M.runs[k].err;
+      if (failed)
+        *failed = k;
+    }
+  goto out;
+nomem:
+  ts_err_set(e, pb->file, NULL, "out of memory");
+  rc = -2;
 out:
-  r->evaluations = pb->evaluations - before;
-  gsl_vector_free(x);
-  gsl_vector_free(best_x);
-  gsl_vector_free(step);
-  gsl_multimin_fminimizer_free(s);
-  free(c.values);
-  free(c.sim);
-  free(c.shown);
-  free(xs);
+  for (size_t k = 0; M.runs && k < nfits; k++)
+    run_free(&M.runs[k]);
+  for (int t = 0; t < clones; t++)
+    ts_fit_problem_finish(&M.th[t]);
+  for (int t = 0; t < M.threads && M.values; t++) {
+    free(M.values[t]);
+    free(M.sim ? M.sim[t] : NULL);
+    free(M.shown ? M.shown[t] : NULL);
+  }
+  if (mu)
+    pthread_mutex_destroy(&M.mu);
+  free(M.runs);
+  free(M.first);
+  free(M.th);
+  free(M.values);
+  free(M.sim);
+  free(M.shown);
   free(vb);
-  free(pts);
-  free(chosen);
   return rc;
+}
+
+int ts_fit_minimize_many(ts_fit_problem *pb, size_t nfits, const unsigned char *const *use, const double *start,
+                         const ts_fit_options *o, ts_fit_result *rs, ts_err *e)
+{
+  return ts__fit_minimize_runs(pb, nfits, use, start, o, rs, e, 0, NULL);
+}
+
+int ts_fit_minimize(ts_fit_problem *pb, const unsigned char *use, const double *start, const ts_fit_options *o,
+                    ts_fit_result *r, ts_err *e)
+{
+  const unsigned char *uses[] = {use};
+  return ts__fit_minimize_runs(pb, 1, use ? uses : NULL, start, o, r, e, -1, NULL);
 }

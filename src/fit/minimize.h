@@ -43,6 +43,7 @@ typedef struct ts_fit_progress {
   double objective;        /* this search's best so far (the best point sampled, for search 0) */
   double size;             /* simplex size in mapped coordinates (0 for search 0) */
   const double *values;    /* the values at objective, one per parameter */
+  int run;                 /* ts_fit_minimize_many: which of its fits (0, 1, ...); else -1 */
 } ts_fit_progress;
 
 typedef struct ts_fit_options {
@@ -52,8 +53,11 @@ typedef struct ts_fit_options {
   int max_rounds;          /* per local search; 0 = 50 */
   int starts;              /* quasi-random points sampled besides the start; 0 = none */
   int searches;            /* local searches from the best points; 0 = TS_FIT_DEFAULT_SEARCHES */
+  /* called after each step; with jobs > 1 from any thread (one call at a
+   * time), and the steps of different searches interleave */
   void (*progress)(void *data, const ts_fit_progress *p);
   void *progress_data;
+  int jobs;                /* threads evaluating independent points and searches; 0 or 1: one */
 } ts_fit_options;
 
 /* One local search of a fit. */
@@ -89,6 +93,20 @@ typedef struct ts_fit_result {
  * o->starts is above 0 with more than TS_FIT_MAX_QRNG_PARAMS parameters. */
 int ts_fit_minimize(ts_fit_problem *pb, const unsigned char *use, const double *start, const ts_fit_options *o,
                     ts_fit_result *r, ts_err *e);
+/* nfits fits of pb at once, fit k to the targets with use[k][i] != 0 (use
+ * NULL: all), each from start: what nfits calls of ts_fit_minimize in turn
+ * would give (rs[k], free each with ts_fit_result_finish), their stages run
+ * side by side on o->jobs threads (progress reports carry the fit's index
+ * in run). Returns 0, or the failure of the first fit that failed, as
+ * ts_fit_minimize. */
+int ts_fit_minimize_many(ts_fit_problem *pb, size_t nfits, const unsigned char *const *use, const double *start,
+                         const ts_fit_options *o, ts_fit_result *rs, ts_err *e);
+/* ts_fit_minimize_many with the fits' progress index starting at
+ * index_base (-1: the first is "the fit"); *failed (when not NULL)
+ * receives the index of the fit whose failure is returned (nfits: none).
+ * For src/fit. */
+int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char *const *use, const double *start,
+                          const ts_fit_options *o, ts_fit_result *rs, ts_err *e, int index_base, size_t *failed);
 /* Free a result's arrays; NULL is accepted. */
 void ts_fit_result_finish(ts_fit_result *r);
 /* 1 when value is within 1e-4 of p's range from a bound: the fit would

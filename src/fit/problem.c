@@ -13,6 +13,11 @@
 int ts_fit_set_values(cJSON *tree, const char *file, const ts_fit_params *ps, const double *values, ts_err *e)
 {
   for (size_t i = 0; i < ps->n; i++) {
+    cJSON *node = isfinite(values[i]) ? ts_json_get_path(tree, ps->p[i].path) : NULL;
+    if (node && cJSON_IsNumber(node)) { /* what writing %.17g and parsing it back gives, directly */
+      cJSON_SetNumberValue(node, values[i]);
+      continue;
+    }
     char text[40];
     snprintf(text, sizeof text, "%.17g", values[i]);
     if (ts_json_set_path(tree, file, ps->p[i].path, text, e))
@@ -226,10 +231,24 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
   return 0;
 }
 
+int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out)
+{
+  *out = *pb;
+  out->is_clone = 1;
+  out->evaluations = 0;
+  out->tree = cJSON_Duplicate(pb->tree, 1);
+  return out->tree ? 0 : -1;
+}
+
 void ts_fit_problem_finish(ts_fit_problem *pb)
 {
   if (!pb)
     return;
+  if (pb->is_clone) {
+    cJSON_Delete(pb->tree);
+    memset(pb, 0, sizeof *pb);
+    return;
+  }
   cJSON_Delete(pb->tree);
   free(pb->file);
   free(pb->baseline_file);

@@ -64,6 +64,7 @@ typedef struct ts_fit_problem {
    * and replication; nonzero stops the fit (ts_fit_eval returns -3) */
   int (*should_stop)(void *data);
   void *stop_data;
+  int is_clone;                 /* a ts_fit_problem_clone: only tree is its own */
 } ts_fit_problem;
 
 /* Build a problem in pb (caller memory; free with ts_fit_problem_finish) from
@@ -82,6 +83,11 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
                         int replications, ts_err *e);
 /* Free what ts_fit_problem_init allocated; NULL is accepted. */
 void ts_fit_problem_finish(ts_fit_problem *pb);
+/* A copy of pb for another thread: its own model tree (evaluations write
+ * there) and evaluation count (from 0), everything else shared read-only
+ * with pb, which must outlive it. Free with ts_fit_problem_finish. Returns
+ * 0, or -1 when memory runs out. */
+int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out);
 /* Run the model with values (one per parameter, in ps order): sim[i]
  * receives target i's simulated value. Returns 0; -1 when the model rejects
  * the values; -2 when the simulation failed (deadlock, out of memory); -3

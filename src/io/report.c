@@ -282,24 +282,127 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
   }
 }
 
-static void samples_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s)
+void ts_report_samples_header(FILE *f, const ts_scenario *sc)
 {
   for (int a = 0; a < sc->naxes; a++)
     fprintf(f, "%s,", sc->axes[a].key);
   fprintf(f, "replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
              "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n");
-  for (size_t i = 0; i < s->nsamples; i++) {
-    const ts_sample *x = &s->samples[i];
-    const ts_actor_stats *a = &x->st;
-    for (int k = 0; k < sc->naxes; k++)
-      fprintf(f, "%s,", sc->axes[k].labels[s->combo_values[(size_t)x->combo * (size_t)s->naxes + (size_t)k]]);
-    fprintf(f, "%d,%d,%d,%d,%s,%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%.6f\n", x->replication,
-            x->n, x->workers, a->actor, x->class_name, a->worker, ts_time_to_ms(a->arrive),
-            ts_time_to_ms(a->wave_end - a->wave_start), ts_time_to_ms(a->timer), ts_time_to_ms(a->cpu),
-            ts_time_to_ms(a->state[TS_ACTOR_QUEUED]), ts_time_to_ms(a->state[TS_ACTOR_READY]),
-            ts_time_to_ms(a->state[TS_ACTOR_IO]), ts_time_to_ms(a->state[TS_ACTOR_LOCK_WAIT]),
-            ts_time_to_ms(a->lock_work), (long long)a->slices, (long long)a->yields, ts_time_to_ms(a->done));
+}
+
+/* Write the decimal digits of u at p; returns the end. */
+static char *put_u64(char *p, uint64_t u)
+{
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
+  char buf[24], *e = buf + sizeof buf, *b = e;
+  while (u >= 100) {
+    unsigned d = (unsigned)(u % 100) * 2;
+    u /= 100;
+    *--b = pairs[d + 1];
+    *--b = pairs[d];
   }
+  if (u >= 10) {
+    *--b = pairs[u * 2 + 1];
+    *--b = pairs[u * 2];
+  } else {
+    *--b = (char)('0' + u);
+  }
+  memcpy(p, b, (size_t)(e - b));
+  return p + (e - b);
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+  if (v < 0) {
+    *p++ = '-';
+    return put_u64(p, (uint64_t)0 - (uint64_t)v);
+  }
+  return put_u64(p, (uint64_t)v);
+}
+
+/* t ns as milliseconds, exactly what printf("%.6f", (double)t / 1e6) writes
+ * (ts_time_to_ms then %.6f). For |t| < 2^52 the double q = t / 1e6 is the
+ * decimal x = t / 10^6 rounded to nearest, so |q - x| <= 2^-53 |x| < 0.5e-6:
+ * x is then the multiple of 1e-6 nearest to q, strictly, and %.6f (which
+ * rounds q's exact value to six decimals, symmetrically for negatives)
+ * writes x's digits: t div 10^6, a point, t mod 10^6 in six digits. t = 0
+ * gives +0.0, so no "-0.000000" arises. Beyond 2^52 ns (52 days), printf. */
+char *ts_report_put_ms(char *p, ts_time t)
+{
+  uint64_t u = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
+  if (u >= (UINT64_C(1) << 52))
+    return p + snprintf(p, 40, "%.6f", ts_time_to_ms(t));
+  if (t < 0)
+    *p++ = '-';
+  p = put_u64(p, u / 1000000);
+  unsigned f = (unsigned)(u % 1000000);
+  p[7] = '\0';
+  for (int i = 6; i > 0; i--) {
+    p[i] = (char)('0' + f % 10);
+    f /= 10;
+  }
+  p[0] = '.';
+  return p + 7;
+}
+
+int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w, int combo,
+                           int replication)
+{
+  const char *labels[16];
+  size_t prefix = 0;
+  for (int k = 0; k < sc->naxes; k++) {
+    labels[k] = sc->axes[k].labels[s->combo_values[(size_t)combo * (size_t)s->naxes + (size_t)k]];
+    prefix += strlen(labels[k]) + 1;
+  }
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *ac = ts_world_actor(w, id);
+    if (ac->hidden)
+      continue;
+    ts_actor_stats st = ts_world_stats(w, id);
+    const ts_actor_stats *a = &st;
+    const char *klass = w->model->classes[a->klass].name;
+    size_t kl = strlen(klass);
+    /* 3 ints + 3 ids + 10 times (at most 40 each) + 2 counters + separators */
+    if (ts_text_reserve(out, prefix + kl + 6 * 21 + 10 * 40 + 2 * 21 + 24))
+      return -1;
+    char *p = out->v + out->len;
+    for (int k = 0; k < sc->naxes; k++) {
+      size_t ll = strlen(labels[k]);
+      memcpy(p, labels[k], ll);
+      p += ll;
+      *p++ = ',';
+    }
+    p = put_i64(p, replication);
+    *p++ = ',';
+    p = put_i64(p, w->n);
+    *p++ = ',';
+    p = put_i64(p, w->nmain);
+    *p++ = ',';
+    p = put_i64(p, a->actor);
+    *p++ = ',';
+    memcpy(p, klass, kl);
+    p += kl;
+    *p++ = ',';
+    p = put_i64(p, a->worker);
+    const ts_time times[] = {a->arrive, a->wave_end - a->wave_start, a->timer, a->cpu, a->state[TS_ACTOR_QUEUED],
+                             a->state[TS_ACTOR_READY], a->state[TS_ACTOR_IO], a->state[TS_ACTOR_LOCK_WAIT],
+                             a->lock_work};
+    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+      *p++ = ',';
+      p = ts_report_put_ms(p, times[i]);
+    }
+    *p++ = ',';
+    p = put_i64(p, a->slices);
+    *p++ = ',';
+    p = put_i64(p, a->yields);
+    *p++ = ',';
+    p = ts_report_put_ms(p, a->done);
+    *p++ = '\n';
+    out->len = (size_t)(p - out->v);
+  }
+  return 0;
 }
 
 static void add_number(cJSON *o, const char *key, double v)
@@ -355,32 +458,20 @@ static cJSON *metrics_json(const ts_sweep *s)
   return o;
 }
 
-int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
-                    const ts_baseline *b, ts_err *e)
-{
-  ts_atomic a;
-  ts_atomic_init(&a);
-  if (ts_report_add(&a, dir, sc, resolved, s, b, e))
-    return -1;
-  return ts_atomic_commit(&a, e);
-}
-
 int ts_report_add(ts_atomic *a, const char *dir, const ts_scenario *sc, const cJSON *resolved,
-                  const ts_sweep *s, const ts_baseline *b, ts_err *e)
+                  const ts_sweep *s, const ts_baseline *b, int samples, ts_err *e)
 {
   if (ts_mkdirs(dir, e)) {
     ts_atomic_abort(a);
     return -1;
   }
   FILE *sum = ts_atomic_open(a, dir, "summary.csv", e);
-  FILE *smp = sum ? ts_atomic_open(a, dir, "samples.csv", e) : NULL;
-  FILE *js = smp ? ts_atomic_open(a, dir, "summary.json", e) : NULL;
-  if (!js) {
+  FILE *js = sum ? ts_atomic_open(a, dir, "summary.json", e) : NULL;
+  if (!js || (!samples && ts_atomic_remove(a, dir, "samples.csv", e))) {
     ts_atomic_abort(a);
     return -1;
   }
   ts_report_summary_csv(sum, sc, s, b);
-  samples_csv(smp, sc, s);
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "tssim_version", TSSIM_VERSION);
   cJSON_AddStringToObject(root, "scenario", sc->name);

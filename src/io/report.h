@@ -26,15 +26,24 @@ int ts_report_table_cols(const ts_scenario *sc, const ts_sweep *s, int *cols, in
  * errors beside each prediction when b is not NULL, the 95% half-width when
  * there are replications, and deltas against the compare axis's first value. */
 void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
-/* Write summary.csv, samples.csv and summary.json into dir, atomically.
- * resolved is the model tree after overrides. Returns 0 or -1 with e filled. */
-int ts_report_write(const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
-                    const ts_baseline *b, ts_err *e);
-/* The same files added to batch (not committed: the caller commits, with
- * whatever else the batch holds). On failure the batch is aborted. Returns 0
- * or -1 with e filled. */
+/* Add summary.csv and summary.json of dir to batch (not committed: the
+ * caller commits, with whatever else the batch holds; samples.csv is the
+ * caller's, written as the sweep runs). resolved is the model tree after
+ * overrides. samples 0: there is no samples.csv this time, and the commit
+ * removes an old one. On failure the batch is aborted. Returns 0 or -1 with
+ * e filled. */
 int ts_report_add(ts_atomic *batch, const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
-                  const ts_baseline *b, ts_err *e);
+                  const ts_baseline *b, int samples, ts_err *e);
+/* samples.csv: its header line, then (any thread) the rows of the actors of
+ * one finished replication (not spawned ones), in actor order, appended to
+ * out; the times are written exactly as printf's %.6f of their ms. Returns
+ * 0 or -1 (out of memory, or out's flush failed). */
+void ts_report_samples_header(FILE *f, const ts_scenario *sc);
+/* Write t ns as ms at p, exactly as printf("%.6f", ts_time_to_ms(t)) would
+ * (at most 40 bytes, NUL-terminated); returns the end (at the NUL). */
+char *ts_report_put_ms(char *p, ts_time t);
+int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w, int combo,
+                           int replication);
 /* Write summary.csv alone to f. */
 void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 

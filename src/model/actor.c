@@ -14,26 +14,64 @@
  * loop whose body takes no time). */
 #define LIVELOCK_OPS UINT64_C(50000000)
 
-void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
+/* Only the entries of actors made so far are cleared (ts__actor_new clears
+ * a new actor's), so an unused tail costs nothing. */
+int ts__state_column(ts_world *w, int id, int s)
 {
-  ts_time now = w->sim.now;
-  ts_time dt = now - a->state_since;
-  a->st.state[a->state] += dt;
-  if (!a->hidden || a->state != TS_ACTOR_NEW)
-    w->win_state[a->state] += (double)ts__clip(w, a->state_since, now);
-  a->state = (uint8_t)s;
-  a->state_since = now;
-  if (w->obs && w->obs->actor_state)
-    w->obs->actor_state(w->obs->data, now, a->id, s);
+  int c = id >> TS_CHUNK_BITS;
+  ts_time *col = malloc(TS_CHUNK * sizeof *col);
+  if (!col) {
+    ts__world_nomem(w);
+    return -1;
+  }
+  int made = w->nactors - c * TS_CHUNK;
+  memset(col, 0, (size_t)(made < TS_CHUNK ? made : TS_CHUNK) * sizeof *col);
+  w->scol[c * TS_NSTATES + s] = col;
+  return 0;
+}
+
+#define POOL_BLOCK 16384
+
+void *ts__pool_take(ts_mempool *p, size_t size)
+{
+  size = (size + 15) & ~(size_t)15;
+  if (p->nblocks == 0 || p->used + size > p->cap) {
+    size_t cap = size > POOL_BLOCK ? size : POOL_BLOCK;
+    /* the first block is small: most worlds need a few streams */
+    if (p->nblocks == 0 && size <= 1024)
+      cap = 1024;
+    char **b = realloc(p->blocks, (p->nblocks + 1) * sizeof *b);
+    if (!b)
+      return NULL;
+    p->blocks = b;
+    if (!(b[p->nblocks] = malloc(cap)))
+      return NULL;
+    p->nblocks++;
+    p->used = 0;
+    p->cap = cap;
+  }
+  void *m = p->blocks[p->nblocks - 1] + p->used;
+  p->used += size;
+  return m;
+}
+
+void ts__pool_finish(ts_mempool *p)
+{
+  for (size_t i = 0; i < p->nblocks; i++)
+    free(p->blocks[i]);
+  free(p->blocks);
+  memset(p, 0, sizeof *p);
 }
 
 int ts__actor_rng(ts_world *w, ts_actor *a)
 {
-  if (a->rng)
+  ts_actor_ext *x = ts__x(w, a);
+  if (x->rng)
     return 0;
   /* spawned: the parent's coordinates and the spawn's ordinal among the parent's */
-  a->rng = ts_rng_create_small(ts_rng_derive_stream(w->seed, a->klass, a->index, a->spawn_k));
-  if (!a->rng) {
+  void *mem = ts__pool_take(&w->rng_pool, ts_rng_small_size());
+  x->rng = mem ? ts_rng_init_small(mem, ts_rng_derive_stream(w->seed, a->klass, a->index, x->spawn_k)) : NULL;
+  if (!x->rng) {
     ts__world_nomem(w);
     return -1;
   }
@@ -57,19 +95,25 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
   if (ts__actor_rng(w, a))
     return 0;
   switch (d->kind) {
-  case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(a->rng, mean); break;
-  case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(a->rng, mean, d->cv); break;
-  case TS_DIST_GAMMA: v = ts_rng_gamma(a->rng, mean, d->cv); break;
-  case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(a->rng) * (double)(d->hi - d->lo); break;
+  case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(a->x->rng, mean); break;
+  case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(a->x->rng, mean, d->cv); break;
+  case TS_DIST_GAMMA: v = ts_rng_gamma(a->x->rng, mean, d->cv); break;
+  case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(a->x->rng) * (double)(d->hi - d->lo); break;
   default: v = mean; break;
   }
   double max = d->kind == TS_DIST_UNIFORM ? (double)d->hi : mean * 1000 < (double)TS_DRAW_MAX ? mean * 1000 : (double)TS_DRAW_MAX;
   return v <= 0 ? 0 : v >= max ? (ts_time)max : (ts_time)(v + 0.5);
 }
 
+/* Lets remembered within one evaluation (nothing an expression reads
+ * changes while it is evaluated, so each let has one value then). */
+#define LET_MEMO 64
+
 typedef struct evctx {
   const ts_world *w;
   const ts_actor *a;
+  uint64_t known;       /* bit k: memo[k] holds let k */
+  double memo[LET_MEMO];
 } evctx;
 
 static double get(void *ctx, ts_expr_var v)
@@ -86,26 +130,42 @@ static double get(void *ctx, ts_expr_var v)
     int p = a ? w->workers[a->worker].pool : 0;
     return w->pool_base[p + 1] - w->pool_base[p];
   }
-  case TS_VAR_LOOP: return a && a->loops ? (double)a->loops[v.index].iter : 0;
+  case TS_VAR_LOOP: return a && a->x && a->x->loops ? (double)a->x->loops[v.index].iter : 0;
   case TS_VAR_COUNTER: return w->counters[v.index];
   case TS_VAR_NOW: return ts_time_to_ms(w->sim.now);
   case TS_VAR_ARRIVED: return a ? ts_time_to_ms(a->st.arrive) : 0;
   case TS_VAR_COUNT: return w->class_count[v.index];
-  case TS_VAR_LET: return a ? ts_expr_eval(w->model->classes[a->klass].lets[v.index], get, ctx) : 0;
+  case TS_VAR_LET: {
+    if (!a)
+      return 0;
+    evctx *m = ctx;
+    int k = v.index;
+    if (k < LET_MEMO && (m->known >> k & 1))
+      return m->memo[k];
+    double x = ts_expr_eval(w->model->classes[a->klass].lets[k], get, ctx);
+    if (k < LET_MEMO) {
+      m->memo[k] = x;
+      m->known |= UINT64_C(1) << k;
+    }
+    return x;
+  }
   default: return 0;
   }
 }
 
 double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)
 {
-  evctx c = {w, a};
+  evctx c;
+  c.w = w;
+  c.a = a;
+  c.known = 0;
   return ts_expr_eval(e, get, &c);
 }
 
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances)
 {
   switch (scope) {
-  case TS_SCOPE_ACTOR: return a->parent >= 0 ? a->parent : a->id;
+  case TS_SCOPE_ACTOR: return a->x && a->x->parent >= 0 ? a->x->parent : a->id;
   case TS_SCOPE_SHARED: return 0;
   case TS_SCOPE_PER_WORKER: return a->worker;
   case TS_SCOPE_INDEXED: break;
@@ -151,10 +211,12 @@ static void finish(ts_world *w, ts_actor *a)
   ts__lock_release_all(w, a);
   ts__actor_set_state(w, a, TS_ACTOR_DONE);
   a->st.done = now;
-  if (a->st.wave_start < 0)
-    a->st.wave_start = a->st.arrive;
-  if (a->st.wave_end < 0)
-    a->st.wave_end = now;
+  if (a->x) { /* (without one: no marks, so its wave is arrival to end) */
+    if (a->x->wave_start < 0)
+      a->x->wave_start = a->st.arrive;
+    if (a->x->wave_end < 0)
+      a->x->wave_end = now;
+  }
   w->done++;
   w->live--;
   start_followers(w, a);
@@ -200,11 +262,55 @@ static int alloc_chunk(ts_world *w)
   if (!c)
     return -1;
   w->chunks = c;
-  c[nchunks] = calloc(TS_CHUNK, sizeof **c);
+  ts_time **sc = realloc(w->scol, (size_t)(nchunks + 1) * TS_NSTATES * sizeof *sc);
+  if (!sc)
+    return -1;
+  w->scol = sc;
+  memset(sc + (size_t)nchunks * TS_NSTATES, 0, TS_NSTATES * sizeof *sc);
+  c[nchunks] = malloc(TS_CHUNK * sizeof **c); /* each actor is cleared when it is made */
   if (!c[nchunks])
     return -1;
   w->cap_actors += TS_CHUNK;
   return 0;
+}
+
+ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
+{
+  const ts_model *m = w->model;
+  const ts_class *c = &m->classes[a->klass];
+  /* one block: the extension, then the per-actor arrays of the features the model uses */
+  size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans;
+  size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
+  size_t bytes = head + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) + nc * sizeof(ts_seen);
+  char *p = ts__pool_take(&w->rng_pool, bytes);
+  if (!p) {
+    ts__world_nomem(w);
+    return &w->ext_sink;
+  }
+  ts_actor_ext *x = (ts_actor_ext *)(void *)p;
+  *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .wave_start = -1, .wave_end = -1};
+  p += head;
+  x->loops = nl ? (ts_loop *)(void *)p : NULL;
+  p += nl * sizeof(ts_loop);
+  x->held = nk ? (ts_held *)(void *)p : NULL;
+  p += nk * sizeof(ts_held);
+  x->seen = nc ? (ts_seen *)(void *)p : NULL;
+  p += nc * sizeof(ts_seen);
+  x->span_t0 = ns ? (ts_time *)(void *)p : NULL;
+  for (size_t j = 0; j < nl; j++)
+    x->loops[j] = (ts_loop){0, 0};
+  for (size_t j = 0; j < nk; j++)
+    x->held[j] = (ts_held){-1, -1};
+  for (size_t j = 0; j < nc; j++)
+    x->seen[j] = (ts_seen){-1, 0};
+  for (size_t j = 0; j < ns; j++)
+    x->span_t0[j] = -1;
+  if (a->st.done >= 0) { /* made after its end (a read of its marks): its wave as finish set it */
+    x->wave_start = a->st.arrive;
+    x->wave_end = a->st.done;
+  }
+  a->x = x;
+  return x;
 }
 
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent)
@@ -222,44 +328,23 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
   a->klass = k;
   a->index = i;
   a->worker = a->home = wk;
-  a->parent = parent ? parent->id : -1;
   a->hidden = parent != NULL;
-  a->spawn_k = parent ? parent->spawns : 0;
-  a->sched_class = c->sched_class;
+  a->sched_class = (uint8_t)c->sched_class;
   a->state = TS_ACTOR_NEW;
-  a->wait_inst = -1;
-  a->carried = -1;
-  a->mark = -1;
-  a->st.actor = id;
-  a->st.klass = k;
-  a->st.worker = wk;
-  a->st.wave_start = a->st.wave_end = a->st.done = -1;
-  /* one block for the per-actor arrays of the features the model uses */
-  size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans;
-  size_t bytes = nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) + nc * sizeof(ts_seen);
-  if (bytes > 0) {
-    char *p = malloc(bytes);
-    if (!p) {
-      ts__world_nomem(w);
-      return NULL;
-    }
-    a->loops = nl ? (ts_loop *)(void *)p : NULL;
-    p += nl * sizeof(ts_loop);
-    a->held = nk ? (ts_held *)(void *)p : NULL;
-    p += nk * sizeof(ts_held);
-    a->seen = nc ? (ts_seen *)(void *)p : NULL;
-    p += nc * sizeof(ts_seen);
-    a->span_t0 = ns ? (ts_time *)(void *)p : NULL;
-    for (size_t j = 0; j < nk; j++)
-      a->held[j] = (ts_held){-1, -1};
-    for (size_t j = 0; j < nc; j++)
-      a->seen[j] = (ts_seen){-1, 0};
-    for (size_t j = 0; j < ns; j++)
-      a->span_t0[j] = -1;
-    if (parent && parent->loops && nl)
-      memcpy(a->loops, parent->loops, nl * sizeof(ts_loop));
+  a->st.done = -1;
+  for (int s = 0; s < TS_NSTATES; s++) { /* its entries in the columns its chunk has */
+    ts_time *col = w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES + s];
+    if (col)
+      col[id & (TS_CHUNK - 1)] = 0;
   }
   w->nactors++;
+  if (parent) { /* spawned: its parent's coordinates and loops */
+    ts_actor_ext *x = ts__x(w, a);
+    x->parent = parent->id;
+    x->spawn_k = parent->x ? parent->x->spawns : 0;
+    if (parent->x && parent->x->loops && x->loops && c->loops)
+      memcpy(x->loops, parent->x->loops, (size_t)c->loops * sizeof(ts_loop));
+  }
   return a;
 }
 

@@ -18,9 +18,9 @@ ts_chan *ts__chan_inst(ts_world *w, int decl, int inst)
 static int wake(ts_world *w, const ts_actor *from, ts_actor *b, int decl, int inst, const ts_chan *ch)
 {
   const ts_chan_decl *d = &w->model->chans[decl];
-  b->seen[decl] = (ts_seen){inst, ch->version};
-  b->carried = ch->stamp;
-  b->wait_inst = -1;
+  ts__x(w, b)->seen[decl] = (ts_seen){inst, ch->version};
+  ts__x(w, b)->carried = ch->stamp;
+  ts__x(w, b)->wait_inst = -1;
   if (w->obs && w->obs->wake)
     w->obs->wake(w->obs->data, w->sim.now, from->id, b->id);
   ts_worker *wk = &w->workers[b->worker];
@@ -64,15 +64,15 @@ int ts__chan_wait(ts_world *w, ts_actor *a, int decl, int inst)
 {
   const ts_chan_decl *d = &w->model->chans[decl];
   ts_chan *ch = ts__chan_inst(w, decl, inst);
-  ts_seen *seen = &a->seen[decl];
+  ts_seen *seen = &ts__x(w, a)->seen[decl];
   if (d->tokens ? ch->tokens > 0 : ch->version > (seen->inst == inst ? seen->version : 0)) {
     if (d->tokens)
       ch->tokens--;
     *seen = (ts_seen){inst, ch->version};
-    a->carried = ch->stamp;
+    ts__x(w, a)->carried = ch->stamp;
     return 1;
   }
-  a->wait_inst = inst;
+  ts__x(w, a)->wait_inst = inst;
   if (ts_ring_push(&ch->waiters, a->id) != 0)
     ts__world_nomem(w);
   return 0;

@@ -3,8 +3,9 @@
  *
  * A segment of cost C in R rows is not simulated row by row. When it gets the
  * CPU, the worker computes the first row after which the actor's lap exceeds
- * the threshold (sliced segments; binary search over the cumulative cost
- * floor(j*C/R)) and schedules one SEG_END there; at that row the actor
+ * the threshold (sliced segments; the cumulative cost after j rows is
+ * floor(j*C/R), and the first row whose end passes x is ceil((x+1)*R/C),
+ * in O(1)) and schedules one SEG_END there; at that row the actor
  * yields to the queue's tail. No check follows a segment's last row.
  *
  * Processor sharing: while `busy` workers run on a host with fewer cores,
@@ -32,26 +33,66 @@ static const ts_step *cur_step(const ts_world *w, const ts_actor *a)
   return &w->model->classes[a->klass].steps[a->pc];
 }
 
-/* Work done after j of R rows of a segment costing c: floor(j * c / R) without overflow. */
-static ts_time cum(ts_time c, int64_t rows, int64_t j)
+/* Work done after j of R rows of a segment costing c: floor(j * c / R)
+ * without overflow (one division when j * c fits in 64 bits, as it does
+ * when c <= INT64_MAX / R: g->exact). */
+static inline ts_time cum_exact(ts_time c, int64_t rows, int64_t j)
+{
+  return j * c / rows;
+}
+
+static ts_time cum_wide(ts_time c, int64_t rows, int64_t j)
 {
   return j * (c / rows) + (j * (c % rows)) / rows;
 }
 
-/* The smallest j in [lo, rows] with cum(j) > x, or rows. */
-static int64_t first_row_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x)
+static inline ts_time cum(const ts_seg *g, int64_t j)
+{
+  if (g->row > 0)
+    return j * g->row; /* rows of equal cost */
+  return g->exact ? cum_exact(g->cost, g->rows, j) : cum_wide(g->cost, g->rows, j);
+}
+
+/* The smallest j in [lo, rows] with cum(j) > x, or rows: a binary search,
+ * for segments whose c * R does not fit in 64 bits. */
+static int64_t first_row_beyond_search(ts_time c, int64_t rows, int64_t lo, ts_time x)
 {
   int64_t hi = rows;
   if (lo > rows)
     return rows;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (cum(c, rows, mid) > x)
+    if (cum_wide(c, rows, mid) > x)
       hi = mid;
     else
       lo = mid + 1;
   }
   return lo;
+}
+
+/* The same in O(1). For an integer x >= 0, floor(j c / R) > x exactly when
+ * j c >= (x + 1) R, so the least such j overall is ceil((x + 1) R / c); the
+ * answer is that clamped to [lo, rows] (cum is nondecreasing, and no row
+ * qualifies when x >= c = cum(R)). (x + 1) R <= c R fits in 64 bits when
+ * g->exact. */
+static inline int64_t first_row_beyond(const ts_seg *g, int64_t lo, ts_time x)
+{
+  ts_time c = g->cost;
+  int64_t rows = g->rows;
+  if (lo > rows || x >= c)
+    return rows;
+  if (x < 0)
+    return lo;
+  if (!g->exact)
+    return first_row_beyond_search(c, rows, lo, x);
+  int64_t num = (x + 1) * rows, j = num / c + (num % c != 0);
+  return j < lo ? lo : j > rows ? rows : j;
+}
+
+int64_t ts__rows_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x, int fast)
+{
+  ts_seg g = {.cost = c, .rows = (int32_t)rows, .exact = c <= INT64_MAX / rows};
+  return fast ? first_row_beyond(&g, lo, x) : first_row_beyond_search(c, rows, lo, x);
 }
 
 /* Express the worker's fractional work in units of 1/q ns (the rate's denominator). */
@@ -71,10 +112,16 @@ static void catch_up(ts_world *w, ts_worker *wk)
   if (elapsed <= 0 || wk->seg == TS_SEG_IDLE)
     return;
   int64_t p, q;
+  ts_time work;
   rate(w, &p, &q);
-  rescale_frac(wk, q);
-  ts_time total = elapsed * p + wk->frac, work = total / q;
-  wk->frac = total % q;
+  if (p == q && wk->frac_q == 1) { /* a core of its own: exact ns */
+    work = elapsed;
+  } else {
+    rescale_frac(wk, q);
+    ts_time total = elapsed * p + wk->frac;
+    work = total / q;
+    wk->frac = total % q;
+  }
   wk->busy += elapsed;
   ts_time in_window = ts__clip(w, wk->seg_t0, now);
   int kernel = 0;
@@ -90,7 +137,7 @@ static void catch_up(ts_world *w, ts_worker *wk)
     kernel = a->seg.kernel;
     a->st.cpu += elapsed;
     if (kernel)
-      a->st.kernel += elapsed;
+      ts__x(w, a)->kernel += elapsed;
     if (a->seg.timed)
       a->st.timer += elapsed;
   }
@@ -108,10 +155,15 @@ static void catch_up(ts_world *w, ts_worker *wk)
 static void schedule_end(ts_world *w, ts_worker *wk, ts_time work_left)
 {
   int64_t p, q;
+  ts_time dt;
   rate(w, &p, &q);
-  rescale_frac(wk, q);
-  ts_time num = work_left * q - wk->frac;
-  ts_time dt = num > 0 ? (num + p - 1) / p : 0;
+  if (p == q && wk->frac_q == 1) { /* frac is 0 in units of 1 ns */
+    dt = work_left > 0 ? work_left : 0;
+  } else {
+    rescale_frac(wk, q);
+    ts_time num = work_left * q - wk->frac;
+    dt = num > 0 ? (num + p - 1) / p : 0;
+  }
   wk->gen++;
   ts__at(w, w->sim.now + dt, TS_EV_SEG_END, wk->id, wk->gen);
 }
@@ -130,20 +182,41 @@ static void plan_actor(ts_world *w, ts_worker *wk)
     ts_time rem = wk->seg_threshold - (w->sim.now - a->lap_start);
     /* rows finished by now: a re-plan may land between rows, or exactly on a
      * row's end whose check is still due */
-    int64_t done = first_row_beyond(c, rows, g->rows_done + 1, w0) - 1;
-    if (cum(c, rows, done + 1) <= w0)
-      done++; /* w0 is the end of the last row */
-    if (rem < 0 && done > g->rows_done && cum(c, rows, done) == w0 && wk->frac == 0) {
+    int64_t done;
+    int at_row = g->at_row;
+    if (at_row && g->row > 0 && p == q && rem == wk->seg_threshold && rem >= 0) {
+      /* A new lap at the end of row d, rows of equal cost r (a core of its
+       * own): x = d r + rem, so the first row ending beyond x is d +
+       * floor(rem / r) + 1 (or the last row), the same for every such lap
+       * of the worker: cached. */
+      if (wk->lap_row != g->row || wk->lap_thr != rem) {
+        wk->lap_row = g->row;
+        wk->lap_thr = rem;
+        wk->lap_k = rem / g->row + 1;
+      }
+      j = wk->lap_k >= rows - g->rows_done ? rows : g->rows_done + wk->lap_k;
+      goto planned;
+    }
+    if (at_row && c >= rows) {
+      done = g->rows_done; /* at the end of row rows_done, and every row costs >= 1 ns */
+    } else {
+      done = first_row_beyond(g, g->rows_done + 1, w0) - 1;
+      if (cum(g, done + 1) <= w0)
+        done++; /* w0 is the end of the last row */
+    }
+    if (rem < 0 && done > g->rows_done && cum(g, done) == w0 && wk->frac == 0) {
       j = done; /* a row not yet checked ends now, with the lap over: yield now */
     } else {
       /* the first row ending beyond x: the next row's end when the lap is
        * already over, else the row whose end takes the lap past the threshold */
-      ts_time x = rem < 0 ? w0 : w0 + rem * p / q;
-      j = first_row_beyond(c, rows, done + 1, x);
+      ts_time x = rem < 0 ? w0 : p == q ? w0 + rem : w0 + rem * p / q;
+      j = first_row_beyond(g, done + 1, x);
     }
   }
-  g->rows_target = j;
-  schedule_end(w, wk, cum(c, rows, j) - w0);
+planned:
+  g->rows_target = (int32_t)j;
+  g->at_row = 0; /* a piece is planned */
+  schedule_end(w, wk, cum(g, j) - w0);
 }
 
 static void plan(ts_world *w, ts_worker *wk)
@@ -238,9 +311,11 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
 {
   if (cost <= 0)
     return TS_OP_NEXT;
-  a->seg = (ts_seg){.cost = cost, .rows = rows > 0 ? rows : 1, .active = 1, .sliced = (flags & TS_CPU_SLICED) != 0,
+  rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
+  a->seg = (ts_seg){.cost = cost, .rows = (int32_t)rows, .active = 1, .sliced = (flags & TS_CPU_SLICED) != 0,
                     .timed = (flags & TS_CPU_TIMED) != 0, .kernel = (flags & TS_CPU_KERNEL) != 0,
-                    .state = (uint8_t)state};
+                    .state = (uint8_t)state, .exact = cost <= INT64_MAX / rows,
+                    .row = cost % rows == 0 ? cost / rows : 0, .at_row = 1};
   ts__cpu_resume(w, a);
   return TS_OP_BUSY;
 }
@@ -254,9 +329,114 @@ void ts__cpu_cut(ts_world *w, ts_worker *wk)
   a->seg.cost = a->seg.done;
   a->seg.rows = 1;
   a->seg.rows_target = 1;
+  a->seg.at_row = 0;
+  a->seg.exact = 1;
+  a->seg.row = a->seg.cost;
   wk->frac = 0;
   wk->gen++;
   ts__at(w, w->sim.now, TS_EV_SEG_END, wk->id, wk->gen);
+}
+
+/* The common end of a slice, in one pass: actor a's planned piece ends
+ * over the threshold with rows left, on an event loop that surely goes on
+ * with "a to the queue's tail, then the yield's overhead, or else the
+ * queue's head on the CPU": no observer, a core of its own, a fifo queue,
+ * no loop overhead, no timers or callbacks waiting, in its start phase. It
+ * does what ts__cpu_on_seg_end, ts__worker_yield (and ts__cpu_overhead),
+ * ts__worker_next, start_actor and ts__cpu_resume do in that case, in the
+ * same order, without their generality. Returns 0 (and changes nothing)
+ * when the case does not apply. */
+static int rr_slice(ts_world *w, ts_worker *wk)
+{
+  int cores = w->model->cores;
+  if (!wk->rr_able || wk->ready.len > 0 || wk->timers.len > 0 || wk->phase != TS_PHASE_START || wk->blocked >= 0 ||
+      w->error || wk->seg != TS_SEG_ACTOR || wk->frac_q != 1 || (cores > 0 && w->busy > cores))
+    return 0;
+  ts_time now = w->sim.now;
+  ts_actor *a = ts_world_actor(w, wk->actor);
+  ts_seg *g = &a->seg;
+  if (!g->sliced || g->rows_target >= g->rows || now - a->lap_start <= wk->seg_threshold || g->kernel)
+    return 0;
+  /* catch_up, at rate 1 */
+  ts_time elapsed = now - wk->seg_t0;
+  if (elapsed > 0) {
+    wk->busy += elapsed;
+    wk->win_user += ts__clip(w, wk->seg_t0, now);
+    g->done += elapsed;
+    if (g->done >= g->cost) {
+      g->done = g->cost;
+      wk->frac = 0;
+    }
+    a->st.cpu += elapsed;
+    if (g->timed)
+      a->st.timer += elapsed;
+    if (wk->busy > now)
+      ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
+    wk->seg_t0 = now;
+  }
+  g->rows_done = g->rows_target;
+  g->done = cum(g, g->rows_done);
+  g->at_row = 1;
+  wk->frac = 0;
+  wk->piece_t0 = now; /* emit_piece, with no observer */
+  /* ts__worker_yield */
+  a->st.yields++;
+  int depth = (int)wk->fifo_q.len;
+  wk->queue_entries++;
+  wk->queue_depth_sum += depth;
+  if (depth > wk->queue_depth_max)
+    wk->queue_depth_max = depth;
+  ts__actor_set_state(w, a, TS_ACTOR_QUEUED);
+  if (ts_ring_push(&wk->fifo_q, a->id) != 0)
+    ts__world_nomem(w);
+  if (w->error)
+    return 1;
+  if (wk->spec->yield_overhead > 0) { /* ts__cpu_overhead: the loop pays for the yield, busy still */
+    wk->seg = TS_SEG_OVERHEAD;
+    wk->seg_t0 = now;
+    wk->piece_t0 = now;
+    wk->frac = 0;
+    wk->frac_q = 1;
+    wk->actor = -1;
+    wk->over_left = wk->spec->yield_overhead;
+    schedule_end(w, wk, wk->over_left);
+    return 1;
+  }
+  /* ts__worker_next: the start phase, with no timers and no callbacks, goes
+   * straight to the check phase, which resumes the queue's head */
+  wk->overhead_paid = 0;
+  wk->timers_left = 0;
+  wk->poll_left = 0;
+  wk->phase = TS_PHASE_START;
+  ts_actor *b = ts_world_actor(w, ts_ring_pop(&wk->fifo_q));
+  /* start_actor */
+  if (b->prio_pending) {
+    b->prio_pending = 0;
+    wk->prio_inflight--;
+  }
+  ts__actor_set_state(w, b, TS_ACTOR_RUNNING);
+  b->lap_start = now;
+  b->lap_counted = 0;
+  wk->seg_threshold = ts__worker_threshold(wk);
+  wk->actor = b->id;
+  if (!b->seg.active) {
+    if (!ts__actor_continue(w, b))
+      ts__worker_loop(w, wk);
+    return 1;
+  }
+  /* ts__cpu_resume (the worker stays busy: no change of rate) */
+  if (b->seg.timed && !b->lap_counted) {
+    b->lap_counted = 1;
+    b->st.slices++;
+  }
+  if (b->seg.state != TS_ACTOR_RUNNING && b->state != b->seg.state)
+    ts__actor_set_state(w, b, b->seg.state);
+  wk->seg_t0 = now;
+  wk->piece_t0 = now;
+  wk->frac = 0;
+  wk->frac_q = 1;
+  plan_actor(w, wk);
+  return 1;
 }
 
 void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
@@ -265,6 +445,8 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
   ts_worker *wk = &w->workers[ev->obj];
   if (ev->gen != wk->gen || wk->seg == TS_SEG_IDLE)
     return; /* superseded by a re-plan */
+  if (rr_slice(w, wk))
+    return;
   catch_up(w, wk);
   if (wk->seg == TS_SEG_OVERHEAD) {
     emit_piece(w, wk);
@@ -274,7 +456,8 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
   ts_actor *a = ts_world_actor(w, wk->actor);
   ts_seg *g = &a->seg;
   g->rows_done = g->rows_target;
-  g->done = cum(g->cost, g->rows, g->rows_done);
+  g->done = cum(g, g->rows_done);
+  g->at_row = 1;
   wk->frac = 0;
   int over = g->sliced && w->sim.now - a->lap_start > wk->seg_threshold;
   if (g->rows_done < g->rows && !over) {

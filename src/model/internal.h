@@ -25,11 +25,49 @@ enum {
 /* Flags of ts__cpu_begin. */
 enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4 };
 
+/* --- memory (actor.c) --- */
+
+/* size bytes (a multiple of 16 or less than a block) from pool p, 16-byte
+ * aligned, or NULL when memory runs out; they live until ts__pool_finish. */
+void *ts__pool_take(ts_mempool *p, size_t size);
+void ts__pool_finish(ts_mempool *p);
+
 /* --- actors (actor.c) --- */
 
+/* Make a's extension (ts__x's slow path): defaults, and the arrays of the
+ * features its model has. After ts__world_nomem: the world's sink. */
+ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a);
+/* a's extension, made on first use. */
+static inline ts_actor_ext *ts__x(ts_world *w, ts_actor *a)
+{
+  return a->x ? a->x : ts__actor_ext(w, a);
+}
+
+/* Make the column of state s for actor id's chunk (ts__actor_set_state's
+ * slow path). Returns 0, or -1 after ts__world_nomem. */
+int ts__state_column(ts_world *w, int id, int s);
+static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);
 /* Move a to state s now, adding the time in the old state to its stats and,
  * clipped to the window, to the world's. */
-void ts__actor_set_state(ts_world *w, ts_actor *a, int s);
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
+{
+  ts_time now = w->sim.now;
+  ts_time dt = now - a->state_since;
+  if (dt != 0) {
+    ts_time **col = &w->scol[(a->id >> TS_CHUNK_BITS) * TS_NSTATES + a->state];
+    if (*col || ts__state_column(w, a->id, a->state) == 0)
+      (*col)[a->id & (TS_CHUNK - 1)] += dt;
+    if (!a->hidden || a->state != TS_ACTOR_NEW)
+      w->win_state[a->state] += (double)ts__clip(w, a->state_since, now);
+  }
+  a->state = (uint8_t)s;
+  a->state_since = now;
+  if (w->obs && w->obs->actor_state)
+    w->obs->actor_state(w->obs->data, now, a->id, s);
+}
 /* Run a's program from its pc while it holds the CPU. Returns 1 when the
  * worker is busy (a CPU segment or an overhead), 0 when it is free. */
 int ts__actor_continue(ts_world *w, ts_actor *a);
@@ -71,6 +109,9 @@ void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work);
 void ts__cpu_cut(ts_world *w, ts_worker *wk);
 /* wk's CPU goes idle (no segment). */
 void ts__cpu_idle(ts_world *w, ts_worker *wk);
+/* The smallest j in [lo, rows] whose cumulative cost floor(j * c / rows)
+ * exceeds x, or rows: in O(1) (fast), or by binary search (for tests). */
+int64_t ts__rows_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x, int fast);
 /* Event handler: a planned segment ends (ignored when its gen is stale). */
 void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev);
 
@@ -86,6 +127,18 @@ void ts__worker_next(ts_world *w, ts_worker *wk);
  * run queue) and the loop pays the yield overhead. Returns TS_OP_BUSY if
  * the worker stays busy (overhead), else TS_OP_FREE. */
 int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a);
+/* The threshold in force for a run period starting now on wk. */
+static inline ts_time ts__worker_threshold(const ts_worker *wk)
+{
+  const ts_pool *p = wk->spec;
+  if (wk->prio_inflight <= 0 || p->threshold == TS_TIME_MAX)
+    return p->threshold;
+  ts_time t = p->threshold / (p->priority_divisor > 0 ? p->priority_divisor : 1);
+  return t > p->priority_min ? t : p->priority_min;
+}
+/* Go on with wk's event loop where it stands (ts__worker_next without its
+ * checks; for cpu.c's fast path, after an actor it started left the CPU). */
+void ts__worker_loop(ts_world *w, ts_worker *wk);
 /* a's whole worker blocks (a mutex): it runs nothing until ts__worker_resume. */
 void ts__worker_block(ts_world *w, ts_worker *wk, ts_actor *a);
 /* The blocked actor a runs again on its worker at time at (a futex wake's latency). */
@@ -147,10 +200,20 @@ void ts__world_nomem(ts_world *w);
 int ts__fail(ts_world *w, const ts_step *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A broken invariant: stop the run with TS_WORLD_INTERNAL naming it. */
 void ts__invariant(ts_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ts__at's failure: the horizon passed, or the engine refused the event. */
+void ts__at_failed(ts_world *w, ts_time at);
 /* Schedule an event; on failure the run stops. */
-void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen);
+static inline void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
+{
+  if (at > TS_HORIZON_MAX || ts_sim_at(&w->sim, at, kind, obj, gen) != 0)
+    ts__at_failed(w, at);
+}
 /* Overlap of [t0, t1) with the measurement window. */
-ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);
+static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1)
+{
+  ts_time lo = t0 > w->win_t0 ? t0 : w->win_t0, hi = t1 < w->win_t1 ? t1 : w->win_t1;
+  return hi > lo ? hi - lo : 0;
+}
 /* A span of actor a ends now, having begun at t0: record its sample. */
 void ts__span_sample(ts_world *w, int span, ts_time t0);
 

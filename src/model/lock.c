@@ -30,7 +30,7 @@ static void take(ts_world *w, ts_actor *a, int decl, int inst)
   }
   l->holders++;
   l->owner = d->capacity == 1 ? a->id : -1;
-  a->held[decl] = (ts_held){inst, w->sim.now};
+  ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
 }
@@ -50,7 +50,7 @@ int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
 
 int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst)
 {
-  a->wait_inst = inst;
+  ts__x(w, a)->wait_inst = inst;
   if (ts_ring_push(&inst_lock(w, decl, inst)->waiters, a->id) != 0) {
     ts__world_nomem(w);
     return -1;
@@ -62,14 +62,14 @@ int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst)
 static int drop(ts_world *w, ts_actor *a, int decl)
 {
   const ts_lock_decl *d = &w->model->locks[decl];
-  int inst = a->held[decl].inst;
+  int inst = ts__x(w, a)->held[decl].inst;
   ts_lock *l = inst_lock(w, decl, inst);
-  ts_time held = w->sim.now - a->held[decl].since;
+  ts_time held = w->sim.now - ts__x(w, a)->held[decl].since;
   if (d->kind == TS_LOCK_MUTEX)
-    a->st.mutex_hold += held;
+    ts__x(w, a)->mutex_hold += held;
   else
-    a->st.lock_work += held;
-  a->held[decl] = (ts_held){-1, -1};
+    ts__x(w, a)->lock_work += held;
+  ts__x(w, a)->held[decl] = (ts_held){-1, -1};
   l->holders--;
   l->owner = -1;
   if (w->obs && w->obs->lock)
@@ -85,7 +85,7 @@ void ts__lock_release_async(ts_world *w, ts_actor *a, int decl)
   if (next < 0)
     return;
   ts_actor *b = ts_world_actor(w, next);
-  b->wait_inst = -1;
+  ts__x(w, b)->wait_inst = -1;
   take(w, b, decl, inst);
   if (w->obs && w->obs->wake)
     w->obs->wake(w->obs->data, w->sim.now, a->id, next);
@@ -116,18 +116,18 @@ int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
 
 void ts__mutex_took(ts_world *w, ts_actor *a, int decl)
 {
-  if (a->mark < 0)
+  if (ts__x(w, a)->mark < 0)
     return;
-  ts_time wait = w->sim.now - a->mark;
-  a->st.mutex_wait += wait;
-  w->win_mutex_wait += (double)ts__clip(w, a->mark, w->sim.now);
+  ts_time wait = w->sim.now - ts__x(w, a)->mark;
+  ts__x(w, a)->mutex_wait += wait;
+  w->win_mutex_wait += (double)ts__clip(w, ts__x(w, a)->mark, w->sim.now);
   w->mutex_wait_by_lock[decl] += (double)wait;
-  a->mark = -1;
+  ts__x(w, a)->mark = -1;
 }
 
 int ts__lock_holds(const ts_actor *a, int decl)
 {
-  return a->held && a->held[decl].inst >= 0;
+  return a->x && a->x->held && a->x->held[decl].inst >= 0;
 }
 
 ts_lock *ts__lock_inst(ts_world *w, int decl, int inst)
@@ -137,8 +137,8 @@ ts_lock *ts__lock_inst(ts_world *w, int decl, int inst)
 
 void ts__lock_release_all(ts_world *w, ts_actor *a)
 {
-  for (size_t d = 0; a->held && d < w->model->nlocks; d++)
-    if (a->held[d].inst >= 0) {
+  for (size_t d = 0; a->x && a->x->held && d < w->model->nlocks; d++)
+    if (a->x->held[d].inst >= 0) {
       if (w->model->locks[d].kind == TS_LOCK_MUTEX)
         ts__mutex_release(w, a, (int)d);
       else

@@ -19,14 +19,14 @@ static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)
   switch (a->sub) {
   case 0:
     if (s->span >= 0)
-      a->span_t0[s->span] = w->sim.now;
+      ts__x(w, a)->span_t0[s->span] = w->sim.now;
     a->sub = 1;
     if (s->send > 0)
       return ts__cpu_begin(w, a, s->send, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
   case 1:
     a->sched_class = s->klass;
-    a->ret_worker = a->worker;
+    ts__x(w, a)->ret_worker = a->worker;
     ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
     a->sub = 2;
     ts__actor_ready_at(w, a, w->sim.now + ts__draw(w, a, &s->cost), TS_READY_REQUEST);
@@ -44,7 +44,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
     ts__server_done(w, a, c->ref);
     a->sched_class = w->model->classes[a->klass].sched_class;
     ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
-    a->worker = a->ret_worker;
+    a->worker = ts__x(w, a)->ret_worker;
     a->sub = 1;
     ts__actor_ready_at(w, a, w->sim.now + ts__draw(w, a, &c->cost2), TS_READY_ARRIVE);
     return TS_OP_FREE;
@@ -54,9 +54,9 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
       return ts__cpu_begin(w, a, c->recv, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
   default:
-    if (c->span >= 0 && a->span_t0[c->span] >= 0) {
-      ts__span_sample(w, c->span, a->span_t0[c->span]);
-      a->span_t0[c->span] = -1;
+    if (c->span >= 0 && ts__x(w, a)->span_t0[c->span] >= 0) {
+      ts__span_sample(w, c->span, ts__x(w, a)->span_t0[c->span]);
+      ts__x(w, a)->span_t0[c->span] = -1;
     }
     return TS_OP_NEXT;
   }

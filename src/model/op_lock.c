@@ -69,9 +69,9 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
   case 0:
     if (ts__lock_try(w, a, s->ref, inst))
       return took(w, a, d, s->ref);
-    a->mark = w->sim.now;
+    ts__x(w, a)->mark = w->sim.now;
     w->mutex_contended++;
-    a->wait_inst = inst;
+    ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0) {
       if (ts_ring_push(&l->spinners, a->id) != 0) {
         ts__world_nomem(w);
@@ -117,10 +117,10 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
     return TS_OP_FREE;
   }
   if (a->sub == 3) {
-    a->wait_inst = -1;
+    ts__x(w, a)->wait_inst = -1;
     return TS_OP_NEXT; /* the acquire cost is paid */
   }
-  int inst = a->sub == 0 ? ts__instance(w, a, s, d->scope, d->instances) : a->wait_inst;
+  int inst = a->sub == 0 ? ts__instance(w, a, s, d->scope, d->instances) : ts__x(w, a)->wait_inst;
   if (inst < 0)
     return TS_OP_FREE;
   return exec_mutex(w, a, s, inst);

@@ -15,9 +15,9 @@ static int load(ts_spec *sp, ts_step *s)
 static int exec(ts_world *w, ts_actor *a, const ts_step *s)
 {
   if (s->mark == TS_MARK_WAVE_START)
-    a->st.wave_start = w->sim.now;
+    ts__x(w, a)->wave_start = w->sim.now;
   else
-    a->st.wave_end = w->sim.now;
+    ts__x(w, a)->wave_end = w->sim.now;
   return TS_OP_NEXT;
 }
 

@@ -49,8 +49,8 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     }
     tokens = (int64_t)v;
   }
-  ts_time stamp = s->from_notify && a->carried >= 0               ? a->carried
-                  : s->span >= 0 && a->span_t0[s->span] >= 0 ? a->span_t0[s->span]
+  ts_time stamp = s->from_notify && ts__x(w, a)->carried >= 0               ? ts__x(w, a)->carried
+                  : s->span >= 0 && ts__x(w, a)->span_t0[s->span] >= 0 ? ts__x(w, a)->span_t0[s->span]
                                                              : w->sim.now;
   int wakes = ts__chan_notify(w, a, s->ref, inst, s->all, tokens, stamp);
   a->sub = 1;

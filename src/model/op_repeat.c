@@ -23,28 +23,28 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
       return TS_OP_GOTO;
     }
   }
-  a->loops[s->slot] = (ts_loop){count < 0 ? -1 : count - 1, 0};
+  ts__x(w, a)->loops[s->slot] = (ts_loop){count < 0 ? -1 : count - 1, 0};
   if (s->span >= 0)
-    a->span_t0[s->span] = w->sim.now;
+    ts__x(w, a)->span_t0[s->span] = w->sim.now;
   return TS_OP_NEXT;
 }
 
 static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
 {
   const ts_step *b = &w->model->classes[a->klass].steps[s->jump];
-  ts_loop *l = &a->loops[b->slot];
-  if (b->span >= 0 && a->span_t0[b->span] >= 0)
-    ts__span_sample(w, b->span, a->span_t0[b->span]);
+  ts_loop *l = &ts__x(w, a)->loops[b->slot];
+  if (b->span >= 0 && ts__x(w, a)->span_t0[b->span] >= 0)
+    ts__span_sample(w, b->span, ts__x(w, a)->span_t0[b->span]);
   if (l->left == 0) {
     if (b->span >= 0)
-      a->span_t0[b->span] = -1;
+      ts__x(w, a)->span_t0[b->span] = -1;
     return TS_OP_NEXT;
   }
   if (l->left > 0)
     l->left--;
   l->iter++;
   if (b->span >= 0)
-    a->span_t0[b->span] = w->sim.now;
+    ts__x(w, a)->span_t0[b->span] = w->sim.now;
   a->pc = s->jump + 1;
   return TS_OP_GOTO;
 }

@@ -30,17 +30,17 @@ static int load_end(ts_spec *sp, ts_step *s)
 
 static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  a->span_t0[s->span] = w->sim.now;
+  ts__x(w, a)->span_t0[s->span] = w->sim.now;
   return TS_OP_NEXT;
 }
 
 static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  ts_time t0 = s->from_notify ? a->carried : a->span_t0[s->span];
+  ts_time t0 = s->from_notify ? ts__x(w, a)->carried : ts__x(w, a)->span_t0[s->span];
   if (t0 >= 0)
     ts__span_sample(w, s->span, t0);
   if (!s->from_notify)
-    a->span_t0[s->span] = -1;
+    ts__x(w, a)->span_t0[s->span] = -1;
   return TS_OP_NEXT;
 }
 

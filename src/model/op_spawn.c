@@ -8,7 +8,7 @@
 
 static int exec_spawn(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  a->spawns++;
+  ts__x(w, a)->spawns++;
   ts_actor *child = ts__actor_new(w, a->klass, a->index, a->worker, a);
   if (!child)
     return TS_OP_FREE;

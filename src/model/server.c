@@ -29,7 +29,7 @@ static void admit(ts_world *w, int s)
     if (w->obs && w->obs->call)
       w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 1);
     a->worker = wk;
-    a->wait_inst = -1;
+    ts__x(w, a)->wait_inst = -1;
     ts__actor_ready(w, a, 0);
   }
 }
@@ -38,7 +38,7 @@ void ts__server_request(ts_world *w, ts_actor *a)
 {
   const ts_step *s = &w->model->classes[a->klass].steps[a->pc];
   ts_server *sv = &w->servers[s->ref];
-  a->wait_inst = s->ref;
+  ts__x(w, a)->wait_inst = s->ref;
   if (w->obs && w->obs->call)
     w->obs->call(w->obs->data, w->sim.now, a->id, s->ref, a->sched_class, 0);
   if (ts_sched_queue_push(&sv->queue, a->id, a->sched_class, s->work) != 0) {

@@ -17,14 +17,25 @@
  * blocked actor and its wake latency has passed. */
 #include "model/internal.h"
 
-static ts_time threshold_of(const ts_worker *wk)
+/* The time-slice queue: a plain ring of actor ids under the fifo policy
+ * (its pick is always the head), else the policy's queue. */
+static inline size_t queue_len(const ts_worker *wk)
 {
-  const ts_pool *p = wk->spec;
-  if (wk->prio_inflight <= 0 || p->threshold == TS_TIME_MAX)
-    return p->threshold;
-  ts_time t = p->threshold / (p->priority_divisor > 0 ? p->priority_divisor : 1);
-  return t > p->priority_min ? t : p->priority_min;
+  return wk->fifo ? wk->fifo_q.len : ts_sched_queue_len(&wk->queue);
 }
+
+static inline int queue_pop(ts_worker *wk)
+{
+  return wk->fifo ? ts_ring_pop(&wk->fifo_q) : ts_sched_queue_pop(&wk->queue, wk->spec->policy);
+}
+
+static inline int queue_push(ts_worker *wk, const ts_actor *a)
+{
+  if (wk->fifo)
+    return ts_ring_push(&wk->fifo_q, a->id);
+  return ts_sched_queue_push(&wk->queue, a->id, a->sched_class, a->seg.active ? a->seg.cost - a->seg.done : 0);
+}
+
 
 /* Actor id gets wk's CPU for a new run period (a new lap). Returns 1 if the
  * worker is busy afterwards. */
@@ -38,7 +49,7 @@ static int start_actor(ts_world *w, ts_worker *wk, int id)
   ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
   a->lap_start = w->sim.now;
   a->lap_counted = 0;
-  wk->seg_threshold = threshold_of(wk);
+  wk->seg_threshold = ts__worker_threshold(wk);
   wk->actor = id;
   ts__worker_counters(w, wk);
   if (a->seg.active) {
@@ -98,13 +109,14 @@ static void next_loop(ts_world *w, ts_worker *wk)
       break;
     case TS_PHASE_CHECK: {
       wk->phase = TS_PHASE_START;
-      int id = ts_sched_queue_pop(&wk->queue, wk->spec->policy);
+      int id = queue_pop(wk);
       if (id >= 0 && start_actor(w, wk, id))
         return;
       break;
     }
-    case TS_PHASE_START:
-      if (wk->ready.len == 0 && wk->timers.len == 0 && ts_sched_queue_len(&wk->queue) == 0) {
+    case TS_PHASE_START: {
+      size_t queued = queue_len(wk);
+      if (wk->ready.len == 0 && wk->timers.len == 0 && queued == 0) {
         park(w, wk);
         return;
       }
@@ -116,8 +128,16 @@ static void next_loop(ts_world *w, ts_worker *wk)
       wk->overhead_paid = 0;
       wk->timers_left = wk->timers.len;
       wk->poll_left = wk->ready.len;
+      if (wk->timers_left == 0 && wk->poll_left == 0) { /* empty timers and poll phases: straight to check */
+        wk->phase = TS_PHASE_START;
+        int id = queue_pop(wk);
+        if (id >= 0 && start_actor(w, wk, id))
+          return;
+        break;
+      }
       wk->phase = TS_PHASE_TIMERS;
       break;
+    }
     }
   }
 }
@@ -135,7 +155,7 @@ void ts__worker_next(ts_world *w, ts_worker *wk)
 void ts__worker_counters(ts_world *w, ts_worker *wk)
 {
   if (w->obs && w->obs->counters)
-    w->obs->counters(w->obs->data, w->sim.now, wk->id, (int)ts_sched_queue_len(&wk->queue), wk->prio_inflight);
+    w->obs->counters(w->obs->data, w->sim.now, wk->id, (int)queue_len(wk), wk->prio_inflight);
 }
 
 void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at)
@@ -167,13 +187,13 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
     ts__actor_set_state(w, a, TS_ACTOR_READY);
     rc = ts_ring_push(&wk->ready, a->id);
   } else {
-    int depth = (int)ts_sched_queue_len(&wk->queue);
+    int depth = (int)queue_len(wk);
     wk->queue_entries++;
     wk->queue_depth_sum += depth;
     if (depth > wk->queue_depth_max)
       wk->queue_depth_max = depth;
     ts__actor_set_state(w, a, TS_ACTOR_QUEUED);
-    rc = ts_sched_queue_push(&wk->queue, a->id, a->sched_class, a->seg.active ? a->seg.cost - a->seg.done : 0);
+    rc = queue_push(wk, a);
   }
   if (rc != 0)
     ts__world_nomem(w);
@@ -183,6 +203,11 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
     return TS_OP_BUSY;
   }
   return TS_OP_FREE;
+}
+
+void ts__worker_loop(ts_world *w, ts_worker *wk)
+{
+  next_loop(w, wk);
 }
 
 void ts__worker_block(ts_world *w, ts_worker *wk, ts_actor *a)

@@ -1,8 +1,14 @@
 /* Building, running and tearing down one replication. Actors of fixed-count
- * classes are made at init, numbered class by class; their arrivals are
- * scheduled in actor order, so actors arriving at the same instant reach
- * their worker's loop in index order. Classes that arrive until the horizon
- * make one actor per arrival, from one pending SOURCE event each. */
+ * classes are made at init, numbered class by class; their arrivals count as
+ * scheduled in actor order before anything else, so actors arriving at the
+ * same instant reach their worker's loop in index order. They are served by
+ * the engine's lane, class cursors merged in (time, actor id) order, rather
+ * than pushed into the heap: a class whose arrival times are a formula
+ * nondecreasing in the index (start + i * spacing, or an unjittered period)
+ * stores nothing; the others store each actor's time and, when the times
+ * are not in index order, the indexes sorted by (time, index). Classes that
+ * arrive until the horizon make one actor per arrival, from one pending
+ * SOURCE event each. */
 #include "model/internal.h"
 
 #include <math.h>
@@ -62,6 +68,9 @@ static int lay_out_pools(ts_world *w, int workers)
       ts_ring_init(&wk->ready);
       ts_ring_init(&wk->timers);
       ts_sched_queue_init(&wk->queue, &m->pools[p].sched);
+      ts_ring_init(&wk->fifo_q);
+      wk->fifo = m->pools[p].policy == &ts_sched_fifo;
+      wk->rr_able = !w->obs && wk->fifo && m->pools[p].kind == TS_WORKER_EVENT_LOOP && m->pools[p].loop_overhead <= 0;
     }
   return 0;
 }
@@ -158,6 +167,8 @@ static int place(ts_world *w, int c, int i, int id, int *load)
       return -1;
     return w->pool_base[p] + (int)v;
   }
+  if (count == 1) /* every rule picks the only worker (a hash mod 1 is 0) */
+    return w->pool_base[p];
   return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load + w->pool_base[p]);
 }
 
@@ -180,15 +191,150 @@ static ts_time arrival_time(ts_world *w, const ts_class *k, int i, ts_time *pois
   }
 }
 
+/* The arrival cursor of fixed-count class c; NULL when it has none. */
+static int lane_setup_class(ts_world *w, int c, ts_lane_class *lc)
+{
+  const ts_class *k = &w->model->classes[c];
+  const ts_arrival *ar = &k->arrival;
+  memset(lc, 0, sizeof *lc);
+  lc->base = w->class_base[c];
+  lc->lo = w->class_count[c];
+  if (ar->kind == TS_ARRIVE_AT && ar->spacing >= 0) {
+    lc->start = ar->start;
+    lc->step = ar->spacing;
+    return 0;
+  }
+  if (ar->kind == TS_ARRIVE_PERIODIC && ar->jitter <= 0) {
+    lc->start = ar->phase;
+    lc->step = ar->period;
+    return 0;
+  }
+  lc->stored = 1;
+  lc->t = malloc(((size_t)w->class_count[c] + 1) * sizeof *lc->t);
+  return lc->t ? 0 : -1;
+}
+
+/* Actor i of class c arrives at `at` (-1: not at all, it follows another's end). */
+static void lane_note(ts_world *w, ts_lane_class *lc, int i, ts_time at)
+{
+  if (at > TS_HORIZON_MAX && at <= w->horizon) {
+    ts__at(w, at, TS_EV_ARRIVE, lc->base + i, 0); /* fails: simulated time would pass the limit */
+    at = -1;
+  }
+  int in = at >= 0 && at <= w->horizon;
+  if (lc->stored) {
+    lc->t[i] = in ? at : -1;
+    if (in && lc->hi > 0 && at < lc->last)
+      lc->unsorted = 1;
+    if (in) {
+      lc->last = at;
+      lc->hi++;
+    }
+    return;
+  }
+  if (in) { /* nondecreasing: the arriving indexes are one range */
+    if (i < lc->lo)
+      lc->lo = i;
+    lc->hi = i + 1;
+  }
+}
+
+/* The positions of a stored class in arrival order: stable by index. */
+static int lane_order(ts_world *w, ts_lane_class *lc, int count)
+{
+  int n = 0;
+  if (!lc->stored)
+    return 0;
+  if (lc->hi == 0) {
+    free(lc->t);
+    lc->t = NULL;
+    return 0;
+  }
+  lc->order = malloc((size_t)lc->hi * sizeof *lc->order);
+  if (!lc->order)
+    return -1;
+  for (int i = 0; i < count; i++)
+    if (lc->t[i] >= 0)
+      lc->order[n++] = i;
+  if (lc->unsorted) { /* merge sort by (time, index): stable, no callback context needed */
+    int *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+      return -1;
+    for (int width = 1; width < n; width *= 2) {
+      for (int lo = 0; lo < n; lo += 2 * width) {
+        int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+        int a = lo, b = mid, o = lo;
+        while (a < mid && b < hi)
+          tmp[o++] = lc->t[lc->order[b]] < lc->t[lc->order[a]] ? lc->order[b++] : lc->order[a++];
+        while (a < mid)
+          tmp[o++] = lc->order[a++];
+        while (b < hi)
+          tmp[o++] = lc->order[b++];
+      }
+      memcpy(lc->order, tmp, (size_t)n * sizeof *tmp);
+    }
+    free(tmp);
+  }
+  (void)w;
+  return 0;
+}
+
+/* The lane's generator: the next arrival over all class cursors, least
+ * (time, actor id) first. */
+static int lane_next(void *ctx, ts_time *time, int32_t *obj)
+{
+  ts_world *w = ctx;
+  ts_lane_class *best = NULL;
+  ts_time bt = 0;
+  int bi = 0;
+  for (int c = 0; c < w->nlane; c++) {
+    ts_lane_class *lc = &w->lane[c];
+    ts_time t;
+    int i;
+    if (lc->stored) {
+      if (lc->pos >= lc->hi)
+        continue;
+      i = lc->order[lc->pos];
+      t = lc->t[i];
+    } else {
+      if (lc->lo + lc->pos >= lc->hi)
+        continue;
+      i = lc->lo + lc->pos;
+      t = lc->start + (ts_time)i * lc->step;
+    }
+    if (!best || t < bt) { /* classes in id order: a tie keeps the earlier */
+      best = lc;
+      bt = t;
+      bi = lc->base + i;
+    }
+  }
+  if (!best)
+    return 0;
+  best->pos++;
+  *time = bt;
+  *obj = bi;
+  return 1;
+}
+
 static int init_actors(ts_world *w)
 {
   const ts_model *m = w->model;
   int *load = calloc((size_t)w->nworkers, sizeof *load);
-  if (!load)
+  w->lane = calloc(m->nclasses + 1, sizeof *w->lane);
+  if (!load || !w->lane) {
+    free(load);
     return -1;
+  }
   int main = ts_model_main_class(m), rc = 0;
   for (size_t c = 0; c < m->nclasses && rc == 0; c++) {
     ts_time poisson_t = m->classes[c].arrival.start;
+    ts_lane_class *lc = &w->lane[w->nlane];
+    if (m->classes[c].forever || m->classes[c].arrival.kind == TS_ARRIVE_AFTER || w->class_count[c] == 0) {
+      lc = NULL;
+    } else if (lane_setup_class(w, (int)c, lc) != 0) {
+      rc = -1;
+      break;
+    }
     for (int i = 0; i < w->class_count[c] && rc == 0; i++) {
       int id = w->class_base[c] + i;
       int wk = place(w, (int)c, i, id, load);
@@ -204,11 +350,18 @@ static int init_actors(ts_world *w)
         break;
       }
       ts_time at = arrival_time(w, &m->classes[c], i, &poisson_t);
-      if (at >= 0 && at <= w->horizon)
-        ts__at(w, at, TS_EV_ARRIVE, id, 0);
+      if (lc)
+        lane_note(w, lc, i, at);
+    }
+    if (lc) {
+      w->nlane++;
+      if (rc == 0 && lane_order(w, lc, w->class_count[c]) != 0)
+        rc = -1;
     }
   }
   free(load);
+  if (rc == 0 && ts_sim_lane(&w->sim, TS_EV_ARRIVE, lane_next, w) != 0)
+    rc = -1;
   return rc;
 }
 
@@ -329,6 +482,7 @@ void ts_world_finish(ts_world *w)
       ts_ring_finish(&w->workers[i].ready);
       ts_ring_finish(&w->workers[i].timers);
       ts_sched_queue_finish(&w->workers[i].queue);
+      ts_ring_finish(&w->workers[i].fifo_q);
     }
   for (int l = 0; w->locks && l < w->nlock_inst; l++) {
     ts_ring_finish(&w->locks[l].waiters);
@@ -340,14 +494,13 @@ void ts_world_finish(ts_world *w)
     ts_sched_queue_finish(&w->servers[s].queue);
   for (size_t s = 0; w->spans && s < w->model->nspans; s++)
     free(w->spans[s].v);
-  for (int id = 0; id < w->nactors; id++) {
-    ts_actor *a = ts_world_actor(w, id);
-    ts_rng_destroy(a->rng);
-    free(a->loops ? (void *)a->loops : a->held ? (void *)a->held : a->seen ? (void *)a->seen : (void *)a->span_t0);
-  }
-  for (int c = 0; c < (w->cap_actors >> TS_CHUNK_BITS); c++)
+  for (int c = 0; c < (w->cap_actors >> TS_CHUNK_BITS); c++) {
     free(w->chunks[c]);
+    for (int s = 0; s < TS_NSTATES; s++)
+      free(w->scol[c * TS_NSTATES + s]);
+  }
   free(w->chunks);
+  free(w->scol);
   free(w->workers);
   free(w->pool_base);
   free(w->class_base);
@@ -360,9 +513,32 @@ void ts_world_finish(ts_world *w)
   free(w->counters);
   free(w->spans);
   free(w->mutex_wait_by_lock);
+  for (int c = 0; w->lane && c < w->nlane; c++) {
+    free(w->lane[c].t);
+    free(w->lane[c].order);
+  }
+  free(w->lane);
+  ts__pool_finish(&w->rng_pool);
   ts_rng_destroy(w->rng);
   ts_sim_finish(&w->sim);
   memset(w, 0, sizeof *w);
+}
+
+void ts_world_trim(ts_world *w)
+{
+  for (int i = 0; w->workers && i < w->nworkers; i++) {
+    ts_worker *wk = &w->workers[i];
+    if (wk->ready.len == 0)
+      ts_ring_finish(&wk->ready);
+    if (wk->timers.len == 0)
+      ts_ring_finish(&wk->timers);
+    if (wk->fifo_q.len == 0)
+      ts_ring_finish(&wk->fifo_q);
+    if (ts_sched_queue_len(&wk->queue) == 0)
+      ts_sched_queue_finish(&wk->queue);
+  }
+  if (!ts_sim_peek(&w->sim))
+    ts_heap_finish(&w->sim.heap);
 }
 
 /* Bytes of the objects alive now: actors that arrived and are not done, and
@@ -426,7 +602,7 @@ int ts_world_run(ts_world *w)
   if (w->win_t1 < w->horizon) {
     ts_sim_run(&w->sim, w->win_t1, budget_left(w));
     if (!w->sim.failed) {
-      if (w->sim.now < w->win_t1 && ts_heap_peek(&w->sim.heap))
+      if (w->sim.now < w->win_t1 && ts_sim_peek(&w->sim))
         w->sim.now = w->win_t1;
       w->memory_at_end = memory_now(w);
     }
@@ -440,7 +616,7 @@ int ts_world_run(ts_world *w)
   if (w->sim.failed)
     return w->sim.failed == TS_SIM_NOMEM ? TS_WORLD_NOMEM : w->sim.failed == TS_SIM_STOP ? TS_WORLD_HORIZON
                                                                                          : TS_WORLD_INTERNAL;
-  int reached = ts_heap_peek(&w->sim.heap) != NULL; /* events left beyond the horizon */
+  int reached = ts_sim_peek(&w->sim) != NULL; /* events left beyond the horizon */
   if (reached && w->horizon != TS_TIME_MAX)
     w->sim.now = w->horizon;
   close_states(w);
@@ -451,19 +627,32 @@ int ts_world_run(ts_world *w)
   return TS_WORLD_STUCK;
 }
 
+ts_actor_stats ts_world_stats(const ts_world *w, int id)
+{
+  const ts_actor *a = ts_world_actor(w, id);
+  const ts_actor_ext *x = a->x;
+  ts_actor_stats s = {.actor = id, .klass = a->klass, .worker = a->home, .arrive = a->st.arrive,
+                      .done = a->st.done, .timer = a->st.timer, .cpu = a->st.cpu, .slices = a->st.slices,
+                      .yields = a->st.yields};
+  ts_world_wave(w, id, &s.wave_start, &s.wave_end);
+  if (x) {
+    s.kernel = x->kernel;
+    s.lock_work = x->lock_work;
+    s.mutex_wait = x->mutex_wait;
+    s.mutex_hold = x->mutex_hold;
+  }
+  for (int st = 0; st < TS_NSTATES; st++)
+    s.state[st] = ts_world_state_time(w, id, st);
+  return s;
+}
+
 ts_time ts_world_window(const ts_world *w)
 {
   ts_time end = w->win_t1 < w->sim.now ? w->win_t1 : w->sim.now;
   return end > w->win_t0 ? end - w->win_t0 : 0;
 }
 
-ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1)
-{
-  ts_time lo = t0 > w->win_t0 ? t0 : w->win_t0, hi = t1 < w->win_t1 ? t1 : w->win_t1;
-  return hi > lo ? hi - lo : 0;
-}
-
-void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
+void ts__at_failed(ts_world *w, ts_time at)
 {
   if (at > TS_HORIZON_MAX) {
     if (!w->error) {
@@ -473,7 +662,7 @@ void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
     w->sim.failed = TS_SIM_STOP;
     return;
   }
-  if (ts_sim_at(&w->sim, at, kind, obj, gen) != 0 && !w->error && w->sim.failed == TS_SIM_PAST)
+  if (!w->error && w->sim.failed == TS_SIM_PAST)
     ts__invariant(w, "an event was scheduled in the past (at %lld ns)", (long long)at);
 }
 

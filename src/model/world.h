@@ -40,16 +40,36 @@ typedef struct ts_actor_stats {
   int64_t yields;
 } ts_actor_stats;
 
+/* An actor's measurements as the world keeps them while it runs: the
+ * scalars of ts_actor_stats that every model needs, under the same names.
+ * The rest is kept apart: the time in each state in per-state columns of
+ * the world (only for the states some actor spent time in); marks, kernel
+ * CPU, lock and mutex times in the actor's ts_actor_ext (only when it uses
+ * them). ts_world_stats gives the whole record. */
+typedef struct ts_actor_acc {
+  /* updated at every slice */
+  ts_time timer;        /* slice-timer CPU: sum of laps in timed steps */
+  ts_time cpu;          /* all CPU the actor ran (wall time on a CPU, user and kernel) */
+  int64_t slices;       /* run periods that did timed CPU work */
+  int64_t yields;
+  /* the rest */
+  ts_time arrive;
+  ts_time done;         /* -1 while not done */
+} ts_actor_acc;
+
 /* A CPU segment: the actor's current burst of CPU and where it stands. */
 typedef struct ts_seg {
-  ts_time cost;         /* demand */
   ts_time done;         /* work done so far */
-  int64_t rows;         /* equal chunks (>= 1); a sliced segment checks the lap after each */
-  int64_t rows_done;
-  int64_t rows_target;  /* rows done when the planned piece ends */
+  ts_time row;          /* cost / rows when rows divides cost, else 0 */
+  ts_time cost;         /* demand */
+  int32_t rows_done;
+  int32_t rows_target;  /* rows done when the planned piece ends */
+  int32_t rows;         /* equal chunks (>= 1); a sliced segment checks the lap after each */
   uint8_t active;       /* begun and not finished */
   uint8_t sliced, timed, kernel;
   uint8_t state;        /* TS_ACTOR_RUNNING, SPIN or FUTEX while it runs */
+  uint8_t exact;        /* cost * rows fits in 64 bits (row arithmetic in one division) */
+  uint8_t at_row;       /* done is the end of row rows_done, and no piece is planned */
 } ts_seg;
 
 typedef struct ts_loop {
@@ -67,35 +87,51 @@ typedef struct ts_seen {
   int64_t version;      /* its version when last seen */
 } ts_seen;
 
-typedef struct ts_actor {
-  int id;
-  int klass;
-  int index;            /* within its class */
-  int worker;           /* where it runs now */
-  int home;             /* where it was placed */
+/* What an actor has only when it uses it (locks, channels, spans, loops,
+ * calls, spawns, marks, mutexes, random draws): made on first use, from the
+ * world's memory pool (ts__x). */
+typedef struct ts_actor_ext {
   int ret_worker;       /* a call: the worker its reply returns to */
   int parent;           /* the actor that spawned it, or -1 */
   int spawns;           /* actors it spawned so far */
   int spawn_k;          /* spawned: 1 + its parent's spawns before it (its stream's ordinal); else 0 */
-  uint8_t state;
-  uint8_t prio_pending; /* a priority io completed but its callback has not run */
-  uint8_t lap_counted;  /* this run period already counted as a slice */
-  uint8_t hidden;       /* spawned: not in the statistics of its class */
-  int sched_class;      /* class in queues (a call sets its own while it lasts) */
-  int pc;               /* current step */
-  int sub;              /* where the current step's exec stands (0 at its start) */
   int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
-  ts_time state_since;
-  ts_time lap_start;
   ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
   ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
-  ts_seg seg;
   ts_rng *rng;          /* its own stream, made on the first draw */
   ts_loop *loops;       /* [class loops], or NULL */
   ts_time *span_t0;     /* [model spans]: when each open span began, -1 if not open */
   ts_held *held;        /* [model locks] */
   ts_seen *seen;        /* [model channels] */
-  ts_actor_stats st;
+  /* measurements (ts_actor_stats's names) */
+  ts_time wave_start;   /* -1: not marked (then its arrival, once it is done) */
+  ts_time wave_end;     /* -1: not marked (then its end) */
+  ts_time kernel;       /* kernel CPU */
+  ts_time lock_work;    /* time holding async locks (summed over acquisitions) */
+  ts_time mutex_wait;   /* from a contended mutex acquire to holding it (spin, futex, parked) */
+  ts_time mutex_hold;   /* time holding mutexes */
+} ts_actor_ext;
+
+/* An actor. The fields every slice touches come first (about two cache
+ * lines: its state, lap, segment and CPU counters); the rest follows. */
+typedef struct ts_actor {
+  int id;
+  int worker;           /* where it runs now */
+  uint8_t state;
+  uint8_t prio_pending; /* a priority io completed but its callback has not run */
+  uint8_t lap_counted;  /* this run period already counted as a slice */
+  uint8_t hidden;       /* spawned: not in the statistics of its class */
+  uint8_t sched_class;  /* class in queues, TS_CLASS_* (a call sets its own while it lasts) */
+  ts_time state_since;
+  ts_time lap_start;
+  ts_seg seg;
+  ts_actor_acc st;      /* its measurements (ts_world_stats: all of them) */
+  int klass;
+  int index;            /* within its class */
+  int home;             /* where it was placed */
+  int pc;               /* current step */
+  int sub;              /* where the current step's exec stands (0 at its start) */
+  ts_actor_ext *x;      /* what it uses beyond that, or NULL (ts__x) */
 } ts_actor;
 
 typedef enum { TS_SEG_IDLE, TS_SEG_ACTOR, TS_SEG_OVERHEAD } ts_seg_kind;
@@ -112,7 +148,10 @@ typedef struct ts_worker {
   const ts_pool *spec;
   ts_ring ready;          /* event loop: I/O callbacks for the poll phase; thread: the run queue */
   ts_ring timers;         /* event loop: expired timers for the timers phase */
-  ts_sched_queue queue;   /* event loop: the time-slice queue */
+  ts_sched_queue queue;   /* event loop: the time-slice queue (a policy other than fifo) */
+  ts_ring fifo_q;         /* event loop: the time-slice queue under fifo (actor ids) */
+  int fifo;               /* the queue policy is fifo: fifo_q is the queue */
+  int rr_able;            /* no observer, an event loop, fifo, no loop overhead: cpu.c's fast slice end may apply */
   ts_loop_phase phase;
   int overhead_paid;      /* this iteration's loop overhead is paid */
   size_t poll_left;       /* callbacks left in this iteration's poll phase */
@@ -130,6 +169,8 @@ typedef struct ts_worker {
   ts_time piece_t0;       /* start of the run piece being traced */
   ts_time over_left;      /* TS_SEG_OVERHEAD: overhead work left */
   ts_time seg_threshold;  /* threshold in force for this run period */
+  ts_time lap_row, lap_thr; /* rows of equal cost lap_row ns and a lap of lap_thr ns: */
+  int64_t lap_k;          /* ...a new lap runs lap_k rows (cpu.c's cache) */
   uint32_t gen;           /* stamps SEG_END events; bumped on replan */
   int load;               /* actors of the main class placed here */
   double cpu_scale;       /* CPU price at this worker's load */
@@ -169,6 +210,27 @@ typedef struct ts_span_rec {
   int64_t ended;          /* all that ended, in the window or not */
 } ts_span_rec;
 
+/* Small objects that live as long as the world (actors' random streams):
+ * carved from blocks, freed all at once. */
+typedef struct ts_mempool {
+  char **blocks;
+  size_t nblocks;
+  size_t used, cap;     /* in the last block */
+} ts_mempool;
+
+/* The arrival cursor of one fixed-count class (the engine's lane merges
+ * them): indexes [lo, hi) arriving at start + i * step, or (stored) the
+ * times t[i] (-1: not arriving) visited in order[0..hi). */
+typedef struct ts_lane_class {
+  int base;               /* actor id of index 0 */
+  int lo, hi, pos;
+  ts_time start, step;
+  int stored, unsorted;
+  ts_time last;
+  ts_time *t;
+  int *order;
+} ts_lane_class;
+
 enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTERNAL = -3, TS_WORLD_HORIZON = -4,
        TS_WORLD_MODEL = -5, TS_WORLD_BUDGET = -6 };
 
@@ -184,6 +246,7 @@ typedef struct ts_world {
   ts_worker *workers;
   /* actors: chunks of TS_CHUNK, addresses stable while the world lives */
   ts_actor **chunks;
+  ts_time **scol;         /* [chunks * TS_NSTATES]: time of each actor of a chunk in a state, or NULL (all 0) */
   int nactors;            /* made so far */
   int cap_actors;
   int *class_base;        /* [nclasses + 1]: first actor id of each class (fixed counts) */
@@ -192,6 +255,10 @@ typedef struct ts_world {
   int done;               /* actors done */
   int live;               /* actors arrived and not done */
   int busy;               /* workers running a segment */
+  ts_lane_class *lane;    /* arrival cursors of the fixed-count classes */
+  ts_mempool rng_pool;    /* the actors' random streams and extensions */
+  ts_actor_ext ext_sink;  /* where an extension goes when memory ran out (the run stops) */
+  int nlane;
   /* declared objects, declaration-major: lock_base[d] is the first instance of declaration d */
   ts_lock *locks;
   int *lock_base;
@@ -229,6 +296,29 @@ static inline ts_actor *ts_world_actor(const ts_world *w, int id)
   return &w->chunks[id >> TS_CHUNK_BITS][id & (TS_CHUNK - 1)];
 }
 
+/* The time actor id spent in state s so far. */
+static inline ts_time ts_world_state_time(const ts_world *w, int id, int s)
+{
+  const ts_time *col = w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES + s];
+  return col ? col[id & (TS_CHUNK - 1)] : 0;
+}
+
+/* Actor id's wave: its marks, else its arrival and (once done) its end. */
+static inline void ts_world_wave(const ts_world *w, int id, ts_time *start, ts_time *end)
+{
+  const ts_actor *a = ts_world_actor(w, id);
+  if (a->x) {
+    *start = a->x->wave_start;
+    *end = a->x->wave_end;
+  } else {
+    *start = a->st.done >= 0 ? a->st.arrive : -1;
+    *end = a->st.done;
+  }
+}
+
+/* Actor id's measurements, whole. */
+ts_actor_stats ts_world_stats(const ts_world *w, int id);
+
 /* Where one replication runs and what it measures. */
 typedef struct ts_world_spec {
   int n;                  /* the sweep's n */
@@ -246,6 +336,10 @@ typedef struct ts_world_spec {
 int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs);
 /* Free a world's memory. */
 void ts_world_finish(ts_world *w);
+/* After ts_world_run: free what only running needs (the event list, the
+ * queues, which are empty when every actor is done), keeping the actors'
+ * measurements and the window's accumulators for the statistics. */
+void ts_world_trim(ts_world *w);
 /* Run until the horizon, or until nothing is left to do. Returns TS_WORLD_OK
  * when every actor finished or the horizon was reached; TS_WORLD_STUCK when
  * actors are left waiting with nothing pending (a deadlock: ts_world_stuck

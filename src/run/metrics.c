@@ -264,7 +264,40 @@ int ts_metric_list_find(const ts_metric_list *l, const char *name)
 
 double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s)
 {
-  switch (mi->id) {
+  return ts_metric_quantity(mi->id, s);
+}
+
+double ts_metric_world_actor(int q, const ts_world *w, int actor)
+{
+  const ts_actor *a = ts_world_actor(w, actor);
+  const ts_actor_acc *s = &a->st;
+  ts_time ws, we;
+  switch (q) {
+  case TS_Q_WAVE:
+    ts_world_wave(w, actor, &ws, &we);
+    return ts_time_to_ms(we - ws);
+  case TS_Q_TIMER: return ts_time_to_ms(s->timer);
+  case TS_Q_LOCK_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_LOCK_WAIT));
+  case TS_Q_LOCK_WORK: return ts_time_to_ms(a->x ? a->x->lock_work : 0);
+  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_QUEUED));
+  case TS_Q_SLICES: return (double)s->slices;
+  case TS_Q_CPU: return ts_time_to_ms(s->cpu);
+  case TS_Q_IO: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_IO));
+  case TS_Q_READY_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_READY));
+  case TS_Q_DONE: return ts_time_to_ms(s->done);
+  case TS_Q_KERNEL: return ts_time_to_ms(a->x ? a->x->kernel : 0);
+  case TS_Q_SLEEP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_SLEEP));
+  case TS_Q_CHAN_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CHAN_WAIT));
+  case TS_Q_HOP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_HOP));
+  case TS_Q_CALL_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CALL_WAIT));
+  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(a->x ? a->x->mutex_wait : 0);
+  default: return 0;
+  }
+}
+
+double ts_metric_quantity(int q, const ts_actor_stats *s)
+{
+  switch (q) {
   case TS_Q_WAVE: return ts_time_to_ms(s->wave_end - s->wave_start);
   case TS_Q_TIMER: return ts_time_to_ms(s->timer);
   case TS_Q_LOCK_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_LOCK_WAIT]);
@@ -315,7 +348,7 @@ static double world_value(int id, const ts_world *w)
   case TS_W_SLICE_WAIT: {
     double queued = 0;
     for (int a = 0; a < w->nactors; a++)
-      queued += (double)ts_world_actor(w, a)->st.state[TS_ACTOR_QUEUED];
+      queued += (double)ts_world_state_time(w, a, TS_ACTOR_QUEUED);
     return entries ? queued / 1e6 / (double)entries : 0;
   }
   case TS_W_GROUPS_MAX: return groups_max;

@@ -82,6 +82,10 @@ int ts_span_stat_find(const char *name);
 void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v);
 /* The value of actor metric mi for one actor's stats. */
 double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);
+/* The value of per-actor quantity q (TS_Q_*) for one actor's stats. */
+double ts_metric_quantity(int q, const ts_actor_stats *s);
+/* The value of per-actor quantity q (TS_Q_*) for actor id of a finished world. */
+double ts_metric_world_actor(int q, const ts_world *w, int actor);
 /* Evaluate the expr metrics of l over v (in list order: an expression may
  * read metrics before it). */
 void ts_metric_exprs(const ts_metric_list *l, double *v);

@@ -10,7 +10,15 @@
  * combinations' models (a variant may add a span); a metric a point's model
  * lacks is NAN there. Every column has the point's value, the mean over
  * replications and the 95% Student-t half-width of that mean (NAN with one
- * replication). */
+ * replication).
+ *
+ * Replications may run on several threads (jobs): each one depends only on
+ * its seed, and the results are folded in the sweep's order (point by
+ * point, replication by replication), so the result is the same for any
+ * number of threads. A sweep may also run only a shard of its points
+ * (point i of the sweep's order belongs to shard i mod shards); its points
+ * then lack wave_ratio, which needs other points (ts_sweep_ratios adds it
+ * once every shard's points are together). */
 #ifndef TS_SWEEP_H
 #define TS_SWEEP_H
 #include <stddef.h>
@@ -33,22 +41,33 @@ typedef struct ts_point {
   double *ci95;         /* [ncols] half-width */
   double *rep;          /* [replications * ncols]: per-replication values */
   int outside;          /* a CPU-by-load input was held flat beyond its recorded range */
+  size_t index;         /* the sweep point it belongs to (in the sweep's order, all shards) */
 } ts_point;
 
-typedef struct ts_sample {
-  int combo;
-  int replication;
-  int n;
-  int workers;
-  const char *class_name;   /* owned by the sweep (names) */
-  ts_actor_stats st;
-} ts_sample;
+/* Growable text, for the samples of a replication. With flush set, text
+ * beyond TS_TEXT_FLUSH bytes is handed to it as it grows (streaming);
+ * without, it is all kept. */
+typedef struct ts_text {
+  char *v;
+  size_t len, cap;
+  int (*flush)(void *ctx, const char *p, size_t n); /* 0, or -1 on failure */
+  void *ctx;
+  int failed;           /* memory ran out or flush failed */
+} ts_text;
+
+#define TS_TEXT_FLUSH ((size_t)1 << 20)
+
+/* Room for `more` bytes at t->v + t->len (flushing first when t streams).
+ * Returns 0, or -1 (and t->failed) when memory ran out or the flush failed. */
+int ts_text_reserve(ts_text *t, size_t more);
+/* Hand what t holds to its flush (when it has one) and empty it. */
+int ts_text_drain(ts_text *t);
+/* Free t's storage. */
+void ts_text_finish(ts_text *t);
 
 typedef struct ts_sweep {
   ts_point *points;
   size_t npoints, cap_points;
-  ts_sample *samples;       /* only when keep_samples */
-  size_t nsamples, cap_samples;
   uint64_t events;          /* events dispatched, all replications */
   ts_metric *cols;          /* the columns (no expressions: those stay in the lists) */
   size_t ncols;
@@ -56,9 +75,8 @@ typedef struct ts_sweep {
   int *combo_values;        /* [ncombos * naxes] */
   size_t ncombos;
   int max_replications;     /* the most any point took (with a CI target) */
-  char **names;             /* class names the samples point to */
-  size_t nnames;
   size_t points_done;       /* sweep points complete (all their rows) */
+  size_t points_total;      /* points of the whole sweep (all shards) */
   char errmsg[512];         /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 
@@ -69,7 +87,6 @@ typedef struct ts_sweep_spec {
   size_t nw;
   int replications;
   uint64_t seed;
-  int keep_samples;
   ts_time horizon;          /* TS_TIME_MAX: until nothing is left */
   ts_time warmup;           /* the window starts here */
   ts_time window;           /* its length; 0: until the horizon (or the end) */
@@ -88,23 +105,43 @@ typedef struct ts_sweep_spec {
   /* the columns the target applies to (the reported ones): fills cols with
    * indexes into s->cols and returns how many; NULL: every column */
   int (*ci_cols)(void *ctx, const struct ts_sweep *s, int *cols, int max);
-  /* optional: called after each replication; a nonzero return stops the sweep */
+  /* optional: called (on the calling thread) after each replication is
+   * folded into its point; a nonzero return stops the sweep */
   int (*progress)(void *data, size_t point, size_t points, int replication);
-  /* optional: polled before each replication (with progress_data); nonzero stops the sweep (an interrupt) */
+  /* optional: polled before each replication (with progress_data), on any
+   * thread; nonzero stops the sweep (an interrupt) */
   int (*should_stop)(void *data);
   void *progress_data;
+  /* optional: the samples. format_samples, on the thread that ran the
+   * replication, appends the rows of its world's actors to out; the texts
+   * reach write_samples in the sweep's order (with one job, out streams
+   * into write_samples as it grows). Both 0, or -1 to fail the sweep. */
+  int (*format_samples)(void *ctx, const struct ts_sweep *s, const ts_world *w, int combo, int replication,
+                        ts_text *out);
+  int (*write_samples)(void *ctx, const char *text, size_t len);
+  void *samples_ctx;
+  int jobs;                 /* threads running replications; 0 or 1: the calling thread */
+  int shard, shards;        /* run only the points i with i mod shards == shard (shards 0: all) */
 } ts_sweep_spec;
 
 enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTERNAL = -3, TS_SWEEP_HORIZON = -4,
        TS_SWEEP_MODEL = -5, TS_SWEEP_STOPPED = -6 };
 
 /* Run a sweep into out (caller memory; free with ts_sweep_finish, also after
- * a failure). Returns TS_SWEEP_OK, or the first failure with out->errmsg
- * saying what and where: a replication's TS_WORLD_* status (deadlock, model
- * error...), TS_SWEEP_MODEL for a combination's model that does not load,
- * TS_SWEEP_STOPPED when progress or should_stop asked to stop (out->points_done
- * says how many points were complete). */
+ * a failure). Returns TS_SWEEP_OK, or the first failure in the sweep's
+ * order with out->errmsg saying what and where: a replication's TS_WORLD_*
+ * status (deadlock, model error...), TS_SWEEP_MODEL for a combination's
+ * model that does not load, TS_SWEEP_STOPPED when progress or should_stop
+ * asked to stop (out->points_done says how many points were complete). */
 int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out);
+/* The columns and combinations of spec's sweep into out, with no point run
+ * (what a merge of shards fills). Returns as ts_sweep_run. */
+int ts_sweep_prepare(const ts_sweep_spec *spec, ts_sweep *out);
+/* A new point of out with every value NAN (replications * ncols per-replication
+ * slots), or NULL when memory runs out. */
+ts_point *ts_sweep_add_point(ts_sweep *out, int replications);
+/* Compute wave_ratio for every point (after the last point is in). */
+void ts_sweep_ratios(ts_sweep *s);
 /* Free a sweep's memory. */
 void ts_sweep_finish(ts_sweep *s);
 /* The point (combo, n, workers) of class name (NULL: the first row of that
@@ -116,5 +153,12 @@ int ts_sweep_col(const ts_sweep *s, const char *name);
 size_t ts_sweep_npoints(const ts_sweep_spec *spec);
 /* The 95% Student-t half-width of the mean of v[0..k) (stride apart): NAN when k < 2. */
 double ts_ci95(const double *v, size_t stride, size_t k);
+/* The q-quantile of v[0..k) (q = 0.5: the median), exactly as GSL's
+ * gsl_stats_median_from_sorted_data / gsl_stats_quantile_from_sorted_data
+ * give it for v sorted, found by selection (v is reordered); 0 when k is 0.
+ * v must hold no NAN. */
+double ts_quantile(double *v, size_t k, double q);
+/* The number of online cores (at least 1). */
+int ts_sweep_cores(void);
 
 #endif

@@ -67,7 +67,7 @@ int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type)
 {
   if (q->len == 0)
     return -1;
-  size_t i = type->pick(q), mask = q->cap - 1;
+  size_t i = type == &ts_sched_fifo ? 0 : type->pick(q), mask = q->cap - 1;
   int actor = q->v[(q->head + i) & mask].actor;
   if (i == 0) {
     q->head = (q->head + 1) & mask;
@@ -77,9 +77,4 @@ int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type)
   }
   q->len--;
   return actor;
-}
-
-size_t ts_sched_queue_len(const ts_sched_queue *q)
-{
-  return q->len;
 }

@@ -64,7 +64,10 @@ int ts_sched_queue_push(ts_sched_queue *q, int actor, int klass, int64_t work);
 /* Remove and return the actor the policy picks, or -1 when empty. */
 int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type);
 /* Number of queued items. */
-size_t ts_sched_queue_len(const ts_sched_queue *q);
+static inline size_t ts_sched_queue_len(const ts_sched_queue *q)
+{
+  return q->len;
+}
 /* The i-th item from the head (0 <= i < len). */
 const ts_sched_item *ts_sched_queue_at(const ts_sched_queue *q, size_t i);
 

@@ -14,7 +14,7 @@ void ts_ring_finish(ts_ring *r)
   ts_ring_init(r);
 }
 
-int ts_ring_push(ts_ring *r, int x)
+int ts_ring_push_grow(ts_ring *r, int x)
 {
   if (r->len == r->cap) {
     size_t cap = r->cap ? r->cap * 2 : 16;
@@ -31,16 +31,6 @@ int ts_ring_push(ts_ring *r, int x)
   r->v[(r->head + r->len) & (r->cap - 1)] = x;
   r->len++;
   return 0;
-}
-
-int ts_ring_pop(ts_ring *r)
-{
-  if (r->len == 0)
-    return -1;
-  int x = r->v[r->head];
-  r->head = (r->head + 1) & (r->cap - 1);
-  r->len--;
-  return x;
 }
 
 int ts_ring_at(const ts_ring *r, size_t i)

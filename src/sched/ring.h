@@ -15,10 +15,27 @@ typedef struct ts_ring {
 void ts_ring_init(ts_ring *r);
 /* Free storage; the ring is empty afterwards. */
 void ts_ring_finish(ts_ring *r);
+/* Append x at the tail, growing the ring (the slow part of ts_ring_push). */
+int ts_ring_push_grow(ts_ring *r, int x);
 /* Append x at the tail. Returns 0, or -1 when memory runs out. */
-int ts_ring_push(ts_ring *r, int x);
+static inline int ts_ring_push(ts_ring *r, int x)
+{
+  if (r->len == r->cap)
+    return ts_ring_push_grow(r, x);
+  r->v[(r->head + r->len) & (r->cap - 1)] = x;
+  r->len++;
+  return 0;
+}
 /* Remove and return the head, or -1 when empty. */
-int ts_ring_pop(ts_ring *r);
+static inline int ts_ring_pop(ts_ring *r)
+{
+  if (r->len == 0)
+    return -1;
+  int x = r->v[r->head];
+  r->head = (r->head + 1) & (r->cap - 1);
+  r->len--;
+  return x;
+}
 /* The i-th item from the head (0 <= i < len). */
 int ts_ring_at(const ts_ring *r, size_t i);
 /* Remove the i-th item from the head, keeping the order of the rest. */

@@ -188,7 +188,7 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
         snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, rc));
     }
     for (int a = 0; tl->stats && a < w.nactors; a++)
-      tl->stats[a] = ts_world_actor(&w, a)->st;
+      tl->stats[a] = ts_world_stats(&w, a);
     if (!tl->stats)
       tl->failed = FAIL_NOMEM;
     tl->mutex_wait = calloc(m->nlocks + 1, sizeof *tl->mutex_wait);

@@ -1,0 +1,548 @@
+/* Shards: `tssim run S --shard K/M` writes a partial folder, `tssim merge
+ * DIR...` makes the files of the unsharded run from all M of them.
+ *
+ * A partial folder holds samples.csv (the header, then the rows of the
+ * shard's points in the sweep's order) and partial.json: the run's command
+ * line and working folder (the merge loads the scenario the same way, so
+ * the columns, the baseline and the resolved model are the run's), the
+ * shard, the events, and every row of every point of the shard with its
+ * index in the sweep, its values, means, half-widths and per-replication
+ * values (numbers exact: written with 17 significant digits, which read back
+ * as the same double; NAN as null, infinities as "inf" / "-inf") and the
+ * byte range of its samples. wave_ratio and the columns comparing points
+ * need other points, so the merge computes them once all are in; the rest is
+ * copied. The merged files are then written by the same code as tssim run's. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "io/atomic.h"
+#include "io/jsonfile.h"
+#include "io/report.h"
+#include "run/sweep.h"
+#include "viz/plot.h"
+
+#define PARTIAL_FORMAT 1
+
+/* ---- writing a partial folder ---- */
+
+/* cJSON writes 15 digits when they read back within an epsilon: not exact.
+ * %.17g always reads back as the same double. */
+static cJSON *number(double v)
+{
+  if (isnan(v))
+    return cJSON_CreateNull();
+  if (isinf(v))
+    return cJSON_CreateString(v > 0 ? "inf" : "-inf");
+  char text[40];
+  snprintf(text, sizeof text, "%.17g", v);
+  return cJSON_CreateRaw(text);
+}
+
+static cJSON *numbers(const double *v, size_t n)
+{
+  cJSON *a = cJSON_CreateArray();
+  for (size_t i = 0; a && i < n; i++)
+    cJSON_AddItemToArray(a, number(v[i]));
+  return a;
+}
+
+/* What must be equal for shards to belong to one run: every option that
+ * changes the sweep (not the output folder, the shard, quiet, plots, jobs). */
+static cJSON *run_key(const ts_run_opts *o)
+{
+  cJSON *k = cJSON_CreateObject();
+  cJSON_AddStringToObject(k, "scenario", o->scenario);
+  cJSON *sets = cJSON_AddArrayToObject(k, "set");
+  for (int i = 0; i < o->nsets; i++)
+    cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+  const char *const names[] = {"seed", "n", "workers", "replications", "ci_target", "ci_max"};
+  const char *const vals[] = {o->seed_arg, o->n_arg, o->w_arg, o->r_arg, o->t_arg, o->x_arg};
+  for (int i = 0; i < 6; i++)
+    if (vals[i])
+      cJSON_AddStringToObject(k, names[i], vals[i]);
+  cJSON_AddBoolToObject(k, "samples", o->samples);
+  return k;
+}
+
+int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **argv, const ts_run_opts *o,
+                          const ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end, int quiet)
+{
+  ts_err e;
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) {
+    fprintf(stderr, "tssim: cannot read the working folder: %s\n", strerror(errno));
+    ts_atomic_abort(a);
+    return TS_EXIT_IO;
+  }
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddNumberToObject(root, "tssim_partial", PARTIAL_FORMAT);
+  cJSON_AddStringToObject(root, "tssim_version", TSSIM_VERSION);
+  cJSON_AddNumberToObject(root, "shard", o->shard);
+  cJSON_AddNumberToObject(root, "shards", o->shards);
+  cJSON_AddStringToObject(root, "cwd", cwd);
+  cJSON *args = cJSON_AddArrayToObject(root, "argv");
+  for (int i = 0; i < argc; i++)
+    cJSON_AddItemToArray(args, cJSON_CreateString(argv[i]));
+  cJSON_AddItemToObject(root, "run", run_key(o));
+  cJSON_AddNumberToObject(root, "points_total", (double)s->points_total);
+  char events[32];
+  snprintf(events, sizeof events, "%llu", (unsigned long long)s->events);
+  cJSON_AddRawToObject(root, "events", events);
+  cJSON_AddNumberToObject(root, "max_replications", s->max_replications);
+  cJSON_AddNumberToObject(root, "ncols", (double)s->ncols);
+  cJSON *pts = cJSON_AddArrayToObject(root, "points");
+  uint64_t start = header_bytes;
+  for (size_t i = 0; i < s->npoints; i++) {
+    const ts_point *p = &s->points[i];
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "index", (double)p->index);
+    cJSON_AddNumberToObject(x, "combo", p->combo);
+    cJSON_AddNumberToObject(x, "n", p->n);
+    cJSON_AddNumberToObject(x, "workers", p->workers);
+    cJSON_AddNumberToObject(x, "klass", p->klass);
+    cJSON_AddStringToObject(x, "class", p->class_name);
+    cJSON_AddNumberToObject(x, "replications", p->replications);
+    cJSON_AddNumberToObject(x, "samples", (double)p->samples);
+    cJSON_AddNumberToObject(x, "outside", p->outside);
+    if (i + 1 == s->npoints || s->points[i + 1].index != p->index) { /* the point's last row carries its samples */
+      cJSON *r = cJSON_AddArrayToObject(x, "samples_bytes");
+      cJSON_AddItemToArray(r, cJSON_CreateNumber((double)start));
+      cJSON_AddItemToArray(r, cJSON_CreateNumber((double)point_end[p->index]));
+      start = point_end[p->index] > start ? point_end[p->index] : start;
+    }
+    cJSON_AddItemToObject(x, "value", numbers(p->value, s->ncols));
+    cJSON_AddItemToObject(x, "mean", numbers(p->mean, s->ncols));
+    cJSON_AddItemToObject(x, "ci95", numbers(p->ci95, s->ncols));
+    cJSON_AddItemToObject(x, "rep", numbers(p->rep, s->ncols * (size_t)p->replications));
+    cJSON_AddItemToArray(pts, x);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  FILE *f = text && ts_mkdirs(outdir, &e) == 0 ? ts_atomic_open(a, outdir, "partial.json", &e) : NULL;
+  if (!f || (!o->samples && ts_atomic_remove(a, outdir, "samples.csv", &e)) ||
+      ts_atomic_remove(a, outdir, "summary.csv", &e) || ts_atomic_remove(a, outdir, "summary.json", &e)) {
+    if (!text)
+      ts_err_set(&e, outdir, NULL, "out of memory writing partial.json");
+    cJSON_free(text);
+    ts_atomic_abort(a);
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    return TS_EXIT_IO;
+  }
+  fputs(text, f);
+  fputc('\n', f);
+  cJSON_free(text);
+  if (ts_cli_interrupted()) {
+    ts_atomic_abort(a);
+    fprintf(stderr, "tssim: interrupted: %s%s left as it was\n", outdir, outdir[strlen(outdir) - 1] == '/' ? "" : "/");
+    return ts_cli_interrupt_status();
+  }
+  if (ts_atomic_commit(a, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    return TS_EXIT_IO;
+  }
+  if (!quiet)
+    printf("wrote %s/partial.json%s (tssim merge combines the %d shards)\n", outdir, o->samples ? ", samples.csv" : "",
+           o->shards);
+  return 0;
+}
+
+/* ---- merging ---- */
+
+static void usage(FILE *f)
+{
+  fputs("usage: tssim merge DIR... [options]\n"
+        "\n"
+        "Combine the partial folders of `tssim run SCENARIO --shard K/M` (K = 1..M, any order)\n"
+        "into the files the unsharded run writes: summary.csv, samples.csv and summary.json, the\n"
+        "same bytes, and the plots. The scenario is loaded again as the shards' run loaded it\n"
+        "(same command line, from the folder it ran in when that exists, else from here).\n"
+        "\n"
+        "options:\n"
+        "  -o, --output DIR        results folder (default: results/<scenario name>)\n"
+        "      --no-plots          do not run gnuplot\n"
+        "  -q, --quiet             no table\n"
+        "  -h, --help              this help\n"
+        "\n" TS_CLI_EXIT_HELP "\n",
+        f);
+}
+
+typedef struct shard {
+  const char *dir;
+  cJSON *root;
+  int k;
+} shard;
+
+/* A row of a point, as the merge orders them: by the point's index, then
+ * in the order its shard wrote them. */
+typedef struct prow {
+  const cJSON *x;
+  int shard;
+  size_t index, order;
+} prow;
+
+static int cmp_prow(const void *a, const void *b)
+{
+  const prow *x = a, *y = b;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+static int merge_fail(const char *dir, const char *what)
+{
+  fprintf(stderr, "tssim: %s: %s\n", dir, what);
+  return TS_EXIT_USAGE;
+}
+
+/* n doubles of array a into v. Returns 0, or -1 when a is not such an array. */
+static int read_numbers(const cJSON *a, double *v, size_t n)
+{
+  size_t i = 0;
+  if (!cJSON_IsArray(a))
+    return -1;
+  for (const cJSON *it = a->child; it; it = it->next, i++) {
+    if (i >= n)
+      return -1;
+    if (cJSON_IsNull(it))
+      v[i] = NAN;
+    else if (cJSON_IsNumber(it))
+      v[i] = it->valuedouble;
+    else if (cJSON_IsString(it) && strcmp(it->valuestring, "inf") == 0)
+      v[i] = INFINITY;
+    else if (cJSON_IsString(it) && strcmp(it->valuestring, "-inf") == 0)
+      v[i] = -INFINITY;
+    else
+      return -1;
+  }
+  return i == n ? 0 : -1;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* dir as an absolute path (existing or not) into buf. */
+static int absolute(const char *dir, const char *cwd, char *buf, size_t cap)
+{
+  int n = dir[0] == '/' ? snprintf(buf, cap, "%s", dir) : snprintf(buf, cap, "%s/%s", cwd, dir);
+  return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* Copy bytes [from, to) of file f into out. */
+static int copy_range(FILE *f, uint64_t from, uint64_t to, FILE *out)
+{
+  char buf[1 << 16];
+  if (fseeko(f, (off_t)from, SEEK_SET) != 0)
+    return -1;
+  while (from < to) {
+    size_t want = to - from < sizeof buf ? (size_t)(to - from) : sizeof buf;
+    size_t got = fread(buf, 1, want, f);
+    if (got != want || fwrite(buf, 1, got, out) != got)
+      return -1;
+    from += got;
+  }
+  return 0;
+}
+
+/* Fill the sweep's points from the shards' rows (sorted). */
+static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
+{
+  for (size_t i = 0; i < nrows; i++) {
+    const cJSON *x = rows[i].x;
+    int reps = (int)num(x, "replications");
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(x, "class");
+    ts_point *p = reps >= 0 && cJSON_IsString(cls) ? ts_sweep_add_point(s, reps) : NULL;
+    if (!p)
+      return merge_fail(sh[rows[i].shard].dir, "partial.json: a point is malformed or memory ran out");
+    p->index = rows[i].index;
+    p->combo = (int)num(x, "combo");
+    p->n = (int)num(x, "n");
+    p->workers = (int)num(x, "workers");
+    p->klass = (int)num(x, "klass");
+    p->replications = reps;
+    p->samples = (size_t)num(x, "samples");
+    p->outside = (int)num(x, "outside");
+    p->class_name = strdup(cls->valuestring);
+    if (!p->class_name || p->combo < 0 || (size_t)p->combo >= s->ncombos ||
+        read_numbers(cJSON_GetObjectItemCaseSensitive(x, "value"), p->value, s->ncols) ||
+        read_numbers(cJSON_GetObjectItemCaseSensitive(x, "mean"), p->mean, s->ncols) ||
+        read_numbers(cJSON_GetObjectItemCaseSensitive(x, "ci95"), p->ci95, s->ncols) ||
+        read_numbers(cJSON_GetObjectItemCaseSensitive(x, "rep"), p->rep, s->ncols * (size_t)reps))
+      return merge_fail(sh[rows[i].shard].dir, "partial.json: a point's values do not match the scenario's columns");
+    if (reps > s->max_replications)
+      s->max_replications = reps;
+  }
+  return 0;
+}
+
+/* Write the merged samples.csv into batch a: the header, then each point's rows from its shard. */
+static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, const prow *rows, size_t nrows,
+                         const shard *sh, int nsh)
+{
+  ts_err e;
+  FILE **in = calloc((size_t)nsh, sizeof *in);
+  FILE *out = in ? ts_atomic_open(a, outdir, "samples.csv", &e) : NULL;
+  if (!out) {
+    free(in);
+    fprintf(stderr, "tssim: %s\n", in ? e.msg : "out of memory");
+    return TS_EXIT_IO;
+  }
+  ts_report_samples_header(out, &L->sc);
+  int rc = 0;
+  for (size_t i = 0; i < nrows && rc == 0; i++) {
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(rows[i].x, "samples_bytes");
+    if (!r)
+      continue;
+    int k = rows[i].shard;
+    double from = cJSON_IsArray(r) && r->child ? r->child->valuedouble : -1;
+    double to = cJSON_IsArray(r) && r->child && r->child->next ? r->child->next->valuedouble : -1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/samples.csv", sh[k].dir);
+    if (!in[k] && !(in[k] = fopen(path, "rb"))) {
+      fprintf(stderr, "tssim: %s: cannot read: %s\n", path, strerror(errno));
+      rc = TS_EXIT_IO;
+    } else if (!(from >= 0 && to >= from) || copy_range(in[k], (uint64_t)from, (uint64_t)to, out)) {
+      fprintf(stderr, "tssim: %s: cannot read the rows partial.json names (is it the shard's own?)\n", path);
+      rc = TS_EXIT_IO;
+    }
+  }
+  for (int k = 0; k < nsh; k++)
+    if (in[k])
+      fclose(in[k]);
+  free(in);
+  if (rc)
+    ts_atomic_abort(a);
+  return rc;
+}
+
+int ts_cmd_merge(int argc, char **argv)
+{
+  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                       {"no-plots", no_argument, NULL, 'P'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *outarg = NULL;
+  int plots = 1, quiet = 0, c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    switch (c) {
+    case 'o': outarg = optarg; break;
+    case 'P': plots = 0; break;
+    case 'q': quiet = 1; break;
+    case 'h': usage(stdout); return 0;
+    default: return ts_cli_bad_option("merge", argv);
+    }
+  }
+  int nsh = argc - optind;
+  if (nsh < 1)
+    return ts_cli_usage_error("merge: expected the partial folders of a sharded run (see tssim merge --help)");
+  char here[4096];
+  if (!getcwd(here, sizeof here))
+    return ts_cli_usage_error("merge: cannot read the working folder: %s", strerror(errno));
+  shard *sh = calloc((size_t)nsh, sizeof *sh);
+  char (*dirs)[4200] = calloc((size_t)nsh, sizeof *dirs);
+  if (!sh || !dirs) {
+    free(sh);
+    free(dirs);
+    return TS_EXIT_FAILED;
+  }
+  int rc = 0, shards = 0;
+  const char *cwd = NULL;
+  char *key0 = NULL;
+  double total = -1;
+  /* read and check every partial.json */
+  for (int i = 0; i < nsh && rc == 0; i++) {
+    ts_err e;
+    char path[4300];
+    if (absolute(argv[optind + i], here, dirs[i], sizeof dirs[i])) {
+      rc = merge_fail(argv[optind + i], "path too long");
+      break;
+    }
+    sh[i].dir = argv[optind + i];
+    snprintf(path, sizeof path, "%s/partial.json", dirs[i]);
+    if (ts_json_load(path, &sh[i].root, &e)) {
+      fprintf(stderr, "tssim: %s (is %s the folder of `tssim run ... --shard K/M`?)\n", e.msg, sh[i].dir);
+      rc = TS_EXIT_USAGE;
+      break;
+    }
+    const cJSON *r = sh[i].root, *run = cJSON_GetObjectItemCaseSensitive(r, "run"),
+                *wd = cJSON_GetObjectItemCaseSensitive(r, "cwd");
+    int m = (int)num(r, "shards");
+    sh[i].k = (int)num(r, "shard");
+    char *key = run ? cJSON_PrintUnformatted(run) : NULL;
+    if (num(r, "tssim_partial") != PARTIAL_FORMAT || !key || !cJSON_IsString(wd) || m < 1 || sh[i].k < 1 ||
+        sh[i].k > m) {
+      rc = merge_fail(path, "not a partial result of this tssim version");
+    } else if (i == 0) {
+      shards = m;
+      key0 = key;
+      key = NULL;
+      cwd = wd->valuestring;
+      total = num(r, "points_total");
+    } else if (m != shards || strcmp(key, key0) != 0 || strcmp(wd->valuestring, cwd) != 0 ||
+               num(r, "points_total") != total) {
+      char what[300];
+      snprintf(what, sizeof what, "not a shard of the same run as %s (scenario, options and working folder differ)",
+               sh[0].dir);
+      rc = merge_fail(sh[i].dir, what);
+    }
+    for (int j = 0; j < i && rc == 0; j++)
+      if (sh[j].k == sh[i].k) {
+        char what[300];
+        snprintf(what, sizeof what, "shard %d/%d again (also %s)", sh[i].k, shards, sh[j].dir);
+        rc = merge_fail(sh[i].dir, what);
+      }
+    cJSON_free(key);
+  }
+  if (rc == 0 && nsh != shards) {
+    char missing[512] = "";
+    size_t len = 0;
+    for (int k = 1; k <= shards && len + 16 < sizeof missing; k++) {
+      int found = 0;
+      for (int i = 0; i < nsh; i++)
+        found |= sh[i].k == k;
+      if (!found)
+        len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%d", len ? ", " : "", k);
+    }
+    fprintf(stderr, "tssim: merge: %d of %d shards given; missing shard(s) %s of %d\n", nsh, shards, missing, shards);
+    rc = TS_EXIT_USAGE;
+  }
+  /* load the scenario as the shards' run did, from where it ran */
+  ts_run_opts o;
+  ts_loaded L;
+  int have_opts = 0, have_L = 0;
+  char **rargv = NULL;
+  int rargc = 0;
+  if (rc == 0) {
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(sh[0].root, "argv");
+    rargc = cJSON_GetArraySize(args);
+    rargv = calloc((size_t)rargc + 1, sizeof *rargv);
+    int i = 0;
+    for (const cJSON *it = args ? args->child : NULL; rargv && it; it = it->next)
+      rargv[i++] = cJSON_IsString(it) ? it->valuestring : (char *)"";
+    if (!rargv || ts_cli_run_parse(rargc, rargv, &o, &rc)) {
+      rc = rc ? rc : TS_EXIT_FAILED;
+    } else {
+      have_opts = 1;
+      if (chdir(cwd) != 0 && !quiet)
+        fprintf(stderr, "tssim: merge: %s (where the shards ran) is not here: loading %s from %s\n", cwd, o.scenario,
+                here);
+      rc = ts_cli_run_load(&o, &L);
+      have_L = rc == 0;
+      if (chdir(here) != 0 && rc == 0)
+        rc = ts_cli_usage_error("merge: cannot return to %s: %s", here, strerror(errno));
+    }
+  }
+  /* the sweep's columns, then the shards' points in its order */
+  ts_sweep s;
+  memset(&s, 0, sizeof s);
+  int sizes[16];
+  ts_sweep_spec spec;
+  prow *rows = NULL;
+  size_t nrows = 0;
+  if (rc == 0) {
+    ts_cli_run_spec(&o, &L, sizes, &spec);
+    if (ts_sweep_prepare(&spec, &s) != 0) {
+      fprintf(stderr, "tssim: %s: %s\n", L.sc.model_path, s.errmsg);
+      rc = TS_EXIT_USAGE;
+    } else if ((double)s.points_total != total) {
+      rc = merge_fail(sh[0].dir, "partial.json: the scenario has changed since the shards ran");
+    }
+  }
+  for (int i = 0; i < nsh && rc == 0; i++) {
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(sh[i].root, "points");
+    if (num(sh[i].root, "ncols") != (double)s.ncols) {
+      rc = merge_fail(sh[i].dir, "partial.json: the scenario's columns have changed since the shards ran");
+      break;
+    }
+    size_t order = 0;
+    for (const cJSON *x = pts ? pts->child : NULL; x; x = x->next) {
+      prow *v = realloc(rows, (nrows + 1) * sizeof *v);
+      if (!v) {
+        rc = TS_EXIT_FAILED;
+        break;
+      }
+      rows = v;
+      double idx = num(x, "index");
+      if (!(idx >= 0 && idx < total) || (size_t)idx % (size_t)shards != (size_t)(sh[i].k - 1)) {
+        rc = merge_fail(sh[i].dir, "partial.json: a point that is not the shard's");
+        break;
+      }
+      rows[nrows++] = (prow){x, i, (size_t)idx, order++};
+    }
+    uint64_t ev = 0;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(sh[i].root, "events");
+    if (cJSON_IsNumber(e))
+      ev = (uint64_t)e->valuedouble;
+    s.events += ev;
+  }
+  if (rc == 0) {
+    qsort(rows, nrows, sizeof *rows, cmp_prow);
+    size_t points = 0;
+    for (size_t i = 0; i < nrows; i++)
+      points += i == 0 || rows[i].index != rows[i - 1].index;
+    if (points != (size_t)total) {
+      char what[200];
+      snprintf(what, sizeof what, "the shards hold %zu of the sweep's %.0f points (a shard failed or was cut short?)",
+               points, total);
+      rc = merge_fail("merge", what);
+    }
+  }
+  if (rc == 0)
+    rc = adopt_points(&s, rows, nrows, sh);
+  if (rc == 0) {
+    s.points_done = (size_t)total;
+    ts_sweep_ratios(&s);
+    if (!quiet)
+      ts_cli_run_print(&L, &s);
+  }
+  /* write the results folder */
+  char dirbuf[1024];
+  const char *outdir = outarg;
+  if (rc == 0 && !outdir) {
+    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
+    outdir = dirbuf;
+  }
+  if (rc == 0 && (rc = ts_cli_outdir_check(outdir)) == 0) {
+    ts_atomic a;
+    ts_err e;
+    ts_atomic_init(&a);
+    ts_cli_interrupt_catch();
+    if (ts_mkdirs(outdir, &e)) {
+      fprintf(stderr, "tssim: %s\n", e.msg);
+      rc = TS_EXIT_IO;
+    } else if (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh)) == 0) {
+      rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
+      if (rc == 0 && plots && !ts_cli_interrupted())
+        ts_plot_results(outdir, quiet);
+      if (rc != 0)
+        memset(&s, 0, sizeof s);
+    }
+  }
+  ts_sweep_finish(&s);
+  free(rows);
+  if (have_L)
+    ts_cli_unload(&L);
+  if (have_opts)
+    ts_cli_run_opts_finish(&o);
+  free(rargv);
+  free(key0);
+  for (int i = 0; i < nsh; i++)
+    cJSON_Delete(sh[i].root);
+  free(sh);
+  free(dirs);
+  return rc;
+}

@@ -1,0 +1,239 @@
+/* Parallel and sharded runs give the files of a plain run, byte for byte:
+ * `tssim run --jobs 1` and `--jobs 2`; two shards (`--shard K/2`) merged by
+ * `tssim merge`; the README's GNU parallel recipe on localhost (when
+ * `parallel` is installed); `--samples none`. And merge refuses shards that
+ * do not make a whole run. Each test runs the built binary into its own
+ * temporary folder. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char dir[512];
+
+static void dir_create(void)
+{
+  tu_mkdtemp(dir, sizeof dir, "parallel");
+}
+
+static void dir_remove(void)
+{
+  tu_rmtree(dir);
+}
+
+#define ZC "scenarios/zero-cache-wave.json"
+#define RPC "scenarios/examples/rpc-server.json"   /* axes and a compare column */
+#define RR "scenarios/rr-wave.json --n 16,1000 --workers 1,8"
+
+static const char *const files[] = {"summary.csv", "samples.csv", "summary.json"};
+
+/* `tssim ARGS` with %s for DIR; must exit 0. */
+static void ok(const char *fmt, const char *a, const char *b)
+{
+  char cmd[4096], *text;
+  snprintf(cmd, sizeof cmd, fmt, a, b);
+  int status = tu_tssim(cmd, &text, NULL);
+  ck_assert_msg(status == 0, "failed (exit %d): %s\n%s", status, cmd, text);
+  free(text);
+}
+
+/* DIR/A/FILE and DIR/B/FILE are byte-identical for every file (and exist). */
+static void same(const char *a, const char *b)
+{
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char pa[1024], pb[1024];
+    size_t la, lb;
+    snprintf(pa, sizeof pa, "%s/%s/%s", dir, a, files[i]);
+    snprintf(pb, sizeof pb, "%s/%s/%s", dir, b, files[i]);
+    char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
+    ck_assert_msg(la == lb && memcmp(x, y, la) == 0, "%s differs between %s and %s", files[i], a, b);
+    free(x);
+    free(y);
+  }
+}
+
+static void jobs_same(const char *scenario)
+{
+  char a[700], b[700];
+  snprintf(a, sizeof a, "%s/j1", dir);
+  snprintf(b, sizeof b, "%s/j2", dir);
+  ok("run %s --jobs 1 -q --no-plots -o '%s'", scenario, a);
+  ok("run %s --jobs 2 -q --no-plots -o '%s'", scenario, b);
+  same("j1", "j2");
+}
+
+START_TEST(parallel_jobs_1_and_2_same_files_zero_cache)
+{
+  jobs_same(ZC);
+}
+END_TEST
+
+START_TEST(parallel_jobs_1_and_2_same_files_axes)
+{
+  jobs_same(RPC);
+}
+END_TEST
+
+START_TEST(parallel_jobs_same_files_ci_target)
+{
+  /* replications added in batches until the half-widths are tight: the batches of later points overlap */
+  char a[700], b[700];
+  snprintf(a, sizeof a, "%s/j1", dir);
+  snprintf(b, sizeof b, "%s/j2", dir);
+  ok("run tests/data/exp.json --ci-target 5%% --ci-max 12 -r 2 --jobs 1 -q --no-plots -o '%s'%s", a, "");
+  ok("run tests/data/exp.json --ci-target 5%% --ci-max 12 -r 2 --jobs 3 -q --no-plots -o '%s'%s", b, "");
+  same("j1", "j2");
+}
+END_TEST
+
+/* Shards 1/2 and 2/2, merged (in either order), against the plain run. */
+static void shards_same(const char *scenario)
+{
+  char whole[700], p1[700], p2[700], m[2200];
+  snprintf(whole, sizeof whole, "%s/whole", dir);
+  snprintf(p1, sizeof p1, "%s/p1", dir);
+  snprintf(p2, sizeof p2, "%s/p2", dir);
+  ok("run %s -q --no-plots -o '%s'", scenario, whole);
+  ok("run %s --shard 1/2 -q -o '%s'", scenario, p1);
+  ok("run %s --shard 2/2 -q -o '%s'", scenario, p2);
+  snprintf(m, sizeof m, "merge '%s' '%s' -q --no-plots -o '%s/merged'", p2, p1, dir);
+  ok("%s%s", m, "");
+  same("whole", "merged");
+}
+
+START_TEST(parallel_two_shards_merged_zero_cache)
+{
+  shards_same(ZC);
+}
+END_TEST
+
+START_TEST(parallel_two_shards_merged_axes)
+{
+  shards_same(RPC);
+}
+END_TEST
+
+START_TEST(parallel_two_shards_merged_rr_wave)
+{
+  shards_same(RR);
+}
+END_TEST
+
+/* The README's recipe: GNU parallel runs the shards, tssim merge joins them. */
+START_TEST(parallel_gnu_parallel_recipe)
+{
+  if (system("command -v parallel >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "parallel_gnu_parallel_recipe: skipped (GNU parallel is not installed: scripts/deps installs it)\n");
+    return;
+  }
+  char whole[700], cmd[4096];
+  snprintf(whole, sizeof whole, "%s/whole", dir);
+  ok("run " ZC " -q --no-plots -o '%s'%s", whole, "");
+  const char *bin = getenv("TSSIM_BINARY");
+  ck_assert_ptr_nonnull(bin);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && parallel --will-cite %s '%s' run " ZC " --shard {}/4 --jobs 1 -q -o '%s/out/{}' ::: 1 2 3 4",
+           tu_source_root(), tu_tssim_wrapper(), bin, dir);
+  int status = system(cmd);
+  ck_assert_msg(status == 0, "GNU parallel failed: %s", cmd);
+  char m[4096];
+  snprintf(m, sizeof m, "merge '%s/out/1' '%s/out/2' '%s/out/3' '%s/out/4' -q --no-plots -o '%s/merged'", dir, dir, dir,
+           dir, dir);
+  ok("%s%s", m, "");
+  same("whole", "merged");
+}
+END_TEST
+
+START_TEST(parallel_samples_none)
+{
+  char a[700], b[700], path[800];
+  snprintf(a, sizeof a, "%s/all", dir);
+  snprintf(b, sizeof b, "%s/none", dir);
+  ok("run " ZC " -q --no-plots -o '%s'%s", a, "");
+  ok("run " ZC " -q --no-plots -o '%s'%s", b, ""); /* then again without samples: the old samples.csv goes */
+  ok("run " ZC " --samples none -q --no-plots -o '%s'%s", b, "");
+  snprintf(path, sizeof path, "%s/samples.csv", b);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    if (strcmp(files[i], "samples.csv") == 0)
+      continue;
+    char pa[1024], pb[1024];
+    size_t la, lb;
+    snprintf(pa, sizeof pa, "%s/%s", a, files[i]);
+    snprintf(pb, sizeof pb, "%s/%s", b, files[i]);
+    char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
+    ck_assert_msg(la == lb && memcmp(x, y, la) == 0, "%s differs with --samples none", files[i]);
+    free(x);
+    free(y);
+  }
+}
+END_TEST
+
+/* Shards without samples (into folders that do not exist yet): the merged summary files are the plain run's. */
+START_TEST(parallel_two_shards_no_samples)
+{
+  char whole[700], p1[700], p2[700], m[4096];
+  snprintf(whole, sizeof whole, "%s/whole", dir);
+  snprintf(p1, sizeof p1, "%s/new/p1", dir);
+  snprintf(p2, sizeof p2, "%s/new/p2", dir);
+  ok("run " ZC " --samples none -q --no-plots -o '%s'%s", whole, "");
+  ok("run " ZC " --samples none --shard 1/2 -q -o '%s'%s", p1, "");
+  ok("run " ZC " --samples none --shard 2/2 -q -o '%s'%s", p2, "");
+  snprintf(m, sizeof m, "merge '%s' '%s' -q --no-plots -o '%s/merged'", p1, p2, dir);
+  ok("%s%s", m, "");
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    char pa[1024], pb[1024];
+    snprintf(pa, sizeof pa, "%s/whole/%s", dir, files[i]);
+    snprintf(pb, sizeof pb, "%s/merged/%s", dir, files[i]);
+    if (strcmp(files[i], "samples.csv") == 0) {
+      ck_assert_int_ne(access(pb, F_OK), 0);
+      continue;
+    }
+    size_t la, lb;
+    char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
+    ck_assert_msg(la == lb && memcmp(x, y, la) == 0, "%s differs", files[i]);
+    free(x);
+    free(y);
+  }
+}
+END_TEST
+
+START_TEST(parallel_merge_refuses_incomplete_shards)
+{
+  char p1[700], cmd[4096], *out, *err;
+  snprintf(p1, sizeof p1, "%s/p1", dir);
+  ok("run " ZC " --shard 1/3 -q -o '%s'%s", p1, "");
+  snprintf(cmd, sizeof cmd, "merge '%s' -q -o '%s/m'", p1, dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
+  ck_assert_msg(strstr(err, "1 of 3 shards given; missing shard(s) 2, 3 of 3") != NULL, "stderr: %s", err);
+  free(out);
+  free(err);
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' '%s' -q -o '%s/m'", p1, p1, p1, dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
+  ck_assert_msg(strstr(err, "shard 1/3 again") != NULL, "stderr: %s", err);
+  free(out);
+  free(err);
+  snprintf(cmd, sizeof cmd, "merge '%s/nothing-here' -q -o '%s/m'", dir, dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
+  ck_assert_msg(strstr(err, "partial.json") != NULL, "stderr: %s", err);
+  free(out);
+  free(err);
+}
+END_TEST
+
+Suite *parallel_suite(void)
+{
+  Suite *s = suite_create("parallel");
+  const TTest *const jobs[] = {parallel_jobs_1_and_2_same_files_zero_cache, parallel_jobs_1_and_2_same_files_axes,
+                               parallel_jobs_same_files_ci_target, parallel_samples_none, NULL};
+  const TTest *const shards[] = {parallel_two_shards_merged_zero_cache, parallel_two_shards_merged_axes,
+                                 parallel_two_shards_merged_rr_wave, parallel_gnu_parallel_recipe,
+                                 parallel_two_shards_no_samples,
+                                 parallel_merge_refuses_incomplete_shards, NULL};
+  tu_tcase(s, "jobs", jobs, dir_create, dir_remove, 300);
+  tu_tcase(s, "shards", shards, dir_create, dir_remove, 300);
+  return s;
+}

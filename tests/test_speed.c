@@ -1,0 +1,221 @@
+/* The fast paths give exactly what the slow ones gave: the O(1) row
+ * arithmetic of CPU segments against the binary search it replaced, the
+ * heap's replace-top against a pop and a push, arrivals served from the
+ * engine's lane in the (time, seq) order the heap would have given them,
+ * order statistics by selection against GSL on sorted data, and the
+ * fixed-point ms of samples.csv against printf's %.6f.
+ * (No timing here: scripts/bench measures speed.) */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "engine/heap.h"
+#include "engine/sim.h"
+#include "io/report.h"
+#include "model/internal.h"
+#include "run/sweep.h"
+
+#include "testutil.h"
+
+/* A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants). */
+static uint64_t lcg(uint64_t *s)
+{
+  *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+  return *s >> 11;
+}
+
+/* ---- rows ---- */
+
+START_TEST(speed_rows_o1_equals_search)
+{
+  uint64_t s = 7;
+  size_t bad = 0, tried = 0;
+  static const ts_time costs[] = {1, 2, 3, 7, 10, 399, 400, 401, 1000, 999983, INT64_C(400000000),
+                                  INT64_C(1000000000000000), INT64_C(922337203685477580)};
+  static const int64_t rows[] = {1, 2, 3, 7, 400, 401, 999, 10000000};
+  for (size_t ci = 0; ci < sizeof costs / sizeof *costs; ci++)
+    for (size_t ri = 0; ri < sizeof rows / sizeof *rows; ri++) {
+      ts_time c = costs[ci];
+      int64_t r = rows[ri];
+      for (int k = 0; k < 400; k++) {
+        int64_t lo = (int64_t)(lcg(&s) % (uint64_t)(r + 2));
+        ts_time x;
+        switch (k % 4) {
+        case 0: x = (ts_time)(lcg(&s) % (uint64_t)(c + 2)); break;      /* anywhere in the segment */
+        case 1: x = (ts_time)((__int128)c * (lo % (r + 1)) / r); break; /* exactly a row's end */
+        case 2: x = (ts_time)((__int128)c * (lo % (r + 1)) / r) - 1; break;
+        default: x = c + (ts_time)(lcg(&s) % 5) - 2; break;             /* around the end */
+        }
+        tried++;
+        bad += ts__rows_beyond(c, r, lo, x, 1) != ts__rows_beyond(c, r, lo, x, 0);
+      }
+    }
+  ck_assert_uint_gt(tried, 40000);
+  ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* ---- heap ---- */
+
+START_TEST(speed_heap_replace_top_is_pop_then_push)
+{
+  ts_heap a, b;
+  ts_heap_init(&a);
+  ts_heap_init(&b);
+  uint64_t s = 3, seq = 0;
+  for (int i = 0; i < 300; i++) {
+    ts_event ev = {.time = (ts_time)(lcg(&s) % 50), .seq = seq++};
+    ck_assert_int_eq(ts_heap_push(&a, &ev), 0);
+    ck_assert_int_eq(ts_heap_push(&b, &ev), 0);
+  }
+  size_t bad = 0;
+  for (int i = 0; i < 20000; i++) {
+    ts_event top = *ts_heap_peek(&a), got;
+    ts_event ev = {.time = top.time + (ts_time)(lcg(&s) % 7), .seq = seq++};
+    ts_heap_replace_top(&a, &ev);
+    ts_heap_pop(&b, &got);
+    ts_heap_push(&b, &ev);
+    bad += got.seq != top.seq || ts_heap_peek(&a)->seq != ts_heap_peek(&b)->seq;
+  }
+  ts_event x, y;
+  while (ts_heap_pop(&a, &x) && ts_heap_pop(&b, &y))
+    bad += x.seq != y.seq;
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_uint_eq(a.len, 0);
+  ts_heap_finish(&a);
+  ts_heap_finish(&b);
+}
+END_TEST
+
+/* ---- the lane ---- */
+
+typedef struct seen {
+  int32_t obj[256];
+  ts_time at[256];
+  int len;
+  int lane_next, lane_len;
+  const ts_time *lane_times;
+} seen;
+
+static int lane_gen(void *ctx, ts_time *t, int32_t *obj)
+{
+  seen *r = ctx;
+  if (r->lane_next == r->lane_len)
+    return 0;
+  *t = r->lane_times[r->lane_next];
+  *obj = 1000 + r->lane_next++;
+  return 1;
+}
+
+static void on_any(ts_sim *sim, const ts_event *ev)
+{
+  seen *r = sim->data;
+  r->obj[r->len] = ev->obj;
+  r->at[r->len++] = sim->now;
+  if (ev->obj == 1000) /* the first arrival schedules one at its own time: after the lane's ties */
+    ts_sim_at(sim, sim->now, 1, 7, 0);
+}
+
+START_TEST(speed_lane_runs_before_heap_ties)
+{
+  static const ts_time times[] = {0, 0, 5, 5, 9};
+  seen r = {.lane_len = 5, .lane_times = times};
+  ts_sim sim;
+  ts_sim_init(&sim, &r);
+  ts_sim_on(&sim, 0, on_any);
+  ts_sim_on(&sim, 1, on_any);
+  ck_assert_int_eq(ts_sim_lane(&sim, 0, lane_gen, &r), 0);
+  ck_assert_int_eq(ts_sim_at(&sim, 5, 1, 1, 0), 0);
+  ck_assert_int_eq(ts_sim_at(&sim, 0, 1, 2, 0), 0);
+  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 8);
+  static const int32_t want[] = {1000, 1001, 2, 7, 1002, 1003, 1, 1004};
+  ck_assert_int_eq(r.len, 8);
+  for (int i = 0; i < 8; i++)
+    ck_assert_int_eq(r.obj[i], want[i]);
+  ck_assert_int_eq(sim.now, 9);
+  ck_assert_ptr_null(ts_sim_peek(&sim));
+  ts_sim_finish(&sim);
+}
+END_TEST
+
+/* ---- statistics ---- */
+
+START_TEST(speed_quantile_selection_is_gsl_on_sorted)
+{
+  uint64_t s = 11;
+  static const double qs[] = {0.5, 0.95, 0.99, 1, 0.25, 0.0};
+  size_t bad = 0;
+  double *a = malloc(2000 * sizeof *a), *b = malloc(2000 * sizeof *b);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(b);
+  for (int trial = 0; trial < 600; trial++) {
+    size_t n = 1 + (size_t)(lcg(&s) % (trial < 300 ? 12 : 2000));
+    int spread = (int)(lcg(&s) % 4); /* few distinct values (ties), or many */
+    for (size_t i = 0; i < n; i++)
+      a[i] = spread == 0 ? (double)(lcg(&s) % 3) : spread == 1 ? (double)(lcg(&s) % 50) / 1e6
+                                                            : (double)(int64_t)(lcg(&s) % 2000000) / 7.0 - 1000;
+    for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+      memcpy(b, a, n * sizeof *a);
+      gsl_sort(b, 1, n);
+      double want = qs[k] == 0.5 ? gsl_stats_median_from_sorted_data(b, 1, n)
+                                 : gsl_stats_quantile_from_sorted_data(b, 1, n, qs[k]);
+      memcpy(b, a, n * sizeof *a);
+      double got = ts_quantile(b, n, qs[k]);
+      bad += memcmp(&got, &want, sizeof got) != 0;
+    }
+  }
+  free(a);
+  free(b);
+  ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* ---- samples.csv's numbers ---- */
+
+static void check_ms(ts_time t, size_t *bad)
+{
+  char want[64], got[64];
+  snprintf(want, sizeof want, "%.6f", ts_time_to_ms(t));
+  char *end = ts_report_put_ms(got, t);
+  if (strcmp(want, got) != 0 || *end != '\0' || (size_t)(end - got) != strlen(want)) {
+    if (*bad < 5)
+      fprintf(stderr, "t = %lld: printf %s, fixed point %s\n", (long long)t, want, got);
+    (*bad)++;
+  }
+}
+
+START_TEST(speed_ms_fixed_point_is_printf)
+{
+  uint64_t s = 5;
+  size_t bad = 0;
+  static const ts_time edges[] = {0, 1, -1, 999999, 1000000, 1000001, -999999, -1000000, 499999, 500000, 500001,
+                                  INT64_C(4503599627370495), INT64_C(4503599627370496), INT64_C(4503599627370497),
+                                  -INT64_C(4503599627370496), INT64_C(9007199254740993), INT64_MAX, INT64_MIN + 1,
+                                  INT64_C(2305843009213693952)};
+  for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
+    check_ms(edges[i], &bad);
+  for (int i = 0; i < 50000; i++) {
+    int bits = 1 + (int)(lcg(&s) % 62);
+    ts_time t = (ts_time)(lcg(&s) & ((UINT64_C(1) << bits) - 1));
+    check_ms(i % 3 == 0 ? -t : t, &bad);
+  }
+  for (ts_time t = -1000000; t <= 1000000; t += 7) /* every residue pattern near 0 */
+    check_ms(t, &bad);
+  ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+Suite *speed_suite(void)
+{
+  Suite *s = suite_create("speed");
+  const TTest *const exact[] = {speed_rows_o1_equals_search, speed_heap_replace_top_is_pop_then_push,
+                                speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted,
+                                speed_ms_fixed_point_is_printf, NULL};
+  tu_tcase(s, "exact", exact, NULL, NULL, 0);
+  return s;
+}
