@@ -158,6 +158,33 @@ END_TEST
 
 /* An async semaphore of capacity 2, five callers each holding it for 10 ms of
  * I/O: two at a time: done at 10, 10, 20, 20, 30; waits 0, 0, 10, 10, 20. */
+/* A task spawned by a spawned task belongs to the root actor: its
+ * actor-scoped lock is the root's (the grandchild G waits for the child A
+ * to release it: G ends at A's end + its own sleep), and its random stream
+ * is its own (A's and G's exponential sleeps differ; before the fix G drew
+ * A's stream and its lock index ran past the lock instances). */
+START_TEST(contention_nested_spawn_shares_the_root)
+{
+  ts_model m;
+  load("{\"locks\": [{\"name\": \"g\", \"scope\": \"actor\"}],"
+       "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"spawn\", \"steps\": ["
+       " {\"op\": \"spawn\", \"steps\": [{\"op\": \"lock\", \"lock\": \"g\"},"
+       "  {\"op\": \"sleep\", \"ms\": 1, \"dist\": \"exponential\"}, {\"op\": \"unlock\", \"lock\": \"g\"}]},"
+       " {\"op\": \"lock\", \"lock\": \"g\"}, {\"op\": \"sleep\", \"ms\": 1, \"dist\": \"exponential\"},"
+       " {\"op\": \"unlock\", \"lock\": \"g\"}]}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+  ck_assert_int_eq(w.nactors, 3); /* the root, its task A, A's task G */
+  const ts_actor_stats *A = st(&w, 1), *G = st(&w, 2);
+  ck_assert(A->state[TS_ACTOR_SLEEP] > 0 && G->state[TS_ACTOR_SLEEP] > 0);
+  ck_assert_msg(A->state[TS_ACTOR_SLEEP] != G->state[TS_ACTOR_SLEEP], "A and G drew the same sleep");
+  ck_assert_int_eq(G->done, A->done + G->state[TS_ACTOR_SLEEP]);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 START_TEST(contention_semaphore_capacity_two)
 {
   ts_model m;
@@ -423,7 +450,8 @@ Suite *contention_suite(void)
   const TTest *const mutex[] = {contention_mutex_two_threads_exact_timeline,
                                        contention_mutex_barging_and_fifo_differ,
                                        contention_mutex_one_worker_never_contended,
-                                       contention_semaphore_capacity_two, NULL};
+                                       contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
+                                       NULL};
   const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,
                                       contention_wait_after_unseen_notify_returns, NULL};
   const TTest *const move[] = {contention_hop_adds_latency_and_cpu,

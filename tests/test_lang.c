@@ -217,6 +217,26 @@ START_TEST(lang_arrived_anchors_timers)
 }
 END_TEST
 
+/* Arrivals past the horizon never happen, and that is not a deadlock: 3
+ * actors 100 ms apart and a horizon of 150 ms run 2 (the run used to end
+ * "deadlocked ... not arrived"), and the third is not counted. */
+START_TEST(lang_arrivals_past_the_horizon_are_not_a_deadlock)
+{
+  ts_model m;
+  load("{\"classes\": [{\"name\": \"a\", \"count\": 3, \"arrival\": {\"kind\": \"at\", \"spacing_ms\": 100},"
+       " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+       &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 1, 1, MS(150));
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(101));
+  ck_assert(!ts_world_counted(ts_world_actor(&w, 2)));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* A closed loop: the i-th follower starts 2 ms after the i-th leader ends. */
 START_TEST(lang_after_arrival_closes_the_loop)
 {
@@ -475,6 +495,10 @@ static const bad_case bad[] = {
   /* a constant field takes an expression of $params, not of per-actor names */
   {"{\"classes\": [{\"count\": 2, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 10, \"jitter_ms\": \"i * 2\"},"
    " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "classes[0].arrival.jitter_ms", "unknown name \"i\""},
+  /* the i-th follower starts when the i-th leader ends: 5 after 3 would leave 2 never started */
+  {"{\"classes\": [{\"name\": \"lead\", \"count\": 3, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]},"
+   " {\"name\": \"follow\", \"count\": 5, \"arrival\": {\"kind\": \"after\", \"after\": \"lead\"},"
+   " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "n=1 workers=1", "more than the 3 of class lead it follows"},
   /* a table naming a metric the model does not report was dropped */
   {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
 };
@@ -525,7 +549,8 @@ Suite *lang_suite(void)
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
                                     lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
                                     lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
-                                    lang_arrived_anchors_timers, NULL};
+                                    lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,
+                                    NULL};
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
                               lang_ci_target_and_t_halfwidth, lang_examples_run, NULL};

@@ -230,6 +230,39 @@ START_TEST(report_queue_metrics_match_round_robin)
 }
 END_TEST
 
+/* An actor still running at the horizon has no wave_ms and no done_ms: its
+ * samples.csv fields are empty and it is left out of those medians (it
+ * used to count as a wave of 0 and a done_ms of -0.000001); a class with no
+ * actors reports empty values, not 0. rr-wave's 2 actors need 60 ms each on
+ * one worker (done at 110 and 120 ms): a horizon of 115 ms ends the second
+ * one's run; a count of n - 2 at n = 2 makes no actor. */
+START_TEST(report_unfinished_actors_have_no_wave)
+{
+  char scen[1100];
+  snprintf(scen, sizeof scen, "%s/short.json", dir);
+  char *root = tu_source_path("models/rr-wave.json"), text[1400];
+  snprintf(text, sizeof text,
+           "{\"name\": \"short\", \"model\": \"%s\", \"n\": [2], \"workers\": [1], \"horizon_ms\": 115,"
+           " \"set\": {\"params.c_ms\": 60, \"classes[0].program[0].rows\": 60}}",
+           root);
+  free(root);
+  tu_write_file(scen, text);
+  run_into("short", scen, "");
+  char *csv = result("short", "summary.csv"), *samples = result("short", "samples.csv");
+  ck_assert_double_eq(field(csv, 1, "samples"), 2);
+  ck_assert_double_eq(field(csv, 1, "wave_ms"), 110); /* the finished one only */
+  ck_assert_double_eq(field(csv, 1, "done_ms"), 110);
+  ck_assert_ptr_nonnull(strstr(samples, "\n0,2,1,1,job,0,0.000000,,")); /* actor 1: no wave_ms */
+  ck_assert_msg(samples[strlen(samples) - 2] == ',', "actor 1 has a done_ms: %s", samples);
+  free(csv);
+  free(samples);
+  run_into("none", RR, "--n 2 --workers 1 --set 'classes[0].count=\"n - 2\"'");
+  csv = result("none", "summary.csv");
+  ck_assert_ptr_nonnull(strstr(csv, "\n2,1,job,1,0,,"));
+  free(csv);
+}
+END_TEST
+
 START_TEST(report_summary_json_records_the_run)
 {
   run_into("rr", RR, RR16 " --seed 7");
@@ -378,6 +411,7 @@ Suite *report_suite(void)
                                report_summary_json_records_the_run,
                                report_wave_ratio_ignores_a_point_without_actors,
                                report_queue_metrics_match_round_robin,
+                               report_unfinished_actors_have_no_wave,
                                report_json_model_holds_overrides,
                                report_baseline_adds_recorded_columns,
                                NULL};

@@ -358,7 +358,7 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
   }
   for (int id = 0; id < w->nactors; id++) {
     const ts_actor *ac = ts_world_actor(w, id);
-    if (ac->hidden)
+    if (!ts_world_counted(ac))
       continue;
     ts_actor_stats st = ts_world_stats(w, id);
     const ts_actor_stats *a = &st;
@@ -389,16 +389,19 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     const ts_time times[] = {a->arrive, a->wave_end - a->wave_start, a->timer, a->cpu, a->state[TS_ACTOR_QUEUED],
                              a->state[TS_ACTOR_READY], a->state[TS_ACTOR_IO], a->state[TS_ACTOR_LOCK_WAIT],
                              a->lock_work};
+    int waved = a->wave_start >= 0 && a->wave_end >= 0; /* an actor still running has no wave_ms, no done_ms */
     for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
       *p++ = ',';
-      p = ts_report_put_ms(p, times[i]);
+      if (i != 1 || waved)
+        p = ts_report_put_ms(p, times[i]);
     }
     *p++ = ',';
     p = put_i64(p, a->slices);
     *p++ = ',';
     p = put_i64(p, a->yields);
     *p++ = ',';
-    p = ts_report_put_ms(p, a->done);
+    if (a->done >= 0)
+      p = ts_report_put_ms(p, a->done);
     *p++ = '\n';
     out->len = (size_t)(p - out->v);
   }

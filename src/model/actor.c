@@ -338,10 +338,11 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
       col[id & (TS_CHUNK - 1)] = 0;
   }
   w->nactors++;
-  if (parent) { /* spawned: its parent's coordinates and loops */
+  if (parent) { /* spawned: its root's coordinates (the fixed actor the spawns began at) and its parent's loops */
+    const ts_actor *root = parent->x && parent->x->parent >= 0 ? ts_world_actor(w, parent->x->parent) : parent;
     ts_actor_ext *x = ts__x(w, a);
-    x->parent = parent->id;
-    x->spawn_k = parent->x ? parent->x->spawns : 0;
+    x->parent = root->id;
+    x->spawn_k = root->x ? root->x->spawns : 0;
     if (parent->x && parent->x->loops && x->loops && c->loops)
       memcpy(x->loops, parent->x->loops, (size_t)c->loops * sizeof(ts_loop));
   }

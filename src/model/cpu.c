@@ -131,6 +131,9 @@ static void catch_up(ts_world *w, ts_worker *wk)
     ts_actor *a = ts_world_actor(w, wk->actor);
     a->seg.done += work;
     if (a->seg.done >= a->seg.cost) {
+      if (a->seg.done - a->seg.cost > 1) /* its end is planned for the ns its work completes */
+        ts__invariant(w, "actor %d's CPU segment got %lld ns of work for a demand of %lld ns", a->id,
+                      (long long)a->seg.done, (long long)a->seg.cost);
       a->seg.done = a->seg.cost;
       wk->frac = 0;
     }
@@ -296,6 +299,8 @@ void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work)
 void ts__cpu_resume(ts_world *w, ts_actor *a)
 {
   ts_worker *wk = &w->workers[a->worker];
+  if (wk->seg == TS_SEG_ACTOR && wk->actor >= 0 && wk->actor != a->id)
+    ts__invariant(w, "worker %d starts actor %d's CPU while actor %d's segment runs", wk->id, a->id, wk->actor);
   if (a->seg.timed && !a->lap_counted) {
     a->lap_counted = 1;
     a->st.slices++;

@@ -3,12 +3,17 @@
  * into spawn (jump = after the block) block... exit. The new task is an
  * actor of the spawner's class (hidden from its statistics) with the
  * spawner's index and loop iterations, on the spawner's worker; it runs the
- * block as a callback and ends at exit. The spawner goes on at once. */
+ * block as a callback and ends at exit. The spawner goes on at once. A task
+ * spawned by a task belongs to the same root actor: its actor-scoped locks
+ * and channels are the root's, and its random stream is the root's k-th
+ * spawn's. */
 #include "model/internal.h"
 
 static int exec_spawn(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  ts__x(w, a)->spawns++;
+  /* spawns are numbered per root actor, so that every task of its tree has a stream of its own */
+  ts_actor *root = a->x && a->x->parent >= 0 ? ts_world_actor(w, a->x->parent) : a;
+  ts__x(w, root)->spawns++;
   ts_actor *child = ts__actor_new(w, a->klass, a->index, a->worker, a);
   if (!child)
     return TS_OP_FREE;

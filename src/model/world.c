@@ -147,6 +147,18 @@ static int count_classes(ts_world *w)
   }
   w->class_base[m->nclasses] = total;
   w->nfixed = total;
+  for (size_t c = 0; c < m->nclasses; c++) { /* the i-th follower starts when the i-th leader ends */
+    const ts_arrival *ar = &m->classes[c].arrival;
+    if (ar->kind == TS_ARRIVE_AFTER && !m->classes[ar->after].forever &&
+        w->class_count[c] > w->class_count[ar->after]) {
+      snprintf(w->errmsg, sizeof w->errmsg,
+               "class %s has %d actors at n = %d, more than the %d of class %s it follows (arrival \"after\"): "
+               "the rest would never start",
+               m->classes[c].name, w->class_count[c], w->n, w->class_count[ar->after], m->classes[ar->after].name);
+      w->error = TS_WORLD_MODEL;
+      return -1;
+    }
+  }
   if (total > 10000000) {
     snprintf(w->errmsg, sizeof w->errmsg, "%d actors at n = %d: expected at most 10000000", total, w->n);
     w->error = TS_WORLD_MODEL;
@@ -595,6 +607,19 @@ static uint64_t budget_left(const ts_world *w)
   return w->max_events ? w->max_events + 1 - w->sim.steps : 0;
 }
 
+/* Whether an actor that arrived is neither done nor able to go on: with no
+ * event left, that is a deadlock. Actors that never arrived (their arrival
+ * lies past the horizon) are not. */
+static int any_blocked(const ts_world *w)
+{
+  for (int id = 0; id < w->nactors; id++) {
+    int st = ts_world_actor(w, id)->state;
+    if (st != TS_ACTOR_DONE && st != TS_ACTOR_NEW)
+      return 1;
+  }
+  return 0;
+}
+
 int ts_world_run(ts_world *w)
 {
   if (w->error)
@@ -622,7 +647,7 @@ int ts_world_run(ts_world *w)
   close_states(w);
   if (w->memory_at_end < 0)
     w->memory_at_end = memory_now(w);
-  if (reached || w->done == w->nactors)
+  if (reached || w->done == w->nactors || !any_blocked(w))
     return TS_WORLD_OK;
   return TS_WORLD_STUCK;
 }
@@ -699,7 +724,7 @@ void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
   buf[0] = '\0';
   for (int id = 0; id < w->nactors; id++) {
     const ts_actor *a = ts_world_actor(w, id);
-    if (a->state == TS_ACTOR_DONE)
+    if (a->state == TS_ACTOR_DONE || a->state == TS_ACTOR_NEW)
       continue;
     stuck++;
     if (shown >= max || len + 1 >= cap)

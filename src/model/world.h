@@ -92,9 +92,9 @@ typedef struct ts_seen {
  * world's memory pool (ts__x). */
 typedef struct ts_actor_ext {
   int ret_worker;       /* a call: the worker its reply returns to */
-  int parent;           /* the actor that spawned it, or -1 */
-  int spawns;           /* actors it spawned so far */
-  int spawn_k;          /* spawned: 1 + its parent's spawns before it (its stream's ordinal); else 0 */
+  int parent;           /* spawned: the root actor of its spawn tree (a fixed actor); else -1 */
+  int spawns;           /* a root: tasks spawned in its tree so far */
+  int spawn_k;          /* spawned: its number among its root's spawns, from 1 (its stream's ordinal); else 0 */
   int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
   ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
   ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
@@ -294,6 +294,13 @@ typedef struct ts_world {
 static inline ts_actor *ts_world_actor(const ts_world *w, int id)
 {
   return &w->chunks[id >> TS_CHUNK_BITS][id & (TS_CHUNK - 1)];
+}
+
+/* Whether actor a counts in the statistics and samples: not a spawned task,
+ * and arrived (an arrival past the horizon never happens). */
+static inline int ts_world_counted(const ts_actor *a)
+{
+  return !a->hidden && a->state != TS_ACTOR_NEW;
 }
 
 /* The time actor id spent in state s so far. */

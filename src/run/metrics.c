@@ -275,7 +275,7 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
   switch (q) {
   case TS_Q_WAVE:
     ts_world_wave(w, actor, &ws, &we);
-    return ts_time_to_ms(we - ws);
+    return ws < 0 || we < 0 ? NAN : ts_time_to_ms(we - ws); /* unfinished: no wave */
   case TS_Q_TIMER: return ts_time_to_ms(s->timer);
   case TS_Q_LOCK_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_LOCK_WAIT));
   case TS_Q_LOCK_WORK: return ts_time_to_ms(a->x ? a->x->lock_work : 0);
@@ -284,7 +284,7 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
   case TS_Q_CPU: return ts_time_to_ms(s->cpu);
   case TS_Q_IO: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_IO));
   case TS_Q_READY_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_READY));
-  case TS_Q_DONE: return ts_time_to_ms(s->done);
+  case TS_Q_DONE: return s->done < 0 ? NAN : ts_time_to_ms(s->done);
   case TS_Q_KERNEL: return ts_time_to_ms(a->x ? a->x->kernel : 0);
   case TS_Q_SLEEP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_SLEEP));
   case TS_Q_CHAN_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CHAN_WAIT));
@@ -298,7 +298,7 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
 double ts_metric_quantity(int q, const ts_actor_stats *s)
 {
   switch (q) {
-  case TS_Q_WAVE: return ts_time_to_ms(s->wave_end - s->wave_start);
+  case TS_Q_WAVE: return s->wave_start < 0 || s->wave_end < 0 ? NAN : ts_time_to_ms(s->wave_end - s->wave_start);
   case TS_Q_TIMER: return ts_time_to_ms(s->timer);
   case TS_Q_LOCK_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_LOCK_WAIT]);
   case TS_Q_LOCK_WORK: return ts_time_to_ms(s->lock_work);
@@ -307,7 +307,7 @@ double ts_metric_quantity(int q, const ts_actor_stats *s)
   case TS_Q_CPU: return ts_time_to_ms(s->cpu);
   case TS_Q_IO: return ts_time_to_ms(s->state[TS_ACTOR_IO]);
   case TS_Q_READY_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_READY]);
-  case TS_Q_DONE: return ts_time_to_ms(s->done);
+  case TS_Q_DONE: return s->done < 0 ? NAN : ts_time_to_ms(s->done);
   case TS_Q_KERNEL: return ts_time_to_ms(s->kernel);
   case TS_Q_SLEEP: return ts_time_to_ms(s->state[TS_ACTOR_SLEEP]);
   case TS_Q_CHAN_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CHAN_WAIT]);

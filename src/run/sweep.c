@@ -119,10 +119,12 @@ static double quantile(double *v, size_t k, double q)
 
 /* An actor metric's statistic over v[0..k) (reordering it): 0 median, 1 p95,
  * 2 mean, 3 p99, 4 max. 0 when there is no actor. */
+/* A statistic of the k values v (reordered); NaN without any (a class with
+ * no actors, or none that finished for wave_ms and done_ms). */
 static double actor_stat(double *v, size_t k, int stat)
 {
   if (k == 0)
-    return 0;
+    return NAN;
   if (stat == 2)
     return gsl_stats_mean(v, 1, k);
   static const double q[] = {0.5, 0.95, 0, 0.99, 1};
@@ -481,7 +483,7 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
   size_t kept = 0;
   for (int id = 0; id < w.nactors; id++)
-    kept += !ts_world_actor(&w, id)->hidden;
+    kept += ts_world_counted(ts_world_actor(&w, id));
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   double *sc = malloc(((size_t)w.nactors + 1) * sizeof *sc);
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
@@ -505,7 +507,7 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     bad = !o->q || !o->qk;
     for (int id = 0, k = 0; !bad && id < w.nactors; id++) {
       const ts_actor *a = ts_world_actor(&w, id);
-      if (a->hidden)
+      if (!ts_world_counted(a))
         continue;
       o->qk[k] = a->klass;
       for (int q = 0; q < nq; q++)
@@ -522,15 +524,19 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
       const ts_metric *x = &l->v[i];
       if (x->source != TS_SRC_ACTOR && x->source != TS_SRC_RATIO)
         continue;
-      size_t cnt = 0;
+      size_t cnt = 0, all = 0;
       for (int id = 0; id < w.nactors; id++) {
         const ts_actor *a = ts_world_actor(&w, id);
-        if (!a->hidden && (klass < 0 || a->klass == klass))
-          sc[cnt++] = ts_metric_world_actor(x->id, &w, id);
+        if (ts_world_counted(a) && (klass < 0 || a->klass == klass)) {
+          double q = ts_metric_world_actor(x->id, &w, id);
+          all++;
+          if (!isnan(q)) /* an actor still running has no wave_ms or done_ms */
+            sc[cnt++] = q;
+        }
       }
       v[i] = actor_stat(sc, cnt, x->stat);
       if (i == 0)
-        o->rowsamples[k] += cnt;
+        o->rowsamples[k] += all;
     }
     ts_metric_exprs(l, v);
   }
@@ -688,7 +694,7 @@ static int emit_points(point_run *pr, ts_sweep *out)
         const dvec *qv = &pr->q[pr->cr->qof[i]];
         size_t cnt = 0;
         for (size_t a = 0; a < pr->nactors; a++)
-          if (rw->klass < 0 || pr->qk[a] == rw->klass)
+          if ((rw->klass < 0 || pr->qk[a] == rw->klass) && !isnan(qv->v[a]))
             pr->scratch[cnt++] = qv->v[a];
         p->value[c] = actor_stat(pr->scratch, cnt, x->stat);
       } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {

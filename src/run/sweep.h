@@ -125,7 +125,7 @@ typedef struct ts_sweep_spec {
 } ts_sweep_spec;
 
 enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTERNAL = -3, TS_SWEEP_HORIZON = -4,
-       TS_SWEEP_MODEL = -5, TS_SWEEP_STOPPED = -6 };
+       TS_SWEEP_MODEL = -5, TS_SWEEP_BUDGET = -6, TS_SWEEP_STOPPED = -7 };
 
 /* Run a sweep into out (caller memory; free with ts_sweep_finish, also after
  * a failure). Returns TS_SWEEP_OK, or the first failure in the sweep's
