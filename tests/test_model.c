@@ -320,6 +320,26 @@ START_TEST(model_lock_cycle_deadlocks)
 }
 END_TEST
 
+/* A broken invariant stops the run with TS_WORLD_INTERNAL and a diagnostic
+ * naming the time, the event and what broke, rather than a wrong table:
+ * a worker whose busy time is made to exceed the elapsed time trips the
+ * check at its first piece of CPU. */
+START_TEST(model_broken_invariant_stops_the_run)
+{
+  static const char json[] = MODEL_WITH("", CLASS("a", 1, CPU(10, 1)));
+  run r;
+  tu_model(json, &r.m);
+  ts_world_spec sp = tu_world_spec(0, 1, 1);
+  ck_assert_int_eq(ts_world_init(&r.w, &r.m, &sp, NULL), 0);
+  r.w.workers[0].busy = MS(1000); /* more than the 10 ms the run will last */
+  ck_assert_int_eq(ts_world_run(&r.w), TS_WORLD_INTERNAL);
+  ck_assert_msg(strstr(r.w.errmsg, "at t = 10000000 ns (event ") &&
+                    strstr(r.w.errmsg, "): worker 0 busy 1010000000 ns in 10000000 ns of time"),
+                "%s", r.w.errmsg);
+  run_finish(&r);
+}
+END_TEST
+
 /* ---- slicing and the priority threshold ---- */
 
 typedef struct prio_result {
@@ -816,7 +836,7 @@ Suite *model_suite(void)
                                  model_random_draws_capped_at_1000x_mean,
                                  model_horizon_bounds_simulated_time,
                                  NULL};
-  const TTest *const errors[] = {model_lock_cycle_deadlocks, NULL};
+  const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
   tu_tcase(s, "limits", limits, NULL, NULL, 60); /* a world of 10^6 actors */
   tu_tcase(s, "errors", errors, NULL, NULL, 0);
