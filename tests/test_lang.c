@@ -529,16 +529,7 @@ END_TEST
 START_TEST(lang_examples_run)
 {
   static const char *const ex[] = {"periodic-window", "mm1", NULL};
-  for (int i = 0; ex[i]; i++) {
-    char dir[256], args[600];
-    tu_mkdtemp(dir, sizeof dir, "example");
-    snprintf(args, sizeof args, "run scenarios/examples/%s.json -o %s -q --no-plots", ex[i], dir);
-    char *out;
-    int rc = tu_tssim(args, &out, NULL);
-    ck_assert_msg(rc == 0, "%s: exit %d: %s", ex[i], rc, out);
-    free(out);
-    tu_rmtree(dir);
-  }
+  tu_run_examples(ex);
 }
 END_TEST
 

@@ -265,73 +265,20 @@ END_TEST
 
 /* ---- CSV ---- */
 
-#define MAX_ROWS 64
-#define MAX_COLS 512
-
-typedef struct table {
-  char *text; /* the file, cut into fields in place */
-  const char *head[MAX_COLS];
-  const char *cell[MAX_ROWS][MAX_COLS];
-  int ncols, nrows;
-} table;
-
-static void table_read(table *t, const char *path)
-{
-  memset(t, 0, sizeof *t);
-  t->text = tu_read_file(path, NULL);
-  int row = -1;
-  for (char *line = strtok(t->text, "\n"); line; line = strtok(NULL, "\n"), row++) {
-    ck_assert_int_lt(row, MAX_ROWS);
-    int col = 0;
-    for (char *f = line, *comma; f; f = comma ? comma + 1 : NULL, col++) {
-      comma = strchr(f, ',');
-      if (comma)
-        *comma = '\0';
-      ck_assert_int_lt(col, MAX_COLS);
-      if (row < 0)
-        t->head[col] = f;
-      else
-        t->cell[row][col] = f;
-    }
-    if (row < 0)
-      t->ncols = col;
-  }
-  t->nrows = row;
-}
-
-static int column(const table *t, const char *name)
-{
-  for (int c = 0; c < t->ncols; c++)
-    if (strcmp(t->head[c], name) == 0)
-      return c;
-  return -1;
-}
-
-static const char *cell(const table *t, int row, const char *name)
-{
-  int c = column(t, name);
-  ck_assert_msg(c >= 0, "summary.csv has no column %s", name);
-  return t->cell[row][c];
-}
-
-static double num(const table *t, int row, const char *name)
-{
-  return atof(cell(t, row, name));
-}
-
 /* The row whose columns k1, k2 (and k3 unless NULL) are v1, v2, v3. */
-static int find_row(const table *t, const char *k1, const char *v1, const char *k2, const char *v2, const char *k3,
+static int find_row(const tu_table *t, const char *k1, const char *v1, const char *k2, const char *v2, const char *k3,
                     const char *v3)
 {
   for (int r = 0; r < t->nrows; r++)
-    if (strcmp(cell(t, r, k1), v1) == 0 && strcmp(cell(t, r, k2), v2) == 0 && (!k3 || strcmp(cell(t, r, k3), v3) == 0))
+    if (strcmp(tu_table_cell(t, r, k1), v1) == 0 && strcmp(tu_table_cell(t, r, k2), v2) == 0 &&
+        (!k3 || strcmp(tu_table_cell(t, r, k3), v3) == 0))
       return r;
   ck_abort_msg("no row %s=%s %s=%s", k1, v1, k2, v2);
   return -1;
 }
 
 /* Run `tssim run SCENARIO` into a temporary folder and read its summary. */
-static void run_summary(const char *scenario, const char *extra, table *t, char *dir, size_t cap)
+static void run_summary(const char *scenario, const char *extra, tu_table *t, char *dir, size_t cap)
 {
   char cmd[1500], path[700], *out;
   tu_mkdtemp(dir, cap, "wasqlite");
@@ -339,7 +286,7 @@ static void run_summary(const char *scenario, const char *extra, table *t, char 
   ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
   free(out);
   snprintf(path, sizeof path, "%s/run/summary.csv", dir);
-  table_read(t, path);
+  tu_table_read(t, path);
 }
 
 /* ---- zero-cache's time-slice queue with two classes of groups ---- */
@@ -356,7 +303,7 @@ START_TEST(wasqlite_policies_on_zero_cache_groups)
    * worker while both are queued: between fifo and strict. shortest_first:
    * a different order (least remaining slice work first). */
   char dir[512];
-  table t;
+  tu_table t;
   run_summary("scenarios/wa-sqlite-zc-two-classes.json", NULL, &t, dir, sizeof dir);
   ck_assert_int_eq(t.nrows, 10);
   double wave[5][2];
@@ -364,12 +311,12 @@ START_TEST(wasqlite_policies_on_zero_cache_groups)
   const char *classes[] = {"viewsyncer", "foreground"};
   for (int p = 0; p < 5; p++)
     for (int c = 0; c < 2; c++)
-      wave[p][c] = num(&t, find_row(&t, "policy", policies[p], "class", classes[c], NULL, NULL), "wave_ms");
+      wave[p][c] = tu_table_num(&t, find_row(&t, "policy", policies[p], "class", classes[c], NULL, NULL), "wave_ms");
   for (int c = 0; c < 2; c++) {
     int a = find_row(&t, "policy", "fifo", "class", classes[c], NULL, NULL);
     int b = find_row(&t, "policy", "priority_barrier", "class", classes[c], NULL, NULL);
     for (const char *m = "wave_ms"; m; m = strcmp(m, "wave_ms") == 0 ? "queue_wait_ms" : strcmp(m, "queue_wait_ms") == 0 ? "slices" : NULL)
-      ck_assert_str_eq(cell(&t, a, m), cell(&t, b, m));
+      ck_assert_str_eq(tu_table_cell(&t, a, m), tu_table_cell(&t, b, m));
   }
   /* fifo: the two classes interleave, so their waves are within a few percent */
   ck_assert_double_lt(fabs(wave[0][1] / wave[0][0] - 1), 0.05);
@@ -384,7 +331,7 @@ START_TEST(wasqlite_policies_on_zero_cache_groups)
   ck_assert_double_ge(wave[4][0], wave[0][0]);
   /* shortest first changes the schedule */
   ck_assert_double_gt(fabs(wave[3][0] / wave[0][0] - 1), 0.02);
-  free(t.text);
+  tu_table_free(&t);
   tu_rmtree(dir);
 }
 END_TEST
@@ -399,7 +346,7 @@ static const char *const latencies[] = {"read_p50_ms", "read_p95_ms", "local_wri
 START_TEST(wasqlite_scenario_summary)
 {
   char dir[512];
-  table t;
+  tu_table t;
   run_summary("scenarios/wa-sqlite-priority.json", NULL, &t, dir, sizeof dir);
   static const char *const need[] = {"runtime", "prefill", "priority", "read_p50_ms", "read_p95_ms",
                                      "local_write_p95_ms", "remote_batch_p95_ms", "ops_per_s", "duration_ms",
@@ -407,18 +354,19 @@ START_TEST(wasqlite_scenario_summary)
                                      "remote_batch_p95_ms_vs_normal", "ops_per_s_vs_normal", "duration_ms_vs_normal",
                                      "recorded_ops_per_s", "recorded_duration_ms", NULL};
   for (int i = 0; need[i]; i++)
-    ck_assert_msg(column(&t, need[i]) >= 0, "summary.csv has no column %s", need[i]);
+    ck_assert_msg(tu_table_column(&t, need[i]) >= 0, "summary.csv has no column %s", need[i]);
   ck_assert_int_eq(t.nrows, 16); /* 4 runtimes x 2 prefills x 2 priorities, one row each */
   for (int r = 0; r < 4; r++)
     for (int p = 0; p < 2; p++) {
       int nr = find_row(&t, "runtime", runtimes[r], "prefill", prefills[p], "priority", "normal");
       int bg = find_row(&t, "runtime", runtimes[r], "prefill", prefills[p], "priority", "background");
-      ck_assert_int_eq((int)num(&t, nr, "replications"), 4);
-      ck_assert_double_eq(num(&t, nr, "ops_per_s_vs_normal"), 1);
+      ck_assert_int_eq((int)tu_table_num(&t, nr, "replications"), 4);
+      ck_assert_double_eq(tu_table_num(&t, nr, "ops_per_s_vs_normal"), 1);
       /* ops_per_s is 2,020 ops over the duration, per trial, then the median */
-      ck_assert_double_lt(fabs(num(&t, nr, "ops_per_s") * num(&t, nr, "duration_ms") / 2020e3 - 1), 0.02);
+      ck_assert_double_lt(
+          fabs(tu_table_num(&t, nr, "ops_per_s") * tu_table_num(&t, nr, "duration_ms") / 2020e3 - 1), 0.02);
       /* every call waits at least its own work: p95 >= p50 */
-      ck_assert_double_ge(num(&t, nr, "read_p95_ms"), num(&t, nr, "read_p50_ms"));
+      ck_assert_double_ge(tu_table_num(&t, nr, "read_p95_ms"), tu_table_num(&t, nr, "read_p50_ms"));
       /* memory-direct ignores the priority argument (fifo) and the shared
        * worker's FIFO never sees it: background and normal runs are the
        * same runs (the same random streams), to the digit */
@@ -426,18 +374,20 @@ START_TEST(wasqlite_scenario_summary)
         for (int m = 0; m < 4; m++) {
           char vs[64];
           snprintf(vs, sizeof vs, "%s_vs_normal", latencies[m]);
-          ck_assert_str_eq(cell(&t, nr, latencies[m]), cell(&t, bg, latencies[m]));
-          ck_assert_double_eq(num(&t, bg, vs), 1);
+          ck_assert_str_eq(tu_table_cell(&t, nr, latencies[m]), tu_table_cell(&t, bg, latencies[m]));
+          ck_assert_double_eq(tu_table_num(&t, bg, vs), 1);
         }
       /* a read may only gain from bypassing queued background batches */
       if (r == 1 || r == 2)
-        ck_assert_double_le(num(&t, bg, "read_p95_ms"), num(&t, nr, "read_p95_ms") * 1.001);
+        ck_assert_double_le(tu_table_num(&t, bg, "read_p95_ms"), tu_table_num(&t, nr, "read_p95_ms") * 1.001);
     }
   /* prefill makes every read slower: it returns every child of the root */
-  for (int r = 0; r < 4; r++)
-    ck_assert_double_gt(num(&t, find_row(&t, "runtime", runtimes[r], "prefill", "5000", "priority", "normal"), "read_p50_ms"),
-                        num(&t, find_row(&t, "runtime", runtimes[r], "prefill", "0", "priority", "normal"), "read_p50_ms"));
-  free(t.text);
+  for (int r = 0; r < 4; r++) {
+    int big = find_row(&t, "runtime", runtimes[r], "prefill", "5000", "priority", "normal");
+    int empty = find_row(&t, "runtime", runtimes[r], "prefill", "0", "priority", "normal");
+    ck_assert_double_gt(tu_table_num(&t, big, "read_p50_ms"), tu_table_num(&t, empty, "read_p50_ms"));
+  }
+  tu_table_free(&t);
   tu_rmtree(dir);
 }
 END_TEST
@@ -453,7 +403,7 @@ START_TEST(wasqlite_reproduces_the_recorded_fifo_runs)
    * (up to 1.5% within a point, 4% counting memory-dedicated-worker's slow
    * first trial at prefill 5,000). */
   char dir[512];
-  table t;
+  tu_table t;
   run_summary("scenarios/wa-sqlite-priority.json", NULL, &t, dir, sizeof dir);
   for (int r = 0; r < 4; r++)
     for (int p = 0; p < 2; p++) {
@@ -462,12 +412,13 @@ START_TEST(wasqlite_reproduces_the_recorded_fifo_runs)
         char rec[64], err[64];
         snprintf(rec, sizeof rec, "recorded_%s", m);
         snprintf(err, sizeof err, "err_%s", m);
-        ck_assert_msg(*cell(&t, row, rec), "%s prefill %s: no recorded %s", runtimes[r], prefills[p], m);
-        ck_assert_msg(fabs(num(&t, row, err)) < 0.05, "%s prefill %s: %s %.3f vs recorded %.3f (%+.1f%%)", runtimes[r],
-                      prefills[p], m, num(&t, row, m), num(&t, row, rec), 100 * num(&t, row, err));
+        ck_assert_msg(*tu_table_cell(&t, row, rec), "%s prefill %s: no recorded %s", runtimes[r], prefills[p], m);
+        ck_assert_msg(fabs(tu_table_num(&t, row, err)) < 0.05, "%s prefill %s: %s %.3f vs recorded %.3f (%+.1f%%)",
+                      runtimes[r], prefills[p], m, tu_table_num(&t, row, m), tu_table_num(&t, row, rec),
+                      100 * tu_table_num(&t, row, err));
       }
     }
-  free(t.text);
+  tu_table_free(&t);
   tu_rmtree(dir);
 }
 END_TEST

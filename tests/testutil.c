@@ -154,3 +154,80 @@ TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setu
   suite_add_tcase(s, tc);
   return tc;
 }
+
+void tu_table_read(tu_table *t, const char *path)
+{
+  memset(t, 0, sizeof *t);
+  t->text = tu_read_file(path, NULL);
+  size_t lines = 1, heads = 1;
+  for (const char *p = t->text; *p; p++)
+    lines += *p == '\n';
+  for (const char *p = t->text; *p && *p != '\n'; p++)
+    heads += *p == ',';
+  t->head = calloc(heads, sizeof *t->head);
+  t->cell = calloc(lines * heads + 1, sizeof *t->cell);
+  ck_assert(t->head && t->cell);
+  const char **cell = (const char **)t->cell;
+  int row = -1;
+  for (char *line = strtok(t->text, "\n"); line; line = strtok(NULL, "\n"), row++) {
+    int col = 0;
+    for (char *f = line, *comma; f; f = comma ? comma + 1 : NULL, col++) {
+      comma = strchr(f, ',');
+      if (comma)
+        *comma = '\0';
+      if (row < 0)
+        t->head[col] = f;
+      else if (col < t->ncols)
+        cell[(size_t)row * (size_t)t->ncols + (size_t)col] = f;
+    }
+    if (row < 0)
+      t->ncols = col;
+  }
+  t->nrows = row < 0 ? 0 : row;
+  for (size_t i = 0; i < (size_t)t->nrows * (size_t)t->ncols; i++)
+    if (!cell[i])
+      cell[i] = "";
+}
+
+void tu_table_free(tu_table *t)
+{
+  free(t->text);
+  free((void *)t->head);
+  free((void *)t->cell);
+  memset(t, 0, sizeof *t);
+}
+
+int tu_table_column(const tu_table *t, const char *name)
+{
+  for (int c = 0; c < t->ncols; c++)
+    if (strcmp(t->head[c], name) == 0)
+      return c;
+  return -1;
+}
+
+const char *tu_table_cell(const tu_table *t, int row, const char *name)
+{
+  int c = tu_table_column(t, name);
+  ck_assert_msg(c >= 0, "the table has no column %s", name);
+  ck_assert_int_lt(row, t->nrows);
+  return t->cell[(size_t)row * (size_t)t->ncols + (size_t)c];
+}
+
+double tu_table_num(const tu_table *t, int row, const char *name)
+{
+  return atof(tu_table_cell(t, row, name));
+}
+
+void tu_run_examples(const char *const *names)
+{
+  for (int i = 0; names[i]; i++) {
+    char dir[256], args[600];
+    tu_mkdtemp(dir, sizeof dir, "example");
+    snprintf(args, sizeof args, "run scenarios/examples/%s.json -o %s -q --no-plots", names[i], dir);
+    char *out;
+    int rc = tu_tssim(args, &out, NULL);
+    ck_assert_msg(rc == 0, "%s: exit %d: %s", names[i], rc, out);
+    free(out);
+    tu_rmtree(dir);
+  }
+}

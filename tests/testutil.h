@@ -45,6 +45,29 @@ void tu_model(const char *json, ts_model *m);
 /* tu_model of the text printf makes of fmt and its arguments. */
 void tu_modelf(ts_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A CSV file (no quoted fields: tssim's summary.csv) cut into a header and
+ * rows. */
+typedef struct tu_table {
+  char *text;          /* the file, cut into fields in place */
+  const char **head;   /* [ncols] */
+  const char **cell;   /* [nrows * ncols], row by row; "" where a row is short */
+  int ncols, nrows;
+} tu_table;
+
+/* Read file path into t (free with tu_table_free). */
+void tu_table_read(tu_table *t, const char *path);
+void tu_table_free(tu_table *t);
+/* The index of column name, or -1. */
+int tu_table_column(const tu_table *t, const char *name);
+/* Row row's field of column name (a missing column fails the test). */
+const char *tu_table_cell(const tu_table *t, int row, const char *name);
+/* The same as a number (atof). */
+double tu_table_num(const tu_table *t, int row, const char *name);
+
+/* Run each scenarios/examples/<name>.json (names NULL-terminated) into a
+ * temporary folder; each must exit 0. */
+void tu_run_examples(const char *const *names);
+
 /* The spec of a whole run of (n, workers) under stream seed: no horizon,
  * the window the whole run. */
 ts_world_spec tu_world_spec(int n, int workers, uint64_t seed);
