@@ -367,16 +367,13 @@ END_TEST
  * line naming the actor and the channel. */
 START_TEST(contention_channel_deadlock_exits_1)
 {
-  char dir[256], path[300], scen[300], args[700];
-  tu_mkdtemp(dir, sizeof dir, "deadlock");
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  snprintf(scen, sizeof scen, "%s/s.json", dir);
-  tu_write_file(path, "{\"channels\": [{\"name\": \"news\", \"scope\": \"shared\"}],"
-                      "\"classes\": [{\"name\": \"reader\", \"count\": 2, \"program\": [{\"op\": \"wait\", \"channel\": \"news\"}]}]}");
-  tu_write_file(scen, "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}");
-  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
-  char *out, *err;
-  ck_assert_int_eq(tu_tssim(args, &out, &err), 1);
+  char dir[256], *out, *err;
+  ck_assert_int_eq(tu_run_files("deadlock",
+                                "{\"channels\": [{\"name\": \"news\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"reader\","
+                                " \"count\": 2, \"program\": [{\"op\": \"wait\", \"channel\": \"news\"}]}]}",
+                                "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", dir, sizeof dir, &out,
+                                &err),
+                   1);
   ck_assert_msg(strstr(err, "deadlocked") && strstr(err, "reader #0") && strstr(err, "waiting on a channel \"news\""),
                 "%s", err);
   ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "more than one line: %s", err);

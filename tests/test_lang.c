@@ -347,17 +347,16 @@ END_TEST
  * summaries, through the CLI and a scenario axis. */
 START_TEST(lang_crn_variants_identical)
 {
-  char dir[256], path[300], scen[300], args[700];
-  tu_mkdtemp(dir, sizeof dir, "crn");
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  snprintf(scen, sizeof scen, "%s/s.json", dir);
-  tu_write_file(path, "{\"params\": {\"unused\": 1, \"c\": 3}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": ["
-                      "{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 1}, {\"op\": \"cpu\", \"ms\": \"$c\", \"dist\": \"exponential\"}]}]}");
-  tu_write_file(scen, "{\"name\": \"crn\", \"model\": \"m.json\", \"n\": [4, 8], \"workers\": [1], \"replications\": 3,"
-                      " \"axes\": {\"variant\": {\"sets\": {\"a\": {}, \"b\": {\"params.unused\": 99}}}}, \"compare\": \"variant\"}");
-  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
-  char *out;
-  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files("crn",
+                                "{\"params\": {\"unused\": 1, \"c\": 3}, \"classes\": [{\"name\": \"a\", \"count\": \"n\","
+                                " \"program\": [{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 1},"
+                                " {\"op\": \"cpu\", \"ms\": \"$c\", \"dist\": \"exponential\"}]}]}",
+                                "{\"name\": \"crn\", \"model\": \"m.json\", \"n\": [4, 8], \"workers\": [1], \"replications\": 3,"
+                                " \"axes\": {\"variant\": {\"sets\": {\"a\": {}, \"b\": {\"params.unused\": 99}}}},"
+                                " \"compare\": \"variant\"}",
+                                dir, sizeof dir, &out, NULL),
+                   0);
   free(out);
   char sum[400];
   snprintf(sum, sizeof sum, "%s/out/summary.csv", dir);
@@ -506,16 +505,9 @@ static const bad_case bad[] = {
 START_TEST(lang_bad_input_exit_2_with_path)
 {
   const bad_case *c = &bad[_i];
-  char dir[256], path[300], scen[300], args[700], text[2000];
-  tu_mkdtemp(dir, sizeof dir, "bad");
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  snprintf(scen, sizeof scen, "%s/s.json", dir);
-  tu_write_file(path, c->model ? c->model : ok_model);
+  char dir[256], text[2000], *out, *err;
   snprintf(text, sizeof text, "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]%s}", c->scenario);
-  tu_write_file(scen, text);
-  snprintf(args, sizeof args, "run %s -o %s/out -q --no-plots", scen, dir);
-  char *out, *err;
-  int rc = tu_tssim(args, &out, &err);
+  int rc = tu_run_files("bad", c->model ? c->model : ok_model, text, dir, sizeof dir, &out, &err);
   ck_assert_msg(rc == 2, "case %d: exit %d: %s", _i, rc, err);
   ck_assert_msg(strstr(err, c->path) && strstr(err, c->what), "case %d: %s", _i, err);
   ck_assert_msg(strstr(err, "/m.json: ") || strstr(err, "/s.json: "), "case %d names no file: %s", _i, err);

@@ -202,16 +202,13 @@ END_TEST
  * iteration. */
 static void slice_case(const char *classes_json, const char *policy, const double *want, int n)
 {
-  char dir[512], path[700], json[2000], cmd[1500], *out;
-  tu_mkdtemp(dir, sizeof dir, "wasqlite-slices");
+  char dir[512], path[700], json[2000], *out;
   snprintf(json, sizeof json, "{\"name\": \"slices\", \"worker\": {\"policy\": \"%s\", \"threshold_ms\": 9}, \"classes\": [%s]}",
            policy, classes_json);
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  tu_write_file(path, json);
-  snprintf(path, sizeof path, "%s/s.json", dir);
-  tu_write_file(path, "{\"name\": \"slices\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}");
-  snprintf(cmd, sizeof cmd, "run '%s' -q --no-plots -o '%s/out'", path, dir);
-  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  ck_assert_int_eq(tu_run_files("wasqlite-slices", json,
+                                "{\"name\": \"slices\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}", dir, sizeof dir,
+                                &out, NULL),
+                   0);
   free(out);
   snprintf(path, sizeof path, "%s/out/samples.csv", dir);
   char *text = tu_read_file(path, NULL);

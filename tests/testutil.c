@@ -231,3 +231,16 @@ void tu_run_examples(const char *const *names)
     tu_rmtree(dir);
   }
 }
+
+int tu_run_files(const char *tag, const char *model, const char *scenario, char *dir, size_t cap, char **out,
+                 char **err)
+{
+  char path[1100], args[2400];
+  tu_mkdtemp(dir, cap, tag);
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, model);
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, scenario);
+  snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --no-plots", path, dir);
+  return tu_tssim(args, out, err);
+}

@@ -64,6 +64,13 @@ const char *tu_table_cell(const tu_table *t, int row, const char *name);
 /* The same as a number (atof). */
 double tu_table_num(const tu_table *t, int row, const char *name);
 
+/* Make a fresh folder (tu_mkdtemp with tag) into dir, write model as
+ * dir/m.json and scenario (whose "model" names "m.json") as dir/s.json, and
+ * run `tssim run dir/s.json -o dir/out -q --no-plots`; out and err as in
+ * tu_tssim. Returns the exit status; the caller removes dir. */
+int tu_run_files(const char *tag, const char *model, const char *scenario, char *dir, size_t cap, char **out,
+                 char **err);
+
 /* Run each scenarios/examples/<name>.json (names NULL-terminated) into a
  * temporary folder; each must exit 0. */
 void tu_run_examples(const char *const *names);
