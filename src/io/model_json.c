@@ -1198,12 +1198,15 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
     bad = ts_jfail(&L->c, NULL, L->e, "\"%s\" is a built-in metric", jm->string);
   if (!bad && strspn(jm->string, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(jm->string))
     bad = ts_jfail(&L->c, NULL, L->e, "expected a metric name of lower-case letters, digits and '_'");
-  ts_jpop(&L->c, old);
-  if (bad)
-    return -1;
   d->per_replication = per < 0 ? d->kind == TS_MDEF_EXPR : per == 1;
-  if (d->kind == TS_MDEF_ACTOR && d->per_replication)
-    return ts_jfail(&L->c, "per", L->e, "an actor metric pools every actor of every replication");
+  if (!bad && d->kind == TS_MDEF_ACTOR && d->per_replication)
+    bad = ts_jfail(&L->c, "per", L->e, "an actor metric pools every actor of every replication");
+  ts_jpop(&L->c, old);
+  if (bad) { /* not counted in m->nmetrics: free what it holds here */
+    free(d->actor);
+    d->actor = NULL;
+    return -1;
+  }
   d->name = strdup(jm->string);
   d->meaning = strdup(meaning);
   d->expr = expr ? strdup(expr) : NULL;
