@@ -103,9 +103,9 @@ START_TEST(engine_heap_random_pushes_pop_sorted)
   /* times in [0, 500): many ties, so seq order matters; grows past 64 slots */
   for (int i = 0; i < 20000; i++)
     push_event(&h, (ts_time)(lcg_next(&state) % 500), seq++);
-  ck_assert_uint_eq(h.len, 20000);
+  ck_assert_uint_eq(ts_heap_size(&h), 20000);
   ck_assert_uint_eq(drain_sorted(&h), 20000);
-  ck_assert_uint_eq(h.len, 0);
+  ck_assert_uint_eq(ts_heap_size(&h), 0);
   ts_heap_finish(&h);
 }
 END_TEST
@@ -133,6 +133,51 @@ START_TEST(engine_heap_interleaved_push_pop_stays_sorted)
   /* finish leaves an empty, reusable heap */
   push_event(&h, 7, 0);
   ck_assert_int_eq(ts_heap_peek(&h)->time, 7);
+  ts_heap_finish(&h);
+}
+END_TEST
+
+/* Events later than all pending ones go to the sorted run, the rest to the
+ * binary heap: whatever the mix, pops (and replace-tops) come out exactly in
+ * (time, seq) order, the order a sort of everything pushed gives. */
+START_TEST(engine_heap_run_and_heap_give_one_order)
+{
+  ts_heap h;
+  ts_heap_init(&h);
+  uint64_t state = 7, seq = 0;
+  size_t bad = 0, in_run = 0, in_heap = 0, popped = 0;
+  ts_time now = 0;
+  ts_event ev, last = {.time = -1};
+  for (int i = 0; i < 30000; i++) {
+    uint64_t r = lcg_next(&state);
+    ts_time t = now + (ts_time)(r % 4 == 0 ? lcg_next(&state) % 5 : 1000 + lcg_next(&state) % 50);
+    ts_event e = {.time = t, .seq = seq++};
+    if (r % 3 == 0 && ts_heap_size(&h) > 0) {
+      const ts_event *top = ts_heap_peek(&h);
+      ts_event want = *top;
+      e.time += top->time - now; /* a handler's follow-up: not before its own event */
+      ck_assert_int_eq(ts_heap_replace_top(&h, &e), 0);
+      ev = want; /* what left */
+    } else {
+      ck_assert_int_eq(ts_heap_push(&h, &e), 0);
+      if (r % 2 == 0 || !ts_heap_pop(&h, &ev))
+        continue;
+    }
+    bad += ts_event_before(&ev, &last);
+    last = ev;
+    now = ev.time;
+    popped++;
+    in_run += h.run_len > 0;
+    in_heap += h.len > 0;
+  }
+  while (ts_heap_pop(&h, &ev)) {
+    bad += ts_event_before(&ev, &last);
+    last = ev;
+  }
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_uint_gt(popped, 5000);
+  ck_assert_uint_gt(in_run, 1000); /* both parts were in use */
+  ck_assert_uint_gt(in_heap, 1000);
   ts_heap_finish(&h);
 }
 END_TEST
@@ -199,7 +244,7 @@ START_TEST(engine_sim_at_rejects_the_past)
   ck_assert_int_eq(ts_sim_at(&sim, 9, 0, 3, 0), -1);
   ck_assert_int_eq(sim.failed, TS_SIM_PAST);
   /* the rejected event is not queued, and run stops once failed is set */
-  ck_assert_uint_eq(sim.heap.len, 1);
+  ck_assert_uint_eq(ts_heap_size(&sim.heap), 1);
   ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 0);
   ck_assert_int_eq(r.len, 1);
   ts_sim_finish(&sim);
@@ -215,7 +260,7 @@ START_TEST(engine_sim_at_rejects_bad_kinds)
   sim.failed = TS_SIM_OK;
   ck_assert_int_eq(ts_sim_at(&sim, 1, -1, 0, 0), -1);
   ck_assert_int_eq(sim.failed, TS_SIM_PAST);
-  ck_assert_uint_eq(sim.heap.len, 0);
+  ck_assert_uint_eq(ts_heap_size(&sim.heap), 0);
   ts_sim_finish(&sim);
 }
 END_TEST
@@ -254,7 +299,7 @@ START_TEST(engine_sim_run_stops_after_until)
   /* events at exactly `until` run; later ones stay queued */
   ck_assert_uint_eq(ts_sim_run(&sim, 50, 0), 5);
   ck_assert_int_eq(sim.now, 50);
-  ck_assert_uint_eq(sim.heap.len, 5);
+  ck_assert_uint_eq(ts_heap_size(&sim.heap), 5);
   ck_assert_uint_eq(ts_sim_run(&sim, 54, 0), 0);
   ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 5);
   ck_assert_int_eq(r.len, 10);
@@ -394,7 +439,7 @@ Suite *engine_suite(void)
   Suite *s = suite_create("engine");
   const TTest *const core[] = {engine_heap_orders_by_time_then_seq,
                                engine_heap_random_pushes_pop_sorted,
-                               engine_heap_interleaved_push_pop_stays_sorted,
+                               engine_heap_interleaved_push_pop_stays_sorted, engine_heap_run_and_heap_give_one_order,
                                engine_sim_equal_times_run_fifo,
                                engine_sim_events_scheduled_now_run_after_pending_ones,
                                engine_time_ms_conversion_rounds,

@@ -77,7 +77,7 @@ START_TEST(speed_heap_replace_top_is_pop_then_push)
   for (int i = 0; i < 20000; i++) {
     ts_event top = *ts_heap_peek(&a), got;
     ts_event ev = {.time = top.time + (ts_time)(lcg(&s) % 7), .seq = seq++};
-    ts_heap_replace_top(&a, &ev);
+    ck_assert_int_eq(ts_heap_replace_top(&a, &ev), 0);
     ts_heap_pop(&b, &got);
     ts_heap_push(&b, &ev);
     bad += got.seq != top.seq || ts_heap_peek(&a)->seq != ts_heap_peek(&b)->seq;
@@ -86,7 +86,7 @@ START_TEST(speed_heap_replace_top_is_pop_then_push)
   while (ts_heap_pop(&a, &x) && ts_heap_pop(&b, &y))
     bad += x.seq != y.seq;
   ck_assert_uint_eq(bad, 0);
-  ck_assert_uint_eq(a.len, 0);
+  ck_assert_uint_eq(ts_heap_size(&a), 0);
   ts_heap_finish(&a);
   ts_heap_finish(&b);
 }
@@ -175,6 +175,30 @@ START_TEST(speed_quantile_selection_is_gsl_on_sorted)
 }
 END_TEST
 
+START_TEST(speed_quantile_of_equal_values_needs_no_selection)
+{
+  uint64_t s = 5;
+  static const double qs[] = {0.5, 0.95, 0.99, 1, 0.25, 0.0};
+  size_t bad = 0;
+  double *b = malloc(3000 * sizeof *b);
+  ck_assert_ptr_nonnull(b);
+  for (int trial = 0; trial < 400; trial++) {
+    size_t n = 1 + (size_t)(lcg(&s) % (trial < 200 ? 12 : 3000));
+    double c = trial % 5 == 0 ? 0.0 : (double)(int64_t)(lcg(&s) % 20000000) / 7.0 - 1000;
+    for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+      for (size_t i = 0; i < n; i++)
+        b[i] = c;
+      double want = qs[k] == 0.5 ? gsl_stats_median_from_sorted_data(b, 1, n)
+                                 : gsl_stats_quantile_from_sorted_data(b, 1, n, qs[k]);
+      double got = ts_quantile_same(c, n, qs[k]);
+      bad += memcmp(&got, &want, sizeof got) != 0;
+    }
+  }
+  free(b);
+  ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
 /* ---- samples.csv's numbers ---- */
 
 static void check_ms(ts_time t, size_t *bad)
@@ -214,7 +238,7 @@ Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
   const TTest *const exact[] = {speed_rows_o1_equals_search, speed_heap_replace_top_is_pop_then_push,
-                                speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted,
+                                speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

@@ -2,23 +2,21 @@
 
 #include <stdlib.h>
 
-static inline int less(const ts_event *a, const ts_event *b)
-{
-  if (a->time != b->time)
-    return a->time < b->time;
-  return a->seq < b->seq;
-}
-
 void ts_heap_init(ts_heap *h)
 {
   h->v = NULL;
   h->len = 0;
   h->cap = 0;
+  h->run = NULL;
+  h->run_head = 0;
+  h->run_len = 0;
+  h->run_cap = 0;
 }
 
 void ts_heap_finish(ts_heap *h)
 {
   free(h->v);
+  free(h->run);
   ts_heap_init(h);
 }
 
@@ -32,9 +30,9 @@ static inline size_t sift_down_hole(ts_event *v, size_t len, ts_time t, uint64_t
     size_t child = 2 * i + 1;
     if (child >= len)
       break;
-    if (child + 1 < len && less(&v[child + 1], &v[child]))
+    if (child + 1 < len && ts_event_before(&v[child + 1], &v[child]))
       child++;
-    if (!less(&v[child], &key))
+    if (!ts_event_before(&v[child], &key))
       break;
     v[i] = v[child];
     i = child;
@@ -53,7 +51,39 @@ static inline void put(ts_event *v, size_t i, const ts_event *ev)
   v[i].gen = ev->gen;
 }
 
-int ts_heap_push(ts_heap *h, const ts_event *ev)
+/* Whether ev belongs at the run's tail: the run is empty or ev is not
+ * before its last event. */
+static inline int fits_run(const ts_heap *h, const ts_event *ev)
+{
+  return h->run_len == 0 || !ts_event_before(ev, &h->run[(h->run_head + h->run_len - 1) & (h->run_cap - 1)]);
+}
+
+/* Double the run's ring, keeping its order. Returns 0 or -1. */
+static int grow_run(ts_heap *h)
+{
+  size_t cap = h->run_cap ? h->run_cap * 2 : 64;
+  ts_event *r = malloc(cap * sizeof *r);
+  if (!r)
+    return -1;
+  for (size_t i = 0; i < h->run_len; i++)
+    r[i] = h->run[(h->run_head + i) & (h->run_cap - 1)];
+  free(h->run);
+  h->run = r;
+  h->run_head = 0;
+  h->run_cap = cap;
+  return 0;
+}
+
+static int run_append(ts_heap *h, const ts_event *ev)
+{
+  if (h->run_len == h->run_cap && grow_run(h) != 0)
+    return -1;
+  put(h->run, (h->run_head + h->run_len) & (h->run_cap - 1), ev);
+  h->run_len++;
+  return 0;
+}
+
+static int heap_push(ts_heap *h, const ts_event *ev)
 {
   if (h->len == h->cap) {
     size_t cap = h->cap ? h->cap * 2 : 64;
@@ -66,7 +96,7 @@ int ts_heap_push(ts_heap *h, const ts_event *ev)
   size_t i = h->len++;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
-    if (!less(ev, &h->v[parent]))
+    if (!ts_event_before(ev, &h->v[parent]))
       break;
     h->v[i] = h->v[parent];
     i = parent;
@@ -75,19 +105,55 @@ int ts_heap_push(ts_heap *h, const ts_event *ev)
   return 0;
 }
 
-int ts_heap_pop(ts_heap *h, ts_event *out)
+int ts_heap_push(ts_heap *h, const ts_event *ev)
 {
-  if (h->len == 0)
-    return 0;
-  *out = h->v[0];
+  return fits_run(h, ev) ? run_append(h, ev) : heap_push(h, ev);
+}
+
+/* Whether the least event is the run's head (the list is not empty). */
+static inline int least_in_run(const ts_heap *h)
+{
+  return h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0]));
+}
+
+static void run_drop_head(ts_heap *h)
+{
+  h->run_head = (h->run_head + 1) & (h->run_cap - 1);
+  h->run_len--;
+}
+
+static void heap_drop_top(ts_heap *h)
+{
   ts_event last = h->v[--h->len];
   if (h->len > 0)
     h->v[sift_down_hole(h->v, h->len, last.time, last.seq)] = last;
+}
+
+int ts_heap_pop(ts_heap *h, ts_event *out)
+{
+  if (ts_heap_size(h) == 0)
+    return 0;
+  if (least_in_run(h)) {
+    *out = h->run[h->run_head];
+    run_drop_head(h);
+  } else {
+    *out = h->v[0];
+    heap_drop_top(h);
+  }
   return 1;
 }
 
-void ts_heap_replace_top(ts_heap *h, const ts_event *ev)
+int ts__heap_replace_top_slow(ts_heap *h, const ts_event *ev)
 {
-  ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen};
-  put(h->v, sift_down_hole(h->v, h->len, e.time, e.seq), &e); /* (ev may point into the heap) */
+  ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen}; /* (ev may point into the list) */
+  if (least_in_run(h)) {
+    run_drop_head(h);
+    return ts_heap_push(h, &e);
+  }
+  if (fits_run(h, &e)) {
+    heap_drop_top(h);
+    return run_append(h, &e);
+  }
+  put(h->v, sift_down_hole(h->v, h->len, e.time, e.seq), &e);
+  return 0;
 }

@@ -1,7 +1,16 @@
-/* The future-event list: a binary min-heap of events ordered by (time, seq).
- * seq is assigned at insertion and strictly increases, so events at equal
- * times run in the order they were scheduled (FIFO), on every machine.
- * Invariant: v[(i - 1) / 2] precedes v[i] for 0 < i < len. */
+/* The future-event list: events ordered by (time, seq). seq is assigned at
+ * insertion and strictly increases, so events at equal times run in the
+ * order they were scheduled (FIFO), on every machine.
+ *
+ * Two parts hold the events: a binary min-heap, and a sorted run (a ring of
+ * events in increasing order) that takes every event not less than the
+ * run's last one. A simulation schedules most events later than all pending
+ * ones (a slice's end, a round robin's next turn), so those cost a ring
+ * append instead of a sift; the rest go to the heap. The least event is the
+ * lesser of the heap's top and the run's head.
+ * Invariants: v[(i - 1) / 2] precedes v[i] for 0 < i < len; run[(run_head +
+ * i) & (run_cap - 1)] precedes run[(run_head + i + 1) & (run_cap - 1)] for
+ * 0 <= i + 1 < run_len; run_cap is 0 or a power of two. */
 #ifndef TS_HEAP_H
 #define TS_HEAP_H
 #include <stddef.h>
@@ -18,28 +27,68 @@ typedef struct ts_event {
 } ts_event;
 
 typedef struct ts_heap {
-  ts_event *v;
+  ts_event *v;   /* the binary heap */
   size_t len;
   size_t cap;
+  ts_event *run; /* the sorted run, a ring */
+  size_t run_head;
+  size_t run_len;
+  size_t run_cap;
 } ts_heap;
 
-/* Initialise an empty heap in caller-provided memory. */
+/* Initialise an empty list in caller-provided memory. */
 void ts_heap_init(ts_heap *h);
-/* Free the heap's storage; the heap is empty and reusable afterwards. */
+/* Free the list's storage; it is empty and reusable afterwards. */
 void ts_heap_finish(ts_heap *h);
-/* Insert ev. Returns 0, or -1 when memory runs out (the heap is unchanged). */
+/* Insert ev. Returns 0, or -1 when memory runs out (the list is unchanged). */
 int ts_heap_push(ts_heap *h, const ts_event *ev);
-/* Remove the least event into *out. Returns 1, or 0 when the heap is empty. */
+/* Remove the least event into *out. Returns 1, or 0 when the list is empty. */
 int ts_heap_pop(ts_heap *h, ts_event *out);
-/* Remove the least event and insert ev, in one pass (the heap must not be
- * empty): what a handler that schedules its own follow-up needs. The heap
- * then holds what a pop followed by a push would leave (the order in which
- * events come out is the same; only the array may differ). */
-void ts_heap_replace_top(ts_heap *h, const ts_event *ev);
+/* Whether event a runs before event b. */
+static inline int ts_event_before(const ts_event *a, const ts_event *b)
+{
+  if (a->time != b->time)
+    return a->time < b->time;
+  return a->seq < b->seq;
+}
+
+/* The number of events in the list. */
+static inline size_t ts_heap_size(const ts_heap *h)
+{
+  return h->len + h->run_len;
+}
+
 /* The least event without removing it, or NULL when empty. */
 static inline const ts_event *ts_heap_peek(const ts_heap *h)
 {
-  return h->len ? &h->v[0] : NULL;
+  const ts_event *top = h->len ? &h->v[0] : NULL;
+  if (h->run_len == 0)
+    return top;
+  const ts_event *head = &h->run[h->run_head];
+  return top && ts_event_before(top, head) ? top : head;
+}
+
+/* ts_heap_replace_top when the fast case does not apply. */
+int ts__heap_replace_top_slow(ts_heap *h, const ts_event *ev);
+
+/* Remove the least event and insert ev (the list must not be empty): what a
+ * handler that schedules its own follow-up needs. Events then come out
+ * exactly as after a pop and a push. The common case, the least is the
+ * run's head and ev goes to the run's tail, is a few stores; otherwise one
+ * sift when both are in the heap. Returns 0, or -1 when memory runs out
+ * (the least event is removed, ev is not inserted). */
+static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
+{
+  if (h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0]))) {
+    size_t mask = h->run_cap - 1;
+    if (!ts_event_before(ev, &h->run[(h->run_head + h->run_len - 1) & mask])) {
+      ts_event e = *ev; /* (ev may point into the list) */
+      h->run[(h->run_head + h->run_len) & mask] = e; /* the head's slot when the ring is full: it leaves */
+      h->run_head = (h->run_head + 1) & mask;
+      return 0;
+    }
+  }
+  return ts__heap_replace_top_slow(h, ev);
 }
 
 #endif

@@ -41,7 +41,7 @@ static void lane_fetch(ts_sim *sim)
 
 int ts_sim_lane(ts_sim *sim, int kind, ts_sim_lane_fn next, void *ctx)
 {
-  if (kind < 0 || kind >= TS_SIM_MAX_KINDS || sim->heap.len > 0 || sim->next_seq > 0 || sim->lane_on) {
+  if (kind < 0 || kind >= TS_SIM_MAX_KINDS || ts_heap_size(&sim->heap) > 0 || sim->next_seq > 0 || sim->lane_on) {
     sim->failed = TS_SIM_PAST;
     return -1;
   }
@@ -53,78 +53,57 @@ int ts_sim_lane(ts_sim *sim, int kind, ts_sim_lane_fn next, void *ctx)
   return sim->failed ? -1 : 0;
 }
 
-const ts_event *ts_sim_peek(const ts_sim *sim)
+/* Dispatch top, the next event: the lane's (lane: 1) or the list's least. */
+static inline void dispatch(ts_sim *sim, const ts_event *top, int lane)
 {
-  const ts_event *top = ts_heap_peek(&sim->heap);
-  if (sim->lane_on && (!top || sim->lane_ev.time <= top->time))
-    return &sim->lane_ev;
-  return top;
-}
-
-/* Dispatch the next event, which exists: ts_sim_peek(sim) != NULL. */
-static inline void dispatch_next(ts_sim *sim)
-{
-  ts_heap *h = &sim->heap;
-  if (sim->lane_on && (h->len == 0 || sim->lane_ev.time <= h->v[0].time)) {
-    ts_event ev = sim->lane_ev;
+  ts_event ev = *top;
+  if (lane)
     lane_fetch(sim);
-    sim->now = ev.time;
-    sim->steps++;
-    if (sim->handlers[ev.kind])
-      sim->handlers[ev.kind](sim, &ev);
-    return;
-  }
-  ts_event ev = h->v[0];
   sim->now = ev.time;
   sim->steps++;
-  sim->pending = 1;
+  sim->pending = !lane;
   if (sim->handlers[ev.kind])
     sim->handlers[ev.kind](sim, &ev);
   if (sim->pending) { /* nothing replaced it: remove it */
     sim->pending = 0;
     ts_event drop;
-    ts_heap_pop(h, &drop);
+    ts_heap_pop(&sim->heap, &drop);
   }
+}
+
+/* The next event, or NULL; *lane says whether it is the lane's. */
+static inline const ts_event *next_event(const ts_sim *sim, int *lane)
+{
+  const ts_event *top = ts_heap_peek(&sim->heap);
+  *lane = sim->lane_on && (!top || sim->lane_ev.time <= top->time);
+  return *lane ? &sim->lane_ev : top;
+}
+
+const ts_event *ts_sim_peek(const ts_sim *sim)
+{
+  int lane;
+  return next_event(sim, &lane);
 }
 
 int ts_sim_step(ts_sim *sim)
 {
-  if (!ts_sim_peek(sim))
+  int lane;
+  const ts_event *next = next_event(sim, &lane);
+  if (!next)
     return 0;
-  dispatch_next(sim);
+  dispatch(sim, next, lane);
   return 1;
 }
 
 uint64_t ts_sim_run(ts_sim *sim, ts_time until, uint64_t max_steps)
 {
   uint64_t ran = 0;
-  ts_heap *h = &sim->heap;
   while (!sim->failed && (!max_steps || ran < max_steps)) {
-    ts_event ev;
-    if (sim->lane_on && (h->len == 0 || sim->lane_ev.time <= h->v[0].time)) {
-      if (sim->lane_ev.time > until)
-        break;
-      ev = sim->lane_ev;
-      lane_fetch(sim);
-      sim->now = ev.time;
-      sim->steps++;
-      if (sim->handlers[ev.kind])
-        sim->handlers[ev.kind](sim, &ev);
-    } else {
-      if (h->len == 0 || h->v[0].time > until)
-        break;
-      ev = h->v[0];
-      sim->now = ev.time;
-      sim->steps++;
-      sim->pending = 1;
-      if (sim->handlers[ev.kind])
-        sim->handlers[ev.kind](sim, &ev);
-      if (sim->pending) { /* nothing replaced it: remove it */
-        sim->pending = 0;
-        ts_event drop;
-        ts_heap_pop(h, &drop);
-      }
-    }
+    int lane;
+    const ts_event *next = next_event(sim, &lane);
+    if (!next || next->time > until)
+      break;
+    dispatch(sim, next, lane);
     ran++;
   }
   return ran;

@@ -9,10 +9,11 @@
  * before any other, so at equal times they run first: the order is exactly
  * the (time, seq) order they would have had in the heap.
  *
- * While a handler runs, the event it was given is still the heap's top; the
- * first event the handler schedules replaces it in one pass (a handler that
- * schedules its own follow-up costs one sift instead of a pop and a push),
- * and the top is removed after the handler when it scheduled nothing. */
+ * While a handler runs, the event it was given is still the list's least; the
+ * first event the handler schedules replaces it in one operation (a handler
+ * that schedules its own follow-up costs one sift, or one ring append,
+ * instead of a pop and a push), and the least is removed after the handler
+ * when it scheduled nothing. */
 #ifndef TS_SIM_H
 #define TS_SIM_H
 #include <stdint.h>
@@ -68,7 +69,10 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
   if (sim->pending) { /* the running handler's own event is the top: replace it */
     sim->pending = 0;
-    ts_heap_replace_top(&sim->heap, &ev);
+    if (ts_heap_replace_top(&sim->heap, &ev) != 0) {
+      sim->failed = TS_SIM_NOMEM;
+      return -1;
+    }
     return 0;
   }
   if (ts_heap_push(&sim->heap, &ev) != 0) {

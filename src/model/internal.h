@@ -57,11 +57,17 @@ static inline void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
   ts_time now = w->sim.now;
   ts_time dt = now - a->state_since;
   if (dt != 0) {
-    ts_time **col = &w->scol[(a->id >> TS_CHUNK_BITS) * TS_NSTATES + a->state];
-    if (*col || ts__state_column(w, a->id, a->state) == 0)
-      (*col)[a->id & (TS_CHUNK - 1)] += dt;
-    if (!a->hidden || a->state != TS_ACTOR_NEW)
-      w->win_state[a->state] += (double)ts__clip(w, a->state_since, now);
+    if (a->state == TS_ACTOR_RUNNING) {
+      a->run_time += dt;
+    } else if (a->state == TS_ACTOR_QUEUED) {
+      a->queue_time += dt;
+    } else {
+      ts_time **col = &w->scol[(a->id >> TS_CHUNK_BITS) * TS_NSTATES + a->state];
+      if (*col || ts__state_column(w, a->id, a->state) == 0)
+        (*col)[a->id & (TS_CHUNK - 1)] += dt;
+      if (a->state == TS_ACTOR_LOCK_WAIT)
+        w->win_lock_wait += (double)ts__clip(w, a->state_since, now);
+    }
   }
   a->state = (uint8_t)s;
   a->state_since = now;

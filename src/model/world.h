@@ -124,6 +124,8 @@ typedef struct ts_actor {
   uint8_t sched_class;  /* class in queues, TS_CLASS_* (a call sets its own while it lasts) */
   ts_time state_since;
   ts_time lap_start;
+  ts_time run_time;     /* time in TS_ACTOR_RUNNING so far (the world's columns keep the other states) */
+  ts_time queue_time;   /* time in TS_ACTOR_QUEUED so far */
   ts_seg seg;
   ts_actor_acc st;      /* its measurements (ts_world_stats: all of them) */
   int klass;
@@ -246,7 +248,8 @@ typedef struct ts_world {
   ts_worker *workers;
   /* actors: chunks of TS_CHUNK, addresses stable while the world lives */
   ts_actor **chunks;
-  ts_time **scol;         /* [chunks * TS_NSTATES]: time of each actor of a chunk in a state, or NULL (all 0) */
+  ts_time **scol;         /* [chunks * TS_NSTATES]: time of each actor of a chunk in a state, or NULL (all 0);
+                           * never made for RUNNING and QUEUED, which the actor keeps itself (a slice changes both) */
   int nactors;            /* made so far */
   int cap_actors;
   int *class_base;        /* [nclasses + 1]: first actor id of each class (fixed counts) */
@@ -272,7 +275,7 @@ typedef struct ts_world {
   ts_time win_t0, win_t1;
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
   uint64_t max_events;    /* 0: no limit */
-  double win_state[TS_NSTATES];   /* ns all actors spent in each state, within the window (sums: doubles) */
+  double win_lock_wait;   /* ns all actors spent waiting for async locks, within the window (a sum: a double) */
   double win_mutex_wait;          /* ns actors spent acquiring contended mutexes, within the window */
   double *mutex_wait_by_lock;     /* [model locks]: ns, the whole run */
   int64_t mutex_contended;        /* contended acquires */
@@ -306,6 +309,10 @@ static inline int ts_world_counted(const ts_actor *a)
 /* The time actor id spent in state s so far. */
 static inline ts_time ts_world_state_time(const ts_world *w, int id, int s)
 {
+  if (s == TS_ACTOR_RUNNING)
+    return ts_world_actor(w, id)->run_time;
+  if (s == TS_ACTOR_QUEUED)
+    return ts_world_actor(w, id)->queue_time;
   const ts_time *col = w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES + s];
   return col ? col[id & (TS_CHUNK - 1)] : 0;
 }

@@ -111,24 +111,60 @@ double ts_quantile(double *v, size_t k, double q)
   return (1 - delta) * l + delta * min_of(v + lhs + 1, k - lhs - 1);
 }
 
+double ts_quantile_same(double c, size_t k, double q)
+{
+  if (k == 0)
+    return 0.0;
+  if (q == 0.5)
+    return (k - 1) / 2 == k / 2 ? c : (c + c) / 2.0;
+  const double index = q * (double)(k - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  return lhs == k - 1 ? c : (1 - delta) * c + delta * c;
+}
+
 /* The q-quantile (0.5: the median) of v[0..k); NAN when empty. */
 static double quantile(double *v, size_t k, double q)
 {
   return k == 0 ? NAN : ts_quantile(v, k, q);
 }
 
-/* An actor metric's statistic over v[0..k) (reordering it): 0 median, 1 p95,
- * 2 mean, 3 p99, 4 max. 0 when there is no actor. */
-/* A statistic of the k values v (reordered); NaN without any (a class with
- * no actors, or none that finished for wave_ms and done_ms). */
-static double actor_stat(double *v, size_t k, int stat)
+/* A statistic of the k values v (reordered): 0 median, 1 p95, 2 mean, 3
+ * p99, 4 max; NaN without any (a class with no actors, or none that
+ * finished for wave_ms and done_ms). same: every value equals v[0], so a
+ * quantile needs no selection (GSL's arithmetic on equal order statistics). */
+static double actor_stat(double *v, size_t k, int stat, int same)
 {
   if (k == 0)
     return NAN;
   if (stat == 2)
     return gsl_stats_mean(v, 1, k);
   static const double q[] = {0.5, 0.95, 0, 0.99, 1};
-  return ts_quantile(v, k, q[stat]);
+  return same ? ts_quantile_same(v[0], k, q[stat]) : ts_quantile(v, k, q[stat]);
+}
+
+/* Actor quantity q of every counted actor of class klass (-1: all) into v,
+ * in actor order, leaving out NaN (an actor still running has no wave_ms or
+ * done_ms). Returns how many went in; *all counts the NaN too, *same says
+ * whether they are all equal. */
+static size_t actor_values(const ts_world *w, int q, int klass, double *v, size_t *all, int *same)
+{
+  size_t cnt = 0;
+  *all = 0;
+  *same = 1;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    if (!ts_world_counted(a) || (klass >= 0 && a->klass != klass))
+      continue;
+    double x = ts_metric_world_actor(q, w, id);
+    ++*all;
+    if (isnan(x))
+      continue;
+    if (cnt > 0 && (x != v[0] || signbit(x) != signbit(v[0])))
+      *same = 0;
+    v[cnt++] = x;
+  }
+  return cnt;
 }
 
 static double median_strided(const double *v, size_t stride, size_t k, double *scratch)
@@ -446,6 +482,12 @@ static int fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *w
   return rc;
 }
 
+/* Whether metric x is a statistic over actors (its value comes from each actor's). */
+static int per_actor(const ts_metric *x)
+{
+  return x->source == TS_SRC_ACTOR || x->source == TS_SRC_RATIO;
+}
+
 /* Run replication r of point pr into o (any thread: pr and out are only read). */
 static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
 {
@@ -486,10 +528,11 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     kept += ts_world_counted(ts_world_actor(&w, id));
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   double *sc = malloc(((size_t)w.nactors + 1) * sizeof *sc);
+  unsigned char *got = malloc(nl + 1); /* the row's metrics computed so far */
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
   o->rowsamples = calloc((size_t)pr->nrows, sizeof *o->rowsamples);
   o->spans = calloc(m->nspans + 1, sizeof *o->spans);
-  int bad = !wv || !sc || !o->rows || !o->rowsamples || !o->spans;
+  int bad = !wv || !sc || !got || !o->rows || !o->rowsamples || !o->spans;
   if (!bad) {
     for (size_t i = 0; i < nl; i++)
       wv[i] = NAN;
@@ -520,23 +563,26 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     int klass = pr->rows[k].klass;
     double *v = o->rows + (size_t)k * nl;
     memcpy(v, wv, nl * sizeof *v);
+    memset(got, 0, nl);
     for (size_t i = 0; i < nl; i++) {
       const ts_metric *x = &l->v[i];
-      if (x->source != TS_SRC_ACTOR && x->source != TS_SRC_RATIO)
+      if (got[i] || !per_actor(x))
         continue;
-      size_t cnt = 0, all = 0;
-      for (int id = 0; id < w.nactors; id++) {
-        const ts_actor *a = ts_world_actor(&w, id);
-        if (ts_world_counted(a) && (klass < 0 || a->klass == klass)) {
-          double q = ts_metric_world_actor(x->id, &w, id);
-          all++;
-          if (!isnan(q)) /* an actor still running has no wave_ms or done_ms */
-            sc[cnt++] = q;
-        }
-      }
-      v[i] = actor_stat(sc, cnt, x->stat);
+      /* one pass over the actors per quantity, for every statistic of it
+       * (the mean first: it is taken in actor order) */
+      size_t all;
+      int same;
+      size_t cnt = actor_values(&w, x->id, klass, sc, &all, &same);
       if (i == 0)
         o->rowsamples[k] += all;
+      for (int mean_pass = 1; mean_pass >= 0; mean_pass--)
+        for (size_t j = i; j < nl; j++) {
+          const ts_metric *y = &l->v[j];
+          if (!got[j] && per_actor(y) && y->id == x->id && (y->stat == 2) == mean_pass) {
+            v[j] = actor_stat(sc, cnt, y->stat, same);
+            got[j] = 1;
+          }
+        }
     }
     ts_metric_exprs(l, v);
   }
@@ -547,6 +593,7 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   }
   free(wv);
   free(sc);
+  free(got);
   ts_world_finish(&w);
   if (bad) {
     o->rc = TS_SWEEP_NOMEM;
@@ -696,7 +743,7 @@ static int emit_points(point_run *pr, ts_sweep *out)
         for (size_t a = 0; a < pr->nactors; a++)
           if ((rw->klass < 0 || pr->qk[a] == rw->klass) && !isnan(qv->v[a]))
             pr->scratch[cnt++] = qv->v[a];
-        p->value[c] = actor_stat(pr->scratch, cnt, x->stat);
+        p->value[c] = actor_stat(pr->scratch, cnt, x->stat, 0);
       } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {
         const dvec *sv = &pr->spans[x->id];
         size_t cnt = finite(sv->v, 1, sv->len, pr->scratch);

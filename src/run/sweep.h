@@ -158,6 +158,9 @@ double ts_ci95(const double *v, size_t stride, size_t k);
  * give it for v sorted, found by selection (v is reordered); 0 when k is 0.
  * v must hold no NAN. */
 double ts_quantile(double *v, size_t k, double q);
+/* ts_quantile of k copies of c, without the copies (the same arithmetic on
+ * equal order statistics, so the same bits). */
+double ts_quantile_same(double c, size_t k, double q);
 /* The number of online cores (at least 1). */
 int ts_sweep_cores(void);
 
