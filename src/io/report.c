@@ -360,9 +360,11 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     const ts_actor *ac = ts_world_actor(w, id);
     if (!ts_world_counted(ac))
       continue;
-    ts_actor_stats st = ts_world_stats(w, id);
-    const ts_actor_stats *a = &st;
-    const char *klass = w->model->classes[a->klass].name;
+    const ts_actor_acc *a = &ac->st;
+    const ts_actor_ext *x = ac->x;
+    ts_time wave_start, wave_end;
+    ts_world_wave(w, id, &wave_start, &wave_end);
+    const char *klass = w->model->classes[ac->klass].name;
     size_t kl = strlen(klass);
     /* 3 ints + 3 ids + 10 times (at most 40 each) + 2 counters + separators */
     if (ts_text_reserve(out, prefix + kl + 6 * 21 + 10 * 40 + 2 * 21 + 24))
@@ -380,16 +382,16 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     *p++ = ',';
     p = put_i64(p, w->nmain);
     *p++ = ',';
-    p = put_i64(p, a->actor);
+    p = put_i64(p, id);
     *p++ = ',';
     memcpy(p, klass, kl);
     p += kl;
     *p++ = ',';
-    p = put_i64(p, a->worker);
-    const ts_time times[] = {a->arrive, a->wave_end - a->wave_start, a->timer, a->cpu, a->state[TS_ACTOR_QUEUED],
-                             a->state[TS_ACTOR_READY], a->state[TS_ACTOR_IO], a->state[TS_ACTOR_LOCK_WAIT],
-                             a->lock_work};
-    int waved = a->wave_start >= 0 && a->wave_end >= 0; /* an actor still running has no wave_ms, no done_ms */
+    p = put_i64(p, ac->home);
+    const ts_time times[] = {a->arrive, wave_end - wave_start, a->timer, a->cpu, ac->queue_time,
+                             ts_world_state_time(w, id, TS_ACTOR_READY), ts_world_state_time(w, id, TS_ACTOR_IO),
+                             ts_world_state_time(w, id, TS_ACTOR_LOCK_WAIT), x ? x->lock_work : 0};
+    int waved = wave_start >= 0 && wave_end >= 0; /* an actor still running has no wave_ms, no done_ms */
     for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
       *p++ = ',';
       if (i != 1 || waved)

@@ -36,38 +36,6 @@ static size_t finite(const double *v, size_t stride, size_t k, double *out)
   return n;
 }
 
-/* The k-th smallest of v[0..n) (0-based), leaving every v[i] <= it for i < k
- * and >= it for i > k: quickselect, median-of-three pivot, three-way
- * partition (runs of equal values cost one pass). */
-static double select_k(double *v, size_t n, size_t k)
-{
-  size_t lo = 0, hi = n;
-  while (hi - lo > 1) {
-    double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-    double p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-    size_t lt = lo, i = lo, gt = hi;
-    while (i < gt) {
-      double x = v[i];
-      if (x < p) {
-        v[i++] = v[lt];
-        v[lt++] = x;
-      } else if (x > p) {
-        v[i] = v[--gt];
-        v[gt] = x;
-      } else {
-        i++;
-      }
-    }
-    if (k < lt)
-      hi = lt;
-    else if (k >= gt)
-      lo = gt;
-    else
-      return p;
-  }
-  return v[k];
-}
-
 static double max_of(const double *v, size_t n)
 {
   double m = v[0];
@@ -93,11 +61,14 @@ static double min_of(const double *v, size_t n)
  * same. */
 double ts_quantile(double *v, size_t k, double q)
 {
+  /* gsl_stats_select leaves v partitioned around the k-th smallest (every
+   * v[i] <= it before it, >= it after), so the order statistic beside it is
+   * the largest before it or the smallest after it */
   if (k == 0)
     return 0.0;
   if (q == 0.5) {
     size_t lhs = (k - 1) / 2, rhs = k / 2;
-    double r = select_k(v, k, rhs);
+    double r = gsl_stats_select(v, 1, k, rhs);
     if (lhs == rhs)
       return r;
     return (max_of(v, rhs) + r) / 2.0; /* the lhs-th smallest: the largest below rhs */
@@ -105,7 +76,7 @@ double ts_quantile(double *v, size_t k, double q)
   const double index = q * (double)(k - 1);
   const size_t lhs = (size_t)(int)index;
   const double delta = index - (double)lhs;
-  double l = select_k(v, k, lhs);
+  double l = gsl_stats_select(v, 1, k, lhs);
   if (lhs == k - 1)
     return l;
   return (1 - delta) * l + delta * min_of(v + lhs + 1, k - lhs - 1);
