@@ -498,9 +498,36 @@ static const bad_case bad[] = {
   {"{\"classes\": [{\"name\": \"lead\", \"count\": 3, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]},"
    " {\"name\": \"follow\", \"count\": 5, \"arrival\": {\"kind\": \"after\", \"after\": \"lead\"},"
    " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "n=1 workers=1", "more than the 3 of class lead it follows"},
+  /* a counter's initial value is a constant: $params, not per-actor names */
+  {"{\"counters\": [{\"name\": \"c\", \"initial\": \"$nope\"}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "counters[0].initial", "$nope, which is not in params"},
   /* a table naming a metric the model does not report was dropped */
   {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
 };
+
+/* A counter starts at its initial value, given as a number, "$param" or an
+ * expression of $params: the cpu step reads it. */
+START_TEST(lang_counter_initial_from_params)
+{
+  static const char *const initial[] = {"3", "\"$x\"", "\"$x / 2 + 1.5\""};
+  for (size_t k = 0; k < 3; k++) {
+    char dir[256], model[600], path[300];
+    snprintf(model, sizeof model,
+             "{\"params\": {\"x\": 3}, \"counters\": [{\"name\": \"c\", \"initial\": %s}],"
+             " \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"c\"}]}]}",
+             initial[k]);
+    ck_assert_int_eq(tu_run_files("counter", model, "{\"name\": \"c\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}",
+                                  dir, sizeof dir, NULL, NULL),
+                     0);
+    snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+    tu_table t;
+    tu_table_read(&t, path);
+    ck_assert_double_eq(tu_table_num(&t, 0, "cpu_ms"), 3.0);
+    tu_table_free(&t);
+    tu_rmtree(dir);
+  }
+}
+END_TEST
 
 START_TEST(lang_bad_input_exit_2_with_path)
 {
@@ -536,7 +563,7 @@ Suite *lang_suite(void)
                                     NULL};
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
-                              lang_ci_target_and_t_halfwidth, lang_examples_run, NULL};
+                              lang_ci_target_and_t_halfwidth, lang_examples_run, lang_counter_initial_from_params, NULL};
   tu_tcase(s, "queueing", queueing, NULL, NULL, 120);
   tu_tcase(s, "structure", structure, NULL, NULL, 0);
   tu_tcase(s, "spans", spans, NULL, NULL, 0);

@@ -637,6 +637,31 @@ START_TEST(viz_explain_zero_cache_names_terms)
 }
 END_TEST
 
+/* The wave law is refused for what a run did, not for what its model could
+ * do: a hop class of count 0 never hops. */
+START_TEST(viz_explain_law_refused_only_for_hops_that_happen)
+{
+  for (int hoppers = 0; hoppers <= 1; hoppers++) {
+    char dir[256], model[1024], cmd[600], *out;
+    snprintf(model, sizeof model,
+             "{\"name\": \"h\", \"worker\": {\"threshold_ms\": 10},"
+             " \"classes\": [{\"name\": \"job\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 5}]},"
+             " {\"name\": \"mover\", \"count\": %d, \"program\": [{\"op\": \"hop\", \"to\": 0, \"ms\": 0.1},"
+             " {\"op\": \"cpu\", \"ms\": 1}]}]}",
+             hoppers);
+    ck_assert_int_eq(tu_run_files("explain-hop", model, "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [2]}",
+                                  dir, sizeof dir, NULL, NULL),
+                     0);
+    snprintf(cmd, sizeof cmd, "explain %s/s.json --n 2", dir);
+    ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+    int refused = strstr(out, "does not apply: the actors hop between workers") != NULL;
+    ck_assert_msg(refused == hoppers, "hoppers %d:\n%s", hoppers, out);
+    free(out);
+    tu_rmtree(dir);
+  }
+}
+END_TEST
+
 /* ---- shared options ---- */
 
 START_TEST(viz_vizopt_defaults_and_errors)
@@ -723,7 +748,7 @@ Suite *viz_suite(void)
   const TTest *const cli[] = {viz_trace_cli_writes_file,
                               viz_gantt_cli_options_and_errors,
                               viz_explain_rr_report_states_the_law,
-                              viz_explain_zero_cache_names_terms,
+                              viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_queue_matches_round_robin,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,

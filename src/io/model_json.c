@@ -827,8 +827,9 @@ static int load_counter(loader *L, const cJSON *jc, int i)
   const char *name;
   if (!cJSON_IsObject(jc))
     return ts_jfail(&L->c, NULL, L->e, "expected {\"name\": ..., \"initial\": ...}");
+  ts_spec sp = spec_of(L, jc);
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 1, &name, L->e) ||
-      ts_jget_number(&L->c, jc, "initial", 0, -1e15, 1e15, &d->initial, L->e))
+      ts_spec_number(&sp, "initial", 0, -1e15, 1e15, &d->initial))
     return -1;
   const char *names[64];
   for (int j = 0; j < i; j++)

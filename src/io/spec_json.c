@@ -124,7 +124,9 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
   snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
   if (!v)
     return required ? ts_spec_fail(sp, key, "missing (required): %s in %s", what, range) : 0;
-  if (cJSON_IsString(v) && v->valuestring[0] == '$') {
+  if (cJSON_IsString(v) && v->valuestring[0] == '$' && v->valuestring[1] &&
+      strspn(v->valuestring + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+          strlen(v->valuestring + 1)) { /* "$param" alone (an expression starting with one is compiled below) */
     const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
     if (!p)
       return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
@@ -182,6 +184,11 @@ int ts_spec_int(ts_spec *sp, const char *key, int required, long lo, long hi, in
   if (v >= (double)lo)
     *out = (int64_t)v;
   return 0;
+}
+
+int ts_spec_number(ts_spec *sp, const char *key, int required, double lo, double hi, double *out)
+{
+  return constant(sp, key, required, lo, hi, 0, "a number", out);
 }
 
 int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)

@@ -22,6 +22,9 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out);
 int ts_spec_time(ts_spec *sp, const char *key, int required, ts_time *out);
 /* An integer in [lo, hi] known at load time (a number or "$param"). */
 int ts_spec_int(ts_spec *sp, const char *key, int required, long lo, long hi, int64_t *out);
+/* A number in [lo, hi] known at load time (a number, "$param" or an
+ * expression of $params); *out is left alone when the key is absent. */
+int ts_spec_number(ts_spec *sp, const char *key, int required, double lo, double hi, double *out);
 int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out);
 /* A string; a "$param" naming a string parameter is replaced by its value. */
 int ts_spec_string(ts_spec *sp, const char *key, int required, const char **out);

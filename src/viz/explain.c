@@ -342,6 +342,15 @@ static void header(FILE *out, const ts_timeline *tl, const char *title)
     fprintf(out, "  one core per worker, dispatch %s\n", ts_dispatch_name(m->dispatch));
 }
 
+/* Whether some actor entered state st during the recorded run. */
+static int entered(const ts_timeline *tl, int st)
+{
+  for (size_t i = 0; i < tl->nstates; i++)
+    if (tl->states[i].state == st)
+      return 1;
+  return 0;
+}
+
 int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, const char *title)
 {
   size_t nc = tl->model->nclasses;
@@ -369,10 +378,13 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     goto done;
   closed_form(out, tl, &rr);
   const ts_model *m = tl->model;
-  const char *no_law = m->has_call ? "the actors call servers" : m->has_hop ? "the actors hop between workers"
+  /* what this run did, not what the model could do (a hop class of count 0 never hops) */
+  const char *no_law = tl->ncalls > 0 ? "the actors call servers"
+                       : entered(tl, TS_ACTOR_HOP) ? "the actors hop between workers"
                        : m->has_thread ? "the workers are threads, not time-slice loops"
-                       : m->has_mutex ? "the actors contend on mutexes" : m->has_chan ? "the actors wait on channels"
-                                                                             : NULL;
+                       : tl->mutex_contended > 0 ? "the actors contend on mutexes"
+                       : entered(tl, TS_ACTOR_CHAN_WAIT) ? "the actors wait on channels"
+                                                         : NULL;
   if (no_law) {
     fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);
     nc = 0;
