@@ -187,6 +187,23 @@ START_TEST(cli_calibrate_write_failure_exits_3)
 }
 END_TEST
 
+/* Progress is for a terminal: with stderr a pipe, calibrate wrote one line
+ * per simplex iteration (1.1 MB for the zero-cache fit). */
+START_TEST(cli_calibrate_progress_only_on_a_terminal)
+{
+  char *out, *err;
+  ck_assert_int_eq(run(&out, &err,
+                       "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 2 "
+                       "--max-iter 20 -r 1 -o '%s'",
+                       at("fitted.json")),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "fitted"));
+  ck_assert_str_eq(err, "");
+  free(out);
+  free(err);
+}
+END_TEST
+
 /* Issue 13 item 8: a model or scenario that is a folder said only "read error". */
 START_TEST(cli_input_is_a_directory_exits_2)
 {
@@ -453,7 +470,7 @@ Suite *cli_suite(void)
   const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_run_output_is_a_file_exits_3,
-                                  cli_calibrate_write_failure_exits_3,
+                                  cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
                                   cli_input_is_a_directory_exits_2,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_stdout_write_failure_exits_3,

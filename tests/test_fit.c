@@ -363,7 +363,7 @@ START_TEST(fit_cli_provenance)
   scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "cal.json");
-  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --seed 5", s.baseline, out);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --seed 5 --progress", s.baseline, out);
   ck_assert_ptr_nonnull(strstr(text, "rel_error"));
   ck_assert_ptr_nonnull(strstr(text, "wave_ratio"));
   ck_assert_ptr_nonnull(strstr(text, "fit: sampled 33 start points, best objective "));
@@ -431,7 +431,7 @@ START_TEST(fit_cli_loo_shape)
   scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "loo.json");
-  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --loo --metrics wave_ratio,wave_ms", s.baseline, out);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --loo --metrics wave_ratio,wave_ms --progress", s.baseline, out);
   ck_assert_ptr_nonnull(strstr(text, "leave-one-out"));
   ck_assert_ptr_nonnull(strstr(text, "predicted"));
   ck_assert_ptr_nonnull(strstr(text, "loo 6/6 (n=4, workers=2): sampled 33 start points"));
@@ -504,7 +504,7 @@ START_TEST(fit_cli_starts)
   scratch s;
   make_saw(&s);
   const char *one = out_path(&s, "one.json"), *multi = out_path(&s, "multi.json");
-  char *text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 --starts 0", s.baseline, one);
+  char *text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 --starts 0 --progress", s.baseline, one);
   ck_assert_ptr_null(strstr(text, "sampled"));
   ck_assert_ptr_null(strstr(text, "simplex search(es)"));
   ck_assert_ptr_nonnull(strstr(text, "fit: search 1/1 iteration 1 "));

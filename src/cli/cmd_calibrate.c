@@ -40,9 +40,9 @@ static void usage(FILE *f)
         "                          MODEL.json); may be MODEL.json itself\n"
         "      --loo               leave-one-out: refit without each recorded point, predict it\n"
         "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
+        "                          (default: every metric the baseline records)\n"
         "      --scenario FILE     the axes, horizon and window of the runs (the model and the\n"
         "                          baseline are still the ones given)\n"
-        "                          (default: every metric the baseline records)\n"
         "      --seed S            seed of the common random numbers (default 1)\n"
         "  -r, --replications R    replications per point and evaluation (default 3)\n"
         "      --set PATH=VALUE    override a model field before fitting (repeatable); a free\n"
@@ -54,7 +54,10 @@ static void usage(FILE *f)
         "  -j, --jobs J            evaluate the start points, run the searches and the\n"
         "                          leave-one-out refits on J threads (default: the number of\n"
         "                          online cores); the result is the same for any J\n"
-        "  -q, --quiet             no tables, no progress\n"
+        "  -q, --quiet             no tables, no progress line (shown on stderr when it is a\n"
+        "                          terminal: the search, its iteration and best objective)\n"
+        "      --progress          every progress report as a line of its own on stderr,\n"
+        "                          terminal or not (for a log)\n"
         "  -h, --help              this help\n"
         "\n"
         "A baseline may record any metric of the model (tssim run --help lists them); with\n"
@@ -67,10 +70,10 @@ static void usage(FILE *f)
 }
 
 typedef struct progress {
-  int on;            /* print at all */
-  int tty;           /* one \r line (a few times a second) instead of one line per iteration */
+  int on;            /* print at all: stderr is a terminal (or --progress), and not --quiet */
+  int lines;         /* --progress: one line per report, none skipped */
   const ts_fit_problem *pb;
-  double last;       /* tty: when the line was last written */
+  double last;       /* terminal: when the line was last written */
 } progress;
 
 static double now_s(void)
@@ -80,14 +83,15 @@ static double now_s(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One report of the minimizer (one call at a time, from any thread): on a
- * terminal one line, rewritten at most every 0.2 s; else one line each. */
+/* One report of the minimizer (one call at a time, from any thread): one
+ * line on the terminal, rewritten at most every 0.2 s; with --progress one
+ * line each. */
 static void on_iteration(void *data, const ts_fit_progress *p)
 {
   progress *pr = data;
   if (!pr->on)
     return;
-  if (pr->tty) {
+  if (!pr->lines) {
     double t = now_s();
     if (t - pr->last < 0.2)
       return;
@@ -100,20 +104,20 @@ static void on_iteration(void *data, const ts_fit_progress *p)
     snprintf(label, sizeof label, "loo %d/%zu (n=%d, workers=%d)", p->run + 1, pr->pb->npt, pr->pb->pt[p->run].n,
              pr->pb->pt[p->run].workers);
   if (p->search == 0)
-    fprintf(stderr, "%s%s: sampled %d start points, best objective %.6g", pr->tty ? "\r\033[K" : "", label,
+    fprintf(stderr, "%s%s: sampled %d start points, best objective %.6g", pr->lines ? "" : "\r\033[K", label,
             p->iteration, p->objective);
   else
-    fprintf(stderr, "%s%s: search %d/%d iteration %d round %d objective %.6g size %.2g", pr->tty ? "\r\033[K" : "",
+    fprintf(stderr, "%s%s: search %d/%d iteration %d round %d objective %.6g size %.2g", pr->lines ? "" : "\r\033[K",
             label, p->search, p->searches, p->iteration, p->round, p->objective, p->size);
   for (size_t i = 0; i < pr->pb->params->n; i++)
     fprintf(stderr, " %s=%.7g", pr->pb->params->p[i].name, p->values[i]);
-  if (!pr->tty)
+  if (pr->lines)
     fputc('\n', stderr);
 }
 
 static void progress_done(const progress *pr)
 {
-  if (pr->on && pr->tty)
+  if (pr->on && !pr->lines)
     fputs("\r\033[K", stderr);
 }
 
@@ -154,7 +158,7 @@ typedef struct options {
   const char *model, *baseline, *output;
   const char **sets;
   int nsets;
-  int loo, quiet;
+  int loo, quiet, progress; /* progress: every report as a line, terminal or not */
   const char *use_metric[64];
   char metric_buf[1024];
   int metrics_given;
@@ -173,7 +177,8 @@ static int parse_args(int argc, char **argv, options *o)
     {"max-iter", required_argument, NULL, 'I'}, {"starts", required_argument, NULL, 'K'},
     {"searches", required_argument, NULL, 'l'}, {"quiet", no_argument, NULL, 'q'},
     {"scenario", required_argument, NULL, 'C'}, {"jobs", required_argument, NULL, 'j'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    {"progress", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   ts_err e;
   int c;
   optind = 1;
@@ -212,6 +217,7 @@ static int parse_args(int argc, char **argv, options *o)
         return ts_cli_usage_error("%s", e.msg);
       break;
     case 'q': o->quiet = 1; break;
+    case 'P': o->progress = 1; break;
     case 'C': o->scenario = optarg; break;
     case 'j':
       if (parse_count(optarg, "--jobs", 1, 1024, &o->jobs, &e))
@@ -322,7 +328,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
            o->model, o->baseline, R->pb.nt, R->pb.npt, o->seed, o->replications, o->starts);
     fflush(stdout);
   }
-  progress pr = {.on = !o->quiet, .tty = isatty(2), .pb = &R->pb};
+  progress pr = {.on = !o->quiet && (o->progress || isatty(2)), .lines = o->progress, .pb = &R->pb};
   ts_fit_options fo = {.max_iter = (int)o->max_iter, .starts = (int)o->starts, .searches = (int)o->searches,
                        .progress = on_iteration, .progress_data = &pr, .jobs = (int)o->jobs};
   /* with --loo, the fit and the refits run side by side (the same results

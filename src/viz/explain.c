@@ -127,7 +127,7 @@ static void row(FILE *out, const char *what, double v, double total)
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
 {
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, s->count, s->count == 1 ? "" : "s");
-  fprintf(out, ", %g on its worker (mean)\n", s->peers);
+  fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
   int finished = 0;
   for (int a = 0; a < tl->nactors && !finished; a++)
     finished = tl->stats[a].klass == k && tl->stats[a].done >= 0;
@@ -214,7 +214,7 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
   fprintf(out, "  mean completion: limit %s ms, simulated %s ms (%s ms earlier); last: limit %s ms, simulated %s ms\n",
           ms(ps).s, ms(mean).s, ms(ps - mean).s, ms((double)r->last_pred).s, ms((double)r->last_sim).s);
   fprintf(out, "  why: with a finite quantum the actors of a worker finish one slice apart in the last round\n"
-               "  (the i-th at m*C - (m-1-i)*s), so the mean is (m-1)*s/2 before the limit and the last one is\n"
+               "  (the i-th at m*C - (m-1-i)*q), so the mean is (m-1)*q/2 before the limit and the last one is\n"
                "  on it; as q -> 0 the spread vanishes.\n");
 }
 
