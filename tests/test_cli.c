@@ -225,6 +225,50 @@ START_TEST(cli_input_is_a_directory_exits_2)
 }
 END_TEST
 
+/* A new user's mistakes, found by a walkthrough: each refused with exit 2
+ * and a line that says what to do. */
+START_TEST(cli_common_mistakes_are_named)
+{
+  static const struct {
+    const char *args, *err;
+  } cases[] = {
+    {"run scenarios/rr-wave.json -o ''", "tssim: -o: expected a folder, got an empty path\n"},
+    {"merge -o '' results/x", "tssim: -o: expected a folder, got an empty path\n"},
+    {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json -o ''",
+     "tssim: -o: expected a file, got an empty path\n"},
+    {"run models/rr-wave.json", "tssim: models/rr-wave.json: (top level): this is a model (it has \"classes\"), not a "
+                                "scenario: give a scenario, which names its model in \"model\" (e.g. "
+                                "scenarios/zero-cache-wave.json)\n"},
+    {"run scenarios/zero-cache-wave.json --set params.trackr_ms=5",
+     "tssim: models/zero-cache.json: params.trackr_ms: --set: no such parameter in params; did you mean "
+     "\"tracker_ms\"? (from --set params.trackr_ms=5)\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *err;
+    ck_assert_int_eq(run(NULL, &err, "%s", cases[i].args), 2);
+    ck_assert_msg(strcmp(err, cases[i].err) == 0, "%s: %s", cases[i].args, err);
+    free(err);
+  }
+}
+END_TEST
+
+/* A baseline none of whose records is at a point of the sweep compared
+ * nothing, while the header still said "recorded: FILE": a note says so. */
+START_TEST(cli_run_notes_a_baseline_that_matches_nothing)
+{
+  char *out, *err;
+  ck_assert_int_eq(run(&out, &err, "run scenarios/zero-cache-wave.json --n 3 -r 1 --no-plots -o '%s'", at("n3")), 0);
+  ck_assert_ptr_nonnull(strstr(err, "tssim: note: no recorded value of models/baselines/zero-cache-wave.json belongs "
+                                    "to a point of this sweep"));
+  free(out);
+  free(err);
+  ck_assert_int_eq(run(&out, &err, "run scenarios/zero-cache-wave.json --n 1,3 -r 1 --no-plots -o '%s'", at("n13")), 0);
+  ck_assert_ptr_null(strstr(err, "note:"));
+  free(out);
+  free(err);
+}
+END_TEST
+
 /* Issue 13 item 10: a rerun replaced the folder's files without a word. */
 START_TEST(cli_run_says_it_replaces_previous_results)
 {
@@ -276,6 +320,20 @@ START_TEST(cli_help_lists_exit_statuses)
     ck_assert_msg((strstr(out, "130 or 143 interrupted") != NULL) == interruptible, "%s", cmds[i]);
     free(out);
   }
+}
+END_TEST
+
+/* run --help lists every built-in metric, each gated one with what it needs
+ * (groups_max and the pools' cores were missing). */
+START_TEST(cli_run_help_lists_every_metric)
+{
+  char *out;
+  ck_assert_int_eq(run(&out, NULL, "run --help"), 0);
+  static const char *const want[] = {"  wave_ms ", "  groups_max ", "[with a class counted by n]", "  hop_ms ",
+                                     "[with hops]", "  <pool>_cpu_cores ", "<span>_p99_ms"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    ck_assert_msg(strstr(out, want[i]) != NULL, "missing \"%s\"", want[i]);
+  free(out);
 }
 END_TEST
 
@@ -467,11 +525,11 @@ END_TEST
 Suite *cli_suite(void)
 {
   Suite *s = suite_create("cli");
-  const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, NULL};
+  const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_run_output_is_a_file_exits_3,
                                   cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
-                                  cli_input_is_a_directory_exits_2,
+                                  cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};

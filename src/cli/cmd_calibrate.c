@@ -185,7 +185,11 @@ static int parse_args(int argc, char **argv, options *o)
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:r:j:qh", opts, NULL)) != -1) {
     switch (c) {
-    case 'o': o->output = optarg; break;
+    case 'o':
+      if (!*optarg)
+        return ts_cli_usage_error("-o: expected a file, got an empty path");
+      o->output = optarg;
+      break;
     case 'L': o->loo = 1; break;
     case 'M':
       if (parse_metrics(optarg, o->metric_buf, sizeof o->metric_buf, o->use_metric, 63, &e))

@@ -171,7 +171,7 @@ static void usage(FILE *f)
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table\n"
         "  -h, --help              this help\n"
-        "\n" TS_CLI_EXIT_HELP "\n",
+        "\n" TS_CLI_EXIT_HELP ".\n",
         f);
 }
 
@@ -339,7 +339,11 @@ int ts_cmd_merge(int argc, char **argv)
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
     switch (c) {
-    case 'o': outarg = optarg; break;
+    case 'o':
+      if (!*optarg)
+        return ts_cli_usage_error("-o: expected a folder, got an empty path");
+      outarg = optarg;
+      break;
     case 'P': plots = 0; break;
     case 'q': quiet = 1; break;
     case 'h': usage(stdout); return 0;

@@ -33,8 +33,8 @@ static void usage(FILE *f)
         "      --set PATH=VALUE    override a model field by its JSON path, e.g.\n"
         "                          --set worker.threshold_ms=200 --set params.tracker_ms=100\n"
         "                          (repeatable; VALUE is JSON, or a string)\n"
-        "      --ci-target P%      add replications (in batches of R) until every metric's 95%\n"
-        "                          half-width is within P% of its mean, e.g. 2%\n"
+        "      --ci-target P%      add replications (in batches of R) until every table\n"
+        "                          column's 95% half-width is within P% of its mean, e.g. 2%\n"
         "      --ci-max R          at most R replications with --ci-target (default 1000)\n"
         "  -j, --jobs J            run replications on J threads (default: the number of\n"
         "                          online cores); the files are the same for any J\n"
@@ -51,16 +51,7 @@ static void usage(FILE *f)
         "\n"
         "metrics (see README \"What the output means\"; a model adds its spans' and its own):\n",
         f);
-  ts_model none = {0};
-  ts_metric_list l;
-  char err[64];
-  none.has_mutex = none.has_chan = none.has_hop = none.has_call = none.has_sleep = none.has_thread = 1;
-  none.ipms_user = 1;
-  if (ts_metric_list_build(&none, &l, err, sizeof err) == 0) {
-    for (size_t m = 0; m < l.n; m++)
-      fprintf(f, "  %-20s %s\n", l.v[m].name, l.v[m].meaning);
-    ts_metric_list_finish(&l);
-  }
+  ts_metric_help(f);
   fputs("  <span>_count, <span>_rate_per_s, <span>_mean_ms, <span>_p50_ms, <span>_p95_ms, <span>_p99_ms\n"
         "                       per span of the model\n", f);
   fputs("\nWhen the output folder holds a previous run, a line on stderr says so before its files\n"
@@ -150,7 +141,10 @@ static int parse_target(const char *text, double *out, ts_err *e)
   else if (end == text || *end)
     v = -1;
   if (!(v > 0 && v < 1))
-    return ts_err_set(e, "--ci-target", NULL, "expected a percentage such as 2%%, got \"%s\"", text);
+    return ts_err_set(e, "--ci-target", NULL,
+                      "expected a percentage between 0%% and 100%% (exclusive) such as 2%%, or a fraction such as "
+                      "0.02, got \"%s\"",
+                      text);
   *out = v;
   return 0;
 }
@@ -250,7 +244,13 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
   opterr = 0;
   while ((c = getopt_long(argc, argv, "o:r:j:qh", opts, NULL)) != -1) {
     switch (c) {
-    case 'o': o->outdir = optarg; break;
+    case 'o':
+      if (!*optarg) {
+        ts_err_set(&e, "-o", NULL, "expected a folder, got an empty path");
+        goto bad;
+      }
+      o->outdir = optarg;
+      break;
     case 'S': o->seed_arg = optarg; break;
     case 'n': o->n_arg = optarg; break;
     case 'w': o->w_arg = optarg; break;
@@ -446,7 +446,8 @@ int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_s
 /* Print the header lines and the table. */
 void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
 {
-  printf("%s: %s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L->sc.name, L->sc.description, L->sc.model_path,
+  printf("%s%s%s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L->sc.name, L->sc.description[0] ? ": " : "",
+         L->sc.description, L->sc.model_path,
          (unsigned long long)L->sc.seed, L->sc.replications, L->has_baseline ? ", recorded: " : "",
          L->has_baseline ? L->baseline.file : "");
   if (L->sc.ci_target > 0)
@@ -454,6 +455,14 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
            "replications\n", 100 * L->sc.ci_target, s->max_replications);
   putchar('\n');
   ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
+  size_t first = 0;
+  if (L->has_baseline && L->baseline.nrec > 0 &&
+      ts_report_unmatched(&L->sc, s, &L->baseline, &first) == L->baseline.nrec) {
+    fflush(stdout);
+    fprintf(stderr, "tssim: note: no recorded value of %s belongs to a point of this sweep (the first, %s, is at "
+            "n=%d workers=%d): nothing was compared\n", L->baseline.file, L->baseline.rec[first].where,
+            L->baseline.rec[first].n, L->baseline.rec[first].workers);
+  }
 }
 
 int ts_cmd_run(int argc, char **argv)

@@ -116,7 +116,7 @@ static void metric_hint(const ts_metric_list *l, const char *name, char *hint, s
   for (size_t i = 0; names && i < l->n; i++)
     names[i] = l->v[i].name;
   const char *near = names ? ts_suggest(name, names) : NULL;
-  snprintf(hint, cap, near ? "did you mean \"%s\"? " : "%s", near ? near : "");
+  snprintf(hint, cap, near ? "; did you mean \"%s\"?" : "%s", near ? near : "");
   free(names);
 }
 
@@ -135,7 +135,7 @@ static int check_metrics(const ts_loaded *L, ts_err *e)
     char where[32];
     snprintf(where, sizeof where, "table[%d]", i);
     metric_hint(&l, L->sc.table[i], hint, sizeof hint);
-    rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it; %s(tssim run --help lists the "
+    rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it%s (tssim run --help lists the "
                     "metrics; a model adds its spans' and its own)", L->sc.table[i], L->sc.model_path, hint);
   }
   for (size_t i = 0; L->has_baseline && i < L->baseline.nrec && rc == 0; i++) {
@@ -143,7 +143,7 @@ static int check_metrics(const ts_loaded *L, ts_err *e)
     if (ts_metric_list_find(&l, r->metric) >= 0)
       continue;
     metric_hint(&l, r->metric, hint, sizeof hint);
-    rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it; %s(tssim run --help "
+    rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it%s (tssim run --help "
                     "lists the metrics; a model adds its spans' and its own)", L->sc.model_path, hint);
   }
   ts_metric_list_finish(&l);

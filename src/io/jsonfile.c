@@ -603,6 +603,14 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     }
     if (parent == cJSON_GetObjectItemCaseSensitive(root, "params")) {
       cJSON_Delete(v);
+      const char *names[257];
+      int k = 0;
+      for (const cJSON *it = parent->child; it && k < 256; it = it->next)
+        names[k++] = it->string;
+      names[k] = NULL;
+      const char *near = ts_suggest(key, names);
+      if (near)
+        return ts_err_set(e, file, path, "--set: no such parameter in params; did you mean \"%s\"?", near);
       return ts_err_set(e, file, path, "--set: no such parameter in params (a typo?)");
     }
     cJSON_AddItemToObject(parent, key, v);

@@ -61,6 +61,23 @@ int ts_report_recorded(const ts_scenario *sc, const ts_sweep *s, const ts_baseli
   return ts_baseline_find(b, p->n, p->workers, keys, labels, sc->naxes, metric, v);
 }
 
+size_t ts_report_unmatched(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, size_t *first)
+{
+  const char *keys[16], *labels[16];
+  axis_keys(sc, keys);
+  size_t count = 0;
+  for (size_t i = 0; b && i < b->nrec; i++) {
+    int found = 0;
+    for (size_t k = 0; k < s->npoints && !found; k++) {
+      ts_report_labels(sc, s, &s->points[k], labels);
+      found = ts_record_matches(&b->rec[i], s->points[k].n, s->points[k].workers, keys, labels, sc->naxes);
+    }
+    if (!found && count++ == 0)
+      *first = i;
+  }
+  return count;
+}
+
 /* The point of the compare axis's first value that p is compared with. */
 static const ts_point *compare_base(const ts_scenario *sc, const ts_sweep *s, const ts_point *p)
 {

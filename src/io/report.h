@@ -19,6 +19,9 @@ void ts_report_labels(const ts_scenario *sc, const ts_sweep *s, const ts_point *
  * of a recorded ratio must be the sweep's. */
 int ts_report_recorded(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, const ts_point *p, int c,
                        double *v);
+/* How many of b's records belong to no point of the sweep (another n,
+ * workers or axis value); the first of them into *first. */
+size_t ts_report_unmatched(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, size_t *first);
 /* The metrics the table shows: the scenario's "table", else a default for
  * the columns the sweep has. Returns how many column indexes went into cols. */
 int ts_report_table_cols(const ts_scenario *sc, const ts_sweep *s, int *cols, int max);

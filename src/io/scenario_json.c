@@ -375,6 +375,11 @@ int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, t
     ts_jfail(&c, NULL, e, "expected a scenario object");
     goto out;
   }
+  if (cJSON_GetObjectItemCaseSensitive(root, "classes") && !cJSON_GetObjectItemCaseSensitive(root, "model")) {
+    ts_jfail(&c, NULL, e, "this is a model (it has \"classes\"), not a scenario: give a scenario, which names "
+             "its model in \"model\" (e.g. scenarios/zero-cache-wave.json)");
+    goto out;
+  }
   if (ts_jcheck_keys(&c, root, keys, e) || ts_jget_string(&c, root, "name", 1, &name, e) ||
       ts_jget_string(&c, root, "description", 0, &desc, e) || ts_jget_string(&c, root, "model", 1, &model, e) ||
       ts_jget_string(&c, root, "baseline", 0, &baseline, e) ||

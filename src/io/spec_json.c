@@ -130,9 +130,12 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
     if (!p)
       return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
-    double d = cJSON_IsNumber(p) ? p->valuedouble : lo - 1;
+    if (!cJSON_IsNumber(p))
+      return ts_spec_fail(sp, key, "%s must be %s in %s, got a %s", v->valuestring, what, range,
+                          cJSON_IsString(p) ? "string" : "value that is not a number");
+    double d = p->valuedouble;
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
-      return ts_spec_fail(sp, key, "%s must be %s in %s", v->valuestring, what, range);
+      return ts_spec_fail(sp, key, "%s must be %s in %s, got %g", v->valuestring, what, range, d);
     *out = d;
     return 0;
   }

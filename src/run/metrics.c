@@ -64,6 +64,23 @@ int ts_span_stat_find(const char *name)
   return -1;
 }
 
+void ts_metric_help(FILE *f)
+{
+  static const char *const when[] = {
+    [F_ALWAYS] = NULL,          [F_MUTEX] = "with mutexes",      [F_CHAN] = "with channels",
+    [F_HOP] = "with hops",      [F_CALL] = "with calls",         [F_SLEEP] = "with sleep steps",
+    [F_IPMS] = "with host.instructions_per_ms", [F_KERNEL] = "with kernel CPU",
+    [F_NCLASS] = "with a class counted by n"};
+  for (size_t b = 0; b < NBUILTIN; b++) {
+    fprintf(f, "  %-20s %s", builtins[b].name, builtins[b].meaning);
+    if (when[builtins[b].needs])
+      fprintf(f, " [%s]", when[builtins[b].needs]);
+    fputc('\n', f);
+  }
+  fprintf(f, "  %-20s %s\n", "<pool>_cpu_cores", "CPU of that pool's workers in the window, in cores [per pool beyond the "
+          "first]");
+}
+
 int ts_metric_builtin(const char *name)
 {
   for (int i = 0; i < NALWAYS; i++)

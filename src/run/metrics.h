@@ -24,6 +24,7 @@
 #ifndef TS_METRICS_H
 #define TS_METRICS_H
 #include <stddef.h>
+#include <stdio.h>
 
 #include "model/model.h"
 #include "model/world.h"
@@ -68,6 +69,9 @@ typedef struct ts_metric_list {
 int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size_t cap);
 /* Free a list's memory. */
 void ts_metric_list_finish(ts_metric_list *l);
+/* Print every built-in metric, a line each (name, meaning, and in brackets
+ * the model feature it needs when not every model has it), for --help. */
+void ts_metric_help(FILE *f);
 /* Index of the metric called name in l, or -1. */
 int ts_metric_list_find(const ts_metric_list *l, const char *name);
 /* Index of a built-in metric that exists for every model (the first twelve)

@@ -7,6 +7,7 @@
  * without rebuilding). */
 #include "viz/plot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +204,9 @@ static int draw(const char *gnuplot, const char *dir, const char *title, const s
   char *owned;
   const char *text = script_text(kinds[k].script, &owned);
   if (!text) {
-    fprintf(stderr, "tssim: plots: no script %s.gp\n", kinds[k].script);
+    const char *from = getenv("TSSIM_PLOTS_DIR");
+    fprintf(stderr, "tssim: plots: cannot read %s/%s.gp (TSSIM_PLOTS_DIR): %s\n", from ? from : "", kinds[k].script,
+            strerror(errno));
     return 0;
   }
   char png[1024], svg[1024], ftmp[2][1024], log[1024], cmd[2200];
