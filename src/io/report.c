@@ -308,26 +308,36 @@ void ts_report_samples_header(FILE *f, const ts_scenario *sc)
 }
 
 /* Write the decimal digits of u at p; returns the end. */
-static char *put_u64(char *p, uint64_t u)
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                  "8081828384858687888990919293949596979899";
+
+/* Write the digits of u at p, two at a time from the end, so that
+ * p[0..width) holds them right-aligned (width >= the digit count). */
+static void put_digits(char *p, size_t width, uint64_t u)
 {
-  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                              "8081828384858687888990919293949596979899";
-  char buf[24], *e = buf + sizeof buf, *b = e;
+  char *b = p + width;
   while (u >= 100) {
     unsigned d = (unsigned)(u % 100) * 2;
     u /= 100;
-    *--b = pairs[d + 1];
-    *--b = pairs[d];
+    *--b = digit_pairs[d + 1];
+    *--b = digit_pairs[d];
   }
   if (u >= 10) {
-    *--b = pairs[u * 2 + 1];
-    *--b = pairs[u * 2];
+    *--b = digit_pairs[u * 2 + 1];
+    *--b = digit_pairs[u * 2];
   } else {
     *--b = (char)('0' + u);
   }
-  memcpy(p, b, (size_t)(e - b));
-  return p + (e - b);
+}
+
+static char *put_u64(char *p, uint64_t u)
+{
+  size_t n = 1;
+  for (uint64_t t = u; t >= 10; t /= 10)
+    n++;
+  put_digits(p, n, u);
+  return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -354,13 +364,15 @@ char *ts_report_put_ms(char *p, ts_time t)
   if (t < 0)
     *p++ = '-';
   p = put_u64(p, u / 1000000);
-  unsigned f = (unsigned)(u % 1000000);
-  p[7] = '\0';
-  for (int i = 6; i > 0; i--) {
-    p[i] = (char)('0' + f % 10);
-    f /= 10;
-  }
+  unsigned f = (unsigned)(u % 1000000); /* six digits, zero-padded: three pairs */
   p[0] = '.';
+  for (int i = 5; i > 0; i -= 2) {
+    unsigned d = f % 100 * 2;
+    f /= 100;
+    p[i] = digit_pairs[d];
+    p[i + 1] = digit_pairs[d + 1];
+  }
+  p[7] = '\0';
   return p + 7;
 }
 

@@ -558,8 +558,10 @@ void ts_world_trim(ts_world *w)
 static int64_t memory_now(const ts_world *w)
 {
   const ts_model *m = w->model;
-  int64_t bytes = 0;
-  for (int id = 0; id < w->nactors; id++) {
+  int64_t bytes = 0, sized = 0;
+  for (size_t k = 0; k < m->nclasses; k++)
+    sized |= m->classes[k].size_bytes > 0;
+  for (int id = 0; sized && id < w->nactors; id++) { /* (no pass over the actors when none has a size) */
     const ts_actor *a = ts_world_actor(w, id);
     if (a->state != TS_ACTOR_NEW && a->state != TS_ACTOR_DONE)
       bytes += m->classes[a->klass].size_bytes;
