@@ -1252,6 +1252,15 @@ static int load_params(loader *L, ts_model *m)
     return ts_jfail(&L->c, "params", L->e, "out of memory");
   cJSON_ArrayForEach(it, L->params)
   {
+    const char *k = it->string;
+    if (!k[0] || (k[0] >= '0' && k[0] <= '9') ||
+        strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(k)) {
+      size_t old = ts_jpush_key(&L->c, "params");
+      int r = ts_jfail(&L->c, k, L->e, "a parameter name is letters, digits and '_', not starting with a digit "
+                       "(\"$%s\" in an expression would not name it)", k);
+      ts_jpop(&L->c, old);
+      return r;
+    }
     if (!cJSON_IsNumber(it))
       continue;
     m->param_values[m->nparams] = it->valuedouble;

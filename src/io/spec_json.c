@@ -124,9 +124,7 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
   snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
   if (!v)
     return required ? ts_spec_fail(sp, key, "missing (required): %s in %s", what, range) : 0;
-  if (cJSON_IsString(v) && v->valuestring[0] == '$' && v->valuestring[1] &&
-      strspn(v->valuestring + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-          strlen(v->valuestring + 1)) { /* "$param" alone (an expression starting with one is compiled below) */
+  if (cJSON_IsString(v) && is_param_ref(v->valuestring)) { /* "$param" alone (an expression starting with one is compiled below) */
     const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
     if (!p)
       return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
