@@ -143,6 +143,11 @@ int ts_heap_pop(ts_heap *h, ts_event *out)
   return 1;
 }
 
+/* Kept out of line (GCC and clang): inlined, its sift makes every caller of
+ * ts_heap_replace_top save and restore registers even in the fast case. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 int ts__heap_replace_top_slow(ts_heap *h, const ts_event *ev)
 {
   ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen}; /* (ev may point into the list) */

@@ -155,6 +155,13 @@ static void catch_up(ts_world *w, ts_worker *wk)
   wk->seg_t0 = now;
 }
 
+/* Arm wk's segment end dt ns from now (a new generation: earlier ends are void). */
+static inline void arm_end(ts_world *w, ts_worker *wk, ts_time dt)
+{
+  wk->gen++;
+  ts__at(w, w->sim.now + dt, TS_EV_SEG_END, wk->id, wk->gen);
+}
+
 static void schedule_end(ts_world *w, ts_worker *wk, ts_time work_left)
 {
   int64_t p, q;
@@ -167,8 +174,18 @@ static void schedule_end(ts_world *w, ts_worker *wk, ts_time work_left)
     ts_time num = work_left * q - wk->frac;
     dt = num > 0 ? (num + p - 1) / p : 0;
   }
-  wk->gen++;
-  ts__at(w, w->sim.now + dt, TS_EV_SEG_END, wk->id, wk->gen);
+  arm_end(w, wk, dt);
+}
+
+/* The row at whose end a new lap of a's segment g yields, from wk's cache:
+ * at a row's end, rows of equal cost r, a full lap of threshold x ahead, so
+ * the first row ending beyond x is floor(x / r) + 1 rows on (or the last
+ * row). -1 when the cache does not hold this (r, x). */
+static inline int64_t cached_lap_row(const ts_worker *wk, const ts_seg *g)
+{
+  if (!g->at_row || g->row <= 0 || wk->lap_row != g->row || wk->lap_thr != wk->seg_threshold)
+    return -1;
+  return wk->lap_k >= g->rows - g->rows_done ? g->rows : g->rows_done + wk->lap_k;
 }
 
 /* Plan the running actor's segment: up to the first row after which its lap
@@ -197,7 +214,7 @@ static void plan_actor(ts_world *w, ts_worker *wk)
         wk->lap_thr = rem;
         wk->lap_k = rem / g->row + 1;
       }
-      j = wk->lap_k >= rows - g->rows_done ? rows : g->rows_done + wk->lap_k;
+      j = cached_lap_row(wk, g);
       goto planned;
     }
     if (at_row && c >= rows) {
@@ -366,7 +383,7 @@ static int rr_slice(ts_world *w, ts_worker *wk)
   ts_time elapsed = now - wk->seg_t0;
   if (elapsed > 0) {
     wk->busy += elapsed;
-    wk->win_user += ts__clip(w, wk->seg_t0, now);
+    wk->win_user += w->win_all ? elapsed : ts__clip(w, wk->seg_t0, now);
     g->done += elapsed;
     if (g->done >= g->cost) {
       g->done = g->cost;
@@ -391,7 +408,7 @@ static int rr_slice(ts_world *w, ts_worker *wk)
   wk->queue_depth_sum += depth;
   if (depth > wk->queue_depth_max)
     wk->queue_depth_max = depth;
-  ts__actor_set_state(w, a, TS_ACTOR_QUEUED);
+  ts__actor_account_state(w, a, TS_ACTOR_QUEUED); /* rr_able: no observer */
   if (ts_ring_push(&wk->fifo_q, a->id) != 0)
     ts__world_nomem(w);
   if (w->error)
@@ -419,7 +436,7 @@ static int rr_slice(ts_world *w, ts_worker *wk)
     b->prio_pending = 0;
     wk->prio_inflight--;
   }
-  ts__actor_set_state(w, b, TS_ACTOR_RUNNING);
+  ts__actor_account_state(w, b, TS_ACTOR_RUNNING);
   b->lap_start = now;
   b->lap_counted = 0;
   wk->seg_threshold = ts__worker_threshold(wk);
@@ -440,6 +457,17 @@ static int rr_slice(ts_world *w, ts_worker *wk)
   wk->piece_t0 = now;
   wk->frac = 0;
   wk->frac_q = 1;
+  /* plan_actor, when its lap cache holds b's rows: a core of its own and a
+   * lap just begun (lap_start = now) */
+  ts_seg *h = &b->seg;
+  int64_t j = h->sliced && h->cost > 0 && wk->seg_threshold != TS_TIME_MAX ? cached_lap_row(wk, h) : -1;
+  if (j >= 0) {
+    h->rows_target = (int32_t)j;
+    h->at_row = 0;
+    ts_time left = cum(h, j) - h->done;
+    arm_end(w, wk, left > 0 ? left : 0);
+    return 1;
+  }
   plan_actor(w, wk);
   return 1;
 }

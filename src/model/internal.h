@@ -48,11 +48,12 @@ static inline ts_actor_ext *ts__x(ts_world *w, ts_actor *a)
 int ts__state_column(ts_world *w, int id, int s);
 static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);
 /* Move a to state s now, adding the time in the old state to its stats and,
- * clipped to the window, to the world's. */
+ * clipped to the window, to the world's; the observer is not told (for a
+ * world without one: cpu.c's fast path). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
+static inline void ts__actor_account_state(ts_world *w, ts_actor *a, int s)
 {
   ts_time now = w->sim.now;
   ts_time dt = now - a->state_since;
@@ -71,8 +72,16 @@ static inline void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
   }
   a->state = (uint8_t)s;
   a->state_since = now;
+}
+/* Move a to state s now (ts__actor_account_state), and tell the observer. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void ts__actor_set_state(ts_world *w, ts_actor *a, int s)
+{
+  ts__actor_account_state(w, a, s);
   if (w->obs && w->obs->actor_state)
-    w->obs->actor_state(w->obs->data, now, a->id, s);
+    w->obs->actor_state(w->obs->data, w->sim.now, a->id, s);
 }
 /* Run a's program from its pc while it holds the CPU. Returns 1 when the
  * worker is busy (a CPU segment or an overhead), 0 when it is free. */

@@ -465,6 +465,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->horizon = spec->horizon;
   w->win_t0 = spec->win_t0;
   w->win_t1 = spec->win_t1;
+  w->win_all = w->win_t0 <= 0 && w->win_t1 >= w->horizon;
   w->max_events = spec->max_events;
   w->memory_at_end = -1;
   ts_sim_init(&w->sim, w);

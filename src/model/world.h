@@ -273,6 +273,7 @@ typedef struct ts_world {
   double *counters;
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
+  int win_all;            /* the window holds the whole run (win_t0 <= 0, win_t1 >= horizon): no clipping */
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
   uint64_t max_events;    /* 0: no limit */
   double win_lock_wait;   /* ns all actors spent waiting for async locks, within the window (a sum: a double) */

@@ -312,6 +312,31 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
   }
 }
 
+/* Whether no actor of w has time in state st (no chunk has its column). */
+static int state_unused(const ts_world *w, int st)
+{
+  for (int c = 0; c < w->cap_actors >> TS_CHUNK_BITS; c++)
+    if (w->scol[c * TS_NSTATES + st])
+      return 0;
+  return 1;
+}
+
+int ts_metric_world_actor_zero(int q, const ts_world *w)
+{
+  switch (q) {
+  case TS_Q_LOCK_WAIT: return state_unused(w, TS_ACTOR_LOCK_WAIT);
+  case TS_Q_IO: return state_unused(w, TS_ACTOR_IO);
+  case TS_Q_READY_WAIT: return state_unused(w, TS_ACTOR_READY);
+  case TS_Q_SLEEP: return state_unused(w, TS_ACTOR_SLEEP);
+  case TS_Q_CHAN_WAIT: return state_unused(w, TS_ACTOR_CHAN_WAIT);
+  case TS_Q_HOP: return state_unused(w, TS_ACTOR_HOP);
+  case TS_Q_CALL_WAIT: return state_unused(w, TS_ACTOR_CALL_WAIT);
+  case TS_Q_LOCK_WORK:
+  case TS_Q_MUTEX_WAIT: return w->model->nlocks == 0;
+  default: return 0;
+  }
+}
+
 double ts_metric_quantity(int q, const ts_actor_stats *s)
 {
   switch (q) {

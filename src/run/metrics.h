@@ -90,6 +90,10 @@ double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);
 double ts_metric_quantity(int q, const ts_actor_stats *s);
 /* The value of per-actor quantity q (TS_Q_*) for actor id of a finished world. */
 double ts_metric_world_actor(int q, const ts_world *w, int actor);
+/* Whether quantity q is 0 for every actor of w, known without reading the
+ * actors: the time in a state no actor was ever in (its state columns were
+ * never made), or a lock time in a model without locks. 0: not known. */
+int ts_metric_world_actor_zero(int q, const ts_world *w);
 /* Evaluate the expr metrics of l over v (in list order: an expression may
  * read metrics before it). */
 void ts_metric_exprs(const ts_metric_list *l, double *v);

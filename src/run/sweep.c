@@ -114,6 +114,17 @@ static double actor_stat(double *v, size_t k, int stat, int same)
   return same ? ts_quantile_same(v[0], k, q[stat]) : ts_quantile(v, k, q[stat]);
 }
 
+/* The counted actors of class klass (-1: all). */
+static size_t counted(const ts_world *w, int klass)
+{
+  size_t n = 0;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    n += ts_world_counted(a) && (klass < 0 || a->klass == klass);
+  }
+  return n;
+}
+
 /* Actor quantity q of every counted actor of class klass (-1: all) into v,
  * in actor order, leaving out NaN (an actor still running has no wave_ms or
  * done_ms). Returns how many went in; *all counts the NaN too, *same says
@@ -535,22 +546,32 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     double *v = o->rows + (size_t)k * nl;
     memcpy(v, wv, nl * sizeof *v);
     memset(got, 0, nl);
+    int64_t row_all = -1; /* the row's counted actors, once known */
     for (size_t i = 0; i < nl; i++) {
       const ts_metric *x = &l->v[i];
       if (got[i] || !per_actor(x))
         continue;
       /* one pass over the actors per quantity, for every statistic of it
        * (the mean first: it is taken in actor order) */
-      size_t all;
-      int same;
-      size_t cnt = actor_values(&w, x->id, klass, sc, &all, &same);
+      size_t all, cnt;
+      int same, zero = ts_metric_world_actor_zero(x->id, &w);
+      if (zero) { /* 0 for every actor: no pass over them but to count */
+        if (row_all < 0)
+          row_all = (int64_t)counted(&w, klass);
+        all = cnt = (size_t)row_all;
+        same = 1;
+      } else {
+        cnt = actor_values(&w, x->id, klass, sc, &all, &same);
+        row_all = (int64_t)all;
+      }
       if (i == 0)
         o->rowsamples[k] += all;
       for (int mean_pass = 1; mean_pass >= 0; mean_pass--)
         for (size_t j = i; j < nl; j++) {
           const ts_metric *y = &l->v[j];
           if (!got[j] && per_actor(y) && y->id == x->id && (y->stat == 2) == mean_pass) {
-            v[j] = actor_stat(sc, cnt, y->stat, same);
+            /* every statistic of zeros is +0 (GSL's mean and quantiles alike) */
+            v[j] = zero ? (cnt ? 0.0 : NAN) : actor_stat(sc, cnt, y->stat, same);
             got[j] = 1;
           }
         }
