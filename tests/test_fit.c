@@ -683,6 +683,39 @@ START_TEST(fit_error_starts_dimension)
 }
 END_TEST
 
+/* A calibration converts the model once per evaluation; the CPU scale's
+ * baseline file is read once, as the table it stands for, and the model is
+ * the same. */
+START_TEST(fit_inlined_baseline_scale_is_the_same_model)
+{
+  char *path = tu_source_path("models/zero-cache.json");
+  cJSON *tree;
+  ts_err e;
+  ck_assert_msg(ts_json_load(path, &tree, &e) == 0, "%s", e.msg);
+  cJSON *copy = cJSON_Duplicate(tree, 1);
+  ck_assert_ptr_nonnull(copy);
+  ck_assert_int_eq(ts_model_inline_files(copy, path, &e), 0);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(copy, "host"), "cpu_scale_by_n");
+  ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(t, "baseline"));
+  ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(t, "scale"));
+  ts_model a, b;
+  ck_assert_int_eq(ts_model_from_json(tree, path, &a, &e), 0);
+  ck_assert_int_eq(ts_model_from_json(copy, path, &b, &e), 0);
+  ck_assert_uint_eq(a.nscale, b.nscale);
+  ck_assert_uint_gt(a.nscale, 1);
+  ck_assert_int_eq(a.scale_by_worker, b.scale_by_worker);
+  for (size_t i = 0; i < a.nscale; i++) {
+    ck_assert(memcmp(&a.scale_n[i], &b.scale_n[i], sizeof a.scale_n[i]) == 0);
+    ck_assert(memcmp(&a.scale_v[i], &b.scale_v[i], sizeof a.scale_v[i]) == 0);
+  }
+  ts_model_finish(&a);
+  ts_model_finish(&b);
+  cJSON_Delete(copy);
+  cJSON_Delete(tree);
+  free(path);
+}
+END_TEST
+
 Suite *fit_suite(void)
 {
   Suite *s = suite_create("fit");
@@ -705,8 +738,10 @@ Suite *fit_suite(void)
                                  fit_error_usage,
                                  fit_error_starts_dimension,
                                  NULL};
+  const TTest *const inline_tests[] = {fit_inlined_baseline_scale_is_the_same_model, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli_tests, NULL, NULL, 120);
   tu_tcase(s, "errors", errors, NULL, NULL, 60);
+  tu_tcase(s, "inline", inline_tests, NULL, NULL, 60);
   return s;
 }

@@ -224,7 +224,9 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
     ts_fit_problem_finish(pb);
     return ts_err_set(e, file, NULL, "out of memory");
   }
-  if (probe(pb, e) || select_targets(pb, b, use_metric, e)) {
+  /* every evaluation converts the tree: read its files (a baseline the CPU
+   * scale comes from) once, here */
+  if (ts_model_inline_files(pb->tree, pb->file, e) || probe(pb, e) || select_targets(pb, b, use_metric, e)) {
     ts_fit_problem_finish(pb);
     return -1;
   }

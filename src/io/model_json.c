@@ -1364,6 +1364,46 @@ int ts_model_apply_set(cJSON *root, const char *file, const char *set, ts_err *e
   return ts_json_set_path(root, file, path, eq + 1, e);
 }
 
+int ts_model_inline_files(cJSON *root, const char *file, ts_err *e)
+{
+  cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "host");
+  cJSON *t = cJSON_IsObject(h) ? cJSON_GetObjectItemCaseSensitive(h, "cpu_scale_by_n") : NULL;
+  if (!cJSON_IsObject(t) || !cJSON_GetObjectItemCaseSensitive(t, "baseline"))
+    return 0;
+  ts_model m;
+  if (ts_model_from_json(root, file, &m, e))
+    return -1;
+  cJSON *ns = cJSON_CreateArray(), *vs = cJSON_CreateArray();
+  int bad = !ns || !vs;
+  for (size_t i = 0; !bad && i < m.nscale; i++) {
+    cJSON *x = cJSON_CreateNumber(m.scale_n[i]);
+    if (!x || !cJSON_AddItemToArray(ns, x)) {
+      cJSON_Delete(x);
+      bad = 1;
+      break;
+    }
+    cJSON *v = cJSON_CreateNumber(m.scale_v[i]);
+    if (!v || !cJSON_AddItemToArray(vs, v)) {
+      cJSON_Delete(v);
+      bad = 1;
+    }
+  }
+  ts_model_finish(&m);
+  if (bad || !cJSON_AddItemToObject(t, "n", ns)) {
+    cJSON_Delete(ns);
+    cJSON_Delete(vs);
+    return ts_err_set(e, file, "host.cpu_scale_by_n", "out of memory");
+  }
+  if (!cJSON_AddItemToObject(t, "scale", vs)) {
+    cJSON_Delete(vs);
+    cJSON_DeleteItemFromObjectCaseSensitive(t, "n");
+    return ts_err_set(e, file, "host.cpu_scale_by_n", "out of memory");
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(t, "baseline");
+  cJSON_DeleteItemFromObjectCaseSensitive(t, "metric");
+  return 0;
+}
+
 int ts_model_load(const char *path, const char *const *sets, int nsets, ts_model *m, cJSON **resolved, ts_err *e)
 {
   cJSON *root;

@@ -23,5 +23,11 @@ int ts_model_load(const char *path, const char *const *sets, int nsets, ts_model
                   ts_err *e);
 /* Apply one "PATH=VALUE" override to a model tree. Returns 0 or -1. */
 int ts_model_apply_set(cJSON *root, const char *file, const char *set, ts_err *e);
+/* Replace what a conversion of root would read from other files by its
+ * content, for trees converted again and again (a calibration's
+ * evaluations): host.cpu_scale_by_n {"baseline": FILE, "metric": M} becomes
+ * the {"n": [...], "scale": [...]} table it stands for, which converts to
+ * the same model. Returns 0, or -1 with e filled (root then unchanged). */
+int ts_model_inline_files(cJSON *root, const char *file, ts_err *e);
 
 #endif
