@@ -683,6 +683,72 @@ START_TEST(fit_error_starts_dimension)
 }
 END_TEST
 
+/* Found in review: with the CPU scale's baseline read once and inlined, a
+ * scenario axis that chose the scale's metric was ignored (both axis values
+ * predicted the same). Calibrate's fitted values must be what tssim run
+ * gives for the calibrated model under the same scenario. */
+START_TEST(fit_axis_over_the_cpu_scale_is_honoured)
+{
+  scratch s;
+  scratch_open(&s, "blc.json");
+  char path[700];
+  snprintf(path, sizeof path, "%s/bl.json", s.dir);
+  tu_write_file(path, "{\"points\": [{\"n\": 1, \"metrics\": {\"per_group_cpu_ms\": 100, \"wave_ms\": 10}},"
+                      " {\"n\": 2, \"metrics\": {\"per_group_cpu_ms\": 90, \"wave_ms\": 30}},"
+                      " {\"n\": 4, \"metrics\": {\"per_group_cpu_ms\": 80, \"wave_ms\": 70}}]}");
+  snprintf(path, sizeof path, "%s/mc.json", s.dir);
+  tu_write_file(path, "{\"name\": \"t\", \"host\": {\"cpu_scale_by_n\": {\"baseline\": \"bl.json\", \"metric\": \"wave_ms\"}},"
+                      " \"params\": {\"c_ms\": 5},"
+                      " \"free\": [{\"name\": \"c_ms\", \"path\": \"params.c_ms\", \"min\": 1, \"max\": 10}],"
+                      " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}");
+  tu_write_file(s.baseline, "{\"points\": [{\"n\": 1, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 5}},"
+                            " {\"n\": 4, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 100}},"
+                            " {\"n\": 1, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 5}},"
+                            " {\"n\": 4, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 16}}]}");
+  char scen[700];
+  snprintf(scen, sizeof scen, "%s/sc.json", s.dir);
+  tu_write_file(scen, "{\"name\": \"ax\", \"model\": \"mc.json\", \"n\": [1, 4], \"workers\": [1],"
+                      " \"axes\": {\"scale\": {\"sets\": {\"wave\": {\"host.cpu_scale_by_n.metric\": \"wave_ms\"},"
+                      " \"cpu\": {\"host.cpu_scale_by_n.metric\": \"per_group_cpu_ms\"}}}}}");
+  const char *out = out_path(&s, "fitted.json");
+  free(cli_ok("%s/mc.json %s --scenario %s --starts 0 --searches 1 -r 1 -q -o %s", s.dir, s.baseline, scen, out));
+  cJSON *doc = load_json(out);
+  double c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "params"), "c_ms")->valuedouble;
+  const cJSON *res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "provenance"), "residuals");
+  double fitted[2] = {NAN, NAN};
+  const cJSON *r;
+  cJSON_ArrayForEach(r, res)
+  {
+    if (cJSON_GetObjectItemCaseSensitive(r, "n")->valueint != 4)
+      continue;
+    int k = strcmp(cJSON_GetObjectItemCaseSensitive(r, "axes")->valuestring, "scale=cpu") == 0;
+    fitted[k] = cJSON_GetObjectItemCaseSensitive(r, "fitted")->valuedouble;
+  }
+  cJSON_Delete(doc);
+  /* what tssim run predicts at n = 4 with the fitted c_ms: the wave_ms scale (x7) and the cpu one (x0.8) */
+  char cmd[2400], *text;
+  snprintf(cmd, sizeof cmd, "run %s --set params.c_ms=%.17g -r 1 -q --no-plots -o %s/run", scen, c, s.dir);
+  ck_assert_int_eq(tu_tssim(cmd, &text, NULL), 0);
+  free(text);
+  snprintf(path, sizeof path, "%s/run/summary.csv", s.dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  int checked = 0;
+  for (int row = 0; row < t.nrows; row++) {
+    if (atoi(tu_table_cell(&t, row, "n")) != 4)
+      continue;
+    int k = strcmp(tu_table_cell(&t, row, "scale"), "cpu") == 0;
+    double ran = tu_table_num(&t, row, "wave_ms");
+    ck_assert_msg(fabs(ran - fitted[k]) <= 1e-5 * ran, "scale=%s: calibrate %g, run %g", k ? "cpu" : "wave", fitted[k], ran);
+    checked++;
+  }
+  ck_assert_int_eq(checked, 2);
+  ck_assert(fabs(fitted[0] - fitted[1]) > 1);
+  tu_table_free(&t);
+  clean(&s);
+}
+END_TEST
+
 /* A calibration converts the model once per evaluation; the CPU scale's
  * baseline file is read once, as the table it stands for, and the model is
  * the same. */
@@ -738,7 +804,8 @@ Suite *fit_suite(void)
                                  fit_error_usage,
                                  fit_error_starts_dimension,
                                  NULL};
-  const TTest *const inline_tests[] = {fit_inlined_baseline_scale_is_the_same_model, NULL};
+  const TTest *const inline_tests[] = {fit_inlined_baseline_scale_is_the_same_model,
+                                       fit_axis_over_the_cpu_scale_is_honoured, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli_tests, NULL, NULL, 120);
   tu_tcase(s, "errors", errors, NULL, NULL, 60);

@@ -208,6 +208,19 @@ static int probe(ts_fit_problem *pb, ts_err *e)
   return rc;
 }
 
+/* Whether an axis value of sc overrides something under the model's host. */
+static int axes_touch_host(const ts_scenario *sc)
+{
+  for (int a = 0; sc && a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
+        const char *set = sc->axes[a].sets[v][k];
+        if (strncmp(set, "host", 4) == 0 && (set[4] == '.' || set[4] == '=' || set[4] == '['))
+          return 1;
+      }
+  return 0;
+}
+
 int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
                         const ts_baseline *b, const ts_scenario *sc, const char *const *use_metric, uint64_t seed,
                         int replications, ts_err *e)
@@ -225,8 +238,9 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
     return ts_err_set(e, file, NULL, "out of memory");
   }
   /* every evaluation converts the tree: read its files (a baseline the CPU
-   * scale comes from) once, here */
-  if (ts_model_inline_files(pb->tree, pb->file, e) || probe(pb, e) || select_targets(pb, b, use_metric, e)) {
+   * scale comes from) once, here, unless an axis overrides the host (then
+   * each combination reads them as the model says) */
+  if ((!axes_touch_host(sc) && ts_model_inline_files(pb->tree, pb->file, e)) || probe(pb, e) || select_targets(pb, b, use_metric, e)) {
     ts_fit_problem_finish(pb);
     return -1;
   }

@@ -1076,6 +1076,9 @@ static int scale_from_baseline(loader *L, ts_model *m, const cJSON *t)
     if (first <= 0 || (i > 0 && m->scale_n[i] == m->scale_n[i - 1]))
       return ts_jfail(&L->c, "baseline", L->e, "needs one positive %s per n", metric);
     m->scale_v[i] /= first;
+    if (!(m->scale_v[i] > 0 && m->scale_v[i] <= 1e3)) /* what a table may hold */
+      return ts_jfail(&L->c, "baseline", L->e, "%s at n = %g is %g times its value at n = %g: expected a CPU scale "
+                      "in (0, 1000]", metric, m->scale_n[i], m->scale_v[i], m->scale_n[0]);
   }
   return 0;
 }
@@ -1092,9 +1095,15 @@ static int load_cpu_scale_by_n(loader *L, ts_model *m, const cJSON *h)
   if (!t)
     return 0;
   size_t old = ts_jpush_key(&L->c, "cpu_scale_by_n");
-  int by = 0;
-  int bad = ts_jcheck_keys(&L->c, t, keys, L->e) || enum_field(L, t, "by", bys, &by) ||
-            (cJSON_GetObjectItemCaseSensitive(t, "baseline") ? scale_from_baseline(L, m, t) : scale_from_table(L, m, t));
+  int by = 0, from_baseline = cJSON_GetObjectItemCaseSensitive(t, "baseline") != NULL;
+  int bad = ts_jcheck_keys(&L->c, t, keys, L->e) || enum_field(L, t, "by", bys, &by);
+  if (!bad && from_baseline && (cJSON_GetObjectItemCaseSensitive(t, "n") || cJSON_GetObjectItemCaseSensitive(t, "scale")))
+    bad = ts_jfail(&L->c, "baseline", L->e, "expected either \"baseline\" (and \"metric\") or the table \"n\" and "
+                   "\"scale\", not both");
+  if (!bad && !from_baseline && cJSON_GetObjectItemCaseSensitive(t, "metric"))
+    bad = ts_jfail(&L->c, "metric", L->e, "\"metric\" names what to read from a \"baseline\", and there is none");
+  if (!bad)
+    bad = from_baseline ? scale_from_baseline(L, m, t) : scale_from_table(L, m, t);
   m->scale_by_worker = by == 0;
   ts_jpop(&L->c, old);
   return bad ? -1 : 0;
