@@ -204,24 +204,32 @@ START_TEST(cli_calibrate_progress_only_on_a_terminal)
 }
 END_TEST
 
+/* A command line and the one line it must be refused with (exit 2). */
+typedef struct refusal {
+  const char *args, *err;
+} refusal;
+
+static void expect_refused(const refusal *cases, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    char *err;
+    ck_assert_int_eq(run(NULL, &err, "%s", cases[i].args), 2);
+    ck_assert_msg(strcmp(err, cases[i].err) == 0, "%s: %s", cases[i].args, err);
+    free(err);
+  }
+}
+
 /* Issue 13 item 8: a model or scenario that is a folder said only "read error". */
 START_TEST(cli_input_is_a_directory_exits_2)
 {
-  static const struct {
-    const char *args, *err;
-  } cases[] = {
+  static const refusal cases[] = {
     {"run models/", "tssim: models/: is a directory, expected a JSON file\n"},
     {"run scenarios", "tssim: scenarios: is a directory, expected a JSON file\n"},
     {"gantt scenarios/", "tssim: scenarios/: is a directory, expected a JSON file\n"},
     {"calibrate models/ models/baselines/zero-cache-wave.json", "tssim: models/: is a directory, expected a JSON file\n"},
     {"calibrate models/zero-cache.json models/baselines", "tssim: models/baselines: is a directory, expected a JSON file\n"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *err;
-    ck_assert_int_eq(run(NULL, &err, "%s", cases[i].args), 2);
-    ck_assert_msg(strcmp(err, cases[i].err) == 0, "%s: %s", cases[i].args, err);
-    free(err);
-  }
+  expect_refused(cases, sizeof cases / sizeof *cases);
 }
 END_TEST
 
@@ -229,9 +237,7 @@ END_TEST
  * and a line that says what to do. */
 START_TEST(cli_common_mistakes_are_named)
 {
-  static const struct {
-    const char *args, *err;
-  } cases[] = {
+  static const refusal cases[] = {
     {"run scenarios/rr-wave.json -o ''", "tssim: -o: expected a folder, got an empty path\n"},
     {"merge -o '' results/x", "tssim: -o: expected a folder, got an empty path\n"},
     {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json -o ''",
@@ -243,12 +249,7 @@ START_TEST(cli_common_mistakes_are_named)
      "tssim: models/zero-cache.json: params.trackr_ms: --set: no such parameter in params; did you mean "
      "\"tracker_ms\"? (from --set params.trackr_ms=5)\n"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *err;
-    ck_assert_int_eq(run(NULL, &err, "%s", cases[i].args), 2);
-    ck_assert_msg(strcmp(err, cases[i].err) == 0, "%s: %s", cases[i].args, err);
-    free(err);
-  }
+  expect_refused(cases, sizeof cases / sizeof *cases);
 }
 END_TEST
 

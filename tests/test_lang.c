@@ -22,20 +22,19 @@
 
 #define MS(x) ((ts_time)llround((x) * 1e6))
 
-static void load(const char *json, ts_model *m)
-{
-  cJSON *root = cJSON_Parse(json);
-  ck_assert_msg(root != NULL, "bad test JSON: %s", json);
-  ts_err e;
-  int rc = ts_model_from_json(root, "test.json", m, &e);
-  cJSON_Delete(root);
-  ck_assert_msg(rc == 0, "%s", e.msg);
-}
-
 static ts_world_spec spec_of(int n, int workers, uint64_t seed, ts_time horizon)
 {
   return (ts_world_spec){.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0,
                          .win_t1 = horizon};
+}
+
+/* Run m with n groups on one worker, stream seed 1, to horizon, into w
+ * (free with ts_world_finish); the run must succeed. */
+static void run_world(ts_world *w, const ts_model *m, int n, ts_time horizon)
+{
+  ts_world_spec sp = spec_of(n, 1, 1, horizon);
+  ck_assert_int_eq(ts_world_init(w, m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(w), TS_WORLD_OK);
 }
 
 /* ---- queueing closed forms ---- */
@@ -51,7 +50,7 @@ static void pk_case(double rho, int exponential)
            " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"%s\"}]}]}",
            rho * 1000, exponential ? "exponential" : "fixed");
   ts_model m;
-  load(json, &m);
+  tu_model(json, &m);
   enum { R = 10 };
   double mean[R];
   for (int r = 0; r < R; r++) {
@@ -89,10 +88,10 @@ END_TEST
 START_TEST(lang_periodic_window_counts_50)
 {
   ts_model m;
-  load("{\"classes\": [{\"name\": \"job\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 100},"
-       " \"program\": [{\"op\": \"span_begin\", \"span\": \"job\"}, {\"op\": \"cpu\", \"ms\": 1},"
-       " {\"op\": \"span_end\", \"span\": \"job\"}]}]}",
-       &m);
+  tu_model("{\"classes\": [{\"name\": \"job\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 100},"
+           " \"program\": [{\"op\": \"span_begin\", \"span\": \"job\"}, {\"op\": \"cpu\", \"ms\": 1},"
+           " {\"op\": \"span_end\", \"span\": \"job\"}]}]}",
+           &m);
   ts_world w;
   ts_world_spec sp = {.n = 1, .workers = 1, .seed = 1, .horizon = MS(10000), .win_t0 = MS(2000), .win_t1 = MS(7000)};
   ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
@@ -111,14 +110,12 @@ END_TEST
 START_TEST(lang_repeat_forever_stops_at_horizon)
 {
   ts_model m;
-  load("{\"counters\": [{\"name\": \"ticks\"}], \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": ["
-       "{\"op\": \"repeat\", \"count\": \"forever\", \"name\": \"k\", \"steps\": [{\"op\": \"sleep\", \"ms\": 10},"
-       " {\"op\": \"add\", \"counter\": \"ticks\"}]}]}]}",
-       &m);
+  tu_model("{\"counters\": [{\"name\": \"ticks\"}], \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": ["
+           "{\"op\": \"repeat\", \"count\": \"forever\", \"name\": \"k\", \"steps\": [{\"op\": \"sleep\", \"ms\": 10},"
+           " {\"op\": \"add\", \"counter\": \"ticks\"}]}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, MS(1000));
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, MS(1000));
   ck_assert_double_eq(w.counters[0], 100);
   ck_assert_int_eq(w.done, 0);
   ck_assert_int_eq(w.sim.now, MS(1000));
@@ -132,16 +129,14 @@ END_TEST
 START_TEST(lang_nested_repeat_and_if)
 {
   ts_model m;
-  load("{\"params\": {\"outer\": 3}, \"counters\": [{\"name\": \"odd\"}],"
-       "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"$outer\", \"name\": \"k\","
-       " \"steps\": [{\"op\": \"repeat\", \"count\": \"k + 1\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]},"
-       " {\"op\": \"if\", \"cond\": \"k % 2 == 1\", \"then\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": \"10 * k\"}],"
-       "  \"else\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": 1}]}]}]}]}",
-       &m);
+  tu_model("{\"params\": {\"outer\": 3}, \"counters\": [{\"name\": \"odd\"}],"
+           "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"$outer\", \"name\": \"k\","
+           " \"steps\": [{\"op\": \"repeat\", \"count\": \"k + 1\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]},"
+           " {\"op\": \"if\", \"cond\": \"k % 2 == 1\", \"then\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": \"10 * k\"}],"
+           "  \"else\": [{\"op\": \"add\", \"counter\": \"odd\", \"value\": 1}]}]}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, TS_TIME_MAX);
   ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(6));
   ck_assert_double_eq(w.counters[0], 1 + 10 + 1); /* k = 0: +1, k = 1: +10, k = 2: +1 */
   ts_world_finish(&w);
@@ -154,15 +149,13 @@ END_TEST
 START_TEST(lang_lock_taken_in_both_branches)
 {
   ts_model m;
-  load("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"a\", \"count\": 2, \"program\": ["
-       "{\"op\": \"if\", \"cond\": \"i == 0\", \"then\": [{\"op\": \"lock\", \"lock\": \"l\"}],"
-       " \"else\": [{\"op\": \"lock\", \"lock\": \"l\"}]},"
-       "{\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
-       &m);
+  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"a\", \"count\": 2, \"program\": ["
+           "{\"op\": \"if\", \"cond\": \"i == 0\", \"then\": [{\"op\": \"lock\", \"lock\": \"l\"}],"
+           " \"else\": [{\"op\": \"lock\", \"lock\": \"l\"}]},"
+           "{\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, TS_TIME_MAX);
   ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(1));
   ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(2)); /* waited for the first to release */
   ts_world_finish(&w);
@@ -175,9 +168,9 @@ END_TEST
 START_TEST(lang_kernel_cpu_on_an_event_loop)
 {
   ts_model m;
-  load("{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1},"
-       " {\"op\": \"cpu\", \"ms\": 3, \"account\": \"kernel\"}]}]}",
-       &m);
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1},"
+           " {\"op\": \"cpu\", \"ms\": 3, \"account\": \"kernel\"}]}]}",
+           &m);
   ts_metric_list l;
   char err[200];
   ck_assert_int_eq(ts_metric_list_build(&m, &l, err, sizeof err), 0);
@@ -186,9 +179,7 @@ START_TEST(lang_kernel_cpu_on_an_event_loop)
   ck_assert_int_ge(ts_metric_list_find(&l, "kernel_ms"), 0);
   ts_metric_list_finish(&l);
   ts_world w;
-  ts_world_spec sp = spec_of(2, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 2, TS_TIME_MAX);
   ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(8));
   ck_assert_int_eq(ts_world_stats(&w, 1).kernel, MS(3));
   ts_world_finish(&w);
@@ -202,14 +193,12 @@ END_TEST
 START_TEST(lang_arrived_anchors_timers)
 {
   ts_model m;
-  load("{\"params\": {\"fps\": 50}, \"classes\": [{\"name\": \"a\", \"count\": 2,"
-       " \"arrival\": {\"kind\": \"periodic\", \"phase_ms\": 5, \"period_ms\": \"1000 / $fps\"},"
-       " \"program\": [{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"sleep\", \"ms\": \"arrived + 10 - now\"}]}]}",
-       &m);
+  tu_model("{\"params\": {\"fps\": 50}, \"classes\": [{\"name\": \"a\", \"count\": 2,"
+           " \"arrival\": {\"kind\": \"periodic\", \"phase_ms\": 5, \"period_ms\": \"1000 / $fps\"},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"sleep\", \"ms\": \"arrived + 10 - now\"}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, TS_TIME_MAX);
   ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(15));
   ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(35));
   ts_world_finish(&w);
@@ -223,13 +212,11 @@ END_TEST
 START_TEST(lang_arrivals_past_the_horizon_are_not_a_deadlock)
 {
   ts_model m;
-  load("{\"classes\": [{\"name\": \"a\", \"count\": 3, \"arrival\": {\"kind\": \"at\", \"spacing_ms\": 100},"
-       " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
-       &m);
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 3, \"arrival\": {\"kind\": \"at\", \"spacing_ms\": 100},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, MS(150));
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, MS(150));
   ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(101));
   ck_assert(!ts_world_counted(ts_world_actor(&w, 2)));
   ts_world_finish(&w);
@@ -241,15 +228,13 @@ END_TEST
 START_TEST(lang_after_arrival_closes_the_loop)
 {
   ts_model m;
-  load("{\"classes\": [{\"name\": \"leader\", \"count\": 2, \"arrival\": {\"spacing_ms\": 10},"
-       "  \"program\": [{\"op\": \"io\", \"ms\": 5}]},"
-       " {\"name\": \"follower\", \"count\": 2, \"arrival\": {\"kind\": \"after\", \"after\": \"leader\", \"delay_ms\": 2},"
-       "  \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
-       &m);
+  tu_model("{\"classes\": [{\"name\": \"leader\", \"count\": 2, \"arrival\": {\"spacing_ms\": 10},"
+           "  \"program\": [{\"op\": \"io\", \"ms\": 5}]},"
+           " {\"name\": \"follower\", \"count\": 2, \"arrival\": {\"kind\": \"after\", \"after\": \"leader\", \"delay_ms\": 2},"
+           "  \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, TS_TIME_MAX);
   ck_assert_int_eq(ts_world_actor(&w, 2)->st.arrive, MS(7));
   ck_assert_int_eq(ts_world_actor(&w, 3)->st.arrive, MS(17));
   ck_assert_int_eq(ts_world_actor(&w, 3)->st.done, MS(18));
@@ -266,9 +251,9 @@ END_TEST
 START_TEST(lang_span_quantiles_are_gsl)
 {
   ts_model m;
-  load("{\"classes\": [{\"name\": \"a\", \"count\": 7, \"program\": [{\"op\": \"span_begin\", \"span\": \"op\"},"
-       " {\"op\": \"cpu\", \"ms\": \"1 + i * i\"}, {\"op\": \"span_end\", \"span\": \"op\"}]}]}",
-       &m);
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 7, \"program\": [{\"op\": \"span_begin\", \"span\": \"op\"},"
+           " {\"op\": \"cpu\", \"ms\": \"1 + i * i\"}, {\"op\": \"span_end\", \"span\": \"op\"}]}]}",
+           &m);
   int ns[] = {1}, ws[] = {1};
   ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 1, .model = &m,
                         .horizon = TS_TIME_MAX};
@@ -294,16 +279,14 @@ END_TEST
 START_TEST(lang_span_ends_on_another_actor)
 {
   ts_model m;
-  load("{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}], \"classes\": ["
-       " {\"name\": \"pub\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"span_begin\", \"span\": \"frame\"},"
-       "  {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"notify\", \"channel\": \"c\", \"carry\": \"frame\"}]},"
-       " {\"name\": \"reader\", \"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.5},"
-       "  {\"op\": \"span_end\", \"span\": \"delivery\", \"from\": \"notify\"}]}]}",
-       &m);
+  tu_model("{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}], \"classes\": ["
+           " {\"name\": \"pub\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"span_begin\", \"span\": \"frame\"},"
+           "  {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"notify\", \"channel\": \"c\", \"carry\": \"frame\"}]},"
+           " {\"name\": \"reader\", \"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.5},"
+           "  {\"op\": \"span_end\", \"span\": \"delivery\", \"from\": \"notify\"}]}]}",
+           &m);
   ts_world w;
-  ts_world_spec sp = spec_of(1, 1, 1, TS_TIME_MAX);
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  run_world(&w, &m, 1, TS_TIME_MAX);
   ck_assert_uint_eq(w.spans[1].len, 1);
   ck_assert_int_eq(w.spans[1].v[0], MS(2.5));
   ck_assert_uint_eq(w.spans[0].len, 0); /* "frame" only stamps: no samples */
@@ -326,7 +309,7 @@ START_TEST(lang_crn_other_class_unchanged)
     char json[600];
     snprintf(json, sizeof json, fmt, 2 + v);
     ts_model m;
-    load(json, &m);
+    tu_model(json, &m);
     ts_world w;
     ts_world_spec sp = spec_of(1, 1, 42, TS_TIME_MAX);
     ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);

@@ -253,7 +253,7 @@ typedef struct fit_many {
   fit_run *runs;
   size_t nruns;
   size_t *first;       /* [nruns + 1]: the items of each run in a stage, prefix sums */
-  pthread_mutex_t mu;  /* around progress callbacks */
+  pthread_mutex_t mu;  /* around progress callbacks and the runs' evaluation counts */
 } fit_many;
 
 /* Item i of a stage: which run and which item within it. */
@@ -269,6 +269,16 @@ static void item_of(const fit_many *M, size_t i, size_t *run, size_t *k)
   }
   *run = lo;
   *k = i - M->first[lo];
+}
+
+/* Add n evaluations to run R's count (any thread). */
+static void add_evals(fit_many *M, fit_run *R, size_t n)
+{
+  if (M->threads > 1)
+    pthread_mutex_lock(&M->mu);
+  R->evals += n;
+  if (M->threads > 1)
+    pthread_mutex_unlock(&M->mu);
 }
 
 static void report(fit_many *M, ts_fit_progress *p)
@@ -294,11 +304,7 @@ static void stage_points(void *ctx, size_t i, int thread)
   R->pt_rc[k] = ts_fit_eval(pb, M->values[thread], M->sim[thread], &R->pt_err[k]);
   double f = R->pt_rc[k] ? FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
   R->pts[k] = (cand){isfinite(f) ? f : FAILED_OBJECTIVE, (int)k};
-  if (M->threads > 1)
-    pthread_mutex_lock(&M->mu);
-  R->evals += pb->evaluations - before;
-  if (M->threads > 1)
-    pthread_mutex_unlock(&M->mu);
+  add_evals(M, R, pb->evaluations - before);
 }
 
 /* A progress callback of one local search: the fit's run index added. */
@@ -348,11 +354,7 @@ static void stage_search(void *ctx, size_t i, int thread)
   gsl_vector_free(x);
   gsl_vector_free(step);
   gsl_multimin_fminimizer_free(s);
-  if (M->threads > 1)
-    pthread_mutex_lock(&M->mu);
-  R->evals += pb->evaluations - before;
-  if (M->threads > 1)
-    pthread_mutex_unlock(&M->mu);
+  add_evals(M, R, pb->evaluations - before);
 }
 
 static void stage_final(void *ctx, size_t i, int thread)
@@ -367,11 +369,7 @@ static void stage_final(void *ctx, size_t i, int thread)
   R->r->objective = ts_fit_objective(pb, R->r->sim, R->use);
   if (R->rc)
     R->stage = 3;
-  if (M->threads > 1)
-    pthread_mutex_lock(&M->mu);
-  R->evals += pb->evaluations - before;
-  if (M->threads > 1)
-    pthread_mutex_unlock(&M->mu);
+  add_evals(M, R, pb->evaluations - before);
 }
 
 static void run_free(fit_run *R)

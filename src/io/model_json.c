@@ -30,8 +30,7 @@ static char *dup_or_fail(loader *L, const char *s)
 static int is_identifier(const char *s)
 {
   static const char *const builtins[] = {"i", "n", "W", "worker", "pool_size", "now", "arrived", NULL};
-  if (!*s || strlen(s) > 60 || (*s >= '0' && *s <= '9') ||
-      strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(s))
+  if (strlen(s) > 60 || !ts_expr_is_name(s))
     return 0;
   for (int b = 0; builtins[b]; b++)
     if (strcmp(builtins[b], s) == 0)
@@ -1262,8 +1261,7 @@ static int load_params(loader *L, ts_model *m)
   cJSON_ArrayForEach(it, L->params)
   {
     const char *k = it->string;
-    if (!k[0] || (k[0] >= '0' && k[0] <= '9') ||
-        strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(k)) {
+    if (!ts_expr_is_name(k)) {
       size_t old = ts_jpush_key(&L->c, "params");
       int r = ts_jfail(&L->c, k, L->e, "a parameter name is letters, digits and '_', not starting with a digit "
                        "(\"$%s\" in an expression would not name it)", k);

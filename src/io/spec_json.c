@@ -110,7 +110,7 @@ const char *ts_load_string_param(loader *L, const char *key, const char *ref)
 /* Whether s is exactly "$name" (a parameter), not a longer expression. */
 static int is_param_ref(const char *s)
 {
-  return s[0] == '$' && s[1] && strspn(s + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(s + 1);
+  return s[0] == '$' && ts_expr_is_name(s + 1);
 }
 
 /* A number (or "$param" naming one) in [lo, hi]; `integral` asks for an

@@ -121,6 +121,16 @@ static int is_name_char(char c, int first)
   return isalpha((unsigned char)c) || c == '_' || (!first && isdigit((unsigned char)c));
 }
 
+int ts_expr_is_name(const char *s)
+{
+  if (!is_name_char(s[0], 1))
+    return 0;
+  for (const char *c = s + 1; *c; c++)
+    if (!is_name_char(*c, 0))
+      return 0;
+  return 1;
+}
+
 static void call(parser *p, const char *name)
 {
   static const struct {

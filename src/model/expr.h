@@ -54,5 +54,8 @@ int ts_expr_uses(const ts_expr *e, int kind);
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);
 /* The text e was compiled from. */
 const char *ts_expr_text(const ts_expr *e);
+/* 1 if s is one name to the expression language ([A-Za-z_][A-Za-z0-9_]*),
+ * as "$s" must be to name a parameter. */
+int ts_expr_is_name(const char *s);
 
 #endif

@@ -505,9 +505,7 @@ static void run_rep(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   }
   o->outside = outside_range(&w);
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
-  size_t kept = 0;
-  for (int id = 0; id < w.nactors; id++)
-    kept += ts_world_counted(ts_world_actor(&w, id));
+  size_t kept = counted(&w, -1);
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   double *sc = malloc(((size_t)w.nactors + 1) * sizeof *sc);
   unsigned char *got = malloc(nl + 1); /* the row's metrics computed so far */
