@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Exit statuses, the same for every command (README, "Exit status"). */
+/* Exit statuses, the same for every command (docs/output.md, "Exit status"). */
 enum {
   TS_EXIT_OK = 0,
   TS_EXIT_FAILED = 1, /* the simulation failed (deadlock, out of memory) */

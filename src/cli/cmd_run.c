@@ -43,13 +43,12 @@ static void usage(FILE *f)
         "      --shard K/M         run only shard K of M (1 <= K <= M): the sweep points i\n"
         "                          (in the order of summary.csv) with i mod M = K - 1, into a\n"
         "                          partial folder (partial.json, samples.csv) that `tssim\n"
-        "                          merge` combines with the other shards' (README, \"Running\n"
-        "                          big sweeps\")\n"
+        "                          merge` combines with the other shards' (docs/sweeps.md)\n"
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table, no progress\n"
         "  -h, --help              this help\n"
         "\n"
-        "metrics (see README \"What the output means\"; a model adds its spans' and its own):\n",
+        "metrics (docs/output.md; a model adds its spans' and its own):\n",
         f);
   ts_metric_help(f);
   fputs("  <span>_count, <span>_rate_per_s, <span>_mean_ms, <span>_p50_ms, <span>_p95_ms, <span>_p99_ms\n"

@@ -1,7 +1,7 @@
 /* Models from JSON: the file's top level, its declarations, and the program
  * compiler (structured steps into flat begin/end ops, checked for balanced
  * locks on every path, marks in order, and what may run under a mutex).
- * The format is documented in README.md ("Writing a model"). */
+ * The format is documented in docs/language.md. */
 #include "io/model_json.h"
 
 #include <math.h>

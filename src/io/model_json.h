@@ -1,5 +1,5 @@
-/* Models from JSON: the file format is documented in README.md ("Writing a
- * model"). Loading applies --set overrides to the JSON tree first, then
+/* Models from JSON: the file format is documented in
+ * docs/language.md. Loading applies --set overrides to the JSON tree first, then
  * checks every field, so a typo or a bad value is reported with its path. */
 #ifndef TS_MODEL_JSON_H
 #define TS_MODEL_JSON_H

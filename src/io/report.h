@@ -1,6 +1,6 @@
 /* Results: the aligned table on stdout and the files of a run folder
- * (summary.csv, samples.csv, summary.json), documented in README.md
- * ("What the output means"). */
+ * (summary.csv, samples.csv, summary.json), documented in
+ * docs/output.md. */
 #ifndef TS_REPORT_H
 #define TS_REPORT_H
 #include <cjson/cJSON.h>
