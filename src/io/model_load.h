@@ -1,6 +1,12 @@
-/* The model loader's state, shared by model_json.c (the file's structure,
- * declarations and the program compiler) and spec_json.c (the typed fields
- * an op's load function reads through model/spec.h). Private to src/io. */
+/* The model loader's state and the functions its files share (ts__ml_ =
+ * private to the loader, not part of the library's interface): model_json.c
+ * (the file's top level), load_util.c (small helpers), program_json.c (the
+ * program compiler), class_json.c (classes), decl_json.c (pools, locks,
+ * channels, counters, servers), host_json.c (host and dispatch),
+ * metric_json.c (model-defined metrics) and spec_json.c (the typed fields an
+ * op's load function reads through model/spec.h). Private to src/io. Every
+ * function that fails records its error (with the path at L's cursor) and
+ * returns -1 (NULL for pointers); 0 is success. */
 #ifndef TS_MODEL_LOAD_H
 #define TS_MODEL_LOAD_H
 #include <cjson/cJSON.h>
@@ -44,5 +50,49 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
 /* A "$name" string parameter's value, or NULL (then the error is recorded
  * unless the parameter is absent and not required). */
 const char *ts_load_string_param(loader *L, const char *key, const char *ref);
+
+/* load_util.c */
+/* A copy of s, or NULL with "out of memory" recorded. */
+char *ts__ml_dup_or_fail(loader *L, const char *s);
+/* 1 if s is an expression name ([A-Za-z_][A-Za-z0-9_]*, at most 60) and not a built-in, else 0. */
+int ts__ml_is_identifier(const char *s);
+/* 0 if name (at obj[key]) is 1 to 100 letters, digits, '-', '_' or '.', else -1. */
+int ts__ml_check_name(loader *L, const char *key, const char *name);
+/* A ts_spec reading the fields of obj (not a step: no run-time names). */
+ts_spec ts__ml_spec_of(loader *L, const cJSON *obj);
+/* Optional obj[key], one of names (NULL-terminated): *out = its index; absent: unchanged. */
+int ts__ml_enum_field(loader *L, const cJSON *obj, const char *key, const char *const *names, int *out);
+/* Optional time in ms at obj[key] into *out; absent: unchanged. */
+int ts__ml_time_field(loader *L, const cJSON *obj, const char *key, ts_time *out);
+/* The class-level expression at obj[key] ($params, n, W, i, lets) into *out. */
+int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required, ts_expr **out);
+/* The required "count" of obj (a class's actors or a pool's workers: $params, n, W) into *out. */
+int ts__ml_count_expr(loader *L, const cJSON *obj, ts_expr **out);
+/* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
+int ts__ml_class_of_name(const char *s);
+
+/* program_json.c */
+/* Compile obj["program"] (required, not empty) at the top level into L->steps
+ * (L->nsteps, L->max_depth; the caller has reset them); *locks = the lock bits
+ * still held at its end. */
+int ts__ml_compile_program(loader *L, const cJSON *obj, uint64_t *locks);
+
+/* class_json.c */
+/* Load class jc into L->m->classes[index] (the caller has counted it in nclasses). */
+int ts__ml_load_class(loader *L, const cJSON *jc, int index);
+
+/* decl_json.c */
+/* The main pool ("worker") and "pools" of root into L->m->pools. */
+int ts__ml_load_pools(loader *L, const cJSON *root);
+/* The "locks", "channels", "counters" and "servers" of root into L->m (after the pools). */
+int ts__ml_load_locks(loader *L, const cJSON *root);
+
+/* host_json.c */
+/* The "host" and "dispatch" sections of root into m (first: later CPU costs follow m->cpu_scale). */
+int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root);
+
+/* metric_json.c */
+/* The "metrics" object of root into m->metrics (after the classes: spans are known). */
+int ts__ml_load_metrics(loader *L, ts_model *m, const cJSON *root);
 
 #endif

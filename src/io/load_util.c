@@ -1,0 +1,79 @@
+/* The model loader's small shared helpers: names and identifiers, copies
+ * that record "out of memory", and the typed fields (enums, times,
+ * class-level expressions and counts) that the classes, declarations, host
+ * and metrics read the same way. Each records its error with the JSON path
+ * of L's cursor. */
+#include <string.h>
+
+#include "io/model_load.h"
+
+char *ts__ml_dup_or_fail(loader *L, const char *s)
+{
+  char *d = strdup(s);
+  if (!d)
+    ts_jfail(&L->c, NULL, L->e, "out of memory");
+  return d;
+}
+
+/* An expression name: [A-Za-z_][A-Za-z0-9_]*, not a built-in. */
+int ts__ml_is_identifier(const char *s)
+{
+  static const char *const builtins[] = {"i", "n", "W", "worker", "pool_size", "now", "arrived", NULL};
+  if (strlen(s) > 60 || !ts_expr_is_name(s))
+    return 0;
+  for (int b = 0; builtins[b]; b++)
+    if (strcmp(builtins[b], s) == 0)
+      return 0;
+  return 1;
+}
+
+/* A name: letters, digits, '-', '_', '.'; not empty. */
+int ts__ml_check_name(loader *L, const char *key, const char *name)
+{
+  if (!*name || strlen(name) > 100 ||
+      strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(name))
+    return ts_jfail(&L->c, key, L->e, "expected a name of 1 to 100 letters, digits, '-', '_' or '.', got \"%s\"", name);
+  return 0;
+}
+
+/* A field of a declaration read through the ts_spec getters. */
+ts_spec ts__ml_spec_of(loader *L, const cJSON *obj)
+{
+  return (ts_spec){.L = L, .st = obj};
+}
+
+int ts__ml_enum_field(loader *L, const cJSON *obj, const char *key, const char *const *names, int *out)
+{
+  ts_spec sp = ts__ml_spec_of(L, obj);
+  return ts_spec_enum(&sp, key, 0, names, out);
+}
+
+int ts__ml_time_field(loader *L, const cJSON *obj, const char *key, ts_time *out)
+{
+  ts_spec sp = ts__ml_spec_of(L, obj);
+  return ts_spec_time(&sp, key, 0, out);
+}
+
+int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required, ts_expr **out)
+{
+  L->class_expr = 1;
+  int r = ts_load_expr(L, obj, key, required, out);
+  L->class_expr = 0;
+  return r;
+}
+
+/* A count (of a class's actors or a pool's workers): made before any actor,
+ * so only $params, n and W. */
+int ts__ml_count_expr(loader *L, const cJSON *obj, ts_expr **out)
+{
+  L->class_expr = TS_EXPR_COUNT;
+  int r = ts_load_expr(L, obj, "count", 1, out);
+  L->class_expr = 0;
+  return r;
+}
+
+int ts__ml_class_of_name(const char *s)
+{
+  return strcmp(s, "foreground") == 0 ? TS_CLASS_FOREGROUND : strcmp(s, "normal") == 0 ? TS_CLASS_NORMAL
+         : strcmp(s, "background") == 0 ? TS_CLASS_BACKGROUND : -1;
+}
