@@ -1,0 +1,486 @@
+/* One point's replications. A point (combination, n, workers) opens with
+ * one row per reported class (or one for all) and asks for its
+ * replications in batches: one batch, or more under a confidence target
+ * until every half-width is within it or the cap is reached. A replication
+ * (ts__rep_run, on any thread) builds and runs a world and reduces it to a
+ * rep_out: its per-row values, span samples, pooled actor values when the
+ * point needs them, its samples text. ts__rep_fold adds a rep_out to its
+ * point, in the sweep's order, and ts__point_emit turns the rows into the
+ * sweep's points. */
+#include "run/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_statistics_double.h>
+
+#include "engine/rng.h"
+#include "run/sweep_internal.h"
+
+/* The counted actors of class klass (-1: all). */
+static size_t counted(const ts_world *w, int klass)
+{
+  size_t n = 0;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    n += ts_world_counted(a) && (klass < 0 || a->klass == klass);
+  }
+  return n;
+}
+
+/* Actor quantity q of every counted actor of class klass (-1: all) into v,
+ * in actor order, leaving out NaN (an actor still running has no wave_ms or
+ * done_ms). Returns how many went in; *all counts the NaN too, *same says
+ * whether they are all equal. */
+static size_t actor_values(const ts_world *w, int q, int klass, double *v, size_t *all, int *same)
+{
+  size_t cnt = 0;
+  *all = 0;
+  *same = 1;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor(w, id);
+    if (!ts_world_counted(a) || (klass >= 0 && a->klass != klass))
+      continue;
+    double x = ts_metric_world_actor(q, w, id);
+    ++*all;
+    if (isnan(x))
+      continue;
+    if (cnt > 0 && (x != v[0] || signbit(x) != signbit(v[0])))
+      *same = 0;
+    v[cnt++] = x;
+  }
+  return cnt;
+}
+
+static int dvec_reserve(dvec *d, size_t more)
+{
+  if (d->len + more <= d->cap)
+    return 0;
+  size_t cap = d->cap ? d->cap : 64;
+  while (cap < d->len + more)
+    cap *= 2;
+  double *v = realloc(d->v, cap * sizeof *v);
+  if (!v)
+    return -1;
+  d->v = v;
+  d->cap = cap;
+  return 0;
+}
+
+static int dvec_append(dvec *d, const double *x, size_t n)
+{
+  if (n == 0)
+    return 0;
+  if (dvec_reserve(d, n))
+    return -1;
+  memcpy(d->v + d->len, x, n * sizeof *x);
+  d->len += n;
+  return 0;
+}
+
+void ts__rep_out_finish(rep_out *o, const point_run *pr)
+{
+  free(o->rows);
+  free(o->rowsamples);
+  for (size_t s = 0; o->spans && s < pr->cr->m.nspans; s++)
+    free(o->spans[s].v);
+  free(o->spans);
+  free(o->q);
+  free(o->qk);
+  ts_text_finish(&o->text);
+}
+
+static int scratch(point_run *pr, size_t n)
+{
+  if (n <= pr->scratch_cap)
+    return 0;
+  double *v = realloc(pr->scratch, n * sizeof *v);
+  if (!v)
+    return -1;
+  pr->scratch = v;
+  pr->scratch_cap = n;
+  return 0;
+}
+
+/* Whether a point lies outside the recorded range of the CPU-by-load input. */
+static int outside_range(const ts_world *w)
+{
+  double lo, hi;
+  if (!ts_model_cpu_scale_range(w->model, &lo, &hi))
+    return 0;
+  if (!w->model->scale_by_worker)
+    return w->n < lo || w->n > hi;
+  for (int i = 0; i < w->nmain; i++)
+    if (w->workers[i].load > 0 && (w->workers[i].load < lo || w->workers[i].load > hi))
+      return 1;
+  return 0;
+}
+
+int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what)
+{
+  char where[200] = "";
+  int len = snprintf(where, sizeof where, "n=%d workers=%d replication %d", pr->n, pr->workers, r);
+  for (int a = 0; a < out->naxes && len > 0 && (size_t)len < sizeof where; a++)
+    len += snprintf(where + len, sizeof where - (size_t)len, " axis%d=%d", a,
+                    out->combo_values[(size_t)pr->combo * (size_t)out->naxes + (size_t)a]);
+  snprintf(out->errmsg, sizeof out->errmsg, "%s: %s", where, what);
+  return rc;
+}
+
+/* Whether metric x is a statistic over actors (its value comes from each actor's). */
+static int per_actor(const ts_metric *x)
+{
+  return x->source == TS_SRC_ACTOR || x->source == TS_SRC_RATIO;
+}
+
+/* Run replication r of point pr into o (any thread: pr and out are only read). */
+void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
+{
+  const ts_sweep_spec *spec = pr->spec;
+  const ts_metric_list *l = &pr->cr->l;
+  const ts_model *m = &pr->cr->m;
+  size_t nl = l->n;
+  if (spec->should_stop && spec->should_stop(spec->progress_data)) {
+    o->rc = TS_SWEEP_STOPPED;
+    snprintf(o->why, sizeof o->why, "stopped");
+    return;
+  }
+  ts_world w;
+  ts_world_spec ws = {.n = pr->n, .workers = pr->workers,
+                      .seed = ts_rng_derive_seed(spec->seed, pr->n, pr->workers, r), .horizon = spec->horizon,
+                      .win_t0 = spec->warmup,
+                      .win_t1 = spec->window > 0 ? spec->warmup + spec->window : spec->horizon};
+  int rc = ts_world_init(&w, m, &ws, NULL);
+  if (rc == 0)
+    rc = ts_world_run(&w);
+  o->events = w.sim.steps;
+  if (rc != 0) {
+    if (rc == TS_WORLD_STUCK) {
+      char who[300];
+      ts_world_stuck(&w, who, sizeof who, 4);
+      snprintf(o->why, sizeof o->why, "the simulation deadlocked: %s", who);
+    } else {
+      snprintf(o->why, sizeof o->why, "%s", ts_world_strerror(&w, rc));
+    }
+    ts_world_finish(&w);
+    o->rc = rc == -1 ? TS_SWEEP_NOMEM : rc;
+    return;
+  }
+  o->outside = outside_range(&w);
+  ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
+  size_t kept = counted(&w, -1);
+  double *wv = malloc((nl ? nl : 1) * sizeof *wv);
+  double *sc = malloc(((size_t)w.nactors + 1) * sizeof *sc);
+  unsigned char *got = malloc(nl + 1); /* the row's metrics computed so far */
+  o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
+  o->rowsamples = calloc((size_t)pr->nrows, sizeof *o->rowsamples);
+  o->spans = calloc(m->nspans + 1, sizeof *o->spans);
+  int bad = !wv || !sc || !got || !o->rows || !o->rowsamples || !o->spans;
+  if (!bad) {
+    for (size_t i = 0; i < nl; i++)
+      wv[i] = NAN;
+    ts_metric_world_values(l, &w, wv);
+  }
+  for (size_t s = 0; !bad && s < m->nspans; s++) {
+    bad = dvec_reserve(&o->spans[s], w.spans[s].len);
+    for (size_t k = 0; !bad && k < w.spans[s].len; k++)
+      o->spans[s].v[o->spans[s].len++] = ts_time_to_ms(w.spans[s].v[k]);
+  }
+  if (!bad && pr->pool) { /* every kept actor's value of each quantity, in actor order */
+    int nq = pr->cr->nq;
+    o->q = malloc(((size_t)nq * kept + 1) * sizeof *o->q);
+    o->qk = malloc((kept + 1) * sizeof *o->qk);
+    bad = !o->q || !o->qk;
+    for (int id = 0, k = 0; !bad && id < w.nactors; id++) {
+      const ts_actor *a = ts_world_actor(&w, id);
+      if (!ts_world_counted(a))
+        continue;
+      o->qk[k] = a->klass;
+      for (int q = 0; q < nq; q++)
+        o->q[(size_t)q * kept + (size_t)k] = ts_metric_world_actor(pr->cr->qid[q], &w, id);
+      k++;
+    }
+    o->nactors = kept;
+  }
+  for (int k = 0; k < pr->nrows && !bad; k++) {
+    int klass = pr->rows[k].klass;
+    double *v = o->rows + (size_t)k * nl;
+    memcpy(v, wv, nl * sizeof *v);
+    memset(got, 0, nl);
+    int64_t row_all = -1; /* the row's counted actors, once known */
+    for (size_t i = 0; i < nl; i++) {
+      const ts_metric *x = &l->v[i];
+      if (got[i] || !per_actor(x))
+        continue;
+      /* one pass over the actors per quantity, for every statistic of it
+       * (the mean first: it is taken in actor order) */
+      size_t all, cnt;
+      int same, zero = ts_metric_world_actor_zero(x->id, &w);
+      if (zero) { /* 0 for every actor: no pass over them but to count */
+        if (row_all < 0)
+          row_all = (int64_t)counted(&w, klass);
+        all = cnt = (size_t)row_all;
+        same = 1;
+      } else {
+        cnt = actor_values(&w, x->id, klass, sc, &all, &same);
+        row_all = (int64_t)all;
+      }
+      if (i == 0)
+        o->rowsamples[k] += all;
+      for (int mean_pass = 1; mean_pass >= 0; mean_pass--)
+        for (size_t j = i; j < nl; j++) {
+          const ts_metric *y = &l->v[j];
+          if (!got[j] && per_actor(y) && y->id == x->id && (y->stat == 2) == mean_pass) {
+            /* every statistic of zeros is +0 (GSL's mean and quantiles alike) */
+            v[j] = zero ? (cnt ? 0.0 : NAN) : ts__actor_stat(sc, cnt, y->stat, same);
+            got[j] = 1;
+          }
+        }
+    }
+    ts_metric_exprs(l, v);
+  }
+  if (!bad && spec->format_samples &&
+      (spec->format_samples(spec->samples_ctx, out, &w, pr->combo, r, &o->text) || o->text.failed)) {
+    o->rc = TS_SWEEP_NOMEM;
+    snprintf(o->why, sizeof o->why, "%s", o->text.failed ? "cannot write the samples" : "out of memory");
+  }
+  free(wv);
+  free(sc);
+  free(got);
+  ts_world_finish(&w);
+  if (bad) {
+    o->rc = TS_SWEEP_NOMEM;
+    snprintf(o->why, sizeof o->why, "out of memory");
+  }
+}
+
+/* Fold replication r's o into pr (in the sweep's order). */
+int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
+{
+  const ts_sweep_spec *spec = pr->spec;
+  size_t nl = pr->cr->l.n;
+  out->events += o->events;
+  if (o->rc != 0)
+    return ts__point_fail(out, o->rc, pr, r, o->why);
+  pr->outside |= o->outside;
+  for (size_t s = 0; s < pr->cr->m.nspans; s++)
+    if (dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
+      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+  if (pr->pool) {
+    for (int q = 0; q < pr->cr->nq; q++)
+      if (dvec_append(&pr->q[q], o->q + (size_t)q * o->nactors, o->nactors))
+        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+    if (pr->nactors + o->nactors > pr->cap_actors) {
+      size_t cap = pr->cap_actors ? pr->cap_actors : 1024;
+      while (cap < pr->nactors + o->nactors)
+        cap *= 2;
+      int *v = realloc(pr->qk, cap * sizeof *v);
+      if (!v)
+        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+      pr->qk = v;
+      pr->cap_actors = cap;
+    }
+    memcpy(pr->qk + pr->nactors, o->qk, o->nactors * sizeof *o->qk);
+    pr->nactors += o->nactors;
+  }
+  for (int k = 0; k < pr->nrows; k++) {
+    if (dvec_append(&pr->rows[k].rep, o->rows + (size_t)k * nl, nl))
+      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+    pr->rows[k].samples += o->rowsamples[k];
+  }
+  if (spec->write_samples) {
+    if (o->text.flush) {
+      if (ts_text_drain(&o->text))
+        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "cannot write the samples");
+    } else if (o->text.len > 0 && spec->write_samples(spec->samples_ctx, o->text.v, o->text.len)) {
+      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "cannot write the samples");
+    }
+  }
+  return 0;
+}
+
+/* Whether every half-width of every row is within the target. */
+static int tight(const point_run *pr, const unsigned char *ci_col)
+{
+  size_t nl = pr->cr->l.n;
+  for (int k = 0; k < pr->nrows; k++)
+    for (size_t i = 0; i < nl; i++) {
+      if (!ci_col[pr->cr->colmap[i]])
+        continue;
+      const double *v = pr->rows[k].rep.v + i;
+      double m = ts__mean_strided(v, nl, (size_t)pr->reps), h = ts_ci95(v, nl, (size_t)pr->reps);
+      if (isnan(m) || m == 0)
+        continue;
+      if (isnan(h) || h > pr->spec->ci_target * fabs(m))
+        return 0;
+    }
+  return 1;
+}
+
+ts_point *ts_sweep_add_point(ts_sweep *out, int reps)
+{
+  size_t ncols = out->ncols;
+  if (out->npoints == out->cap_points) {
+    size_t cap = out->cap_points ? out->cap_points * 2 : 16;
+    ts_point *v = realloc(out->points, cap * sizeof *v);
+    if (!v)
+      return NULL;
+    out->points = v;
+    out->cap_points = cap;
+  }
+  ts_point *p = &out->points[out->npoints];
+  memset(p, 0, sizeof *p);
+  p->value = malloc((ncols + 1) * sizeof *p->value);
+  p->mean = malloc((ncols + 1) * sizeof *p->mean);
+  p->ci95 = malloc((ncols + 1) * sizeof *p->ci95);
+  p->rep = malloc((ncols * (size_t)reps + 1) * sizeof *p->rep);
+  if (!p->value || !p->mean || !p->ci95 || !p->rep) {
+    free(p->value);
+    free(p->mean);
+    free(p->ci95);
+    free(p->rep);
+    return NULL;
+  }
+  for (size_t c = 0; c < ncols; c++)
+    p->value[c] = p->mean[c] = p->ci95[c] = NAN;
+  for (size_t c = 0; c < ncols * (size_t)reps; c++)
+    p->rep[c] = NAN;
+  out->npoints++;
+  return p;
+}
+
+/* The rows' summaries become points. */
+int ts__point_emit(point_run *pr, ts_sweep *out)
+{
+  const ts_metric_list *l = &pr->cr->l;
+  const ts_model *m = &pr->cr->m;
+  size_t nl = l->n, nc = out->ncols;
+  size_t need = pr->reps > 0 ? (size_t)pr->reps : 1;
+  for (size_t s = 0; s < m->nspans; s++)
+    if (pr->spans[s].len > need)
+      need = pr->spans[s].len;
+  if (pr->nactors > need)
+    need = pr->nactors;
+  if (scratch(pr, need))
+    return -1;
+  for (int k = 0; k < pr->nrows; k++) {
+    row *rw = &pr->rows[k];
+    ts_point *p = ts_sweep_add_point(out, pr->reps);
+    if (!p)
+      return -1;
+    p->combo = pr->combo;
+    p->n = pr->n;
+    p->workers = pr->workers;
+    p->klass = rw->klass;
+    p->index = pr->index;
+    p->class_name = strdup(rw->klass >= 0 ? m->classes[rw->klass].name : "all");
+    if (!p->class_name)
+      return -1;
+    p->replications = pr->reps;
+    p->samples = rw->samples;
+    p->outside = pr->outside;
+    for (size_t i = 0; i < nl; i++) {
+      const ts_metric *x = &l->v[i];
+      int c = pr->cr->colmap[i];
+      const double *rv = rw->rep.v + i;
+      for (int r = 0; r < pr->reps; r++)
+        p->rep[(size_t)r * nc + (size_t)c] = rv[(size_t)r * nl];
+      p->mean[c] = ts__mean_strided(rv, nl, (size_t)pr->reps);
+      p->ci95[c] = ts_ci95(rv, nl, (size_t)pr->reps);
+      if (x->source == TS_SRC_ACTOR && !pr->pool) {
+        /* one replication: pooling its actors is what its row value did */
+        p->value[c] = rv[0];
+      } else if (x->source == TS_SRC_ACTOR) {
+        const dvec *qv = &pr->q[pr->cr->qof[i]];
+        size_t cnt = 0;
+        for (size_t a = 0; a < pr->nactors; a++)
+          if ((rw->klass < 0 || pr->qk[a] == rw->klass) && !isnan(qv->v[a]))
+            pr->scratch[cnt++] = qv->v[a];
+        p->value[c] = ts__actor_stat(pr->scratch, cnt, x->stat, 0);
+      } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {
+        const dvec *sv = &pr->spans[x->id];
+        size_t cnt = ts__finite(sv->v, 1, sv->len, pr->scratch);
+        static const double q[] = {0, 0, 0, 0.5, 0.95, 0.99};
+        p->value[c] = cnt == 0 ? NAN : x->stat == TS_SPAN_MEAN ? gsl_stats_mean(pr->scratch, 1, cnt)
+                                                               : ts__quantile_or_nan(pr->scratch, cnt, q[x->stat]);
+      } else if (x->source != TS_SRC_RATIO) {
+        p->value[c] = ts__median_strided(rv, nl, (size_t)pr->reps, pr->scratch);
+      }
+    }
+  }
+  return 0;
+}
+
+void ts__point_finish(point_run *pr)
+{
+  if (!pr)
+    return;
+  for (int k = 0; pr->rows && k < pr->nrows; k++)
+    free(pr->rows[k].rep.v);
+  free(pr->rows);
+  for (size_t s = 0; pr->spans && s < pr->cr->m.nspans; s++)
+    free(pr->spans[s].v);
+  free(pr->spans);
+  for (int q = 0; pr->q && q < pr->cr->nq; q++)
+    free(pr->q[q].v);
+  free(pr->q);
+  free(pr->qk);
+  free(pr->scratch);
+  free(pr);
+}
+
+/* A point ready to run: its rows (one per reported class, or one for all). */
+point_run *ts__point_open(const ts_sweep_spec *spec, const combo_run *cr, int combo, int n, int workers,
+                          size_t index)
+{
+  point_run *pr = calloc(1, sizeof *pr);
+  if (!pr)
+    return NULL;
+  const ts_model *m = &cr->m;
+  pr->spec = spec;
+  pr->cr = cr;
+  pr->combo = combo;
+  pr->n = n;
+  pr->workers = workers;
+  pr->index = index;
+  int nrep = 0;
+  for (size_t k = 0; k < m->nclasses; k++)
+    nrep += m->classes[k].report;
+  pr->nrows = nrep > 0 ? nrep : 1;
+  pr->rows = calloc((size_t)pr->nrows, sizeof *pr->rows);
+  pr->spans = calloc(m->nspans + 1, sizeof *pr->spans);
+  pr->q = calloc((size_t)cr->nq + 1, sizeof *pr->q);
+  if (!pr->rows || !pr->spans || !pr->q) {
+    ts__point_finish(pr);
+    return NULL;
+  }
+  int k = 0;
+  for (size_t c = 0; c < m->nclasses; c++)
+    if (m->classes[c].report || nrep == 0) {
+      pr->rows[k].klass = nrep ? (int)c : -1;
+      if (++k == pr->nrows)
+        break;
+    }
+  int batch = spec->replications;
+  pr->cap = spec->ci_target > 0 ? (spec->ci_max > 0 ? spec->ci_max : 1000) : batch;
+  /* with one replication, a point's pooled actor values are its replication's */
+  pr->pool = !(spec->ci_target <= 0 && spec->replications == 1);
+  return pr;
+}
+
+/* The replications of pr's next batch: [reps, target). Returns how many (0: the point is complete). */
+int ts__point_next_batch(point_run *pr, const unsigned char *ci_col)
+{
+  const ts_sweep_spec *spec = pr->spec;
+  int batch = spec->replications;
+  if (spec->ci_target > 0 && batch < 2)
+    batch = 2;
+  if (pr->target > 0 && (spec->ci_target <= 0 || pr->reps >= pr->cap || tight(pr, ci_col)))
+    return 0;
+  int to = pr->reps + batch < pr->cap ? pr->reps + batch : pr->cap;
+  int added = to - pr->target;
+  pr->target = to;
+  return added > 0 ? added : 0;
+}

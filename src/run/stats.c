@@ -1,0 +1,131 @@
+/* Small statistics over arrays that may hold NAN (a metric that does not
+ * apply): the quantiles by selection that equal GSL's on sorted data bit
+ * for bit, the Student-t 95% half-width, and the statistics of a metric
+ * over actors (median, p95, mean, p99, max). */
+#include "run/sweep.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "run/sweep_internal.h"
+
+/* Copy the finite values of v[0..k) (stride apart) into out; returns how many. */
+size_t ts__finite(const double *v, size_t stride, size_t k, double *out)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < k; i++)
+    if (!isnan(v[i * stride]))
+      out[n++] = v[i * stride];
+  return n;
+}
+
+static double max_of(const double *v, size_t n)
+{
+  double m = v[0];
+  for (size_t i = 1; i < n; i++)
+    m = v[i] > m ? v[i] : m;
+  return m;
+}
+
+static double min_of(const double *v, size_t n)
+{
+  double m = v[0];
+  for (size_t i = 1; i < n; i++)
+    m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+/* GSL's formulas on the order statistics: the median of sorted data is
+ * s[(n-1)/2] (odd n) or (s[(n-1)/2] + s[n/2]) / 2.0; the f-quantile is
+ * (1 - d) s[l] + d s[l+1] with l = (int)(f (n-1)) and d = f (n-1) - l, or
+ * s[n-1] when l = n - 1. Selection finds the same order statistics as
+ * sorting (the k-th smallest value is unique whatever the order of equal
+ * values), and the arithmetic is GSL's, so the result is bit for bit the
+ * same. */
+double ts_quantile(double *v, size_t k, double q)
+{
+  /* gsl_stats_select leaves v partitioned around the k-th smallest (every
+   * v[i] <= it before it, >= it after), so the order statistic beside it is
+   * the largest before it or the smallest after it */
+  if (k == 0)
+    return 0.0;
+  if (q == 0.5) {
+    size_t lhs = (k - 1) / 2, rhs = k / 2;
+    double r = gsl_stats_select(v, 1, k, rhs);
+    if (lhs == rhs)
+      return r;
+    return (max_of(v, rhs) + r) / 2.0; /* the lhs-th smallest: the largest below rhs */
+  }
+  const double index = q * (double)(k - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  double l = gsl_stats_select(v, 1, k, lhs);
+  if (lhs == k - 1)
+    return l;
+  return (1 - delta) * l + delta * min_of(v + lhs + 1, k - lhs - 1);
+}
+
+double ts_quantile_same(double c, size_t k, double q)
+{
+  if (k == 0)
+    return 0.0;
+  if (q == 0.5)
+    return (k - 1) / 2 == k / 2 ? c : (c + c) / 2.0;
+  const double index = q * (double)(k - 1);
+  const size_t lhs = (size_t)(int)index;
+  const double delta = index - (double)lhs;
+  return lhs == k - 1 ? c : (1 - delta) * c + delta * c;
+}
+
+/* The q-quantile (0.5: the median) of v[0..k); NAN when empty. */
+double ts__quantile_or_nan(double *v, size_t k, double q)
+{
+  return k == 0 ? NAN : ts_quantile(v, k, q);
+}
+
+/* A statistic of the k values v (reordered): 0 median, 1 p95, 2 mean, 3
+ * p99, 4 max; NaN without any (a class with no actors, or none that
+ * finished for wave_ms and done_ms). same: every value equals v[0], so a
+ * quantile needs no selection (GSL's arithmetic on equal order statistics). */
+double ts__actor_stat(double *v, size_t k, int stat, int same)
+{
+  if (k == 0)
+    return NAN;
+  if (stat == 2)
+    return gsl_stats_mean(v, 1, k);
+  static const double q[] = {0.5, 0.95, 0, 0.99, 1};
+  return same ? ts_quantile_same(v[0], k, q[stat]) : ts_quantile(v, k, q[stat]);
+}
+
+double ts__median_strided(const double *v, size_t stride, size_t k, double *scratch)
+{
+  return ts__quantile_or_nan(scratch, ts__finite(v, stride, k, scratch), 0.5);
+}
+
+double ts_ci95(const double *v, size_t stride, size_t k)
+{
+  double *x = malloc((k ? k : 1) * sizeof *x);
+  if (!x)
+    return NAN;
+  size_t n = ts__finite(v, stride, k, x);
+  double r = NAN;
+  if (n >= 2)
+    r = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) * gsl_stats_sd(x, 1, n) / sqrt((double)n);
+  free(x);
+  return r;
+}
+
+double ts__mean_strided(const double *v, size_t stride, size_t k)
+{
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < k; i++)
+    if (!isnan(v[i * stride])) {
+      sum += v[i * stride];
+      n++;
+    }
+  return n ? sum / (double)n : NAN;
+}

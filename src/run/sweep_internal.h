@@ -1,0 +1,122 @@
+/* Declarations shared by the files of the sweep (sweep.c, point.c,
+ * runner.c, stats.c) and nothing else (ts__ = not part of the library's
+ * interface). */
+#ifndef TS_RUN_SWEEP_INTERNAL_H
+#define TS_RUN_SWEEP_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run/sweep.h"
+
+/* --- small statistics over arrays that may hold NAN (stats.c) --- */
+
+/* Copy the finite values of v[0..k) (stride apart) into out; returns how many. */
+size_t ts__finite(const double *v, size_t stride, size_t k, double *out);
+/* The q-quantile (0.5: the median) of v[0..k) (reordered); NAN when empty. */
+double ts__quantile_or_nan(double *v, size_t k, double q);
+/* Statistic stat (0 median, 1 p95, 2 mean, 3 p99, 4 max) of v[0..k) (reordered); NAN when empty. */
+double ts__actor_stat(double *v, size_t k, int stat, int same);
+/* The median of the finite values of v[0..k) (stride apart), using scratch (room for k); NAN when none. */
+double ts__median_strided(const double *v, size_t stride, size_t k, double *scratch);
+/* The mean of the finite values of v[0..k) (stride apart); NAN when none. */
+double ts__mean_strided(const double *v, size_t stride, size_t k);
+
+/* --- the sweep's types --- */
+
+/* A growable array of doubles. */
+typedef struct dvec {
+  double *v;
+  size_t len, cap;
+} dvec;
+
+/* One axis combination for the whole sweep: its model, metric list, the
+ * list's columns in the sweep, and the distinct per-actor quantities its
+ * actor metrics read (what a point pools). */
+typedef struct combo_run {
+  ts_model m;
+  int have_model, owned, have_list;
+  ts_metric_list l;
+  int *colmap;          /* [l.n] */
+  int *qid;             /* [nq]: ts_metric.id of each distinct actor quantity */
+  int *qof;             /* [l.n]: metric i's index into qid, or -1 */
+  int nq;
+} combo_run;
+
+/* What one point accumulates over its replications, per reported row. */
+typedef struct row {
+  int klass;         /* -1: all classes */
+  dvec rep;          /* per replication: nl values each */
+  size_t samples;
+} row;
+
+typedef struct point_run {
+  const ts_sweep_spec *spec;
+  const combo_run *cr;
+  int combo, n, workers;
+  size_t index;      /* in the sweep's order */
+  row *rows;
+  int nrows;
+  int pool;          /* the point's actor metrics need every actor of every replication */
+  dvec *spans;       /* [model spans]: pooled samples (ms) of every replication */
+  dvec *q;           /* [cr->nq]: pooled actor values, replication by replication (pool) */
+  int *qk;           /* class of each pooled actor */
+  size_t nactors, cap_actors;
+  int reps;          /* replications folded */
+  int target;        /* replications asked for so far */
+  int queued;        /* replications made tasks so far (<= target) */
+  int cap;           /* the most it may take */
+  int outside;
+  double *scratch;
+  size_t scratch_cap;
+} point_run;
+
+/* One replication reduced to what its point folds in. */
+typedef struct rep_out {
+  int rc;            /* 0, or a TS_SWEEP_* failure described in why */
+  char why[400];
+  uint64_t events;
+  int outside;
+  double *rows;      /* [nrows * nl] */
+  size_t *rowsamples;/* [nrows] */
+  dvec *spans;       /* [model spans] */
+  double *q;         /* [nq * nactors] (pool) */
+  int *qk;           /* [nactors] (pool) */
+  size_t nactors;
+  ts_text text;      /* its samples */
+} rep_out;
+
+/* The points a sweep runs: combination, workers, n (in the sweep's order) and its index. */
+typedef struct todo {
+  int combo, n, workers;
+  size_t index;
+} todo;
+
+/* --- one point's replications (point.c) --- */
+
+/* A point ready to run: its rows (one per reported class, or one for all); NULL when memory runs out. */
+point_run *ts__point_open(const ts_sweep_spec *spec, const combo_run *cr, int combo, int n, int workers,
+                          size_t index);
+/* Free pr and what it holds (NULL: nothing). */
+void ts__point_finish(point_run *pr);
+/* Ask for pr's next batch [reps, target); returns how many (0: the point is complete). */
+int ts__point_next_batch(point_run *pr, const unsigned char *ci_col);
+/* Turn pr's rows into points of out; 0, or -1 when memory runs out. */
+int ts__point_emit(point_run *pr, ts_sweep *out);
+/* Fill out->errmsg with what failed at replication r of pr and where; returns rc. */
+int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what);
+/* Run replication r of point pr into o (any thread: pr and out are only read). */
+void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o);
+/* Fold replication r's o into pr (in the sweep's order); 0 or a TS_SWEEP_* failure. */
+int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out);
+/* Free what o holds (pr: the point it was run for). */
+void ts__rep_out_finish(rep_out *o, const point_run *pr);
+
+/* --- tasks and threads (runner.c) --- */
+
+/* Pass 2: run the points td[0..ntodo) of the prepared combinations crs on
+ * spec->jobs threads, folding each replication in the sweep's order into
+ * out; frees everything it made. Returns 0 or a TS_SWEEP_* failure. */
+int ts__sweep_points(const ts_sweep_spec *spec, ts_sweep *out, combo_run *crs, const unsigned char *ci_col,
+                     const todo *td, size_t ntodo);
+
+#endif
