@@ -134,6 +134,93 @@ START_TEST(contention_mutex_barging_and_fifo_differ)
 }
 END_TEST
 
+/* Rust std's futex mutex ("std"), four threads arriving 0.03 ms apart, one
+ * turn each.
+ * t0 (0): CAS takes it LOCKED: acquire 0-0.01, critical -2.01, release -2.02.
+ * t1 (0.03): LOCKED: spins 0.03-0.08, then swaps it to CONTENDED, futex
+ *     0.08-0.10, sleeps.
+ * t2 (0.06): LOCKED: spins 0.06-0.08, cut short when t1 marks it CONTENDED
+ *     (std never spins on CONTENDED); futex 0.08-0.10, sleeps behind t1.
+ * t3 (0.09): CONTENDED: no spin; futex 0.09-0.11, sleeps behind t2.
+ * t0's release at 2.02 finds it CONTENDED: futex_wake 2.02-2.05 (done 2.05),
+ *     t1 resumes at 2.12 and takes it as CONTENDED: 2.12-2.14, critical
+ *     -4.14 (acquire 0.01 first), wakes t2 (4.24), futex_wake -4.17.
+ * t2: 4.24 + 2.02 = 6.26, wakes t3 (6.36), futex_wake: done 6.29.
+ * t3: 6.36 + 2.02 = 8.38; it took the mutex as CONTENDED, so its release pays
+ *     futex_wake though nobody sleeps: done 8.41. */
+START_TEST(contention_std_mutex_spins_only_while_locked)
+{
+  ts_model m;
+  tu_modelf(&m,
+            "{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
+            "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\","
+            " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
+            " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}],"
+            "\"classes\": [{\"name\": \"t\", \"count\": \"n\", \"arrival\": {\"spacing_ms\": 0.03}, \"program\": ["
+            " {\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}");
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 4, 4), TS_WORLD_OK);
+  static const double done[] = {2.05, 4.17, 6.29, 8.41}, spun[] = {0, 0.05, 0.02, 0};
+  for (int a = 0; a < 4; a++) {
+    ck_assert_int_eq(st(&w, a)->done, MS(done[a]));
+    ck_assert_int_eq(st(&w, a)->state[TS_ACTOR_SPIN], MS(spun[a]));
+  }
+  ck_assert_int_eq(st(&w, 3)->kernel, MS(0.02 + 0.03)); /* one futex_wait, one futex_wake for nobody */
+  ck_assert_int_eq(w.mutex_contended, 3);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* std, two threads, two turns each (MUTEX_MODEL): t1 spins 0-0.05, marks it
+ * CONTENDED, futex 0.05-0.07, sleeps. t0's release at 2.02 wakes it (2.12)
+ * and pays futex_wake to 2.05, then barges: its second CAS at 2.05 takes the
+ * free mutex LOCKED, holding it 2.05-4.07. t1 wakes at 2.12 to a LOCKED mutex:
+ * spins 2.12-2.17, marks it CONTENDED, futex 2.17-2.19, sleeps again (a woken
+ * loser sleeps). t0's release at 4.07 pays futex_wake (done 4.10) and wakes
+ * t1 (4.17): it takes it CONTENDED, holds 4.17-6.19, pays futex_wake for
+ * nobody to 6.22, and its second turn (a plain CAS) ends at 8.24. */
+START_TEST(contention_std_mutex_woken_loser_sleeps_again)
+{
+  ts_model m;
+  load(MUTEX_MODEL("std", "2"), &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(4.10));
+  ck_assert_int_eq(st(&w, 1)->done, MS(8.24));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_SPIN], MS(0.10));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_FUTEX], MS(0.02 + 0.02 + 0.03)); /* two futex_waits, one wake */
+  ck_assert_int_eq(st(&w, 1)->mutex_wait, MS(4.17));
+  ck_assert_int_eq(w.mutex_contended, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* migrate_ms: an acquire after a holder on another worker pays it, one after
+ * a holder on the same worker does not. Thread 0 takes the mutex twice in a
+ * row (0-2.02, 2.02-4.04: no migration, the first has no predecessor); the
+ * task on thread 1 arrives at 5 and takes it after thread 0: acquire 0.01 +
+ * 0.5, critical 2, release 0.01: done at 7.52. */
+START_TEST(contention_mutex_migration_cost)
+{
+  ts_model m;
+  tu_modelf(&m,
+            "{\"worker\": {\"kind\": \"thread\"},"
+            "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\","
+            " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"migrate_ms\": 0.5}],"
+            "\"classes\": [{\"name\": \"t\", \"count\": 2, \"placement\": {\"worker\": \"i\"},"
+            " \"arrival\": {\"spacing_ms\": 5}, \"program\": [{\"op\": \"repeat\", \"count\": \"2 - i\", \"steps\": ["
+            " {\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}]}");
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(4.04));
+  ck_assert_int_eq(st(&w, 1)->done, MS(7.52));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* One thread: a task holds the mutex only inside CPU, so no other task of the
  * thread can find it held: never contended, no futex work. t0 ends at 2.02,
  * t1 runs after it: 2.02 + 2.02 = 4.04. */
@@ -339,27 +426,29 @@ END_TEST
 
 /* ---- deadlocks ---- */
 
-/* Threads a and b take m1 and m2 in opposite orders with CPU between: each
- * parks on the other's mutex; the run ends stuck, naming both and their mutex. */
-START_TEST(contention_mutex_cycle_is_a_deadlock)
+/* Mutexes taken in opposite orders are refused at load (a lock-order cycle:
+ * two threads meeting there would deadlock), naming both steps; so is a
+ * longer cycle m1 -> m2 -> m3 -> m1 across classes. Async locks are not
+ * checked: their cycles are run-time deadlocks (tests/data/deadlock.json). */
+START_TEST(contention_mutex_order_cycle_refused)
 {
-  ts_model m;
-  load("{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
-       "\"locks\": [{\"name\": \"m1\", \"kind\": \"mutex\", \"scope\": \"shared\"}, {\"name\": \"m2\", \"kind\": \"mutex\", \"scope\": \"shared\"}],"
-       "\"classes\": ["
-       " {\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m1\"}, {\"op\": \"cpu\", \"ms\": 1},"
-       "  {\"op\": \"lock\", \"lock\": \"m2\"}, {\"op\": \"unlock\", \"lock\": \"m2\"}, {\"op\": \"unlock\", \"lock\": \"m1\"}]},"
-       " {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m2\"}, {\"op\": \"cpu\", \"ms\": 1},"
-       "  {\"op\": \"lock\", \"lock\": \"m1\"}, {\"op\": \"unlock\", \"lock\": \"m1\"}, {\"op\": \"unlock\", \"lock\": \"m2\"}]}]}",
+#define M3 "\"locks\": [{\"name\": \"m1\", \"kind\": \"mutex\", \"scope\": \"shared\"}, {\"name\": \"m2\", \"kind\": \"mutex\"," \
+           " \"scope\": \"shared\"}, {\"name\": \"m3\", \"kind\": \"mutex\", \"scope\": \"shared\"}],"
+#define NEST(a, b) "{\"op\": \"lock\", \"lock\": \"" a "\"}, {\"op\": \"lock\", \"lock\": \"" b "\"}, {\"op\": \"unlock\", \"lock\": \"" b "\"}," \
+                   " {\"op\": \"unlock\", \"lock\": \"" a "\"}"
+  refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") "]},"
+         " {\"name\": \"b\", \"count\": 1, \"program\": [" NEST("m2", "m1") "]}]}",
+         "classes[1].program[1].lock", "takes mutex \"m1\" while holding \"m2\", but classes[0].program[1] takes \"m2\"");
+  refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") ", " NEST("m2", "m3") "]},"
+         " {\"name\": \"b\", \"count\": 1, \"program\": [" NEST("m3", "m1") "]}]}",
+         "classes[1].program[1].lock", "a lock-order cycle");
+  ts_model m; /* one order everywhere loads */
+  load("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") ", " NEST("m2", "m3") "]},"
+       " {\"name\": \"b\", \"count\": 1, \"program\": [" NEST("m1", "m3") "]}]}",
        &m);
-  ts_world w;
-  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_STUCK);
-  char why[400];
-  ts_world_stuck(&w, why, sizeof why, 4);
-  ck_assert_msg(strstr(why, "a #0") && strstr(why, "parked on mutex \"m2\""), "%s", why);
-  ck_assert_msg(strstr(why, "b #0") && strstr(why, "parked on mutex \"m1\""), "%s", why);
-  ts_world_finish(&w);
   ts_model_finish(&m);
+#undef NEST
+#undef M3
 }
 END_TEST
 
@@ -404,6 +493,8 @@ START_TEST(contention_bad_input_named)
          "classes[0].program[1].op", "while mutex \"m\" is held");
   refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "servers[0].concurrency", "expected a number in [1, 1000000]");
+  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"capacity\": 2}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+         "locks[0].capacity", "a \"std\" mutex has one holder");
   refuse("{\"worker\": {\"kind\": \"fiber\"}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "worker.kind", "expected one of \"event_loop\", \"thread\"");
 }
@@ -427,7 +518,7 @@ END_TEST
 
 START_TEST(contention_examples_run)
 {
-  static const char *const ex[] = {"mutex", "fanout", "rpc-server", NULL};
+  static const char *const ex[] = {"mutex", "std-mutex", "fanout", "rpc-server", NULL};
   tu_run_examples(ex);
 }
 END_TEST
@@ -438,6 +529,8 @@ Suite *contention_suite(void)
   const TTest *const mutex[] = {contention_mutex_two_threads_exact_timeline,
                                        contention_mutex_barging_and_fifo_differ,
                                        contention_mutex_one_worker_never_contended,
+                                       contention_std_mutex_spins_only_while_locked,
+                                       contention_std_mutex_woken_loser_sleeps_again, contention_mutex_migration_cost,
                                        contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
                                        NULL};
   const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,
@@ -445,7 +538,7 @@ Suite *contention_suite(void)
   const TTest *const move[] = {contention_hop_adds_latency_and_cpu,
                                       contention_call_priority_burst_order,
                                       contention_call_concurrency_two_overlaps, NULL};
-  const TTest *const errors[] = {contention_mutex_cycle_is_a_deadlock,
+  const TTest *const errors[] = {contention_mutex_order_cycle_refused,
                                         contention_channel_deadlock_exits_1, contention_bad_input_named,
                                         contention_hop_out_of_range_named, contention_examples_run, NULL};
   tu_tcase(s, "mutex", mutex, NULL, NULL, 0);

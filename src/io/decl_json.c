@@ -75,12 +75,12 @@ static int unique(loader *L, const char *name, const char *const *names, size_t 
 static int load_lock(loader *L, const cJSON *jl, int i)
 {
   static const char *const keys[] = {"name", "kind", "scope", "instances", "capacity", "handoff", "acquire_ms",
-                                     "release_ms", "spin_ms", "futex_wait_ms", "futex_wake_ms", "wake_latency_ms",
-                                     "size_bytes", "note", NULL};
+                                     "release_ms", "migrate_ms", "spin_ms", "futex_wait_ms", "futex_wake_ms",
+                                     "wake_latency_ms", "size_bytes", "note", NULL};
   static const char *const kinds[] = {"async", "mutex", NULL};
-  static const char *const handoffs[] = {"fifo", "barging", NULL};
-  static const char *const mutex_only[] = {"handoff", "acquire_ms", "release_ms", "spin_ms", "futex_wait_ms",
-                                           "futex_wake_ms", "wake_latency_ms", NULL};
+  static const char *const handoffs[] = {"fifo", "barging", "std", NULL};
+  static const char *const mutex_only[] = {"handoff", "acquire_ms", "release_ms", "migrate_ms", "spin_ms",
+                                           "futex_wait_ms", "futex_wake_ms", "wake_latency_ms", NULL};
   ts_lock_decl *d = &L->m->locks[i];
   const char *name;
   int kind = 0, scope, inst, handoff = 0;
@@ -91,7 +91,7 @@ static int load_lock(loader *L, const cJSON *jl, int i)
       ts__ml_enum_field(L, jl, "kind", kinds, &kind) || scope_of(L, jl, &scope, &inst, "lock") ||
       int_field(L, jl, "capacity", 1, 1000000, &cap) || ts__ml_enum_field(L, jl, "handoff", handoffs, &handoff) ||
       ts__ml_time_field(L, jl, "acquire_ms", &d->acquire) || ts__ml_time_field(L, jl, "release_ms", &d->release) ||
-      ts__ml_time_field(L, jl, "spin_ms", &d->spin) || ts__ml_time_field(L, jl, "futex_wait_ms", &d->futex_wait) ||
+      ts__ml_time_field(L, jl, "migrate_ms", &d->migrate) || ts__ml_time_field(L, jl, "spin_ms", &d->spin) || ts__ml_time_field(L, jl, "futex_wait_ms", &d->futex_wait) ||
       ts__ml_time_field(L, jl, "futex_wake_ms", &d->futex_wake) ||
       ts__ml_time_field(L, jl, "wake_latency_ms", &d->wake_latency) ||
       int_field(L, jl, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes))
@@ -100,20 +100,23 @@ static int load_lock(loader *L, const cJSON *jl, int i)
     for (int k = 0; mutex_only[k]; k++)
       if (cJSON_GetObjectItemCaseSensitive(jl, mutex_only[k]))
         return ts_jfail(&L->c, mutex_only[k], L->e, "only for \"kind\": \"mutex\"");
+  if (handoff == TS_HANDOFF_STD && cap > 1)
+    return ts_jfail(&L->c, "capacity", L->e, "a \"std\" mutex has one holder (capacity 1): a semaphore is \"fifo\" or "
+                    "\"barging\"");
   const char *names[64];
   for (int j = 0; j < i; j++)
     names[j] = L->m->locks[j].name;
   if (unique(L, name, names, (size_t)i, "lock") || !(d->name = ts__ml_dup_or_fail(L, name)))
     return -1;
   double k = L->m->cpu_scale; /* CPU costs follow host.cpu_scale */
-  ts_time *cpu[] = {&d->acquire, &d->release, &d->spin, &d->futex_wait, &d->futex_wake};
+  ts_time *cpu[] = {&d->acquire, &d->release, &d->migrate, &d->spin, &d->futex_wait, &d->futex_wake};
   for (size_t c = 0; c < sizeof cpu / sizeof *cpu; c++)
     *cpu[c] = (ts_time)((double)*cpu[c] * k + 0.5);
   d->kind = (ts_lock_kind)kind;
   d->scope = (ts_scope)scope;
   d->instances = inst;
   d->capacity = (int)cap;
-  d->barging = handoff == 1;
+  d->handoff = (ts_handoff)handoff;
   L->m->nlocks++;
   if (kind == TS_LOCK_MUTEX)
     L->m->has_mutex = 1;

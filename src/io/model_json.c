@@ -68,6 +68,13 @@ static int check_model(loader *L, ts_model *m)
   return 0;
 }
 
+static void free_order(loader *L)
+{
+  for (size_t i = 0; L->order_where && i < 64 * 64; i++)
+    free(L->order_where[i]);
+  free(L->order_where);
+}
+
 int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err *e)
 {
   static const char *const keys[] = {"name", "description", "host", "worker", "pools", "dispatch", "locks",
@@ -116,9 +123,11 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   }
   if (ts__ml_load_metrics(&L, m, root) || check_model(&L, m))
     goto fail;
+  free_order(&L);
   return 0;
 fail:
   free(L.steps);
+  free_order(&L);
   ts_model_finish(m);
   return -1;
 }

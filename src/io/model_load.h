@@ -36,6 +36,8 @@ typedef struct loader {
                                          TS_EXPR_COUNT: a class's count, only $params, n, W */
   const cJSON *classes_json;          /* the model's classes, for names used before their class is loaded */
   const ts_class *klass;              /* the class being loaded: its "let" names */
+  uint64_t mutex_order[64];           /* bit t of [h]: some step takes mutex t while mutex h is held */
+  char **order_where;                 /* [64 * 64]: the path of the first step that took t under h (NULL: none yet) */
 } loader;
 
 struct ts_spec {

@@ -55,6 +55,47 @@ static int blocks_thread(const ts_op_type *t, const ts_step *s)
          (t == &ts_op_cpu && s->sliced);
 }
 
+/* Mutexes reachable from mutex t along the lock-order edges (t itself included). */
+static uint64_t reach(const loader *L, int t)
+{
+  uint64_t seen = UINT64_C(1) << t, frontier = seen;
+  while (frontier) {
+    uint64_t next = 0;
+    for (int d = 0; d < 64; d++)
+      if (frontier >> d & 1)
+        next |= L->mutex_order[d];
+    frontier = next & ~seen;
+    seen |= next;
+  }
+  return seen;
+}
+
+/* Mutex t is taken while the mutexes `held` are: record the order h -> t for
+ * each, refusing one that closes a cycle (two threads taking them in opposite
+ * orders can deadlock). */
+static int lock_order(loader *L, uint64_t held, int t)
+{
+  if (!L->order_where && !(L->order_where = calloc(64 * 64, sizeof *L->order_where)))
+    return ts_jfail(&L->c, NULL, L->e, "out of memory");
+  for (int h = 0; h < 64; h++) {
+    if (!(held >> h & 1) || (L->mutex_order[h] >> t & 1))
+      continue;
+    if (reach(L, t) >> h & 1) {
+      int x = 0; /* the first edge t -> x on a way back to h */
+      while (!((L->mutex_order[t] >> x & 1) && (reach(L, x) >> h & 1)))
+        x++;
+      return ts_jfail(&L->c, "lock", L->e, "takes mutex \"%s\" while holding \"%s\", but %s takes \"%s\" while "
+                      "holding \"%s\": a lock-order cycle (two threads taking them in opposite orders deadlock)",
+                      L->m->locks[t].name, L->m->locks[h].name, L->order_where[t * 64 + x], L->m->locks[x].name,
+                      L->m->locks[t].name);
+    }
+    L->mutex_order[h] |= UINT64_C(1) << t;
+    if (!(L->order_where[h * 64 + t] = strdup(L->c.path)))
+      return ts_jfail(&L->c, NULL, L->e, "out of memory");
+  }
+  return 0;
+}
+
 static int lock_bit_check(loader *L, held *h, const ts_step *s, int taking)
 {
   const ts_lock_decl *d = &L->m->locks[s->ref];
@@ -66,6 +107,8 @@ static int lock_bit_check(loader *L, held *h, const ts_step *s, int taking)
   if (taking && d->kind != TS_LOCK_MUTEX && h->mutexes)
     return ts_jfail(&L->c, "lock", L->e, "takes async lock \"%s\" while holding a mutex (a thread must not wait while "
                     "it holds an OS mutex)", d->name);
+  if (taking && d->kind == TS_LOCK_MUTEX && h->mutexes && lock_order(L, h->mutexes, s->ref))
+    return -1;
   h->locks ^= bit;
   if (d->kind == TS_LOCK_MUTEX)
     h->mutexes ^= bit;

@@ -176,11 +176,15 @@ int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst);
 int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst);
 /* a releases async lock decl; the oldest waiter becomes a holder and resumes as a callback. */
 void ts__lock_release_async(ts_world *w, ts_actor *a, int decl);
-/* a releases mutex decl. With a parked waiter: fifo hands it over, barging
- * frees it; either way the waiter's thread resumes after the wake latency and
- * 1 is returned (the releaser pays futex_wake). Without one, the oldest
- * spinner stops spinning now; returns 0. */
+/* a releases mutex decl. fifo and barging: with a parked waiter, fifo hands
+ * it over, barging frees it; either way the waiter's thread resumes after the
+ * wake latency and 1 is returned (the releaser pays futex_wake); without one,
+ * the oldest spinner stops spinning now and 0 is returned. std: every spinner
+ * stops now; if the mutex was CONTENDED the oldest parked waiter (if any) is
+ * woken and 1 is returned (the futex wake is paid even with nobody parked). */
 int ts__mutex_release(ts_world *w, ts_actor *a, int decl);
+/* Every spinner of l stops spinning now (it sees the state change). */
+void ts__mutex_stop_spinners(ts_world *w, ts_lock *l);
 /* a holds mutex decl after contending since a->mark: account the wait. */
 void ts__mutex_took(ts_world *w, ts_actor *a, int decl);
 /* Whether a holds (an instance of) lock decl. */

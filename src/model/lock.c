@@ -5,11 +5,17 @@
  * (user CPU) up to spin, then enters the futex (kernel CPU) and parks the
  * whole thread; a release that wakes a waiter costs the releaser futex_wake
  * of kernel CPU, and the woken thread runs wake_latency later. Hand-off is
- * fifo (ownership passes to the oldest parked waiter at the release) or
+ * fifo (ownership passes to the oldest parked waiter at the release),
  * barging (the mutex is free: a spinner or a running thread may take it
- * before the woken waiter retries). Capacity k > 1 makes either a semaphore.
+ * before the woken waiter retries) or std (Rust std's futex mutex: barging,
+ * plus the CONTENDED state: a release of a CONTENDED mutex pays futex_wake
+ * whether or not anyone sleeps, and frees every spinner; op_lock.c has the
+ * acquire's rules). Capacity k > 1 makes fifo or barging a semaphore. An
+ * acquire pays `migrate` more when the mutex's previous holder ran on another
+ * worker (its cache lines move).
  *
- * Invariant: 0 <= holders <= capacity; with capacity 1, owner is the holder. */
+ * Invariant: 0 <= holders <= capacity; with capacity 1, owner is the holder;
+ * contended is 0 while a std mutex is free. */
 #include "model/internal.h"
 
 #include <stdlib.h>
@@ -30,6 +36,8 @@ static void take(ts_world *w, ts_actor *a, int decl, int inst)
   }
   l->holders++;
   l->owner = d->capacity == 1 ? a->id : -1;
+  l->prev_worker = l->last_worker;
+  l->last_worker = a->worker;
   ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
@@ -92,21 +100,44 @@ void ts__lock_release_async(ts_world *w, ts_actor *a, int decl)
   ts__actor_ready(w, b, 0);
 }
 
+void ts__mutex_stop_spinners(ts_world *w, ts_lock *l)
+{
+  for (int id; (id = ts_ring_pop(&l->spinners)) >= 0;)
+    ts__cpu_cut(w, &w->workers[ts_world_actor(w, id)->worker]);
+}
+
+/* Wake the oldest parked waiter of l (if any): its thread resumes after the
+ * wake latency, with ownership when fifo. Returns 1 if one was woken. */
+static int wake_waiter(ts_world *w, const ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  int next = ts_ring_pop(&l->waiters);
+  if (next < 0)
+    return 0;
+  ts_actor *b = ts_world_actor(w, next);
+  if (d->handoff == TS_HANDOFF_FIFO)
+    take(w, b, decl, inst); /* fifo: ownership passes at the release */
+  if (w->obs && w->obs->wake)
+    w->obs->wake(w->obs->data, w->sim.now, a->id, next);
+  ts__worker_resume_at(w, b, w->sim.now + d->wake_latency);
+  return 1;
+}
+
 int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
 {
   const ts_lock_decl *d = &w->model->locks[decl];
   int inst = drop(w, a, decl);
   ts_lock *l = inst_lock(w, decl, inst);
-  int next = ts_ring_pop(&l->waiters);
-  if (next >= 0) {
-    ts_actor *b = ts_world_actor(w, next);
-    if (!d->barging)
-      take(w, b, decl, inst); /* fifo: ownership passes at the release */
-    if (w->obs && w->obs->wake)
-      w->obs->wake(w->obs->data, w->sim.now, a->id, next);
-    ts__worker_resume_at(w, b, w->sim.now + d->wake_latency);
-    return 1;
+  if (d->handoff == TS_HANDOFF_STD) {
+    /* swap(UNLOCKED): every spinner sees it free; FUTEX_WAKE if it was CONTENDED */
+    int contended = l->contended;
+    l->contended = 0;
+    ts__mutex_stop_spinners(w, l);
+    if (contended)
+      wake_waiter(w, a, d, decl, inst, l);
+    return contended;
   }
+  if (wake_waiter(w, a, d, decl, inst, l))
+    return 1;
   /* a spinner on another thread sees it free now */
   int spinner = ts_ring_pop(&l->spinners);
   if (spinner >= 0)

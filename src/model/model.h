@@ -98,14 +98,22 @@ typedef enum { TS_SCOPE_ACTOR, TS_SCOPE_SHARED, TS_SCOPE_PER_WORKER, TS_SCOPE_IN
 
 typedef enum { TS_LOCK_ASYNC, TS_LOCK_MUTEX } ts_lock_kind;
 
+/* A mutex's rules (lock.c): fifo hands it to the oldest parked waiter at the
+ * release; barging frees it and wakes that waiter, which retries; std is Rust
+ * std's futex mutex (UNLOCKED, LOCKED, CONTENDED: spin only while LOCKED, a
+ * woken thread acquires as CONTENDED, a release of a CONTENDED mutex always
+ * pays a futex wake). */
+typedef enum { TS_HANDOFF_FIFO, TS_HANDOFF_BARGING, TS_HANDOFF_STD } ts_handoff;
+
 typedef struct ts_lock_decl {
   char *name;
   ts_lock_kind kind;
   ts_scope scope;
   int instances;              /* indexed: how many */
   int capacity;               /* holders at once (> 1: a semaphore) */
-  int barging;                /* mutex hand-off: 0 fifo, 1 barging */
+  ts_handoff handoff;         /* mutex: what a release does (fifo, barging, std) */
   ts_time acquire, release;   /* mutex: user CPU of an uncontended acquire, of a release */
+  ts_time migrate;            /* mutex: user CPU added to an acquire when the last holder ran on another worker */
   ts_time spin;               /* mutex: user CPU spun before parking */
   ts_time futex_wait;         /* mutex: kernel CPU to park */
   ts_time futex_wake;         /* mutex: kernel CPU of a release that wakes a waiter */

@@ -7,10 +7,22 @@
  *   2 futex entered: free now: take (3); else park the whole thread (4)
  *   4 woken: fifo already made it the holder; barging retries (as 1, without spinning)
  *   3 acquire paid: next step
+ * std (Rust std's futex mutex, library/std/src/sys/sync/mutex/futex.rs),
+ * where "contend" is: swap the state to CONTENDED (every spinner stops) and
+ * enter the futex (2):
+ *   0 CAS UNLOCKED -> LOCKED; held: spin (1) only while it is LOCKED, else contend
+ *   1 spun: free: take as LOCKED (3); else contend
+ *   2 futex_wait returned: free: swap took it, as CONTENDED (3); CONTENDED:
+ *     sleep (4); LOCKED (a barger took it): spin again (6)
+ *   4 woken: free: take as CONTENDED (3); LOCKED: spin (6); CONTENDED: futex (2)
+ *   6 spun after a wake: free: take as CONTENDED (3); else contend
+ * A woken thread that loses to a barger sleeps again at the futex queue's tail.
  * unlock: pay `release` (0 -> 1), release (1); a parked waiter woken costs
- * futex_wake of kernel CPU (2). */
+ * futex_wake of kernel CPU (2) (std: every release of a CONTENDED mutex). */
 #include "model/internal.h"
 #include "model/spec.h"
+
+enum { SUB_TRY, SUB_SPUN, SUB_FUTEX, SUB_TOOK, SUB_WOKEN, SUB_RESPUN = 6 };
 
 static const char *const keys[] = {"lock", "index", NULL};
 static const char *const unlock_keys[] = {"lock", NULL};
@@ -33,15 +45,15 @@ static int load(ts_spec *sp, ts_step *s)
   return 0;
 }
 
-static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl)
+static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
 {
   ts__mutex_took(w, a, decl);
-  a->sub = 3;
-  return ts__cpu_begin(w, a, d->acquire, 1, 0, TS_ACTOR_RUNNING);
+  a->sub = SUB_TOOK;
+  ts_time cost = d->acquire;
+  if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
+    cost += d->migrate; /* the previous holder ran on another worker: its cache lines move */
+  return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
 }
-
-/* Enter the futex (2), or park at once when it costs nothing. */
-static int enter_futex(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst);
 
 static int park(ts_world *w, ts_actor *a, int decl, int inst)
 {
@@ -49,51 +61,132 @@ static int park(ts_world *w, ts_actor *a, int decl, int inst)
     return TS_OP_FREE;
   ts__actor_set_state(w, a, TS_ACTOR_MUTEX_PARK);
   ts__worker_block(w, &w->workers[a->worker], a);
-  a->sub = 4;
+  a->sub = SUB_WOKEN;
   return TS_OP_FREE;
 }
 
-static int enter_futex(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst)
+/* Spin for a held mutex (user CPU, cut short when its state changes), then exec runs again at sub. */
+static int spin(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int sub)
 {
-  a->sub = 2;
+  if (ts_ring_push(&l->spinners, a->id) != 0) {
+    ts__world_nomem(w);
+    return TS_OP_FREE;
+  }
+  a->sub = sub;
+  return ts__cpu_begin(w, a, d->spin, 1, 0, TS_ACTOR_SPIN);
+}
+
+static int futex_check(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l);
+
+/* Enter the futex: pay futex_wait (then exec runs again at sub 2), or check at once when it costs nothing. */
+static int enter_futex(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  a->sub = SUB_FUTEX;
   if (d->futex_wait > 0)
     return ts__cpu_begin(w, a, d->futex_wait, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
-  return park(w, a, decl, inst);
+  return futex_check(w, a, d, decl, inst, l);
+}
+
+/* std: the state is LOCKED or CONTENDED after a failed try: mark it CONTENDED
+ * (spinners stop: they never spin on CONTENDED) and enter the futex. */
+static int contend(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  if (!l->contended) {
+    l->contended = 1;
+    ts__mutex_stop_spinners(w, l);
+  }
+  return enter_futex(w, a, d, decl, inst, l);
+}
+
+/* std: take a free mutex by swap(CONTENDED): the next release pays a futex wake. */
+static int take_contended(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  ts__lock_try(w, a, decl, inst);
+  l->contended = 1;
+  return took(w, a, d, decl, l);
+}
+
+/* The futex_wait syscall returned (sub 2): take, sleep, or (std) spin again. */
+static int futex_check(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  if (d->handoff != TS_HANDOFF_STD) {
+    if (ts__lock_try(w, a, decl, inst))
+      return took(w, a, d, decl, l);
+    return park(w, a, decl, inst);
+  }
+  if (ts__lock_free(w, decl, inst))
+    return take_contended(w, a, d, decl, inst, l);
+  if (l->contended)
+    return park(w, a, decl, inst);
+  return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, d, decl, inst, l);
+}
+
+static int exec_std(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+{
+  switch (a->sub) {
+  case SUB_TRY:
+    if (ts__lock_try(w, a, decl, inst)) {
+      l->contended = 0;
+      return took(w, a, d, decl, l);
+    }
+    ts__x(w, a)->mark = w->sim.now;
+    w->mutex_contended++;
+    ts__x(w, a)->wait_inst = inst;
+    if (d->spin > 0 && !l->contended)
+      return spin(w, a, d, l, SUB_SPUN);
+    return contend(w, a, d, decl, inst, l);
+  case SUB_SPUN:
+    ts_ring_remove(&l->spinners, a->id);
+    if (ts__lock_try(w, a, decl, inst)) { /* CAS UNLOCKED -> LOCKED */
+      l->contended = 0;
+      return took(w, a, d, decl, l);
+    }
+    return contend(w, a, d, decl, inst, l);
+  case SUB_FUTEX:
+    return futex_check(w, a, d, decl, inst, l);
+  case SUB_WOKEN:
+    if (ts__lock_free(w, decl, inst))
+      return take_contended(w, a, d, decl, inst, l);
+    if (l->contended)
+      return enter_futex(w, a, d, decl, inst, l);
+    return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, d, decl, inst, l);
+  case SUB_RESPUN:
+    ts_ring_remove(&l->spinners, a->id);
+    if (ts__lock_free(w, decl, inst))
+      return take_contended(w, a, d, decl, inst, l);
+    return contend(w, a, d, decl, inst, l);
+  default:
+    return TS_OP_NEXT;
+  }
 }
 
 static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
 {
   const ts_lock_decl *d = &w->model->locks[s->ref];
   ts_lock *l = ts__lock_inst(w, s->ref, inst);
+  if (d->handoff == TS_HANDOFF_STD)
+    return exec_std(w, a, d, s->ref, inst, l);
   switch (a->sub) {
-  case 0:
+  case SUB_TRY:
     if (ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref);
+      return took(w, a, d, s->ref, l);
     ts__x(w, a)->mark = w->sim.now;
     w->mutex_contended++;
     ts__x(w, a)->wait_inst = inst;
-    if (d->spin > 0) {
-      if (ts_ring_push(&l->spinners, a->id) != 0) {
-        ts__world_nomem(w);
-        return TS_OP_FREE;
-      }
-      a->sub = 1;
-      return ts__cpu_begin(w, a, d->spin, 1, 0, TS_ACTOR_SPIN);
-    }
-    return enter_futex(w, a, d, s->ref, inst);
-  case 1:
+    if (d->spin > 0)
+      return spin(w, a, d, l, SUB_SPUN);
+    return enter_futex(w, a, d, s->ref, inst, l);
+  case SUB_SPUN:
     ts_ring_remove(&l->spinners, a->id);
     if (ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref);
-    return enter_futex(w, a, d, s->ref, inst);
-  case 2:
-    if (ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref);
-    return park(w, a, s->ref, inst);
-  case 4:
+      return took(w, a, d, s->ref, l);
+    return enter_futex(w, a, d, s->ref, inst, l);
+  case SUB_FUTEX:
+    return futex_check(w, a, d, s->ref, inst, l);
+  case SUB_WOKEN:
     if (ts__lock_holds(a, s->ref) || ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref);
-    return enter_futex(w, a, d, s->ref, inst); /* barging: someone took it first */
+      return took(w, a, d, s->ref, l);
+    return enter_futex(w, a, d, s->ref, inst, l); /* barging: someone took it first */
   default:
     return TS_OP_NEXT;
   }
@@ -116,7 +209,7 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
     a->sub = 1;
     return TS_OP_FREE;
   }
-  if (a->sub == 3) {
+  if (a->sub == SUB_TOOK) {
     ts__x(w, a)->wait_inst = -1;
     return TS_OP_NEXT; /* the acquire cost is paid */
   }

@@ -113,6 +113,7 @@ static int lay_out_objects(ts_world *w)
     return -1;
   for (int l = 0; l < w->nlock_inst; l++) {
     w->locks[l].owner = -1;
+    w->locks[l].last_worker = w->locks[l].prev_worker = -1;
     ts_ring_init(&w->locks[l].waiters);
     ts_ring_init(&w->locks[l].spinners);
   }

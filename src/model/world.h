@@ -187,6 +187,9 @@ typedef struct ts_worker {
 typedef struct ts_lock {
   int holders;            /* actors holding it (at most the capacity) */
   int owner;              /* with capacity 1: the holder, or -1 */
+  int last_worker;        /* mutex: the worker of its latest holder, or -1 */
+  int prev_worker;        /* mutex: the worker of the holder before (for the migration cost), or -1 */
+  int contended;          /* std mutex: held in the CONTENDED state (a release pays a futex wake) */
   ts_ring waiters;        /* actors waiting to acquire, oldest first */
   ts_ring spinners;       /* mutex: actors spinning for it now, oldest first */
 } ts_lock;
