@@ -222,16 +222,16 @@ static void free_list(char **v)
   free(v);
 }
 
-/* Feed every regular file of folder rel to the fuzz target's body (which
+/* Feed every regular file of folder rel to a fuzz target's body (which
  * aborts on a message that is not one line naming the input). */
-static void replay_in_process(const char *rel)
+static void replay_in_process(const char *rel, int (*one)(const uint8_t *data, size_t size))
 {
   char **files = list_files(rel);
   for (char **f = files; *f; f++) {
     char *path = tu_source_path(*f);
     size_t len;
     char *data = tu_read_file(path, &len);
-    ck_assert_int_ge(ts_fuzz_load_one((const uint8_t *)data, len), 0);
+    ck_assert_int_ge(one((const uint8_t *)data, len), 0);
     free(data);
     free(path);
   }
@@ -240,8 +240,16 @@ static void replay_in_process(const char *rel)
 
 START_TEST(badinput_fuzz_regressions_replay_through_the_fuzz_target)
 {
-  replay_in_process(REGRESSIONS);
-  replay_in_process(CORPUS);
+  replay_in_process(REGRESSIONS, ts_fuzz_load_one);
+  replay_in_process(CORPUS, ts_fuzz_load_one);
+}
+END_TEST
+
+/* The expression target's findings (expr/: one expression a file) go
+ * through its body: compiled, evaluated, loaded in every expression field. */
+START_TEST(badinput_expression_regressions_replay_through_the_expression_target)
+{
+  replay_in_process(REGRESSIONS "/expr", ts_fuzz_expr_one);
 }
 END_TEST
 
@@ -323,7 +331,8 @@ Suite *badinput_suite(void)
   const TTest *const corpus[] = {badinput_manifest_lists_every_file_of_the_corpus,
                                         badinput_corpus_is_refused_with_one_line_naming_file_and_path, NULL};
   const TTest *const fuzz[] = {badinput_fuzz_regressions_replay_through_the_fuzz_target,
-                                      badinput_fuzz_regressions_run_as_models_exit_cleanly, NULL};
+                               badinput_expression_regressions_replay_through_the_expression_target,
+                               badinput_fuzz_regressions_run_as_models_exit_cleanly, NULL};
   const TTest *const longer[] = {badinput_long_program_loads,
                                         badinput_object_with_many_keys_and_one_duplicate_is_refused, NULL};
   tu_tcase(s, "corpus", corpus, make_tmp, remove_tmp, 300);

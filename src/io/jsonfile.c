@@ -583,10 +583,19 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   cJSON *node = walk(root, path, &parent, key, &index);
   if (!node || !parent)
     return ts_err_set(e, file, path, "--set: no such place in the model (check names and [indexes])");
-  cJSON *v = cJSON_Parse(value);
+  /* The value is JSON when all of it is ("2 * 3" is the string, not 2);
+   * one that opens an object, array or string must close it. */
+  const char *end = NULL;
+  cJSON *v = cJSON_ParseWithOpts(value, &end, 1);
   if (v && check_duplicates(v, value, strlen(value), file, path, e)) {
     cJSON_Delete(v);
     return -1;
+  }
+  size_t lead = strspn(value, " \t\r\n");
+  if (!v && strchr("{[\"", value[lead]) && value[lead]) {
+    size_t col = end && end >= value ? (size_t)(end - value) + 1 : 1;
+    return ts_err_set(e, file, path, "--set: not valid JSON at column %zu (a value that opens with %c must be "
+                      "JSON; other values that are not JSON are taken as strings)", col, value[lead]);
   }
   if (!v)
     v = cJSON_CreateString(value);

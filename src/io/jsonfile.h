@@ -64,8 +64,9 @@ int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_
 /* Error at the cursor's path (plus key, if not NULL). Returns -1. */
 int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON,
- * or as a string if it is not JSON. Everything but the last key must exist;
+/* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON
+ * (all of it: "2 * 3" is not JSON, so it is the string), or as a string if
+ * it is not JSON; a value that opens with {, [ or " must be JSON. Everything but the last key must exist;
  * a missing last key is added (the loader then rejects keys it does not
  * know), except under the top-level "params", where it is an error; a last
  * index one past an array's end appends to it.

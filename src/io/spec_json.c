@@ -85,7 +85,9 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
     const char *hint = L->class_expr == TS_EXPR_COUNT ? " (names: $params, n, W; not i or lets, which are per actor)"
                        : L->class_expr ? " (names: $params, n, W, i, the class's lets)"
                                      : " (names: $params, n, W, i, worker, pool_size, now, arrived, loop names, counters, lets)";
-    return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s", cJSON_IsString(v) ? v->valuestring : "", err,
+    char quoted[TS_EXPR_QUOTE];
+    return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s",
+                    cJSON_IsString(v) ? ts_expr_excerpt(v->valuestring, quoted, sizeof quoted) : "", err,
                     strncmp(err, "unknown name", 12) == 0 ? hint : "");
   }
   ts_expr_free(*out);
@@ -144,15 +146,17 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     L->class_expr = TS_EXPR_COUNT;
     ts_expr *e = ts_expr_compile(v->valuestring, resolve, L, err, sizeof err);
     L->class_expr = was;
+    char quoted[TS_EXPR_QUOTE];
     if (!e)
       return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params; \"%s\": %s", what,
-                          range, v->valuestring, err);
+                          range, ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), err);
     int known = ts_expr_is_constant(e, &d);
     ts_expr_free(e);
     if (!known)
       return ts_spec_fail(sp, key, "expected %s in %s known at load time (numbers and $params only)", what, range);
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
-      return ts_spec_fail(sp, key, "\"%s\" is %g: expected %s in %s", v->valuestring, d, what, range);
+      return ts_spec_fail(sp, key, "\"%s\" is %g: expected %s in %s",
+                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), d, what, range);
     *out = d;
     return 0;
   }

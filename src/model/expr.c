@@ -38,6 +38,7 @@ typedef struct parser {
   instr *code;
   size_t len, cap;
   int sp, depth;  /* stack height while emitting, and its maximum */
+  int nest;       /* parentheses, unary operators, calls and ?: open */
   char *err;
   size_t errcap;
   int failed;
@@ -116,9 +117,43 @@ static void expect(parser *p, const char *tok)
 
 static void cond(parser *p);
 
+/* Enter one level of nesting (a parenthesis, a unary operator, a
+ * function's arguments, a ?:'s branches), each a recursion of the parser: 0
+ * when the parse has failed or would nest deeper than TS_EXPR_MAX_NEST (so
+ * the parser's depth is bounded, whatever the input), else 1; leave()
+ * undoes it. */
+static int enter(parser *p)
+{
+  if (p->failed)
+    return 0;
+  if (++p->nest > TS_EXPR_MAX_NEST) {
+    char what[16];
+    snprintf(what, sizeof what, "%d", TS_EXPR_MAX_NEST);
+    fail(p, "nested deeper than %s levels (parentheses, unary operators, functions, ?:) at column %d", what);
+    return 0;
+  }
+  return 1;
+}
+
+static void leave(parser *p)
+{
+  p->nest--;
+}
+
 static int is_name_char(char c, int first)
 {
   return isalpha((unsigned char)c) || c == '_' || (!first && isdigit((unsigned char)c));
+}
+
+const char *ts_expr_excerpt(const char *text, char *buf, size_t cap)
+{
+  size_t len = strlen(text), keep = cap > 4 ? cap - 4 : 0;
+  if (len < cap)
+    return text;
+  while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80) /* not inside a UTF-8 character */
+    keep--;
+  snprintf(buf, cap, "%.*s...", (int)keep, text);
+  return buf;
 }
 
 int ts_expr_is_name(const char *s)
@@ -166,8 +201,11 @@ static void primary(parser *p)
     return;
   }
   if (accept(p, "(")) {
-    cond(p);
-    expect(p, ")");
+    if (enter(p)) {
+      cond(p);
+      expect(p, ")");
+      leave(p);
+    }
     return;
   }
   int dollar = *s == '$';
@@ -184,7 +222,10 @@ static void primary(parser *p)
     name[n] = '\0';
     p->pos += n;
     if (!dollar && accept(p, "(")) {
-      call(p, name);
+      if (enter(p)) {
+        call(p, name);
+        leave(p);
+      }
       return;
     }
     ts_expr_var var = {0, 0};
@@ -203,14 +244,13 @@ static void primary(parser *p)
 
 static void unary(parser *p)
 {
-  if (accept(p, "-")) {
-    unary(p);
-    op(p, OP_NEG);
-  } else if (accept(p, "!")) {
-    unary(p);
-    op(p, OP_NOT);
-  } else {
+  int neg = accept(p, "-"), not = !neg && accept(p, "!");
+  if (!neg && !not) {
     primary(p);
+  } else if (enter(p)) {
+    unary(p);
+    op(p, neg ? OP_NEG : OP_NOT);
+    leave(p);
   }
 }
 
@@ -267,11 +307,12 @@ static void or_(parser *p)
 static void cond(parser *p)
 {
   or_(p);
-  if (accept(p, "?")) {
+  if (accept(p, "?") && enter(p)) {
     cond(p);
     expect(p, ":");
     cond(p);
     op(p, OP_COND);
+    leave(p);
   }
 }
 

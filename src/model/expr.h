@@ -37,9 +37,15 @@ typedef int (*ts_expr_resolver)(void *ctx, const char *name, ts_expr_var *var, d
 /* The value of a variable at evaluation time. */
 typedef double (*ts_expr_getter)(void *ctx, ts_expr_var var);
 
+/* How deeply parentheses, unary operators, function arguments and ?:
+ * branches may nest: the parser is recursive, and its depth is bounded here,
+ * not by the input. */
+#define TS_EXPR_MAX_NEST 100
+
 /* Compile text. Returns a new expression, or NULL with a one-line reason in
  * err (of size cap: "unknown name \"x\" at column 3", "expected ')' at
- * column 9", or "out of memory"). */
+ * column 9", "nested deeper than 100 levels ... at column 201", or "out of
+ * memory"). */
 ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, char *err, size_t cap);
 /* A constant expression (what a number in a JSON field is). NULL when memory runs out. */
 ts_expr *ts_expr_constant(double v);
@@ -54,6 +60,11 @@ int ts_expr_uses(const ts_expr *e, int kind);
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);
 /* The text e was compiled from. */
 const char *ts_expr_text(const ts_expr *e);
+/* text, or (when it has cap or more bytes) its start cut to fit buf with
+ * "..." after it: an expression quoted in a message, short enough that the
+ * reason after it is not cut off. cap >= 8. */
+const char *ts_expr_excerpt(const char *text, char *buf, size_t cap);
+#define TS_EXPR_QUOTE 120 /* a buffer for ts_expr_excerpt in messages */
 /* 1 if s is one name to the expression language ([A-Za-z_][A-Za-z0-9_]*),
  * as "$s" must be to name a parameter. */
 int ts_expr_is_name(const char *s);

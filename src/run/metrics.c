@@ -249,8 +249,9 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     ts_expr *e = ts_expr_compile(d->expr, resolve, &r, why, sizeof why);
     out->n++;
     if (!e) {
+      char quoted[TS_EXPR_QUOTE];
       snprintf(err, cap, "metrics.%s: \"%s\": %s (names: the metrics listed by `tssim run --help` and those before it)",
-               d->name, d->expr, why);
+               d->name, ts_expr_excerpt(d->expr, quoted, sizeof quoted), why);
       ts_metric_list_finish(out);
       return -1;
     }

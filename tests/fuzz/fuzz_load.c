@@ -26,14 +26,19 @@
  * the fuzzer runs from the source root, as scripts/fuzz does. */
 #define FUZZ_FILE "models/fuzz-input.json"
 
+void ts_fuzz_check_message(const char *file, const ts_err *e)
+{
+  size_t n = strlen(file);
+  if (strncmp(e->msg, file, n) != 0 || e->msg[n] != ':' || strchr(e->msg, '\n')) {
+    fprintf(stderr, "fuzz: not a one-line message naming the file: %s\n", e->msg);
+    abort();
+  }
+}
+
 /* A refusal must be "FUZZ_FILE: ..." on one line. */
 static void check_message(const ts_err *e)
 {
-  size_t n = strlen(FUZZ_FILE);
-  if (strncmp(e->msg, FUZZ_FILE, n) != 0 || e->msg[n] != ':' || strchr(e->msg, '\n')) {
-    fprintf(stderr, "fuzz_load: not a one-line message naming the file: %s\n", e->msg);
-    abort();
-  }
+  ts_fuzz_check_message(FUZZ_FILE, e);
 }
 
 /* When the tree has a "set" object (as a scenario does), apply its members
