@@ -1,6 +1,8 @@
 /* Hard inputs and faults (issue 21): expressions nested past the parser's
- * limit, --set values parsed whole, and the end-to-end refusals they give
- * (exit status 2, one line naming the file and the JSON path). */
+ * limit, --set values parsed whole, models whose after arrivals form a
+ * cycle or whose steps read spans nothing begins, and the end-to-end
+ * refusals they give (exit status 2, one line naming the file and the JSON
+ * path). */
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
@@ -92,6 +94,77 @@ START_TEST(hard_expression_refusal_keeps_the_reason)
   cJSON_Delete(root);
   free(text);
   free(cond);
+}
+END_TEST
+
+/* ---- whole-model checks ---- */
+
+/* The loader's refusal of model text json into msg (size cap), or "" when
+ * it loads. */
+static void refusal(const char *json, char *msg, size_t cap)
+{
+  cJSON *root;
+  ts_err e;
+  ts_model m;
+  ck_assert_msg(ts_json_parse(json, strlen(json), "t.json", &root, &e) == 0, "%s", e.msg);
+  if (ts_model_from_json(root, "t.json", &m, &e) == 0) {
+    ts_model_finish(&m);
+    snprintf(msg, cap, "%s", "");
+  } else {
+    snprintf(msg, cap, "%s", e.msg);
+  }
+  cJSON_Delete(root);
+}
+
+#define CLASS(name, after) \
+  "{\"name\": \"" name "\", \"count\": 1, \"arrival\": {\"kind\": \"after\", \"after\": \"" after "\"}, " \
+  "\"program\": [{\"op\": \"cpu\", \"ms\": 1}]}"
+#define PLAIN(name) "{\"name\": \"" name "\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}"
+
+/* after arrivals in a cycle never arrive: refused at load, naming the
+ * cycle; a chain into a cycle is refused at the cycle; a chain that ends
+ * at a class arriving otherwise loads. */
+START_TEST(hard_after_cycles_are_refused)
+{
+  char msg[1024];
+  refusal("{\"classes\": [" CLASS("a", "a") "]}", msg, sizeof msg);
+  ck_assert_str_eq(msg, "t.json: classes[0].arrival.after: the after arrivals form a cycle (a -> a): no actor of "
+                        "the class ever arrives; one class of the cycle must arrive otherwise");
+  refusal("{\"classes\": [" CLASS("c", "a") ", " CLASS("a", "b") ", " CLASS("b", "a") "]}", msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "t.json: classes[1].arrival.after: the after arrivals form a cycle (a -> b -> a)") == msg,
+                "%s", msg);
+  refusal("{\"classes\": [" CLASS("x", "y") ", " CLASS("y", "z") ", " CLASS("z", "w") ", " CLASS("w", "y") "]}", msg,
+          sizeof msg);
+  ck_assert_msg(strstr(msg, "classes[1].arrival.after: the after arrivals form a cycle (y -> z -> w -> y)"), "%s", msg);
+  refusal("{\"classes\": [" CLASS("c", "b") ", " CLASS("b", "a") ", " PLAIN("a") "]}", msg, sizeof msg);
+  ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+#define STEPS(steps) "{\"channels\": [{\"name\": \"ch\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, " \
+  "\"program\": [" steps "]}]}"
+
+/* A span a step reads the begin of must be begun by some step: a notify's
+ * carry and a span_end from its begin; a suggestion names the nearest. A
+ * span_end from the notify needs no begin; a repeat's or a call's span is
+ * begun by it. */
+START_TEST(hard_spans_nothing_begins_are_refused)
+{
+  char msg[1024];
+  refusal(STEPS("{\"op\": \"span_begin\", \"span\": \"frame\"}, {\"op\": \"notify\", \"channel\": \"ch\", "
+                "\"carry\": \"frmae\"}"), msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "t.json: classes[0].program[1].carry: no span_begin, repeat or call begins span "
+                            "\"frmae\"") == msg && strstr(msg, "did you mean \"frame\"?"), "%s", msg);
+  refusal(STEPS("{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"x\"}"), msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "t.json: classes[0].program[1].span: no span_begin") == msg &&
+                strstr(msg, "(no step begins a span)"), "%s", msg);
+  refusal(STEPS("{\"op\": \"repeat\", \"count\": 2, \"span\": \"it\", \"steps\": [{\"op\": \"if\", \"cond\": 1, "
+                "\"then\": [{\"op\": \"span_end\", \"span\": \"late\"}]}]}"), msg, sizeof msg);
+  ck_assert_msg(strstr(msg, "t.json: classes[0].program[0].steps[0].then[0].span: ") == msg, "%s", msg);
+  refusal(STEPS("{\"op\": \"repeat\", \"count\": 2, \"span\": \"it\", \"steps\": [{\"op\": \"notify\", \"channel\": "
+                "\"ch\", \"carry\": \"it\"}, {\"op\": \"cpu\", \"ms\": 1}]}, {\"op\": \"wait\", \"channel\": \"ch\"}, "
+                "{\"op\": \"span_end\", \"span\": \"seen\", \"from\": \"notify\"}"), msg, sizeof msg);
+  ck_assert_str_eq(msg, "");
 }
 END_TEST
 
@@ -215,7 +288,9 @@ Suite *hard_suite(void)
   const TTest *const expressions[] = {hard_expression_nesting_is_limited, hard_expression_refusal_keeps_the_reason,
                                       NULL};
   const TTest *const sets[] = {hard_set_value_is_parsed_whole, hard_set_on_the_command_line, NULL};
+  const TTest *const models[] = {hard_after_cycles_are_refused, hard_spans_nothing_begins_are_refused, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);
   tu_tcase(s, "set", sets, make_tmp, remove_tmp, 120);
+  tu_tcase(s, "models", models, NULL, NULL, 60);
   return s;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/model_load.h"
+#include "io/suggest.h"
 #include "model/op.h"
 
 /* The numeric params, kept for metric expressions ($name). */
@@ -68,6 +69,81 @@ static int check_model(loader *L, ts_model *m)
   return 0;
 }
 
+/* `after` arrivals that come round to their own class: no actor of the
+ * cycle ever arrives (the run would end at once with empty metrics).
+ * Refused at the first class of the cycle, naming it whole. */
+static int check_after_cycles(loader *L, const ts_model *m)
+{
+  for (size_t c = 0; c < m->nclasses; c++) {
+    size_t k = c, steps = 0;
+    while (m->classes[k].arrival.kind == TS_ARRIVE_AFTER && steps++ < m->nclasses) {
+      k = (size_t)m->classes[k].arrival.after;
+      if (k < c)
+        break; /* a cycle through a class before c was refused there */
+      if (k != c)
+        continue;
+      char cycle[400];
+      size_t len = (size_t)snprintf(cycle, sizeof cycle, "%s", m->classes[c].name);
+      k = c;
+      do {
+        k = (size_t)m->classes[k].arrival.after;
+        if (len < sizeof cycle)
+          len += (size_t)snprintf(cycle + len, sizeof cycle - len, " -> %s", m->classes[k].name);
+      } while (k != c);
+      char path[64];
+      snprintf(path, sizeof path, "classes[%zu].arrival.after", c);
+      return ts_jfail(&L->c, path, L->e, "the after arrivals form a cycle (%s): no actor of %s ever arrives; "
+                      "one class of the cycle must arrive otherwise", cycle,
+                      m->classes[c].arrival.after == (int)c ? "the class" : "these classes");
+    }
+  }
+  return 0;
+}
+
+/* Every span a step reads the begin of is begun somewhere: a notify's
+ * "carry" and a span_end from its begin name a span that a span_begin, a
+ * repeat or a call begins (a typo would otherwise carry "now", or end
+ * nothing, without a word). Refused at the step, with the nearest begun
+ * span's name. */
+static int check_spans(loader *L, const ts_model *m)
+{
+  unsigned char begun[64] = {0};
+  for (size_t c = 0; c < m->nclasses; c++)
+    for (size_t i = 0; i < m->classes[c].nsteps; i++) {
+      const ts_step *st = &m->classes[c].steps[i];
+      if (st->span >= 0 && st->span < 64 &&
+          (st->type == &ts_op_span_begin || st->type == &ts_op_repeat || st->type == &ts_op_call))
+        begun[st->span] = 1;
+    }
+  const char *names[65];
+  size_t nb = 0;
+  for (size_t s = 0; s < m->nspans && s < 64; s++)
+    if (begun[s])
+      names[nb++] = m->spans[s].name;
+  names[nb] = NULL;
+  for (size_t c = 0; c < m->nclasses; c++)
+    for (size_t i = 0; i < m->classes[c].nsteps; i++) {
+      const ts_step *st = &m->classes[c].steps[i];
+      int reads = (st->type == &ts_op_notify && st->span >= 0) || (st->type == &ts_op_span_end && !st->from_notify);
+      if (!reads || st->span < 0 || st->span >= 64 || begun[st->span])
+        continue;
+      const char *name = m->spans[st->span].name, *near = ts_suggest(name, names);
+      char path[600], hint[200];
+      snprintf(path, sizeof path, "%s.%s", st->where, st->type == &ts_op_notify ? "carry" : "span");
+      if (near)
+        snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+      else if (nb)
+        snprintf(hint, sizeof hint, " (begun: %s%s)", names[0], nb > 1 ? ", ..." : "");
+      else
+        snprintf(hint, sizeof hint, " (no step begins a span)");
+      ts_jctx top = {.file = L->c.file};
+      return ts_jfail(&top, path, L->e, "no span_begin, repeat or call begins span \"%s\", so %s%s", name,
+                      st->type == &ts_op_notify ? "the notify would carry its own time" : "it would record nothing",
+                      hint);
+    }
+  return 0;
+}
+
 static void free_order(loader *L)
 {
   for (size_t i = 0; L->order_where && i < 64 * 64; i++)
@@ -121,7 +197,7 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
     if (bad)
       goto fail;
   }
-  if (ts__ml_load_metrics(&L, m, root) || check_model(&L, m))
+  if (ts__ml_load_metrics(&L, m, root) || check_model(&L, m) || check_after_cycles(&L, m) || check_spans(&L, m))
     goto fail;
   free_order(&L);
   return 0;
