@@ -92,6 +92,67 @@ static void xxh_sanity_buffer(unsigned char *buf, size_t len)
   }
 }
 
+/* Constant folding: with $a, $b, $c folded as constants at compile time,
+ * every expression gives bit for bit what it gives when they are variables
+ * read at evaluation (the arithmetic is the same, only done earlier). */
+static int fold_resolve(void *ctx, const char *name, ts_expr_var *var, double *c)
+{
+  static const double vals[] = {3, -2.5, 7e-3};
+  const int fold = *(const int *)ctx;
+  if (name[0] == '$' && name[1] >= 'a' && name[1] <= 'c' && !name[2]) {
+    if (fold) {
+      *c = vals[name[1] - 'a'];
+      return 2;
+    }
+    *var = (ts_expr_var){1, name[1] - 'a'};
+    return 1;
+  }
+  if (strcmp(name, "i") == 0) {
+    *var = (ts_expr_var){0, 0};
+    return 1;
+  }
+  return 0;
+}
+
+static double fold_get(void *ctx, ts_expr_var v)
+{
+  static const double vals[] = {3, -2.5, 7e-3};
+  return v.kind == 1 ? vals[v.index] : *(const double *)ctx;
+}
+
+START_TEST(model_expr_folding_keeps_every_bit)
+{
+  static const char *const texts[] = {
+    "$a * $b + i", "($a + $b) * ($a - $c) / i", "i // ($a + 1) + $b % $a", "-$a + !$b * i", "$c * 1e9 / 3 + i * $c",
+    "min($a, $b) + max(i, $c) + floor($b) + ceil($c) + abs($b)", "$a > $b ? i : $c", "i > 2 ? $a * $c : $b / $c",
+    "$a == 3 && $b < 0 || i", "($a * ($b * ($c * ($a + i))))", "1 / 3 * $c - 0.1 * 3", "$b // 0 + i", "$a % 0 + i",
+  };
+  for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+    char err[128];
+    int yes = 1, no = 0;
+    ts_expr *f = ts_expr_compile(texts[k], fold_resolve, &yes, err, sizeof err);
+    ts_expr *v = ts_expr_compile(texts[k], fold_resolve, &no, err, sizeof err);
+    ck_assert_msg(f && v, "%s: %s", texts[k], err);
+    for (double i = -3; i <= 5; i += 0.5) {
+      double a = ts_expr_eval(f, fold_get, &i), b = ts_expr_eval(v, fold_get, &i);
+      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b), "%s at i = %g: %.17g folded, %.17g not",
+                    texts[k], i, a, b);
+    }
+    ck_assert_str_eq(ts_expr_text(f), texts[k]);
+    ts_expr_free(f);
+    ts_expr_free(v);
+  }
+  /* an expression of constants only is a constant */
+  int yes = 1;
+  char err[128];
+  double c;
+  ts_expr *e = ts_expr_compile("$a * $b + 1", fold_resolve, &yes, err, sizeof err);
+  ck_assert(e && ts_expr_is_constant(e, &c));
+  ck_assert(c == 3 * -2.5 + 1);
+  ts_expr_free(e);
+}
+END_TEST
+
 START_TEST(model_xxh32_published_vectors)
 {
   static const char nobody[] = "Nobody inspects the spammish repetition";
@@ -831,6 +892,7 @@ Suite *model_suite(void)
                                model_cpu_scale_by_n_prices_cpu,
                                NULL};
   const TTest *const limits[] = {model_empty_world_finishes,
+                                 model_expr_folding_keeps_every_bit,
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
                                  model_processor_sharing_no_second_check_of_a_checked_row,
                                  model_random_draws_capped_at_1000x_mean,

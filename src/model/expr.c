@@ -1,7 +1,9 @@
 /* Expressions: a recursive-descent parser that emits postfix code, and a
- * stack machine that runs it. Invariant of compiled code: running it from an
- * empty stack leaves exactly one value, and the stack never grows beyond
- * `depth`. */
+ * stack machine that runs it. An operator whose operands are all constants
+ * (numbers and the $params the resolver folds) is run at compile time and
+ * replaced by its value ("$a * $b + i" runs as one number plus i).
+ * Invariant of compiled code: running it from an empty stack
+ * leaves exactly one value, and the stack never grows beyond `depth`. */
 #include "model/expr.h"
 
 #include <ctype.h>
@@ -83,9 +85,29 @@ static void emit(parser *p, instr in)
     p->depth = p->sp;
 }
 
+/* Operands an opcode pops. */
+static int arity(opcode op)
+{
+  return op == OP_NUM || op == OP_VAR ? 0 : op == OP_COND ? 3 : 1 - effect(op);
+}
+
+static double run(const instr *code, size_t len);
+
+/* Emit operator o; when its operands are all constants (numbers, folded
+ * $params), replace them and it by its value: the same arithmetic the
+ * evaluation would do, done once at compile time. */
 static void op(parser *p, opcode o)
 {
   emit(p, (instr){.op = o});
+  size_t k = (size_t)arity(o);
+  if (p->failed || p->len < k + 1)
+    return;
+  for (size_t i = p->len - 1 - k; i < p->len - 1; i++)
+    if (p->code[i].op != OP_NUM)
+      return;
+  double v = run(p->code + p->len - 1 - k, k + 1);
+  p->len -= k;
+  p->code[p->len - 1] = (instr){.op = OP_NUM, .num = v};
 }
 
 static void skip(parser *p)
@@ -391,17 +413,27 @@ int ts_expr_uses(const ts_expr *e, int kind)
   return 0;
 }
 
+int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
+{
+  for (size_t i = 0; i < e->len; i++)
+    if (e->code[i].op == OP_VAR && !ok(ctx, e->code[i].var))
+      return 0;
+  return 1;
+}
+
 const char *ts_expr_text(const ts_expr *e)
 {
   return e->text;
 }
 
-double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
+/* The stack machine: code[0..len) from an empty stack, reading variables
+ * through get (NULL: every variable is 0). */
+static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
 {
   double st[64];
   int sp = 0;
-  for (size_t i = 0; i < e->len; i++) {
-    const instr *in = &e->code[i];
+  for (size_t i = 0; i < len; i++) {
+    const instr *in = &code[i];
     double b = sp > 0 ? st[sp - 1] : 0, a = sp > 1 ? st[sp - 2] : 0, r;
     switch (in->op) {
     case OP_NUM: st[sp++] = in->num; continue;
@@ -439,4 +471,14 @@ double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
     sp--;
   }
   return sp == 1 ? st[0] : NAN;
+}
+
+static double run(const instr *code, size_t len)
+{
+  return exec(code, len, NULL, NULL);
+}
+
+double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
+{
+  return exec(e->code, e->len, get, ctx);
 }

@@ -55,6 +55,9 @@ void ts_expr_free(ts_expr *e);
 int ts_expr_is_constant(const ts_expr *e, double *v);
 /* 1 if e reads a variable of this kind. */
 int ts_expr_uses(const ts_expr *e, int kind);
+/* 1 if ok(ctx, v) holds for every variable v that e reads (0 at the first
+ * that fails it). */
+int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx);
 /* Evaluate e; get is called for each variable read (NULL when e is constant).
  * Division by zero gives an infinity or NaN, which callers range-check. */
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);
