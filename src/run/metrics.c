@@ -423,8 +423,28 @@ static int cmp_time(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* A span statistic of one replication's samples. */
-static double span_value(int stat, const ts_span_rec *r, double win_s)
+/* A span's samples in ms in ascending order (NULL when memory runs out):
+ * sorted once however many statistics of the span the list has. */
+static double *span_sorted(const ts_span_rec *r)
+{
+  double *v = malloc((r->len ? r->len : 1) * sizeof *v);
+  ts_time *t = malloc((r->len ? r->len : 1) * sizeof *t);
+  if (!v || !t) {
+    free(v);
+    free(t);
+    return NULL;
+  }
+  memcpy(t, r->v, r->len * sizeof *t);
+  qsort(t, r->len, sizeof *t, cmp_time);
+  for (size_t i = 0; i < r->len; i++)
+    v[i] = ts_time_to_ms(t[i]);
+  free(t);
+  return v;
+}
+
+/* A span statistic of one replication's samples; *sorted caches the sorted
+ * samples across the span's statistics (the caller frees it). */
+static double span_value(int stat, const ts_span_rec *r, double win_s, double **sorted)
 {
   if (stat == TS_SPAN_COUNT)
     return (double)r->len;
@@ -432,35 +452,30 @@ static double span_value(int stat, const ts_span_rec *r, double win_s)
     return win_s > 0 ? (double)r->len / win_s : 0;
   if (r->len == 0)
     return NAN;
-  double *v = malloc(r->len * sizeof *v);
-  if (!v)
+  if (!*sorted && !(*sorted = span_sorted(r)))
     return NAN;
-  ts_time *t = malloc(r->len * sizeof *t);
-  if (!t) {
-    free(v);
-    return NAN;
-  }
-  memcpy(t, r->v, r->len * sizeof *t);
-  qsort(t, r->len, sizeof *t, cmp_time);
-  for (size_t i = 0; i < r->len; i++)
-    v[i] = ts_time_to_ms(t[i]);
-  free(t);
+  const double *v = *sorted;
   static const double q[] = {0, 0, 0, 0.5, 0.95, 0.99};
-  double out = stat == TS_SPAN_MEAN ? gsl_stats_mean(v, 1, r->len) : gsl_stats_quantile_from_sorted_data(v, 1, r->len, q[stat]);
-  free(v);
-  return out;
+  return stat == TS_SPAN_MEAN ? gsl_stats_mean(v, 1, r->len) : gsl_stats_quantile_from_sorted_data(v, 1, r->len, q[stat]);
 }
 
 void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v)
 {
   double win_s = (double)ts_world_window(w) / 1e9;
+  size_t ns = w->model->nspans;
+  double **sorted = ns ? calloc(ns, sizeof *sorted) : NULL;
   for (size_t i = 0; i < l->n; i++) {
     const ts_metric *x = &l->v[i];
+    double *one = NULL; /* without the cache (out of memory): sorted for this statistic only */
     if (x->source == TS_SRC_WORLD)
       v[i] = world_value(x->id, w);
     else if (x->source == TS_SRC_SPAN)
-      v[i] = span_value(x->stat, &w->spans[x->id], win_s);
+      v[i] = span_value(x->stat, &w->spans[x->id], win_s, sorted ? &sorted[x->id] : &one);
+    free(one);
   }
+  for (size_t s = 0; sorted && s < ns; s++)
+    free(sorted[s]);
+  free(sorted);
 }
 
 typedef struct ectx {
