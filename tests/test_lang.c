@@ -124,6 +124,33 @@ START_TEST(lang_repeat_forever_stops_at_horizon)
 }
 END_TEST
 
+/* A let that reads only its actor's coordinates, its worker and counters is
+ * kept with the actor between evaluations, and evaluated anew after a hop
+ * moved it or an add changed a counter; one that reads now never is kept.
+ * 1 ms (b = 0) twice, add: 2 ms (b = 1), hop of 1 ms to worker 1: 12 ms
+ * (b = 11), then now + 1 = 18 ms: done at 1 + 1 + 2 + 1 + 12 + 18 = 35 ms. */
+START_TEST(lang_let_kept_until_its_inputs_change)
+{
+  ts_model m;
+  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"counters\": [{\"name\": \"c\"}],"
+           " \"dispatch\": {\"policy\": \"round_robin\"},"
+           " \"classes\": [{\"name\": \"a\", \"count\": 1, \"let\": {\"w\": \"worker\", \"b\": \"w * 10 + c\", \"t\": \"now + b\"},"
+           " \"program\": [{\"op\": \"lock\", \"lock\": \"l\"}, {\"op\": \"unlock\", \"lock\": \"l\"},"
+           " {\"op\": \"cpu\", \"ms\": \"1 + b\"}, {\"op\": \"cpu\", \"ms\": \"1 + b\"}, {\"op\": \"add\", \"counter\": \"c\"},"
+           " {\"op\": \"cpu\", \"ms\": \"1 + b\"}, {\"op\": \"hop\", \"to\": 1, \"ms\": 1}, {\"op\": \"cpu\", \"ms\": \"1 + b\"},"
+           " {\"op\": \"cpu\", \"ms\": \"1 + t - b\"}]}]}",
+           &m);
+  ts_world w;
+  ts_world_spec sp = spec_of(1, 2, 1, TS_TIME_MAX);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert(w.let_stable[0] == 3); /* w and b; not t */
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(35));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* Nested repeats with counts from params and a loop variable: 3 outer x
  * (k + 1) inner iterations of 1 ms: 1 + 2 + 3 = 6 ms; an if on the loop. */
 START_TEST(lang_nested_repeat_and_if)
@@ -540,6 +567,7 @@ Suite *lang_suite(void)
   Suite *s = suite_create("lang");
   const TTest *const queueing[] = {lang_mm1_and_md1_match_pollaczek_khinchine, NULL};
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
+                                    lang_let_kept_until_its_inputs_change,
                                     lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
                                     lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
                                     lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,

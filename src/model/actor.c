@@ -63,19 +63,60 @@ void ts__pool_finish(ts_mempool *p)
   memset(p, 0, sizeof *p);
 }
 
-int ts__actor_rng(ts_world *w, ts_actor *a)
+/* Stream slot k's memory. */
+static void *rng_slot(const ts_world *w, int k)
 {
-  ts_actor_ext *x = ts__x(w, a);
-  if (x->rng)
-    return 0;
-  /* spawned: the parent's coordinates and the spawn's ordinal among the parent's */
-  void *mem = ts__pool_take(&w->rng_pool, ts_rng_small_size());
-  x->rng = mem ? ts_rng_init_small(mem, ts_rng_derive_stream(w->seed, a->klass, a->index, x->spawn_k)) : NULL;
-  if (!x->rng) {
-    ts__world_nomem(w);
-    return -1;
+  return w->rng_blocks[k >> TS_RNG_BLOCK_BITS] + (size_t)(k & ((1 << TS_RNG_BLOCK_BITS) - 1)) * ts_rng_small_size();
+}
+
+/* A free stream slot: a done actor's, else a new one. -1 when memory runs out. */
+static int rng_take(ts_world *w)
+{
+  if (w->nrng_free > 0)
+    return w->rng_free[--w->nrng_free];
+  int k = w->rng_slots;
+  if ((k & ((1 << TS_RNG_BLOCK_BITS) - 1)) == 0) {
+    size_t nb = (size_t)(k >> TS_RNG_BLOCK_BITS);
+    char **b = realloc(w->rng_blocks, (nb + 1) * sizeof *b);
+    if (!b)
+      return -1;
+    w->rng_blocks = b;
+    if (!(b[nb] = malloc(((size_t)1 << TS_RNG_BLOCK_BITS) * ts_rng_small_size())))
+      return -1;
   }
-  return 0;
+  w->rng_slots++;
+  return k;
+}
+
+ts_rng *ts__actor_rng(ts_world *w, ts_actor *a)
+{
+  if (a->rng > 0)
+    return (ts_rng *)rng_slot(w, a->rng - 1);
+  int k = rng_take(w);
+  if (k < 0) {
+    ts__world_nomem(w);
+    return NULL;
+  }
+  a->rng = k + 1;
+  /* spawned: its root's coordinates and the spawn's ordinal among the root's */
+  int spawn_k = a->x ? a->x->spawn_k : 0;
+  return ts_rng_init_small(rng_slot(w, k), ts_rng_derive_stream(w->seed, a->klass, a->index, spawn_k));
+}
+
+void ts__actor_rng_release(ts_world *w, ts_actor *a)
+{
+  if (a->rng <= 0)
+    return;
+  if (w->nrng_free == w->cap_rng_free) {
+    int cap = w->cap_rng_free ? 2 * w->cap_rng_free : 64;
+    int *v = realloc(w->rng_free, (size_t)cap * sizeof *v);
+    if (!v)
+      return; /* the slot is not reused: no harm */
+    w->rng_free = v;
+    w->cap_rng_free = cap;
+  }
+  w->rng_free[w->nrng_free++] = a->rng - 1;
+  a->rng = 0;
 }
 
 ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
@@ -92,13 +133,14 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
   }
   if (d->kind == TS_DIST_FIXED)
     return (ts_time)llround(mean);
-  if (ts__actor_rng(w, a))
+  ts_rng *r = ts__actor_rng(w, a);
+  if (!r)
     return 0;
   switch (d->kind) {
-  case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(a->x->rng, mean); break;
-  case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(a->x->rng, mean, d->cv); break;
-  case TS_DIST_GAMMA: v = ts_rng_gamma(a->x->rng, mean, d->cv); break;
-  case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(a->x->rng) * (double)(d->hi - d->lo); break;
+  case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(r, mean); break;
+  case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(r, mean, d->cv); break;
+  case TS_DIST_GAMMA: v = ts_rng_gamma(r, mean, d->cv); break;
+  case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(r) * (double)(d->hi - d->lo); break;
   default: v = mean; break;
   }
   double max = d->kind == TS_DIST_UNIFORM ? (double)d->hi : mean * 1000 < (double)TS_DRAW_MAX ? mean * 1000 : (double)TS_DRAW_MAX;
@@ -142,15 +184,67 @@ static double get(void *ctx, ts_expr_var v)
     int k = v.index;
     if (k < LET_MEMO && (m->known >> k & 1))
       return m->memo[k];
-    double x = ts_expr_eval(w->model->classes[a->klass].lets[k], get, ctx);
+    /* a stable let is kept in the actor's extension across evaluations */
+    ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
+    if (lc) {
+      if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
+        lc->known = 0;
+        lc->worker = a->worker;
+        lc->epoch = w->let_epoch;
+      } else if (lc->known >> k & 1) {
+        return lc->v[k];
+      }
+    }
+    double val = ts_expr_eval(w->model->classes[a->klass].lets[k], get, ctx);
+    if (lc) {
+      lc->v[k] = val;
+      lc->known |= UINT64_C(1) << k;
+    }
     if (k < LET_MEMO) {
-      m->memo[k] = x;
+      m->memo[k] = val;
       m->known |= UINT64_C(1) << k;
     }
-    return x;
+    return val;
   }
   default: return 0;
   }
+}
+
+/* Whether variable v keeps a let stable (ctx: the stable lets of its class so far). */
+static int stable_var(void *ctx, ts_expr_var v)
+{
+  const uint64_t *stable = ctx;
+  switch (v.kind) {
+  case TS_VAR_INDEX:
+  case TS_VAR_N:
+  case TS_VAR_W:
+  case TS_VAR_WORKER:
+  case TS_VAR_POOL_SIZE:
+  case TS_VAR_COUNTER:
+  case TS_VAR_COUNT: return 1;
+  case TS_VAR_LET: return v.index < 64 && (*stable >> v.index & 1);
+  default: return 0; /* now, a loop's iteration, and whatever else changes by itself */
+  }
+}
+
+int ts__lets_init(ts_world *w)
+{
+  const ts_model *m = w->model;
+  w->let_stable = calloc(m->nclasses + 1, sizeof *w->let_stable);
+  if (!w->let_stable)
+    return -1;
+  for (size_t c = 0; c < m->nclasses; c++) {
+    const ts_class *k = &m->classes[c];
+    uint64_t stable = 0;
+    for (size_t l = 0; l < k->nlets && l < 64; l++)
+      if (ts_expr_reads_only(k->lets[l], stable_var, &stable)) {
+        stable |= UINT64_C(1) << l;
+        if ((int)l >= w->let_slots)
+          w->let_slots = (int)l + 1;
+      }
+    w->let_stable[c] = stable;
+  }
+  return 0;
 }
 
 double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)
@@ -219,6 +313,7 @@ static void finish(ts_world *w, ts_actor *a)
   }
   w->done++;
   w->live--;
+  ts__actor_rng_release(w, a);
   start_followers(w, a);
 }
 
@@ -280,8 +375,11 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   const ts_class *c = &m->classes[a->klass];
   /* one block: the extension, then the per-actor arrays of the features the model uses */
   size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans;
+  size_t nv = w->let_stable[a->klass] ? (sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double) + 15) & ~(size_t)15
+                                       : 0;
   size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
-  size_t bytes = head + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) + nc * sizeof(ts_seen);
+  size_t bytes = head + nv + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
+                 nc * sizeof(ts_seen);
   char *p = ts__pool_take(&w->rng_pool, bytes);
   if (!p) {
     ts__world_nomem(w);
@@ -290,6 +388,10 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   ts_actor_ext *x = (ts_actor_ext *)(void *)p;
   *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .wave_start = -1, .wave_end = -1};
   p += head;
+  x->lets = nv ? (ts_let_cache *)(void *)p : NULL;
+  if (x->lets)
+    *x->lets = (ts_let_cache){.worker = -1};
+  p += nv;
   x->loops = nl ? (ts_loop *)(void *)p : NULL;
   p += nl * sizeof(ts_loop);
   x->held = nk ? (ts_held *)(void *)p : NULL;

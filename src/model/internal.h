@@ -94,6 +94,9 @@ void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code);
 /* One draw of d for actor a (its own stream), in ns, capped at
  * ts_model_draw_max(d); a mean given by an expression is evaluated for a. */
 ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d);
+/* Find which lets of each class are stable (ts_world.let_stable). Returns 0
+ * or -1 (out of memory). */
+int ts__lets_init(ts_world *w);
 /* e evaluated for actor a (its index, worker, loops; the world's counters). */
 double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e);
 /* The instance of a declaration of this scope that a step means for a:
@@ -106,8 +109,11 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
 /* a arrives now on its worker (its program starts as a callback). */
 void ts__actor_arrive(ts_world *w, ts_actor *a);
-/* Give a its own stream if it has none. Returns 0 or -1 (out of memory). */
-int ts__actor_rng(ts_world *w, ts_actor *a);
+/* a's own stream, made (seeded) on its first call. NULL after
+ * ts__world_nomem. */
+ts_rng *ts__actor_rng(ts_world *w, ts_actor *a);
+/* a is done: its stream's memory goes to the next stream made. */
+void ts__actor_rng_release(ts_world *w, ts_actor *a);
 
 /* --- CPU segments (cpu.c) --- */
 

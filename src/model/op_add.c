@@ -19,6 +19,7 @@ static int load(ts_spec *sp, ts_step *s)
 static int exec(ts_world *w, ts_actor *a, const ts_step *s)
 {
   w->counters[s->ref] += ts__eval(w, a, s->expr);
+  w->let_epoch++; /* lets that read counters are evaluated anew */
   return TS_OP_NEXT;
 }
 

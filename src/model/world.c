@@ -402,6 +402,7 @@ static void on_source(ts_sim *sim, const ts_event *ev)
   const ts_class *k = &w->model->classes[ev->obj];
   const ts_arrival *ar = &k->arrival;
   int i = w->class_count[ev->obj]++;
+  w->let_epoch++; /* count(class) changed */
   int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
   int wk;
   if (k->place == TS_PLACE_FIXED) {
@@ -477,7 +478,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_SOURCE, on_source);
   ts_sim_on(&w->sim, TS_EV_RESUME, ts__worker_on_resume);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
-  if (!w->rng || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
+  if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
     return w->error ? w->error : -1;
   if (lay_out_objects(w) != 0)
     return -1;
@@ -525,6 +526,7 @@ void ts_world_finish(ts_world *w)
   free(w->chan_base);
   free(w->servers);
   free(w->counters);
+  free(w->let_stable);
   free(w->spans);
   free(w->mutex_wait_by_lock);
   for (int c = 0; w->lane && c < w->nlane; c++) {
@@ -533,6 +535,10 @@ void ts_world_finish(ts_world *w)
   }
   free(w->lane);
   ts__pool_finish(&w->rng_pool);
+  for (int b = 0; b < (w->rng_slots + (1 << TS_RNG_BLOCK_BITS) - 1) >> TS_RNG_BLOCK_BITS; b++)
+    free(w->rng_blocks[b]);
+  free(w->rng_blocks);
+  free(w->rng_free);
   ts_rng_destroy(w->rng);
   ts_sim_finish(&w->sim);
   memset(w, 0, sizeof *w);

@@ -77,6 +77,15 @@ typedef struct ts_loop {
   int64_t iter;         /* this iteration, from 0 */
 } ts_loop;
 
+/* The values of an actor's stable lets (ts_world.let_stable), valid while
+ * its worker is `worker` and the world's let_epoch is `epoch`. */
+typedef struct ts_let_cache {
+  uint64_t known;       /* bit k: v[k] holds let k */
+  uint64_t epoch;
+  int worker;
+  double v[];           /* [ts_world.let_slots] */
+} ts_let_cache;
+
 typedef struct ts_held {
   int inst;             /* instance held, or -1 */
   ts_time since;
@@ -88,7 +97,7 @@ typedef struct ts_seen {
 } ts_seen;
 
 /* What an actor has only when it uses it (locks, channels, spans, loops,
- * calls, spawns, marks, mutexes, random draws): made on first use, from the
+ * calls, spawns, marks, mutexes, stable lets): made on first use, from the
  * world's memory pool (ts__x). */
 typedef struct ts_actor_ext {
   int ret_worker;       /* a call: the worker its reply returns to */
@@ -98,7 +107,6 @@ typedef struct ts_actor_ext {
   int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
   ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
   ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
-  ts_rng *rng;          /* its own stream, made on the first draw */
   ts_loop *loops;       /* [class loops], or NULL */
   ts_time *span_t0;     /* [model spans]: when each open span began, -1 if not open */
   ts_held *held;        /* [model locks] */
@@ -110,6 +118,7 @@ typedef struct ts_actor_ext {
   ts_time lock_work;    /* time holding async locks (summed over acquisitions) */
   ts_time mutex_wait;   /* from a contended mutex acquire to holding it (spin, futex, parked) */
   ts_time mutex_hold;   /* time holding mutexes */
+  struct ts_let_cache *lets; /* its class has stable lets: their values, else NULL */
 } ts_actor_ext;
 
 /* An actor. The fields every slice touches come first (about two cache
@@ -133,6 +142,7 @@ typedef struct ts_actor {
   int home;             /* where it was placed */
   int pc;               /* current step */
   int sub;              /* where the current step's exec stands (0 at its start) */
+  int32_t rng;          /* its random stream: slot rng - 1 of the world's (0: none yet; ts__actor_rng) */
   ts_actor_ext *x;      /* what it uses beyond that, or NULL (ts__x) */
 } ts_actor;
 
@@ -262,7 +272,14 @@ typedef struct ts_world {
   int live;               /* actors arrived and not done */
   int busy;               /* workers running a segment */
   ts_lane_class *lane;    /* arrival cursors of the fixed-count classes */
-  ts_mempool rng_pool;    /* the actors' random streams and extensions */
+  ts_mempool rng_pool;    /* the actors' extensions */
+  /* the actors' random streams: slots of ts_rng_small_size() bytes in blocks
+   * of TS_RNG_BLOCK; a done actor's slot is reused by the next stream made,
+   * so they take memory for the actors alive, not for all that ever were */
+  char **rng_blocks;
+  int rng_slots;          /* slots made */
+  int *rng_free;          /* slots of done actors */
+  int nrng_free, cap_rng_free;
   ts_actor_ext ext_sink;  /* where an extension goes when memory ran out (the run stops) */
   int nlane;
   /* declared objects, declaration-major: lock_base[d] is the first instance of declaration d */
@@ -274,6 +291,14 @@ typedef struct ts_world {
   int nchan_inst;
   ts_server *servers;
   double *counters;
+  /* lets cached per actor: bit k of let_stable[c] says that let k of class
+   * c reads only its actor's coordinates (i, n, W, its arrival), its worker,
+   * counters and class counts (lets of the same kind included): its value
+   * changes only when the actor's worker does or let_epoch moves on, which
+   * every change of a counter or of a class count does */
+  uint64_t *let_stable;   /* [nclasses] */
+  uint64_t let_epoch;
+  int let_slots;          /* lets of the class with the most stable ones (<= 64) */
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
   int win_all;            /* the window holds the whole run (win_t0 <= 0, win_t1 >= horizon): no clipping */
@@ -294,6 +319,7 @@ typedef struct ts_world {
   const ts_observer *obs; /* optional: trace records */
 } ts_world;
 
+#define TS_RNG_BLOCK_BITS 10
 #define TS_CHUNK_BITS 12
 #define TS_CHUNK (1 << TS_CHUNK_BITS)
 
