@@ -235,6 +235,50 @@ START_TEST(fit_recovers_synthetic)
 }
 END_TEST
 
+#define TRUE_CV 0.4
+
+/* A baseline of tests/data/fit-cv.json swept at io_cv = TRUE_CV: wave_ms and
+ * wave_p95_ms at n = 20 and 40. */
+static void make_cv(scratch *s)
+{
+  scratch_open(s, "cv.json");
+  char set[64];
+  snprintf(set, sizeof set, "params.io_cv=%g", TRUE_CV);
+  const char *sets[] = {set};
+  int ns[] = {20, 40}, ws[] = {1};
+  ts_sweep sw;
+  sweep_model("tests/data/fit-cv.json", sets, 1, ns, 2, ws, 1, &sw);
+  int wave = sweep_col(&sw, "wave_ms"), p95 = sweep_col(&sw, "wave_p95_ms");
+  FILE *f = fopen(s->baseline, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"points\": [", f);
+  for (size_t i = 0; i < sw.npoints; i++)
+    fprintf(f, "%s{\"n\": %d, \"metrics\": {\"wave_ms\": %.17g, \"wave_p95_ms\": %.17g}}", i ? ", " : "",
+            sw.points[i].n, sw.points[i].value[wave], sw.points[i].value[p95]);
+  fputs("]}\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  ts_sweep_finish(&sw);
+}
+
+/* A spread is a parameter like any other: the fit recovers the cv of a
+ * lognormal duration from the 95th percentile it leaves in the waves (the
+ * same draws at every evaluation: common random numbers). */
+START_TEST(fit_recovers_a_cv)
+{
+  problem f;
+  problem_open(&f, make_cv, "tests/data/fit-cv.json", 1, 1);
+  double start[] = {f.ps.p[0].start};
+  ck_assert_double_eq(start[0], 0.1);
+  ts_fit_result r;
+  ts_err e;
+  ck_assert_msg(ts_fit_minimize(&f.pb, NULL, start, NULL, &r, &e) == 0, "%s", e.msg);
+  assert_near(r.values[0], TRUE_CV, 0.01);
+  ck_assert(r.objective < 1e-6);
+  ts_fit_result_finish(&r);
+  problem_close(&f);
+}
+END_TEST
+
 #define TRUE_THRESHOLD_MS 60.0
 #define POOR_THRESHOLD_MS 20.0
 
@@ -786,6 +830,7 @@ Suite *fit_suite(void)
 {
   Suite *s = suite_create("fit");
   const TTest *const core[] = {fit_recovers_synthetic,
+                               fit_recovers_a_cv,
                                fit_objective_and_mapping,
                                fit_multistart_escapes_local_minimum,
                                fit_print_layout,

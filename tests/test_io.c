@@ -160,7 +160,7 @@ static const bad_input bad_models[] = {
   {WITH("\"dispatch\": {\"policy\": \"random\"}"), NULL, "dispatch.policy",
    "expected hash, round_robin or least_loaded; got \"random\""},
   {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"weibull\"}"), NULL, "classes[0].program[0].dist",
-   "expected one of \"fixed\", \"exponential\", \"lognormal\", \"gamma\", \"uniform\"; got \"weibull\""},
+   "expected one of \"fixed\", \"exponential\", \"lognormal\", \"gamma\", \"uniform\", \"empirical\"; got \"weibull\""},
   {MODEL("{\"count\": 1, \"queue_class\": \"urgent\", \"program\": [" OK_STEP "]}"), NULL, "classes[0].queue_class",
    "expected foreground, normal or background; got \"urgent\""},
   {PROGRAM("{\"op\": \"mark\", \"name\": \"wave_middle\"}"), NULL, "classes[0].program[0].name",

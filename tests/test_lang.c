@@ -300,6 +300,37 @@ START_TEST(lang_span_quantiles_are_gsl)
 }
 END_TEST
 
+/* Statistics over actors are GSL's too, p5 and min included: seven actors
+ * with waves of 1 + i^2 ms, each on a worker of its own. */
+START_TEST(lang_actor_statistics_are_gsl)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 7, \"placement\": {\"worker\": \"i\"},"
+           " \"program\": [{\"op\": \"io\", \"ms\": \"1 + i * i\"}]}],"
+           " \"metrics\": {\"w_p5\": {\"actor\": \"wave_ms\", \"stat\": \"p5\"},"
+           "  \"w_min\": {\"actor\": \"wave_ms\", \"stat\": \"min\"}, \"w_max\": {\"actor\": \"wave_ms\", \"stat\": \"max\"},"
+           "  \"w_p99\": {\"actor\": \"wave_ms\", \"stat\": \"p99\"}, \"w_mean\": {\"actor\": \"wave_ms\", \"stat\": \"mean\"}}}",
+           &m);
+  int ns[] = {1}, ws[] = {7};
+  ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 1, .model = &m,
+                        .horizon = TS_TIME_MAX};
+  ts_sweep s;
+  ck_assert_int_eq(ts_sweep_run(&spec, &s), 0);
+  double v[] = {1, 2, 5, 10, 17, 26, 37};
+  const ts_point *p = ts_sweep_find(&s, 0, 1, 7, NULL);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "w_p5")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.05), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "wave_ms")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.5), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "wave_p95_ms")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.95), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "w_p99")], gsl_stats_quantile_from_sorted_data(v, 1, 7, 0.99), 1e-9);
+  ck_assert_double_eq_tol(p->value[ts_sweep_col(&s, "w_mean")], gsl_stats_mean(v, 1, 7), 1e-9);
+  ck_assert_double_eq(p->value[ts_sweep_col(&s, "w_min")], 1);
+  ck_assert_double_eq(p->value[ts_sweep_col(&s, "w_max")], 37);
+  ts_sweep_finish(&s);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* A span that ends on another actor: the publisher begins "frame" at 1,
  * works 2 ms, notifies carrying the span's start; the reader (same loop)
  * runs 0.5 ms and ends "delivery" from the carried stamp: 3.5 - 1 = 2.5. */
@@ -353,17 +384,23 @@ START_TEST(lang_crn_other_class_unchanged)
 }
 END_TEST
 
-/* Two variants that differ only in a parameter no step uses give identical
- * summaries, through the CLI and a scenario axis. */
+/* Two variants that differ only in parameters no step uses (one is the cv
+ * of a step that never runs) give identical summaries, through the CLI and a
+ * scenario axis, with every shape of random duration drawn. */
 START_TEST(lang_crn_variants_identical)
 {
   char dir[256], *out;
   ck_assert_int_eq(tu_run_files("crn",
-                                "{\"params\": {\"unused\": 1, \"c\": 3}, \"classes\": [{\"name\": \"a\", \"count\": \"n\","
-                                " \"program\": [{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 1},"
+                                "{\"params\": {\"unused\": 1, \"unused_cv\": 0.2, \"c\": 3}, \"classes\": [{\"name\": \"a\","
+                                " \"count\": \"n\", \"program\": [{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 1},"
+                                " {\"op\": \"if\", \"cond\": \"i < 0\", \"then\": [{\"op\": \"io\", \"ms\": 3, \"dist\": \"lognormal\","
+                                "  \"cv\": \"$unused_cv\"}]},"
+                                " {\"op\": \"io\", \"ms\": 5, \"dist\": \"lognormal\", \"cv\": 0.3, \"by\": \"median\"},"
+                                " {\"op\": \"io\", \"dist\": \"empirical\", \"samples\": [1, 3, 9]},"
                                 " {\"op\": \"cpu\", \"ms\": \"$c\", \"dist\": \"exponential\"}]}]}",
                                 "{\"name\": \"crn\", \"model\": \"m.json\", \"n\": [4, 8], \"workers\": [1], \"replications\": 3,"
-                                " \"axes\": {\"variant\": {\"sets\": {\"a\": {}, \"b\": {\"params.unused\": 99}}}},"
+                                " \"axes\": {\"variant\": {\"sets\": {\"a\": {},"
+                                " \"b\": {\"params.unused\": 99, \"params.unused_cv\": 0.9}}}},"
                                 " \"compare\": \"variant\"}",
                                 dir, sizeof dir, &out, NULL),
                    0);
@@ -572,7 +609,8 @@ Suite *lang_suite(void)
                                     lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
                                     lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,
                                     NULL};
-  const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_span_ends_on_another_actor, NULL};
+  const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_actor_statistics_are_gsl, lang_span_ends_on_another_actor,
+                                NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
                               lang_ci_target_and_t_halfwidth, lang_examples_run, lang_counter_initial_from_params, NULL};
   tu_tcase(s, "queueing", queueing, NULL, NULL, 120);

@@ -3,8 +3,13 @@
  * ms unless said otherwise; "A 0-10" means A runs from 0 to 10 ms. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "io/model_json.h"
 #include "model/dispatch.h"
@@ -811,6 +816,127 @@ START_TEST(model_random_draws_capped_at_1000x_mean)
 }
 END_TEST
 
+/* Draws of one duration, checked against its parameters with GSL's
+ * statistics over DRAWS draws of actor 0's stream. Each tolerance is 5
+ * standard errors of the statistic at this sample size: the mean's from the
+ * sample's sd, the sd's from the sample's kurtosis, a probability's from the
+ * binomial. */
+#define DRAWS 200000
+
+typedef struct draws {
+  double *v; /* ms */
+  double mean, sd;
+} draws;
+
+static void draw_many(const char *step, draws *d)
+{
+  char json[1200];
+  snprintf(json, sizeof json, MODEL_WITH("\"params\": {\"c\": 0.5, \"m\": 10}, ", CLASS("job", 1, "%s")), step);
+  run r;
+  ck_assert_int_eq(run_model(&r, json, 1, 1), TS_WORLD_OK);
+  ts_actor *a = ts_world_actor(&r.w, 0);
+  d->v = malloc(DRAWS * sizeof *d->v);
+  ck_assert_ptr_nonnull(d->v);
+  for (int i = 0; i < DRAWS; i++)
+    d->v[i] = (double)ts__draw(&r.w, a, &r.m.classes[0].steps[0].cost) / TS_NS_PER_MS;
+  run_finish(&r);
+  d->mean = gsl_stats_mean(d->v, 1, DRAWS);
+  d->sd = gsl_stats_sd_m(d->v, 1, DRAWS, d->mean);
+}
+
+static void check_mean(const draws *d, double mean, const char *what)
+{
+  double tol = 5 * d->sd / sqrt(DRAWS);
+  ck_assert_msg(fabs(d->mean - mean) <= tol, "%s: mean %g, expected %g +- %g", what, d->mean, mean, tol);
+}
+
+static void check_cv(const draws *d, double cv, const char *what)
+{
+  double kurt = gsl_stats_kurtosis_m_sd(d->v, 1, DRAWS, d->mean, d->sd) + 3;
+  double tol = 5 * d->sd * sqrt((kurt - 1) / DRAWS) / 2; /* the sd's standard error */
+  ck_assert_msg(fabs(d->sd - cv * d->mean) <= tol, "%s: sd %g, expected %g +- %g", what, d->sd, cv * d->mean, tol);
+}
+
+/* The share of draws below x is p. */
+static void check_below(const draws *d, double x, double p, const char *what)
+{
+  int below = 0;
+  for (int i = 0; i < DRAWS; i++)
+    below += d->v[i] < x;
+  double share = (double)below / DRAWS, tol = 5 * sqrt(p * (1 - p) / DRAWS);
+  ck_assert_msg(fabs(share - p) <= tol, "%s: %g of the draws below %g, expected %g +- %g", what, share, x, p, tol);
+}
+
+START_TEST(model_random_draws_match_their_parameters)
+{
+  draws d;
+  /* lognormal by its mean: mean 10, sd 5, median 10 / sqrt(1 + cv^2) */
+  draw_many("{\"op\": \"io\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 0.5}", &d);
+  check_mean(&d, 10, "lognormal");
+  check_cv(&d, 0.5, "lognormal");
+  check_below(&d, 10 / sqrt(1.25), 0.5, "lognormal");
+  free(d.v);
+  /* by its median, cv a $param: half below 10, mean 10 sqrt(1.25) */
+  draw_many("{\"op\": \"io\", \"ms\": \"$m\", \"dist\": \"lognormal\", \"cv\": \"$c\", \"by\": \"median\"}", &d);
+  check_below(&d, 10, 0.5, "lognormal by median");
+  check_mean(&d, 10 * sqrt(1.25), "lognormal by median");
+  check_cv(&d, 0.5, "lognormal by median");
+  free(d.v);
+  /* a median given by an expression evaluated at each draw (i is 0) */
+  draw_many("{\"op\": \"io\", \"ms\": \"$m * 2 + i\", \"dist\": \"lognormal\", \"cv\": 0.5, \"by\": \"median\"}", &d);
+  check_below(&d, 20, 0.5, "lognormal by median, an expression");
+  free(d.v);
+  /* gamma by its mean, and by its median (GSL's inverse gamma CDF) */
+  draw_many("{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"gamma\", \"cv\": 0.3}", &d);
+  check_mean(&d, 10, "gamma");
+  check_cv(&d, 0.3, "gamma");
+  free(d.v);
+  draw_many("{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"gamma\", \"cv\": 0.5, \"by\": \"median\"}", &d);
+  check_below(&d, 10, 0.5, "gamma by median");
+  check_mean(&d, 10 * 4 / gsl_cdf_gamma_Pinv(0.5, 4, 1), "gamma by median");
+  check_cv(&d, 0.5, "gamma by median");
+  free(d.v);
+  /* exponential by its median: mean 10 / ln 2, cv 1 */
+  draw_many("{\"op\": \"sleep\", \"ms\": 10, \"dist\": \"exponential\", \"by\": \"median\"}", &d);
+  check_below(&d, 10, 0.5, "exponential by median");
+  check_mean(&d, 10 / log(2.0), "exponential by median");
+  check_cv(&d, 1, "exponential by median");
+  free(d.v);
+  /* empirical: the samples themselves, each equally likely */
+  draw_many("{\"op\": \"io\", \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]}", &d);
+  check_mean(&d, 3, "empirical");
+  check_below(&d, 1.5, 0.25, "empirical");
+  check_below(&d, 2.5, 0.75, "empirical");
+  for (int i = 0; i < DRAWS; i++)
+    ck_assert(d.v[i] == 1 || d.v[i] == 2 || d.v[i] == 7);
+  free(d.v);
+  /* rescaled to a mean of 30 (10, 20, 20, 70), and to a median of 4 (2, 4, 4, 14) */
+  draw_many("{\"op\": \"io\", \"ms\": 30, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]}", &d);
+  check_mean(&d, 30, "empirical, mean 30");
+  check_below(&d, 15, 0.25, "empirical, mean 30");
+  free(d.v);
+  draw_many("{\"op\": \"io\", \"ms\": 4, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7], \"by\": \"median\"}", &d);
+  check_mean(&d, 6, "empirical, median 4");
+  for (int i = 0; i < DRAWS; i++)
+    ck_assert(d.v[i] == 2 || d.v[i] == 4 || d.v[i] == 14);
+  free(d.v);
+}
+END_TEST
+
+START_TEST(model_random_draw_max_of_each_shape)
+{
+  run r;
+  tu_model(MODEL(CLASS("job", 1, "{\"op\": \"io\", \"ms\": 30, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]},"
+                                 "{\"op\": \"io\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 1, \"by\": \"median\"}")),
+           &r.m);
+  ck_assert_int_eq(ts_model_draw_max(&r.m.classes[0].steps[0].cost), MS(70));
+  /* the median converted to the mean: 10 sqrt(2) ms, capped at 1000 times that */
+  ck_assert_int_eq(r.m.classes[0].steps[1].cost.mean, 14142136);
+  ck_assert_int_eq(ts_model_draw_max(&r.m.classes[0].steps[1].cost), 14142136000);
+  ts_model_finish(&r.m);
+}
+END_TEST
+
 /* Done time of actor 0 of n actors of 20 ms CPU, each on its own worker,
  * with the CPU price 1 at n = 1 rising linearly to 2 at n = 3 (priced by the
  * sweep's n). */
@@ -889,6 +1015,7 @@ Suite *model_suite(void)
                                model_io_callback_waits_for_running_slice,
                                model_marks_bound_the_wave,
                                model_random_latency_follows_seed,
+                               model_random_draw_max_of_each_shape,
                                model_cpu_scale_by_n_prices_cpu,
                                NULL};
   const TTest *const limits[] = {model_empty_world_finishes,
@@ -896,6 +1023,7 @@ Suite *model_suite(void)
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
                                  model_processor_sharing_no_second_check_of_a_checked_row,
                                  model_random_draws_capped_at_1000x_mean,
+                                 model_random_draws_match_their_parameters,
                                  model_horizon_bounds_simulated_time,
                                  NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};

@@ -87,6 +87,11 @@ double ts_rng_uniform(ts_rng *r)
   return gsl_rng_uniform(G(r));
 }
 
+size_t ts_rng_index(ts_rng *r, size_t n)
+{
+  return n > 1 ? (size_t)gsl_rng_uniform_int(G(r), (unsigned long)n) : 0;
+}
+
 double ts_rng_exponential(ts_rng *r, double mean)
 {
   return gsl_ran_exponential(G(r), mean);

@@ -28,6 +28,8 @@ ts_rng *ts_rng_create(unsigned long seed);
 void ts_rng_destroy(ts_rng *r);
 /* Uniform in [0, 1). */
 double ts_rng_uniform(ts_rng *r);
+/* Uniform over the integers 0 to n - 1 (n >= 1). */
+size_t ts_rng_index(ts_rng *r, size_t n);
 /* Exponential with the given mean. */
 double ts_rng_exponential(ts_rng *r, double mean);
 /* Lognormal with the given mean and coefficient of variation (cv = sd/mean). */

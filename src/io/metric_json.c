@@ -11,7 +11,7 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
 {
   static const char *const keys[] = {"span", "actor", "stat", "expr", "per", "meaning", "note", NULL};
   static const char *const pers[] = {"pooled", "replication", NULL};
-  static const char *const actor_stats[] = {"median", "p95", "mean", "p99", "max", NULL};
+  static const char *const actor_stats[] = {"median", "p95", "mean", "p99", "max", "p5", "min", NULL};
   ts_metric_spec *d = &m->metrics[m->nmetrics];
   const char *span = NULL, *stat = "p50", *expr = NULL, *meaning = "", *actor = NULL;
   int per = -1;
@@ -33,7 +33,7 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
       if (strcmp(actor_stats[k], strcmp(stat, "p50") == 0 ? "median" : stat) == 0)
         d->stat = k;
     if (d->stat < 0)
-      bad = ts_jfail(&L->c, "stat", L->e, "expected median, p95, mean, p99 or max; got \"%s\"", stat);
+      bad = ts_jfail(&L->c, "stat", L->e, "expected median, p5, p95, p99, mean, min or max; got \"%s\"", stat);
     else if (!(d->actor = strdup(actor)))
       bad = ts_jfail(&L->c, NULL, L->e, "out of memory");
   }

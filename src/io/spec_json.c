@@ -196,14 +196,59 @@ int ts_spec_number(ts_spec *sp, const char *key, int required, double lo, double
   return constant(sp, key, required, lo, hi, 0, "a number", out);
 }
 
+/* The samples of an empirical duration (ms), divided by their mean into
+ * out->emp; out->mean is their mean unless "ms" gives it. */
+static int load_samples(ts_spec *sp, ts_dist *out)
+{
+  loader *L = sp->L;
+  const cJSON *arr = NULL, *it;
+  if (ts_jget_array(&L->c, sp->st, "samples", 1, &arr, L->e))
+    return -1;
+  int n = cJSON_GetArraySize(arr);
+  if (n < 1 || n > 100000)
+    return ts_spec_fail(sp, "samples", "expected 1 to 100,000 durations in ms, got %d", n);
+  out->emp = malloc((size_t)n * sizeof *out->emp);
+  if (!out->emp)
+    return ts_spec_fail(sp, "samples", "out of memory");
+  double sum = 0;
+  int i = 0;
+  cJSON_ArrayForEach(it, arr)
+  {
+    if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= TS_MAX_MS)) {
+      size_t old = ts_jpush_key(&L->c, "samples");
+      ts_jpush_index(&L->c, i);
+      if (cJSON_IsNumber(it))
+        ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g], got %g", TS_MAX_MS, it->valuedouble);
+      else
+        ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g]", TS_MAX_MS);
+      ts_jpop(&L->c, old);
+      return -1;
+    }
+    out->emp[i++] = it->valuedouble;
+    sum += it->valuedouble;
+  }
+  out->nemp = (size_t)n;
+  if (!(sum > 0))
+    return ts_spec_fail(sp, "samples", "expected at least one duration above 0");
+  double mean = sum / n;
+  out->emp_max = 0;
+  for (i = 0; i < n; i++) {
+    out->emp[i] /= mean;
+    if (out->emp[i] > out->emp_max)
+      out->emp_max = out->emp[i];
+  }
+  out->mean = ts_time_from_ms(mean);
+  return 0;
+}
+
 int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
 {
-  static const char *const kinds[] = {"fixed", "exponential", "lognormal", "gamma", "uniform", NULL};
-  loader *L = sp->L;
-  int shaped = strcmp(key, "ms") == 0, kind = 0;
+  static const char *const kinds[] = {"fixed", "exponential", "lognormal", "gamma", "uniform", "empirical", NULL};
+  static const char *const bys[] = {"mean", "median", NULL};
+  int shaped = strcmp(key, "ms") == 0, kind = 0, by = 0;
   double cv = 0;
-  if (shaped && (ts_spec_enum(sp, "dist", 0, kinds, &kind) ||
-                 ts_jget_number(&L->c, sp->st, "cv", 0, 0, 10, &cv, L->e)))
+  if (shaped && (ts_spec_enum(sp, "dist", 0, kinds, &kind) || ts_spec_number(sp, "cv", 0, 0, 10, &cv) ||
+                 ts_spec_enum(sp, "by", 0, bys, &by)))
     return -1;
   out->kind = (ts_dist_kind)kind;
   out->cv = cv;
@@ -214,28 +259,55 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
       return ts_spec_fail(sp, "max_ms", "expected max_ms >= min_ms");
     if (ts_spec_has(sp, key))
       return ts_spec_fail(sp, key, "a uniform duration is given by min_ms and max_ms, not ms");
+    if (ts_spec_has(sp, "by"))
+      return ts_spec_fail(sp, "by", "not for \"dist\": \"uniform\" (given by min_ms and max_ms)");
     out->mean = (out->lo + out->hi) / 2;
     return 0;
   }
   if (shaped && (ts_spec_has(sp, "min_ms") || ts_spec_has(sp, "max_ms")))
     return ts_spec_fail(sp, ts_spec_has(sp, "min_ms") ? "min_ms" : "max_ms", "only for \"dist\": \"uniform\"");
+  if (shaped && ts_spec_has(sp, "samples") && kind != TS_DIST_EMPIRICAL)
+    return ts_spec_fail(sp, "samples", "only for \"dist\": \"empirical\"");
+  if (kind == TS_DIST_EMPIRICAL) {
+    if (ts_spec_has(sp, "cv"))
+      return ts_spec_fail(sp, "cv", "not for \"dist\": \"empirical\" (its samples give its shape)");
+    if (load_samples(sp, out))
+      return -1;
+    if (!ts_spec_has(sp, key)) /* the samples as they are */
+      return 0;
+    required = 1;
+  }
+  double to_mean = by ? ts_dist_mean_per_median(out->kind, cv, out->emp, out->nemp) : 1;
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
+  double c = -1;
   if (v && cJSON_IsString(v) && !is_param_ref(v->valuestring)) {
     ts_expr *e = NULL;
-    if (ts_load_expr(L, sp->st, key, 1, &e))
+    if (ts_load_expr(sp->L, sp->st, key, 1, &e))
       return -1;
-    double c;
-    if (ts_expr_is_constant(e, &c)) {
-      ts_expr_free(e);
-      if (!(c >= 0 && c <= TS_MAX_MS))
-        return ts_spec_fail(sp, key, "\"%s\" is %g ms: expected a number in [0, %g]", v->valuestring, c, TS_MAX_MS);
-      out->mean = ts_time_from_ms(c);
+    if (!ts_expr_is_constant(e, &c)) {
+      out->mean_ms = e;
+      out->to_mean = by ? to_mean : 0;
       return 0;
     }
-    out->mean_ms = e;
-    return 0;
+    ts_expr_free(e);
+    if (!(c >= 0 && c <= TS_MAX_MS))
+      return ts_spec_fail(sp, key, "\"%s\" is %g ms: expected a number in [0, %g]", v->valuestring, c, TS_MAX_MS);
+  } else {
+    ts_time t = -1;
+    if (ts_spec_time(sp, key, required, &t))
+      return -1;
+    if (t < 0 || !by) {
+      if (t >= 0)
+        out->mean = t;
+      return 0;
+    }
+    c = ts_time_to_ms(t);
   }
-  return ts_spec_time(sp, key, required, &out->mean);
+  if (by && !(c * to_mean <= TS_MAX_MS))
+    return ts_spec_fail(sp, key, "a median of %g ms gives a mean of %g ms: expected at most %g", c, c * to_mean,
+                        TS_MAX_MS);
+  out->mean = ts_time_from_ms(c * to_mean);
+  return 0;
 }
 
 int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out)

@@ -129,7 +129,7 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
                ts_expr_text(d->mean_ms), ms, a->id, (double)TS_DRAW_MAX / TS_NS_PER_MS);
       return 0;
     }
-    mean = ms * TS_NS_PER_MS;
+    mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
   }
   if (d->kind == TS_DIST_FIXED)
     return (ts_time)llround(mean);
@@ -141,9 +141,15 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
   case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(r, mean, d->cv); break;
   case TS_DIST_GAMMA: v = ts_rng_gamma(r, mean, d->cv); break;
   case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(r) * (double)(d->hi - d->lo); break;
+  case TS_DIST_EMPIRICAL: v = mean * d->emp[ts_rng_index(r, d->nemp)]; break;
   default: v = mean; break;
   }
-  double max = d->kind == TS_DIST_UNIFORM ? (double)d->hi : mean * 1000 < (double)TS_DRAW_MAX ? mean * 1000 : (double)TS_DRAW_MAX;
+  double max = d->kind == TS_DIST_UNIFORM     ? (double)d->hi
+               : d->kind == TS_DIST_EMPIRICAL ? mean * d->emp_max
+               : mean * 1000 < (double)TS_DRAW_MAX ? mean * 1000
+                                                   : (double)TS_DRAW_MAX;
+  if (max > (double)TS_DRAW_MAX)
+    max = (double)TS_DRAW_MAX;
   return v <= 0 ? 0 : v >= max ? (ts_time)max : (ts_time)(v + 0.5);
 }
 

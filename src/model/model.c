@@ -1,7 +1,12 @@
 #include "model/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 static void free_step(ts_step *s)
 {
@@ -9,6 +14,8 @@ static void free_step(ts_step *s)
   free(s->where);
   ts_expr_free(s->cost.mean_ms);
   ts_expr_free(s->cost2.mean_ms);
+  free(s->cost.emp);
+  free(s->cost2.emp);
   ts_expr_free(s->index);
   ts_expr_free(s->expr);
 }
@@ -129,5 +136,34 @@ ts_time ts_model_draw_max(const ts_dist *d)
     return d->mean;
   if (d->kind == TS_DIST_UNIFORM)
     return d->hi;
+  if (d->kind == TS_DIST_EMPIRICAL) {
+    double max = (double)d->mean * d->emp_max;
+    return max >= (double)TS_DRAW_MAX ? TS_DRAW_MAX : (ts_time)ceil(max);
+  }
   return d->mean > TS_DRAW_MAX / 1000 ? TS_DRAW_MAX : d->mean * 1000;
+}
+
+double ts_dist_mean_per_median(ts_dist_kind kind, double cv, const double *emp, size_t nemp)
+{
+  switch (kind) {
+  case TS_DIST_EXPONENTIAL: return 1 / log(2.0);
+  case TS_DIST_LOGNORMAL: return sqrt(1 + cv * cv);
+  case TS_DIST_GAMMA: {
+    if (cv <= 0)
+      return 1;
+    double k = 1 / (cv * cv);
+    return k / gsl_cdf_gamma_Pinv(0.5, k, 1);
+  }
+  case TS_DIST_EMPIRICAL: {
+    double *v = nemp ? malloc(nemp * sizeof *v) : NULL;
+    if (!v)
+      return 1;
+    memcpy(v, emp, nemp * sizeof *v);
+    gsl_sort(v, 1, nemp);
+    double mean = gsl_stats_mean(v, 1, nemp), median = gsl_stats_median_from_sorted_data(v, 1, nemp);
+    free(v);
+    return median > 0 ? mean / median : 1;
+  }
+  default: return 1;
+  }
 }

@@ -23,16 +23,24 @@
 #include "model/expr.h"
 #include "sched/policy.h"
 
-typedef enum { TS_DIST_FIXED, TS_DIST_EXPONENTIAL, TS_DIST_LOGNORMAL, TS_DIST_GAMMA, TS_DIST_UNIFORM } ts_dist_kind;
+typedef enum {
+  TS_DIST_FIXED, TS_DIST_EXPONENTIAL, TS_DIST_LOGNORMAL, TS_DIST_GAMMA, TS_DIST_UNIFORM, TS_DIST_EMPIRICAL
+} ts_dist_kind;
 
 /* A random duration: a mean (fixed, or an expression in ms evaluated when
- * drawn) and a distribution shape. */
+ * drawn) and a distribution shape. A duration given by its median ("by":
+ * "median") is held as its mean: a constant is converted when the model
+ * loads, an expression's value is multiplied by to_mean when drawn. */
 typedef struct ts_dist {
   ts_dist_kind kind;
   ts_time mean;
   double cv;          /* coefficient of variation: lognormal, gamma */
   ts_time lo, hi;     /* uniform: [lo, hi] */
-  ts_expr *mean_ms;   /* when not NULL: the mean in ms, evaluated per draw */
+  ts_expr *mean_ms;   /* when not NULL: the mean in ms (or the median: to_mean), evaluated per draw */
+  double to_mean;     /* mean / median of the shape, for an expression given by its median; 0: given by its mean */
+  double *emp;        /* empirical: the samples divided by their mean (so the draws' mean is the mean) */
+  size_t nemp;
+  double emp_max;     /* empirical: the largest of emp */
 } ts_dist;
 
 /* Kinds of expression variables (ts_expr_var.kind) in model expressions. */
@@ -194,7 +202,7 @@ typedef struct ts_metric_spec {
   char *meaning;
   ts_mdef_kind kind;
   int span;                   /* TS_MDEF_SPAN */
-  int stat;                   /* TS_MDEF_SPAN: ts_span_stat; TS_MDEF_ACTOR: 0 median, 1 p95, 2 mean, 3 p99, 4 max */
+  int stat;                   /* TS_MDEF_SPAN: ts_span_stat; TS_MDEF_ACTOR: 0 median, 1 p95, 2 mean, 3 p99, 4 max, 5 p5, 6 min */
   char *actor;                /* TS_MDEF_ACTOR: the per-actor metric it summarises */
   char *expr;                 /* TS_MDEF_EXPR: over other metrics, compiled by run/ */
   int per_replication;        /* value = median over replications of per-replication values */
@@ -245,11 +253,17 @@ typedef struct ts_model {
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */
 void ts_model_finish(ts_model *m);
-/* The largest duration one draw of d can take: the mean when fixed, else
- * min(1000 * mean, TS_DRAW_MAX) (random draws are capped there; for a cv up
- * to 3 the cap moves a lognormal's mean by less than 0.01%). A mean given by
- * an expression is bounded by TS_DRAW_MAX. */
+/* The largest duration one draw of d can take: the mean when fixed, the
+ * largest sample when empirical, else min(1000 * mean, TS_DRAW_MAX) (random
+ * draws are capped there; for a cv up to 3 the cap moves a lognormal's mean
+ * by less than 0.01%). A mean given by an expression is bounded by
+ * TS_DRAW_MAX. */
 ts_time ts_model_draw_max(const ts_dist *d);
+/* The ratio mean / median of a distribution of shape kind with coefficient
+ * of variation cv (empirical: of the samples emp): 1 when fixed or uniform,
+ * 1 / ln 2 when exponential, sqrt(1 + cv^2) when lognormal, k / the median of
+ * a unit gamma of shape k = 1 / cv^2 (GSL) when gamma. */
+double ts_dist_mean_per_median(ts_dist_kind kind, double cv, const double *emp, size_t nemp);
 
 /* The largest duration of one step, about 11.6 days: with at most 4096
  * workers and cores, processor-sharing products (ns x workers) stay in int64. */

@@ -12,8 +12,8 @@
 #include "model/internal.h"
 #include "model/spec.h"
 
-static const char *const keys[] = {"ms", "rows", "sliced", "timed", "account", "lap", "dist", "cv", "min_ms",
-                                   "max_ms", NULL};
+static const char *const keys[] = {"ms", "rows", "sliced", "timed", "account", "lap", "dist", "cv", "by", "samples",
+                                   "min_ms", "max_ms", NULL};
 
 static int load(ts_spec *sp, ts_step *s)
 {

@@ -8,7 +8,8 @@
 #include "model/internal.h"
 #include "model/spec.h"
 
-static const char *const keys[] = {"pool", "to", "ms", "dist", "cv", "min_ms", "max_ms", "send_ms", "recv_ms", NULL};
+static const char *const keys[] = {"pool", "to", "ms", "dist", "cv", "by", "samples", "min_ms", "max_ms", "send_ms",
+                                   "recv_ms", NULL};
 
 static int load(ts_spec *sp, ts_step *s)
 {

@@ -1,7 +1,7 @@
 /* Small statistics over arrays that may hold NAN (a metric that does not
  * apply): the quantiles by selection that equal GSL's on sorted data bit
  * for bit, the Student-t 95% half-width, and the statistics of a metric
- * over actors (median, p95, mean, p99, max). */
+ * over actors (median, p5, p95, p99, mean, min, max). */
 #include "run/sweep.h"
 
 #include <math.h>
@@ -87,7 +87,7 @@ double ts__quantile_or_nan(double *v, size_t k, double q)
 }
 
 /* A statistic of the k values v (reordered): 0 median, 1 p95, 2 mean, 3
- * p99, 4 max; NaN without any (a class with no actors, or none that
+ * p99, 4 max, 5 p5, 6 min; NaN without any (a class with no actors, or none that
  * finished for wave_ms and done_ms). same: every value equals v[0], so a
  * quantile needs no selection (GSL's arithmetic on equal order statistics). */
 double ts__actor_stat(double *v, size_t k, int stat, int same)
@@ -96,7 +96,7 @@ double ts__actor_stat(double *v, size_t k, int stat, int same)
     return NAN;
   if (stat == 2)
     return gsl_stats_mean(v, 1, k);
-  static const double q[] = {0.5, 0.95, 0, 0.99, 1};
+  static const double q[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
   return same ? ts_quantile_same(v[0], k, q[stat]) : ts_quantile(v, k, q[stat]);
 }
 

@@ -14,7 +14,7 @@
 size_t ts__finite(const double *v, size_t stride, size_t k, double *out);
 /* The q-quantile (0.5: the median) of v[0..k) (reordered); NAN when empty. */
 double ts__quantile_or_nan(double *v, size_t k, double q);
-/* Statistic stat (0 median, 1 p95, 2 mean, 3 p99, 4 max) of v[0..k) (reordered); NAN when empty. */
+/* Statistic stat (0 median, 1 p95, 2 mean, 3 p99, 4 max, 5 p5, 6 min) of v[0..k) (reordered); NAN when empty. */
 double ts__actor_stat(double *v, size_t k, int stat, int same);
 /* The median of the finite values of v[0..k) (stride apart), using scratch (room for k); NAN when none. */
 double ts__median_strided(const double *v, size_t stride, size_t k, double *scratch);
