@@ -110,6 +110,27 @@ int tu_tssim(const char *args, char **out, char **err)
   return WEXITSTATUS(status);
 }
 
+int tu_tssimf(char **out, char **err, const char *fmt, ...)
+{
+  char args[16384];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  ck_assert_msg(n >= 0 && n < (int)sizeof args, "tssim arguments too long: %s", fmt);
+  char *o, *e;
+  int rc = tu_tssim(args, &o, &e);
+  if (out)
+    *out = o;
+  else
+    free(o);
+  if (err)
+    *err = e;
+  else
+    free(e);
+  return rc;
+}
+
 void tu_model(const char *json, ts_model *m)
 {
   cJSON *root = cJSON_Parse(json);

@@ -33,6 +33,10 @@ void tu_write_file(const char *path, const char *text);
  * stderr into *out, out NULL drops it. Returns the exit status; a tssim that
  * does not exit (a signal) fails the test. */
 int tu_tssim(const char *args, char **out, char **err);
+/* tu_tssim of the arguments printf makes of fmt and what follows; out and
+ * err as there, except that either may be NULL: what went there is
+ * dropped (stdout and stderr are never folded). */
+int tu_tssimf(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* $TSSIM_TEST_WRAPPER (the valgrind setup sets it: every tssim a test runs
  * goes under memcheck too, exiting 99 on an error or leak), or "". Words
  * split at spaces. */

@@ -35,6 +35,8 @@ int ts_cmd_trace(int argc, char **argv);
 int ts_cmd_gantt(int argc, char **argv);
 int ts_cmd_explain(int argc, char **argv);
 int ts_cmd_merge(int argc, char **argv);
+int ts_cmd_sensitivity(int argc, char **argv);
+int ts_cmd_optimize(int argc, char **argv);
 
 /* Shared by the subcommands that load a scenario and its model. */
 #include "io/baseline_json.h"

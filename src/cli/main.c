@@ -13,6 +13,8 @@ static const ts_command commands[] = {
   {"gantt", "draw one sweep point's timeline in the terminal", ts_cmd_gantt},
   {"explain", "decompose wall clock and compare with the closed-form law", ts_cmd_explain},
   {"merge", "combine the partial folders of a sharded run (tssim run --shard K/M)", ts_cmd_merge},
+  {"sensitivity", "which cost moves a metric most: elasticities, ranked, and speedup curves", ts_cmd_sensitivity},
+  {"optimize", "which setting to choose: minimise a metric over fields, under constraints", ts_cmd_optimize},
 };
 
 static void usage(FILE *f)
@@ -21,8 +23,8 @@ static void usage(FILE *f)
         "usage: tssim COMMAND [ARGS]   (tssim COMMAND --help for each)\n\ncommands:\n",
         f);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fputs("  version    print the version\n\n" TS_CLI_EXIT_HELP_INTERRUPT, f);
+    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fputs("  version      print the version\n\n" TS_CLI_EXIT_HELP_INTERRUPT, f);
 }
 
 int main(int argc, char **argv)

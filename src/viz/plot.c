@@ -198,24 +198,26 @@ static int nonempty(const char *path)
   return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-/* Draw one plot. Returns 1 when both files were written, else 0 (and says why). */
-static int draw(const char *gnuplot, const char *dir, const char *title, const summary *s, size_t k)
+/* Draw plots/<script>.gp into dir/<script>.png and .svg, after assigning
+ * dir, png, svg and the NULL-terminated name, value pairs of vars. Returns
+ * 1 when both files were written, else 0 (and says why). */
+static int draw(const char *gnuplot, const char *dir, const char *script, const char *const *vars)
 {
   char *owned;
-  const char *text = script_text(kinds[k].script, &owned);
+  const char *text = script_text(script, &owned);
   if (!text) {
     const char *from = getenv("TSSIM_PLOTS_DIR");
-    fprintf(stderr, "tssim: plots: cannot read %s/%s.gp (TSSIM_PLOTS_DIR): %s\n", from ? from : "", kinds[k].script,
+    fprintf(stderr, "tssim: plots: cannot read %s/%s.gp (TSSIM_PLOTS_DIR): %s\n", from ? from : "", script,
             strerror(errno));
     return 0;
   }
   char png[1024], svg[1024], ftmp[2][1024], log[1024], cmd[2200];
   long pid = (long)getpid();
-  snprintf(png, sizeof png, "%.900s/%s.png", dir, kinds[k].script);
-  snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, kinds[k].script);
-  snprintf(ftmp[0], sizeof ftmp[0], "%.900s/%s.png.tmp.%ld", dir, kinds[k].script, pid);
-  snprintf(ftmp[1], sizeof ftmp[1], "%.900s/%s.svg.tmp.%ld", dir, kinds[k].script, pid);
-  snprintf(log, sizeof log, "%.900s/.%s.log.%ld", dir, kinds[k].script, pid);
+  snprintf(png, sizeof png, "%.900s/%s.png", dir, script);
+  snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, script);
+  snprintf(ftmp[0], sizeof ftmp[0], "%.900s/%s.png.tmp.%ld", dir, script, pid);
+  snprintf(ftmp[1], sizeof ftmp[1], "%.900s/%s.svg.tmp.%ld", dir, script, pid);
+  snprintf(log, sizeof log, "%.900s/.%s.log.%ld", dir, script, pid);
   snprintf(cmd, sizeof cmd, "'%s' >'%s' 2>&1", gnuplot, log);
   if (strchr(dir, '\'') || strchr(gnuplot, '\'') || strlen(dir) > 900) {
     fprintf(stderr, "tssim: plots: skipped, the folder name is too long or contains a quote: %s\n", dir);
@@ -228,10 +230,8 @@ static int draw(const char *gnuplot, const char *dir, const char *title, const s
     assign(g, "dir", dir);
     assign(g, "png", ftmp[0]);
     assign(g, "svg", ftmp[1]);
-    assign(g, "title", title);
-    assign(g, "workers", s->workers);
-    assign(g, "classes", s->classes);
-    assign(g, "rec_workers", s->rec[k]);
+    for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2)
+      assign(g, vars[i], vars[i + 1]);
     fputs(text, g);
     fputc('\n', g);
     ok = pclose(g) == 0 && nonempty(ftmp[0]) && nonempty(ftmp[1]);
@@ -239,7 +239,7 @@ static int draw(const char *gnuplot, const char *dir, const char *title, const s
   if (ok)
     ok = rename(ftmp[0], png) == 0 && rename(ftmp[1], svg) == 0;
   if (!ok) {
-    fprintf(stderr, "tssim: plots: gnuplot could not draw %s.png:\n", kinds[k].script);
+    fprintf(stderr, "tssim: plots: gnuplot could not draw %s.png:\n", script);
     FILE *l = fopen(log, "r");
     char line[512];
     while (l && fgets(line, sizeof line, l))
@@ -254,16 +254,48 @@ static int draw(const char *gnuplot, const char *dir, const char *title, const s
   return ok;
 }
 
-int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e)
+/* The full path of gnuplot into buf: 0, or -1 after saying how to get it
+ * (unless quiet). */
+static int gnuplot_or_say(char *buf, size_t len, int quiet)
+{
+  if (find_gnuplot(buf, len) == 0)
+    return 0;
+  if (!quiet)
+    fprintf(stderr,
+            "tssim: plots skipped: gnuplot is not installed. To get them, install it\n"
+            "  (Debian/Ubuntu: apt-get install gnuplot-nox; Fedora: dnf install gnuplot;\n"
+            "  macOS: brew install gnuplot) and run this command again.\n");
+  return -1;
+}
+
+int ts_plot_draw(const char *dir, const char *script, const char *const *vars, int quiet)
+{
+  char gnuplot[1024];
+  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet))
+    return 0;
+  int ok = draw(gnuplot, dir, script, vars);
+  if (ok && !quiet)
+    printf("wrote plot %s (.png and .svg) in %s\n", script, dir);
+  return ok;
+}
+
+int ts_plot_mark_stale_one(ts_atomic *a, const char *dir, const char *script, ts_err *e)
 {
   static const char *const ext[] = {".png", ".svg"};
+  for (size_t x = 0; x < 2; x++) {
+    char name[300];
+    snprintf(name, sizeof name, "%.250s%s", script, ext[x]);
+    if (ts_atomic_remove(a, dir, name, e))
+      return -1;
+  }
+  return 0;
+}
+
+int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e)
+{
   for (size_t k = 0; k < NKINDS; k++)
-    for (size_t x = 0; x < 2; x++) {
-      char name[64];
-      snprintf(name, sizeof name, "%s%s", kinds[k].script, ext[x]);
-      if (ts_atomic_remove(a, dir, name, e))
-        return -1;
-    }
+    if (ts_plot_mark_stale_one(a, dir, kinds[k].script, e))
+      return -1;
   return 0;
 }
 
@@ -276,19 +308,14 @@ int ts_plot_results(const char *dir, int quiet)
     fprintf(stderr, "tssim: plots: cannot read %s\n", path);
     return 0;
   }
-  if (find_gnuplot(gnuplot, sizeof gnuplot) != 0) {
-    if (!quiet)
-      fprintf(stderr,
-              "tssim: plots skipped: gnuplot is not installed. To get them, install it\n"
-              "  (Debian/Ubuntu: apt-get install gnuplot-nox; Fedora: dnf install gnuplot;\n"
-              "  macOS: brew install gnuplot) and run this command again.\n");
+  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet))
     return 0;
-  }
   char title[256];
   scenario_name(dir, title, sizeof title);
   int drawn = 0;
   for (size_t k = 0; k < NKINDS; k++) {
-    int ok = draw(gnuplot, dir, title, &s, k);
+    const char *vars[] = {"title", title, "workers", s.workers, "classes", s.classes, "rec_workers", s.rec[k], NULL};
+    int ok = draw(gnuplot, dir, kinds[k].script, vars);
     if (ok && !quiet)
       printf("%s%s", drawn ? ", " : "wrote plots ", kinds[k].script);
     drawn += ok;

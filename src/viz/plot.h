@@ -13,6 +13,16 @@
  * with e filled. */
 int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e);
 
+/* Draw the compiled-in plots/<script>.gp into dir/<script>.png and .svg
+ * with gnuplot, if installed (when it is not, say how to get it, unless
+ * quiet), after assigning the gnuplot string variables dir, png, svg and
+ * the NULL-terminated name, value pairs of vars. Never fails the command:
+ * problems are reported on stderr. Returns 1 when drawn, else 0. */
+int ts_plot_draw(const char *dir, const char *script, const char *const *vars, int quiet);
+/* Have batch a remove dir/<script>.png and .svg when it commits. Returns 0
+ * or -1 with e filled. */
+int ts_plot_mark_stale_one(ts_atomic *a, const char *dir, const char *script, ts_err *e);
+
 /* Draw the plots for results folder dir with gnuplot, if installed; when it is
  * not, say how to get it (unless quiet). Never fails the run: problems are
  * reported on stderr. Returns the number of plots drawn (0 to 4). */

@@ -1,0 +1,331 @@
+/* tssim optimize: which setting to choose: minimise or maximise a metric
+ * over numeric and choice fields, subject to constraints on other metrics
+ * (fit/optimize.h). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/explore.h"
+#include "fit/optimize.h"
+#include "io/explore_report.h"
+#include "viz/plot.h"
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "usage: tssim optimize SCENARIO.json --minimize M|--maximize M [--field PATH=LO:HI]...\n"
+          "                      [--choice PATH=V1,V2,...]... [--constraint \"M OP LIMIT\"]... [options]\n"
+          "\n"
+          "Which setting to choose: minimise or maximise a metric (METRIC, or METRIC@CLASS for\n"
+          "a class's row) over numeric fields within bounds and choice fields, subject to\n"
+          "constraints on other metrics, under common random numbers (every setting runs\n"
+          "with the same seeds). A metric's value is the mean over the sweep's points of its\n"
+          "mean over replications; a constraint must hold at every point. One field: a grid,\n"
+          "then GSL's Brent minimiser; several: the grid, then GSL's Nelder-Mead simplex;\n"
+          "choice fields alone: every combination (successive halving above %d). Then the\n"
+          "best settings race: while the best one is within the 95%% interval of another\n"
+          "(paired per replication), all run again at twice the replications. With two\n"
+          "objectives the grid is evaluated and the Pareto front reported. Writes tried.csv\n"
+          "(every setting), best.json (one objective) or pareto.csv and pareto.png (two) into\n"
+          "the output folder. Formats: docs/explore.md.\n"
+          "\n"
+          "options:\n"
+          "      --minimize M        the objective, to make as small as possible\n"
+          "      --maximize M        ... or as large; one or two objectives in all\n"
+          "      --field PATH=LO:HI  a numeric field searched within [LO, HI] (repeatable)\n"
+          "      --choice PATH=V1,V2,...\n"
+          "                          a field set to one of these values (JSON, or a string)\n"
+          "                          (repeatable)\n"
+          "      --constraint \"M OP LIMIT\"\n"
+          "                          OP one of <=, <, >=, >; LIMIT a number or an expression of\n"
+          "                          numbers and baseline (M under the scenario's own setting),\n"
+          "                          e.g. \"wave_ms@big <= 1.05 * baseline\" (repeatable)\n"
+          "      --grid K            grid values of one field (default %d; several fields: K x\n"
+          "                          fields quasi-random points and the centre)\n"
+          "      --finalists K       settings in the race, and combinations searched (default %d)\n"
+          "      --r-max R           the race's most replications (default 8 x R)\n"
+          "      --max-evals N       settings the search may evaluate (default %d)\n"
+          "      --max-iter N        iterations of each local search (default %d)\n",
+          TS_OPT_HALVING_ABOVE, TS_OPT_DEFAULT_GRID, TS_OPT_DEFAULT_FINALISTS, TS_OPT_DEFAULT_MAX_EVALS,
+          TS_OPT_DEFAULT_MAX_ITER);
+  fputs(TS_CLI_EXPLORE_HELP, f);
+  fputs("  -o, --output DIR        results folder (default: results/<scenario name>-optimize)\n"
+        "  -h, --help              this help\n"
+        "\n"
+        "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"
+        "result files are then left as they were.\n"
+        "\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        f);
+}
+
+typedef struct options {
+  ts_cli_explore_opts x;
+  const char *objective[2];
+  int maximize[2];
+  int nobjectives;
+  const char **fields, **choices, **constraints;
+  int nfields, nchoices, nconstraints;
+  long grid, finalists, r_max, max_evals, max_iter;
+} options;
+
+static void options_finish(options *o)
+{
+  ts_cli_explore_opts_finish(&o->x);
+  free(o->fields);
+  free(o->choices);
+  free(o->constraints);
+}
+
+/* An integer option's value in [lo, hi] into *out: 0, or the exit status
+ * after saying what was expected. */
+static int parse_count(const char *arg, const char *what, long lo, long hi, long *out)
+{
+  char *end;
+  long v = strtol(arg, &end, 10);
+  if (!*arg || *end || v < lo || v > hi)
+    return ts_cli_usage_error("%s: expected an integer in [%ld, %ld], got \"%s\"", what, lo, hi, arg);
+  *out = v;
+  return 0;
+}
+
+/* One option of the command's own (a ts_cli_explore_parse take). */
+static int take(void *ctx, int c, const char *arg)
+{
+  options *o = ctx;
+  switch (c) {
+  case 'm':
+  case 'M':
+    if (o->nobjectives == 2)
+      return ts_cli_usage_error("%s: at most two objectives (--minimize or --maximize), got a third: %s",
+                                c == 'm' ? "--minimize" : "--maximize", arg);
+    o->maximize[o->nobjectives] = c == 'M';
+    o->objective[o->nobjectives++] = arg;
+    return 0;
+  case 'f': o->fields[o->nfields++] = arg; return 0;
+  case 'c': o->choices[o->nchoices++] = arg; return 0;
+  case 'C': o->constraints[o->nconstraints++] = arg; return 0;
+  case 'g': return parse_count(arg, "--grid", 3, 1000, &o->grid);
+  case 'F': return parse_count(arg, "--finalists", 1, 100, &o->finalists);
+  case 'R': return parse_count(arg, "--r-max", 1, 100000, &o->r_max);
+  case 'E': return parse_count(arg, "--max-evals", 1, 1000000, &o->max_evals);
+  case 'I': return parse_count(arg, "--max-iter", 1, 100000, &o->max_iter);
+  default: return -1;
+  }
+}
+
+/* Returns 0 to go on, -1 after --help (exit 0), else the exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+  static const struct option own[] = {
+    {"minimize", required_argument, NULL, 'm'}, {"maximize", required_argument, NULL, 'M'},
+    {"field", required_argument, NULL, 'f'},    {"choice", required_argument, NULL, 'c'},
+    {"constraint", required_argument, NULL, 'C'}, {"grid", required_argument, NULL, 'g'},
+    {"finalists", required_argument, NULL, 'F'}, {"r-max", required_argument, NULL, 'R'},
+    {"max-evals", required_argument, NULL, 'E'}, {"max-iter", required_argument, NULL, 'I'},
+    {NULL, 0, NULL, 0}};
+  o->fields = calloc((size_t)argc + 1, sizeof *o->fields);
+  o->choices = calloc((size_t)argc + 1, sizeof *o->choices);
+  o->constraints = calloc((size_t)argc + 1, sizeof *o->constraints);
+  if (!o->fields || !o->choices || !o->constraints)
+    return TS_EXIT_FAILED;
+  int rc = ts_cli_explore_parse(argc, argv, "optimize", own, take, o, usage, &o->x);
+  if (rc)
+    return rc;
+  if (o->nobjectives == 0)
+    return ts_cli_usage_error("optimize: expected an objective: --minimize METRIC or --maximize METRIC");
+  if (o->nfields + o->nchoices == 0)
+    return ts_cli_usage_error("optimize: expected something to search: --field PATH=LO:HI or --choice "
+                              "PATH=V1,V2,...");
+  if (o->nfields > 64)
+    return ts_cli_usage_error("--field: at most 64 numeric fields, got %d", o->nfields);
+  return 0;
+}
+
+/* Everything one command loads and finds. */
+typedef struct work {
+  ts_cli_explore ex;
+  ts_explore_metric obj[2];
+  int nobj;
+  ts_opt_field *fields;
+  int nfields;
+  ts_opt_choice *choices;
+  int nchoices;
+  ts_opt_constraint *constraints;
+  int nconstraints;
+  ts_opt_result r;
+} work;
+
+static void work_finish(work *w)
+{
+  for (int i = 0; i < w->nobj; i++)
+    ts_explore_metric_finish(&w->obj[i]);
+  for (int i = 0; w->fields && i < w->nfields; i++)
+    ts_opt_field_finish(&w->fields[i]);
+  free(w->fields);
+  for (int i = 0; w->choices && i < w->nchoices; i++)
+    ts_opt_choice_finish(&w->choices[i]);
+  free(w->choices);
+  for (int i = 0; w->constraints && i < w->nconstraints; i++)
+    ts_opt_constraint_finish(&w->constraints[i]);
+  free(w->constraints);
+  ts_compare_opt_finish(&w->r);
+  ts_cli_explore_finish(&w->ex);
+}
+
+/* Every path searched is named once. */
+static int check_paths(const work *w, ts_err *e)
+{
+  int n = w->nfields + w->nchoices;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++) {
+      const char *a = i < w->nfields ? w->fields[i].path : w->choices[i - w->nfields].path;
+      const char *b = j < w->nfields ? w->fields[j].path : w->choices[j - w->nfields].path;
+      if (strcmp(a, b) == 0)
+        return ts_err_set(e, i < w->nfields ? "--field" : "--choice", NULL, "%s is searched twice", a);
+    }
+  return 0;
+}
+
+static int read_inputs(const options *o, work *w, ts_err *e)
+{
+  const ts_model *m = &w->ex.L.model;
+  for (; w->nobj < o->nobjectives; w->nobj++)
+    if (ts_explore_metric_parse(o->objective[w->nobj], m, o->maximize[w->nobj] ? "--maximize" : "--minimize",
+                                &w->obj[w->nobj], e))
+      return -1;
+  if (o->nobjectives == 2 && strcmp(w->obj[0].text, w->obj[1].text) == 0)
+    return ts_err_set(e, o->maximize[1] ? "--maximize" : "--minimize", NULL, "%s is already the first objective",
+                      w->obj[1].text);
+  w->fields = calloc((size_t)o->nfields + 1, sizeof *w->fields);
+  w->choices = calloc((size_t)o->nchoices + 1, sizeof *w->choices);
+  w->constraints = calloc((size_t)o->nconstraints + 1, sizeof *w->constraints);
+  if (!w->fields || !w->choices || !w->constraints)
+    return ts_err_set(e, "optimize", NULL, "out of memory");
+  for (; w->nfields < o->nfields; w->nfields++)
+    if (ts_opt_field_parse(o->fields[w->nfields], &w->ex.x, &w->fields[w->nfields], e))
+      return -1;
+  for (; w->nchoices < o->nchoices; w->nchoices++)
+    if (ts_opt_choice_parse(o->choices[w->nchoices], &w->ex.x, &w->choices[w->nchoices], e))
+      return -1;
+  for (; w->nconstraints < o->nconstraints; w->nconstraints++)
+    if (ts_opt_constraint_parse(o->constraints[w->nconstraints], m, &w->constraints[w->nconstraints], e))
+      return -1;
+  return check_paths(w, e);
+}
+
+static void draw(const work *w, const char *dir, int quiet)
+{
+  const ts_opt_result *r = &w->r;
+  const char *vars[] = {"title", w->ex.L.sc.name, "xmetric", r->metric[0], "ymetric", r->metric[1], NULL};
+  ts_plot_draw(dir, "pareto", vars, quiet);
+}
+
+/* Print the header: what is searched, and how. */
+static void header(const options *o, const work *w, const ts_opt_spec *spec)
+{
+  const ts_scenario *sc = &w->ex.L.sc;
+  printf("%s: %s %s", sc->name, o->maximize[0] ? "maximize" : "minimize", w->obj[0].text);
+  if (w->nobj == 2)
+    printf(" and %s %s", o->maximize[1] ? "maximize" : "minimize", w->obj[1].text);
+  printf(" over");
+  for (int i = 0; i < w->nfields; i++)
+    printf("%s %s in [%g, %g]", i ? "," : "", w->fields[i].path, w->fields[i].lo, w->fields[i].hi);
+  for (int j = 0; j < w->nchoices; j++) {
+    printf("%s %s in {", j || w->nfields ? "," : "", w->choices[j].path);
+    for (size_t k = 0; k < w->choices[j].nvalues; k++)
+      printf("%s%s", k ? ", " : "", w->choices[j].values[k]);
+    putchar('}');
+  }
+  for (int i = 0; i < w->nconstraints; i++)
+    printf("%s %s", i ? "," : ", subject to", w->constraints[i].text);
+  printf("\nmodel %s, seed %llu, %d replication(s) per setting (up to %d in the race), %zu sweep point(s), common "
+         "random numbers\n", sc->model_path, (unsigned long long)sc->seed, spec->replications, spec->r_max,
+         w->ex.x.npoints);
+}
+
+static int write_results(work *w)
+{
+  ts_err e;
+  const ts_scenario *sc = &w->ex.L.sc;
+  FILE *tried = ts_cli_explore_file(&w->ex, "tried.csv", &e);
+  if (!tried)
+    return ts_cli_explore_io_failed(&w->ex, &e);
+  ts_report_opt_tried_csv(tried, &w->r);
+  if (w->nobj == 2) {
+    FILE *pareto = ts_cli_explore_file(&w->ex, "pareto.csv", &e);
+    if (!pareto || ts_plot_mark_stale_one(&w->ex.batch, w->ex.outdir, "pareto", &e))
+      return ts_cli_explore_io_failed(&w->ex, &e);
+    ts_report_opt_pareto_csv(pareto, &w->r);
+    return ts_cli_explore_commit(&w->ex, "tried.csv, pareto.csv");
+  }
+  FILE *best = ts_cli_explore_file(&w->ex, "best.json", &e);
+  cJSON *doc = best ? ts_report_opt_best_json(sc, &w->r) : NULL;
+  char *text = doc ? cJSON_Print(doc) : NULL;
+  cJSON_Delete(doc);
+  if (!best || !text) {
+    free(text);
+    if (best)
+      ts_err_set(&e, w->ex.outdir, NULL, "out of memory");
+    return ts_cli_explore_io_failed(&w->ex, &e);
+  }
+  fprintf(best, "%s\n", text);
+  free(text);
+  return ts_cli_explore_commit(&w->ex, "tried.csv, best.json");
+}
+
+static int run(const options *o, work *w)
+{
+  ts_err e;
+  int rc = ts_cli_explore_load(&o->x, &w->ex, "optimize");
+  if (rc)
+    return rc;
+  if (read_inputs(o, w, &e))
+    return ts_cli_usage_error("%s", e.msg);
+  int R = w->ex.L.sc.replications;
+  ts_opt_spec spec = {.fields = w->fields, .nfields = (size_t)w->nfields, .choices = w->choices,
+                      .nchoices = (size_t)w->nchoices, .objectives = w->obj, .nobjectives = w->nobj,
+                      .maximize = {o->maximize[0], o->maximize[1]}, .constraints = w->constraints,
+                      .nconstraints = (size_t)w->nconstraints, .replications = R,
+                      .r_max = o->r_max ? (int)o->r_max : 8 * R, .grid = (int)o->grid,
+                      .finalists = (int)o->finalists, .max_evals = (int)o->max_evals,
+                      .max_iter = (int)o->max_iter, .tol = TS_OPT_DEFAULT_TOL};
+  if (spec.r_max < R)
+    return ts_cli_usage_error("--r-max: %d is below the search's %d replication(s)", spec.r_max, R);
+  size_t g = ts_opt_grid_size(&spec);
+  if (g > (size_t)spec.max_evals)
+    return ts_cli_usage_error("--max-evals: the grid alone is %zu settings, above %d (a smaller --grid, fewer "
+                              "choices, or a larger --max-evals)", g, spec.max_evals);
+  if ((rc = ts_cli_explore_begin(&w->ex)) != 0)
+    return rc;
+  if (!o->x.run.quiet) {
+    header(o, w, &spec);
+    fflush(stdout);
+  }
+  char err[512];
+  int sr = ts_opt_run(&w->ex.x, &spec, &w->r, err, sizeof err);
+  if (sr)
+    return ts_cli_explore_failed(&w->ex, sr, err);
+  if (!o->x.run.quiet)
+    ts_report_opt_print(stdout, &w->ex.L.sc, &w->r);
+  if ((rc = write_results(w)) != 0)
+    return rc;
+  if (o->x.run.plots && w->nobj == 2)
+    draw(w, w->ex.outdir, o->x.run.quiet);
+  return 0;
+}
+
+int ts_cmd_optimize(int argc, char **argv)
+{
+  options o = {.grid = TS_OPT_DEFAULT_GRID, .finalists = TS_OPT_DEFAULT_FINALISTS,
+               .max_evals = TS_OPT_DEFAULT_MAX_EVALS, .max_iter = TS_OPT_DEFAULT_MAX_ITER};
+  work w;
+  memset(&w, 0, sizeof w);
+  int rc = parse_args(argc, argv, &o);
+  if (rc == 0)
+    rc = run(&o, &w);
+  work_finish(&w);
+  options_finish(&o);
+  return rc < 0 ? 0 : rc;
+}

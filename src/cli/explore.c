@@ -1,0 +1,181 @@
+#include "cli/explore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/sweep.h"
+
+/* The shared long options; their values are the ts_run_opts letters of
+ * tssim run where there is one. */
+static const struct option shared[] = {
+  {"output", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 'S'},
+  {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
+  {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
+  {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
+  {"jobs", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+
+void ts_cli_explore_opts_finish(ts_cli_explore_opts *o)
+{
+  ts_cli_run_opts_finish(&o->run);
+}
+
+/* Take getopt_long's result c with argument arg when it is a shared option.
+ * Returns 1 when taken, 0 when it is not one, -1 with e filled when its
+ * value is bad. */
+static int take_shared(ts_cli_explore_opts *o, int c, const char *arg, ts_err *e)
+{
+  ts_run_opts *r = &o->run;
+  char *end;
+  long v;
+  switch (c) {
+  case 'o':
+    if (!*arg)
+      return ts_err_set(e, "-o", NULL, "expected a folder, got an empty path");
+    r->outdir = arg;
+    return 1;
+  case 'S': r->seed_arg = arg; return 1;
+  case 'n': r->n_arg = arg; return 1;
+  case 'w': r->w_arg = arg; return 1;
+  case 'r': r->r_arg = arg; return 1;
+  case 's': r->sets[r->nsets++] = arg; return 1;
+  case 'P': r->plots = 0; return 1;
+  case 'q': r->quiet = 1; return 1;
+  case 'j':
+    v = strtol(arg, &end, 10);
+    if (!*arg || *end || v < 1 || v > 1024)
+      return ts_err_set(e, "--jobs", NULL, "expected an integer in [1, 1024], got \"%s\"", arg);
+    r->jobs = (int)v;
+    return 1;
+  default: return 0;
+  }
+}
+
+int ts_cli_explore_parse(int argc, char **argv, const char *cmd, const struct option *own,
+                         int (*take)(void *ctx, int c, const char *arg), void *ctx, void (*usage)(FILE *f),
+                         ts_cli_explore_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->run.plots = 1;
+  o->run.jobs = ts_sweep_cores();
+  o->run.sets = calloc((size_t)argc + 1, sizeof *o->run.sets);
+  if (!o->run.sets)
+    return TS_EXIT_FAILED;
+  struct option opts[64];
+  size_t n = 0;
+  for (size_t i = 0; own[i].name && n + 1 < 64; i++)
+    opts[n++] = own[i];
+  for (size_t i = 0; shared[i].name && n + 1 < 64; i++)
+    opts[n++] = shared[i];
+  opts[n] = (struct option){NULL, 0, NULL, 0};
+  ts_err e;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "o:r:j:qh", opts, NULL)) != -1) {
+    int t = take_shared(o, c, optarg, &e);
+    if (t < 0)
+      return ts_cli_usage_error("%s", e.msg);
+    if (t > 0)
+      continue;
+    if (c == 'h') {
+      usage(stdout);
+      return -1;
+    }
+    if ((t = c == '?' ? -1 : take(ctx, c, optarg)) != 0)
+      return t < 0 ? ts_cli_bad_option(cmd, argv) : t;
+  }
+  if (optind != argc - 1)
+    return ts_cli_usage_error("%s: expected exactly one SCENARIO.json (see tssim %s --help)", cmd, cmd);
+  o->run.scenario = argv[optind];
+  return 0;
+}
+
+int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix)
+{
+  ts_err e;
+  ts_atomic_init(&ex->batch);
+  ex->quiet = o->run.quiet;
+  int rc = ts_cli_run_load(&o->run, &ex->L);
+  if (rc)
+    return rc;
+  ex->loaded = 1;
+  if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
+    return ts_cli_usage_error("%s", e.msg);
+  ex->explored = 1;
+  ex->x.should_stop = ts_cli_should_stop;
+  ex->outdir = o->run.outdir;
+  if (!ex->outdir) {
+    snprintf(ex->dirbuf, sizeof ex->dirbuf, "results/%s-%s", ex->L.sc.name, suffix);
+    ex->outdir = ex->dirbuf;
+  }
+  return 0;
+}
+
+int ts_cli_explore_begin(ts_cli_explore *ex)
+{
+  int rc = ts_cli_outdir_check(ex->outdir);
+  if (rc == 0)
+    ts_cli_interrupt_catch();
+  return rc;
+}
+
+/* The folder's name with one trailing slash. */
+static const char *slash(const char *dir)
+{
+  return dir[strlen(dir) - 1] == '/' ? "" : "/";
+}
+
+int ts_cli_explore_failed(ts_cli_explore *ex, int sr, const char *err)
+{
+  if (sr == TS_SWEEP_STOPPED) {
+    fprintf(stderr, "tssim: interrupted: %s%s left as it was\n", ex->outdir, slash(ex->outdir));
+    return ts_cli_interrupt_status();
+  }
+  fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? ex->L.sc.model_path : ex->L.sc.file, err);
+  return sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
+}
+
+FILE *ts_cli_explore_file(ts_cli_explore *ex, const char *name, ts_err *e)
+{
+  if (ex->made.n == 0 && ts_cli_outdir_make(ex->outdir, &ex->made, e))
+    return NULL;
+  return ts_atomic_open(&ex->batch, ex->outdir, name, e);
+}
+
+int ts_cli_explore_io_failed(ts_cli_explore *ex, const ts_err *e)
+{
+  ts_atomic_abort(&ex->batch);
+  fprintf(stderr, "tssim: %s\n", e->msg);
+  return TS_EXIT_IO;
+}
+
+int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
+{
+  ts_err e;
+  if (ts_cli_interrupted()) {
+    ts_atomic_abort(&ex->batch);
+    fprintf(stderr, "tssim: interrupted: %s%s left as it was\n", ex->outdir, slash(ex->outdir));
+    return ts_cli_interrupt_status();
+  }
+  if (ts_atomic_commit(&ex->batch, &e))
+    return ts_cli_explore_io_failed(ex, &e);
+  ex->committed = 1;
+  if (!ex->quiet)
+    printf("\nwrote %s%s%s\n", ex->outdir, slash(ex->outdir), what);
+  return 0;
+}
+
+void ts_cli_explore_finish(ts_cli_explore *ex)
+{
+  if (!ex->committed) {
+    ts_atomic_abort(&ex->batch);
+    ts_cli_outdir_unmake(&ex->made);
+  }
+  while (ex->made.n > 0)
+    free(ex->made.made[--ex->made.n]);
+  if (ex->explored)
+    ts_explore_finish(&ex->x);
+  if (ex->loaded)
+    ts_cli_unload(&ex->L);
+  memset(ex, 0, sizeof *ex);
+}

@@ -1,0 +1,83 @@
+/* What `tssim sensitivity` and `tssim optimize` share: the options they
+ * take from `tssim run` (the sweep, replications, seed, overrides, threads,
+ * output folder, plots), loading the scenario into an exploration
+ * (fit/explore.h), and writing the results folder whole (io/atomic.h). */
+#ifndef TS_CLI_EXPLORE_H
+#define TS_CLI_EXPLORE_H
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "fit/explore.h"
+#include "io/atomic.h"
+
+/* --help lines of the shared options (all but -o and -h). */
+#define TS_CLI_EXPLORE_HELP                                                                                 \
+  "      --n LIST            override the sweep's n, e.g. 1,16\n"                                        \
+  "      --workers LIST      override the sweep's worker counts\n"                                       \
+  "  -r, --replications R    replications per point and setting (default: the scenario's)\n"             \
+  "      --seed S            seed of the common random numbers (default: the scenario's)\n"             \
+  "      --set PATH=VALUE    override a model field first (repeatable), as tssim run does\n"             \
+  "  -j, --jobs J            run replications on J threads (default: the number of online\n"            \
+  "                          cores); the files are the same for any J\n"                                 \
+  "      --no-plots          do not run gnuplot\n"                                                       \
+  "  -q, --quiet             print nothing but errors\n"
+
+typedef struct ts_cli_explore_opts {
+  ts_run_opts run; /* scenario, outdir, n_arg, w_arg, r_arg, seed_arg, sets, jobs, quiet, plots */
+} ts_cli_explore_opts;
+
+/* Parse a command's argv: the shared options into o (free it with
+ * ts_cli_explore_opts_finish in every case), the command's own (own,
+ * ending with a zero entry) through take, which returns 0 when it took
+ * option c with argument arg, -1 when c is no option of the command, else
+ * the exit status after printing what was wrong. --help prints usage on
+ * stdout. Exactly one SCENARIO.json must be left: it goes into
+ * o->run.scenario. Returns 0 to go on, -1 after --help (exit 0), else the
+ * exit status after printing one line naming the option. */
+int ts_cli_explore_parse(int argc, char **argv, const char *cmd, const struct option *own,
+                         int (*take)(void *ctx, int c, const char *arg), void *ctx, void (*usage)(FILE *f),
+                         ts_cli_explore_opts *o);
+void ts_cli_explore_opts_finish(ts_cli_explore_opts *o);
+
+/* A command's scenario, exploration and results folder. */
+typedef struct ts_cli_explore {
+  ts_loaded L;
+  int loaded;
+  ts_explore x;
+  int explored;
+  const char *outdir;
+  char dirbuf[1024];
+  ts_atomic batch;
+  ts_outdir made;
+  int committed;
+  int quiet;
+} ts_cli_explore;
+
+/* Load o's scenario with its overrides into ex and set up its exploration;
+ * the results folder is -o, else results/<scenario name>-<suffix>. Returns
+ * 0, or the exit status after printing what was wrong. ex is freed by
+ * ts_cli_explore_finish in every case. */
+int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix);
+/* Before the simulations: check the results folder can be written (exit
+ * status 3 if not, after saying why) and catch SIGINT and SIGTERM (the
+ * exploration then stops after the replications in progress). Returns 0 or
+ * the exit status. */
+int ts_cli_explore_begin(ts_cli_explore *ex);
+/* Report a failed exploration (ts_sweep_run's status sr, its reason err)
+ * and return the exit status: the interrupt's after a signal, 2 when the
+ * model fails at a setting, else 1. */
+int ts_cli_explore_failed(ts_cli_explore *ex, int sr, const char *err);
+/* Open results file name in the batch (making the folder). NULL with e
+ * filled on failure. */
+FILE *ts_cli_explore_file(ts_cli_explore *ex, const char *name, ts_err *e);
+/* Print e and return TS_EXIT_IO (the batch is aborted). */
+int ts_cli_explore_io_failed(ts_cli_explore *ex, const ts_err *e);
+/* Write the batch: every file at once, or none (an interrupt before it
+ * leaves the folder as it was). what lists the files for the closing
+ * "wrote DIR/..." line. Returns the exit status. */
+int ts_cli_explore_commit(ts_cli_explore *ex, const char *what);
+/* Free ex: an uncommitted batch is aborted and the folders it made removed. */
+void ts_cli_explore_finish(ts_cli_explore *ex);
+
+#endif

@@ -1,0 +1,287 @@
+#include "fit/explore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/jsonfile.h"
+#include "io/model_json.h"
+#include "io/suggest.h"
+#include "run/metrics.h"
+
+/* Whether an axis value of sc overrides something under the model's host. */
+static int axes_touch_host(const ts_scenario *sc)
+{
+  for (int a = 0; a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
+        const char *set = sc->axes[a].sets[v][k];
+        if (strncmp(set, "host", 4) == 0 && strchr(".=[", set[4]))
+          return 1;
+      }
+  return 0;
+}
+
+int ts_explore_init(ts_explore *x, const cJSON *resolved, const ts_scenario *sc, int jobs, ts_err *e)
+{
+  memset(x, 0, sizeof *x);
+  x->sc = sc;
+  x->file = sc->model_path;
+  x->jobs = jobs;
+  x->ncombos = 1;
+  for (int a = 0; a < sc->naxes; a++)
+    x->ncombos *= (size_t)sc->axes[a].nvalues;
+  x->npoints = x->ncombos * sc->nw * sc->nn;
+  x->tree = cJSON_Duplicate(resolved, 1);
+  if (!x->tree)
+    return ts_err_set(e, x->file, NULL, "out of memory");
+  /* every variant converts the tree: read the files it names once, here,
+   * unless an axis overrides the host (then each combination reads them) */
+  if (!axes_touch_host(sc) && ts_model_inline_files(x->tree, x->file, e)) {
+    ts_explore_finish(x);
+    return -1;
+  }
+  return 0;
+}
+
+void ts_explore_finish(ts_explore *x)
+{
+  if (!x)
+    return;
+  cJSON_Delete(x->tree);
+  memset(x, 0, sizeof *x);
+}
+
+ts_compare_point ts_explore_point(const ts_explore *x, size_t k)
+{
+  size_t nn = x->sc->nn, nw = x->sc->nw;
+  return (ts_compare_point){(int)(k / (nn * nw)), x->sc->ns[k % nn], x->sc->workers[(k / nn) % nw]};
+}
+
+/* Write variant v's changes into tree t. */
+static int apply_variant(cJSON *t, const char *file, const ts_explore_variant *v, ts_err *e)
+{
+  for (size_t i = 0; v && i < v->nsets; i++) {
+    const ts_explore_set *s = &v->sets[i];
+    cJSON *node = s->json ? NULL : ts_json_get_path(t, s->path);
+    if (node && cJSON_IsNumber(node)) {
+      cJSON_SetNumberValue(node, s->value);
+      continue;
+    }
+    char text[40];
+    if (!s->json)
+      snprintf(text, sizeof text, "%.17g", s->value);
+    if (ts_json_set_path(t, file, s->path, s->json ? s->json : text, e))
+      return -1;
+  }
+  return 0;
+}
+
+int ts_explore_model(const ts_explore *x, const ts_explore_variant *v, int combo, ts_model *m, ts_err *e)
+{
+  const ts_scenario *sc = x->sc;
+  cJSON *t = cJSON_Duplicate(x->tree, 1);
+  if (!t)
+    return ts_err_set(e, x->file, NULL, "out of memory");
+  int rc = apply_variant(t, x->file, v, e), rest = combo;
+  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--) {
+    int val = rest % sc->axes[a].nvalues;
+    rest /= sc->axes[a].nvalues;
+    for (int k = 0; k < sc->axes[a].nsets[val] && rc == 0; k++)
+      rc = ts_model_apply_set(t, x->file, sc->axes[a].sets[val][k], e);
+  }
+  if (rc == 0)
+    rc = ts_model_from_json(t, x->file, m, e);
+  cJSON_Delete(t);
+  return rc;
+}
+
+typedef struct run_ctx {
+  const ts_explore *x;
+  const ts_explore_variant *v;
+} run_ctx;
+
+/* A ts_sweep_spec.model_of: values[0] is the variant, the rest the
+ * scenario's axis values. */
+static int variant_model(void *ctx, const int *values, ts_model *m, char *err, size_t cap)
+{
+  const run_ctx *rc = ctx;
+  const ts_scenario *sc = rc->x->sc;
+  int combo = 0;
+  for (int a = 0; a < sc->naxes; a++)
+    combo = combo * sc->axes[a].nvalues + values[a + 1];
+  ts_err e;
+  if (ts_explore_model(rc->x, &rc->v[values[0]], combo, m, &e)) {
+    snprintf(err, cap, "%s", e.msg);
+    return -1;
+  }
+  return 0;
+}
+
+int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, int replications, ts_sweep *out)
+{
+  const ts_scenario *sc = x->sc;
+  int sizes[17];
+  sizes[0] = (int)nv;
+  for (int a = 0; a < sc->naxes && a < 16; a++)
+    sizes[a + 1] = sc->axes[a].nvalues;
+  run_ctx ctx = {x, v};
+  ts_sweep_spec spec = {.ns = sc->ns, .nn = sc->nn, .workers = sc->workers, .nw = sc->nw,
+                        .replications = replications, .seed = sc->seed, .horizon = sc->horizon,
+                        .warmup = sc->warmup, .window = sc->window, .naxes = sc->naxes + 1,
+                        .axis_sizes = sizes, .model_of = variant_model, .ctx = &ctx,
+                        .should_stop = x->should_stop, .progress_data = x->stop_data, .jobs = x->jobs};
+  return ts_sweep_run(&spec, out);
+}
+
+const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v, size_t k,
+                               const ts_explore_metric *mt)
+{
+  ts_compare_point p = ts_explore_point(x, k);
+  return ts_sweep_find(s, (int)(v * x->ncombos) + p.combo, p.n, p.workers, mt->klass);
+}
+
+void ts_explore_metric_finish(ts_explore_metric *mt)
+{
+  if (!mt)
+    return;
+  free(mt->text);
+  free(mt->name);
+  free(mt->klass);
+  memset(mt, 0, sizeof *mt);
+}
+
+/* The reported classes of m, NULL-terminated (caller frees the array). */
+static const char **reported_classes(const ts_model *m)
+{
+  const char **v = calloc(m->nclasses + 1, sizeof *v);
+  size_t n = 0;
+  for (size_t c = 0; v && c < m->nclasses; c++)
+    if (m->classes[c].report)
+      v[n++] = m->classes[c].name;
+  return v;
+}
+
+static int check_class(const char *klass, const ts_model *m, const char *option, const char *text, ts_err *e)
+{
+  const char **names = reported_classes(m);
+  if (!names)
+    return ts_err_set(e, option, NULL, "out of memory");
+  int found = 0;
+  for (size_t i = 0; names[i]; i++)
+    found |= strcmp(names[i], klass) == 0;
+  const char *near = found ? NULL : ts_suggest(klass, names);
+  char list[400] = "";
+  for (size_t i = 0, len = 0; names[i] && len < sizeof list; i++, len = strlen(list))
+    snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+  free(names);
+  if (found)
+    return 0;
+  if (near)
+    return ts_err_set(e, option, NULL, "%s: the model has no reported class \"%s\"; did you mean \"%s\"?", text,
+                      klass, near);
+  return ts_err_set(e, option, NULL, "%s: the model has no reported class \"%s\" (its reported classes: %s)", text,
+                    klass, list[0] ? list : "none; its rows pool every class as \"all\"");
+}
+
+static int check_metric(const char *name, const ts_model *m, const char *option, const char *text, ts_err *e)
+{
+  ts_metric_list l;
+  char why[300];
+  if (ts_metric_list_build(m, &l, why, sizeof why))
+    return ts_err_set(e, option, NULL, "%s", why);
+  int rc = 0;
+  if (ts_metric_list_find(&l, name) < 0) {
+    const char **names = calloc(l.n + 1, sizeof *names);
+    for (size_t i = 0; names && i < l.n; i++)
+      names[i] = l.v[i].name;
+    const char *near = names ? ts_suggest(name, names) : NULL;
+    char hint[120] = "";
+    if (near)
+      snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+    rc = ts_err_set(e, option, NULL, "%s: the model does not report \"%s\"%s (tssim run --help lists the metrics)",
+                    text, name, hint);
+    free(names);
+  }
+  ts_metric_list_finish(&l);
+  return rc;
+}
+
+int ts_explore_metric_parse(const char *text, const ts_model *m, const char *option, ts_explore_metric *mt,
+                            ts_err *e)
+{
+  memset(mt, 0, sizeof *mt);
+  const char *at = strchr(text, '@');
+  size_t len = at ? (size_t)(at - text) : strlen(text);
+  if (len == 0 || (at && !at[1]))
+    return ts_err_set(e, option, NULL, "expected METRIC or METRIC@CLASS, e.g. wave_ms or wave_ms@joiner, got \"%s\"",
+                      text);
+  mt->text = strdup(text);
+  mt->name = strndup(text, len);
+  mt->klass = at ? strdup(at + 1) : NULL;
+  if (!mt->text || !mt->name || (at && !mt->klass)) {
+    ts_explore_metric_finish(mt);
+    return ts_err_set(e, option, NULL, "out of memory");
+  }
+  if (check_metric(mt->name, m, option, text, e) || (mt->klass && check_class(mt->klass, m, option, text, e))) {
+    ts_explore_metric_finish(mt);
+    return -1;
+  }
+  return 0;
+}
+
+/* Whether path a lies inside b or is b (b followed by '.', '[' or the end). */
+static int within(const char *a, const char *b)
+{
+  size_t n = strlen(b);
+  return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '.' || a[n] == '[');
+}
+
+/* A key of the object holding path's last key near that key, or NULL. */
+static const char *near_key(const cJSON *tree, const char *path, char *parent, size_t cap)
+{
+  const char *dot = strrchr(path, '.');
+  parent[0] = '\0';
+  if (!dot || strchr(dot, '[') || (size_t)(dot - path) >= cap)
+    return NULL;
+  snprintf(parent, cap, "%.*s", (int)(dot - path), path);
+  const cJSON *obj = ts_json_get_path((cJSON *)tree, parent);
+  if (!cJSON_IsObject(obj))
+    return NULL;
+  const char *names[256];
+  size_t n = 0;
+  for (const cJSON *c = obj->child; c && n < 255; c = c->next)
+    names[n++] = c->string;
+  names[n] = NULL;
+  return ts_suggest(dot + 1, names);
+}
+
+int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
+                          ts_err *e)
+{
+  if (!*path)
+    return ts_err_set(e, option, NULL, "expected a JSON path into the model, e.g. params.tracker_ms, got \"\"");
+  if (!ts_json_get_path((cJSON *)tree, path)) {
+    char parent[512];
+    const char *near = near_key(tree, path, parent, sizeof parent);
+    if (near)
+      return ts_err_set(e, option, NULL, "%s is not a field of the model %s; did you mean %s.%s?", path,
+                        sc->model_path, parent, near);
+    if (parent[0] && cJSON_IsObject(ts_json_get_path((cJSON *)tree, parent)))
+      return ts_err_set(e, option, NULL, "%s is not a field of the model %s (a field left at its default: write it "
+                        "in the model, or give it with --set %s=VALUE first)", path, sc->model_path, path);
+    return ts_err_set(e, option, NULL, "%s is not a field of the model %s (a path such as params.tracker_ms or "
+                      "worker.threshold_ms, the syntax of --set)", path, sc->model_path);
+  }
+  for (int a = 0; a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
+        const char *set = sc->axes[a].sets[v][k];
+        char at[512];
+        snprintf(at, sizeof at, "%.*s", (int)strcspn(set, "="), set);
+        if (within(path, at) || within(at, path))
+          return ts_err_set(e, option, NULL, "%s: the scenario's axis \"%s\" sets %s, which would override the "
+                            "change (choose another path, or drop the axis)", path, sc->axes[a].key, at);
+      }
+  return 0;
+}

@@ -1,0 +1,96 @@
+/* Exploring a model's settings: variants of a scenario's model (some of
+ * its fields changed) run over the scenario's whole sweep (its axis
+ * combinations, worker counts and n) in one ts_sweep, with R replications
+ * at each point. Replication r of a point has the same seed in every
+ * variant (common random numbers: ts_rng_derive_seed of the scenario's
+ * seed, n, workers and r only), so differences between variants are those
+ * of the changed fields, not of the draws; and the runs are the same for
+ * any number of threads.
+ *
+ * A variant's changes are written into a copy of the model tree after the
+ * scenario's "set" and --set, and before the scenario's axis overrides (as
+ * --set would be). The variants form one more axis of the sweep, ahead of
+ * the scenario's: sweep combination v * ncombos + c is variant v at the
+ * scenario's combination c. */
+#ifndef TS_FIT_EXPLORE_H
+#define TS_FIT_EXPLORE_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "io/err.h"
+#include "io/scenario_json.h"
+#include "model/model.h"
+#include "run/compare.h"
+#include "run/sweep.h"
+
+/* One changed field: path gets the number value, or, when json is not
+ * NULL, that JSON value (or string, as --set reads VALUE). */
+typedef struct ts_explore_set {
+  const char *path;
+  double value;
+  const char *json;
+} ts_explore_set;
+
+typedef struct ts_explore_variant {
+  const ts_explore_set *sets;
+  size_t nsets;
+} ts_explore_variant;
+
+/* A metric as the exploration commands name it: "wave_ms" (the point's
+ * first row: its first reported class, as a baseline compares) or
+ * "wave_ms@joiner" (the row of class joiner). */
+typedef struct ts_explore_metric {
+  char *text;        /* as given */
+  char *name;        /* the metric */
+  char *klass;       /* NULL: the first row */
+} ts_explore_metric;
+
+typedef struct ts_explore {
+  cJSON *tree;                  /* owned: the model after set and --set, other files inlined */
+  const char *file;             /* the model file, for errors (borrowed) */
+  const ts_scenario *sc;        /* borrowed: the sweep, seed, horizon, window */
+  size_t ncombos;               /* the scenario's axis combinations */
+  size_t npoints;               /* ncombos x workers x n */
+  int jobs;                     /* threads running replications */
+  int (*should_stop)(void *data); /* polled before each replication; nonzero stops (NULL: never) */
+  void *stop_data;
+} ts_explore;
+
+/* Set up x over scenario sc (borrowed, must outlive x) and the model tree
+ * resolved (after the scenario's set and --set; copied). Returns 0, or -1
+ * with e filled (out of memory, an unreadable file the model names). */
+int ts_explore_init(ts_explore *x, const cJSON *resolved, const ts_scenario *sc, int jobs, ts_err *e);
+/* Free what ts_explore_init made; NULL is accepted. */
+void ts_explore_finish(ts_explore *x);
+/* Scenario point k (0 <= k < npoints, the sweep's order: combination, then
+ * workers, then n). */
+ts_compare_point ts_explore_point(const ts_explore *x, size_t k);
+/* The model of variant v at the scenario's axis combination combo, into m
+ * (free with ts_model_finish). Returns 0, or -1 with e filled (the model
+ * rejects the variant's values). */
+int ts_explore_model(const ts_explore *x, const ts_explore_variant *v, int combo, ts_model *m, ts_err *e);
+/* Run the nv variants over every point of the sweep, replications each,
+ * into out (free with ts_sweep_finish, also after a failure). Returns
+ * ts_sweep_run's status; out->errmsg says what failed. */
+int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, int replications, ts_sweep *out);
+/* The row of metric mt at variant v and scenario point k of a finished
+ * run, or NULL (no such class there). */
+const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v, size_t k,
+                               const ts_explore_metric *mt);
+
+/* Parse "NAME" or "NAME@CLASS" into mt (free with ts_explore_metric_finish)
+ * and check model m reports the metric and has the class, reported.
+ * option names the option in errors ("--metric"). Returns 0, or -1 with e
+ * filled: one line naming the option, with a suggestion when the name is
+ * near a known one. */
+int ts_explore_metric_parse(const char *text, const ts_model *m, const char *option, ts_explore_metric *mt,
+                            ts_err *e);
+void ts_explore_metric_finish(ts_explore_metric *mt);
+/* Check path names a field of tree that option may change: it exists and
+ * no axis of sc sets it, a place inside it, or a place around it. Returns
+ * 0, or -1 with e filled (naming the option, and a nearby key when the last
+ * one is mistyped). */
+int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
+                          ts_err *e);
+
+#endif

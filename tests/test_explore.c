@@ -1,0 +1,515 @@
+/* Design exploration (issue 23): `tssim sensitivity` and `tssim optimize`
+ * on models whose answers are known in closed form or by hand, the issue's
+ * own command, determinism for any --jobs, and every refusal of bad input
+ * (exit 2, one line naming the option). Every test runs the built binary
+ * (TSSIM_BINARY) on small models written into a temporary folder. */
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cli/cli.h"
+
+#include "testutil.h"
+
+static char tmp[1024];
+
+static void make_tmp(void)
+{
+  tu_mkdtemp(tmp, sizeof tmp, "explore");
+}
+
+static void remove_tmp(void)
+{
+  tu_rmtree(tmp);
+}
+
+/* tmp/rel, in one of a few rotating buffers. */
+static const char *at(const char *rel)
+{
+  static char buf[4][sizeof tmp + 256];
+  static int next;
+  char *b = buf[next++ % 4];
+  snprintf(b, sizeof buf[0], "%s/%s", tmp, rel);
+  return b;
+}
+
+/* Write model as tmp/NAME-m.json and a scenario of it as tmp/NAME.json:
+ * the given sweep fields (JSON members, e.g. "\"n\": [5], \"workers\": [1]"). */
+static void write_case(const char *name, const char *model, const char *sweep)
+{
+  char rel[128], text[2048];
+  snprintf(rel, sizeof rel, "%s-m.json", name);
+  tu_write_file(at(rel), model);
+  snprintf(text, sizeof text, "{\"name\": \"%s\", \"model\": \"%s-m.json\", %s}", name, name, sweep);
+  snprintf(rel, sizeof rel, "%s.json", name);
+  tu_write_file(at(rel), text);
+}
+
+/* models/examples/mm1.json (M/M/1 at load 0.5, 20000 jobs) with its count
+ * replaced by count (14 bytes: "\"count\":  5000"), as the case "mm1". */
+static void write_mm1(const char *count, const char *sweep)
+{
+  char *path = tu_source_path("models/examples/mm1.json");
+  char *model = tu_read_file(path, NULL);
+  char *at_count = strstr(model, "\"count\": 20000");
+  ck_assert_ptr_nonnull(at_count);
+  ck_assert_uint_eq(strlen(count), 14);
+  memcpy(at_count, count, 14);
+  write_case("mm1", model, sweep);
+  free(model);
+  free(path);
+}
+
+/* The first row from `from` of table t whose column col is value, or -1. */
+static int find_row(const tu_table *t, const char *col, const char *value, int from)
+{
+  for (int r = from; r < t->nrows; r++)
+    if (strcmp(tu_table_cell(t, r, col), value) == 0)
+      return r;
+  return -1;
+}
+
+/* Files names[0..n) of tmp/a and tmp/b hold the same bytes. */
+static void same_files(const char *a, const char *b, const char *const *names, int n)
+{
+  for (int i = 0; i < n; i++) {
+    char ra[64], rb[64];
+    snprintf(ra, sizeof ra, "%s/%s", a, names[i]);
+    snprintf(rb, sizeof rb, "%s/%s", b, names[i]);
+    char *x = tu_read_file(at(ra), NULL), *y = tu_read_file(at(rb), NULL);
+    ck_assert_msg(strcmp(x, y) == 0, "%s differs", names[i]);
+    free(x);
+    free(y);
+  }
+}
+
+/* Run `tssim ARGS` (sensitivity or optimize) in this process, ARGS split at
+ * spaces, '...' quoting: its exit status, and what it wrote to stderr into
+ * *err (caller frees). In-process, so a refusal costs no process (the
+ * valgrind setup checks this process itself). */
+static int in_process(const char *args, char **err)
+{
+  char buf[4096], *argv[64];
+  int argc = 0;
+  ck_assert_uint_lt(strlen(args), sizeof buf);
+  for (const char *p = args, *end; *p && argc < 63; p = end) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    char *w = buf + (p - args);
+    argv[argc++] = w;
+    for (end = p; *end && *end != ' '; end++)
+      if (*end == '\'') /* copy the quoted part without its quotes */
+        for (end++; *end && *end != '\''; end++)
+          *w++ = *end;
+      else
+        *w++ = *end;
+    *w = '\0';
+    if (*end)
+      end++;
+  }
+  argv[argc] = NULL;
+  ck_assert_int_gt(argc, 0);
+  int (*cmd)(int, char **) = strcmp(argv[0], "sensitivity") == 0 ? ts_cmd_sensitivity : ts_cmd_optimize;
+  gsl_set_error_handler_off();
+  const char *path = at("stderr.txt");
+  fflush(stderr);
+  int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ck_assert(saved >= 0 && fd >= 0 && dup2(fd, 2) == 2);
+  close(fd);
+  int rc = cmd(argc, argv);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  *err = tu_read_file(path, NULL);
+  return rc;
+}
+
+/* One line on stderr naming option, exit status 2. */
+static void refused(const char *option, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refused(const char *option, const char *fmt, ...)
+{
+  char args[4 * PATH_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  char *err;
+  ck_assert_msg(in_process(args, &err) == 2, "expected exit 2 from tssim %s", args);
+  ck_assert_msg(strstr(err, option) != NULL, "%s: the message does not name %s: %s", args, option, err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s: not one line: %s", args, err);
+  ck_assert_msg(strncmp(err, "tssim: ", 7) == 0, "%s", err);
+  free(err);
+}
+
+/* ---- sensitivity ---- */
+
+/* M/M/1 at load 0.5 (models/examples/mm1.json with 5000 jobs): the mean
+ * sojourn is W = S / (1 - lambda S), so its elasticity to the service time
+ * S is 1 + lambda S / (1 - lambda S) = 1 / (1 - rho) = 2. Every variant
+ * draws the same unit exponentials (common random numbers), so the
+ * per-replication differences are the path's own derivative and the
+ * interval is narrow. */
+START_TEST(sensitivity_mm1_elasticity_is_one_over_one_minus_rho)
+{
+  write_mm1("\"count\":  5000", "\"n\": [1], \"workers\": [1], \"replications\": 4, \"seed\": 1");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "sensitivity '%s' --param params.service_ms --metric sojourn_mean_ms "
+                                   "--scales 1 -q --no-plots -o '%s'", at("mm1.json"), at("out")), 0);
+  tu_table t;
+  tu_table_read(&t, at("out/sensitivity.csv"));
+  ck_assert_int_eq(t.nrows, 1);
+  ck_assert_str_eq(tu_table_cell(&t, 0, "parameter"), "params.service_ms");
+  double e = tu_table_num(&t, 0, "elasticity"), ci = tu_table_num(&t, 0, "elasticity_ci95");
+  double rho = 500 * 1e-3 * 1; /* rate_per_s x service_ms */
+  ck_assert_msg(fabs(e - 1 / (1 - rho)) <= ci, "elasticity %g +- %g, closed form %g", e, ci, 1 / (1 - rho));
+  ck_assert_msg(ci > 0 && ci < 0.15, "half-width %g", ci);
+  tu_table_free(&t);
+}
+END_TEST
+
+/* Five groups on one worker, FIFO: each does 10 ms of I/O (all at once),
+ * then c = 40 ms of CPU in turn, so group i ends at 10 + (i + 1) c and the
+ * median wave is 10 + 3 c. With c scaled by s the curve is 10 + 120 s,
+ * linear in the scaled cost, and the elasticity at 1 is 120 / 130. */
+static const char *const fifo_wave =
+  "{\"name\": \"fifo\", \"params\": {\"c_ms\": 40, \"io_ms\": 10},"
+  " \"classes\": [{\"name\": \"group\", \"count\": \"n\", \"program\": ["
+  "   {\"op\": \"io\", \"ms\": \"$io_ms\"}, {\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}";
+
+START_TEST(sensitivity_fifo_wave_curve_is_linear_in_the_cost)
+{
+  write_case("fifo", fifo_wave, "\"n\": [5], \"workers\": [1], \"replications\": 2");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "sensitivity '%s' --param params.c_ms --param params.io_ms --metric wave_ms "
+                                   "--scales 1,0.8,0.5,0.2,0 -q --no-plots -o '%s'", at("fifo.json"), at("out")),
+                   0);
+  tu_table c;
+  tu_table_read(&c, at("out/curve.csv"));
+  ck_assert_int_eq(c.nrows, 10);
+  for (int r = find_row(&c, "parameter", "params.c_ms", 0), k = 0; k < 5; r++, k++) {
+    double s = tu_table_num(&c, r, "scale");
+    ck_assert_str_eq(tu_table_cell(&c, r, "parameter"), "params.c_ms");
+    ck_assert_double_eq_tol(tu_table_num(&c, r, "value"), 10 + 3 * 40 * s, 1e-6);
+    ck_assert_double_eq_tol(tu_table_num(&c, r, "value_ci95"), 0, 1e-9);
+  }
+  tu_table_free(&c);
+  tu_table t;
+  tu_table_read(&t, at("out/sensitivity.csv"));
+  ck_assert_int_eq(t.nrows, 2); /* ranked: the CPU first */
+  ck_assert_str_eq(tu_table_cell(&t, 0, "parameter"), "params.c_ms");
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "elasticity"), 120.0 / 130, 1e-6);
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "elasticity"), 10.0 / 130, 1e-6);
+  tu_table_free(&t);
+}
+END_TEST
+
+/* The issue's command, as written: a group of eight paths, one metric,
+ * four scales. The curve falls as the hydration costs fall. */
+START_TEST(sensitivity_issue_command_writes_the_curve)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "sensitivity scenarios/zero-cache-wave.json --n 8 --group hydration=params.basic_ms,"
+                                   "params.summary_ms,params.roster_ms,params.with_problems_ms,params.tracker_ms,"
+                                   "params.misconduct_ms,params.lmids_ms,params.mutation_results_ms --metric wave_ms "
+                                   "--scales 1,0.9,0.75,0.5 --no-plots -o '%s'", at("zc")),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "n=8 workers=1: wave_ms\n"));
+  ck_assert_ptr_nonnull(strstr(out, "     1  hydration "));
+  free(out);
+  tu_table c;
+  tu_table_read(&c, at("zc/curve.csv"));
+  ck_assert_int_eq(c.nrows, 4);
+  ck_assert_str_eq(c.head[0], "n");
+  static const char *const cols[] = {"n", "workers", "parameter", "metric", "scale", "value", "value_ci95"};
+  for (int i = 0; i < 7; i++)
+    ck_assert_str_eq(c.head[i], cols[i]);
+  for (int r = 1; r < 4; r++)
+    ck_assert(tu_table_num(&c, r, "value") < tu_table_num(&c, r - 1, "value"));
+  tu_table_free(&c);
+  tu_table t;
+  tu_table_read(&t, at("zc/sensitivity.csv"));
+  static const char *const scols[] = {"n", "workers", "parameter", "metric", "elasticity", "elasticity_ci95"};
+  for (int i = 0; i < 6; i++)
+    ck_assert_str_eq(t.head[i], scols[i]);
+  double e = tu_table_num(&t, 0, "elasticity");
+  ck_assert(e > 0.5 && e < 1.2);
+  tu_table_free(&t);
+}
+END_TEST
+
+/* The same files for any --jobs; a sweep over n ranks at each point. */
+START_TEST(sensitivity_is_the_same_for_any_jobs)
+{
+  const char *args = "sensitivity scenarios/zero-cache-wave.json --n 1,4 --param params.tracker_ms "
+                     "--param params.roster_ms --scales 1,0.5 -r 2 -q --no-plots";
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
+  static const char *const files[] = {"sensitivity.csv", "curve.csv"};
+  same_files("a", "b", files, 2);
+  tu_table t;
+  tu_table_read(&t, at("a/sensitivity.csv"));
+  ck_assert_int_eq(t.nrows, 4);
+  ck_assert_int_ge(find_row(&t, "n", "4", 0), 2);
+  tu_table_free(&t);
+}
+END_TEST
+
+START_TEST(sensitivity_refuses_bad_input)
+{
+  write_case("fifo", fifo_wave, "\"n\": [5], \"workers\": [1]");
+  char s[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("fifo.json"));
+  refused("--param", "sensitivity '%s' --param params.cms", s);
+  refused("--param", "sensitivity '%s' --param classes[0].name", s);
+  refused("--group", "sensitivity '%s' --group hydration=", s);
+  refused("--group", "sensitivity '%s' --group =params.c_ms", s);
+  refused("--group", "sensitivity '%s' --group both=params.c_ms,params.nope", s);
+  refused("--metric", "sensitivity '%s' --param params.c_ms --metric wave_mss", s);
+  refused("--metric", "sensitivity '%s' --param params.c_ms --metric wave_ms@nobody", s);
+  refused("--scales", "sensitivity '%s' --param params.c_ms --scales 1,-0.5", s);
+  refused("--scales", "sensitivity '%s' --param params.c_ms --scales 1,1", s);
+  refused("--step", "sensitivity '%s' --param params.c_ms --step 0.7", s);
+  refused("--param", "sensitivity '%s' --param params.c_ms --param params.c_ms", s);
+  refused("--jobs", "sensitivity '%s' --param params.c_ms -j 0", s);
+  refused("--frobnicate", "sensitivity '%s' --frobnicate", s);
+}
+END_TEST
+
+/* ---- optimize ---- */
+
+/* A job's 100 ms of CPU split between two pipeline stages on their own
+ * workers: x of it before a hop, the rest plus 20 ms after. Ten jobs at
+ * once: with a = 100 x and b = 120 - 100 x, job i ends at (i + 1) a + b
+ * when a >= b, else a + (i + 1) b, so the median (jobs 4 and 5) is
+ * 5.5 max(a, b) + min(a, b): V-shaped in x, least where the stages balance,
+ * x* = 0.6, at 6.5 x 60 = 390 ms. Brent's method finds the kink. */
+static const char *const pipeline =
+  "{\"name\": \"pipe\", \"params\": {\"split\": 0.5}, \"pools\": [{\"name\": \"b\", \"count\": 1}],"
+  " \"classes\": [{\"name\": \"job\", \"count\": 10, \"program\": ["
+  "   {\"op\": \"cpu\", \"ms\": \"100 * $split\"}, {\"op\": \"hop\", \"pool\": \"b\", \"to\": 0},"
+  "   {\"op\": \"cpu\", \"ms\": \"100 * (1 - $split) + 20\"}]}]}";
+
+/* The number at key in best.json's text (the first occurrence). */
+static double json_num(const char *text, const char *key)
+{
+  char k[128];
+  snprintf(k, sizeof k, "\"%s\":", key);
+  const char *p = strstr(text, k);
+  ck_assert_msg(p != NULL, "no %s in %s", key, text);
+  return strtod(p + strlen(k), NULL);
+}
+
+START_TEST(optimize_finds_the_balanced_pipeline_split)
+{
+  write_case("pipe", pipeline, "\"n\": [1], \"workers\": [1]");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms --field params.split=0.05:0.95 -q -o '%s'",
+                       at("pipe.json"), at("out")),
+                   0);
+  char *best = tu_read_file(at("out/best.json"), NULL);
+  double x = json_num(best, "params.split"), f = json_num(best, "mean");
+  ck_assert_msg(fabs(x - 0.6) <= 1e-3 * 0.9, "split %g, by hand 0.6", x);
+  ck_assert_msg(fabs(f - 390) <= 0.1, "median %g ms, by hand 390", f);
+  free(best);
+  tu_table t;
+  tu_table_read(&t, at("out/tried.csv"));
+  ck_assert_str_eq(tu_table_cell(&t, 0, "stage"), "baseline");
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "wave_ms"), 5.5 * 70 + 50, 1e-6); /* x = 0.5: a = 50, b = 70 */
+  ck_assert_int_ge(find_row(&t, "stage", "brent", 0), 10);                      /* after the baseline and 9 grid points */
+  tu_table_free(&t);
+}
+END_TEST
+
+/* One worker, one yield overhead o = 0.5 ms: a big client's 400 ms of CPU
+ * in 0.1 ms rows, sliced at the threshold q, and a small client's 5 ms
+ * behind it. A slice ends after the row that passes q: m = floor(10 q) + 1
+ * rows, so the small client ends at 0.1 m + o + 5 (the less q the better)
+ * and the big one at 405 + o (ceil(4000 / m) - 1) (each yield costs it o).
+ * At q = 10 (m = 101) that is 15.6 and 424.5 ms. Keeping the big client
+ * within 5% (445.725 ms) allows at most 81 yields: m >= 49, q >= 4.8, where
+ * the small client ends at 10.4 ms: the threshold to choose. */
+static const char *const slices =
+  "{\"name\": \"slices\", \"worker\": {\"threshold_ms\": 10, \"yield_overhead_ms\": 0.5},"
+  " \"classes\": [{\"name\": \"big\", \"count\": 1, \"program\": "
+  "   [{\"op\": \"cpu\", \"ms\": 400, \"rows\": 4000, \"sliced\": true}]},"
+  "  {\"name\": \"small\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}";
+
+START_TEST(optimize_finds_the_threshold_within_the_constraint)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  char s[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("slices.json"));
+  char *out;
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' --minimize wave_ms@small --field worker.threshold_ms=1:20 "
+                                   "--constraint 'wave_ms@big <= 1.05 * baseline' --no-plots -o '%s'", s, at("c")),
+                   0);
+  ck_assert_ptr_nonnull(strstr(out, "subject to wave_ms@big <= 1.05 * baseline"));
+  free(out);
+  char *best = tu_read_file(at("c/best.json"), NULL);
+  double q = json_num(best, "worker.threshold_ms");
+  ck_assert_msg(q >= 4.8 && q < 4.9, "threshold %g, by hand [4.8, 4.9)", q);
+  const char *small = strstr(best, "\"metrics\"");
+  ck_assert_double_eq_tol(json_num(small, "mean"), 10.4, 1e-9);
+  const char *big = strstr(small, "\"wave_ms@big\"");
+  ck_assert_double_eq_tol(json_num(big, "mean"), 405 + 0.5 * 81, 1e-9);
+  ck_assert(json_num(big, "mean") <= 1.05 * 424.5);
+  free(best);
+  /* every setting tried is judged: those below 4.8 break the constraint */
+  tu_table t;
+  tu_table_read(&t, at("c/tried.csv"));
+  for (int r = 1; r < t.nrows; r++) {
+    double v = tu_table_num(&t, r, "worker.threshold_ms");
+    ck_assert_int_eq(atoi(tu_table_cell(&t, r, "feasible")), v >= 4.8);
+  }
+  tu_table_free(&t);
+  /* without the constraint the least threshold wins */
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms@small --field worker.threshold_ms=1:20 -q -o '%s'",
+                       s, at("u")),
+                   0);
+  best = tu_read_file(at("u/best.json"), NULL);
+  ck_assert_double_eq_tol(json_num(best, "worker.threshold_ms"), 1, 1e-9);
+  ck_assert_double_eq_tol(json_num(strstr(best, "\"metrics\""), "mean"), 0.1 * 11 + 5.5, 1e-9);
+  free(best);
+}
+END_TEST
+
+/* Choice fields: every value of a short list; successive halving over a
+ * long one (the better half at twice the replications); the same answer. */
+START_TEST(optimize_chooses_among_values)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  char s[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("slices.json"));
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms@small --choice worker.threshold_ms=2,5,10,20 "
+                                   "--constraint 'wave_ms@big <= 1.05 * baseline' -q -o '%s'", s, at("a")),
+                   0);
+  char *best = tu_read_file(at("a/best.json"), NULL);
+  ck_assert_double_eq(json_num(best, "worker.threshold_ms"), 5);
+  free(best);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms@small --choice worker.threshold_ms=1,2,3,4,5,6,"
+                                   "7,8,9,10,11,12,13,14,15,16,17,18,19,20 --constraint 'wave_ms@big <= 1.05 * "
+                                   "baseline' -r 1 -q -o '%s'", s, at("b")),
+                   0);
+  best = tu_read_file(at("b/best.json"), NULL);
+  ck_assert_double_eq(json_num(best, "worker.threshold_ms"), 5);
+  free(best);
+  tu_table t;
+  tu_table_read(&t, at("b/tried.csv"));
+  int first = find_row(&t, "replications", "2", 0);
+  ck_assert_int_eq(first, 21); /* the baseline and 20 values at 1, then the better half at 2 */
+  ck_assert_str_eq(tu_table_cell(&t, first + 1, "stage"), "halving");
+  tu_table_free(&t);
+}
+END_TEST
+
+/* Two objectives: the front is the feasible settings no other beats in
+ * both; here (the small client's end rises with q, the big one's falls)
+ * every grid point is on it, ordered by the first objective. */
+START_TEST(optimize_two_objectives_give_the_front)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms@small --minimize wave_ms@big --field "
+                                   "worker.threshold_ms=1:20 --grid 5 -q --no-plots -o '%s'", at("slices.json"),
+                       at("p")),
+                   0);
+  tu_table t;
+  tu_table_read(&t, at("p/pareto.csv"));
+  ck_assert_int_eq(t.nrows, 5);
+  for (int r = 1; r < t.nrows; r++) {
+    ck_assert(tu_table_num(&t, r, "wave_ms@small") > tu_table_num(&t, r - 1, "wave_ms@small"));
+    ck_assert(tu_table_num(&t, r, "wave_ms@big") < tu_table_num(&t, r - 1, "wave_ms@big"));
+  }
+  tu_table_free(&t);
+}
+END_TEST
+
+/* Replications grow where two candidates are close. M/G/1 at load 0.5
+ * with service times of coefficient of variation 1, exponential, gamma or
+ * lognormal: by Pollaczek-Khinchine the mean sojourn depends only on the
+ * first two moments, so the three are equal, and the race runs them to
+ * --r-max without telling them apart. Halving the service time is told
+ * apart at once. */
+START_TEST(optimize_race_grows_replications_where_close)
+{
+  write_mm1("\"count\":  1000", "\"n\": [1], \"workers\": [1], \"replications\": 3");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --set 'classes[0].program[0].cv=1' --minimize sojourn_mean_ms "
+                                   "--choice 'classes[0].program[0].dist=exponential,gamma,lognormal' --r-max 8 -q "
+                                   "-o '%s'", at("mm1.json"), at("g")),
+                   0);
+  char *best = tu_read_file(at("g/best.json"), NULL);
+  ck_assert_int_eq((int)json_num(best, "replications"), 8);
+  ck_assert_ptr_nonnull(strstr(best, "\"told_apart\":\tfalse"));
+  free(best);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize sojourn_mean_ms --choice params.service_ms=1,0.5 "
+                                   "--r-max 8 -q -o '%s'", at("mm1.json"), at("h")),
+                   0);
+  best = tu_read_file(at("h/best.json"), NULL);
+  ck_assert_int_eq((int)json_num(best, "replications"), 3);
+  ck_assert_double_eq(json_num(best, "params.service_ms"), 0.5);
+  free(best);
+}
+END_TEST
+
+START_TEST(optimize_is_the_same_for_any_jobs)
+{
+  const char *args = "optimize scenarios/zero-cache-late-joiner.json --minimize wave_ms@joiner --field "
+                     "worker.priority_min_ms=0.5:10 --constraint 'wave_ms@viewsyncer <= 1.02 * baseline' --grid 4 -q";
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
+  static const char *const files[] = {"tried.csv", "best.json"};
+  same_files("a", "b", files, 2);
+}
+END_TEST
+
+START_TEST(optimize_refuses_bad_input)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  const char *obj = "--minimize wave_ms@small";
+  char s[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("slices.json"));
+  refused("--field", "optimize '%s' %s --field worker.thresold_ms=1:20", s, obj);
+  refused("--field", "optimize '%s' %s --field worker.threshold_ms=-1:20", s, obj); /* outside the valid range */
+  refused("--field", "optimize '%s' %s --field worker.threshold_ms=20:1", s, obj);
+  refused("--field", "optimize '%s' %s --field worker.threshold_ms=1", s, obj);
+  refused("--field", "optimize '%s' %s --field 'classes[0].program[0].rows=10:20'", s, obj); /* takes integers */
+  refused("--choice", "optimize '%s' %s --choice worker.policy=fifo,shortest_first", s, obj); /* not in the model */
+  refused("--choice", "optimize '%s' %s --choice worker.threshold_ms=1", s, obj);
+  refused("--choice", "optimize '%s' %s --choice worker.threshold_ms=1,1", s, obj);
+  refused("--constraint", "optimize '%s' %s --field worker.threshold_ms=1:20 --constraint 'wave_mss@big <= 2'", s,
+          obj);
+  refused("--constraint", "optimize '%s' %s --field worker.threshold_ms=1:20 --constraint 'wave_ms@big = 2'", s, obj);
+  refused("--constraint", "optimize '%s' %s --field worker.threshold_ms=1:20 --constraint 'wave_ms <= 2 * basline'",
+          s, obj);
+  refused("--minimize", "optimize '%s' --minimize wave_ms@nobody --field worker.threshold_ms=1:20", s);
+  refused("--maximize", "optimize '%s' %s --maximize wave_ms@small --field worker.threshold_ms=1:20", s, obj);
+  refused("--minimize", "optimize '%s' --field worker.threshold_ms=1:20", s);
+  refused("--field", "optimize '%s' %s", s, obj);
+  refused("--field", "optimize '%s' %s --field worker.threshold_ms=1:20 --field worker.threshold_ms=2:3", s, obj);
+  refused("--r-max", "optimize '%s' %s --field worker.threshold_ms=1:20 -r 4 --r-max 2", s, obj);
+  refused("--max-evals", "optimize '%s' %s --field worker.threshold_ms=1:20 --max-evals 5", s, obj);
+}
+END_TEST
+
+Suite *explore_suite(void)
+{
+  Suite *s = suite_create("explore");
+  const TTest *const sens[] = {sensitivity_mm1_elasticity_is_one_over_one_minus_rho,
+                               sensitivity_fifo_wave_curve_is_linear_in_the_cost,
+                               sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,
+                               sensitivity_refuses_bad_input, NULL};
+  tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
+  const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
+                              optimize_chooses_among_values, optimize_two_objectives_give_the_front,
+                              optimize_race_grows_replications_where_close, optimize_is_the_same_for_any_jobs,
+                              optimize_refuses_bad_input, NULL};
+  tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
+  return s;
+}
