@@ -27,21 +27,6 @@ static void load(const char *json, ts_model *m)
   ck_assert_msg(rc == 0, "%s", e.msg);
 }
 
-/* The loader's error for json, or fails the test if it loads. */
-static void refuse(const char *json, const char *path, const char *what)
-{
-  cJSON *root = cJSON_Parse(json);
-  ck_assert_msg(root != NULL, "bad test JSON: %s", json);
-  ts_model m;
-  ts_err e;
-  int rc = ts_model_from_json(root, "test.json", &m, &e);
-  cJSON_Delete(root);
-  ck_assert_msg(rc == -1, "accepted: %s", json);
-  ck_assert_msg(strncmp(e.msg, "test.json: ", 11) == 0, "no file: %s", e.msg);
-  ck_assert_msg(strstr(e.msg, path) != NULL, "no path %s: %s", path, e.msg);
-  ck_assert_msg(strstr(e.msg, what) != NULL, "no \"%s\": %s", what, e.msg);
-}
-
 static int run(ts_world *w, const ts_model *m, int n, int workers)
 {
   ts_world_spec spec = {.n = n, .workers = workers, .seed = 1, .horizon = TS_TIME_MAX, .win_t0 = 0,
@@ -436,10 +421,10 @@ START_TEST(contention_mutex_order_cycle_refused)
            " \"scope\": \"shared\"}, {\"name\": \"m3\", \"kind\": \"mutex\", \"scope\": \"shared\"}],"
 #define NEST(a, b) "{\"op\": \"lock\", \"lock\": \"" a "\"}, {\"op\": \"lock\", \"lock\": \"" b "\"}, {\"op\": \"unlock\", \"lock\": \"" b "\"}," \
                    " {\"op\": \"unlock\", \"lock\": \"" a "\"}"
-  refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") "]},"
+  tu_refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") "]},"
          " {\"name\": \"b\", \"count\": 1, \"program\": [" NEST("m2", "m1") "]}]}",
          "classes[1].program[1].lock", "takes mutex \"m1\" while holding \"m2\", but classes[0].program[1] takes \"m2\"");
-  refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") ", " NEST("m2", "m3") "]},"
+  tu_refuse("{" M3 "\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" NEST("m1", "m2") ", " NEST("m2", "m3") "]},"
          " {\"name\": \"b\", \"count\": 1, \"program\": [" NEST("m3", "m1") "]}]}",
          "classes[1].program[1].lock", "a lock-order cycle");
   ts_model m; /* one order everywhere loads */
@@ -476,26 +461,26 @@ END_TEST
 
 START_TEST(contention_bad_input_named)
 {
-  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"nope\"}]}]}",
+  tu_refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"wait\", \"channel\": \"nope\"}]}]}",
          "classes[0].program[0].channel", "no channel named \"nope\"");
-  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}]}]}",
+  tu_refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}]}]}",
          "classes[0].program[0].lock", "no lock named \"m\"");
-  refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
+  tu_refuse("{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
          "classes[0].program[0].server", "no server named \"db\"");
-  refuse("{\"pools\": [{\"name\": \"db\", \"count\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
+  tu_refuse("{\"pools\": [{\"name\": \"db\", \"count\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
          "classes[0].program[0].server", "is a pool of workers, not a server");
-  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"capacity\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"capacity\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "locks[0].capacity", "expected a number in [1, 1000000]");
-  refuse("{\"locks\": [{\"name\": \"m\", \"spin_ms\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"spin_ms\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "locks[0].spin_ms", "only for \"kind\": \"mutex\"");
-  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
          "{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
          "classes[0].program[1].op", "while mutex \"m\" is held");
-  refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+  tu_refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "servers[0].concurrency", "expected a number in [1, 1000000]");
-  refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"capacity\": 2}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"capacity\": 2}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "locks[0].capacity", "a \"std\" mutex has one holder");
-  refuse("{\"worker\": {\"kind\": \"fiber\"}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+  tu_refuse("{\"worker\": {\"kind\": \"fiber\"}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "worker.kind", "expected one of \"event_loop\", \"thread\"");
 }
 END_TEST

@@ -37,7 +37,7 @@ static int resolve_n(void *ctx, const char *name, ts_expr_var *var, double *cons
   (void)constant;
   if (strcmp(name, "n"))
     return 0;
-  *var = (ts_expr_var){0, 0};
+  *var = (ts_expr_var){.kind = 0};
   return 1;
 }
 

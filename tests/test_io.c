@@ -152,8 +152,9 @@ static const bad_input bad_models[] = {
   {WITH("\"locks\": [{\"name\": \"m\", \"scop\": \"shared\"}]"), NULL, "locks[0].scop", "unknown key"},
   /* unknown names */
   {PROGRAM("{\"op\": \"nap\", \"ms\": 1}"), NULL, "classes[0].program[0].op",
-   "expected one of cpu, io, sleep, yield, lock, unlock, mark, span_begin, span_end, wait, notify, hop, add, repeat, "
-   "if, call, spawn; got \"nap\""},
+   "expected one of cpu, io, sleep, yield, lock, unlock, mark, span_begin, span_end, wait, notify, hop, add, set, "
+   "register, pending, poll_children, repeat, "
+   "if, call, spawn, child; got \"nap\""},
   {PROGRAM("{\"op\": \"lock\", \"lock\": \"m\"}"), NULL, "classes[0].program[0].lock", "no lock named \"m\" in locks"},
   {WITH("\"worker\": {\"policy\": \"lifo\"}"), NULL, "worker.policy",
    "expected a queue policy (fifo, priority_barrier, strict_priority, shortest_first, weighted_fair); got \"lifo\""},

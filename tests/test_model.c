@@ -109,11 +109,11 @@ static int fold_resolve(void *ctx, const char *name, ts_expr_var *var, double *c
       *c = vals[name[1] - 'a'];
       return 2;
     }
-    *var = (ts_expr_var){1, name[1] - 'a'};
+    *var = (ts_expr_var){.kind = 1, .index = name[1] - 'a'};
     return 1;
   }
   if (strcmp(name, "i") == 0) {
-    *var = (ts_expr_var){0, 0};
+    *var = (ts_expr_var){.kind = 0};
     return 1;
   }
   return 0;

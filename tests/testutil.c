@@ -141,6 +141,20 @@ void tu_model(const char *json, ts_model *m)
   ck_assert_msg(rc == 0, "%s\nmodel: %s", e.msg, json);
 }
 
+void tu_refuse(const char *json, const char *path, const char *what)
+{
+  cJSON *root = cJSON_Parse(json);
+  ck_assert_msg(root != NULL, "malformed model JSON: %s", json);
+  ts_model m;
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", &m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == -1, "accepted: %s", json);
+  ck_assert_msg(strncmp(e.msg, "test.json: ", 11) == 0, "no file: %s", e.msg);
+  ck_assert_msg(strstr(e.msg, path) != NULL, "no path %s: %s", path, e.msg);
+  ck_assert_msg(strstr(e.msg, what) != NULL, "no \"%s\": %s", what, e.msg);
+}
+
 void tu_modelf(ts_model *m, const char *fmt, ...)
 {
   va_list ap, again;

@@ -46,6 +46,9 @@ const char *tu_tssim_wrapper(void);
  * (caller memory; free with ts_model_finish). Malformed JSON or a model the
  * loader refuses fails the test with the loader's message. */
 void tu_model(const char *json, ts_model *m);
+/* The loader must refuse model JSON text json (file "test.json") with one
+ * message naming path and containing what; else the test fails. */
+void tu_refuse(const char *json, const char *path, const char *what);
 /* tu_model of the text printf makes of fmt and its arguments. */
 void tu_modelf(ts_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -140,7 +140,7 @@ static int resolve_baseline(void *ctx, const char *name, ts_expr_var *var, doubl
   (void)constant;
   if (strcmp(name, "baseline") != 0)
     return 0;
-  *var = (ts_expr_var){0, 0};
+  *var = (ts_expr_var){.kind = 0};
   return 1;
 }
 

@@ -109,6 +109,14 @@ static int const_field(loader *L, const cJSON *obj, const char *key, double lo, 
   return 0;
 }
 
+static int var_named(const ts_class *k, const char *name)
+{
+  for (size_t v = 0; v < k->nvars; v++)
+    if (strcmp(k->var_names[v], name) == 0)
+      return 1;
+  return 0;
+}
+
 /* "let": {"NAME": EXPR, ...}: named expressions the class's other
  * expressions may use (each may use the ones before it). */
 static int load_lets(loader *L, const cJSON *jc, ts_class *k)
@@ -134,9 +142,47 @@ static int load_lets(loader *L, const cJSON *jc, ts_class *k)
       break;
     if (!ts__ml_is_identifier(it->string))
       bad = ts_jfail(&L->c, it->string, L->e, "expected a name of letters, digits and '_' (not a built-in name)");
+    else if (var_named(k, it->string))
+      bad = ts_jfail(&L->c, it->string, L->e, "\"%s\" is one of the class's vars", it->string);
     else if (ts_load_expr(L, lets, it->string, 1, &k->lets[k->nlets]))
       bad = 1;
     else if (!(k->let_names[k->nlets++] = ts__ml_dup_or_fail(L, it->string)))
+      bad = 1;
+  }
+  ts_jpop(&L->c, old);
+  return bad ? -1 : 0;
+}
+
+/* "vars": {"NAME": VALUE, ...}: the actor's own variables, numbers known at
+ * load (a number, "$param" or an expression of $params), changed by set
+ * steps and read by name in the class's step expressions and lets. */
+static int load_vars(loader *L, const cJSON *jc, ts_class *k)
+{
+  const cJSON *vars = NULL, *it;
+  if (ts_jget_object(&L->c, jc, "vars", 0, &vars, L->e))
+    return -1;
+  if (!vars)
+    return 0;
+  size_t n = 0;
+  cJSON_ArrayForEach(it, vars) n++;
+  if (n > 64)
+    return ts_jfail(&L->c, "vars", L->e, "at most 64 names");
+  k->var_names = calloc(n, sizeof *k->var_names);
+  k->var_init = calloc(n, sizeof *k->var_init);
+  if (!k->var_names || !k->var_init)
+    return ts_jfail(&L->c, "vars", L->e, "out of memory");
+  size_t old = ts_jpush_key(&L->c, "vars");
+  ts_spec sp = ts__ml_spec_of(L, vars);
+  int bad = 0;
+  cJSON_ArrayForEach(it, vars)
+  {
+    if (bad)
+      break;
+    if (!ts__ml_is_identifier(it->string))
+      bad = ts_jfail(&L->c, it->string, L->e, "expected a name of letters, digits and '_' (not a built-in name)");
+    else if (ts_spec_number(&sp, it->string, 1, -1e15, 1e15, &k->var_init[k->nvars]))
+      bad = 1;
+    else if (!(k->var_names[k->nvars++] = ts__ml_dup_or_fail(L, it->string)))
       bad = 1;
   }
   ts_jpop(&L->c, old);
@@ -165,7 +211,7 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
 int ts__ml_load_class(loader *L, const cJSON *jc, int index)
 {
   static const char *const keys[] = {"name", "count", "queue_class", "arrival", "placement", "report", "size_bytes",
-                                     "let", "program", "program_of", "note", NULL};
+                                     "let", "vars", "program", "program_of", "note", NULL};
   ts_model *m = L->m;
   ts_class *k = &m->classes[index];
   const char *name = "actor", *qc = "normal";
@@ -186,7 +232,7 @@ int ts__ml_load_class(loader *L, const cJSON *jc, int index)
     return -1;
   k->report = report;
   L->klass = k;
-  if (load_lets(L, jc, k) || const_field(L, jc, "size_bytes", 0, 1e12, &k->size_bytes))
+  if (load_vars(L, jc, k) || load_lets(L, jc, k) || const_field(L, jc, "size_bytes", 0, 1e12, &k->size_bytes))
     return -1;
   if (load_count(L, jc, k))
     return -1;

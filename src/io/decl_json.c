@@ -123,10 +123,32 @@ static int load_lock(loader *L, const cJSON *jl, int i)
   return 0;
 }
 
+/* A channel's "task_wake": {"local_ms", "local_kernel_ms", "remote_ms",
+ * "remote_kernel_ms"}, the CPU a notifier pays per task it schedules. */
+static int load_task_wake(loader *L, const cJSON *jc, ts_chan_decl *d)
+{
+  static const char *const keys[] = {"local_ms", "local_kernel_ms", "remote_ms", "remote_kernel_ms", "note", NULL};
+  const cJSON *tw = NULL;
+  if (ts_jget_object(&L->c, jc, "task_wake", 0, &tw, L->e))
+    return -1;
+  if (!tw)
+    return 0;
+  size_t old = ts_jpush_key(&L->c, "task_wake");
+  ts_time *cost[] = {&d->task_wake_user[0], &d->task_wake_kernel[0], &d->task_wake_user[1], &d->task_wake_kernel[1]};
+  int bad = ts_jcheck_keys(&L->c, tw, keys, L->e);
+  for (int k = 0; k < 4 && !bad; k++) {
+    bad = ts__ml_time_field(L, tw, keys[k], cost[k]);
+    *cost[k] = (ts_time)((double)*cost[k] * L->m->cpu_scale + 0.5); /* CPU follows host.cpu_scale */
+    d->task_costs |= *cost[k] > 0;
+  }
+  ts_jpop(&L->c, old);
+  return bad ? -1 : 0;
+}
+
 static int load_channel(loader *L, const cJSON *jc, int i)
 {
   static const char *const keys[] = {"name", "scope", "instances", "tokens", "wake_ms", "wake_latency_ms",
-                                     "size_bytes", "note", NULL};
+                                     "task_wake", "size_bytes", "note", NULL};
   ts_chan_decl *d = &L->m->chans[i];
   const char *name;
   int scope, inst, tokens = 0;
@@ -136,7 +158,7 @@ static int load_channel(loader *L, const cJSON *jc, int i)
       scope_of(L, jc, &scope, &inst, "channel") || ts_jget_bool(&L->c, jc, "tokens", 0, &tokens, L->e) ||
       ts__ml_time_field(L, jc, "wake_ms", &d->wake_cpu) ||
       ts__ml_time_field(L, jc, "wake_latency_ms", &d->wake_latency) ||
-      int_field(L, jc, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes))
+      int_field(L, jc, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes) || load_task_wake(L, jc, d))
     return -1;
   const char *names[64];
   for (int j = 0; j < i; j++)

@@ -17,6 +17,7 @@ typedef struct held {
   int marks;         /* 1 after wave_start, 2 after wave_end */
   int top;           /* at the program's top level (not inside a block) */
   int takes_time;    /* a step that can take time was compiled (for repeat forever) */
+  int in_child;      /* inside a child block: it runs within its parent's poll */
 } held;
 
 static ts_step *emit(loader *L, const ts_op_type *type, const char *label)
@@ -52,7 +53,20 @@ static int compile_block(loader *L, const cJSON *obj, const char *key, int requi
 static int blocks_thread(const ts_op_type *t, const ts_step *s)
 {
   return t == &ts_op_io || t == &ts_op_sleep || t == &ts_op_yield || t == &ts_op_wait || t == &ts_op_hop ||
-         (t == &ts_op_cpu && s->sliced);
+         t == &ts_op_pending || t == &ts_op_poll_children || (t == &ts_op_cpu && s->sliced);
+}
+
+/* What a child (run inside its parent's poll) may not do: leave the CPU
+ * other than by its pending, or poll children of its own. */
+static const char *not_in_child(const loader *L, const ts_op_type *t, const ts_step *s)
+{
+  if (t == &ts_op_poll_children)
+    return "poll_children inside a child (children are one level deep)";
+  if (t == &ts_op_lock && L->m->locks[s->ref].kind != TS_LOCK_MUTEX)
+    return "an async lock inside a child";
+  if (t != &ts_op_pending && blocks_thread(t, s))
+    return "a step that leaves the CPU inside a child";
+  return NULL;
 }
 
 /* Mutexes reachable from mutex t along the lock-order edges (t itself included). */
@@ -132,7 +146,7 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
       size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s, ", (*o)->name);
     }
-    return ts_jfail(&L->c, "op", L->e, "expected one of %srepeat, if, call, spawn; got \"%s\"", list, op);
+    return ts_jfail(&L->c, "op", L->e, "expected one of %srepeat, if, call, spawn, child; got \"%s\"", list, op);
   }
   const char *keys[24];
   size_t nk = 0;
@@ -154,6 +168,9 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
     return ts_jfail(&L->c, "op", L->e, "%s while mutex \"%s\" is held: a thread must not leave the CPU while it holds "
                     "an OS mutex (only cpu without slicing, mutexes, notify, add, marks and spans)",
                     t == &ts_op_cpu ? "a sliced cpu step" : op, mutex_held(L, h));
+  const char *why = h->in_child ? not_in_child(L, t, s) : NULL;
+  if (why)
+    return ts_jfail(&L->c, "op", L->e, "%s: a child runs inside its parent's poll, which only its pending ends", why);
   if (t == &ts_op_lock || t == &ts_op_unlock)
     if (lock_bit_check(L, h, s, t == &ts_op_lock))
       return -1;
@@ -167,7 +184,7 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
     h->marks = start ? 1 : 2;
   }
   if (t == &ts_op_cpu || t == &ts_op_io || t == &ts_op_sleep || t == &ts_op_wait || t == &ts_op_hop ||
-      t == &ts_op_lock || t == &ts_op_yield)
+      t == &ts_op_lock || t == &ts_op_yield || t == &ts_op_pending)
     h->takes_time = 1;
   if (t == &ts_op_sleep)
     L->m->has_sleep = 1;
@@ -180,7 +197,7 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
 
 static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h)
 {
-  static const char *const keys[] = {"op", "label", "note", "count", "name", "span", "steps", NULL};
+  static const char *const keys[] = {"op", "label", "note", "count", "while", "name", "span", "steps", NULL};
   const char *name = NULL;
   if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_string(&L->c, st, "name", 0, &name, L->e))
     return -1;
@@ -193,11 +210,15 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
   if (!emit(L, &ts_op_repeat, label ? label : "repeat"))
     return -1;
   const cJSON *count = cJSON_GetObjectItemCaseSensitive(st, "count");
-  if (!count)
-    return ts_jfail(&L->c, "count", L->e, "missing (required): a number, \"$param\", an expression or \"forever\"");
-  if (cJSON_IsString(count) && strcmp(count->valuestring, "forever") == 0)
+  int has_while = cJSON_GetObjectItemCaseSensitive(st, "while") != NULL;
+  if (!count && !has_while)
+    return ts_jfail(&L->c, "count", L->e, "missing (required without \"while\"): a number, \"$param\", an expression "
+                    "or \"forever\"");
+  if (!count || (cJSON_IsString(count) && strcmp(count->valuestring, "forever") == 0))
     L->steps[b].forever = 1;
   else if (ts_load_expr(L, st, "count", 1, &L->steps[b].expr))
+    return -1;
+  if (has_while && ts_load_expr(L, st, "while", 1, &L->steps[b].cond))
     return -1;
   ts_spec sp = ts__ml_spec_of(L, st);
   if (ts_spec_has(&sp, "span") && ts_spec_span(&sp, "span", 1, &L->steps[b].span))
@@ -218,7 +239,7 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
   if (inner.locks != h->locks)
     return ts_jfail(&L->c, "steps", L->e, "the repeated steps do not release what they take (or release what they "
                     "did not take): every iteration must leave the same locks held");
-  if (L->steps[b].forever && !inner.takes_time)
+  if (L->steps[b].forever && !inner.takes_time && !L->steps[b].cond)
     return ts_jfail(&L->c, "count", L->e, "\"forever\" around steps that take no time: it would never end (add a "
                     "cpu, io, sleep or wait)");
   h->takes_time |= inner.takes_time;
@@ -278,6 +299,9 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   int wait = 1;
   if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_bool(&L->c, st, "wait", 0, &wait, L->e))
     return -1;
+  if (h->in_child)
+    return ts_jfail(&L->c, "op", L->e, "a call inside a child: a child runs inside its parent's poll, which only its "
+                    "pending ends");
   if (h->mutexes)
     return ts_jfail(&L->c, "op", L->e, "call while mutex \"%s\" is held: a thread must not wait while it holds an OS "
                     "mutex", mutex_held(L, h));
@@ -335,23 +359,28 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   return 0;
 }
 
-static int compile_spawn(loader *L, const cJSON *st, const char *label, held *h)
+/* spawn (a task that runs by itself) and child (one its parent polls):
+ * the block, then exit. */
+static int compile_task(loader *L, const cJSON *st, const char *label, held *h, int child)
 {
   static const char *const keys[] = {"op", "label", "note", "steps", NULL};
   if (ts_jcheck_keys(&L->c, st, keys, L->e))
     return -1;
+  if (h->in_child)
+    return ts_jfail(&L->c, "op", L->e, "%s inside a child: a child runs inside its parent's poll (children are one "
+                    "level deep)", child ? "a child" : "a spawn");
   size_t b = L->nsteps;
-  if (!emit(L, &ts_op_spawn, label ? label : "spawn"))
+  if (!emit(L, child ? &ts_op_child : &ts_op_spawn, label ? label : child ? "child" : "spawn"))
     return -1;
-  held inner = {.top = 0};
+  held inner = {.top = 0, .in_child = child};
   if (compile_block(L, st, "steps", 1, &inner))
     return -1;
   if (inner.locks)
-    return ts_jfail(&L->c, "steps", L->e, "the spawned steps do not release every lock they take");
-  if (!emit(L, &ts_op_exit, "end of spawned task"))
+    return ts_jfail(&L->c, "steps", L->e, "the %s steps do not release every lock they take",
+                    child ? "child's" : "spawned");
+  if (!emit(L, &ts_op_exit, child ? "end of child" : "end of spawned task"))
     return -1;
   L->steps[b].jump = (int)L->nsteps;
-  (void)h;
   return 0;
 }
 
@@ -368,8 +397,8 @@ static int compile_step(loader *L, const cJSON *st, held *h)
     return compile_if(L, st, label, h);
   if (strcmp(op, "call") == 0)
     return compile_call(L, st, label, h);
-  if (strcmp(op, "spawn") == 0)
-    return compile_spawn(L, st, label, h);
+  if (strcmp(op, "spawn") == 0 || strcmp(op, "child") == 0)
+    return compile_task(L, st, label, h, op[0] == 'c');
   return compile_leaf(L, st, op, label, h);
 }
 

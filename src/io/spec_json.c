@@ -20,7 +20,8 @@ int ts_spec_fail(ts_spec *sp, const char *key, const char *fmt, ...)
 }
 
 /* Names an expression may use: $params, n, W, and (in steps) i, worker,
- * pool_size, now, arrived, the loops around the step and the counters. */
+ * pool_size, now, arrived, the loops around the step, the counters, the
+ * class's vars, waiters(CHANNEL[, index]) and version(CHANNEL[, index]). */
 static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
 {
   loader *L = ctx;
@@ -41,24 +42,39 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   for (size_t b = 0; b < sizeof builtins / sizeof *builtins; b++)
     if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr) &&
         (builtins[b].kind != TS_VAR_INDEX || L->class_expr != TS_EXPR_COUNT)) {
-      *var = (ts_expr_var){builtins[b].kind, 0};
+      *var = (ts_expr_var){.kind = builtins[b].kind};
       return 1;
     }
   for (size_t l = 0; L->klass && L->class_expr != TS_EXPR_COUNT && l < L->klass->nlets; l++)
     if (strcmp(L->klass->let_names[l], name) == 0) {
-      *var = (ts_expr_var){TS_VAR_LET, (int)l};
+      *var = (ts_expr_var){.kind = TS_VAR_LET, .index = (int)l};
       return 1;
     }
   if (L->class_expr)
     return 0;
   for (int d = L->depth - 1; d >= 0; d--)
     if (L->loop_name[d] && strcmp(L->loop_name[d], name) == 0) {
-      *var = (ts_expr_var){TS_VAR_LOOP, d};
+      *var = (ts_expr_var){.kind = TS_VAR_LOOP, .index = d};
       return 1;
     }
+  for (size_t v = 0; L->klass && v < L->klass->nvars; v++)
+    if (strcmp(L->klass->var_names[v], name) == 0) {
+      *var = (ts_expr_var){.kind = TS_VAR_ACTOR, .index = (int)v};
+      return 1;
+    }
+  /* waiters(CHANNEL), version(CHANNEL) or, indexed, waiters(CHANNEL,i), version(CHANNEL,i) */
+  int fn = strncmp(name, "waiters(", 8) == 0 ? 8 : strncmp(name, "version(", 8) == 0 ? 8 : 0;
+  for (size_t c = 0; fn && c < L->m->nchans; c++) {
+    size_t n = strlen(L->m->chans[c].name);
+    int indexed = L->m->chans[c].scope == TS_SCOPE_INDEXED;
+    if (strncmp(name + fn, L->m->chans[c].name, n) == 0 && strcmp(name + fn + n, indexed ? ",i)" : ")") == 0) {
+      *var = (ts_expr_var){.kind = name[0] == 'w' ? TS_VAR_WAITERS : TS_VAR_VERSION, .index = (int)c};
+      return 1;
+    }
+  }
   for (size_t c = 0; c < L->m->ncounters; c++)
     if (strcmp(L->m->counters[c].name, name) == 0) {
-      *var = (ts_expr_var){TS_VAR_COUNTER, (int)c};
+      *var = (ts_expr_var){.kind = TS_VAR_COUNTER, .index = (int)c};
       return 1;
     }
   return 0;
@@ -356,8 +372,8 @@ int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out)
 
 int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, int *out)
 {
-  static const char *const what[] = {"lock", "channel", "server", "counter", "span", "pool"};
-  static const char *const where[] = {"locks", "channels", "servers", "counters", "spans", "pools"};
+  static const char *const what[] = {"lock", "channel", "server", "counter", "span", "pool", "variable"};
+  static const char *const where[] = {"locks", "channels", "servers", "counters", "spans", "pools", "the class's vars"};
   const ts_model *m = sp->L->m;
   const char *name = NULL;
   if (ts_spec_string(sp, key, required, &name))
@@ -374,6 +390,10 @@ int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, in
     case TS_REF_COUNTER: n = m->ncounters; have = i < n ? m->counters[i].name : NULL; break;
     case TS_REF_SPAN: n = m->nspans; have = i < n ? m->spans[i].name : NULL; break;
     case TS_REF_POOL: n = m->npools; have = i < n ? m->pools[i].name : NULL; break;
+    case TS_REF_VAR:
+      n = sp->L->klass ? sp->L->klass->nvars : 0;
+      have = i < n ? sp->L->klass->var_names[i] : NULL;
+      break;
     }
     if (!have)
       break;

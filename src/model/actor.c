@@ -183,6 +183,19 @@ static double get(void *ctx, ts_expr_var v)
   case TS_VAR_NOW: return ts_time_to_ms(w->sim.now);
   case TS_VAR_ARRIVED: return a ? ts_time_to_ms(a->st.arrive) : 0;
   case TS_VAR_COUNT: return w->class_count[v.index];
+  case TS_VAR_WAITERS:
+  case TS_VAR_VERSION: {
+    const ts_chan_decl *d = &w->model->chans[v.index];
+    int inst = d->scope == TS_SCOPE_SHARED ? 0 : d->scope == TS_SCOPE_PER_WORKER ? (a ? a->worker : 0)
+             : d->scope == TS_SCOPE_ACTOR ? (a ? (a->x && a->x->parent >= 0 ? a->x->parent : a->id) : 0)
+             : (int)v.arg;
+    if (!(v.arg >= 0 && v.arg < d->instances && v.arg == floor(v.arg)) && d->scope == TS_SCOPE_INDEXED)
+      return NAN; /* the caller's range check names the expression */
+    const ts_chan *ch = &w->chans[w->chan_base[v.index] + inst];
+    return v.kind == TS_VAR_WAITERS ? (double)ch->waiters.len : (double)ch->version;
+  }
+  case TS_VAR_ACTOR:
+    return a && a->x && a->x->vars ? a->x->vars[v.index] : a ? w->model->classes[a->klass].var_init[v.index] : 0;
   case TS_VAR_LET: {
     if (!a)
       return 0;
@@ -305,9 +318,13 @@ static void start_followers(ts_world *w, const ts_actor *a)
   }
 }
 
-static void finish(ts_world *w, ts_actor *a)
+/* a's program ended. Returns the task a child hands the CPU back to, or -1. */
+static int finish(ts_world *w, ts_actor *a)
 {
   ts_time now = w->sim.now;
+  int back = a->x ? a->x->poll_parent : -1;
+  if (a->x && (a->x->first_child >= 0 || back >= 0))
+    ts__future_finish(w, a);
   ts__lock_release_all(w, a);
   ts__actor_set_state(w, a, TS_ACTOR_DONE);
   a->st.done = now;
@@ -321,39 +338,50 @@ static void finish(ts_world *w, ts_actor *a)
   w->live--;
   ts__actor_rng_release(w, a);
   start_followers(w, a);
+  return back;
 }
 
 int ts__actor_continue(ts_world *w, ts_actor *a)
 {
-  const ts_class *k = &w->model->classes[a->klass];
   if (w->sim.now != w->ops_instant) {
     w->ops_instant = w->sim.now;
     w->ops_at_instant = 0;
   }
-  while (a->pc < (int)k->nsteps && !w->error) {
-    const ts_step *s = &k->steps[a->pc];
-    if (++w->ops_at_instant > LIVELOCK_OPS) {
-      ts__fail(w, s, "%llu steps ran at t = %.6f ms without time passing (a loop whose body takes no time?)",
-               (unsigned long long)LIVELOCK_OPS, ts_time_to_ms(w->sim.now));
-      return 0;
+  for (;;) {
+    const ts_class *k = &w->model->classes[a->klass];
+    while (a->pc < (int)k->nsteps && !w->error) {
+      const ts_step *s = &k->steps[a->pc];
+      if (++w->ops_at_instant > LIVELOCK_OPS) {
+        ts__fail(w, s, "%llu steps ran at t = %.6f ms without time passing (a loop whose body takes no time?)",
+                 (unsigned long long)LIVELOCK_OPS, ts_time_to_ms(w->sim.now));
+        return 0;
+      }
+      switch (s->type->exec(w, a, s)) {
+      case TS_OP_NEXT:
+        a->pc++;
+        a->sub = 0;
+        break;
+      case TS_OP_GOTO:
+        a->sub = 0;
+        break;
+      case TS_OP_BUSY:
+        return 1;
+      case TS_OP_SWITCH: /* the worker goes on with another task of the same poll */
+        a = ts_world_actor(w, w->workers[a->worker].actor);
+        k = &w->model->classes[a->klass];
+        break;
+      default:
+        return 0;
+      }
     }
-    switch (s->type->exec(w, a, s)) {
-    case TS_OP_NEXT:
-      a->pc++;
-      a->sub = 0;
-      break;
-    case TS_OP_GOTO:
-      a->sub = 0;
-      break;
-    case TS_OP_BUSY:
-      return 1;
-    default:
+    if (w->error)
       return 0;
-    }
+    int back = finish(w, a);
+    if (back < 0)
+      return 0;
+    a = ts_world_actor(w, back); /* a child ended: its parent's poll goes on */
+    w->workers[a->worker].actor = back;
   }
-  if (!w->error)
-    finish(w, a);
-  return 0;
 }
 
 static int alloc_chunk(ts_world *w)
@@ -380,11 +408,11 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   const ts_model *m = w->model;
   const ts_class *c = &m->classes[a->klass];
   /* one block: the extension, then the per-actor arrays of the features the model uses */
-  size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans;
+  size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans, nvar = c->nvars;
   size_t nv = w->let_stable[a->klass] ? (sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double) + 15) & ~(size_t)15
                                        : 0;
   size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
-  size_t bytes = head + nv + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
+  size_t bytes = head + nv + nvar * sizeof(double) + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
                  nc * sizeof(ts_seen);
   char *p = ts__pool_take(&w->rng_pool, bytes);
   if (!p) {
@@ -392,12 +420,17 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
     return &w->ext_sink;
   }
   ts_actor_ext *x = (ts_actor_ext *)(void *)p;
-  *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .wave_start = -1, .wave_end = -1};
+  *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .poll_parent = -1, .first_child = -1,
+                      .next_child = -1, .wave_start = -1, .wave_end = -1};
   p += head;
   x->lets = nv ? (ts_let_cache *)(void *)p : NULL;
   if (x->lets)
     *x->lets = (ts_let_cache){.worker = -1};
   p += nv;
+  x->vars = nvar ? (double *)(void *)p : NULL;
+  p += nvar * sizeof(double);
+  for (size_t j = 0; j < nvar; j++)
+    x->vars[j] = c->var_init[j];
   x->loops = nl ? (ts_loop *)(void *)p : NULL;
   p += nl * sizeof(ts_loop);
   x->held = nk ? (ts_held *)(void *)p : NULL;
@@ -410,7 +443,7 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   for (size_t j = 0; j < nk; j++)
     x->held[j] = (ts_held){-1, -1};
   for (size_t j = 0; j < nc; j++)
-    x->seen[j] = (ts_seen){-1, 0};
+    x->seen[j] = (ts_seen){-1, -1, 0};
   for (size_t j = 0; j < ns; j++)
     x->span_t0[j] = -1;
   if (a->st.done >= 0) { /* made after its end (a read of its marks): its wave as finish set it */
@@ -453,8 +486,18 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
     x->spawn_k = root->x ? root->x->spawns : 0;
     if (parent->x && parent->x->loops && x->loops && c->loops)
       memcpy(x->loops, parent->x->loops, (size_t)c->loops * sizeof(ts_loop));
+    if (parent->x && parent->x->vars && x->vars)
+      memcpy(x->vars, parent->x->vars, c->nvars * sizeof(double));
   }
   return a;
+}
+
+ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a)
+{
+  /* spawns are numbered per root actor, so that every task of its tree has a stream of its own */
+  ts_actor *root = a->x && a->x->parent >= 0 ? ts_world_actor(w, a->x->parent) : a;
+  ts__x(w, root)->spawns++;
+  return ts__actor_new(w, a->klass, a->index, a->worker, a);
 }
 
 void ts__actor_arrive(ts_world *w, ts_actor *a)

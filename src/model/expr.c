@@ -13,7 +13,7 @@
 #include <string.h>
 
 typedef enum {
-  OP_NUM, OP_VAR, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
+  OP_NUM, OP_VAR, OP_VARARG, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR, OP_COND,
   OP_MIN, OP_MAX, OP_FLOOR, OP_CEIL, OP_ABS
 } opcode;
@@ -51,7 +51,7 @@ static int effect(opcode op)
 {
   switch (op) {
   case OP_NUM: case OP_VAR: return 1;
-  case OP_NEG: case OP_NOT: case OP_FLOOR: case OP_CEIL: case OP_ABS: return 0;
+  case OP_NEG: case OP_NOT: case OP_FLOOR: case OP_CEIL: case OP_ABS: case OP_VARARG: return 0;
   case OP_COND: return -2;
   default: return -1;
   }
@@ -206,7 +206,32 @@ static void call(parser *p, const char *name)
       op(p, fns[i].op);
       return;
     }
-  fail(p, "unknown function \"%s\" before column %d (min, max, floor, ceil, abs)", name);
+  /* F(NAME) or F(NAME, arg): a variable of the resolver's */
+  skip(p);
+  const char *s = p->s + p->pos;
+  size_t n = 0;
+  while (is_name_char(s[n], n == 0) && n < 60)
+    n++;
+  char key[140];
+  if (n == 0 || is_name_char(s[n], 0) || p->failed) {
+    fail(p, "unknown function \"%s\" before column %d (min, max, floor, ceil, abs)", name);
+    return;
+  }
+  p->pos += n;
+  int arg = accept(p, ",");
+  snprintf(key, sizeof key, "%s(%.*s%s)", name, (int)n, s, arg ? ",i" : "");
+  if (arg)
+    cond(p);
+  expect(p, ")");
+  ts_expr_var var = {0, 0, 0};
+  double c = 0;
+  if (p->failed)
+    return;
+  if ((p->resolve ? p->resolve(p->ctx, key, &var, &c) : 0) != 1) {
+    fail(p, "unknown function or name \"%s\" before column %d", key);
+    return;
+  }
+  emit(p, (instr){.op = arg ? OP_VARARG : OP_VAR, .var = var});
 }
 
 static void primary(parser *p)
@@ -250,7 +275,7 @@ static void primary(parser *p)
       }
       return;
     }
-    ts_expr_var var = {0, 0};
+    ts_expr_var var = {0, 0, 0};
     double c = 0;
     int r = p->resolve ? p->resolve(p->ctx, name, &var, &c) : 0;
     if (r == 1)
@@ -352,7 +377,7 @@ static ts_expr *make(instr *code, size_t len, int depth, const char *text)
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
-    e->nvars += code[i].op == OP_VAR;
+    e->nvars += code[i].op == OP_VAR || code[i].op == OP_VARARG;
   return e;
 }
 
@@ -408,7 +433,7 @@ int ts_expr_is_constant(const ts_expr *e, double *v)
 int ts_expr_uses(const ts_expr *e, int kind)
 {
   for (size_t i = 0; i < e->len; i++)
-    if (e->code[i].op == OP_VAR && e->code[i].var.kind == kind)
+    if ((e->code[i].op == OP_VAR || e->code[i].op == OP_VARARG) && e->code[i].var.kind == kind)
       return 1;
   return 0;
 }
@@ -416,7 +441,7 @@ int ts_expr_uses(const ts_expr *e, int kind)
 int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
 {
   for (size_t i = 0; i < e->len; i++)
-    if (e->code[i].op == OP_VAR && !ok(ctx, e->code[i].var))
+    if ((e->code[i].op == OP_VAR || e->code[i].op == OP_VARARG) && !ok(ctx, e->code[i].var))
       return 0;
   return 1;
 }
@@ -438,6 +463,12 @@ static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
     switch (in->op) {
     case OP_NUM: st[sp++] = in->num; continue;
     case OP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
+    case OP_VARARG: {
+      ts_expr_var v = in->var;
+      v.arg = b;
+      st[sp - 1] = get ? get(ctx, v) : 0;
+      continue;
+    }
     case OP_NEG: st[sp - 1] = -b; continue;
     case OP_NOT: st[sp - 1] = b == 0; continue;
     case OP_FLOOR: st[sp - 1] = floor(b); continue;

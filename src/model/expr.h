@@ -8,7 +8,8 @@
  *   sum    := prod {('+' | '-') prod}
  *   prod   := unary {('*' | '/' | '//' | '%') unary}
  *   unary  := ('-' | '!') unary | primary
- *   primary:= number | '$'name | name | name '(' cond {',' cond} ')' | '(' cond ')'
+ *   primary:= number | '$'name | name | name '(' cond {',' cond} ')'
+ *           | name '(' name [',' cond] ')' | '(' cond ')'
  * '/' divides exactly, '//' is floor division and '%' the matching
  * non-negative remainder (for a positive divisor); comparisons and logic
  * give 0 or 1. Functions: min, max, floor, ceil, abs. Values are doubles
@@ -17,7 +18,12 @@
  * A name is resolved once, when the expression is compiled, by the caller's
  * resolver into a variable (a kind and an index the caller defines); a
  * resolver may also return a constant (a parameter), which is folded. A
- * compiled expression is evaluated with a getter for its variables. */
+ * call of a function that is not built in, whose first argument is a name,
+ * reads a variable of the caller's too: the resolver is asked for
+ * "F(NAME)", or "F(NAME,i)" when a second argument follows, whose value is
+ * handed to the getter as the variable's arg ("waiters(track, T)": the
+ * waiters on the channel track's instance T). A compiled expression is
+ * evaluated with a getter for its variables. */
 #ifndef TS_EXPR_H
 #define TS_EXPR_H
 #include <stddef.h>
@@ -26,6 +32,7 @@
 typedef struct ts_expr_var {
   int kind;
   int index;
+  double arg;     /* a variable read by a call ("F(NAME,i)"): its second argument's value; else 0 */
 } ts_expr_var;
 
 typedef struct ts_expr ts_expr;

@@ -107,6 +107,13 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
 /* Make a new actor (spawned by parent, or from a source) of class k with
  * index i on worker wk. Returns it, or NULL after ts__world_nomem. */
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
+/* A new task spawned by a: an actor of a's class with a's index and loops
+ * on a's worker, hidden, numbered among the spawns of a's root (its random
+ * stream). Returns it, or NULL after ts__world_nomem. */
+ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a);
+/* a's program ended (op_future.c): its children end with it, and a child
+ * leaves its parent's list. */
+void ts__future_finish(ts_world *w, ts_actor *a);
 /* a arrives now on its worker (its program starts as a callback). */
 void ts__actor_arrive(ts_world *w, ts_actor *a);
 /* a's own stream, made (seeded) on its first call. NULL after
@@ -202,13 +209,27 @@ void ts__lock_release_all(ts_world *w, ts_actor *a);
 /* Channel decl's instance inst. */
 ts_chan *ts__chan_inst(ts_world *w, int decl, int inst);
 /* a notifies the instance: the version moves on (counting channels gain
- * `tokens`); all waiters (or one; counting: as many as there are tokens)
- * become ready carrying stamp. Returns how many parked worker threads the
- * notifier pays to wake. */
-int ts__chan_notify(ts_world *w, ts_actor *a, int decl, int inst, int all, int64_t tokens, ts_time stamp);
+ * `tokens`, and each waiter taken takes one) and the stamp is set; all
+ * waiters (or one; counting: while tokens last) are taken off its list. With
+ * out NULL each is woken now (ts__chan_wake) and the number of parked worker
+ * threads the notifier pays to wake is returned; else their ids are appended
+ * to out, to be woken one by one, and 0 is returned. */
+int ts__chan_take(ts_world *w, ts_actor *a, int decl, int inst, int all, int64_t tokens, ts_time stamp, ts_ring *out);
+/* Wake actor id, taken off the instance's list by a notify of `from`: a
+ * parked waiter or a task (or, for a child, its parent) parked at a pending
+ * step becomes ready; a running task gets its notified bit. Returns 1 if the
+ * notifier pays a parked thread's wake (once per park cycle), else 0. */
+int ts__chan_wake(ts_world *w, ts_actor *from, int decl, int inst, int id);
+/* The worker the wake of actor id (taken off the instance's list) would
+ * schedule a task on, or -1 when it schedules none (already scheduled or
+ * running, done, or a child whose parent this burst already woke). */
+int ts__chan_schedules(ts_world *w, int decl, int inst, int id);
 /* a waits on the instance: 1 when it need not (an unseen notify, or a token:
  * taken), else 0 with a queued as a waiter. */
 int ts__chan_wait(ts_world *w, ts_actor *a, int decl, int inst);
+/* a's waker joins the instance's list, unless it is there since its last
+ * registration (a futures task: op_pending.c). */
+void ts__chan_register(ts_world *w, ts_actor *a, int decl, int inst);
 /* Load the "channel" (and, for indexed ones, "index") keys of a wait or notify. */
 int ts__load_chan_ref(ts_spec *sp, ts_step *s);
 /* Actor a's call reached its server: queue it; admit what the server can take. */

@@ -18,6 +18,7 @@ static void free_step(ts_step *s)
   free(s->cost2.emp);
   ts_expr_free(s->index);
   ts_expr_free(s->expr);
+  ts_expr_free(s->cond);
 }
 
 void ts_model_finish(ts_model *m)
@@ -37,6 +38,10 @@ void ts_model_finish(ts_model *m)
     }
     free(m->classes[c].let_names);
     free(m->classes[c].lets);
+    for (size_t v = 0; v < m->classes[c].nvars; v++)
+      free(m->classes[c].var_names[v]);
+    free(m->classes[c].var_names);
+    free(m->classes[c].var_init);
   }
   for (size_t p = 0; p < m->npools; p++) {
     free(m->pools[p].name);

@@ -55,7 +55,10 @@ enum {
   TS_VAR_NOW,         /* now: simulated time in ms */
   TS_VAR_ARRIVED,     /* arrived: the actor's arrival time in ms */
   TS_VAR_COUNT,       /* count(class): actors of a class, by class index */
-  TS_VAR_LET          /* one of the actor's class's named expressions ("let"), by index */
+  TS_VAR_LET,         /* one of the actor's class's named expressions ("let"), by index */
+  TS_VAR_WAITERS,     /* waiters(CHANNEL[, index]): entries on a channel instance's list, by declaration */
+  TS_VAR_VERSION,     /* version(CHANNEL[, index]): notifies of a channel instance so far, by declaration */
+  TS_VAR_ACTOR        /* one of the actor's variables ("vars"), by index */
 };
 
 typedef struct ts_op_type ts_op_type;
@@ -73,7 +76,8 @@ typedef struct ts_step {
       new_lap : 1;
   int ref;            /* the lock, channel, server, counter or span the step names */
   ts_expr *index;     /* the instance of an indexed lock or channel; hop: target worker */
-  ts_expr *expr;      /* repeat: count; if: condition; add: value; notify: tokens */
+  ts_expr *expr;      /* repeat: count; if: condition; add, set: value; notify: tokens */
+  ts_expr *cond;      /* repeat: its "while" condition, checked before each iteration (NULL: none) */
   int slot;           /* repeat: loop slot (nesting depth) */
   int jump;           /* repeat, if, else: where control goes */
   int span;           /* span begun or ended here (-1: none) */
@@ -136,6 +140,10 @@ typedef struct ts_chan_decl {
   int tokens;                 /* 1: a counting channel (notify adds tokens, wait takes one) */
   ts_time wake_cpu;           /* kernel CPU to wake one parked worker thread */
   ts_time wake_latency;       /* until a parked thread that was woken runs */
+  /* CPU the notifier pays per task a notify schedules, one wake after another:
+   * [0] a task on its own worker, [1] on another; user and kernel */
+  ts_time task_wake_user[2], task_wake_kernel[2];
+  int task_costs;             /* some task_wake cost is not 0 */
   int64_t size_bytes;
 } ts_chan_decl;
 
@@ -187,6 +195,9 @@ typedef struct ts_class {
   char **let_names;           /* named expressions of the class ("let"), usable in its expressions */
   ts_expr **lets;
   size_t nlets;
+  char **var_names;           /* the actor's own variables ("vars"): set by set steps, read by name */
+  double *var_init;           /* their values on arrival */
+  size_t nvars;
   int64_t size_bytes;         /* memory of one live actor */
   ts_step *steps;
   size_t nsteps;

@@ -14,7 +14,10 @@
  *               the same sub;
  *   TS_OP_FREE  the actor left the CPU (queued, waiting, blocked) and the
  *               worker is free; when the actor next gets the CPU, exec runs
- *               again with the sub it set before leaving.
+ *               again with the sub it set before leaving;
+ *   TS_OP_SWITCH the actor handed its worker's CPU to the worker's actor (a
+ *               task polling its child, a child handing back: op_future.c);
+ *               the interpreter goes on with that one, at its pc and sub.
  * Structured JSON steps (repeat, if, call) are compiled by the loader into
  * the begin/end ops at the end of the table. */
 #ifndef TS_OP_H
@@ -25,7 +28,7 @@ typedef struct ts_world ts_world;
 typedef struct ts_actor ts_actor;
 typedef struct ts_spec ts_spec;
 
-enum { TS_OP_NEXT, TS_OP_GOTO, TS_OP_BUSY, TS_OP_FREE };
+enum { TS_OP_NEXT, TS_OP_GOTO, TS_OP_BUSY, TS_OP_FREE, TS_OP_SWITCH };
 
 struct ts_op_type {
   const char *name;           /* as written in JSON "op"; NULL for compiled-only ops */
@@ -38,10 +41,11 @@ struct ts_op_type {
 };
 
 extern const ts_op_type ts_op_cpu, ts_op_io, ts_op_yield, ts_op_lock, ts_op_unlock, ts_op_mark, ts_op_sleep,
-    ts_op_span_begin, ts_op_span_end, ts_op_wait, ts_op_notify, ts_op_hop, ts_op_add;
+    ts_op_span_begin, ts_op_span_end, ts_op_wait, ts_op_notify, ts_op_hop, ts_op_add, ts_op_register, ts_op_pending,
+    ts_op_poll_children, ts_op_set;
 /* compiled from structured steps */
 extern const ts_op_type ts_op_repeat, ts_op_repeat_end, ts_op_if, ts_op_jump, ts_op_call, ts_op_call_end,
-    ts_op_spawn, ts_op_exit;
+    ts_op_spawn, ts_op_exit, ts_op_child;
 
 /* The op a JSON step names ("cpu", ...), or NULL. Structured ops are not here. */
 const ts_op_type *ts_op_find(const char *name);

@@ -5,9 +5,16 @@
  * counting ones. The notify carries a timestamp: now, the begin time of the
  * notifier's open span named by "carry", or ("forward": true) the timestamp
  * the notifier itself last received (a relay passing a frame on keeps the
- * publisher's stamp). Each parked worker thread it
- * wakes costs the notifier the channel's wake_ms of kernel CPU (once per park
- * cycle), paid right after. */
+ * publisher's stamp). Each parked worker thread it wakes costs the notifier
+ * the channel's wake_ms of kernel CPU (once per park cycle).
+ *
+ * Without task_wake costs every waiter is woken at once and the thread wakes
+ * are paid right after (sub 1). With them the waiters taken off the list go
+ * to the worker's wake list and are woken one after another: for each, the
+ * notifier pays the user (sub 2 -> 3) and the kernel (3 -> 4) CPU of waking
+ * a task on its own or another worker (nothing when the wake schedules no
+ * task), then the wake happens, then a parked thread's wake_ms if it is
+ * charged (4 -> 5), and the next one (5 -> 2). */
 #include "model/internal.h"
 #include "model/spec.h"
 
@@ -32,11 +39,53 @@ static int load(ts_spec *sp, ts_step *s)
   return 0;
 }
 
+/* The serial wakes (subs 2-5) of a notify of channel decl's instance inst. */
+static int wake_serially(ts_world *w, ts_actor *a, const ts_chan_decl *d, int decl, int inst)
+{
+  ts_worker *wk = &w->workers[a->worker];
+  for (;;) {
+    switch (a->sub) {
+    case 2: {
+      if (wk->wakes.len == 0)
+        return TS_OP_NEXT;
+      int at = ts__chan_schedules(w, decl, inst, ts_ring_at(&wk->wakes, 0));
+      int remote = at >= 0 && at != a->worker;
+      wk->wake_kernel = at >= 0 ? d->task_wake_kernel[remote] : 0;
+      a->sub = 3;
+      if (at >= 0 && d->task_wake_user[remote] > 0)
+        return ts__cpu_begin(w, a, d->task_wake_user[remote], 1, 0, TS_ACTOR_RUNNING);
+      break;
+    }
+    case 3:
+      a->sub = 4;
+      if (wk->wake_kernel > 0)
+        return ts__cpu_begin(w, a, wk->wake_kernel, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
+      break;
+    case 4: {
+      int charged = ts__chan_wake(w, a, decl, inst, ts_ring_pop(&wk->wakes));
+      a->sub = 5;
+      if (charged && d->wake_cpu > 0)
+        return ts__cpu_begin(w, a, d->wake_cpu, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
+      break;
+    }
+    default:
+      a->sub = 2;
+      break;
+    }
+  }
+}
+
 static int exec(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  if (a->sub)
-    return TS_OP_NEXT;
   const ts_chan_decl *d = &w->model->chans[s->ref];
+  if (a->sub == 1)
+    return TS_OP_NEXT;
+  if (a->sub >= 2) {
+    int r = wake_serially(w, a, d, s->ref, ts__x(w, a)->wait_inst);
+    if (r == TS_OP_NEXT)
+      ts__x(w, a)->wait_inst = -1;
+    return r;
+  }
   int inst = ts__instance(w, a, s, d->scope, d->instances);
   if (inst < 0)
     return TS_OP_FREE;
@@ -52,7 +101,16 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   ts_time stamp = s->from_notify && ts__x(w, a)->carried >= 0               ? ts__x(w, a)->carried
                   : s->span >= 0 && ts__x(w, a)->span_t0[s->span] >= 0 ? ts__x(w, a)->span_t0[s->span]
                                                              : w->sim.now;
-  int wakes = ts__chan_notify(w, a, s->ref, inst, s->all, tokens, stamp);
+  if (d->task_costs) {
+    ts__chan_take(w, a, s->ref, inst, s->all, tokens, stamp, &w->workers[a->worker].wakes);
+    ts__x(w, a)->wait_inst = inst; /* the instance, kept across the wakes' segments */
+    a->sub = 2;
+    int r = wake_serially(w, a, d, s->ref, inst);
+    if (r == TS_OP_NEXT)
+      ts__x(w, a)->wait_inst = -1;
+    return r;
+  }
+  int wakes = ts__chan_take(w, a, s->ref, inst, s->all, tokens, stamp, NULL);
   a->sub = 1;
   return ts__cpu_begin(w, a, (ts_time)wakes * d->wake_cpu, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
 }

@@ -1,9 +1,12 @@
 /* repeat: a loop, compiled from
- *   {"op": "repeat", "count": EXPR | "forever", "name": NAME, "span": SPAN, "steps": [...]}
+ *   {"op": "repeat", "count": EXPR | "forever", "while": EXPR, "name": NAME, "span": SPAN, "steps": [...]}
  * into repeat (begin: jump = the matching repeat_end) and repeat_end
  * (jump = the begin). The count is evaluated once, on entry; "forever" runs
- * until the run's horizon. The loop's iteration (0, 1, ...) is readable in
- * expressions by its name. A span on a repeat gets one sample per iteration. */
+ * until the run's horizon. A "while" condition is evaluated before each
+ * iteration (on entry and after each one): the loop ends when it is 0 (its
+ * count, "forever" without one, still bounds it). The loop's iteration (0,
+ * 1, ...) is readable in expressions by its name. A span on a repeat gets
+ * one sample per iteration. */
 #include <math.h>
 
 #include "model/internal.h"
@@ -18,10 +21,10 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
       return TS_OP_FREE;
     }
     count = (int64_t)v;
-    if (count == 0) {
-      a->pc = s->jump + 1;
-      return TS_OP_GOTO;
-    }
+  }
+  if (count == 0 || (s->cond && ts__eval(w, a, s->cond) == 0)) {
+    a->pc = s->jump + 1;
+    return TS_OP_GOTO;
   }
   ts__x(w, a)->loops[s->slot] = (ts_loop){count < 0 ? -1 : count - 1, 0};
   if (s->span >= 0)
@@ -35,7 +38,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
   ts_loop *l = &ts__x(w, a)->loops[b->slot];
   if (b->span >= 0 && ts__x(w, a)->span_t0[b->span] >= 0)
     ts__span_sample(w, b->span, ts__x(w, a)->span_t0[b->span]);
-  if (l->left == 0) {
+  if (l->left == 0 || (b->cond && ts__eval(w, a, b->cond) == 0)) {
     if (b->span >= 0)
       ts__x(w, a)->span_t0[b->span] = -1;
     return TS_OP_NEXT;

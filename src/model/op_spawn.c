@@ -11,10 +11,7 @@
 
 static int exec_spawn(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  /* spawns are numbered per root actor, so that every task of its tree has a stream of its own */
-  ts_actor *root = a->x && a->x->parent >= 0 ? ts_world_actor(w, a->x->parent) : a;
-  ts__x(w, root)->spawns++;
-  ts_actor *child = ts__actor_new(w, a->klass, a->index, a->worker, a);
+  ts_actor *child = ts__actor_spawn(w, a);
   if (!child)
     return TS_OP_FREE;
   child->pc = a->pc + 1;

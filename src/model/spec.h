@@ -12,7 +12,8 @@
 typedef struct ts_spec ts_spec;
 
 /* What a reference names. */
-typedef enum { TS_REF_LOCK, TS_REF_CHANNEL, TS_REF_SERVER, TS_REF_COUNTER, TS_REF_SPAN, TS_REF_POOL } ts_ref_kind;
+typedef enum { TS_REF_LOCK, TS_REF_CHANNEL, TS_REF_SERVER, TS_REF_COUNTER, TS_REF_SPAN, TS_REF_POOL,
+               TS_REF_VAR } ts_ref_kind;
 
 /* A duration in ms: a number, "$param" or an expression ("$a + 0.001 * rows"),
  * with the optional "dist", "cv", "min_ms"/"max_ms" (uniform) keys shaping it
@@ -32,7 +33,8 @@ int ts_spec_string(ts_spec *sp, const char *key, int required, const char **out)
 int ts_spec_enum(ts_spec *sp, const char *key, int required, const char *const *names, int *out);
 /* An expression evaluated while running (a number, "$param" or text). */
 int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out);
-/* The declaration of this kind that the string field names: its index. */
+/* The declaration of this kind that the string field names: its index
+ * (TS_REF_VAR: one of the vars of the class being compiled). */
 int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, int *out);
 /* The span named by the field (declared on first use): its index. */
 int ts_spec_span(ts_spec *sp, const char *key, int required, int *out);

@@ -69,6 +69,7 @@ static int lay_out_pools(ts_world *w, int workers)
       ts_ring_init(&wk->timers);
       ts_sched_queue_init(&wk->queue, &m->pools[p].sched);
       ts_ring_init(&wk->fifo_q);
+      ts_ring_init(&wk->wakes);
       wk->fifo = m->pools[p].policy == &ts_sched_fifo;
       wk->rr_able = !w->obs && wk->fifo && m->pools[p].kind == TS_WORKER_EVENT_LOOP && m->pools[p].loop_overhead <= 0;
     }
@@ -498,6 +499,7 @@ void ts_world_finish(ts_world *w)
       ts_ring_finish(&w->workers[i].timers);
       ts_sched_queue_finish(&w->workers[i].queue);
       ts_ring_finish(&w->workers[i].fifo_q);
+      ts_ring_finish(&w->workers[i].wakes);
     }
   for (int l = 0; w->locks && l < w->nlock_inst; l++) {
     ts_ring_finish(&w->locks[l].waiters);
@@ -554,6 +556,8 @@ void ts_world_trim(ts_world *w)
       ts_ring_finish(&wk->timers);
     if (wk->fifo_q.len == 0)
       ts_ring_finish(&wk->fifo_q);
+    if (wk->wakes.len == 0)
+      ts_ring_finish(&wk->wakes);
     if (ts_sched_queue_len(&wk->queue) == 0)
       ts_sched_queue_finish(&wk->queue);
   }
@@ -719,6 +723,8 @@ static void waits_on(const ts_world *w, const ts_actor *a, char *buf, size_t cap
     snprintf(buf, cap, "waiting for lock \"%s\"", m->locks[s->ref].name);
   else if (s && (a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
     snprintf(buf, cap, "parked on mutex \"%s\"", m->locks[s->ref].name);
+  else if (s && a->state == TS_ACTOR_CHAN_WAIT && s->ref < 0)
+    snprintf(buf, cap, "pending (a wake from a channel it registered on)");
   else if (s && a->state == TS_ACTOR_CHAN_WAIT)
     snprintf(buf, cap, "%s \"%s\"", what, m->chans[s->ref].name);
   else if (s && a->state == TS_ACTOR_CALL_WAIT)

@@ -93,6 +93,7 @@ typedef struct ts_held {
 
 typedef struct ts_seen {
   int inst;             /* the channel instance last waited on, or -1 */
+  int reg;              /* the instance its waker is registered on (a register step, not yet woken), or -1 */
   int64_t version;      /* its version when last seen */
 } ts_seen;
 
@@ -107,10 +108,20 @@ typedef struct ts_actor_ext {
   int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
   ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
   ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
+  /* futures (op_pending.c): */
+  uint8_t notified;     /* woken while running a poll pass: its pending step runs the pass again */
+  uint8_t in_pending;   /* parked at a pending step until a wake */
+  uint8_t kids_pending; /* a child's wake since its last poll of the children has woken it (once per burst) */
+  uint8_t woken;        /* a child: woken since its parent last polled it */
+  uint8_t in_sweep;     /* a child: to be polled in its parent's current poll of the children */
+  int poll_parent;      /* a child: the task that polls it, else -1 */
+  int first_child;      /* a task: its first live child (a list in creation order), or -1 */
+  int next_child;       /* a child: the next of its parent's children, or -1 */
   ts_loop *loops;       /* [class loops], or NULL */
   ts_time *span_t0;     /* [model spans]: when each open span began, -1 if not open */
   ts_held *held;        /* [model locks] */
   ts_seen *seen;        /* [model channels] */
+  double *vars;         /* [class vars]: its variables, or NULL */
   /* measurements (ts_actor_stats's names) */
   ts_time wave_start;   /* -1: not marked (then its arrival, once it is done) */
   ts_time wave_end;     /* -1: not marked (then its end) */
@@ -171,6 +182,8 @@ typedef struct ts_worker {
   int wake_pending;       /* a WAKE event is scheduled at wake_at */
   ts_time wake_at;
   int wake_charged;       /* thread: a notifier paid to wake it in this park cycle */
+  ts_ring wakes;          /* a notify with per-task wake costs in progress here: the waiters it still wakes */
+  ts_time wake_kernel;    /* ...and the kernel CPU of the one it is waking now */
   int blocked;            /* the actor whose mutex wait blocks the whole worker, or -1 */
   int prio_inflight;      /* priority operations in flight in this worker's process */
   ts_seg_kind seg;

@@ -147,7 +147,7 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   int i = ts_metric_list_find(r->l, name);
   if (i < 0)
     return 0;
-  *var = (ts_expr_var){0, i};
+  *var = (ts_expr_var){.kind = 0, .index = i};
   return 1;
 }
 

@@ -62,7 +62,7 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   }
   for (int k = 0; vars[k]; k++)
     if (!strcmp(name, vars[k])) {
-      *var = (ts_expr_var){k, 0};
+      *var = (ts_expr_var){.kind = k};
       return 1;
     }
   return 0;

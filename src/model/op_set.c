@@ -1,0 +1,35 @@
+/* set: give one of the actor's variables (its class's "vars") a new value.
+ *   {"op": "set", "var": NAME, "value": EXPR}
+ * The value is evaluated now, for this actor; a spawned task or a child
+ * starts with a copy of its parent's variables. */
+#include <math.h>
+
+#include "model/internal.h"
+#include "model/spec.h"
+
+static const char *const keys[] = {"var", "value", NULL};
+
+static int load(ts_spec *sp, ts_step *s)
+{
+  return ts_spec_ref(sp, "var", 1, TS_REF_VAR, &s->ref) || ts_spec_expr(sp, "value", 1, &s->expr) ? -1 : 0;
+}
+
+static int exec(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  double v = ts__eval(w, a, s->expr);
+  if (!isfinite(v) || fabs(v) > 1e15) {
+    ts__fail(w, s, "value \"%s\" is %g for actor %d: expected a number in [-1e15, 1e15]", ts_expr_text(s->expr), v,
+             a->id);
+    return TS_OP_FREE;
+  }
+  ts__x(w, a)->vars[s->ref] = v;
+  return TS_OP_NEXT;
+}
+
+const ts_op_type ts_op_set = {
+  .name = "set",
+  .keys = keys,
+  .summary = "give one of the actor's variables (its class's vars) a value",
+  .load = load,
+  .exec = exec,
+};
