@@ -333,6 +333,68 @@ START_TEST(wasqlite_policies_on_zero_cache_groups)
 }
 END_TEST
 
+/* ---- event order on hand-worked timelines ---- */
+
+/* The mean of span's samples in row 0 of a summary. */
+static double span_mean(const tu_table *t, const char *span)
+{
+  char col[128];
+  snprintf(col, sizeof col, "%s_mean_ms", span);
+  return tu_table_num(t, 0, col);
+}
+
+/* Run model json (n 1, one replication, seed 1) into a fresh folder dir and
+ * read its summary into t (the caller frees t and removes dir). */
+static void order_run(const char *json, tu_table *t, char *dir, size_t cap)
+{
+  char *out, path[700];
+  ck_assert_int_eq(tu_run_files("wasqlite-order", json, "{\"name\": \"order\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}",
+                                dir, cap, &out, NULL),
+                   0);
+  free(out);
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table_read(t, path);
+}
+
+START_TEST(wasqlite_zero_leg_call_enqueues_synchronously)
+{
+  /* One server on the main thread, one call at a time, priority_barrier.
+   *   t = 0: x's call is admitted; its handler hops to the db worker, runs
+   *          5 ms there and hops back: its reply is due on main at 5.
+   *          b's background call queues behind it.
+   *   t = 1-11: busy holds the main thread (a 10 ms cpu step after a 1 ms
+   *          sleep), so c's 3 ms timer and x's reply wait for it.
+   *   t = 11: one loop iteration: the timers phase runs c, which calls
+   *          (foreground, no request leg); then the poll phase runs x's
+   *          reply, which frees the server. c's call is already queued
+   *          (JavaScript enqueues a call synchronously), so the queue is
+   *          [b, c] and c bypasses the background b: c is admitted at 11
+   *          (0 ms after its call), runs 1 ms, and b is admitted at 12.
+   * Through an event at the same instant (the engine before), c's call
+   * would join the queue after x's reply had admitted b: b at 11, c at 13. */
+  static const char model[] =
+      "{\"name\": \"sync-call\", \"pools\": [{\"name\": \"db\", \"kind\": \"event_loop\", \"count\": 1}],"
+      " \"servers\": [{\"name\": \"s\", \"pool\": \"main\", \"concurrency\": 1, \"policy\": \"priority_barrier\"}],"
+      " \"classes\": ["
+      "  {\"name\": \"x\", \"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"s\", \"handler\": ["
+      "    {\"op\": \"hop\", \"pool\": \"db\", \"to\": 0}, {\"op\": \"cpu\", \"ms\": 5}, {\"op\": \"hop\", \"pool\": \"main\", \"to\": 0}]}]},"
+      "  {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"span_begin\", \"span\": \"b_admit\"},"
+      "    {\"op\": \"call\", \"server\": \"s\", \"class\": \"background\","
+      "     \"handler\": [{\"op\": \"span_end\", \"span\": \"b_admit\"}, {\"op\": \"cpu\", \"ms\": 2}]}]},"
+      "  {\"name\": \"busy\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 1}, {\"op\": \"cpu\", \"ms\": 10}]},"
+      "  {\"name\": \"c\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 3}, {\"op\": \"span_begin\", \"span\": \"c_admit\"},"
+      "    {\"op\": \"call\", \"server\": \"s\", \"class\": \"foreground\","
+      "     \"handler\": [{\"op\": \"span_end\", \"span\": \"c_admit\"}, {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  char dir[512];
+  tu_table t;
+  order_run(model, &t, dir, sizeof dir);
+  ck_assert_double_eq_tol(span_mean(&t, "c_admit"), 0, 1e-9);  /* c: called at 11, admitted at 11 */
+  ck_assert_double_eq_tol(span_mean(&t, "b_admit"), 12, 1e-9); /* b: called at 0, admitted at 12 */
+  tu_table_free(&t);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* ---- the wa-sqlite model ---- */
 
 static const char *const runtimes[] = {"memory-direct", "memory-dedicated-worker", "opfs-dedicated-worker",
@@ -508,10 +570,12 @@ Suite *wasqlite_suite(void)
                                  wasqlite_strict_priority_by_hand, wasqlite_shortest_first_by_hand,
                                  wasqlite_weighted_fair_by_hand, NULL};
   const TTest *const slices[] = {wasqlite_policies_on_the_time_slice_queue, wasqlite_policies_on_zero_cache_groups, NULL};
+  const TTest *const order[] = {wasqlite_zero_leg_call_enqueues_synchronously, NULL};
   const TTest *const model[] = {wasqlite_scenario_summary, wasqlite_reproduces_the_recorded_fifo_runs,
                                 wasqlite_shipped_model_is_calibrated, wasqlite_explain_says_what_reads_waited_behind, NULL};
   tu_tcase(s, "policy", policy, NULL, NULL, 0);
   tu_tcase(s, "slices", slices, NULL, NULL, 120);
+  tu_tcase(s, "order", order, NULL, NULL, 0);
   tu_tcase(s, "model", model, NULL, NULL, 120);
   return s;
 }

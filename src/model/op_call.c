@@ -4,7 +4,8 @@
  *    "span": SPAN, "wait": true, "handler": [...]}
  * into call (jump = its call_end) handler... call_end (jump = the call). The
  * caller pays send_ms of CPU, its request travels request_ms and joins the
- * server's queue with its class (and declared work, for shortest_first); the
+ * server's queue with its class (at once, before the caller's worker runs
+ * anything else, when the drawn request_ms is 0) (and declared work, for shortest_first); the
  * server admits up to its concurrency in the order its policy picks; an
  * admitted call runs the handler steps on a worker of the server's pool; then
  * the reply travels reply_ms back to the caller's worker, which pays
@@ -24,13 +25,18 @@ static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)
     if (s->send > 0)
       return ts__cpu_begin(w, a, s->send, 1, 0, TS_ACTOR_RUNNING);
     /* fall through */
-  case 1:
+  case 1: {
     a->sched_class = s->klass;
     ts__x(w, a)->ret_worker = a->worker;
     ts__actor_set_state(w, a, TS_ACTOR_CALL_WAIT);
     a->sub = 2;
-    ts__actor_ready_at(w, a, w->sim.now + ts__draw(w, a, &s->cost), TS_READY_REQUEST);
+    ts_time leg = ts__draw(w, a, &s->cost);
+    if (leg > 0)
+      ts__actor_ready_at(w, a, w->sim.now + leg, TS_READY_REQUEST);
+    else /* no request leg: the call joins the queue now, as a JavaScript call enqueues synchronously */
+      ts__server_request(w, a);
     return TS_OP_FREE;
+  }
   default:
     return TS_OP_NEXT; /* admitted: the handler runs on the server's worker */
   }
