@@ -476,6 +476,59 @@ START_TEST(model_threshold_priority_io_on_other_worker_no_effect)
 }
 END_TEST
 
+/* A 40 ms job sliced in 1 ms rows (threshold 10, 2.5 while a priority io is
+ * in flight) and, arriving at 5 ms, a client of `events` events, each a
+ * priority io of io_us microseconds and cpu_us of CPU; priority_yield as
+ * given. The job runs 0-11 as its arrival callback and 11-22 in that
+ * iteration's check phase; the client's arrival callback runs at 22. */
+static void timer_case(const char *yield, int events, int io_us, int cpu_us, run *r)
+{
+  tu_modelf(&r->m,
+            MODEL_WITH("\"worker\": {\"threshold_ms\": 10, \"priority_yield\": \"%s\"}, ",
+                       CLASS("big", 1, SLICED(40, 40)) ", "
+                       CLASS_AT("new", "{\"op\": \"repeat\", \"count\": %d, \"steps\": [{\"op\": \"io\", \"ms\": %g,"
+                                       " \"priority\": true}, {\"op\": \"cpu\", \"ms\": %g}]}", 5)),
+            yield, events, io_us / 1000.0, cpu_us / 1000.0);
+  ck_assert_int_eq(run_observed(r, 0, 1, NULL), TS_WORLD_OK);
+}
+
+#define US(x) ((ts_time)(x) * 1000)
+
+START_TEST(model_priority_yield_timer_waits_a_timers_phase)
+{
+  run r;
+  /* immediate, one event of a 6 ms io and 1 ms: io 22-28; the job's laps are
+   * 2.5 ms while it is in flight: 22-25, 25-28; the callback 28-29; the job
+   * 29-40, 40-41 at 10 ms again; queued 1 ms in all (28-29) */
+  timer_case("immediate", 1, 6000, 1000, &r);
+  ck_assert_int_eq(st(&r.w, 1)->done, MS(29));
+  ck_assert_int_eq(st(&r.w, 0)->done, MS(41));
+  ck_assert_int_eq(st(&r.w, 0)->state[TS_ACTOR_QUEUED], MS(1));
+  run_finish(&r);
+  /* timer: the job's yield at 25 sees the io in flight: a 1 ms timer, the
+   * loop idles 25-26, the job runs 26-29 in the timers phase (the io ends at
+   * 28, mid-lap); the callback 29-30 while the job waits for its next timer
+   * (29-30), then 30-41 and 41-42; queued 2 ms */
+  timer_case("timer", 1, 6000, 1000, &r);
+  ck_assert_int_eq(r.m.pools[0].priority_timer, MS(1));
+  ck_assert_int_eq(st(&r.w, 1)->done, MS(30));
+  ck_assert_int_eq(st(&r.w, 0)->done, MS(42));
+  ck_assert_int_eq(st(&r.w, 0)->state[TS_ACTOR_QUEUED], MS(2));
+  run_finish(&r);
+  /* two fast events (0.4 ms io, 0.5 ms CPU). immediate: io 22-22.4, its
+   * callback waits for the lap 22-25, runs 25-25.5; io 25.5-25.9 inside the
+   * lap 25.5-28.5; callback 28.5-29 */
+  timer_case("immediate", 2, 400, 500, &r);
+  ck_assert_int_eq(st(&r.w, 1)->done, US(29000));
+  run_finish(&r);
+  /* timer: the second io (25.5-25.9) ends inside the timer's gap (25-26):
+   * its callback runs at once, 25.9-26.4 */
+  timer_case("timer", 2, 400, 500, &r);
+  ck_assert_int_eq(st(&r.w, 1)->done, US(26400));
+  run_finish(&r);
+}
+END_TEST
+
 /* ---- overheads ---- */
 
 /* One actor: 40 ms sliced in 1 ms rows; threshold 9 makes 10 ms slices. */
@@ -1003,6 +1056,7 @@ Suite *model_suite(void)
                                model_threshold_priority_io_quarters_threshold,
                                model_threshold_priority_min_applies,
                                model_threshold_priority_io_on_other_worker_no_effect,
+                               model_priority_yield_timer_waits_a_timers_phase,
                                model_yield_overhead_is_loop_cpu_not_timer_cpu,
                                model_loop_overhead_once_per_busy_iteration,
                                model_loop_overhead_paid_before_the_poll_snapshot,

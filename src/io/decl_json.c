@@ -235,16 +235,18 @@ static int load_policy(loader *L, const cJSON *obj, const ts_sched_type **policy
 static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
 {
   static const char *const keys[] = {"name", "kind", "count", "policy", "threshold_ms", "priority_divisor",
-                                     "priority_min_ms", "yield_overhead_ms", "loop_overhead_ms", "burst_limit",
-                                     "weights", "note", NULL};
+                                     "priority_min_ms", "priority_yield", "yield_overhead_ms", "loop_overhead_ms",
+                                     "burst_limit", "weights", "note", NULL};
   static const char *const kinds[] = {"event_loop", "thread", NULL};
+  static const char *const yields[] = {"immediate", "timer", NULL};
   const char *name = main ? "main" : NULL;
-  int kind = 0;
+  int kind = 0, yield = 0;
   int64_t div = 4;
   if (ts_jcheck_keys(&L->c, wj, keys, L->e) || ts_jget_string(&L->c, wj, "name", !main, &name, L->e) ||
       ts__ml_enum_field(L, wj, "kind", kinds, &kind) || int_field(L, wj, "priority_divisor", 1, 1000, &div) ||
-      load_policy(L, wj, &p->policy, &p->sched))
+      ts__ml_enum_field(L, wj, "priority_yield", yields, &yield) || load_policy(L, wj, &p->policy, &p->sched))
     return -1;
+  p->priority_timer = yield ? TS_PRIORITY_TIMER : 0;
   if (ts__ml_check_name(L, "name", name) || !(p->name = ts__ml_dup_or_fail(L, name)))
     return -1;
   p->kind = (ts_worker_kind)kind;
@@ -263,6 +265,9 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
                       "servers");
     if (cJSON_GetObjectItemCaseSensitive(wj, "loop_overhead_ms"))
       return ts_jfail(&L->c, "loop_overhead_ms", L->e, "only for \"kind\": \"event_loop\"");
+    if (yield)
+      return ts_jfail(&L->c, "priority_yield", L->e, "only for \"kind\": \"event_loop\" (a thread has no timers "
+                      "phase)");
   }
   if (main) {
     if (cJSON_GetObjectItemCaseSensitive(wj, "count"))

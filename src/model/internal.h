@@ -11,7 +11,8 @@ enum {
   TS_EV_SEG_END,  /* obj: worker; gen: the worker's generation when planned */
   TS_EV_WAKE,     /* obj: worker; an idle worker has work */
   TS_EV_SOURCE,   /* obj: class; the next arrival of a class that arrives until the horizon */
-  TS_EV_RESUME    /* obj: actor; its blocked thread runs again (after a futex wake) */
+  TS_EV_RESUME,   /* obj: actor; its blocked thread runs again (after a futex wake) */
+  TS_EV_RELEASE   /* obj: worker; the timer its time-slice queue's head waits for expires (priority_yield "timer") */
 };
 
 /* How an actor becomes ready (TS_EV_READY's gen). */
@@ -178,6 +179,7 @@ int ts__worker_of(const ts_world *w, int pool, int i);
 /* Event handlers. */
 void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
 void ts__worker_on_resume(ts_sim *sim, const ts_event *ev);
+void ts__worker_on_release(ts_sim *sim, const ts_event *ev);
 
 /* --- locks, channels, servers --- */
 

@@ -102,9 +102,16 @@ typedef struct ts_pool {
   ts_time threshold;          /* yield threshold; TS_TIME_MAX: none */
   int priority_divisor;       /* threshold / divisor while a priority op is in flight */
   ts_time priority_min;       /* ...but at least this */
+  ts_time priority_timer;     /* event loop: a yield while a priority op is in flight waits for a timer of this
+                               * long before it may resume (priority_yield "timer"); 0: the check phase
+                               * resumes it (setImmediate, "immediate") */
   ts_time yield_overhead;     /* loop CPU per yield */
   ts_time loop_overhead;      /* loop CPU per event-loop iteration that does work */
 } ts_pool;
+
+/* The timer a yield waits for under "priority_yield": "timer": Node's
+ * setTimeout(fn, 1). */
+#define TS_PRIORITY_TIMER (1 * TS_NS_PER_MS)
 
 typedef enum { TS_SCOPE_ACTOR, TS_SCOPE_SHARED, TS_SCOPE_PER_WORKER, TS_SCOPE_INDEXED } ts_scope;
 

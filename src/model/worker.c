@@ -36,6 +36,47 @@ static inline int queue_push(ts_worker *wk, const ts_actor *a)
   return ts_sched_queue_push(&wk->queue, a->id, a->sched_class, a->seg.active ? a->seg.cost - a->seg.done : 0);
 }
 
+/* zero-cache's time-slice queue is a lock whose holder waits for its
+ * release: setImmediate (the next check phase: the queue's head is taken
+ * there) or, under "priority_yield": "timer", while a priority op is in
+ * flight, a timer of priority_timer (a RELEASE event; the head then runs in
+ * a timers phase). The wait is chosen when the head takes the lock: as it
+ * joins an empty queue, or as the one before it is released. */
+static void arm_head(ts_world *w, ts_worker *wk)
+{
+  if (wk->spec->priority_timer == 0 || wk->head_timer || wk->prio_inflight <= 0 || queue_len(wk) == 0)
+    return;
+  wk->head_timer = 1;
+  ts__at(w, w->sim.now + wk->spec->priority_timer, TS_EV_RELEASE, wk->id, 0);
+}
+
+/* The queue's head, taken for the check phase, or -1 (none, or its timer
+ * runs). */
+static int queue_take(ts_world *w, ts_worker *wk)
+{
+  if (wk->head_timer)
+    return -1;
+  int id = queue_pop(wk);
+  if (id >= 0)
+    arm_head(w, wk);
+  return id;
+}
+
+void ts__worker_on_release(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  ts_worker *wk = &w->workers[ev->obj];
+  wk->head_timer = 0;
+  int id = queue_pop(wk);
+  if (id < 0)
+    return;
+  /* its timer's callback (queued, still) runs in the next timers phase */
+  if (ts_ring_push(&wk->timers, id) != 0)
+    ts__world_nomem(w);
+  arm_head(w, wk);
+  ts__worker_kick(w, wk, sim->now);
+}
+
 
 /* Actor id gets wk's CPU for a new run period (a new lap). Returns 1 if the
  * worker is busy afterwards. */
@@ -109,13 +150,13 @@ static void next_loop(ts_world *w, ts_worker *wk)
       break;
     case TS_PHASE_CHECK: {
       wk->phase = TS_PHASE_START;
-      int id = queue_pop(wk);
+      int id = queue_take(w, wk);
       if (id >= 0 && start_actor(w, wk, id))
         return;
       break;
     }
     case TS_PHASE_START: {
-      size_t queued = queue_len(wk);
+      size_t queued = wk->head_timer ? 0 : queue_len(wk);
       if (wk->ready.len == 0 && wk->timers.len == 0 && queued == 0) {
         park(w, wk);
         return;
@@ -130,7 +171,7 @@ static void next_loop(ts_world *w, ts_worker *wk)
       wk->poll_left = wk->ready.len;
       if (wk->timers_left == 0 && wk->poll_left == 0) { /* empty timers and poll phases: straight to check */
         wk->phase = TS_PHASE_START;
-        int id = queue_pop(wk);
+        int id = queue_take(w, wk);
         if (id >= 0 && start_actor(w, wk, id))
           return;
         break;
@@ -194,6 +235,8 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
       wk->queue_depth_max = depth;
     ts__actor_set_state(w, a, TS_ACTOR_QUEUED);
     rc = queue_push(wk, a);
+    if (depth == 0 && rc == 0)
+      arm_head(w, wk); /* it takes the free lock */
   }
   if (rc != 0)
     ts__world_nomem(w);

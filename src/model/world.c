@@ -71,7 +71,8 @@ static int lay_out_pools(ts_world *w, int workers)
       ts_ring_init(&wk->fifo_q);
       ts_ring_init(&wk->wakes);
       wk->fifo = m->pools[p].policy == &ts_sched_fifo;
-      wk->rr_able = !w->obs && wk->fifo && m->pools[p].kind == TS_WORKER_EVENT_LOOP && m->pools[p].loop_overhead <= 0;
+      wk->rr_able = !w->obs && wk->fifo && m->pools[p].kind == TS_WORKER_EVENT_LOOP && m->pools[p].loop_overhead <= 0 &&
+                    m->pools[p].priority_timer == 0;
     }
   return 0;
 }
@@ -478,6 +479,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_WAKE, ts__worker_on_wake);
   ts_sim_on(&w->sim, TS_EV_SOURCE, on_source);
   ts_sim_on(&w->sim, TS_EV_RESUME, ts__worker_on_resume);
+  ts_sim_on(&w->sim, TS_EV_RELEASE, ts__worker_on_release);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
   if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
     return w->error ? w->error : -1;

@@ -186,6 +186,7 @@ typedef struct ts_worker {
   ts_time wake_kernel;    /* ...and the kernel CPU of the one it is waking now */
   int blocked;            /* the actor whose mutex wait blocks the whole worker, or -1 */
   int prio_inflight;      /* priority operations in flight in this worker's process */
+  int head_timer;         /* priority_yield "timer": the time-slice queue's head waits for its timer (a RELEASE event) */
   ts_seg_kind seg;
   int actor;              /* running actor (TS_SEG_ACTOR) */
   ts_time seg_t0;         /* when work done was last brought up to date */
