@@ -460,7 +460,7 @@ END_TEST
 
 START_TEST(optimize_is_the_same_for_any_jobs)
 {
-  const char *args = "optimize scenarios/zero-cache-late-joiner.json --minimize wave_ms@joiner --field "
+  const char *args = "optimize scenarios/zero-cache-late-group.json --minimize wave_ms@joiner --field "
                      "worker.priority_min_ms=0.5:10 --constraint 'wave_ms@viewsyncer <= 1.02 * baseline' --grid 4 -q";
   ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
   ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
