@@ -282,6 +282,74 @@ START_TEST(hard_set_on_the_command_line)
 }
 END_TEST
 
+/* ---- messages name what failed where ---- */
+
+/* A step failing while running names the sweep point by the scenario's
+ * axis names and value labels (policy=fifo variant=broken), not by axis
+ * and value indexes; the JSON path of the step follows. */
+START_TEST(hard_run_time_failure_names_the_axis_labels)
+{
+  tu_write_file(at("m.json"), "{\"params\": {\"k\": 0}, \"worker\": {\"policy\": \"fifo\"},\n"
+                              " \"locks\": [{\"name\": \"g\", \"scope\": \"indexed\", \"instances\": 2}],\n"
+                              " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [\n"
+                              "  {\"op\": \"lock\", \"lock\": \"g\", \"index\": \"i + $k\"}, {\"op\": \"cpu\", \"ms\": 1},\n"
+                              "  {\"op\": \"unlock\", \"lock\": \"g\"}]}]}\n");
+  tu_write_file(at("s.json"), "{\"name\": \"ax\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1],\n"
+                              " \"axes\": {\"policy\": {\"path\": \"worker.policy\", \"values\": [\"fifo\", \"shortest_first\"]},\n"
+                              "  \"variant\": {\"sets\": {\"fine\": {\"params.k\": 0}, \"broken\": {\"params.k\": 5}}}}}\n");
+  char *err;
+  ck_assert_int_eq(run_set("out", "", &err), 2);
+  ck_assert_msg(strstr(err, "/m.json: n=1 workers=1 replication 0 policy=fifo variant=broken: classes[0].program[0]: "
+                            "index \"i + $k\" is 5 for actor 0 (class a, i = 0): expected an integer in [0, 2)\n"),
+                "%s", err);
+  free(err);
+}
+END_TEST
+
+/* ---- a window past the run ---- */
+
+/* A window that starts after the run ended measured nothing: its metrics
+ * are empty (not 0.000000 as if measured) and a note says why; the
+ * metrics of the whole run keep their values; a window that starts before
+ * the end is measured. */
+START_TEST(hard_window_after_the_run_is_empty_and_said)
+{
+  tu_write_file(at("m.json"), "{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}],\n"
+                              " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"size_bytes\": 100, \"program\": [\n"
+                              "  {\"op\": \"span_begin\", \"span\": \"s\"}, {\"op\": \"lock\", \"lock\": \"m\"},\n"
+                              "  {\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"m\"},\n"
+                              "  {\"op\": \"span_end\", \"span\": \"s\"}]}]}\n");
+  static const char *const windowed[] = {"cpu_cores", "mutex_wait_ms", "lock_wait_share", "memory_bytes", "s_count",
+                                         "s_rate_per_s", "s_p50_ms", NULL};
+  for (int late = 1; late >= 0; late--) {
+    char scen[300];
+    snprintf(scen, sizeof scen, "{\"name\": \"w\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1], "
+             "\"replications\": 2, \"warmup_ms\": %s}\n", late ? "1e9" : "0.5");
+    tu_write_file(at("s.json"), scen);
+    char *err;
+    ck_assert_int_eq(run_set("w", "", &err), 0);
+    if (late)
+      ck_assert_str_eq(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after 4 "
+                            "replication(s) had ended (the first: n=1 workers=1 replication 0 ended at 1 ms): their "
+                            "CPU, mutex, instruction, memory and span metrics are empty, not 0\n");
+    else
+      ck_assert_str_eq(err, "");
+    free(err);
+    tu_table t;
+    tu_table_read(&t, at("w/summary.csv"));
+    for (int row = 0; row < 2; row++) {
+      for (int i = 0; windowed[i]; i++)
+        ck_assert_msg((tu_table_cell(&t, row, windowed[i])[0] == '\0') == late, "%s at row %d: \"%s\"", windowed[i],
+                      row, tu_table_cell(&t, row, windowed[i]));
+      ck_assert((tu_table_cell(&t, row, "cpu_cores_mean")[0] == '\0') == late);
+      ck_assert_str_eq(tu_table_cell(&t, row, "queue_depth"), "0.000000"); /* the whole run's */
+      ck_assert_double_eq(tu_table_num(&t, row, "cpu_ms"), 1.0);
+    }
+    tu_table_free(&t);
+  }
+}
+END_TEST
+
 Suite *hard_suite(void)
 {
   Suite *s = suite_create("hard");
@@ -289,8 +357,11 @@ Suite *hard_suite(void)
                                       NULL};
   const TTest *const sets[] = {hard_set_value_is_parsed_whole, hard_set_on_the_command_line, NULL};
   const TTest *const models[] = {hard_after_cycles_are_refused, hard_spans_nothing_begins_are_refused, NULL};
+  const TTest *const windows[] = {hard_window_after_the_run_is_empty_and_said,
+                                  hard_run_time_failure_names_the_axis_labels, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);
   tu_tcase(s, "set", sets, make_tmp, remove_tmp, 120);
   tu_tcase(s, "models", models, NULL, NULL, 60);
+  tu_tcase(s, "runs", windows, make_tmp, remove_tmp, 120);
   return s;
 }

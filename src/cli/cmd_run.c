@@ -338,6 +338,17 @@ bad:
   return 2;
 }
 
+/* The scenario's names for the axes and their values, for messages. */
+static const char *axis_name(void *ctx, int axis)
+{
+  return ((const ts_loaded *)ctx)->sc.axes[axis].key;
+}
+
+static const char *axis_label(void *ctx, int axis, int v)
+{
+  return ((const ts_loaded *)ctx)->sc.axes[axis].labels[v];
+}
+
 void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, ts_sweep_spec *spec)
 {
   for (int a = 0; a < L->sc.naxes; a++)
@@ -347,6 +358,7 @@ void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, ts_sweep_sp
                           .horizon = L->sc.horizon, .warmup = L->sc.warmup, .window = L->sc.window,
                           .naxes = L->sc.naxes, .axis_sizes = sizes,
                           .model_of = L->sc.naxes ? ts_cli_model_of : NULL, .model = &L->model, .ctx = L,
+                          .axis_name = axis_name, .axis_label = axis_label,
                           .ci_target = L->sc.ci_target, .ci_max = L->sc.ci_max, .ci_cols = table_cols,
                           .should_stop = ts_cli_should_stop, .jobs = o->jobs,
                           .shard = o->shards ? o->shard - 1 : 0, .shards = o->shards};
@@ -534,6 +546,12 @@ int ts_cmd_run(int argc, char **argv)
     ts_sweep_finish(&s);
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
+  }
+  if (s.window_missed) { /* on stderr even with -q: it says why values are empty */
+    fflush(stdout);
+    fprintf(stderr, "tssim: note: the measurement window starts at %g ms (warmup_ms), after %zu replication(s) had "
+            "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
+            ts_time_to_ms(L.sc.warmup), s.window_missed, s.window_missed_at);
   }
   if (o.shards) {
     if (!o.quiet)

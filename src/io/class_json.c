@@ -205,7 +205,7 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
   if (!cJSON_IsNumber(cnt) && !cJSON_IsString(cnt))
     return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression",
                     TS_MAX_ACTORS);
-  return ts__ml_count_expr(L, jc, &k->count);
+  return ts__ml_count_expr(L, jc, 0, TS_MAX_ACTORS, &k->count);
 }
 
 int ts__ml_load_class(loader *L, const cJSON *jc, int index)

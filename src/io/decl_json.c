@@ -1,10 +1,12 @@
 /* Declarations: the main pool ("worker") and the other pools, locks and
  * mutexes, channels, counters and servers, with their queue policies. They
  * are loaded before the classes, whose programs refer to them by name. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/model_json.h"
 #include "io/model_load.h"
 
 /* Run fn on each element of the array at obj[key] (absent: nothing), with the
@@ -274,7 +276,7 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
       return ts_jfail(&L->c, "count", L->e, "the main pool has the sweep's number of workers (scenario \"workers\")");
     return 0;
   }
-  return ts__ml_count_expr(L, wj, &p->count);
+  return ts__ml_count_expr(L, wj, 1, TS_MAX_WORKERS, &p->count);
 }
 
 static int load_pool(loader *L, const cJSON *jp, int i)
@@ -333,6 +335,18 @@ static int load_server(loader *L, const cJSON *js, int i)
   d->pool = pool ? ts_model_find_pool(L->m, pool) : 0;
   if (d->pool < 0)
     return ts_jfail(&L->c, "pool", L->e, "no pool named \"%s\"", pool);
+  double v, count = TS_MAX_WORKERS;
+  if (d->pool > 0 && !ts_expr_is_constant(L->m->pools[d->pool].count, &count))
+    count = TS_MAX_WORKERS; /* the pool's size is known at each sweep point */
+  if (d->worker && ts_expr_is_constant(d->worker, &v) && (!(v >= 0 && v < count) || v != floor(v))) {
+    char quoted[TS_EXPR_QUOTE];
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(js, "worker")))
+      return ts_jfail(&L->c, "worker", L->e, "expected an index in [0, %.0f) (pool %s), got %g", count,
+                      L->m->pools[d->pool].name, v);
+    return ts_jfail(&L->c, "worker", L->e, "\"%s\" is %g: expected an index in [0, %.0f) (pool %s)",
+                    ts_expr_excerpt(ts_expr_text(d->worker), quoted, sizeof quoted), v, count,
+                    L->m->pools[d->pool].name);
+  }
   d->concurrency = (int)conc;
   return 0;
 }

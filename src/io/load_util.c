@@ -3,8 +3,10 @@
  * class-level expressions and counts) that the classes, declarations, host
  * and metrics read the same way. Each records its error with the JSON path
  * of L's cursor. */
+#include <math.h>
 #include <string.h>
 
+#include "io/model_json.h"
 #include "io/model_load.h"
 
 char *ts__ml_dup_or_fail(loader *L, const char *s)
@@ -63,12 +65,21 @@ int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required
 }
 
 /* A count (of a class's actors or a pool's workers): made before any actor,
- * so only $params, n and W. */
-int ts__ml_count_expr(loader *L, const cJSON *obj, ts_expr **out)
+ * so only $params, n and W; one known at load time must be an integer in
+ * [lo, hi] then (else it is checked at each sweep point). */
+int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr **out)
 {
   L->class_expr = TS_EXPR_COUNT;
   int r = ts_load_expr(L, obj, "count", 1, out);
   L->class_expr = 0;
+  double v;
+  if (r == 0 && ts_expr_is_constant(*out, &v) && (!(v >= lo && v <= hi) || v != floor(v))) {
+    char quoted[TS_EXPR_QUOTE];
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "count")))
+      return ts_jfail(&L->c, "count", L->e, "expected an integer in [%.0f, %.0f], got %g", lo, hi, v);
+    return ts_jfail(&L->c, "count", L->e, "\"%s\" is %g: expected an integer in [%.0f, %.0f]",
+                    ts_expr_excerpt(ts_expr_text(*out), quoted, sizeof quoted), v, lo, hi);
+  }
   return r;
 }
 

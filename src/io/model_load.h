@@ -68,8 +68,9 @@ int ts__ml_enum_field(loader *L, const cJSON *obj, const char *key, const char *
 int ts__ml_time_field(loader *L, const cJSON *obj, const char *key, ts_time *out);
 /* The class-level expression at obj[key] ($params, n, W, i, lets) into *out. */
 int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required, ts_expr **out);
-/* The required "count" of obj (a class's actors or a pool's workers: $params, n, W) into *out. */
-int ts__ml_count_expr(loader *L, const cJSON *obj, ts_expr **out);
+/* The required "count" of obj (a class's actors or a pool's workers: $params, n, W) into *out;
+ * when it is known at load time, an integer in [lo, hi]. */
+int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr **out);
 /* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
 int ts__ml_class_of_name(const char *s);
 

@@ -125,8 +125,10 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
   if (d->mean_ms) {
     double ms = ts__eval(w, a, d->mean_ms);
     if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
+      char quoted[TS_EXPR_QUOTE];
       ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %g ms for actor %d: expected [0, %g]",
-               ts_expr_text(d->mean_ms), ms, a->id, (double)TS_DRAW_MAX / TS_NS_PER_MS);
+               ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted), ms, a->id,
+               (double)TS_DRAW_MAX / TS_NS_PER_MS);
       return 0;
     }
     mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
@@ -284,9 +286,11 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   case TS_SCOPE_INDEXED: break;
   }
   double v = ts__eval(w, a, s->index);
+  char quoted[TS_EXPR_QUOTE];
   if (!(v >= 0 && v < instances) || v != floor(v))
     return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
-                    ts_expr_text(s->index), v, a->id, w->model->classes[a->klass].name, a->index, instances);
+                    ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), v, a->id,
+                    w->model->classes[a->klass].name, a->index, instances);
   return (int)v;
 }
 
@@ -532,12 +536,15 @@ int ts__fail(ts_world *w, const ts_step *s, const char *fmt, ...)
 {
   if (w->error)
     return -1;
-  char msg[200];
+  char msg[300];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(w->errmsg, sizeof w->errmsg, "%s: %s", s && s->where ? s->where : "model", msg);
+  if (s && s->where)
+    snprintf(w->errmsg, sizeof w->errmsg, "%s: %s", s->where, msg);
+  else
+    snprintf(w->errmsg, sizeof w->errmsg, "%s", msg); /* msg names its JSON path */
   w->error = TS_WORLD_MODEL;
   w->sim.failed = TS_SIM_STOP;
   return -1;

@@ -244,7 +244,8 @@ void ts__server_done(ts_world *w, ts_actor *a, int s);
 /* Memory ran out inside a handler: stop the run (TS_WORLD_NOMEM). */
 void ts__world_nomem(ts_world *w);
 /* A step failed while running (an index out of range...): stop the run with
- * TS_WORLD_MODEL and a message naming the step. Returns -1. */
+ * TS_WORLD_MODEL and a message naming the step (s NULL: the message names
+ * its JSON path itself). Returns -1. */
 int ts__fail(ts_world *w, const ts_step *s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A broken invariant: stop the run with TS_WORLD_INTERNAL naming it. */
 void ts__invariant(ts_world *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -93,7 +93,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   if (s->expr) {
     double v = ts__eval(w, a, s->expr);
     if (!(v >= 0 && v <= 1e12)) {
-      ts__fail(w, s, "tokens \"%s\" is %g: expected a count in [0, 1e12]", ts_expr_text(s->expr), v);
+      char quoted[TS_EXPR_QUOTE];
+      ts__fail(w, s, "tokens \"%s\" is %g: expected a count in [0, 1e12]",
+               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), v);
       return TS_OP_FREE;
     }
     tokens = (int64_t)v;

@@ -18,8 +18,10 @@ static void admit(ts_world *w, int s)
       double v = ts__eval(w, a, d->worker);
       wk = v == floor(v) ? ts__worker_of(w, d->pool, (int)v) : -1;
       if (wk < 0) {
-        ts__fail(w, NULL, "server \"%s\": worker \"%s\" is %g: expected an index in [0, %d)", d->name,
-                 ts_expr_text(d->worker), v, count);
+        char quoted[TS_EXPR_QUOTE];
+        ts__fail(w, NULL, "servers[%d].worker: server \"%s\"'s worker \"%s\" is %g for a caller with i = %d: expected "
+                 "an index in [0, %d) (pool %s)", s, d->name, ts_expr_excerpt(ts_expr_text(d->worker), quoted,
+                 sizeof quoted), v, a->index, count, w->model->pools[d->pool].name);
         return;
       }
     } else {

@@ -19,14 +19,21 @@
 
 #include "model/dispatch.h"
 
-/* An integer from a count or placement expression, evaluated at init. */
-static int init_int(ts_world *w, const ts_expr *e, const ts_actor *a, long lo, long hi, const char *what,
-                    const char *klass, long *out)
+/* An integer from a count or placement expression, evaluated at init; a
+ * failure names the field by its JSON path: "pools" or "classes", the
+ * index there, the field and what it is ("pool db's count"). */
+static int init_int(ts_world *w, const ts_expr *e, const ts_actor *a, long lo, long hi, const char *array, int index,
+                    const char *field, const char *what, const char *name, long *out)
 {
   double v = ts__eval(w, a, e);
   if (!(v >= (double)lo && v <= (double)hi) || v != floor(v)) {
-    snprintf(w->errmsg, sizeof w->errmsg, "class %s: %s \"%s\" is %g at n = %d, W = %d: expected an integer in [%ld, %ld]",
-             klass, what, ts_expr_text(e), v, w->n, w->nmain, lo, hi);
+    char quoted[TS_EXPR_QUOTE], who[32] = "";
+    if (a)
+      snprintf(who, sizeof who, ", i = %d", a->index);
+    snprintf(w->errmsg, sizeof w->errmsg,
+             "%s[%d].%s: %s %s's %s \"%s\" is %g at n = %d, W = %d%s: expected an integer in [%ld, %ld]", array,
+             index, field, array[0] == 'p' ? "pool" : "class", name, what,
+             ts_expr_excerpt(ts_expr_text(e), quoted, sizeof quoted), v, w->n, w->nmain, who, lo, hi);
     w->error = TS_WORLD_MODEL;
     return -1;
   }
@@ -44,7 +51,8 @@ static int lay_out_pools(ts_world *w, int workers)
   for (size_t p = 0; p < m->npools; p++) {
     long count = workers;
     w->pool_base[p] = total;
-    if (p > 0 && init_int(w, m->pools[p].count, NULL, 1, 4096, "pool count", m->pools[p].name, &count))
+    if (p > 0 && init_int(w, m->pools[p].count, NULL, 1, 4096, "pools", (int)p - 1, "count", "count", m->pools[p].name,
+                          &count))
       return -1;
     total += (int)count;
     if (p == 0)
@@ -143,7 +151,8 @@ static int count_classes(ts_world *w)
     long count = 0;
     w->class_base[c] = total;
     if (!m->classes[c].forever &&
-        init_int(w, m->classes[c].count, NULL, 0, 1000000, "count", m->classes[c].name, &count))
+        init_int(w, m->classes[c].count, NULL, 0, 1000000, "classes", (int)c, "count", "count", m->classes[c].name,
+                 &count))
       return -1;
     w->class_count[c] = (int)count;
     total += (int)count;
@@ -155,9 +164,9 @@ static int count_classes(ts_world *w)
     if (ar->kind == TS_ARRIVE_AFTER && !m->classes[ar->after].forever &&
         w->class_count[c] > w->class_count[ar->after]) {
       snprintf(w->errmsg, sizeof w->errmsg,
-               "class %s has %d actors at n = %d, more than the %d of class %s it follows (arrival \"after\"): "
-               "the rest would never start",
-               m->classes[c].name, w->class_count[c], w->n, w->class_count[ar->after], m->classes[ar->after].name);
+               "classes[%zu].count: class %s has %d actors at n = %d, more than the %d of class %s it follows "
+               "(arrival \"after\"): the rest would never start",
+               c, m->classes[c].name, w->class_count[c], w->n, w->class_count[ar->after], m->classes[ar->after].name);
       w->error = TS_WORLD_MODEL;
       return -1;
     }
@@ -178,7 +187,8 @@ static int place(ts_world *w, int c, int i, int id, int *load)
   if (k->place == TS_PLACE_FIXED) {
     ts_actor probe = {.index = i, .klass = c, .worker = w->pool_base[p]};
     long v;
-    if (init_int(w, k->place_worker, &probe, 0, count - 1, "placement worker", k->name, &v))
+    if (init_int(w, k->place_worker, &probe, 0, count - 1, "classes", c, "placement.worker", "placement worker", k->name,
+                 &v))
       return -1;
     return w->pool_base[p] + (int)v;
   }
@@ -411,8 +421,10 @@ static void on_source(ts_sim *sim, const ts_event *ev)
     ts_actor probe = {.index = i, .klass = ev->obj, .worker = w->pool_base[p]};
     double v = ts__eval(w, &probe, k->place_worker);
     if (!(v >= 0 && v < count) || v != floor(v)) {
-      snprintf(w->errmsg, sizeof w->errmsg, "class %s: placement worker \"%s\" is %g for i = %d: expected [0, %d)",
-               k->name, ts_expr_text(k->place_worker), v, i, count);
+      char quoted[TS_EXPR_QUOTE];
+      snprintf(w->errmsg, sizeof w->errmsg,
+               "classes[%d].placement.worker: class %s's placement worker \"%s\" is %g for i = %d: expected [0, %d)",
+               ev->obj, k->name, ts_expr_excerpt(ts_expr_text(k->place_worker), quoted, sizeof quoted), v, i, count);
       w->error = TS_WORLD_MODEL;
       sim->failed = TS_SIM_STOP;
       return;
@@ -691,6 +703,11 @@ ts_time ts_world_window(const ts_world *w)
 {
   ts_time end = w->win_t1 < w->sim.now ? w->win_t1 : w->sim.now;
   return end > w->win_t0 ? end - w->win_t0 : 0;
+}
+
+int ts_world_window_missed(const ts_world *w)
+{
+  return w->win_t0 > 0 && w->sim.now <= w->win_t0;
 }
 
 void ts__at_failed(ts_world *w, ts_time at)

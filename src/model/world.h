@@ -327,7 +327,7 @@ typedef struct ts_world {
   int ended;              /* the window's end was reached and its snapshot taken */
   /* errors */
   int error;              /* TS_WORLD_* once the run failed */
-  char errmsg[256];       /* TS_WORLD_MODEL: what went wrong, naming the step */
+  char errmsg[400];       /* TS_WORLD_MODEL: what went wrong, naming the step */
   uint64_t ops_at_instant;/* ops run at the current instant (livelock guard) */
   ts_time ops_instant;
   const ts_observer *obs; /* optional: trace records */
@@ -411,6 +411,9 @@ int ts_world_run(ts_world *w);
 void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max);
 /* The window's length in ns (its end clipped to when the run stopped). */
 ts_time ts_world_window(const ts_world *w);
+/* 1 when the run ended at or before the window's start (warmup_ms past the
+ * run's end): the window holds nothing, and its metrics are not measured. */
+int ts_world_window_missed(const ts_world *w);
 /* A sentence for a TS_WORLD_* status (with errmsg where it has one). */
 const char *ts_world_strerror(const ts_world *w, int status);
 

@@ -459,18 +459,30 @@ static double span_value(int stat, const ts_span_rec *r, double win_s, double **
   return stat == TS_SPAN_MEAN ? gsl_stats_mean(v, 1, r->len) : gsl_stats_quantile_from_sorted_data(v, 1, r->len, q[stat]);
 }
 
+/* Whether world quantity id is measured in the window (not over the whole run). */
+static int windowed(int id)
+{
+  switch (id) {
+  case TS_W_QUEUE_DEPTH: case TS_W_QUEUE_DEPTH_MAX: case TS_W_SLICE_WAIT: case TS_W_GROUPS_MAX: case TS_W_GROUPS_MEAN:
+    return 0;
+  default:
+    return 1;
+  }
+}
+
 void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v)
 {
   double win_s = (double)ts_world_window(w) / 1e9;
   size_t ns = w->model->nspans;
   double **sorted = ns ? calloc(ns, sizeof *sorted) : NULL;
+  int missed = ts_world_window_missed(w); /* nothing measured in the window: undefined, not 0 */
   for (size_t i = 0; i < l->n; i++) {
     const ts_metric *x = &l->v[i];
     double *one = NULL; /* without the cache (out of memory): sorted for this statistic only */
     if (x->source == TS_SRC_WORLD)
-      v[i] = world_value(x->id, w);
+      v[i] = missed && windowed(x->id) ? NAN : world_value(x->id, w);
     else if (x->source == TS_SRC_SPAN)
-      v[i] = span_value(x->stat, &w->spans[x->id], win_s, sorted ? &sorted[x->id] : &one);
+      v[i] = missed ? NAN : span_value(x->stat, &w->spans[x->id], win_s, sorted ? &sorted[x->id] : &one);
     free(one);
   }
   for (size_t s = 0; sorted && s < ns; s++)

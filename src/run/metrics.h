@@ -82,7 +82,8 @@ int ts_span_stat_find(const char *name);
 
 /* Per-replication values of the world metrics and span statistics of l, from
  * a finished world, into v (indexed like l; actor, ratio and expr metrics are
- * left as they are). */
+ * left as they are). When the run ended before its window began
+ * (ts_world_window_missed) the metrics measured in the window are NAN. */
 void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v);
 /* The value of actor metric mi for one actor's stats. */
 double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);

@@ -120,11 +120,17 @@ static int outside_range(const ts_world *w)
 
 int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what)
 {
-  char where[200] = "";
+  const ts_sweep_spec *spec = pr->spec;
+  char where[400] = "";
   int len = snprintf(where, sizeof where, "n=%d workers=%d replication %d", pr->n, pr->workers, r);
-  for (int a = 0; a < out->naxes && len > 0 && (size_t)len < sizeof where; a++)
-    len += snprintf(where + len, sizeof where - (size_t)len, " axis%d=%d", a,
-                    out->combo_values[(size_t)pr->combo * (size_t)out->naxes + (size_t)a]);
+  for (int a = 0; a < out->naxes && len > 0 && (size_t)len < sizeof where; a++) {
+    int v = out->combo_values[(size_t)pr->combo * (size_t)out->naxes + (size_t)a];
+    if (spec->axis_name && spec->axis_label) /* by the scenario's names: policy=fifo */
+      len += snprintf(where + len, sizeof where - (size_t)len, " %.60s=%.60s", spec->axis_name(spec->ctx, a),
+                      spec->axis_label(spec->ctx, a, v));
+    else
+      len += snprintf(where + len, sizeof where - (size_t)len, " axis%d=%d", a, v);
+  }
   snprintf(out->errmsg, sizeof out->errmsg, "%s: %s", where, what);
   return rc;
 }
@@ -142,6 +148,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   const ts_metric_list *l = &pr->cr->l;
   const ts_model *m = &pr->cr->m;
   size_t nl = l->n;
+  o->missed = -1;
   if (spec->should_stop && spec->should_stop(spec->progress_data)) {
     o->rc = TS_SWEEP_STOPPED;
     snprintf(o->why, sizeof o->why, "stopped");
@@ -169,6 +176,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     return;
   }
   o->outside = outside_range(&w);
+  o->missed = ts_world_window_missed(&w) ? w.sim.now : -1;
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
   size_t kept = counted(&w, -1);
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
@@ -265,6 +273,9 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   if (o->rc != 0)
     return ts__point_fail(out, o->rc, pr, r, o->why);
   pr->outside |= o->outside;
+  if (o->missed >= 0 && out->window_missed++ == 0)
+    snprintf(out->window_missed_at, sizeof out->window_missed_at, "n=%d workers=%d replication %d ended at %g ms",
+             pr->n, pr->workers, r, ts_time_to_ms(o->missed));
   for (size_t s = 0; s < pr->cr->m.nspans; s++)
     if (dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");

@@ -77,7 +77,9 @@ typedef struct ts_sweep {
   int max_replications;     /* the most any point took (with a CI target) */
   size_t points_done;       /* sweep points complete (all their rows) */
   size_t points_total;      /* points of the whole sweep (all shards) */
-  char errmsg[512];         /* what failed, when ts_sweep_run fails */
+  size_t window_missed;     /* replications that ended before the window began (their window metrics NAN) */
+  char window_missed_at[160]; /* the first of them: "n=1 workers=1 replication 0 ended at 12.5 ms" */
+  char errmsg[1024];        /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 
 typedef struct ts_sweep_spec {
@@ -98,6 +100,10 @@ typedef struct ts_sweep_spec {
   int (*model_of)(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
   const ts_model *model;
   void *ctx;
+  /* optional: an axis's name and the label of its value v (with ctx), to
+   * name the point a failure happened at ("policy=fifo"); NULL: "axis0=0" */
+  const char *(*axis_name)(void *ctx, int axis);
+  const char *(*axis_label)(void *ctx, int axis, int v);
   /* confidence target: add replications (up to ci_max) until every
    * half-width is within ci_target x |mean|; 0: no target */
   double ci_target;

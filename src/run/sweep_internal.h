@@ -76,6 +76,7 @@ typedef struct rep_out {
   char why[400];
   uint64_t events;
   int outside;
+  ts_time missed;    /* when the run ended, if that was before its window began; else -1 */
   double *rows;      /* [nrows * nl] */
   size_t *rowsamples;/* [nrows] */
   dvec *spans;       /* [model spans] */

@@ -102,7 +102,7 @@ typedef struct ts_timeline {
   int *runs;
   size_t cap_runs;
   int failed;
-  char errmsg[300];
+  char errmsg[400];
 } ts_timeline;
 
 /* Run one replication of m with n groups on `workers` workers, the given
