@@ -177,18 +177,18 @@ START_TEST(sensitivity_mm1_elasticity_is_one_over_one_minus_rho)
 }
 END_TEST
 
-/* Five groups on one worker, FIFO: each does 10 ms of I/O (all at once),
+/* Five groups ($groups) on one worker, FIFO: each does 10 ms of I/O (all at once),
  * then c = 40 ms of CPU in turn, so group i ends at 10 + (i + 1) c and the
  * median wave is 10 + 3 c. With c scaled by s the curve is 10 + 120 s,
  * linear in the scaled cost, and the elasticity at 1 is 120 / 130. */
 static const char *const fifo_wave =
-  "{\"name\": \"fifo\", \"params\": {\"c_ms\": 40, \"io_ms\": 10},"
-  " \"classes\": [{\"name\": \"group\", \"count\": \"n\", \"program\": ["
+  "{\"name\": \"fifo\", \"params\": {\"c_ms\": 40, \"io_ms\": 10, \"groups\": 5},"
+  " \"classes\": [{\"name\": \"group\", \"count\": \"$groups\", \"program\": ["
   "   {\"op\": \"io\", \"ms\": \"$io_ms\"}, {\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}";
 
 START_TEST(sensitivity_fifo_wave_curve_is_linear_in_the_cost)
 {
-  write_case("fifo", fifo_wave, "\"n\": [5], \"workers\": [1], \"replications\": 2");
+  write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1], \"replications\": 2");
   ck_assert_int_eq(tu_tssimf(NULL, NULL, "sensitivity '%s' --param params.c_ms --param params.io_ms --metric wave_ms "
                                    "--scales 1,0.8,0.5,0.2,0 -q --no-plots -o '%s'", at("fifo.json"), at("out")),
                    0);
@@ -208,6 +208,14 @@ START_TEST(sensitivity_fifo_wave_curve_is_linear_in_the_cost)
   ck_assert_str_eq(tu_table_cell(&t, 0, "parameter"), "params.c_ms");
   ck_assert_double_eq_tol(tu_table_num(&t, 0, "elasticity"), 120.0 / 130, 1e-6);
   ck_assert_double_eq_tol(tu_table_num(&t, 1, "elasticity"), 10.0 / 130, 1e-6);
+  tu_table_free(&t);
+  /* without --param: every params number named *_ms (the same two; not groups) */
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "sensitivity '%s' --scales 1 -q --no-plots -o '%s'", at("fifo.json"),
+                             at("all")),
+                   0);
+  tu_table_read(&t, at("all/sensitivity.csv"));
+  ck_assert_int_eq(t.nrows, 2);
+  ck_assert_str_eq(tu_table_cell(&t, 1, "parameter"), "params.io_ms");
   tu_table_free(&t);
 }
 END_TEST
@@ -265,7 +273,7 @@ END_TEST
 
 START_TEST(sensitivity_refuses_bad_input)
 {
-  write_case("fifo", fifo_wave, "\"n\": [5], \"workers\": [1]");
+  write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1]");
   char s[sizeof tmp + 32];
   snprintf(s, sizeof s, "%s", at("fifo.json"));
   refused("--param", "sensitivity '%s' --param params.cms", s);

@@ -297,7 +297,7 @@ static int run(const options *o, work *w)
   if (g > (size_t)spec.max_evals)
     return ts_cli_usage_error("--max-evals: the grid alone is %zu settings, above %d (a smaller --grid, fewer "
                               "choices, or a larger --max-evals)", g, spec.max_evals);
-  if ((rc = ts_cli_explore_begin(&w->ex)) != 0)
+  if ((rc = ts_cli_explore_start(&w->ex, 0, &w->r.ntrials)) != 0)
     return rc;
   if (!o->x.run.quiet) {
     header(o, w, &spec);
@@ -305,6 +305,7 @@ static int run(const options *o, work *w)
   }
   char err[512];
   int sr = ts_opt_run(&w->ex.x, &spec, &w->r, err, sizeof err);
+  ts_cli_explore_progress_done(&w->ex);
   if (sr)
     return ts_cli_explore_failed(&w->ex, sr, err);
   if (!o->x.run.quiet)

@@ -35,7 +35,8 @@ static void usage(FILE *f)
         "      --group NAME=PATH,PATH,...\n"
         "                          fields scaled together, reported as NAME (repeatable)\n"
         "                          (without --param and --group: every number in the model's\n"
-        "                          params that the model takes at every scale)\n"
+        "                          params named *_ms, its costs and times, that the model\n"
+        "                          takes at every scale)\n"
         "      --metric M          a metric, or METRIC@CLASS for a class's row (repeatable;\n"
         "                          default: the first of the scenario's table, else wave_ms)\n"
         "      --scales LIST       the curve's scales (default 1,0.9,0.8,...,0.1), each in\n"
@@ -195,8 +196,9 @@ static int read_param(const work *w, const char *opt, const char *arg, ts_sens_p
   return ts_sens_param_init(p, &w->ex.x, where, name, paths, n, e);
 }
 
-/* The parameters: those asked for, or every number in params the model
- * takes at every scale (the others named on stderr). */
+/* The parameters: those asked for, or every number in params named *_ms
+ * (the model's costs and times) that the model takes at every scale (the
+ * others named on stderr). */
 static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_err *e)
 {
   const cJSON *params = cJSON_GetObjectItemCaseSensitive(w->ex.x.tree, "params");
@@ -217,8 +219,9 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
   if (o->nparams > 0)
     return 0;
   for (const cJSON *c = params ? params->child : NULL; c; c = c->next) {
-    if (!cJSON_IsNumber(c))
-      continue;
+    size_t len = strlen(c->string);
+    if (!cJSON_IsNumber(c) || len < 3 || strcmp(c->string + len - 3, "_ms") != 0)
+      continue; /* a cost is a duration: counts and switches stay as they are */
     char path[300];
     const char *pp = path;
     snprintf(path, sizeof path, "params.%s", c->string);
@@ -235,8 +238,8 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
     w->nparams++;
   }
   if (w->nparams == 0)
-    return ts_err_set(e, "sensitivity", NULL, "%s has no numeric params to scale: name fields with --param PATH or "
-                      "--group NAME=PATH,...", w->ex.L.sc.model_path);
+    return ts_err_set(e, "sensitivity", NULL, "%s has no params named *_ms to scale: name fields with --param "
+                      "PATH or --group NAME=PATH,...", w->ex.L.sc.model_path);
   return 0;
 }
 
@@ -300,10 +303,12 @@ static int run(const options *o, work *w)
   spec.nparams = w->nparams;
   spec.metrics = w->metrics;
   spec.nmetrics = w->nmetrics;
-  if ((rc = ts_cli_explore_begin(&w->ex)) != 0)
+  size_t total = w->ex.x.npoints * ts_sens_nvariants(&spec) * (size_t)spec.replications;
+  if ((rc = ts_cli_explore_start(&w->ex, total, NULL)) != 0)
     return rc;
   char err[512];
   int sr = ts_sens_run(&w->ex.x, &spec, &w->r, err, sizeof err);
+  ts_cli_explore_progress_done(&w->ex);
   if (sr)
     return ts_cli_explore_failed(&w->ex, sr, err);
   const ts_scenario *sc = &w->ex.L.sc;

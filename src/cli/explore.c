@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "run/sweep.h"
 
@@ -111,12 +113,58 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
   return 0;
 }
 
-int ts_cli_explore_begin(ts_cli_explore *ex)
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A ts_explore progress: one line on stderr, at most every 0.25 s. */
+static int on_progress(void *data, size_t point, size_t points, int rep)
+{
+  ts_cli_explore *ex = data;
+  (void)point;
+  (void)points;
+  (void)rep;
+  ex->reps++;
+  double t = now_s();
+  if (t - ex->last < 0.25)
+    return 0;
+  ex->last = t;
+  double el = t - ex->t0, rate = el > 0 ? (double)ex->reps / el : 0;
+  fprintf(stderr, "\r\033[K  replications %zu", ex->reps);
+  if (ex->total)
+    fprintf(stderr, "/%zu", ex->total);
+  if (ex->settings)
+    fprintf(stderr, ", settings evaluated %zu", *ex->settings);
+  fprintf(stderr, ", %.1f/s", rate);
+  if (ex->total && rate > 0 && ex->reps < ex->total)
+    fprintf(stderr, ", ETA %.0fs", (double)(ex->total - ex->reps) / rate);
+  return 0;
+}
+
+int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *settings)
 {
   int rc = ts_cli_outdir_check(ex->outdir);
-  if (rc == 0)
-    ts_cli_interrupt_catch();
-  return rc;
+  if (rc)
+    return rc;
+  ts_cli_interrupt_catch();
+  ex->progress = !ex->quiet && isatty(2);
+  ex->total = total;
+  ex->settings = settings;
+  ex->t0 = ex->last = now_s();
+  ex->x.data = ex;
+  if (ex->progress)
+    ex->x.progress = on_progress;
+  return 0;
+}
+
+void ts_cli_explore_progress_done(ts_cli_explore *ex)
+{
+  if (ex->progress)
+    fputs("\r\033[K", stderr);
+  ex->progress = 0;
 }
 
 /* The folder's name with one trailing slash. */

@@ -52,6 +52,12 @@ typedef struct ts_cli_explore {
   ts_outdir made;
   int committed;
   int quiet;
+  /* the progress line (on a terminal, unless quiet) */
+  int progress;
+  double t0, last;
+  size_t reps;                /* replications run so far */
+  size_t total;               /* replications expected (0: not known) */
+  const size_t *settings;     /* settings evaluated so far (NULL: not shown) */
 } ts_cli_explore;
 
 /* Load o's scenario with its overrides into ex and set up its exploration;
@@ -60,10 +66,14 @@ typedef struct ts_cli_explore {
  * ts_cli_explore_finish in every case. */
 int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix);
 /* Before the simulations: check the results folder can be written (exit
- * status 3 if not, after saying why) and catch SIGINT and SIGTERM (the
- * exploration then stops after the replications in progress). Returns 0 or
- * the exit status. */
-int ts_cli_explore_begin(ts_cli_explore *ex);
+ * status 3 if not, after saying why), catch SIGINT and SIGTERM (the
+ * exploration then stops after the replications in progress) and, on a
+ * terminal unless quiet, show one progress line on stderr: replications
+ * run (of total, when not 0), settings evaluated (when settings is not
+ * NULL), rate and time left. Returns 0 or the exit status. */
+int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *settings);
+/* Clear the progress line. */
+void ts_cli_explore_progress_done(ts_cli_explore *ex);
 /* Report a failed exploration (ts_sweep_run's status sr, its reason err)
  * and return the exit status: the interrupt's after a signal, 2 when the
  * model fails at a setting, else 1. */

@@ -118,6 +118,51 @@ static int variant_model(void *ctx, const int *values, ts_model *m, char *err, s
   return 0;
 }
 
+/* What variant v changes: its label, else its sets "PATH=VALUE ...". */
+static void variant_text(const ts_explore_variant *v, char *buf, size_t cap)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  if (v->label) {
+    snprintf(buf, cap, "%s", v->label);
+    return;
+  }
+  for (size_t i = 0; i < v->nsets && len < cap; i++, len = strlen(buf))
+    if (v->sets[i].json)
+      snprintf(buf + len, cap - len, "%s%s=%s", i ? " " : "", v->sets[i].path, v->sets[i].json);
+    else
+      snprintf(buf + len, cap - len, "%s%s=%.7g", i ? " " : "", v->sets[i].path, v->sets[i].value);
+  if (!buf[0])
+    snprintf(buf, cap, "the scenario's own setting");
+}
+
+/* A failed point's message names its axes by index (" axis0=V0 axis1=V1
+ * ..."): say which variant (axis 0) and which of the scenario's axis
+ * values instead. */
+static void name_variant(const ts_explore *x, const ts_explore_variant *v, size_t nv, char *msg, size_t cap)
+{
+  char *at = strstr(msg, " axis0=");
+  if (!at)
+    return;
+  const char *p = at;
+  int vals[17], n = 0;
+  for (int used; n < 17 && sscanf(p, " axis%*d=%d%n", &vals[n], &used) == 1; n++)
+    p += used;
+  if (n != x->sc->naxes + 1 || vals[0] < 0 || (size_t)vals[0] >= nv)
+    return;
+  char what[600], out[2048];
+  variant_text(&v[vals[0]], what, sizeof what);
+  size_t len = (size_t)snprintf(out, sizeof out, "%.*s (%s)", (int)(at - msg), msg, what);
+  for (int a = 0; a < x->sc->naxes && len < sizeof out; a++)
+    len += (size_t)snprintf(out + len, sizeof out - len, " %s=%s", x->sc->axes[a].key,
+                            x->sc->axes[a].labels[vals[a + 1]]);
+  if (len < sizeof out)
+    snprintf(out + len, sizeof out - len, "%s", p);
+  size_t keep = strlen(out) < cap ? strlen(out) : cap - 1;
+  memcpy(msg, out, keep);
+  msg[keep] = '\0';
+}
+
 int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, int replications, ts_sweep *out)
 {
   const ts_scenario *sc = x->sc;
@@ -130,8 +175,12 @@ int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, 
                         .replications = replications, .seed = sc->seed, .horizon = sc->horizon,
                         .warmup = sc->warmup, .window = sc->window, .naxes = sc->naxes + 1,
                         .axis_sizes = sizes, .model_of = variant_model, .ctx = &ctx,
-                        .should_stop = x->should_stop, .progress_data = x->stop_data, .jobs = x->jobs};
-  return ts_sweep_run(&spec, out);
+                        .should_stop = x->should_stop, .progress = x->progress, .progress_data = x->data,
+                        .jobs = x->jobs};
+  int rc = ts_sweep_run(&spec, out);
+  if (rc != 0)
+    name_variant(x, v, nv, out->errmsg, sizeof out->errmsg);
+  return rc;
 }
 
 const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v, size_t k,

@@ -34,6 +34,7 @@ typedef struct ts_explore_set {
 typedef struct ts_explore_variant {
   const ts_explore_set *sets;
   size_t nsets;
+  const char *label;  /* what it is, for errors ("params.x at scale 0.95"); NULL: its sets */
 } ts_explore_variant;
 
 /* A metric as the exploration commands name it: "wave_ms" (the point's
@@ -52,8 +53,12 @@ typedef struct ts_explore {
   size_t ncombos;               /* the scenario's axis combinations */
   size_t npoints;               /* ncombos x workers x n */
   int jobs;                     /* threads running replications */
-  int (*should_stop)(void *data); /* polled before each replication; nonzero stops (NULL: never) */
-  void *stop_data;
+  /* optional, as ts_sweep_spec's: polled before each replication (any
+   * thread), and called after each replication is folded (the calling
+   * thread); nonzero stops. Both receive data. */
+  int (*should_stop)(void *data);
+  int (*progress)(void *data, size_t point, size_t points, int replication);
+  void *data;
 } ts_explore;
 
 /* Set up x over scenario sc (borrowed, must outlive x) and the model tree
@@ -71,7 +76,8 @@ ts_compare_point ts_explore_point(const ts_explore *x, size_t k);
 int ts_explore_model(const ts_explore *x, const ts_explore_variant *v, int combo, ts_model *m, ts_err *e);
 /* Run the nv variants over every point of the sweep, replications each,
  * into out (free with ts_sweep_finish, also after a failure). Returns
- * ts_sweep_run's status; out->errmsg says what failed. */
+ * ts_sweep_run's status; out->errmsg says what failed, and at which
+ * variant (its label) and axis values (their labels). */
 int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, int replications, ts_sweep *out);
 /* The row of metric mt at variant v and scenario point k of a finished
  * run, or NULL (no such class there). */

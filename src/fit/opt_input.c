@@ -38,7 +38,7 @@ void ts_opt_constraint_finish(ts_opt_constraint *c)
 /* Whether x's model takes set at combination 0; else why, into why. */
 static int takes(const ts_explore *x, const ts_explore_set *set, ts_err *why)
 {
-  ts_explore_variant v = {set, 1};
+  ts_explore_variant v = {set, 1, NULL};
   ts_model m;
   if (ts_explore_model(x, &v, 0, &m, why))
     return 0;

@@ -220,7 +220,7 @@ static int eval_batch(opt *o, const setting *s, size_t n, int reps, int stage, l
   int rc = 0;
   if (nv > 0) {
     for (size_t j = 0; j < nv; j++)
-      v[j] = (ts_explore_variant){sets + j * per, fill_sets(o, todo[j], sets + j * per)};
+      v[j] = (ts_explore_variant){sets + j * per, fill_sets(o, todo[j], sets + j * per), NULL};
     ts_sweep sw;
     memset(&sw, 0, sizeof sw);
     int sr = ts_explore_run(o->x, v, nv, reps, &sw);

@@ -75,6 +75,14 @@ static size_t levels(const ts_sens_spec *spec, double *u)
   return n;
 }
 
+size_t ts_sens_nvariants(const ts_sens_spec *spec)
+{
+  double *u = malloc((spec->nscales + 2) * sizeof *u);
+  size_t n = u ? 1 + spec->nparams * levels(spec, u) : 0;
+  free(u);
+  return n;
+}
+
 /* The variant index of parameter p at scale s (0: the base). */
 static size_t variant_of(const double *u, size_t nu, size_t p, double s)
 {
@@ -100,7 +108,7 @@ int ts_sens_probe(const ts_explore *x, const ts_sens_spec *spec, const ts_sens_p
   size_t nu = rc ? 0 : levels(spec, u);
   for (size_t j = 0; j < nu && rc == 0; j++) {
     fill_sets(p, u[j], sets);
-    ts_explore_variant v = {sets, p->npaths};
+    ts_explore_variant v = {sets, p->npaths, NULL};
     ts_model m;
     ts_err inner;
     if (ts_explore_model(x, &v, 0, &m, &inner) == 0) {
@@ -183,11 +191,14 @@ int ts_sens_run(const ts_explore *x, const ts_sens_spec *spec, ts_sens_result *r
   ts_explore_variant *v = calloc(nv, sizeof *v);
   ts_explore_set *sets = malloc((spec->nparams * nu * maxpaths + 1) * sizeof *sets);
   int rc = !u || !v || !sets || result_init(x, spec, r) ? TS_SWEEP_NOMEM : 0;
+  char (*labels)[160] = malloc((nv + 1) * sizeof *labels);
+  rc = rc ? rc : labels ? 0 : TS_SWEEP_NOMEM;
   for (size_t p = 0; p < spec->nparams && rc == 0; p++)
     for (size_t j = 0; j < nu; j++) {
       ts_explore_set *at = sets + (p * nu + j) * maxpaths;
       fill_sets(&spec->params[p], u[j], at);
-      v[1 + p * nu + j] = (ts_explore_variant){at, spec->params[p].npaths};
+      snprintf(labels[1 + p * nu + j], sizeof labels[0], "%.100s at scale %g", spec->params[p].name, u[j]);
+      v[1 + p * nu + j] = (ts_explore_variant){at, spec->params[p].npaths, labels[1 + p * nu + j]};
     }
   ts_sweep s;
   memset(&s, 0, sizeof s);
@@ -204,5 +215,6 @@ int ts_sens_run(const ts_explore *x, const ts_sens_spec *spec, ts_sens_result *r
   free(u);
   free(v);
   free(sets);
+  free(labels);
   return rc;
 }

@@ -53,6 +53,9 @@ void ts_sens_param_finish(ts_sens_param *p);
  * the value and the scale the model rejects, and why. */
 int ts_sens_probe(const ts_explore *x, const ts_sens_spec *spec, const ts_sens_param *p, const char *option,
                   ts_err *e);
+/* The variants a measurement of spec runs: the base, and each parameter at
+ * each scale besides 1 and at 1 +- h (each distinct scale once). */
+size_t ts_sens_nvariants(const ts_sens_spec *spec);
 /* Measure spec over every point of x's sweep into r (caller memory; free
  * with ts_compare_sens_finish, also after a failure). Returns ts_sweep_run's
  * status (TS_SWEEP_OK, TS_SWEEP_STOPPED...), with a one-line reason in err
