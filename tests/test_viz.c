@@ -756,6 +756,6 @@ Suite *viz_suite(void)
   const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
-  tu_tcase(s, "errors", errors, NULL, NULL, 0);
+  tu_tcase(s, "errors", errors, NULL, NULL, 120);
   return s;
 }
