@@ -76,139 +76,142 @@ static int less(const ev *a, const ev *b)
   return a->time != b->time ? a->time < b->time : a->seq < b->seq;
 }
 
-static ev *heap;
-static size_t hn;
-static uint64_t seq;
+/* The whole simulation: threads, the event heap, the mutex. */
+typedef struct sim {
+  thread *th;
+  ev *heap;
+  size_t hn;
+  uint64_t seq;
+  int owner;          /* the mutex's holder, or -1 */
+  fifo waiters, spinners;
+  long contended;
+  long k;             /* acquisitions per thread */
+} sim;
 
-static void push(ev e)
+static void push(sim *s, ev e)
 {
-  size_t i = hn++;
-  while (i > 0 && less(&e, &heap[(i - 1) / 2])) {
-    heap[i] = heap[(i - 1) / 2];
+  size_t i = s->hn++;
+  while (i > 0 && less(&e, &s->heap[(i - 1) / 2])) {
+    s->heap[i] = s->heap[(i - 1) / 2];
     i = (i - 1) / 2;
   }
-  heap[i] = e;
+  s->heap[i] = e;
 }
 
-static ev pop(void)
+static ev pop(sim *s)
 {
-  ev top = heap[0], e = heap[--hn];
+  ev top = s->heap[0], e = s->heap[--s->hn];
   size_t i = 0;
   for (;;) {
     size_t c = 2 * i + 1;
-    if (c >= hn)
+    if (c >= s->hn)
       break;
-    if (c + 1 < hn && less(&heap[c + 1], &heap[c]))
+    if (c + 1 < s->hn && less(&s->heap[c + 1], &s->heap[c]))
       c++;
-    if (!less(&heap[c], &e))
+    if (!less(&s->heap[c], &e))
       break;
-    heap[i] = heap[c];
+    s->heap[i] = s->heap[c];
     i = c;
   }
-  if (hn > 0)
-    heap[i] = e;
+  if (s->hn > 0)
+    s->heap[i] = e;
   return top;
 }
 
-static thread *th;
-static int owner = -1;
-static fifo waiters, spinners;
-static long contended;
-
 /* Thread t runs `cost` ns of CPU from now: its end is its next event. */
-static void seg(int64_t now, int t, int64_t cost)
+static void seg(sim *s, int64_t now, int t, int64_t cost)
 {
-  push((ev){now + cost, seq++, t, ++th[t].gen});
+  push(s, (ev){now + cost, s->seq++, t, ++s->th[t].gen});
 }
 
-static void take(int64_t now, int t)
+static void take(sim *s, int64_t now, int t)
 {
-  owner = t;
-  if (th[t].mark >= 0) {
-    th[t].wait += now - th[t].mark;
-    th[t].mark = -1;
+  s->owner = t;
+  if (s->th[t].mark >= 0) {
+    s->th[t].wait += now - s->th[t].mark;
+    s->th[t].mark = -1;
   }
-  th[t].sub = 3;
-  seg(now, t, MS / 100); /* acquire */
+  s->th[t].sub = 3;
+  seg(s, now, t, MS / 100); /* acquire */
 }
 
-static void enter_futex(int64_t now, int t)
+static void enter_futex(sim *s, int64_t now, int t)
 {
-  th[t].sub = 2;
-  seg(now, t, 2 * MS / 100);
+  s->th[t].sub = 2;
+  seg(s, now, t, 2 * MS / 100);
 }
 
 /* Thread t's step goes on at now (a segment ended, or it was resumed). */
-static void step(int64_t now, int t, long k)
+static void step(sim *s, int64_t now, int t)
 {
-  thread *x = &th[t];
+  thread *x = &s->th[t];
   for (;;) {
     switch (x->op) {
     case LOCK:
       if (x->sub == 0) {
-        if (owner < 0) {
-          take(now, t);
+        if (s->owner < 0) {
+          take(s, now, t);
           return;
         }
         x->mark = now;
-        contended++;
-        fifo_push(&spinners, t);
+        s->contended++;
+        fifo_push(&s->spinners, t);
         x->sub = 1;
-        seg(now, t, 5 * MS / 100); /* spin */
+        seg(s, now, t, 5 * MS / 100); /* spin */
         return;
       }
       if (x->sub == 1) {
-        fifo_remove(&spinners, t);
-        if (owner < 0)
-          take(now, t);
+        fifo_remove(&s->spinners, t);
+        if (s->owner < 0)
+          take(s, now, t);
         else
-          enter_futex(now, t);
+          enter_futex(s, now, t);
         return;
       }
       if (x->sub == 2) {
-        if (owner < 0) {
-          take(now, t);
+        if (s->owner < 0) {
+          take(s, now, t);
         } else {
-          fifo_push(&waiters, t); /* park: the thread runs nothing until it is resumed */
+          fifo_push(&s->waiters, t); /* park: the thread runs nothing until it is resumed */
           x->sub = 4;
         }
         return;
       }
       if (x->sub == 4) { /* resumed: the release made it the holder */
-        take(now, t);
+        take(s, now, t);
         return;
       }
       x->op = CRIT; /* sub 3: acquire paid */
       x->sub = 0;
-      seg(now, t, 2 * MS);
+      seg(s, now, t, 2 * MS);
       return;
     case CRIT:
       x->op = UNLOCK;
       x->sub = 1;
-      seg(now, t, MS / 100); /* release, paid holding it */
+      seg(s, now, t, MS / 100); /* release, paid holding it */
       return;
     case UNLOCK:
       if (x->sub == 1) {
-        owner = -1;
-        int w = fifo_pop(&waiters);
+        s->owner = -1;
+        int w = fifo_pop(&s->waiters);
         if (w >= 0) {
-          owner = w; /* fifo hand-off; the waiter's thread runs the wake latency later */
-          th[w].gen++;
-          push((ev){now + MS / 10, seq++, w, th[w].gen});
+          s->owner = w; /* fifo hand-off; the waiter's thread runs the wake latency later */
+          s->th[w].gen++;
+          push(s, (ev){now + MS / 10, s->seq++, w, s->th[w].gen});
           x->sub = 2;
-          seg(now, t, 3 * MS / 100); /* futex wake */
+          seg(s, now, t, 3 * MS / 100); /* futex wake */
           return;
         }
-        int s = fifo_pop(&spinners);
-        if (s >= 0) /* the oldest spinner's spin is cut short: it ends now */
-          push((ev){now, seq++, s, ++th[s].gen});
+        int sp = fifo_pop(&s->spinners);
+        if (sp >= 0) /* the oldest spinner's spin is cut short: it ends now */
+          push(s, (ev){now, s->seq++, sp, ++s->th[sp].gen});
       }
       x->op = OUT;
       x->sub = 0;
-      seg(now, t, MS / 2);
+      seg(s, now, t, MS / 2);
       return;
     default: /* OUT ended */
-      if (++x->iter == k) {
+      if (++x->iter == s->k) {
         x->done = now;
         return;
       }
@@ -226,42 +229,42 @@ int main(int argc, char **argv)
     return 2;
   }
   int n = atoi(argv[1]);
-  long k = atol(argv[2]);
-  if (n < 1 || k < 1)
+  sim s = {.owner = -1, .k = atol(argv[2])};
+  if (n < 1 || s.k < 1)
     return 2;
-  th = calloc((size_t)n, sizeof *th);
-  heap = calloc(2 * (size_t)n, sizeof *heap);
-  waiters.v = calloc((size_t)n, sizeof *waiters.v);
-  spinners.v = calloc((size_t)n, sizeof *spinners.v);
-  if (!th || !heap || !waiters.v || !spinners.v)
+  s.th = calloc((size_t)n, sizeof *s.th);
+  s.heap = calloc(2 * (size_t)n, sizeof *s.heap);
+  s.waiters.v = calloc((size_t)n, sizeof *s.waiters.v);
+  s.spinners.v = calloc((size_t)n, sizeof *s.spinners.v);
+  if (!s.th || !s.heap || !s.waiters.v || !s.spinners.v)
     return 1;
-  waiters.cap = spinners.cap = n;
+  s.waiters.cap = s.spinners.cap = n;
   uint64_t events = 0;
   int64_t end = 0;
   for (int t = 0; t < n; t++) {
-    th[t].mark = -1;
-    step(0, t, k);
+    s.th[t].mark = -1;
+    step(&s, 0, t);
   }
-  while (hn > 0) {
-    ev e = pop();
-    if (e.gen != th[e.thread].gen)
+  while (s.hn > 0) {
+    ev e = pop(&s);
+    if (e.gen != s.th[e.thread].gen)
       continue; /* stale: a cut spin's planned end */
     events++;
     end = e.time;
-    step(e.time, e.thread, k);
+    step(&s, e.time, e.thread);
   }
   int64_t wait = 0;
   uint64_t sum = 0;
   for (int t = 0; t < n; t++) {
-    wait += th[t].wait;
-    sum += (uint64_t)th[t].done + (uint64_t)th[t].wait;
+    wait += s.th[t].wait;
+    sum += (uint64_t)s.th[t].done + (uint64_t)s.th[t].wait;
   }
   printf("mutex_minimal T=%d K=%ld: %llu events, %ld contended, mean acquire wait %.6f ms per task, end %.6f ms, "
-         "checksum %llu\n", n, k, (unsigned long long)events, contended, (double)wait / n / 1e6, (double)end / 1e6,
+         "checksum %llu\n", n, s.k, (unsigned long long)events, s.contended, (double)wait / n / 1e6, (double)end / 1e6,
          (unsigned long long)sum);
-  free(th);
-  free(heap);
-  free(waiters.v);
-  free(spinners.v);
+  free(s.th);
+  free(s.heap);
+  free(s.waiters.v);
+  free(s.spinners.v);
   return 0;
 }
