@@ -206,6 +206,59 @@ START_TEST(contention_mutex_migration_cost)
 }
 END_TEST
 
+/* Sites: the two-thread timeline of contention_mutex_two_threads_exact_timeline
+ * with t0's acquire at site "x" and t1's at site "y". Only t1 contends (its
+ * wait 0 to 2.12 goes to y); one thread sleeps on m from 0.07 to 2.02: the
+ * convoy share is 1.95 over the 4.14 ms run. summary.csv has the window's
+ * columns per mutex and per site. */
+START_TEST(contention_sites_attribute_the_wait)
+{
+  const char *model =
+    "{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
+    "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01,"
+    " \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}],"
+    "\"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"if\", \"cond\": \"i == 0\","
+    " \"then\": [{\"op\": \"lock\", \"lock\": \"m\", \"site\": \"x\"}], \"else\": [{\"op\": \"lock\", \"lock\": \"m\", \"site\": \"y\"}]},"
+    " {\"op\": \"cpu\", \"ms\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}";
+  ts_model m;
+  tu_model(model, &m);
+  ck_assert_int_eq((int)m.nsites, 2);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_double_eq(w.lock_stat[0].wait, (double)MS(2.12));
+  ck_assert_int_eq(w.lock_stat[0].contended, 1);
+  ck_assert_int_eq(w.lock_stat[0].acquires, 2);
+  ck_assert_int_eq(w.lock_stat[0].parked_longest, MS(1.95));
+  ck_assert_double_eq(w.site_stat[0].wait, 0);
+  ck_assert_int_eq(w.site_stat[0].acquires, 1);
+  ck_assert_double_eq(w.site_stat[1].wait, (double)MS(2.12));
+  ck_assert_int_eq(w.site_stat[1].contended, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  char dir[256], *out, *err;
+  ck_assert_int_eq(tu_run_files("sites", model, "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [2], \"workers\": [2]}", dir,
+                                sizeof dir, &out, &err),
+                   0);
+  char path[512];
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  static const struct {
+    const char *col;
+    double v;
+  } want[] = {{"mutex_acquires", 2}, {"mutex_contended", 1}, {"m_wait_ms", 2.12}, {"m_wait_share", 1},
+              {"m_contended", 1}, {"m_acquires", 2}, {"m_x_wait_ms", 0}, {"m_x_acquires", 1}, {"m_y_wait_ms", 2.12},
+              {"m_y_contended", 1}, {"m_y_acquires", 1}};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    ck_assert_msg(fabs(tu_table_num(&t, 0, want[k].col) - want[k].v) < 1e-9, "%s", want[k].col);
+  ck_assert_msg(fabs(tu_table_num(&t, 0, "m_convoy_share") - 1.95 / 4.14) < 1e-6, "convoy share");
+  tu_table_free(&t);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* One thread: a task holds the mutex only inside CPU, so no other task of the
  * thread can find it held: never contended, no futex work. t0 ends at 2.02,
  * t1 runs after it: 2.02 + 2.02 = 4.04. */
@@ -478,6 +531,15 @@ START_TEST(contention_bad_input_named)
          "classes[0].program[1].op", "while mutex \"m\" is held");
   tu_refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "servers[0].concurrency", "expected a number in [1, 1000000]");
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\","
+            " \"site\": \"a\"}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
+            "classes[0].program[0].site", "lock \"m\" is not a mutex");
+  tu_refuse("{\"locks\": [{\"name\": \"Big-M\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
+            "{\"op\": \"lock\", \"lock\": \"Big-M\", \"site\": \"a\"}, {\"op\": \"unlock\", \"lock\": \"Big-M\"}]}]}",
+            "classes[0].program[0].site", "it names metric columns");
+  tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
+            "{\"op\": \"lock\", \"lock\": \"m\", \"site\": \"Poll\"}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
+            "classes[0].program[0].site", "expected a site name of lower-case letters");
   tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"capacity\": 2}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "locks[0].capacity", "a \"std\" mutex has one holder");
   tu_refuse("{\"worker\": {\"kind\": \"fiber\"}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
@@ -516,6 +578,7 @@ Suite *contention_suite(void)
                                        contention_mutex_one_worker_never_contended,
                                        contention_std_mutex_spins_only_while_locked,
                                        contention_std_mutex_woken_loser_sleeps_again, contention_mutex_migration_cost,
+                                       contention_sites_attribute_the_wait,
                                        contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
                                        NULL};
   const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,

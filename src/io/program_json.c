@@ -36,6 +36,7 @@ static ts_step *emit(loader *L, const ts_op_type *type, const char *label)
   memset(s, 0, sizeof *s);
   s->type = type;
   s->span = -1;
+  s->site = -1;
   s->rows = 1;
   s->label = strdup(label);
   s->where = strdup(L->c.path);

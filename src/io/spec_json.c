@@ -1,5 +1,6 @@
 /* The ts_spec reader (model/spec.h) over cJSON: typed fields of the step
  * being loaded, and the names expressions may use. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -403,6 +404,41 @@ int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, in
     }
   }
   return ts_spec_fail(sp, key, "no %s named \"%s\" in %s", what[kind], name, where[kind]);
+}
+
+int ts_spec_site(ts_spec *sp, const char *key, int lock, int *out)
+{
+  ts_model *m = sp->L->m;
+  const char *name = NULL;
+  if (ts_spec_string(sp, key, 1, &name))
+    return -1;
+  if (!*name || !islower((unsigned char)name[0]) ||
+      strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name) || strlen(name) > 30)
+    return ts_spec_fail(sp, key, "expected a site name of lower-case letters, digits and '_', a letter first, at most "
+                        "30 (it names metric columns)");
+  const char *lk = m->locks[lock].name;
+  if (m->locks[lock].kind != TS_LOCK_MUTEX)
+    return ts_spec_fail(sp, key, "lock \"%s\" is not a mutex: a site attributes mutex contention", lk);
+  if (!islower((unsigned char)lk[0]) || strspn(lk, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(lk) ||
+      strlen(lk) > 30)
+    return ts_spec_fail(sp, key, "mutex \"%s\" has sites, so it names metric columns: expected a lock name of "
+                        "lower-case letters, digits and '_', a letter first, at most 30", lk);
+  for (size_t i = 0; i < m->nsites; i++)
+    if (m->sites[i].lock == lock && strcmp(m->sites[i].name, name) == 0) {
+      *out = (int)i;
+      return 0;
+    }
+  if (m->nsites >= 256)
+    return ts_spec_fail(sp, key, "at most 256 sites");
+  ts_site_decl *v = realloc(m->sites, (m->nsites + 1) * sizeof *v);
+  if (!v)
+    return ts_spec_fail(sp, key, "out of memory");
+  m->sites = v;
+  v[m->nsites] = (ts_site_decl){.name = strdup(name), .lock = lock};
+  if (!v[m->nsites].name)
+    return ts_spec_fail(sp, key, "out of memory");
+  *out = (int)m->nsites++;
+  return 0;
 }
 
 int ts_spec_span(ts_spec *sp, const char *key, int required, int *out)

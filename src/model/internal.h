@@ -200,8 +200,16 @@ void ts__lock_release_async(ts_world *w, ts_actor *a, int decl);
 int ts__mutex_release(ts_world *w, ts_actor *a, int decl);
 /* Every spinner of l stops spinning now (it sees the state change). */
 void ts__mutex_stop_spinners(ts_world *w, ts_lock *l);
-/* a holds mutex decl after contending since a->mark: account the wait. */
-void ts__mutex_took(ts_world *w, ts_actor *a, int decl);
+/* a's acquire of mutex decl at site (-1: none) finds it held: note when
+ * its wait began and count it (in the window: per declaration and site). */
+void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site);
+/* a holds mutex decl, taken at site (-1: none): count the acquire and, after
+ * contending since a->mark, account the wait. */
+void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site);
+/* delta threads fall asleep on (+1) or are woken from (-1) mutex decl; 0
+ * closes the stretch in progress (the run ends). Keeps the longest stretch
+ * of the window during which some thread slept on it. */
+void ts__mutex_sleepers(ts_world *w, int decl, int delta);
 /* Whether a holds (an instance of) lock decl. */
 int ts__lock_holds(const ts_actor *a, int decl);
 /* Lock decl's instance inst. */

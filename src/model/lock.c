@@ -113,6 +113,7 @@ static int wake_waiter(ts_world *w, const ts_actor *a, const ts_lock_decl *d, in
   int next = ts_ring_pop(&l->waiters);
   if (next < 0)
     return 0;
+  ts__mutex_sleepers(w, decl, -1);
   ts_actor *b = ts_world_actor(w, next);
   if (d->handoff == TS_HANDOFF_FIFO)
     take(w, b, decl, inst); /* fifo: ownership passes at the release */
@@ -145,15 +146,53 @@ int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
   return 0;
 }
 
-void ts__mutex_took(ts_world *w, ts_actor *a, int decl)
+static int in_window(const ts_world *w)
 {
+  return w->sim.now >= w->win_t0 && w->sim.now < w->win_t1;
+}
+
+void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site)
+{
+  ts__x(w, a)->mark = w->sim.now;
+  w->mutex_contended++;
+  if (!in_window(w))
+    return;
+  w->lock_stat[decl].contended++;
+  if (site >= 0)
+    w->site_stat[site].contended++;
+}
+
+void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site)
+{
+  if (in_window(w)) {
+    w->lock_stat[decl].acquires++;
+    if (site >= 0)
+      w->site_stat[site].acquires++;
+  }
   if (ts__x(w, a)->mark < 0)
     return;
   ts_time wait = w->sim.now - ts__x(w, a)->mark;
+  double in = (double)ts__clip(w, ts__x(w, a)->mark, w->sim.now);
   ts__x(w, a)->mutex_wait += wait;
-  w->win_mutex_wait += (double)ts__clip(w, ts__x(w, a)->mark, w->sim.now);
+  w->win_mutex_wait += in;
   w->mutex_wait_by_lock[decl] += (double)wait;
+  w->lock_stat[decl].wait += in;
+  if (site >= 0)
+    w->site_stat[site].wait += in;
   ts__x(w, a)->mark = -1;
+}
+
+void ts__mutex_sleepers(ts_world *w, int decl, int delta)
+{
+  ts_mutex_stat *st = &w->lock_stat[decl];
+  if (st->parked == 0 && delta > 0)
+    st->parked_since = w->sim.now;
+  st->parked += delta;
+  if (st->parked == 0 || delta == 0) { /* a stretch with sleepers ends (or the run does) */
+    ts_time stretch = ts__clip(w, st->parked_since, w->sim.now);
+    if (stretch > st->parked_longest)
+      st->parked_longest = stretch;
+  }
 }
 
 int ts__lock_holds(const ts_actor *a, int decl)

@@ -43,6 +43,9 @@ void ts_model_finish(ts_model *m)
     free(m->classes[c].var_names);
     free(m->classes[c].var_init);
   }
+  for (size_t i = 0; i < m->nsites; i++)
+    free(m->sites[i].name);
+  free(m->sites);
   for (size_t p = 0; p < m->npools; p++) {
     free(m->pools[p].name);
     ts_expr_free(m->pools[p].count);

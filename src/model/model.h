@@ -86,6 +86,7 @@ typedef struct ts_step {
   ts_time send, recv; /* hop: CPU on each side; call: on the caller */
   int64_t work;       /* call: declared work for shortest_first (ns) */
   int mark;           /* mark: TS_MARK_* */
+  int site;           /* lock: its site (ts_model.sites), or -1 */
 } ts_step;
 
 typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END } ts_mark_id;
@@ -173,6 +174,13 @@ typedef struct ts_span_decl {
   int sampled;                /* some step ends it (span_end, a repeat's or a call's span); else it only stamps notifies */
 } ts_span_decl;
 
+/* A site: a named place in the programs where a mutex is taken (a lock
+ * step's "site"); contention is reported per mutex and per site. */
+typedef struct ts_site_decl {
+  char *name;
+  int lock;                   /* the mutex declaration its steps take */
+} ts_site_decl;
+
 typedef enum { TS_ARRIVE_AT, TS_ARRIVE_PERIODIC, TS_ARRIVE_POISSON, TS_ARRIVE_AFTER } ts_arrival_kind;
 
 typedef struct ts_arrival {
@@ -259,6 +267,8 @@ typedef struct ts_model {
   size_t ncounters;
   ts_span_decl *spans;
   size_t nspans;
+  ts_site_decl *sites;        /* the lock steps' sites, declared by first use */
+  size_t nsites;
   ts_metric_spec *metrics;
   size_t nmetrics;
   char **param_names;         /* the numeric params, which metric expressions may read as $name */

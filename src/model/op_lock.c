@@ -24,7 +24,7 @@
 
 enum { SUB_TRY, SUB_SPUN, SUB_FUTEX, SUB_TOOK, SUB_WOKEN, SUB_RESPUN = 6 };
 
-static const char *const keys[] = {"lock", "index", NULL};
+static const char *const keys[] = {"lock", "index", "site", NULL};
 static const char *const unlock_keys[] = {"lock", NULL};
 
 /* unlock releases the instance the actor holds: it names the lock only. */
@@ -37,6 +37,8 @@ static int load(ts_spec *sp, ts_step *s)
 {
   if (ts_spec_ref(sp, "lock", 1, TS_REF_LOCK, &s->ref))
     return -1;
+  if (ts_spec_has(sp, "site") && ts_spec_site(sp, "site", s->ref, &s->site))
+    return -1;
   const ts_lock_decl *d = &ts_spec_model(sp)->locks[s->ref];
   if (d->scope == TS_SCOPE_INDEXED)
     return ts_spec_expr(sp, "index", 1, &s->index);
@@ -47,7 +49,7 @@ static int load(ts_spec *sp, ts_step *s)
 
 static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
 {
-  ts__mutex_took(w, a, decl);
+  ts__mutex_took(w, a, decl, w->model->classes[a->klass].steps[a->pc].site);
   a->sub = SUB_TOOK;
   ts_time cost = d->acquire;
   if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
@@ -59,6 +61,7 @@ static int park(ts_world *w, ts_actor *a, int decl, int inst)
 {
   if (ts__lock_enqueue(w, a, decl, inst))
     return TS_OP_FREE;
+  ts__mutex_sleepers(w, decl, +1);
   ts__actor_set_state(w, a, TS_ACTOR_MUTEX_PARK);
   ts__worker_block(w, &w->workers[a->worker], a);
   a->sub = SUB_WOKEN;
@@ -129,8 +132,7 @@ static int exec_std(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, i
       l->contended = 0;
       return took(w, a, d, decl, l);
     }
-    ts__x(w, a)->mark = w->sim.now;
-    w->mutex_contended++;
+    ts__mutex_contended(w, a, decl, w->model->classes[a->klass].steps[a->pc].site);
     ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0 && !l->contended)
       return spin(w, a, d, l, SUB_SPUN);
@@ -170,8 +172,7 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
   case SUB_TRY:
     if (ts__lock_try(w, a, s->ref, inst))
       return took(w, a, d, s->ref, l);
-    ts__x(w, a)->mark = w->sim.now;
-    w->mutex_contended++;
+    ts__mutex_contended(w, a, s->ref, s->site);
     ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0)
       return spin(w, a, d, l, SUB_SPUN);

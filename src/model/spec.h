@@ -38,6 +38,9 @@ int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out);
 int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, int *out);
 /* The span named by the field (declared on first use): its index. */
 int ts_spec_span(ts_spec *sp, const char *key, int required, int *out);
+/* The site of mutex declaration lock named by the field (declared on first
+ * use: a lower-case name that names metric columns): its index. */
+int ts_spec_site(ts_spec *sp, const char *key, int lock, int *out);
 /* Span `span` gets samples (some step ends it). */
 void ts_spec_span_sampled(ts_spec *sp, int span);
 /* Whether the step has the key. */

@@ -119,7 +119,10 @@ static int lay_out_objects(ts_world *w)
   w->counters = calloc(m->ncounters ? m->ncounters : 1, sizeof *w->counters);
   w->spans = calloc(m->nspans ? m->nspans : 1, sizeof *w->spans);
   w->mutex_wait_by_lock = calloc(m->nlocks ? m->nlocks : 1, sizeof *w->mutex_wait_by_lock);
-  if (!w->locks || !w->chans || !w->servers || !w->counters || !w->spans || !w->mutex_wait_by_lock)
+  w->lock_stat = calloc(m->nlocks ? m->nlocks : 1, sizeof *w->lock_stat);
+  w->site_stat = calloc(m->nsites ? m->nsites : 1, sizeof *w->site_stat);
+  if (!w->locks || !w->chans || !w->servers || !w->counters || !w->spans || !w->mutex_wait_by_lock || !w->lock_stat ||
+      !w->site_stat)
     return -1;
   for (int l = 0; l < w->nlock_inst; l++) {
     w->locks[l].owner = -1;
@@ -545,6 +548,8 @@ void ts_world_finish(ts_world *w)
   free(w->let_stable);
   free(w->spans);
   free(w->mutex_wait_by_lock);
+  free(w->lock_stat);
+  free(w->site_stat);
   for (int c = 0; w->lane && c < w->nlane; c++) {
     free(w->lane[c].t);
     free(w->lane[c].order);
@@ -602,6 +607,9 @@ static int64_t memory_now(const ts_world *w)
 /* Close every open interval at the end of the run, so the statistics cover it. */
 static void close_states(ts_world *w)
 {
+  for (size_t d = 0; d < w->model->nlocks; d++)
+    if (w->lock_stat[d].parked > 0)
+      ts__mutex_sleepers(w, (int)d, 0);
   for (int id = 0; id < w->nactors; id++) {
     ts_actor *a = ts_world_actor(w, id);
     if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)

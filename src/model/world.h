@@ -218,6 +218,17 @@ typedef struct ts_lock {
   ts_ring spinners;       /* mutex: actors spinning for it now, oldest first */
 } ts_lock;
 
+/* Mutex contention of one mutex declaration or one site, in the
+ * measurement window (ts_world.lock_stat, site_stat). */
+typedef struct ts_mutex_stat {
+  double wait;            /* ns from contended acquires to holding, clipped to the window */
+  int64_t contended;      /* contended acquires that began in the window */
+  int64_t acquires;       /* acquires (contended or not) that completed in the window */
+  int parked;             /* a declaration: threads asleep on it now */
+  ts_time parked_since;   /* ...since when some thread has been asleep on it without a break */
+  ts_time parked_longest; /* the longest such stretch within the window */
+} ts_mutex_stat;
+
 typedef struct ts_chan {
   int64_t version;        /* notifies so far */
   int64_t tokens;         /* counting channels: notifies not yet taken */
@@ -321,6 +332,8 @@ typedef struct ts_world {
   double win_lock_wait;   /* ns all actors spent waiting for async locks, within the window (a sum: a double) */
   double win_mutex_wait;          /* ns actors spent acquiring contended mutexes, within the window */
   double *mutex_wait_by_lock;     /* [model locks]: ns, the whole run */
+  ts_mutex_stat *lock_stat;       /* [model locks]: the window's mutex contention per declaration */
+  ts_mutex_stat *site_stat;       /* [model sites]: ... per site */
   int64_t mutex_contended;        /* contended acquires */
   ts_span_rec *spans;     /* [model spans] */
   int64_t memory_at_end;  /* bytes of live objects at the window's end (-1 until then) */

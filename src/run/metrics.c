@@ -79,6 +79,14 @@ void ts_metric_help(FILE *f)
   }
   fprintf(f, "  %-20s %s\n", "<pool>_cpu_cores", "CPU of that pool's workers in the window, in cores [per pool beyond the "
           "first]");
+  fputs("  mutex_acquires, mutex_contended\n"
+        "                       mutex acquires in the window, and those that found the mutex held [with sites]\n"
+        "  <lock>_wait_ms, <lock>_wait_share, <lock>_contended, <lock>_acquires, <lock>_convoy_share\n"
+        "                       per mutex with sites: wait, share of all mutex wait, contended acquires, acquires, the\n"
+        "                       longest stretch with a thread asleep on it over the window\n"
+        "  <lock>_<site>_wait_ms, <lock>_<site>_contended, <lock>_<site>_acquires\n"
+        "                       per site (a lock step's \"site\")\n",
+        f);
 }
 
 int ts_metric_builtin(const char *name)
@@ -151,6 +159,82 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   return 1;
 }
 
+/* One world metric of a model with sites; -1 after a name clash or out of memory (err says). */
+static int add_world(ts_metric_list *out, const char *name, const char *unit, const char *meaning, int id, int digits,
+                     char *err, size_t cap)
+{
+  ts_metric *x = grow(out);
+  if (!x) {
+    snprintf(err, cap, "out of memory");
+    return -1;
+  }
+  snprintf(x->name, sizeof x->name, "%s", name);
+  snprintf(x->meaning, sizeof x->meaning, "%s", meaning);
+  x->unit = unit;
+  x->source = TS_SRC_WORLD;
+  x->id = id;
+  x->digits = digits;
+  if (taken(out, x->name)) {
+    snprintf(err, cap, "locks: the site metric %s is a metric the model already reports: rename the lock or site",
+             x->name);
+    return -1;
+  }
+  return 0;
+}
+
+/* A model whose lock steps name sites reports, for the window: all mutex
+ * acquires and contended ones; per mutex declaration with sites its wait,
+ * share of all mutex wait, contended acquires, acquires and convoy share;
+ * per site its wait, contended acquires and acquires. */
+static int add_site_metrics(const ts_model *m, ts_metric_list *out, char *err, size_t cap)
+{
+  if (m->nsites == 0)
+    return 0;
+  char name[80], meaning[200];
+  int bad = add_world(out, "mutex_acquires", "count", "mutex acquires that completed in the window, per replication",
+                      TS_W_MUTEX_ACQUIRES, 0, err, cap) ||
+            add_world(out, "mutex_contended", "count", "mutex acquires that found the mutex held, begun in the window, per "
+                      "replication", TS_W_MUTEX_CONTENDED, 0, err, cap);
+  for (size_t d = 0; !bad && d < m->nlocks; d++) {
+    int used = 0;
+    for (size_t i = 0; i < m->nsites; i++)
+      used |= m->sites[i].lock == (int)d;
+    if (!used)
+      continue;
+    static const struct {
+      const char *suffix, *unit, *what;
+      int k, digits;
+    } per[] = {{"wait_ms", "ms", "contended acquires' wait (spin, futex, asleep) in the window", TS_LS_WAIT, 1},
+               {"wait_share", "share", "its share of all mutex wait in the window", TS_LS_SHARE, 3},
+               {"contended", "count", "contended acquires begun in the window", TS_LS_CONTENDED, 0},
+               {"acquires", "count", "acquires completed in the window", TS_LS_ACQUIRES, 0},
+               {"convoy_share", "share", "the longest stretch of the window with some thread asleep on it, over the "
+                "window (near 1: a convoy that never drains)", TS_LS_CONVOY, 3}};
+    for (size_t k = 0; !bad && k < sizeof per / sizeof *per; k++) {
+      snprintf(name, sizeof name, "%s_%s", m->locks[d].name, per[k].suffix);
+      snprintf(meaning, sizeof meaning, "mutex %s: %s", m->locks[d].name, per[k].what);
+      bad = add_world(out, name, per[k].unit, meaning, TS_W_LOCK_STAT + 8 * (int)d + per[k].k, per[k].digits, err, cap);
+    }
+  }
+  for (size_t i = 0; !bad && i < m->nsites; i++) {
+    static const struct {
+      const char *suffix, *unit, *what;
+      int k, digits;
+    } per[] = {{"wait_ms", "ms", "wait of its contended acquires in the window", TS_LS_WAIT, 1},
+               {"contended", "count", "its contended acquires begun in the window", TS_LS_CONTENDED, 0},
+               {"acquires", "count", "its acquires completed in the window", TS_LS_ACQUIRES, 0}};
+    for (size_t k = 0; !bad && k < sizeof per / sizeof *per; k++) {
+      const char *lk = m->locks[m->sites[i].lock].name;
+      snprintf(name, sizeof name, "%s_%s_%s", lk, m->sites[i].name, per[k].suffix);
+      snprintf(meaning, sizeof meaning, "mutex %s at site %s: %s", lk, m->sites[i].name, per[k].what);
+      bad = add_world(out, name, per[k].unit, meaning, TS_W_SITE_STAT + 8 * (int)i + per[k].k, per[k].digits, err, cap);
+    }
+  }
+  if (bad)
+    ts_metric_list_finish(out);
+  return bad ? -1 : 0;
+}
+
 int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size_t cap)
 {
   memset(out, 0, sizeof *out);
@@ -179,6 +263,8 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     x->id = TS_W_POOL_CORES + (int)p;
     x->digits = 3;
   }
+  if (add_site_metrics(m, out, err, cap))
+    return -1;
   for (size_t s = 0; s < m->nspans; s++)
     for (int st = 0; st < TS_SPAN_NSTATS && m->spans[s].sampled; st++) {
       ts_metric *x = grow(out);
@@ -379,6 +465,17 @@ static double world_value(int id, const ts_world *w)
     if (wk->pool == 0 && wk->load > groups_max)
       groups_max = wk->load;
   }
+  if (id >= TS_W_LOCK_STAT) {
+    int site = id >= TS_W_SITE_STAT, k = (id - (site ? TS_W_SITE_STAT : TS_W_LOCK_STAT)) % 8;
+    const ts_mutex_stat *st = site ? &w->site_stat[(id - TS_W_SITE_STAT) / 8] : &w->lock_stat[(id - TS_W_LOCK_STAT) / 8];
+    switch (k) {
+    case TS_LS_WAIT: return st->wait / 1e6;
+    case TS_LS_SHARE: return w->win_mutex_wait > 0 ? st->wait / w->win_mutex_wait : 0;
+    case TS_LS_CONTENDED: return (double)st->contended;
+    case TS_LS_ACQUIRES: return (double)st->acquires;
+    default: return win > 0 ? (double)st->parked_longest / win : 0;
+    }
+  }
   if (id >= TS_W_POOL_CORES) {
     ts_time t = 0;
     for (int i = w->pool_base[id - TS_W_POOL_CORES]; i < w->pool_base[id - TS_W_POOL_CORES + 1]; i++)
@@ -413,6 +510,13 @@ static double world_value(int id, const ts_world *w)
   case TS_W_USER_INSTR: return ts_time_to_ms(user) * m->ipms_user;
   case TS_W_KERNEL_INSTR: return ts_time_to_ms(kernel) * m->ipms_kernel;
   case TS_W_MEMORY: return (double)w->memory_at_end;
+  case TS_W_MUTEX_ACQUIRES:
+  case TS_W_MUTEX_CONTENDED: {
+    int64_t n = 0;
+    for (size_t d = 0; d < m->nlocks; d++)
+      n += id == TS_W_MUTEX_ACQUIRES ? w->lock_stat[d].acquires : w->lock_stat[d].contended;
+    return (double)n;
+  }
   default: return 0;
   }
 }

@@ -43,8 +43,12 @@ enum {
 enum {
   TS_W_QUEUE_DEPTH, TS_W_QUEUE_DEPTH_MAX, TS_W_SLICE_WAIT, TS_W_CPU_CORES, TS_W_USER_CORES, TS_W_KERNEL_CORES,
   TS_W_LOCK_WAIT_SHARE, TS_W_MUTEX_WAIT, TS_W_USER_INSTR, TS_W_KERNEL_INSTR, TS_W_MEMORY, TS_W_GROUPS_MAX,
-  TS_W_GROUPS_MEAN, TS_W_POOL_CORES /* + pool index */
+  TS_W_GROUPS_MEAN, TS_W_MUTEX_ACQUIRES, TS_W_MUTEX_CONTENDED, TS_W_POOL_CORES /* + pool index */
 };
+/* Per mutex declaration and per site (models with sites): TS_W_LOCK_STAT +
+ * 8 * declaration + TS_LS_*, TS_W_SITE_STAT + 8 * site + TS_LS_*. */
+enum { TS_W_LOCK_STAT = 1 << 20, TS_W_SITE_STAT = 1 << 22 };
+enum { TS_LS_WAIT, TS_LS_SHARE, TS_LS_CONTENDED, TS_LS_ACQUIRES, TS_LS_CONVOY };
 
 typedef struct ts_metric {
   char name[80];

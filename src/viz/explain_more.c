@@ -30,6 +30,8 @@ static int piece_lock(const ts_model *m, const ts_timeline *tl, const ts_tl_piec
   return s->type == &ts_op_lock || s->type == &ts_op_unlock ? s->ref : -1;
 }
 
+static void explain_sites(FILE *out, const ts_timeline *tl);
+
 int ts_explain_contention(FILE *out, const ts_timeline *tl)
 {
   const ts_model *m = tl->model;
@@ -93,7 +95,45 @@ int ts_explain_contention(FILE *out, const ts_timeline *tl)
   }
   free(busy);
   free(by_lock);
+  explain_sites(out, tl);
   return 0;
+}
+
+/* Per site: acquires, contended ones and their wait; per mutex with sites:
+ * the regime (a convoy: some thread asleep on it for most of the run). */
+static void explain_sites(FILE *out, const ts_timeline *tl)
+{
+  const ts_model *m = tl->model;
+  if (m->nsites == 0 || !tl->site_stat || !tl->lock_stat)
+    return;
+  double total = 0;
+  for (size_t d = 0; d < m->nlocks; d++)
+    total += tl->lock_stat[d].wait;
+  fprintf(out, "\ncontention by site (the whole run)\n");
+  fprintf(out, "  %-14s %-16s %10s %10s %8s %14s %8s\n", "mutex", "site", "acquires", "contended", "of them",
+          "wait (ms)", "share");
+  for (size_t d = 0; d < m->nlocks; d++)
+    for (size_t i = 0; i < m->nsites; i++) {
+      const ts_mutex_stat *st = &tl->site_stat[i];
+      if (m->sites[i].lock != (int)d)
+        continue;
+      fprintf(out, "  %-14.14s %-16.16s %10lld %10lld %7.1f%% %14.3f %7.1f%%\n", m->locks[d].name, m->sites[i].name,
+              (long long)st->acquires, (long long)st->contended,
+              st->acquires ? 100.0 * (double)st->contended / (double)st->acquires : 0.0, st->wait / 1e6,
+              total > 0 ? 100 * st->wait / total : 0.0);
+    }
+  ts_time run = tl->end > 0 ? tl->end : 1;
+  for (size_t d = 0; d < m->nlocks; d++) {
+    int used = 0;
+    for (size_t i = 0; i < m->nsites; i++)
+      used |= m->sites[i].lock == (int)d;
+    if (!used)
+      continue;
+    double share = (double)tl->lock_stat[d].parked_longest / (double)run;
+    fprintf(out, "  regime of %s: %s (the longest stretch with a thread asleep on it: %.3f ms, %.1f%% of the run)\n",
+            m->locks[d].name, share >= 0.5 ? "convoy: its sleepers never drain" : "uncollapsed: its sleepers drain",
+            (double)tl->lock_stat[d].parked_longest / 1e6, 100 * share);
+  }
 }
 
 /* One call, from queued to done. */

@@ -196,6 +196,14 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
       for (size_t d = 0; d < m->nlocks; d++)
         tl->mutex_wait[d] = w.mutex_wait_by_lock[d];
     tl->mutex_contended = w.mutex_contended;
+    tl->lock_stat = calloc(m->nlocks + 1, sizeof *tl->lock_stat);
+    tl->site_stat = calloc(m->nsites + 1, sizeof *tl->site_stat);
+    if (tl->lock_stat && tl->site_stat) {
+      memcpy(tl->lock_stat, w.lock_stat, m->nlocks * sizeof *tl->lock_stat);
+      memcpy(tl->site_stat, w.site_stat, m->nsites * sizeof *tl->site_stat);
+    } else {
+      tl->failed = FAIL_NOMEM;
+    }
   }
   ts_world_finish(&w);
   tl->world = NULL;
@@ -241,6 +249,8 @@ void ts_timeline_finish(ts_timeline *tl)
   free(tl->blocks);
   free(tl->calls);
   free(tl->mutex_wait);
+  free(tl->lock_stat);
+  free(tl->site_stat);
   free(tl->runs);
   memset(tl, 0, sizeof *tl);
 }

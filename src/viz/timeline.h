@@ -95,6 +95,8 @@ typedef struct ts_timeline {
   size_t ncalls, cap_calls;
   double *mutex_wait;         /* [model locks]: ns actors waited for each mutex, the whole run */
   int64_t mutex_contended;
+  ts_mutex_stat *lock_stat;   /* [model locks]: contention per mutex declaration, the whole run */
+  ts_mutex_stat *site_stat;   /* [model sites]: ... per site */
   size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
   size_t max_records;          /* 0: no limit */
   /* while recording */
