@@ -131,6 +131,40 @@ int tu_tssimf(char **out, char **err, const char *fmt, ...)
   return rc;
 }
 
+int tu_sh(char **out, const char *fmt, ...)
+{
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  ck_assert_int_ge(n, 0);
+  char dir[PATH_MAX], path[PATH_MAX + 8];
+  tu_mkdtemp(dir, sizeof dir, "sh");
+  snprintf(path, sizeof path, "%s/out", dir);
+  size_t cap = (size_t)n + sizeof path + 32;
+  char *cmd = malloc(cap);
+  ck_assert_ptr_nonnull(cmd);
+  int k = snprintf(cmd, cap, "{ ");
+  vsnprintf(cmd + k, cap - (size_t)k, fmt, again);
+  va_end(again);
+  k += n;
+  snprintf(cmd + k, cap - (size_t)k, "\n} >'%s' 2>&1", path);
+  int status = system(cmd);
+  ck_assert_msg(status != -1 && WIFEXITED(status), "did not exit: %s", cmd);
+  free(cmd);
+  if (out)
+    *out = tu_read_file(path, NULL);
+  remove(path);
+  ck_assert_msg(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+  return WEXITSTATUS(status);
+}
+
+int tu_have(const char *name)
+{
+  return tu_sh(NULL, "command -v '%s' >/dev/null", name) == 0;
+}
+
 void tu_model(const char *json, ts_model *m)
 {
   cJSON *root = cJSON_Parse(json);

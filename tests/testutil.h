@@ -42,6 +42,14 @@ int tu_tssimf(char **out, char **err, const char *fmt, ...) __attribute__((forma
  * split at spaces. */
 const char *tu_tssim_wrapper(void);
 
+/* Run the shell command printf makes of fmt and its arguments (/bin/sh -c);
+ * what it writes to stdout and stderr goes into *out, NUL-terminated
+ * (caller frees; out NULL drops it). Returns the exit status; a command that
+ * does not exit (a signal) fails the test. */
+int tu_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether program name is on the PATH. */
+int tu_have(const char *name);
+
 /* Convert the model JSON text json (file "test.json" in messages) into m
  * (caller memory; free with ts_model_finish). Malformed JSON or a model the
  * loader refuses fails the test with the loader's message. */

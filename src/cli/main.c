@@ -24,7 +24,14 @@ static void usage(FILE *f)
         f);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-  fputs("  version      print the version\n\n" TS_CLI_EXIT_HELP_INTERRUPT, f);
+  fputs("  version      print the version\n\n"
+        "environment:\n"
+        "  TSSIM_PLOTS_DIR  a folder of gnuplot scripts (wave.gp, cpu.gp, ratio.gp, decomposition.gp,\n"
+        "                   queue.gp, sensitivity.gp, pareto.gp) that replace the ones compiled into\n"
+        "                   tssim; copies to start from are installed in " TSSIM_DATADIR "/plots\n\n"
+        "documentation: the language reference, the outputs and metrics, examples and the design\n"
+        "are docs/*.md in the sources, installed in " TSSIM_DOCDIR ".\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        f);
 }
 
 int main(int argc, char **argv)

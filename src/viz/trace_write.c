@@ -1,7 +1,8 @@
 /* Writing traces: the JSON alone, or inside the trace viewer page. Both go
  * through one atomic write (a temporary file renamed into place). In the
- * page, "</" is written "<\/" (the same JSON string) so no text of the trace
- * can close its <script> element. */
+ * page, every "<" is written "\u003c" (the same JSON string: "<" is only
+ * ever inside strings) so no text of the trace can end or disturb its
+ * <script> element. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,8 +39,8 @@ static int write_atomic(const char *path, const char *before, size_t before_len,
     return -1;
   fwrite(before, 1, before_len, f);
   for (const char *p = json; *p; p++) {
-    if (script && p[0] == '<' && p[1] == '/') {
-      fputs("<\\", f);
+    if (script && *p == '<') {
+      fputs("\\u003c", f);
       continue;
     }
     fputc(*p, f);

@@ -1,0 +1,191 @@
+/* tssim as installed: `meson install --destdir` into a staging folder, then
+ * the staged tssim run from another folder (its plots and its trace page are
+ * compiled in, the plot scripts' copies are where --help says), the man page
+ * read by man -l, and the bash and zsh completions, which are generated from
+ * the same --help text, completing commands, options and file arguments. */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char tmpdir[PATH_MAX], stage[PATH_MAX + 16];
+
+/* An installed file: the staging folder + the install path (an environment
+ * variable meson test sets, e.g. TSSIM_INSTALL_BIN) + rel, in path. */
+static void staged(char *path, size_t cap, const char *var, const char *rel)
+{
+  const char *dir = getenv(var);
+  ck_assert_msg(dir != NULL, "%s must be set (run the tests with meson test)", var);
+  ck_assert_int_lt(snprintf(path, cap, "%s%s/%s", stage, dir, rel), (int)cap);
+}
+
+static int exists(const char *path)
+{
+  return access(path, F_OK) == 0;
+}
+
+/* meson install the build this test belongs to into stage. */
+static void install(void)
+{
+  const char *meson = getenv("TSSIM_MESON"), *build = getenv("TSSIM_BUILD_ROOT");
+  ck_assert_msg(meson && build, "TSSIM_MESON and TSSIM_BUILD_ROOT must be set (run the tests with meson test)");
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "install");
+  snprintf(stage, sizeof stage, "%s/stage", tmpdir);
+  char *out;
+  int rc = tu_sh(&out, "'%s' install -C '%s' --no-rebuild --quiet --destdir '%s'", meson, build, stage);
+  ck_assert_msg(rc == 0, "meson install failed (%d):\n%s", rc, out);
+  free(out);
+}
+
+START_TEST(install_staged_tssim_runs_from_another_folder)
+{
+  char bin[PATH_MAX * 2], plots[PATH_MAX * 2], path[PATH_MAX * 3];
+  char *out, *scenario = tu_source_path("scenarios/rr-wave.json");
+  install();
+  staged(bin, sizeof bin, "TSSIM_INSTALL_BIN", "tssim");
+  staged(plots, sizeof plots, "TSSIM_INSTALL_DATA", "tssim/plots");
+  ck_assert_msg(exists(bin), "not installed: %s", bin);
+  /* the help names where the plot scripts' copies are installed */
+  ck_assert_int_eq(tu_sh(&out, "'%s' --help", bin), 0);
+  ck_assert_ptr_nonnull(strstr(out, strstr(plots, getenv("TSSIM_INSTALL_DATA"))));
+  free(out);
+  snprintf(path, sizeof path, "%s/wave.gp", plots);
+  ck_assert_msg(exists(path), "not installed: %s", path);
+  /* a run from a folder without the sources: results, and plots when gnuplot is there */
+  int rc = tu_sh(&out, "mkdir '%s/elsewhere' && cd '%s/elsewhere' && '%s' run '%s' --n 2 --workers 1 -o out -q",
+                 tmpdir, tmpdir, bin, scenario);
+  ck_assert_msg(rc == 0, "%s", out);
+  free(out);
+  snprintf(path, sizeof path, "%s/elsewhere/out/summary.csv", tmpdir);
+  ck_assert(exists(path));
+  snprintf(path, sizeof path, "%s/elsewhere/out/wave.png", tmpdir);
+  ck_assert_int_eq(exists(path), tu_have("gnuplot"));
+  /* the installed copies of the plot scripts draw the same plots */
+  if (tu_have("gnuplot")) {
+    rc = tu_sh(&out, "cd '%s/elsewhere' && TSSIM_PLOTS_DIR='%s' '%s' run '%s' --n 2 --workers 1 -o out2 -q", tmpdir,
+               plots, bin, scenario);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/elsewhere/out2/wave.png", tmpdir);
+    ck_assert(exists(path));
+  }
+  /* the trace page */
+  rc = tu_sh(&out, "cd '%s/elsewhere' && '%s' trace '%s' --n 2 --workers 1 -o t.json --html t.html", tmpdir, bin,
+             scenario);
+  ck_assert_msg(rc == 0, "%s", out);
+  free(out);
+  snprintf(path, sizeof path, "%s/elsewhere/t.html", tmpdir);
+  char *page = tu_read_file(path, NULL);
+  ck_assert_ptr_nonnull(strstr(page, "tssim trace viewer"));
+  ck_assert_ptr_nonnull(strstr(page, "\"traceEvents\""));
+  free(page);
+  free(scenario);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* man -l reads the installed page without a warning, and it holds each
+ * command's --help: its synopsis and every option. */
+START_TEST(install_man_page_reads_and_holds_the_help)
+{
+  ck_assert_msg(tu_have("man"), "man is not installed (scripts/deps installs man-db)");
+  char page[PATH_MAX * 2], bin[PATH_MAX * 2];
+  char *man, *out;
+  install();
+  staged(page, sizeof page, "TSSIM_INSTALL_MAN", "man1/tssim.1");
+  staged(bin, sizeof bin, "TSSIM_INSTALL_BIN", "tssim");
+  int rc = tu_sh(&man, "MANWIDTH=2000 man --warnings -E UTF-8 -l '%s' 2>&1 >/dev/null | grep . && exit 9; "
+                 "MANWIDTH=2000 man -E UTF-8 -l '%s'", page, page);
+  ck_assert_msg(rc == 0, "man -l %s: %d\n%s", page, rc, man);
+  ck_assert_ptr_nonnull(strstr(man, "tssim - discrete-event simulator"));
+  ck_assert_ptr_nonnull(strstr(man, "EXIT STATUS"));
+  ck_assert_ptr_nonnull(strstr(man, "TSSIM_PLOTS_DIR"));
+  static const char *const cmds[] = {"run", "calibrate", "trace", "gantt", "explain", "merge"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    ck_assert_int_eq(tu_sh(&out, "'%s' %s --help", bin, cmds[i]), 0);
+    char *line = strtok(out, "\n");
+    ck_assert_ptr_nonnull(strstr(man, line + strlen("usage: ")));
+    for (; line; line = strtok(NULL, "\n")) {
+      const char *opt = strstr(line, "--");
+      if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
+        continue;
+      char name[64];
+      ck_assert_int_eq(sscanf(opt, "%63s", name), 1);
+      ck_assert_msg(strstr(man, name), "tssim %s --help has %s, the man page has not", cmds[i], name);
+    }
+    free(out);
+  }
+  free(man);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* What the installed bash completion offers for the command line words
+ * (the last is the word being completed), from folder dir: the words of
+ * COMPREPLY, sorted, one per line (caller frees). */
+static char *complete(const char *script, const char *dir, const char *words)
+{
+  char *out;
+  int rc = tu_sh(&out, "cd '%s' && bash -c '. \"$0\"; COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+                 "_tssim; printf \"%%s\\n\" \"${COMPREPLY[@]}\" | sort' '%s'", dir, words, script);
+  ck_assert_msg(rc == 0, "completing %s: %s", words, out);
+  return out;
+}
+
+static void completes(const char *script, const char *dir, const char *words, const char *want)
+{
+  char *got = complete(script, dir, words);
+  ck_assert_msg(strcmp(got, want) == 0, "completing \"%s\": got\n%swant\n%s", words, got, want);
+  free(got);
+}
+
+START_TEST(install_completions_know_commands_options_and_files)
+{
+  char bash[PATH_MAX * 2], zsh[PATH_MAX * 2], dir[PATH_MAX + 16];
+  install();
+  staged(bash, sizeof bash, "TSSIM_INSTALL_DATA", "bash-completion/completions/tssim");
+  staged(zsh, sizeof zsh, "TSSIM_INSTALL_DATA", "zsh/site-functions/_tssim");
+  snprintf(dir, sizeof dir, "%s/files", tmpdir);
+  char *out;
+  ck_assert_int_eq(tu_sh(&out, "mkdir -p '%s/sub' && cd '%s' && touch m.json notes.txt", dir, dir), 0);
+  free(out);
+  completes(bash, dir, "tssim \"\"", "--help\n--version\ncalibrate\nexplain\ngantt\nmerge\nrun\ntrace\nversion\n");
+  completes(bash, dir, "tssim ca", "calibrate\n");
+  completes(bash, dir, "tssim run --se", "--seed\n--set\n");
+  completes(bash, dir, "tssim trace --h", "--help\n--html\n");
+  completes(bash, dir, "tssim run \"\"", "m.json\nsub\n");                 /* SCENARIO.json */
+  completes(bash, dir, "tssim calibrate m.json \"\"", "m.json\nsub\n");    /* BASELINE.json */
+  completes(bash, dir, "tssim run m.json -o \"\"", "sub\n");               /* DIR */
+  completes(bash, dir, "tssim run m.json --output = \"\"", "sub\n");       /* --output=DIR */
+  completes(bash, dir, "tssim trace m.json --html \"\"", "m.json\nnotes.txt\nsub\n"); /* FILE */
+  completes(bash, dir, "tssim run m.json --n \"\"", "\n");                  /* a number: nothing */
+  completes(bash, dir, "tssim merge \"\"", "sub\n");                       /* DIR... */
+  if (tu_have("zsh")) {
+    int rc = tu_sh(&out, "zsh -n '%s'", zsh);
+    ck_assert_msg(rc == 0, "%s", out);
+    free(out);
+  }
+  char *text = tu_read_file(zsh, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "#compdef tssim"));
+  ck_assert_ptr_nonnull(strstr(text, "'(-o --output)--output=[results folder"));
+  ck_assert_ptr_nonnull(strstr(text, "'*--set=["));
+  free(text);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+Suite *install_suite(void)
+{
+  Suite *s = suite_create("install");
+  TCase *tc = tcase_create("staged");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, install_staged_tssim_runs_from_another_folder);
+  tcase_add_test(tc, install_man_page_reads_and_holds_the_help);
+  tcase_add_test(tc, install_completions_know_commands_options_and_files);
+  suite_add_tcase(s, tc);
+  return s;
+}
