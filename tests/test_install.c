@@ -1,8 +1,10 @@
 /* tssim as installed: `meson install --destdir` into a staging folder, then
  * the staged tssim run from another folder (its plots and its trace page are
  * compiled in, the plot scripts' copies are where --help says), the man page
- * read by man -l, and the bash and zsh completions, which are generated from
- * the same --help text, completing commands, options and file arguments. */
+ * read by man -l, the bash and zsh completions, which are generated from the
+ * same --help text, completing commands, options and file arguments, and the
+ * example program of examples/ built against the staged library with
+ * pkg-config. */
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
@@ -178,6 +180,42 @@ START_TEST(install_completions_know_commands_options_and_files)
 }
 END_TEST
 
+/* examples/sweep.c built with `pkg-config --cflags --libs tssim` against the
+ * staged headers, tssim.pc and libtssim.so, run from another folder: round
+ * robin's slowest actor of 16 is done at 16 x 400 ms. */
+START_TEST(install_example_builds_with_pkg_config)
+{
+  char lib[PATH_MAX * 2], pc[PATH_MAX * 5], path[PATH_MAX * 3], *out;
+  const char *cflags = getenv("TSSIM_TEST_CFLAGS") ? getenv("TSSIM_TEST_CFLAGS") : "";
+  install();
+  staged(lib, sizeof lib, "TSSIM_INSTALL_LIB", "");
+  snprintf(pc, sizeof pc, "PKG_CONFIG_PATH='%spkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config", lib, stage);
+  snprintf(path, sizeof path, "%slibtssim.a", lib);
+  ck_assert_msg(exists(path), "not installed: %s", path);
+  ck_assert_int_eq(tu_sh(&out, "%s --static --libs tssim", pc), 0);
+  ck_assert_msg(strstr(out, "-ltssim") && strstr(out, "-lgsl") && strstr(out, "-lcjson"), "%s", out);
+  free(out);
+  char *src = tu_source_path("examples/sweep.c"), *scenario = tu_source_path("scenarios/rr-wave.json");
+  int rc = tu_sh(&out, "cd '%s' && cc -std=c11 -Wall -Wextra -Werror %s '%s' $(%s --cflags --libs tssim) -o sweep",
+                 tmpdir, cflags, src, pc);
+  ck_assert_msg(rc == 0, "building examples/sweep.c: %s", out);
+  free(out);
+  rc = tu_sh(&out, "mkdir '%s/run' && cd '%s/run' && LD_LIBRARY_PATH='%s' ../sweep '%s' 16", tmpdir, tmpdir, lib,
+             scenario);
+  ck_assert_msg(rc == 0, "%s", out);
+  ck_assert_msg(strstr(out, "rr-wave with libtssim") && strstr(out, "6400.000"), "%s", out);
+  free(out);
+  /* its errors are tssim's */
+  rc = tu_sh(&out, "cd '%s/run' && LD_LIBRARY_PATH='%s' ../sweep '%s' 16 params.bogus=1", tmpdir, lib, scenario);
+  ck_assert_int_eq(rc, 2);
+  ck_assert_msg(strstr(out, "params.bogus: --set: no such parameter in params"), "%s", out);
+  free(out);
+  free(src);
+  free(scenario);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *install_suite(void)
 {
   Suite *s = suite_create("install");
@@ -186,6 +224,7 @@ Suite *install_suite(void)
   tcase_add_test(tc, install_staged_tssim_runs_from_another_folder);
   tcase_add_test(tc, install_man_page_reads_and_holds_the_help);
   tcase_add_test(tc, install_completions_know_commands_options_and_files);
+  tcase_add_test(tc, install_example_builds_with_pkg_config);
   suite_add_tcase(s, tc);
   return s;
 }

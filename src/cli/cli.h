@@ -38,29 +38,14 @@ int ts_cmd_merge(int argc, char **argv);
 int ts_cmd_sensitivity(int argc, char **argv);
 int ts_cmd_optimize(int argc, char **argv);
 
-/* Shared by the subcommands that load a scenario and its model. */
-#include "io/baseline_json.h"
-#include "io/scenario_json.h"
-#include "model/model.h"
-#include <cjson/cJSON.h>
+/* Shared by the subcommands that load a scenario and its model: they load
+ * through the library's loader (lib/load.h), as tssim_open does. */
+#include "lib/load.h"
 
-typedef struct ts_loaded {
-  ts_scenario sc;
-  ts_model model;
-  cJSON *resolved;     /* model tree after overrides */
-  ts_baseline baseline;
-  int has_baseline;
-} ts_loaded;
-
-/* Load scenario file `path`, then its model with the scenario's overrides
- * followed by `sets`, then its baseline; check every axis path exists in the
- * model and every combination of axis values gives a model that loads.
- * Prints the error and returns 2 on bad input, 0 on success. */
+/* ts_load of scenario file `path` with the overrides `sets`: prints the
+ * error ("tssim: " and ts_load's message) and returns 2 on bad input, 0 on
+ * success. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
-/* The model of one combination of the scenario's axes (value indexes): the
- * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
- * callback; ctx is the ts_loaded. */
-int ts_cli_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the

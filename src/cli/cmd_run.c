@@ -164,31 +164,6 @@ static int override_list(const char *arg, const char *what, long lo, long hi, in
   return 0;
 }
 
-/* The confidence target applies to the metrics the table reports. */
-static int table_cols(void *ctx, const ts_sweep *s, int *cols, int max)
-{
-  const ts_loaded *L = ctx;
-  return ts_report_table_cols(&L->sc, s, cols, max);
-}
-
-/* A model that runs forever needs a horizon. */
-static int check_horizon(const ts_loaded *L, ts_err *e)
-{
-  if (L->sc.horizon != TS_TIME_MAX)
-    return 0;
-  for (size_t c = 0; c < L->model.nclasses; c++) {
-    const ts_class *k = &L->model.classes[c];
-    if (k->forever)
-      return ts_err_set(e, L->sc.file, "horizon_ms", "missing: class %s arrives until the horizon (\"count\": "
-                        "\"forever\"), so the scenario needs horizon_ms", k->name);
-    for (size_t i = 0; i < k->nsteps; i++)
-      if (k->steps[i].forever)
-        return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s repeats forever, so the scenario needs horizon_ms",
-                          k->steps[i].where);
-  }
-  return 0;
-}
-
 static int parse_count(const char *arg, const char *what, long lo, long hi, long *out, ts_err *e)
 {
   char *end;
@@ -329,7 +304,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
       goto bad;
     L->sc.ci_max = (int)v;
   }
-  if (check_horizon(L, &e))
+  if (ts_load_check_horizon(L, &e))
     goto bad;
   return 0;
 bad:
@@ -338,30 +313,12 @@ bad:
   return 2;
 }
 
-/* The scenario's names for the axes and their values, for messages. */
-static const char *axis_name(void *ctx, int axis)
-{
-  return ((const ts_loaded *)ctx)->sc.axes[axis].key;
-}
-
-static const char *axis_label(void *ctx, int axis, int v)
-{
-  return ((const ts_loaded *)ctx)->sc.axes[axis].labels[v];
-}
-
 void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, ts_sweep_spec *spec)
 {
-  for (int a = 0; a < L->sc.naxes; a++)
-    sizes[a] = L->sc.axes[a].nvalues;
-  *spec = (ts_sweep_spec){.ns = L->sc.ns, .nn = L->sc.nn, .workers = L->sc.workers, .nw = L->sc.nw,
-                          .replications = L->sc.replications, .seed = L->sc.seed,
-                          .horizon = L->sc.horizon, .warmup = L->sc.warmup, .window = L->sc.window,
-                          .naxes = L->sc.naxes, .axis_sizes = sizes,
-                          .model_of = L->sc.naxes ? ts_cli_model_of : NULL, .model = &L->model, .ctx = L,
-                          .axis_name = axis_name, .axis_label = axis_label,
-                          .ci_target = L->sc.ci_target, .ci_max = L->sc.ci_max, .ci_cols = table_cols,
-                          .should_stop = ts_cli_should_stop, .jobs = o->jobs,
-                          .shard = o->shards ? o->shard - 1 : 0, .shards = o->shards};
+  ts_load_sweep_spec(L, o->jobs, sizes, spec);
+  spec->should_stop = ts_cli_should_stop;
+  spec->shard = o->shards ? o->shard - 1 : 0;
+  spec->shards = o->shards;
 }
 
 /* ---- the results ---- */

@@ -439,6 +439,36 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
   return 0;
 }
 
+const char *const ts_report_actor_columns[] = {"replication", "n", "workers", "actor", "worker", "arrive_ms",
+  "wave_ms", "per_group_cpu_ms", "cpu_ms", "queue_wait_ms", "ready_wait_ms", "io_ms", "lock_wait_ms", "lock_work_ms",
+  "slices", "yields", "done_ms", NULL};
+
+int ts_report_actor_values(const ts_world *w, int id, int replication, double *v)
+{
+  const ts_actor *ac = ts_world_actor(w, id);
+  if (!ts_world_counted(ac))
+    return 0;
+  const ts_actor_acc *a = &ac->st;
+  const ts_actor_ext *x = ac->x;
+  ts_time wave_start, wave_end;
+  ts_world_wave(w, id, &wave_start, &wave_end);
+  const ts_time times[] = {a->arrive, wave_end - wave_start, a->timer, a->cpu, ac->queue_time,
+                           ts_world_state_time(w, id, TS_ACTOR_READY), ts_world_state_time(w, id, TS_ACTOR_IO),
+                           ts_world_state_time(w, id, TS_ACTOR_LOCK_WAIT), x ? x->lock_work : 0};
+  int waved = wave_start >= 0 && wave_end >= 0;
+  v[0] = replication;
+  v[1] = w->n;
+  v[2] = w->nmain;
+  v[3] = id;
+  v[4] = ac->home;
+  for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+    v[5 + i] = i != 1 || waved ? ts_time_to_ms(times[i]) : NAN;
+  v[14] = (double)a->slices;
+  v[15] = (double)a->yields;
+  v[16] = a->done >= 0 ? ts_time_to_ms(a->done) : NAN;
+  return 1;
+}
+
 static void add_number(cJSON *o, const char *key, double v)
 {
   if (isnan(v))

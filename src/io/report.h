@@ -48,6 +48,13 @@ char *ts_report_put_ms(char *p, ts_time t);
 int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w, int combo,
                            int replication);
 /* Write summary.csv alone to f. */
+/* The numeric columns of a samples.csv row (without the axis labels and the
+ * class), NULL-terminated, and actor id's values of them in world w
+ * (replication as given; NAN where samples.csv leaves the field empty): 1,
+ * or 0 when the actor is not counted (no row). Keep in step with
+ * ts_report_samples_rows, which writes the same fields as text. */
+extern const char *const ts_report_actor_columns[];
+int ts_report_actor_values(const ts_world *w, int id, int replication, double *v);
 void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 
 #endif

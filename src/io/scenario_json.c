@@ -362,6 +362,11 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
 
 int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, ts_err *e)
 {
+  return ts_scenario_convert(root, path, 1, s, e);
+}
+
+int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts_scenario *s, ts_err *e)
+{
   static const char *const keys[] = {"name", "description", "model", "baseline", "n", "workers", "replications",
                                      "seed", "set", "axes", "compare", "horizon_ms", "warmup_ms", "window_ms",
                                      "table", "ci_target", "ci_max_replications", "notes", NULL};
@@ -407,12 +412,12 @@ int ts_scenario_from_json(const cJSON *root, const char *path, ts_scenario *s, t
     ts_jfail(&c, NULL, e, "out of memory");
     goto out;
   }
-  if (access(s->model_path, R_OK) != 0) {
+  if (check_files && access(s->model_path, R_OK) != 0) {
     ts_jfail(&c, "model", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", model, s->model_path,
              strerror(errno));
     goto out;
   }
-  if (baseline && access(s->baseline_path, R_OK) != 0) {
+  if (check_files && baseline && access(s->baseline_path, R_OK) != 0) {
     ts_jfail(&c, "baseline", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", baseline,
              s->baseline_path, strerror(errno));
     goto out;

@@ -55,6 +55,9 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e);
 /* The same from a parsed tree, named path in errors and for resolving the
  * model and baseline paths (which must be readable). */
 int ts_scenario_from_json(const struct cJSON *root, const char *path, ts_scenario *s, ts_err *e);
+/* ts_scenario_from_json, checking the model and baseline files are readable
+ * only when check_files (a scenario given as text comes with its model). */
+int ts_scenario_convert(const struct cJSON *root, const char *path, int check_files, ts_scenario *s, ts_err *e);
 /* Free a scenario's memory; NULL is accepted. */
 void ts_scenario_finish(ts_scenario *s);
 /* Parse a comma list of positive integers ("1,2,4") into a new array.

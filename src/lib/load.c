@@ -1,0 +1,321 @@
+#include "lib/load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/jsonfile.h"
+#include "io/model_json.h"
+#include "io/report.h"
+#include "io/suggest.h"
+#include "run/metrics.h"
+#include "run/sweep.h"
+
+static int names_override(const char *msg, const char *set)
+{
+  const char *eq = strchr(set, '=');
+  int len = eq ? (int)(eq - set) : 0;
+  char at[520];
+  if (len == 0 || len > 500)
+    return 0;
+  snprintf(at, sizeof at, ": %.*s", len, set);
+  const char *hit = strstr(msg, at);
+  if (hit && strchr(":.[", hit[strlen(at)]))
+    return 1;
+  if (strncmp(set, "params.", 7) != 0)
+    return 0;
+  snprintf(at, sizeof at, "$%.*s ", len - 7, set + 7);
+  return strstr(msg, at) != NULL;
+}
+
+/* Write into by (size cap) which override a model error comes from:
+ * " (from --set P=V)" or " (from the scenario's "set": FILE)", or "". */
+static void blame_override(const char *msg, const char *const *sets, int from_scenario, int total,
+                           const char *scenario, char *by, size_t cap)
+{
+  by[0] = '\0';
+  for (int i = total - 1; i >= 0; i--) /* the last override of a path wins */
+    if (names_override(msg, sets[i])) {
+      if (i < from_scenario)
+        snprintf(by, cap, " (from the scenario's \"set\": %s)", scenario);
+      else
+        snprintf(by, cap, " (from --set %.400s)", sets[i]);
+      return;
+    }
+}
+
+/* The axis values of combination c (the first axis varies slowest). */
+static void combo_of(const ts_scenario *sc, long c, int *values)
+{
+  for (int a = sc->naxes - 1; a >= 0; a--) {
+    values[a] = (int)(c % sc->axes[a].nvalues);
+    c /= sc->axes[a].nvalues;
+  }
+}
+
+/* Every axis path names a place in the model, and every combination loads. */
+static int check_axes(ts_loaded *L, ts_err *e)
+{
+  const ts_scenario *sc = &L->sc;
+  long combos = 1;
+  for (int a = 0; a < sc->naxes; a++) {
+    const ts_axis *ax = &sc->axes[a];
+    for (int v = 0; v < ax->nvalues; v++)
+      for (int k = 0; k < ax->nsets[v]; k++) {
+        char path[512];
+        size_t n = strcspn(ax->sets[v][k], "=");
+        snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), ax->sets[v][k]);
+        if (!ts_json_get_path(L->resolved, path)) {
+          char where[128];
+          snprintf(where, sizeof where, "axes.%s", ax->key);
+          return ts_err_set(e, sc->file, where, "%s is not a field of the model %s (an axis replaces fields that exist)",
+                            path, sc->model_path);
+        }
+      }
+    combos *= ax->nvalues;
+    if (combos > 100000)
+      return ts_err_set(e, sc->file, "axes", "more than 100000 combinations of axis values");
+  }
+  int values[16];
+  for (long c = 0; sc->naxes > 0 && c < combos && c < 1000; c++) {
+    ts_model m;
+    char err[sizeof e->msg];
+    combo_of(sc, c, values);
+    if (ts_load_model_of(L, values, &m, err, sizeof err))
+    {
+      snprintf(e->msg, sizeof e->msg, "%s", err);
+      return -1;
+    }
+    ts_model_finish(&m);
+  }
+  return 0;
+}
+
+/* "did you mean ...? " for a metric name not in l, or "". */
+static void metric_hint(const ts_metric_list *l, const char *name, char *hint, size_t cap)
+{
+  const char **names = calloc(l->n + 1, sizeof *names);
+  for (size_t i = 0; names && i < l->n; i++)
+    names[i] = l->v[i].name;
+  const char *near = names ? ts_suggest(name, names) : NULL;
+  snprintf(hint, cap, near ? "; did you mean \"%s\"?" : "%s", near ? near : "");
+  free(names);
+}
+
+/* Every metric the scenario's table shows and the baseline records is one
+ * the model reports (and the model's metric names are distinct). */
+static int check_metrics(const ts_loaded *L, ts_err *e)
+{
+  ts_metric_list l;
+  char why[300], hint[120];
+  if (ts_metric_list_build(&L->model, &l, why, sizeof why))
+    return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
+  int rc = 0;
+  for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
+    if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)
+      continue;
+    char where[32];
+    snprintf(where, sizeof where, "table[%d]", i);
+    metric_hint(&l, L->sc.table[i], hint, sizeof hint);
+    rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it%s (tssim run --help lists the "
+                    "metrics; a model adds its spans' and its own)", L->sc.table[i], L->sc.model_path, hint);
+  }
+  for (size_t i = 0; L->has_baseline && i < L->baseline.nrec && rc == 0; i++) {
+    const ts_record *r = &L->baseline.rec[i];
+    if (ts_metric_list_find(&l, r->metric) >= 0)
+      continue;
+    metric_hint(&l, r->metric, hint, sizeof hint);
+    rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it%s (tssim run --help "
+                    "lists the metrics; a model adds its spans' and its own)", L->sc.model_path, hint);
+  }
+  ts_metric_list_finish(&l);
+  return rc;
+}
+
+int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap)
+{
+  const ts_loaded *L = ctx;
+  const ts_scenario *sc = &L->sc;
+  cJSON *t = cJSON_Duplicate(L->resolved, 1);
+  ts_err e;
+  if (!t) {
+    snprintf(err, cap, "out of memory");
+    return -1;
+  }
+  int rc = 0, a = 0;
+  for (; a < sc->naxes && rc == 0; a++)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]] && rc == 0; k++)
+      rc = ts_model_apply_set(t, sc->model_path, sc->axes[a].sets[values[a]][k], &e);
+  if (rc == 0) {
+    a = -1;
+    rc = ts_model_from_json(t, sc->model_path, m, &e);
+  }
+  cJSON_Delete(t);
+  if (rc) {
+    char by[200] = "";
+    for (int k = 0; k < sc->naxes; k++) {
+      size_t l = strlen(by);
+      snprintf(by + l, sizeof by - l, "%s%s=%s", k ? ", " : "", sc->axes[k].key, sc->axes[k].labels[values[k]]);
+    }
+    snprintf(err, cap, "%s (with axes %s)", e.msg, by);
+  }
+  return rc;
+}
+
+/* Parse JSON text named name into *root. Returns 0 or -1 with e filled. */
+static int parse(const char *text, const char *name, cJSON **root, ts_err *e)
+{
+  if (!text)
+    return ts_err_set(e, name, NULL, "no JSON text given");
+  return ts_json_parse(text, strlen(text), name, root, e);
+}
+
+/* The scenario of src into out->sc. */
+static int load_scenario(const ts_load_src *src, ts_loaded *out, ts_err *e)
+{
+  if (src->path)
+    return ts_scenario_load(src->path, &out->sc, e);
+  cJSON *root;
+  if (parse(src->scenario_json, "<scenario>", &root, e))
+    return -1;
+  int rc = ts_scenario_convert(root, "<scenario>", 0, &out->sc, e);
+  cJSON_Delete(root);
+  if (rc)
+    return -1;
+  free(out->sc.model_path);
+  free(out->sc.baseline_path);
+  out->sc.model_path = strdup("<model>");
+  out->sc.baseline_path = src->baseline_json ? strdup("<baseline>") : NULL;
+  if (!out->sc.model_path || (src->baseline_json && !out->sc.baseline_path)) {
+    ts_scenario_finish(&out->sc);
+    return ts_err_set(e, "<scenario>", NULL, "out of memory");
+  }
+  return 0;
+}
+
+/* The model of src with overrides sets into out->model and out->resolved. */
+static int load_model(const ts_load_src *src, const char *const *sets, int nsets, ts_loaded *out, ts_err *e)
+{
+  if (src->path)
+    return ts_model_load(out->sc.model_path, sets, nsets, &out->model, &out->resolved, e);
+  cJSON *root;
+  if (parse(src->model_json, "<model>", &root, e))
+    return -1;
+  for (int i = 0; i < nsets; i++)
+    if (ts_model_apply_set(root, "<model>", sets[i], e)) {
+      cJSON_Delete(root);
+      return -1;
+    }
+  if (ts_model_from_json(root, "<model>", &out->model, e)) {
+    cJSON_Delete(root);
+    return -1;
+  }
+  out->resolved = root;
+  return 0;
+}
+
+static int load_baseline(const ts_load_src *src, ts_loaded *out, ts_err *e)
+{
+  if (src->path)
+    return ts_baseline_load(out->sc.baseline_path, &out->baseline, e);
+  cJSON *root;
+  if (parse(src->baseline_json, "<baseline>", &root, e))
+    return -1;
+  int rc = ts_baseline_from_json(root, "<baseline>", &out->baseline, e);
+  cJSON_Delete(root);
+  return rc;
+}
+
+int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loaded *out, ts_err *e)
+{
+  memset(out, 0, sizeof *out);
+  if (load_scenario(src, out, e))
+    return -1;
+  int total = out->sc.nsets + nsets;
+  const char **all = calloc((size_t)total + 1, sizeof *all);
+  if (!all) {
+    ts_scenario_finish(&out->sc);
+    return ts_err_set(e, NULL, NULL, "out of memory");
+  }
+  for (int i = 0; i < out->sc.nsets; i++)
+    all[i] = out->sc.sets[i];
+  for (int i = 0; i < nsets; i++)
+    all[out->sc.nsets + i] = sets[i];
+  if (load_model(src, all, total, out, e)) {
+    char by[600];
+    blame_override(e->msg, all, out->sc.nsets, total, out->sc.file, by, sizeof by);
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
+    free(all);
+    ts_scenario_finish(&out->sc);
+    return -1;
+  }
+  free(all);
+  if (check_axes(out, e) || (out->sc.baseline_path && load_baseline(src, out, e))) {
+    ts_load_finish(out);
+    return -1;
+  }
+  out->has_baseline = out->sc.baseline_path != NULL;
+  if (check_metrics(out, e)) {
+    ts_load_finish(out);
+    return -1;
+  }
+  return 0;
+}
+
+int ts_load_check_horizon(const ts_loaded *L, ts_err *e)
+{
+  if (L->sc.horizon != TS_TIME_MAX)
+    return 0;
+  for (size_t c = 0; c < L->model.nclasses; c++) {
+    const ts_class *k = &L->model.classes[c];
+    if (k->forever)
+      return ts_err_set(e, L->sc.file, "horizon_ms", "missing: class %s arrives until the horizon (\"count\": "
+                        "\"forever\"), so the scenario needs horizon_ms", k->name);
+    for (size_t i = 0; i < k->nsteps; i++)
+      if (k->steps[i].forever)
+        return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s repeats forever, so the scenario needs horizon_ms",
+                          k->steps[i].where);
+  }
+  return 0;
+}
+
+/* The confidence target applies to the metrics the table reports. */
+static int table_cols(void *ctx, const ts_sweep *s, int *cols, int max)
+{
+  const ts_loaded *L = ctx;
+  return ts_report_table_cols(&L->sc, s, cols, max);
+}
+
+/* The scenario's names for the axes and their values, for messages. */
+static const char *axis_name(void *ctx, int axis)
+{
+  return ((const ts_loaded *)ctx)->sc.axes[axis].key;
+}
+
+static const char *axis_label(void *ctx, int axis, int v)
+{
+  return ((const ts_loaded *)ctx)->sc.axes[axis].labels[v];
+}
+
+void ts_load_sweep_spec(ts_loaded *L, int jobs, int *sizes, ts_sweep_spec *spec)
+{
+  for (int a = 0; a < L->sc.naxes; a++)
+    sizes[a] = L->sc.axes[a].nvalues;
+  *spec = (ts_sweep_spec){.ns = L->sc.ns, .nn = L->sc.nn, .workers = L->sc.workers, .nw = L->sc.nw,
+                          .replications = L->sc.replications, .seed = L->sc.seed,
+                          .horizon = L->sc.horizon, .warmup = L->sc.warmup, .window = L->sc.window,
+                          .naxes = L->sc.naxes, .axis_sizes = sizes,
+                          .model_of = L->sc.naxes ? ts_load_model_of : NULL, .model = &L->model, .ctx = L,
+                          .axis_name = axis_name, .axis_label = axis_label,
+                          .ci_target = L->sc.ci_target, .ci_max = L->sc.ci_max, .ci_cols = table_cols,
+                          .jobs = jobs};
+}
+
+void ts_load_finish(ts_loaded *l)
+{
+  ts_scenario_finish(&l->sc);
+  ts_model_finish(&l->model);
+  cJSON_Delete(l->resolved);
+  ts_baseline_finish(&l->baseline);
+  memset(l, 0, sizeof *l);
+}

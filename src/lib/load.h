@@ -1,0 +1,54 @@
+/* Loading a scenario, its model (with overrides) and its baseline, with
+ * every check a run needs (axis paths exist and every axis combination
+ * loads, the metrics the table and the baseline name exist), from files or
+ * from JSON text. The library's handles and the command line both load
+ * through here, so they refuse the same inputs with the same messages. */
+#ifndef TS_LOAD_H
+#define TS_LOAD_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "io/baseline_json.h"
+#include "io/err.h"
+#include "io/scenario_json.h"
+#include "model/model.h"
+
+typedef struct ts_loaded {
+  ts_scenario sc;
+  ts_model model;
+  cJSON *resolved;     /* model tree after overrides */
+  ts_baseline baseline;
+  int has_baseline;
+} ts_loaded;
+
+/* Where a scenario comes from: the file path, or JSON text (scenario and
+ * model; baseline NULL for none), named "<scenario>", "<model>" and
+ * "<baseline>" in messages. */
+typedef struct ts_load_src {
+  const char *path;
+  const char *scenario_json, *model_json, *baseline_json;
+} ts_load_src;
+
+/* Load src's scenario, then its model with the scenario's overrides
+ * followed by `sets` ("PATH=VALUE"), then its baseline, and check every axis
+ * path exists in the model, every combination of axis values gives a model
+ * that loads and every metric the table and the baseline name is reported.
+ * Returns 0, or -1 with e filled (a message naming the file and the JSON
+ * path; out needs no ts_load_finish then). */
+int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loaded *out, ts_err *e);
+/* The model of one combination of the scenario's axes (value indexes): the
+ * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
+ * callback; ctx is the ts_loaded. */
+int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
+/* A model that runs forever needs a horizon: 0, or -1 with e filled. */
+int ts_load_check_horizon(const ts_loaded *L, ts_err *e);
+/* The sweep of L (its n, workers, axes, replications, seed, horizon, window
+ * and confidence target: `tssim run`'s and tssim_run's) on jobs threads into
+ * spec; sizes gets the axis sizes (>= 16 slots). No progress, stop, shard or
+ * samples callbacks. */
+struct ts_sweep_spec;
+void ts_load_sweep_spec(ts_loaded *L, int jobs, int *sizes, struct ts_sweep_spec *spec);
+/* Free what ts_load loaded; a zeroed ts_loaded is accepted. */
+void ts_load_finish(ts_loaded *l);
+
+#endif
