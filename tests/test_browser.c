@@ -190,6 +190,8 @@ START_TEST(browser_unreadable_trace_says_so_in_the_page)
   assert_message(dom, "This page cannot draw its trace: its trace is not valid JSON (");
   assert_message(dom, "the file is cut short or was edited");
   ck_assert_ptr_null(strstr(dom, "<svg"));
+  ck_assert_ptr_nonnull(strstr(dom, ">tssim trace</h1>"));      /* no "n = undefined" */
+  ck_assert_ptr_nonnull(strstr(dom, "id=\"legend\" hidden")); /* no legend of nothing */
   free(dom);
   /* JSON, but not a trace */
   dom = page_with("{\"traceEvents\": 5}", "noevents");

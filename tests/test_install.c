@@ -91,7 +91,8 @@ START_TEST(install_staged_tssim_runs_from_another_folder)
 END_TEST
 
 /* man -l reads the installed page without a warning, and it holds each
- * command's --help: its synopsis and every option. */
+ * command's --help: its synopsis and every option, each of which the
+ * command takes. */
 START_TEST(install_man_page_reads_and_holds_the_help)
 {
   ck_assert_msg(tu_have("man"), "man is not installed (scripts/deps installs man-db)");
@@ -115,9 +116,13 @@ START_TEST(install_man_page_reads_and_holds_the_help)
       const char *opt = strstr(line, "--");
       if (strncmp(line, "  -", 3) && strncmp(line, "      --", 8))
         continue;
-      char name[64];
+      char name[64], *said;
       ck_assert_int_eq(sscanf(opt, "%63s", name), 1);
       ck_assert_msg(strstr(man, name), "tssim %s --help has %s, the man page has not", cmds[i], name);
+      /* and the command takes it (so the completions offer only real options) */
+      tu_sh(&said, "'%s' %s %s 1 --help", bin, cmds[i], name);
+      ck_assert_msg(!strstr(said, "unknown option"), "tssim %s %s: %s", cmds[i], name, said);
+      free(said);
     }
     free(out);
   }
