@@ -99,7 +99,33 @@ START_TEST(api_run_equals_the_command_line_and_the_closed_form)
 }
 END_TEST
 
-/* Copy the values of two results; they must be the same bits. */
+/* A confidence target adds replications as tssim run --ci-target does. */
+START_TEST(api_confidence_target_adds_replications_as_the_command_line)
+{
+  char dir[PATH_MAX], path[PATH_MAX + 32], args[PATH_MAX + 96], *out;
+  tssim_scenario *s = open_ok(RR);
+  tssim_error err;
+  ck_assert_int_eq(tssim_set_n(s, (int[]){16}, 1, &err), TSSIM_OK);
+  ck_assert_int_eq(tssim_set_ci_target(s, 0.02, 10, &err), TSSIM_OK);
+  tssim_result *r = run_ok(s, 1);
+  tu_mkdtemp(dir, sizeof dir, "api");
+  snprintf(args, sizeof args, "run " RR " --n 16 --ci-target 2%% --ci-max 10 -o '%s' -q --no-plots", dir);
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
+  free(out);
+  tu_table t;
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  tu_table_read(&t, path);
+  for (int p = 0; p < t.nrows; p++)
+    ck_assert_int_eq(tssim_result_replications(r, (size_t)p), atoi(tu_table_cell(&t, p, "replications")));
+  ck_assert_int_gt(tssim_result_replications(r, 0), 1); /* one replication has no half-width */
+  tu_table_free(&t);
+  tu_rmtree(dir);
+  tssim_result_free(r);
+  tssim_close(s);
+}
+END_TEST
+
+/* The values of two results must be the same bits. */
 static void assert_same(const tssim_result *a, const tssim_result *b)
 {
   ck_assert_uint_eq(tssim_result_points(a), tssim_result_points(b));
@@ -223,8 +249,20 @@ START_TEST(api_errors_are_the_command_line_s)
   ck_assert_int_eq(tssim_set_replications(s, 0, &err), TSSIM_INPUT);
   ck_assert_str_eq(err.message, want);
   free(want);
+  want = cli_error("run " RR " --workers 0");
   ck_assert_int_eq(tssim_run_point(s, 16, 0, NULL, &after, &err), TSSIM_INPUT);
   ck_assert_ptr_null(after);
+  ck_assert_str_eq(err.message, want);
+  free(want);
+  want = cli_error("run " RR " --ci-target 2% --ci-max 1");
+  ck_assert_int_eq(tssim_set_ci_target(s, 0.02, 1, &err), TSSIM_INPUT);
+  ck_assert_str_eq(err.message, want);
+  free(want);
+  want = cli_error("run " RR " --ci-target 200%");
+  ck_assert_int_eq(tssim_set_ci_target(s, 2, 10, &err), TSSIM_INPUT);
+  ck_assert_ptr_nonnull(strstr(err.message, "--ci-target: expected a percentage"));
+  ck_assert_ptr_nonnull(strstr(want, "--ci-target: expected a percentage"));
+  free(want);
   after = run_ok(s, 1);
   assert_same(before, after);
   tssim_result_free(after);
@@ -261,6 +299,7 @@ Suite *api_suite(void)
   tcase_add_test(tc, api_run_equals_the_command_line_and_the_closed_form);
   tcase_add_test(tc, api_json_text_equals_files_for_any_jobs);
   tcase_add_test(tc, api_errors_are_the_command_line_s);
+  tcase_add_test(tc, api_confidence_target_adds_replications_as_the_command_line);
   suite_add_tcase(s, tc);
   return s;
 }

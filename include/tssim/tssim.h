@@ -89,9 +89,15 @@ TSSIM_API int tssim_set(tssim_scenario *s, const char *path_value, tssim_error *
  * `tssim run --n` and `--workers` do. Returns TSSIM_OK or TSSIM_INPUT. */
 TSSIM_API int tssim_set_n(tssim_scenario *s, const int *n, size_t count, tssim_error *err);
 TSSIM_API int tssim_set_workers(tssim_scenario *s, const int *workers, size_t count, tssim_error *err);
-/* Replace the number of replications (1..100000) or the seed (0..2^53-1). */
+/* Replace the number of replications (1..100000) or the seed (0..2^53-1).
+ * Each setter checks its value as the command line's option does (the
+ * message names the option) and changes nothing when it fails. */
 TSSIM_API int tssim_set_replications(tssim_scenario *s, int replications, tssim_error *err);
 TSSIM_API int tssim_set_seed(tssim_scenario *s, uint64_t seed, tssim_error *err);
+/* Add replications (in batches of the scenario's, up to max_replications in
+ * 2..100000) until every table column's 95% half-width is within fraction
+ * (0 < fraction < 1) of its mean, as `tssim run --ci-target` and `--ci-max`. */
+TSSIM_API int tssim_set_ci_target(tssim_scenario *s, double fraction, int max_replications, tssim_error *err);
 
 /* The scenario's name, and its axes (the sweeps over model fields besides n
  * and workers): how many, and axis a's key. */

@@ -130,50 +130,6 @@ static int on_progress(void *data, size_t point, size_t points, int rep)
 
 /* ---- options ---- */
 
-/* "2%" or "0.02" as a fraction in (0, 1). */
-static int parse_target(const char *text, double *out, ts_err *e)
-{
-  char *end;
-  double v = strtod(text, &end);
-  if (end != text && *end == '%' && end[1] == '\0')
-    v /= 100;
-  else if (end == text || *end)
-    v = -1;
-  if (!(v > 0 && v < 1))
-    return ts_err_set(e, "--ci-target", NULL,
-                      "expected a percentage between 0%% and 100%% (exclusive) such as 2%%, or a fraction such as "
-                      "0.02, got \"%s\"",
-                      text);
-  *out = v;
-  return 0;
-}
-
-/* Replace the sweep's list (*list, *len) by the one in arg, unless arg is
- * NULL. Returns 0, or -1 with e filled. */
-static int override_list(const char *arg, const char *what, long lo, long hi, int **list, size_t *len, ts_err *e)
-{
-  int *parsed;
-  size_t n;
-  if (!arg)
-    return 0;
-  if (ts_parse_int_list(arg, what, lo, hi, &parsed, &n, e))
-    return -1;
-  free(*list);
-  *list = parsed;
-  *len = n;
-  return 0;
-}
-
-static int parse_count(const char *arg, const char *what, long lo, long hi, long *out, ts_err *e)
-{
-  char *end;
-  long v = strtol(arg, &end, 10);
-  if (!*arg || *end || v < lo || v > hi)
-    return ts_err_set(e, what, NULL, "expected an integer in [%ld, %ld], got \"%s\"", lo, hi, arg);
-  *out = v;
-  return 0;
-}
-
 static int parse_shard(const char *arg, int *k, int *m, ts_err *e)
 {
   char *end;
@@ -235,7 +191,7 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
     case 'X': o->x_arg = optarg; break;
     case 'q': o->quiet = 1; break;
     case 'j':
-      if (parse_count(optarg, "--jobs", 1, 1024, &v, &e))
+      if (ts_load_parse_count(optarg, "--jobs", 1, 1024, &v, &e))
         goto bad;
       o->jobs = (int)v;
       break;
@@ -286,31 +242,14 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
   if (ts_cli_load(o->scenario, o->sets, o->nsets, L))
     return 2;
   ts_err e;
-  if (override_list(o->n_arg, "--n", 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, &e) ||
-      override_list(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, &e))
-    goto bad;
-  long v = 0;
-  if (o->r_arg) {
-    if (parse_count(o->r_arg, "--replications", 1, 100000, &v, &e))
-      goto bad;
-    L->sc.replications = (int)v;
+  ts_load_overrides ov = {.n = o->n_arg, .workers = o->w_arg, .replications = o->r_arg, .seed = o->seed_arg,
+                          .ci_target = o->t_arg, .ci_max = o->x_arg};
+  if (ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e)) {
+    fprintf(stderr, "tssim: %s\n", e.msg);
+    ts_cli_unload(L);
+    return 2;
   }
-  if (o->seed_arg && ts_parse_seed(o->seed_arg, &L->sc.seed, &e))
-    goto bad;
-  if (o->t_arg && parse_target(o->t_arg, &L->sc.ci_target, &e))
-    goto bad;
-  if (o->x_arg) {
-    if (parse_count(o->x_arg, "--ci-max", 2, 100000, &v, &e))
-      goto bad;
-    L->sc.ci_max = (int)v;
-  }
-  if (ts_load_check_horizon(L, &e))
-    goto bad;
   return 0;
-bad:
-  fprintf(stderr, "tssim: %s\n", e.msg);
-  ts_cli_unload(L);
-  return 2;
 }
 
 void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, ts_sweep_spec *spec)

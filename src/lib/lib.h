@@ -13,11 +13,8 @@ struct tssim_scenario {
   char *scenario_json, *model_json, *baseline_json; /* the text, or NULL */
   char **sets;                             /* tssim_set's overrides, in order */
   int nsets;
-  int *ns, *ws;                            /* tssim_set_n, _workers (NULL: the scenario's) */
-  size_t nn, nw;
-  int replications;                        /* 0: the scenario's */
-  int has_seed;
-  uint64_t seed;
+  char *over[6];                           /* the sweep overrides as text: n, workers, replications,
+                                              seed, ci target, ci max (NULL: the scenario's) */
   ts_loaded L;                             /* loaded with all of the above */
 };
 

@@ -262,6 +262,73 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
   return 0;
 }
 
+int ts_load_parse_count(const char *arg, const char *what, long lo, long hi, long *out, ts_err *e)
+{
+  char *end;
+  long v = strtol(arg, &end, 10);
+  if (!*arg || *end || v < lo || v > hi)
+    return ts_err_set(e, what, NULL, "expected an integer in [%ld, %ld], got \"%s\"", lo, hi, arg);
+  *out = v;
+  return 0;
+}
+
+/* "2%" or "0.02" as a fraction in (0, 1). */
+static int parse_target(const char *text, double *out, ts_err *e)
+{
+  char *end;
+  double v = strtod(text, &end);
+  if (end != text && *end == '%' && end[1] == '\0')
+    v /= 100;
+  else if (end == text || *end)
+    v = -1;
+  if (!(v > 0 && v < 1))
+    return ts_err_set(e, "--ci-target", NULL,
+                      "expected a percentage between 0%% and 100%% (exclusive) such as 2%%, or a fraction such as "
+                      "0.02, got \"%s\"",
+                      text);
+  *out = v;
+  return 0;
+}
+
+/* Replace the sweep's list (*list, *len) by the one in arg, unless arg is
+ * NULL. Returns 0, or -1 with e filled. */
+static int override_list(const char *arg, const char *what, long lo, long hi, int **list, size_t *len, ts_err *e)
+{
+  int *parsed;
+  size_t n;
+  if (!arg)
+    return 0;
+  if (ts_parse_int_list(arg, what, lo, hi, &parsed, &n, e))
+    return -1;
+  free(*list);
+  *list = parsed;
+  *len = n;
+  return 0;
+}
+
+int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e)
+{
+  if (override_list(o->n, "--n", 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, e) ||
+      override_list(o->workers, "--workers", 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, e))
+    return -1;
+  long v = 0;
+  if (o->replications) {
+    if (ts_load_parse_count(o->replications, "--replications", 1, 100000, &v, e))
+      return -1;
+    L->sc.replications = (int)v;
+  }
+  if (o->seed && ts_parse_seed(o->seed, &L->sc.seed, e))
+    return -1;
+  if (o->ci_target && parse_target(o->ci_target, &L->sc.ci_target, e))
+    return -1;
+  if (o->ci_max) {
+    if (ts_load_parse_count(o->ci_max, "--ci-max", 2, 100000, &v, e))
+      return -1;
+    L->sc.ci_max = (int)v;
+  }
+  return 0;
+}
+
 int ts_load_check_horizon(const ts_loaded *L, ts_err *e)
 {
   if (L->sc.horizon != TS_TIME_MAX)

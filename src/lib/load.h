@@ -40,6 +40,19 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
  * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
  * callback; ctx is the ts_loaded. */
 int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
+/* The sweep overrides of `tssim run` (--n, --workers, -r, --seed,
+ * --ci-target, --ci-max) and of the library's setters, as text; NULL keeps
+ * the scenario's. */
+typedef struct ts_load_overrides {
+  const char *n, *workers, *replications, *seed, *ci_target, *ci_max;
+} ts_load_overrides;
+
+/* Apply o to L's scenario, each checked as its option is (the message names
+ * the option). Returns 0, or -1 with e filled (L then partly changed). */
+int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e);
+/* An option's integer in [lo, hi] into *out: 0, or -1 with e filled (what
+ * names the option). */
+int ts_load_parse_count(const char *text, const char *what, long lo, long hi, long *out, ts_err *e);
 /* A model that runs forever needs a horizon: 0, or -1 with e filled. */
 int ts_load_check_horizon(const ts_loaded *L, ts_err *e);
 /* The sweep of L (its n, workers, axes, replications, seed, horizon, window

@@ -53,33 +53,13 @@ static char *dup_or_null(const char *s, int *failed)
 
 /* ---- scenarios ---- */
 
-/* Put the sweep overrides (n, workers, replications, seed) into s->L. */
-static int apply_overrides(tssim_scenario *s)
+/* Put s's sweep overrides (n, workers, replications, seed, confidence
+ * target) into L. */
+static int apply_overrides(const tssim_scenario *s, ts_loaded *L, ts_err *e)
 {
-  ts_scenario *sc = &s->L.sc;
-  if (s->ns) {
-    int *v = malloc(s->nn * sizeof *v);
-    if (!v)
-      return -1;
-    memcpy(v, s->ns, s->nn * sizeof *v);
-    free(sc->ns);
-    sc->ns = v;
-    sc->nn = s->nn;
-  }
-  if (s->ws) {
-    int *v = malloc(s->nw * sizeof *v);
-    if (!v)
-      return -1;
-    memcpy(v, s->ws, s->nw * sizeof *v);
-    free(sc->workers);
-    sc->workers = v;
-    sc->nw = s->nw;
-  }
-  if (s->replications)
-    sc->replications = s->replications;
-  if (s->has_seed)
-    sc->seed = s->seed;
-  return 0;
+  ts_load_overrides o = {.n = s->over[0], .workers = s->over[1], .replications = s->over[2], .seed = s->over[3],
+                         .ci_target = s->over[4], .ci_max = s->over[5]};
+  return ts_load_override(L, &o, e);
 }
 
 /* Load s from its sources with its overrides and `extra` (a further "PATH=VALUE",
@@ -101,10 +81,12 @@ static int reload(tssim_scenario *s, const char *extra, tssim_error *err)
   free(sets);
   if (rc)
     return fail(err, TSSIM_INPUT, "%s", e.msg);
+  if (apply_overrides(s, &L, &e)) {
+    ts_load_finish(&L);
+    return fail(err, TSSIM_INPUT, "%s", e.msg);
+  }
   ts_load_finish(&s->L);
   s->L = L;
-  if (apply_overrides(s))
-    return fail(err, TSSIM_FAILED, "out of memory");
   return ok(err);
 }
 
@@ -160,8 +142,8 @@ void tssim_close(tssim_scenario *s)
   for (int i = 0; i < s->nsets; i++)
     free(s->sets[i]);
   free(s->sets);
-  free(s->ns);
-  free(s->ws);
+  for (int k = 0; k < 6; k++)
+    free(s->over[k]);
   free(s->path);
   free(s->scenario_json);
   free(s->model_json);
@@ -189,61 +171,84 @@ int tssim_set(tssim_scenario *s, const char *path_value, tssim_error *err)
   return TSSIM_OK;
 }
 
-/* Replace *list (*len) by a copy of v[0..count), checked as the command
- * line's option opt checks its comma list. */
-static int set_list(const int *v, size_t count, const char *opt, long hi, int **list, size_t *len, tssim_error *err)
+/* Override slot k of s (TS_OVER_*) with text, checked as the command
+ * line's option is; kept for the reloads of tssim_set. */
+enum { TS_OVER_N, TS_OVER_WORKERS, TS_OVER_REPLICATIONS, TS_OVER_SEED, TS_OVER_CI_TARGET, TS_OVER_CI_MAX };
+
+static int override(tssim_scenario *s, int k, const char *text, tssim_error *err)
 {
-  size_t cap = count * 12 + 1;
+  const char *texts[6] = {NULL};
+  texts[k] = text;
+  ts_load_overrides o = {.n = texts[0], .workers = texts[1], .replications = texts[2], .seed = texts[3],
+                         .ci_target = texts[4], .ci_max = texts[5]};
+  ts_err e;
+  char *copy = strdup(text);
+  if (!copy)
+    return fail(err, TSSIM_FAILED, "out of memory");
+  if (ts_load_override(&s->L, &o, &e)) { /* (a failed override changes nothing) */
+    free(copy);
+    return fail(err, TSSIM_INPUT, "%s", e.msg);
+  }
+  free(s->over[k]);
+  s->over[k] = copy;
+  return ok(err);
+}
+
+/* v[0..count) as the comma list the command line takes, in a new string. */
+static char *int_list(const int *v, size_t count)
+{
+  size_t cap = count * 12 + 1, at = 0;
   char *text = malloc(cap);
+  if (text)
+    text[0] = '\0';
+  for (size_t i = 0; text && i < count; i++)
+    at += (size_t)snprintf(text + at, cap - at, "%s%d", i ? "," : "", v[i]);
+  return text;
+}
+
+static int override_list(tssim_scenario *s, int k, const int *v, size_t count, tssim_error *err)
+{
+  char *text = int_list(v, count);
   if (!text)
     return fail(err, TSSIM_FAILED, "out of memory");
-  size_t at = 0;
-  text[0] = '\0';
-  for (size_t i = 0; i < count; i++)
-    at += (size_t)snprintf(text + at, cap - at, "%s%d", i ? "," : "", v[i]);
-  int *parsed;
-  size_t n;
-  ts_err e;
-  int rc = ts_parse_int_list(text, opt, 1, hi, &parsed, &n, &e);
+  int rc = override(s, k, text, err);
   free(text);
-  if (rc)
-    return fail(err, TSSIM_INPUT, "%s", e.msg);
-  free(*list);
-  *list = parsed;
-  *len = n;
-  return ok(err);
+  return rc;
 }
 
 int tssim_set_n(tssim_scenario *s, const int *n, size_t count, tssim_error *err)
 {
-  int rc = set_list(n, count, "--n", TS_MAX_ACTORS, &s->ns, &s->nn, err);
-  return rc ? rc : apply_overrides(s) ? fail(err, TSSIM_FAILED, "out of memory") : TSSIM_OK;
+  return override_list(s, TS_OVER_N, n, count, err);
 }
 
 int tssim_set_workers(tssim_scenario *s, const int *workers, size_t count, tssim_error *err)
 {
-  int rc = set_list(workers, count, "--workers", TS_MAX_WORKERS, &s->ws, &s->nw, err);
-  return rc ? rc : apply_overrides(s) ? fail(err, TSSIM_FAILED, "out of memory") : TSSIM_OK;
+  return override_list(s, TS_OVER_WORKERS, workers, count, err);
 }
 
 int tssim_set_replications(tssim_scenario *s, int replications, tssim_error *err)
 {
-  if (replications < 1 || replications > 100000)
-    return fail(err, TSSIM_INPUT, "--replications: expected an integer in [1, 100000], got \"%d\"", replications);
-  s->replications = s->L.sc.replications = replications;
-  return ok(err);
+  return override_list(s, TS_OVER_REPLICATIONS, &replications, 1, err);
 }
 
 int tssim_set_seed(tssim_scenario *s, uint64_t seed, tssim_error *err)
 {
   char text[32];
   snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
+  return override(s, TS_OVER_SEED, text, err);
+}
+
+int tssim_set_ci_target(tssim_scenario *s, double fraction, int max_replications, tssim_error *err)
+{
+  char text[64], max[16];
+  long v;
   ts_err e;
-  if (ts_parse_seed(text, &seed, &e))
+  snprintf(text, sizeof text, "%.17g", fraction);
+  snprintf(max, sizeof max, "%d", max_replications);
+  if (ts_load_parse_count(max, "--ci-max", 2, 100000, &v, &e)) /* checked first: a failure changes nothing */
     return fail(err, TSSIM_INPUT, "%s", e.msg);
-  s->seed = s->L.sc.seed = seed;
-  s->has_seed = 1;
-  return ok(err);
+  int rc = override(s, TS_OVER_CI_TARGET, text, err);
+  return rc ? rc : override(s, TS_OVER_CI_MAX, max, err);
 }
 
 const char *tssim_scenario_name(const tssim_scenario *s)
@@ -327,10 +332,17 @@ int tssim_run_point(tssim_scenario *s, int n, int workers, const tssim_options *
                     tssim_error *err)
 {
   *out = NULL;
-  if (n < 1 || n > TS_MAX_ACTORS)
-    return fail(err, TSSIM_INPUT, "--n: expected an integer in [1, %ld], got \"%d\"", TS_MAX_ACTORS, n);
-  if (workers < 1 || workers > TS_MAX_WORKERS)
-    return fail(err, TSSIM_INPUT, "--workers: expected an integer in [1, %ld], got \"%d\"", TS_MAX_WORKERS,
-                workers);
+  char text[2][16];
+  int *v[2] = {NULL, NULL};
+  size_t len;
+  ts_err e;
+  snprintf(text[0], sizeof text[0], "%d", n);
+  snprintf(text[1], sizeof text[1], "%d", workers);
+  int bad = ts_parse_int_list(text[0], "--n", 1, TS_MAX_ACTORS, &v[0], &len, &e) ||
+            ts_parse_int_list(text[1], "--workers", 1, TS_MAX_WORKERS, &v[1], &len, &e);
+  free(v[0]);
+  free(v[1]);
+  if (bad)
+    return fail(err, TSSIM_INPUT, "%s", e.msg);
   return run(s, &n, 1, &workers, 1, o, out, err);
 }
