@@ -7,7 +7,7 @@ usage: gendoc.py TSSIM MAN_PAGE BASH_COMPLETION ZSH_COMPLETION
 
 The help texts share one shape, which this reads:
   - blocks separated by blank lines;
-  - "usage: tssim ..." is a synopsis;
+  - "usage: tssim ..." is a synopsis (indented lines continue it);
   - a block whose first line ends with ':' and whose other lines are indented
     is a list: a line indented 2 spaces, or starting with '-' within 6, opens
     an item ("TAG  description", two spaces or more between), deeper lines
@@ -64,9 +64,12 @@ def parse(text):
     out = []
     for b in blocks(text):
         if b[0].startswith("usage: "):
-            out.append(("usage", b[0][len("usage: "):].strip()))
-            if len(b) > 1:
-                out.append(("para", " ".join(l.strip() for l in b[1:])))
+            n = 1  # indented lines continue the usage
+            while n < len(b) and indent(b[n]) > 0:
+                n += 1
+            out.append(("usage", " ".join(l.strip() for l in b[:n])[len("usage: "):]))
+            if len(b) > n:
+                out.append(("para", " ".join(l.strip() for l in b[n:])))
         elif b[0].endswith(":") and len(b) > 1 and all(indent(l) >= 2 for l in b[1:]):
             out.append(("list", (b[0][:-1], parse_list(b[1:]))))
         else:
@@ -117,9 +120,13 @@ class Command:
         for k, d in self.parsed:
             if k == "list" and d[0] == "options":
                 self.options = options_of(d[1])
-        # positional arguments: the usage's words after the command, before [options]
-        words = self.usage.split()[2:]
-        self.positional = [w for w in words if not w.startswith("[")]
+        # positional arguments: the usage's words after the command, up to the
+        # first option ("-...") or optional part ("[...")
+        self.positional = []
+        for w in self.usage.split()[2:]:
+            if w.startswith(("-", "[")):
+                break
+            self.positional.append(w)
 
 
 # ---- the man page ----
