@@ -132,6 +132,13 @@ static int is_param_ref(const char *s)
   return s[0] == '$' && ts_expr_is_name(s + 1);
 }
 
+/* The range [lo, hi] as messages show it, into buf (64 bytes). */
+static const char *range_text(char *buf, double lo, double hi, int integral)
+{
+  snprintf(buf, 64, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
+  return buf;
+}
+
 /* A number (or "$param" naming one) in [lo, hi]; `integral` asks for an
  * integer. what names the kind in errors. Absent: 0 and *out unchanged. */
 static int constant(ts_spec *sp, const char *key, int required, double lo, double hi, int integral,
@@ -139,20 +146,22 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
 {
   loader *L = sp->L;
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
-  char range[64];
-  snprintf(range, sizeof range, integral ? "[%.0f, %.0f]" : "[%g, %g]", lo, hi);
+  char range[64]; /* written only for a message: a model loads thousands of constants */
   if (!v)
-    return required ? ts_spec_fail(sp, key, "missing (required): %s in %s", what, range) : 0;
+    return required ? ts_spec_fail(sp, key, "missing (required): %s in %s", what, range_text(range, lo, hi, integral))
+                    : 0;
   if (cJSON_IsString(v) && is_param_ref(v->valuestring)) { /* "$param" alone (an expression starting with one is compiled below) */
     const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
     if (!p)
       return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
     if (!cJSON_IsNumber(p))
-      return ts_spec_fail(sp, key, "%s must be %s in %s, got a %s", v->valuestring, what, range,
+      return ts_spec_fail(sp, key, "%s must be %s in %s, got a %s", v->valuestring, what,
+                          range_text(range, lo, hi, integral),
                           cJSON_IsString(p) ? "string" : "value that is not a number");
     double d = p->valuedouble;
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
-      return ts_spec_fail(sp, key, "%s must be %s in %s, got %g", v->valuestring, what, range, d);
+      return ts_spec_fail(sp, key, "%s must be %s in %s, got %g", v->valuestring, what,
+                          range_text(range, lo, hi, integral), d);
     *out = d;
     return 0;
   }
@@ -166,24 +175,28 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     char quoted[TS_EXPR_QUOTE];
     if (!e)
       return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params; \"%s\": %s", what,
-                          range, ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), err);
+                          range_text(range, lo, hi, integral), ts_expr_excerpt(v->valuestring, quoted, sizeof quoted),
+                          err);
     int known = ts_expr_is_constant(e, &d);
     ts_expr_free(e);
     if (!known)
-      return ts_spec_fail(sp, key, "expected %s in %s known at load time (numbers and $params only)", what, range);
+      return ts_spec_fail(sp, key, "expected %s in %s known at load time (numbers and $params only)", what,
+                          range_text(range, lo, hi, integral));
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
       return ts_spec_fail(sp, key, "\"%s\" is %g: expected %s in %s",
-                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), d, what, range);
+                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), d, what,
+                          range_text(range, lo, hi, integral));
     *out = d;
     return 0;
   }
   if (!cJSON_IsNumber(v))
-    return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params", what, range);
+    return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params", what,
+                        range_text(range, lo, hi, integral));
   d = v->valuedouble;
   if (!(d >= lo && d <= hi))
-    return ts_spec_fail(sp, key, "expected a number in %s, got %g", range, d);
+    return ts_spec_fail(sp, key, "expected a number in %s, got %g", range_text(range, lo, hi, integral), d);
   if (integral && d != floor(d))
-    return ts_spec_fail(sp, key, "expected an integer in %s, got %g", range, d);
+    return ts_spec_fail(sp, key, "expected an integer in %s, got %g", range_text(range, lo, hi, integral), d);
   *out = d;
   return 0;
 }
