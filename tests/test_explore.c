@@ -389,6 +389,42 @@ START_TEST(optimize_finds_the_threshold_within_the_constraint)
 }
 END_TEST
 
+/* A scenario whose axis sets the threshold: searching it is refused (the
+ * axis would override it), unless --axis keeps one value, whose overrides
+ * then apply as --set would: the same answer as without the axis. */
+START_TEST(optimize_searches_a_field_of_a_kept_axis_value)
+{
+  write_case("rules", slices, "\"n\": [1], \"workers\": [1], \"axes\": {\"rule\": {\"sets\": "
+                              "{\"ten\": {\"worker.threshold_ms\": 10}, \"twenty\": {\"worker.threshold_ms\": 20}}}}");
+  char s[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("rules.json"));
+  const char *args = "--minimize wave_ms@small --field worker.threshold_ms=1:20 --constraint 'wave_ms@big <= 1.05 * "
+                     "baseline'";
+  refused("--field", "optimize '%s' %s", s, args);
+  refused("--axis", "optimize '%s' %s --axis rules=ten", s, args);
+  refused("--axis", "optimize '%s' %s --axis rule=ten,eleven", s, args);
+  refused("--axis", "optimize '%s' %s --axis rule", s, args);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --axis rule=ten -q -o '%s'", s, args, at("k")), 0);
+  char *best = tu_read_file(at("k/best.json"), NULL);
+  double q = json_num(best, "worker.threshold_ms");
+  ck_assert_msg(q >= 4.8 && q < 4.9, "threshold %g, by hand [4.8, 4.9)", q);
+  free(best);
+  /* two values kept stay an axis, in the scenario's order: a row for each */
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "sensitivity '%s' --param worker.yield_overhead_ms --metric wave_ms@big "
+                                         "--axis rule=twenty,ten --scales 1 -q --no-plots -o '%s'", s, at("s")),
+                   0);
+  tu_table t;
+  tu_table_read(&t, at("s/sensitivity.csv"));
+  ck_assert_int_eq(t.nrows, 2);
+  ck_assert_str_eq(tu_table_cell(&t, 0, "rule"), "ten");
+  ck_assert_str_eq(tu_table_cell(&t, 1, "rule"), "twenty");
+  /* the big client's yields cost o each: 39 of them at q = 10, 19 at 20 */
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "elasticity"), 39 * 0.5 / 424.5, 1e-6);
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "elasticity"), 19 * 0.5 / 414.5, 1e-6);
+  tu_table_free(&t);
+}
+END_TEST
+
 /* Choice fields: every value of a short list; successive halving over a
  * long one (the better half at twice the replications); the same answer. */
 START_TEST(optimize_chooses_among_values)
@@ -515,7 +551,7 @@ Suite *explore_suite(void)
                                sensitivity_refuses_bad_input, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
-                              optimize_chooses_among_values, optimize_two_objectives_give_the_front,
+                              optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
                               optimize_race_grows_replications_where_close, optimize_is_the_same_for_any_jobs,
                               optimize_refuses_bad_input, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);

@@ -43,7 +43,7 @@ static void usage(FILE *f)
           "                          numbers and baseline (M under the scenario's own setting),\n"
           "                          e.g. \"wave_ms@big <= 1.05 * baseline\" (repeatable)\n"
           "      --grid K            grid values of one field (default %d; several fields: K x\n"
-          "                          fields quasi-random points and the centre)\n"
+          "                          fields quasi-random points, the first the centre)\n"
           "      --finalists K       settings in the race, and combinations searched (default %d)\n"
           "      --r-max R           the race's most replications (default 8 x R)\n"
           "      --max-evals N       settings the search may evaluate (default %d)\n"

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/model_json.h"
 #include "run/sweep.h"
 
 /* The shared long options; their values are the ts_run_opts letters of
@@ -14,11 +15,14 @@ static const struct option shared[] = {
   {"n", required_argument, NULL, 'n'},      {"workers", required_argument, NULL, 'w'},
   {"replications", required_argument, NULL, 'r'}, {"set", required_argument, NULL, 's'},
   {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
-  {"jobs", required_argument, NULL, 'j'},   {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  {"jobs", required_argument, NULL, 'j'},   {"axis", required_argument, NULL, 'A'},
+  {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 
 void ts_cli_explore_opts_finish(ts_cli_explore_opts *o)
 {
   ts_cli_run_opts_finish(&o->run);
+  free(o->axes);
+  o->axes = NULL;
 }
 
 /* Take getopt_long's result c with argument arg when it is a shared option.
@@ -40,6 +44,7 @@ static int take_shared(ts_cli_explore_opts *o, int c, const char *arg, ts_err *e
   case 'w': r->w_arg = arg; return 1;
   case 'r': r->r_arg = arg; return 1;
   case 's': r->sets[r->nsets++] = arg; return 1;
+  case 'A': o->axes[o->naxes++] = arg; return 1;
   case 'P': r->plots = 0; return 1;
   case 'q': r->quiet = 1; return 1;
   case 'j':
@@ -60,7 +65,8 @@ int ts_cli_explore_parse(int argc, char **argv, const char *cmd, const struct op
   o->run.plots = 1;
   o->run.jobs = ts_sweep_cores();
   o->run.sets = calloc((size_t)argc + 1, sizeof *o->run.sets);
-  if (!o->run.sets)
+  o->axes = calloc((size_t)argc + 1, sizeof *o->axes);
+  if (!o->run.sets || !o->axes)
     return TS_EXIT_FAILED;
   struct option opts[64];
   size_t n = 0;
@@ -92,6 +98,104 @@ int ts_cli_explore_parse(int argc, char **argv, const char *cmd, const struct op
   return 0;
 }
 
+/* Free value v of axis ax. */
+static void free_value(ts_axis *ax, int v)
+{
+  free(ax->labels[v]);
+  for (int k = 0; k < ax->nsets[v]; k++)
+    free(ax->sets[v][k]);
+  free(ax->sets[v]);
+}
+
+/* The list of ax's labels (or of sc's axis keys when ax is NULL), for messages. */
+static void names_of(const ts_scenario *sc, const ts_axis *ax, char *buf, size_t cap)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < (ax ? ax->nvalues : sc->naxes) && len < cap; i++, len = strlen(buf))
+    snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", ax ? ax->labels[i] : sc->axes[i].key);
+}
+
+/* Axis a of L's scenario keeps only its values marked in keep (nkeep of
+ * them, at least one). With one left the axis goes: its overrides are
+ * applied to the model tree, which is converted again. */
+static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep, ts_err *e)
+{
+  ts_scenario *sc = &L->sc;
+  ts_axis *ax = &sc->axes[a];
+  if (nkeep > 1) {
+    int n = 0;
+    for (int v = 0; v < ax->nvalues; v++) {
+      if (!keep[v]) {
+        free_value(ax, v);
+        continue;
+      }
+      ax->labels[n] = ax->labels[v];
+      ax->sets[n] = ax->sets[v];
+      ax->nsets[n++] = ax->nsets[v];
+    }
+    ax->nvalues = n;
+    return 0;
+  }
+  int rc = 0;
+  for (int v = 0; v < ax->nvalues; v++) {
+    for (int k = 0; keep[v] && rc == 0 && k < ax->nsets[v]; k++)
+      rc = ts_model_apply_set(L->resolved, sc->model_path, ax->sets[v][k], e);
+    free_value(ax, v);
+  }
+  free(ax->labels), free(ax->sets), free(ax->nsets), free(ax->key), free(ax->path);
+  memmove(ax, ax + 1, (size_t)(sc->naxes - a - 1) * sizeof *ax);
+  sc->naxes--;
+  sc->compare = sc->compare == a ? -1 : sc->compare > a ? sc->compare - 1 : sc->compare;
+  if (rc)
+    return -1;
+  ts_model_finish(&L->model);
+  memset(&L->model, 0, sizeof L->model);
+  return ts_model_from_json(L->resolved, sc->model_path, &L->model, e);
+}
+
+/* --axis KEY=LABEL,LABEL,...: keep those values of axis KEY. */
+static int restrict_axis(ts_loaded *L, const char *arg, ts_err *e)
+{
+  ts_scenario *sc = &L->sc;
+  const char *eq = strchr(arg, '=');
+  char list[400], buf[2048];
+  int a = 0;
+  while (eq && a < sc->naxes && (strlen(sc->axes[a].key) != (size_t)(eq - arg) ||
+                                 strncmp(sc->axes[a].key, arg, (size_t)(eq - arg)) != 0))
+    a++;
+  if (!eq || !eq[1])
+    return ts_err_set(e, "--axis", NULL, "expected KEY=LABEL,LABEL,..., e.g. rule=10ms-timer, got \"%s\"", arg);
+  if (a == sc->naxes) {
+    names_of(sc, NULL, list, sizeof list);
+    return ts_err_set(e, "--axis", NULL, "%.*s: %s has no such axis (its axes: %s)", (int)(eq - arg), arg, sc->file,
+                      list[0] ? list : "none");
+  }
+  ts_axis *ax = &sc->axes[a];
+  unsigned char *keep = calloc((size_t)ax->nvalues + 1, 1);
+  if (!keep || snprintf(buf, sizeof buf, "%s", eq + 1) >= (int)sizeof buf) {
+    free(keep);
+    return ts_err_set(e, "--axis", NULL, "%s: list too long, or out of memory", ax->key);
+  }
+  int nkeep = 0, rc = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+    int v = 0;
+    while (v < ax->nvalues && strcmp(ax->labels[v], tok) != 0)
+      v++;
+    names_of(sc, ax, list, sizeof list);
+    if (v == ax->nvalues)
+      rc = ts_err_set(e, "--axis", NULL, "%s: no value \"%s\" (its values: %s)", ax->key, tok, list);
+    else if (keep[v])
+      rc = ts_err_set(e, "--axis", NULL, "%s: %s is named twice", ax->key, tok);
+    else
+      nkeep += keep[v] = 1;
+  }
+  if (rc == 0)
+    rc = keep_values(L, a, keep, nkeep, e);
+  free(keep);
+  return rc;
+}
+
 int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix)
 {
   ts_err e;
@@ -101,6 +205,9 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
   if (rc)
     return rc;
   ex->loaded = 1;
+  for (int i = 0; i < o->naxes; i++)
+    if (restrict_axis(&ex->L, o->axes[i], &e))
+      return ts_cli_usage_error("%s", e.msg);
   if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
     return ts_cli_usage_error("%s", e.msg);
   ex->explored = 1;

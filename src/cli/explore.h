@@ -18,6 +18,9 @@
   "  -r, --replications R    replications per point and setting (default: the scenario's)\n"             \
   "      --seed S            seed of the common random numbers (default: the scenario's)\n"             \
   "      --set PATH=VALUE    override a model field first (repeatable), as tssim run does\n"             \
+  "      --axis KEY=LABEL,...  keep only these values of the scenario's axis KEY; with one,\n"          \
+  "                          the axis goes and its overrides apply as --set would (so a\n"            \
+  "                          field it sets may be searched or scaled) (repeatable)\n"                 \
   "  -j, --jobs J            run replications on J threads (default: the number of online\n"            \
   "                          cores); the files are the same for any J\n"                                 \
   "      --no-plots          do not run gnuplot\n"                                                       \
@@ -25,6 +28,8 @@
 
 typedef struct ts_cli_explore_opts {
   ts_run_opts run; /* scenario, outdir, n_arg, w_arg, r_arg, seed_arg, sets, jobs, quiet, plots */
+  const char **axes; /* --axis KEY=LABEL,...: as given */
+  int naxes;
 } ts_cli_explore_opts;
 
 /* Parse a command's argv: the shared options into o (free it with
@@ -60,8 +65,9 @@ typedef struct ts_cli_explore {
   const size_t *settings;     /* settings evaluated so far (NULL: not shown) */
 } ts_cli_explore;
 
-/* Load o's scenario with its overrides into ex and set up its exploration;
- * the results folder is -o, else results/<scenario name>-<suffix>. Returns
+/* Load o's scenario with its overrides into ex, keep the axis values
+ * --axis names, and set up its exploration; the results folder is -o,
+ * else results/<scenario name>-<suffix>. Returns
  * 0, or the exit status after printing what was wrong. ex is freed by
  * ts_cli_explore_finish in every case. */
 int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix);

@@ -330,7 +330,8 @@ int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *
         snprintf(at, sizeof at, "%.*s", (int)strcspn(set, "="), set);
         if (within(path, at) || within(at, path))
           return ts_err_set(e, option, NULL, "%s: the scenario's axis \"%s\" sets %s, which would override the "
-                            "change (choose another path, or drop the axis)", path, sc->axes[a].key, at);
+                            "change (keep one of its values with --axis %s=LABEL)", path, sc->axes[a].key, at,
+                            sc->axes[a].key);
       }
   return 0;
 }

@@ -196,7 +196,7 @@ size_t ts_opt_grid_size(const ts_opt_spec *spec)
   for (size_t j = 0; j < spec->nchoices; j++)
     arms *= spec->choices[j].nvalues;
   size_t g = spec->nfields == 0 ? 1 : spec->nfields == 1 ? (size_t)spec->grid
-                                                          : (size_t)spec->grid * spec->nfields + 1;
+                                                          : (size_t)spec->grid * spec->nfields;
   if (spec->nfields == 0 && spec->nobjectives == 1 && arms > TS_OPT_HALVING_ABOVE)
     return arms; /* successive halving: every combination once at R */
   return arms * g;

@@ -285,8 +285,9 @@ static void arm_choices(const opt *o, size_t a, int *c)
 }
 
 /* The grid's points into g (npts x nfields); returns npts. One field:
- * GRID evenly spaced values, bounds included; several: the box's centre,
- * then GRID x nfields quasi-random points (Sobol, Halton beyond 40). */
+ * GRID evenly spaced values, bounds included; several: GRID x nfields
+ * points of the quasi-random sequence (Sobol, Halton beyond 40 fields),
+ * the first of which is the box's centre. */
 static size_t grid_points(const opt *o, double *g)
 {
   const ts_opt_spec *sp = o->spec;
@@ -297,18 +298,18 @@ static size_t grid_points(const opt *o, double *g)
                     sp->fields[0].lo, sp->fields[0].hi);
     return K;
   }
-  for (size_t f = 0; f < F; f++)
-    g[f] = round7((sp->fields[f].lo + sp->fields[f].hi) / 2, sp->fields[f].lo, sp->fields[f].hi);
   gsl_qrng *q = gsl_qrng_alloc(F <= 40 ? gsl_qrng_sobol : gsl_qrng_halton, (unsigned)F);
   double u[1229];
-  for (size_t i = 1; q && i <= K * F; i++) {
+  for (size_t i = 0; q && i < K * F; i++) {
     gsl_qrng_get(q, u);
     for (size_t f = 0; f < F; f++)
       g[i * F + f] = round7(sp->fields[f].lo + (sp->fields[f].hi - sp->fields[f].lo) * u[f], sp->fields[f].lo,
                             sp->fields[f].hi);
   }
   gsl_qrng_free(q);
-  return q ? K * F + 1 : 1;
+  if (!q)
+    fail((opt *)o, TS_SWEEP_NOMEM, "out of memory");
+  return q ? K * F : 0;
 }
 
 typedef struct local_ctx {
@@ -555,7 +556,7 @@ static size_t candidates(const opt *o, setting *fin)
  * local searches from the best arms, the race. */
 static int search(opt *o, int *cs)
 {
-  size_t F = o->spec->nfields, K = F == 0 ? 1 : F == 1 ? (size_t)o->spec->grid : (size_t)o->spec->grid * F + 1;
+  size_t F = o->spec->nfields, K = F == 0 ? 1 : F == 1 ? (size_t)o->spec->grid : (size_t)o->spec->grid * F;
   double *grid = calloc(K * (F ? F : 1) + 1, sizeof *grid);
   long *trial = malloc((o->narms * K + 1) * sizeof *trial);
   double *xs = malloc((K + 1) * sizeof *xs), *fs = malloc((K + 1) * sizeof *fs);
@@ -599,7 +600,7 @@ static int search(opt *o, int *cs)
  * one dominates. */
 static int front(opt *o, int *cs)
 {
-  size_t F = o->spec->nfields, K = F == 0 ? 1 : F == 1 ? (size_t)o->spec->grid : (size_t)o->spec->grid * F + 1;
+  size_t F = o->spec->nfields, K = F == 0 ? 1 : F == 1 ? (size_t)o->spec->grid : (size_t)o->spec->grid * F;
   double *grid = calloc(K * (F ? F : 1) + 1, sizeof *grid);
   long *trial = malloc((o->narms * K + 1) * sizeof *trial);
   int rc = !grid || !trial ? fail(o, TS_SWEEP_NOMEM, "out of memory") : 0;

@@ -15,8 +15,8 @@
  * One objective, the search:
  *   1. the baseline (the scenario's setting);
  *   2. numeric fields: a grid (GRID evenly spaced values of one field; with
- *      several, GRID x fields quasi-random Sobol points of the box and its
- *      centre) at every combination of the choice fields; then, from the
+ *      several, GRID x fields quasi-random Sobol points of the box, the
+ *      first its centre) at every combination of the choice fields; then, from the
  *      best grid point of each of the best FINALISTS combinations, GSL's
  *      Brent minimiser (gsl_min_fminimizer_brent) on the bracket around it
  *      (one field) or the Nelder-Mead simplex (gsl_multimin

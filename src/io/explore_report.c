@@ -265,6 +265,12 @@ static void metric_rows(FILE *out, const ts_opt_result *r, const ts_opt_trial *t
     fprintf(out, "  subject to %s\n", r->constraint[i]);
 }
 
+/* Finalist i had the best's objective in every replication. */
+static int tied(const ts_opt_result *r, size_t i)
+{
+  return r->diff[i] == 0 && !(r->diff_ci95[i] > 0);
+}
+
 static void print_best(FILE *out, const ts_opt_result *r)
 {
   char text[2048];
@@ -289,7 +295,7 @@ static void print_best(FILE *out, const ts_opt_result *r)
     cell(out, 12, 3, r->diff[i]);
     fputs(" +-", out);
     cell(out, 9, 3, r->diff_ci95[i]);
-    fprintf(out, "  %s\n", !f->feasible ? "infeasible" : r->close[i] ? "not told apart" : "");
+    fprintf(out, "  %s\n", !f->feasible ? "infeasible" : r->close[i] ? "not told apart" : tied(r, i) ? "tied" : "");
   }
 }
 
@@ -316,10 +322,15 @@ void ts_report_opt_print(FILE *out, const ts_scenario *sc, const ts_opt_result *
   fprintf(out, "\nPareto front: %zu feasible setting(s) no other feasible one beats in both %s (%s) and %s (%s)\n",
           n, r->metric[0], r->maximize[0] ? "maximized" : "minimized", r->metric[1],
           r->maximize[1] ? "maximized" : "minimized");
+  int w = 0;
+  for (size_t i = 0; i < n; i++) {
+    setting_text(r, &r->t[idx[i]], " ", text, sizeof text);
+    w = (int)strlen(text) > w ? (int)strlen(text) : w;
+  }
   for (size_t i = 0; i < n; i++) {
     const ts_opt_trial *t = &r->t[idx[i]];
     setting_text(r, t, " ", text, sizeof text);
-    fprintf(out, "  %-50s", text);
+    fprintf(out, "  %-*s", w, text);
     for (int m = 0; m < 2; m++) {
       cell(out, 12, 3, t->mean[m]);
       fputs(" +-", out);
@@ -398,7 +409,9 @@ cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r)
     if (i > 0 && isfinite(r->diff_ci95[i]))
       cJSON_AddNumberToObject(o, "diff_ci95", r->diff_ci95[i]);
     if (i > 0)
-      cJSON_AddBoolToObject(o, "told_apart", !r->close[i]);
+      cJSON_AddBoolToObject(o, "told_apart", !r->close[i] && !tied(r, i));
+    if (i > 0 && tied(r, i))
+      cJSON_AddBoolToObject(o, "tied", 1);
     cJSON_AddItemToArray(fin, o);
   }
   return root;
