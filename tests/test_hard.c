@@ -4,10 +4,13 @@
  * refusals they give (exit status 2, one line naming the file and the JSON
  * path). */
 #include <check.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -350,6 +353,141 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
 }
 END_TEST
 
+/* ---- faults: full disks, memory, standard output ---- */
+
+/* Run `tssim ARGS` from the source root in a shell that first runs prefix
+ * (limits: "ulimit -f 64"), its standard output into stdout_path (a
+ * device); stderr into *err. Returns the exit status. */
+static int tssim_to(const char *prefix, const char *args, const char *stdout_path, char **err)
+{
+  char cmd[4 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s; %s '%s' %s >%s 2>'%s'", tu_source_root(), prefix, tu_tssim_wrapper(),
+           getenv("TSSIM_BINARY"), args, stdout_path, at("err"));
+  int status = system(cmd);
+  ck_assert_msg(WIFEXITED(status), "did not exit: %s", cmd);
+  *err = tu_read_file(at("err"), NULL);
+  return WEXITSTATUS(status);
+}
+
+/* tssim_to with standard output dropped. */
+static int tssim_under(const char *prefix, const char *args, char **err)
+{
+  return tssim_to(prefix, args, "/dev/null", err);
+}
+
+/* Files in dir whose names a batch uses only while it runs (*.tmp.PID, *.old.PID). */
+static int leftovers(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".old.") != NULL;
+  closedir(d);
+  return n;
+}
+
+/* Into folder out (under limits prefix): a small run that fits, then one
+ * whose samples do not (n = 1000, 270 KB a replication) on jobs threads:
+ * exit status 3, one line naming samples.csv and why, and the small run's
+ * files left as they were, without temporaries. */
+static void full_disk(const char *prefix, const char *out, const char *why, int jobs)
+{
+  char args[2 * PATH_MAX], *err, path[PATH_MAX + 32], want[3 * PATH_MAX];
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 -q --no-plots -o '%s'", out);
+  ck_assert_int_eq(tssim_under(prefix, args, &err), 0);
+  free(err);
+  snprintf(path, sizeof path, "%s/summary.csv", out);
+  char *before = tu_read_file(path, NULL);
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 1000 -r 2 -j %d -q --no-plots -o '%s'", jobs, out);
+  ck_assert_int_eq(tssim_under(prefix, args, &err), 3);
+  snprintf(want, sizeof want, "tssim: %s/samples.csv: cannot write: %s (n=1000 workers=1 replication ", out, why);
+  ck_assert_msg(strstr(err, want) == err && strstr(err, "left as it was\n") && strchr(err, '\n')[1] == '\0', "%s",
+                err);
+  free(err);
+  char *after = tu_read_file(path, NULL);
+  ck_assert_str_eq(before, after);
+  ck_assert_int_eq(leftovers(out), 0);
+  free(before);
+  free(after);
+}
+
+/* A full disk while the samples stream out was "cannot write the samples",
+ * exit 1, no path. On a 64 KB tmpfs when this test may mount one (root),
+ * and always with a file-size limit (EFBIG: the same failed write, as any
+ * user can make it). */
+START_TEST(hard_full_disk_is_an_output_failure)
+{
+  char mnt[PATH_MAX + 64], cmd[2 * PATH_MAX + 64], out[PATH_MAX + 128];
+  snprintf(mnt, sizeof mnt, "%s", at("mnt"));
+  ck_assert_int_eq(mkdir(mnt, 0777), 0);
+  snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=64k tmpfs '%s' 2>/dev/null", mnt);
+  if (system(cmd) == 0) {
+    snprintf(out, sizeof out, "%s/out", mnt);
+    full_disk(":", out, "No space left on device", 1);
+    snprintf(cmd, sizeof cmd, "umount '%s'", mnt);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    snprintf(out, sizeof out, "%s/limited-%d", tmp, jobs);
+    full_disk("trap '' XFSZ; ulimit -f 64", out, "File too large", jobs);
+  }
+}
+END_TEST
+
+/* A failed write of standard output is exit 3 for version and help too. */
+START_TEST(hard_version_to_a_full_device_fails)
+{
+  struct stat st;
+  if (stat("/dev/full", &st) != 0)
+    return;
+  static const char *const args[] = {"version", "--version", "help", NULL};
+  for (int i = 0; args[i]; i++) {
+    char *err;
+    ck_assert_int_eq(tssim_to(":", args[i], "/dev/full", &err), 3);
+    ck_assert_str_eq(err, "tssim: cannot write to standard output: No space left on device\n");
+    free(err);
+  }
+}
+END_TEST
+
+/* A model that cannot be parsed for want of memory (an address-space limit)
+ * is said to be so, exit 1: it was "malformed JSON at line 1", exit 2. Not
+ * under a sanitizer or valgrind, which need address space of their own. */
+START_TEST(hard_out_of_memory_is_not_malformed_json)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  return;
+#endif
+  if (tu_tssim_wrapper()[0])
+    return;
+  enum { ITEMS = 4000000 }; /* 8 MB of text, some 300 MB as a tree */
+  char *text = malloc(2 * ITEMS + 256);
+  ck_assert_ptr_nonnull(text);
+  size_t len = (size_t)sprintf(text, "{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}], "
+                                     "\"notes\": [1");
+  for (int i = 1; i < ITEMS; i++) {
+    text[len++] = ',';
+    text[len++] = '1';
+  }
+  strcpy(text + len, "]}\n");
+  tu_write_file(at("m.json"), text);
+  cJSON *root;
+  ts_err e;
+  ck_assert_int_eq(ts_json_parse(text, len + 3, "m.json", &root, &e), 0); /* valid, given the memory */
+  cJSON_Delete(root);
+  free(text);
+  tu_write_file(at("s.json"), "{\"name\": \"big\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}\n");
+  char args[3 * PATH_MAX], s_json[PATH_MAX + 64], *err;
+  snprintf(s_json, sizeof s_json, "%s", at("s.json"));
+  snprintf(args, sizeof args, "run '%s' -q --no-plots -o '%s'", s_json, at("out"));
+  ck_assert_int_eq(tssim_under("ulimit -v 200000", args, &err), 1);
+  ck_assert_msg(strstr(err, "/m.json: out of memory parsing the JSON text (8000077 bytes; the text was not at fault)\n"),
+                "%s", err);
+  free(err);
+}
+END_TEST
+
 Suite *hard_suite(void)
 {
   Suite *s = suite_create("hard");
@@ -357,11 +495,14 @@ Suite *hard_suite(void)
                                       NULL};
   const TTest *const sets[] = {hard_set_value_is_parsed_whole, hard_set_on_the_command_line, NULL};
   const TTest *const models[] = {hard_after_cycles_are_refused, hard_spans_nothing_begins_are_refused, NULL};
+  const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_version_to_a_full_device_fails,
+                                 hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const windows[] = {hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);
   tu_tcase(s, "set", sets, make_tmp, remove_tmp, 120);
   tu_tcase(s, "models", models, NULL, NULL, 60);
   tu_tcase(s, "runs", windows, make_tmp, remove_tmp, 120);
+  tu_tcase(s, "faults", faults, make_tmp, remove_tmp, 300);
   return s;
 }

@@ -43,8 +43,8 @@ int ts_cmd_optimize(int argc, char **argv);
 #include "lib/load.h"
 
 /* ts_load of scenario file `path` with the overrides `sets`: prints the
- * error ("tssim: " and ts_load's message) and returns 2 on bad input, 0 on
- * success. */
+ * error ("tssim: " and ts_load's message) and returns 2 on bad input, 1 when
+ * memory ran out, 0 on success. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);

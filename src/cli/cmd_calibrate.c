@@ -307,7 +307,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
 {
   if (o->scenario) {
     if (ts_scenario_load(o->scenario, &R->sc, e))
-      return 2;
+      return e->nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE;
     R->has_sc = 1;
   }
   if (load_model(o, &R->tree, e) ||
@@ -315,7 +315,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
       ts_baseline_load(o->baseline, &R->b, e) ||
       ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, R->has_sc ? &R->sc : NULL,
                           o->metrics_given ? o->use_metric : NULL, o->seed, (int)o->replications, e))
-    return 2;
+    return e->nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out, or bad input */
   if (o->loo && ts_fit_loo_check(&R->pb, e))
     return 2;
   R->pb.should_stop = ts_cli_should_stop;

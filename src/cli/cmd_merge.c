@@ -379,7 +379,7 @@ int ts_cmd_merge(int argc, char **argv)
     snprintf(path, sizeof path, "%s/partial.json", dirs[i]);
     if (ts_json_load(path, &sh[i].root, &e)) {
       fprintf(stderr, "tssim: %s (is %s the folder of `tssim run ... --shard K/M`?)\n", e.msg, sh[i].dir);
-      rc = TS_EXIT_USAGE;
+      rc = e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE;
       break;
     }
     const cJSON *r = sh[i].root, *run = cJSON_GetObjectItemCaseSensitive(r, "run"),

@@ -1,5 +1,6 @@
 /* tssim run: sweep a scenario, print the table, write the results folder
  * (or, with --shard, one shard's partial result for tssim merge). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,8 +240,9 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
 
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
-  if (ts_cli_load(o->scenario, o->sets, o->nsets, L))
-    return 2;
+  int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
+  if (rc)
+    return rc;
   ts_err e;
   ts_load_overrides ov = {.n = o->n_arg, .workers = o->w_arg, .replications = o->r_arg, .seed = o->seed_arg,
                           .ci_target = o->t_arg, .ci_max = o->x_arg};
@@ -306,6 +308,7 @@ typedef struct samples_out {
   const ts_loaded *L;
   FILE *f;
   progress *pr;
+  int err;              /* errno of a failed write */
 } samples_out;
 
 static int format_samples(void *ctx, const ts_sweep *s, const ts_world *w, int combo, int rep, ts_text *out)
@@ -318,7 +321,11 @@ static int write_samples(void *ctx, const char *text, size_t len)
 {
   samples_out *so = ctx;
   so->pr->bytes += len;
-  return fwrite(text, 1, len, so->f) == len ? 0 : -1;
+  errno = 0;
+  if (fwrite(text, 1, len, so->f) == len)
+    return 0;
+  so->err = errno ? errno : EIO;
+  return -1;
 }
 
 /* Commit the results folder: summary.csv, summary.json (samples.csv is in
@@ -435,6 +442,13 @@ int ts_cmd_run(int argc, char **argv)
     fputs("\r\033[K", stderr);
   if (sr == TS_SWEEP_STOPPED) {
     rc = interrupted(outdir, (int)s.points_done, (int)pr.points, &s);
+    goto done;
+  }
+  if (sr == TS_SWEEP_OUTPUT) { /* an I/O failure: the file, why, and that the folder is as it was */
+    fprintf(stderr, "tssim: %s/samples.csv: cannot write: %s (%.*s); %s left as it was\n", outdir,
+            strerror(so.err ? so.err : EIO), (int)strcspn(s.errmsg, ":"), s.errmsg, outdir);
+    ts_sweep_finish(&s);
+    rc = TS_EXIT_IO;
     goto done;
   }
   if (sr != 0) {

@@ -1,6 +1,8 @@
 /* SIGINT and SIGTERM during tssim run and tssim calibrate. The handler only
- * records which signal came (a sig_atomic_t: the one piece of static mutable
- * state in tssim, since a handler has no context to write to); the sweep and
+ * records which signal came (a sig_atomic_t: one of the two pieces of static
+ * mutable state in tssim, since a handler has no context to write to; the
+ * other, for the same reason, is io/jsonfile.c's flag for cJSON's failed
+ * allocations); the sweep and
  * the calibration poll it between replications and evaluations, stop, and
  * the command removes its temporaries, says what was not finished and exits
  * 128 + the signal. The handler is reset when it runs, so a second signal

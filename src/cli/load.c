@@ -27,8 +27,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
 {
   ts_err e;
   ts_load_src src = {.path = path};
-  if (ts_load(&src, sets, nsets, out, &e))
-    return ts_cli_usage_error("%s", e.msg);
+  if (ts_load(&src, sets, nsets, out, &e)) {
+    ts_cli_usage_error("%s", e.msg);
+    return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
+  }
   return 0;
 }
 

@@ -45,11 +45,11 @@ int main(int argc, char **argv)
   }
   if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
     usage(stdout);
-    return 0;
+    return ts_cli_stdout_status(0); /* `tssim help > /dev/full` fails */
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
     puts("tssim " TSSIM_VERSION);
-    return 0;
+    return ts_cli_stdout_status(0);
   }
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     if (!strcmp(argv[1], commands[i].name))

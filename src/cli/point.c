@@ -46,11 +46,12 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     ts_vizopt_finish(&p->opt);
     return -1;
   }
-  *status = 2;
-  if (ts_cli_load(argv[optind], p->opt.sets, p->opt.nsets, &p->L)) {
+  *status = ts_cli_load(argv[optind], p->opt.sets, p->opt.nsets, &p->L);
+  if (*status) {
     ts_vizopt_finish(&p->opt);
     return -1;
   }
+  *status = 2;
   if (ts_vizopt_resolve(&p->opt, &p->L.sc, &e)) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_cli_point_finish(p);

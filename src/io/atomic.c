@@ -124,15 +124,18 @@ static void roll_back(ts_atomic *a, char **backup, int installed)
 
 int ts_atomic_commit(ts_atomic *a, ts_err *e)
 {
-  int bad = -1;
+  int bad = -1, why = 0;
   for (int i = 0; i < a->n; i++) {
     int err = ferror(a->f[i]);
-    if (fclose(a->f[i]) != 0 || err)
-      bad = bad < 0 ? i : bad;
+    errno = 0;
+    if ((fclose(a->f[i]) != 0 || err) && bad < 0) {
+      bad = i;
+      why = errno; /* fclose's, when it failed writing the rest */
+    }
     a->f[i] = NULL;
   }
   if (bad >= 0) {
-    ts_err_set(e, a->final[bad], NULL, "write failed (disk full?)");
+    ts_err_set(e, a->final[bad], NULL, "cannot write: %s", why ? strerror(why) : "write failed (disk full?)");
     release(a, 1);
     return -1;
   }

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, ...)
 {
@@ -10,6 +11,7 @@ int ts_err_set(ts_err *e, const char *file, const char *path, const char *fmt, .
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  e->nomem = strncmp(what, "out of memory", 13) == 0;
   if (path && *path)
     snprintf(e->msg, sizeof e->msg, "%s: %s: %s", file, path, what);
   else

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,32 @@
 #include <sys/stat.h>
 
 #include "io/suggest.h"
+
+/* ---- cJSON's memory ---- */
+
+/* cJSON says NULL both for malformed text and when memory runs out. Its
+ * allocations go through json_malloc, which notes a failure on the calling
+ * thread, so that a parse that fails for memory says so (exit status 1)
+ * instead of blaming the text. The flag is thread-local static state, the
+ * only kind a cJSON hook can reach (it takes no context); the hooks are set
+ * once, before the first parse. */
+static _Thread_local int json_nomem;
+
+static void *json_malloc(size_t n)
+{
+  void *p = malloc(n);
+  if (!p)
+    json_nomem = 1;
+  return p;
+}
+
+static void json_hooks(void)
+{
+  cJSON_Hooks h = {.malloc_fn = json_malloc, .free_fn = free};
+  cJSON_InitHooks(&h);
+}
+
+static pthread_once_t json_hooks_once = PTHREAD_ONCE_INIT;
 
 /* ---- reading and parsing ---- */
 
@@ -267,7 +294,12 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
                       line, col, len ? "blank" : "empty");
   }
   const char *end = NULL;
+  pthread_once(&json_hooks_once, json_hooks);
+  json_nomem = 0;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+  if (!root && json_nomem)
+    return ts_err_set(e, file, NULL, "out of memory parsing the JSON text (%zu bytes; the text was not at fault)",
+                      len);
   if (!root) {
     size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
     position(text, off, &line, &col);

@@ -83,6 +83,7 @@ static int check_axes(ts_loaded *L, ts_err *e)
     if (ts_load_model_of(L, values, &m, err, sizeof err))
     {
       snprintf(e->msg, sizeof e->msg, "%s", err);
+      e->nomem = 0;
       return -1;
     }
     ts_model_finish(&m);

@@ -251,8 +251,9 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   }
   if (!bad && spec->format_samples &&
       (spec->format_samples(spec->samples_ctx, out, &w, pr->combo, r, &o->text) || o->text.failed)) {
-    o->rc = TS_SWEEP_NOMEM;
-    snprintf(o->why, sizeof o->why, "%s", o->text.failed ? "cannot write the samples" : "out of memory");
+    o->rc = o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT : TS_SWEEP_NOMEM;
+    snprintf(o->why, sizeof o->why, "%s",
+             o->text.failed == TS_TEXT_FLUSH ? "cannot write the samples" : "out of memory (making the samples)");
   }
   free(wv);
   free(sc);
@@ -304,9 +305,10 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   if (spec->write_samples) {
     if (o->text.flush) {
       if (ts_text_drain(&o->text))
-        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "cannot write the samples");
+        return ts__point_fail(out, o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT : TS_SWEEP_NOMEM, pr, r,
+                              "cannot write the samples");
     } else if (o->text.len > 0 && spec->write_samples(spec->samples_ctx, o->text.v, o->text.len)) {
-      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "cannot write the samples");
+      return ts__point_fail(out, TS_SWEEP_OUTPUT, pr, r, "cannot write the samples");
     }
   }
   return 0;

@@ -52,8 +52,10 @@ typedef struct ts_text {
   size_t len, cap;
   int (*flush)(void *ctx, const char *p, size_t n); /* 0, or -1 on failure */
   void *ctx;
-  int failed;           /* memory ran out or flush failed */
+  int failed;           /* 0, TS_TEXT_NOMEM (memory ran out) or TS_TEXT_FLUSH (the flush failed) */
 } ts_text;
+
+enum { TS_TEXT_NOMEM = 1, TS_TEXT_FLUSH = 2 };
 
 #define TS_TEXT_FLUSH ((size_t)1 << 20)
 
@@ -131,14 +133,16 @@ typedef struct ts_sweep_spec {
 } ts_sweep_spec;
 
 enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTERNAL = -3, TS_SWEEP_HORIZON = -4,
-       TS_SWEEP_MODEL = -5, TS_SWEEP_BUDGET = -6, TS_SWEEP_STOPPED = -7 };
+       TS_SWEEP_MODEL = -5, TS_SWEEP_BUDGET = -6, TS_SWEEP_STOPPED = -7, TS_SWEEP_OUTPUT = -8 };
 
 /* Run a sweep into out (caller memory; free with ts_sweep_finish, also after
  * a failure). Returns TS_SWEEP_OK, or the first failure in the sweep's
  * order with out->errmsg saying what and where: a replication's TS_WORLD_*
  * status (deadlock, model error...), TS_SWEEP_MODEL for a combination's
  * model that does not load, TS_SWEEP_STOPPED when progress or should_stop
- * asked to stop (out->points_done says how many points were complete). */
+ * asked to stop (out->points_done says how many points were complete),
+ * TS_SWEEP_OUTPUT when write_samples failed (the caller knows the file and
+ * why). */
 int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out);
 /* The columns and combinations of spec's sweep into out, with no point run
  * (what a merge of shards fills). Returns as ts_sweep_run. */

@@ -1,6 +1,7 @@
 /* Growable text (ts_text), for the samples of a replication: kept whole,
  * or handed to its flush beyond TS_TEXT_FLUSH bytes as it grows. Once
- * failed is set (memory ran out or the flush failed) every call fails. */
+ * failed is set (TS_TEXT_NOMEM: memory ran out; TS_TEXT_FLUSH: the flush
+ * failed) every call fails. */
 #include "run/sweep.h"
 
 #include <stdlib.h>
@@ -9,7 +10,7 @@ int ts_text_drain(ts_text *t)
 {
   if (t->flush && t->len > 0 && !t->failed) {
     if (t->flush(t->ctx, t->v, t->len) != 0)
-      t->failed = 1;
+      t->failed = TS_TEXT_FLUSH;
     t->len = 0;
   }
   return t->failed ? -1 : 0;
@@ -28,7 +29,7 @@ int ts_text_reserve(ts_text *t, size_t more)
     cap *= 2;
   char *v = realloc(t->v, cap);
   if (!v) {
-    t->failed = 1;
+    t->failed = TS_TEXT_NOMEM;
     return -1;
   }
   t->v = v;
