@@ -315,17 +315,24 @@ int ts__ml_load_pools(loader *L, const cJSON *root)
 
 static int load_server(loader *L, const cJSON *js, int i)
 {
-  static const char *const keys[] = {"name", "pool", "worker", "concurrency", "policy", "burst_limit", "weights",
-                                     "note", NULL};
+  static const char *const keys[] = {"name", "pool", "worker", "dispatch", "concurrency", "policy", "burst_limit",
+                                     "weights", "note", NULL};
+  static const char *const dispatches[] = {"free", "round_robin", NULL};
   ts_server_decl *d = &L->m->servers[i];
   const char *name, *pool = NULL;
   int64_t conc = 1;
+  int rr = 0;
   if (!cJSON_IsObject(js))
     return ts_jfail(&L->c, NULL, L->e, "expected a server object {\"name\": ..., \"pool\": ...}");
   if (ts_jcheck_keys(&L->c, js, keys, L->e) || ts_jget_string(&L->c, js, "name", 1, &name, L->e) ||
       ts_jget_string(&L->c, js, "pool", 0, &pool, L->e) || int_field(L, js, "concurrency", 1, 1000000, &conc) ||
-      load_policy(L, js, &d->policy, &d->sched) || ts__ml_class_expr(L, js, "worker", 0, &d->worker))
+      load_policy(L, js, &d->policy, &d->sched) || ts__ml_class_expr(L, js, "worker", 0, &d->worker) ||
+      ts__ml_enum_field(L, js, "dispatch", dispatches, &rr))
     return -1;
+  if (d->worker && cJSON_GetObjectItemCaseSensitive(js, "dispatch"))
+    return ts_jfail(&L->c, "dispatch", L->e, "a server with a \"worker\" serves on that worker: \"dispatch\" picks "
+                    "among the pool's workers only without one");
+  d->round_robin = rr;
   const char *names[64];
   for (int j = 0; j < i; j++)
     names[j] = L->m->servers[j].name;

@@ -270,7 +270,7 @@ static int compile_if(loader *L, const cJSON *st, const char *label, held *h)
     if (!emit(L, &ts_op_jump, "end if"))
       return -1;
     L->steps[i].jump = (int)L->nsteps;
-    if (compile_block(L, st, "else", 1, &b))
+    if (compile_block(L, st, "else", 0, &b)) /* an empty else is no else */
       return -1;
     L->steps[j].jump = (int)L->nsteps;
   } else {

@@ -91,12 +91,20 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
   return 0;
 }
 
-static int int_array(ts_jctx *c, const cJSON *root, const char *key, long lo, long hi, int **out, size_t *len,
-                     ts_err *e)
+/* The array of distinct integers at root[key]; absent and not required: [lo]. */
+static int int_array(ts_jctx *c, const cJSON *root, const char *key, int required, long lo, long hi, int **out,
+                     size_t *len, ts_err *e)
 {
-  const cJSON *a;
-  if (ts_jget_array(c, root, key, 1, &a, e))
+  const cJSON *a = NULL;
+  if (ts_jget_array(c, root, key, required, &a, e))
     return -1;
+  if (!a) {
+    if (!(*out = malloc(sizeof **out)))
+      return ts_jfail(c, key, e, "out of memory");
+    **out = (int)lo;
+    *len = 1;
+    return 0;
+  }
   int n = cJSON_GetArraySize(a);
   if (n == 0 || n > 1000)
     return ts_jfail(c, key, e, "expected 1 to 1000 integers in [%ld, %ld]", lo, hi);
@@ -388,8 +396,8 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
   if (ts_jcheck_keys(&c, root, keys, e) || ts_jget_string(&c, root, "name", 1, &name, e) ||
       ts_jget_string(&c, root, "description", 0, &desc, e) || ts_jget_string(&c, root, "model", 1, &model, e) ||
       ts_jget_string(&c, root, "baseline", 0, &baseline, e) ||
-      int_array(&c, root, "n", 1, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
-      int_array(&c, root, "workers", 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
+      int_array(&c, root, "n", 0, 1, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
+      int_array(&c, root, "workers", 1, 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
       ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e) ||
       load_axes(&c, root, s, e) || load_times(&c, root, s, e) || load_table(&c, root, s, e))
@@ -423,6 +431,7 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
     goto out;
   }
   s->replications = (int)reps;
+  s->n_given = cJSON_GetObjectItemCaseSensitive(root, "n") != NULL;
   s->seed = (uint64_t)seed;
   rc = 0;
 out:

@@ -32,6 +32,7 @@ typedef struct ts_scenario {
   char *baseline_path;   /* NULL when none */
   int *ns;
   size_t nn;
+  int n_given;           /* the scenario gives n (else n = [1]; a model that reads n needs it) */
   int *workers;
   size_t nw;
   int replications;

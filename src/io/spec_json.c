@@ -44,6 +44,8 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
     if (strcmp(builtins[b].name, name) == 0 && (builtins[b].in_class || !L->class_expr) &&
         (builtins[b].kind != TS_VAR_INDEX || L->class_expr != TS_EXPR_COUNT)) {
       *var = (ts_expr_var){.kind = builtins[b].kind};
+      if (builtins[b].kind == TS_VAR_N)
+        L->m->reads_n = 1;
       return 1;
     }
   for (size_t l = 0; L->klass && L->class_expr != TS_EXPR_COUNT && l < L->klass->nlets; l++)
@@ -343,6 +345,19 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
 int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out)
 {
   return ts_jget_bool(&sp->L->c, sp->st, key, required, out, sp->L->e);
+}
+
+int ts_spec_bool_or(ts_spec *sp, const char *key, const char *word, int *out)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(sp->st, key);
+  if (v && cJSON_IsString(v) && strcmp(v->valuestring, word) == 0) {
+    *out = 2;
+    return 0;
+  }
+  if (v && !cJSON_IsBool(v))
+    return ts_spec_fail(sp, key, "expected true, false or \"%s\", got %s%s%s", word, cJSON_IsString(v) ? "\"" : "",
+                        cJSON_IsString(v) ? v->valuestring : "a value of another kind", cJSON_IsString(v) ? "\"" : "");
+  return ts_spec_bool(sp, key, 0, out);
 }
 
 int ts_spec_string(ts_spec *sp, const char *key, int required, const char **out)

@@ -312,6 +312,9 @@ int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e)
   if (override_list(o->n, "--n", 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, e) ||
       override_list(o->workers, "--workers", 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, e))
     return -1;
+  if (!L->sc.n_given && !o->n && L->model.reads_n)
+    return ts_err_set(e, L->sc.file, "n", "missing (required: model %s reads n, the sweep's n; give \"n\" or --n)",
+                      L->sc.model_path);
   long v = 0;
   if (o->replications) {
     if (ts_load_parse_count(o->replications, "--replications", 1, 100000, &v, e))

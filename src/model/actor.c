@@ -299,7 +299,7 @@ void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
   ts_worker *wk = &w->workers[a->worker];
   ts__actor_set_state(w, a, TS_ACTOR_READY);
   int on_timers = timer && wk->spec->kind == TS_WORKER_EVENT_LOOP;
-  if (ts_ring_push(on_timers ? &wk->timers : &wk->ready, a->id) != 0)
+  if ((on_timers ? ts_ring_push(&wk->timers, a->id) : ts__worker_push_ready(wk, a)) != 0)
     ts__world_nomem(w);
   ts__worker_kick(w, wk, w->sim.now);
 }
@@ -341,6 +341,8 @@ static int finish(ts_world *w, ts_actor *a)
   w->done++;
   w->live--;
   ts__actor_rng_release(w, a);
+  if (!a->hidden)
+    w->workers[a->home].live--;
   start_followers(w, a);
   return back;
 }
@@ -504,11 +506,41 @@ ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a)
   return ts__actor_new(w, a->klass, a->index, a->worker, a);
 }
 
+/* least_loaded dispatch: a places itself, as it arrives, on the worker of
+ * its pool with the fewest live actors (the lowest index among equals): join
+ * the shortest queue. Its main-class load and the CPU price by load move with it. */
+static void join_shortest(ts_world *w, ts_actor *a)
+{
+  const ts_model *m = w->model;
+  const ts_class *k = &m->classes[a->klass];
+  int base = w->pool_base[k->pool], count = w->pool_base[k->pool + 1] - base, best = base;
+  for (int i = base + 1; i < base + count; i++)
+    if (w->workers[i].live < w->workers[best].live)
+      best = i;
+  if (best == a->home)
+    return;
+  if (a->klass == ts_model_main_class(m)) {
+    w->workers[a->home].load--;
+    w->workers[best].load++;
+    if (m->scale_by_worker) {
+      w->workers[a->home].cpu_scale = ts_model_cpu_scale(m, w->workers[a->home].load);
+      w->workers[best].cpu_scale = ts_model_cpu_scale(m, w->workers[best].load);
+    }
+  }
+  a->home = a->worker = best;
+}
+
 void ts__actor_arrive(ts_world *w, ts_actor *a)
 {
   a->st.arrive = w->sim.now;
   a->state_since = w->sim.now;
   w->live++;
+  if (!a->hidden) {
+    const ts_class *k = &w->model->classes[a->klass];
+    if (w->model->dispatch == TS_DISPATCH_LEAST_LOADED && k->place == TS_PLACE_DISPATCH)
+      join_shortest(w, a);
+    w->workers[a->home].live++;
+  }
   ts__actor_ready(w, a, 0);
 }
 

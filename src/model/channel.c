@@ -35,7 +35,7 @@ static int make_ready(ts_world *w, const ts_actor *from, ts_actor *b, const ts_c
                b->worker != from->worker;
   int charge = parked && !wk->wake_charged;
   ts__actor_set_state(w, b, TS_ACTOR_READY);
-  if (ts_ring_push(&wk->ready, b->id) != 0)
+  if (ts__worker_push_ready(wk, b) != 0)
     ts__world_nomem(w);
   if (charge)
     wk->wake_charged = 1;

@@ -188,6 +188,25 @@ static inline int64_t cached_lap_row(const ts_worker *wk, const ts_seg *g)
   return wk->lap_k >= g->rows - g->rows_done ? g->rows : g->rows_done + wk->lap_k;
 }
 
+/* Plan a segment sliced by time: to the work done when the lap reaches the
+ * threshold (at least 1 ns on), or to its end. */
+static void plan_by_time(ts_world *w, ts_worker *wk, ts_actor *a)
+{
+  ts_seg *g = &a->seg;
+  ts_time target = g->cost;
+  if (wk->seg_threshold != TS_TIME_MAX) {
+    int64_t p, q;
+    rate(w, &p, &q);
+    ts_time rem = wk->seg_threshold - (w->sim.now - a->lap_start);
+    ts_time more = rem <= 0 ? 0 : p == q ? rem : rem * p / q;
+    if (more < g->cost - g->done)
+      target = g->done + (more > 0 ? more : 1);
+  }
+  g->rows_target = g->rows;
+  g->at_row = 0;
+  schedule_end(w, wk, target - g->done);
+}
+
 /* Plan the running actor's segment: up to the first row after which its lap
  * exceeds the threshold (sliced), or to the end of the segment. */
 static void plan_actor(ts_world *w, ts_worker *wk)
@@ -196,6 +215,10 @@ static void plan_actor(ts_world *w, ts_worker *wk)
   ts_seg *g = &a->seg;
   ts_time c = g->cost, w0 = g->done;
   int64_t rows = g->rows, j = rows;
+  if (g->by_time) {
+    plan_by_time(w, wk, a);
+    return;
+  }
   if (g->sliced && c > 0 && wk->seg_threshold != TS_TIME_MAX) {
     int64_t p, q;
     rate(w, &p, &q);
@@ -254,6 +277,10 @@ static void set_busy(ts_world *w, ts_worker *self, int delta)
   int cores = w->model->cores;
   int before = w->busy, after = w->busy + delta;
   int rate_changes = cores > 0 && (before > cores || after > cores);
+  if (cores > 0) { /* the cores in use: min(busy, cores) */
+    w->win_core_ns += (double)ts__clip(w, w->busy_since, w->sim.now) * (before < cores ? before : cores);
+    w->busy_since = w->sim.now;
+  }
   if (rate_changes)
     for (int i = 0; i < w->nworkers; i++)
       if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE)
@@ -336,6 +363,7 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
   rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
   a->seg = (ts_seg){.cost = cost, .rows = (int32_t)rows, .active = 1, .sliced = (flags & TS_CPU_SLICED) != 0,
                     .timed = (flags & TS_CPU_TIMED) != 0, .kernel = (flags & TS_CPU_KERNEL) != 0,
+                    .by_time = (flags & TS_CPU_BY_TIME) != 0 && (flags & TS_CPU_SLICED) != 0,
                     .state = (uint8_t)state, .exact = cost <= INT64_MAX / rows,
                     .row = cost % rows == 0 ? cost / rows : 0, .at_row = 1};
   ts__cpu_resume(w, a);
@@ -488,11 +516,20 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
   }
   ts_actor *a = ts_world_actor(w, wk->actor);
   ts_seg *g = &a->seg;
-  g->rows_done = g->rows_target;
-  g->done = cum(g, g->rows_done);
-  g->at_row = 1;
+  int over;
+  if (g->by_time) { /* done is what catch_up counted; the lap reaches the threshold, or the work is done */
+    over = w->sim.now - a->lap_start >= wk->seg_threshold;
+    if (g->done >= g->cost) {
+      g->done = g->cost;
+      g->rows_done = g->rows;
+    }
+  } else {
+    g->rows_done = g->rows_target;
+    g->done = cum(g, g->rows_done);
+    g->at_row = 1;
+    over = g->sliced && w->sim.now - a->lap_start > wk->seg_threshold;
+  }
   wk->frac = 0;
-  int over = g->sliced && w->sim.now - a->lap_start > wk->seg_threshold;
   if (g->rows_done < g->rows && !over) {
     plan(w, wk); /* rounding under processor sharing: not over yet */
     return;

@@ -24,7 +24,7 @@ enum {
 };
 
 /* Flags of ts__cpu_begin. */
-enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4 };
+enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8 };
 
 /* --- memory (actor.c) --- */
 
@@ -172,6 +172,20 @@ void ts__worker_loop(ts_world *w, ts_worker *wk);
 void ts__worker_block(ts_world *w, ts_worker *wk, ts_actor *a);
 /* The blocked actor a runs again on its worker at time at (a futex wake's latency). */
 void ts__worker_resume_at(ts_world *w, ts_actor *a, ts_time at);
+/* a becomes ready on wk: it joins the ready ring (an event loop's I/O
+ * callbacks, a thread's run queue; a thread counts the entry and the tasks it
+ * finds there for queue_depth). Returns 0 or -1 (out of memory). */
+static inline int ts__worker_push_ready(ts_worker *wk, const ts_actor *a)
+{
+  if (wk->spec->kind == TS_WORKER_THREAD) {
+    int depth = (int)wk->ready.len;
+    wk->queue_entries++;
+    wk->queue_depth_sum += depth;
+    if (depth > wk->queue_depth_max)
+      wk->queue_depth_max = depth;
+  }
+  return ts_ring_push(&wk->ready, a->id);
+}
 /* Report wk's queue depth and priority ops in flight to the observer. */
 void ts__worker_counters(ts_world *w, ts_worker *wk);
 /* The worker (global id) that index `i` of pool p means, or -1 when out of range. */

@@ -73,7 +73,7 @@ typedef struct ts_step {
   ts_dist cost2;      /* call: reply leg */
   int64_t rows;       /* cpu: equal chunks (>= 1) */
   unsigned sliced : 1, timed : 1, kernel : 1, priority : 1, all : 1, wait : 1, from_notify : 1, forever : 1,
-      new_lap : 1;
+      new_lap : 1, by_time : 1, from_arrival : 1;
   int ref;            /* the lock, channel, server, counter or span the step names */
   ts_expr *index;     /* the instance of an indexed lock or channel; hop: target worker */
   ts_expr *expr;      /* repeat: count; if: condition; add, set: value; notify: tokens */
@@ -159,6 +159,8 @@ typedef struct ts_server_decl {
   char *name;
   int pool;                   /* the pool whose workers serve */
   ts_expr *worker;            /* NULL: any worker of the pool; else the worker's index in it */
+  int round_robin;            /* without worker: 1 = the next worker of the pool in turn, busy or not;
+                               * 0 = a free one (the fewest calls in service; round robin among equals) */
   int concurrency;            /* calls in service at once */
   const ts_sched_type *policy;
   ts_sched_params sched;
@@ -277,6 +279,7 @@ typedef struct ts_model {
   /* features used anywhere, so absent ones cost nothing per actor */
   unsigned has_mutex : 1, has_chan : 1, has_hop : 1, has_call : 1, has_sleep : 1, has_thread : 1;
   unsigned has_kernel_cpu : 1; /* a cpu step with "account": "kernel" */
+  unsigned reads_n : 1;        /* some expression reads the sweep's n (a scenario must then give n) */
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */

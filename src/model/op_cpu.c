@@ -1,8 +1,10 @@
 /* cpu: a CPU burst.
- *   {"op": "cpu", "ms": D, "rows": R, "sliced": B, "timed": B, "account": "user"|"kernel", "lap": "restart"}
+ *   {"op": "cpu", "ms": D, "rows": R, "sliced": B|"time", "timed": B, "account": "user"|"kernel", "lap": "restart"}
  * The demand D (a duration: dist, cv apply) is split into R equal rows.
  * Sliced: after every row but the last the actor checks its lap and yields
- * to the queue's tail once it exceeds the threshold. Timed steps count in the
+ * to the queue's tail once it exceeds the threshold. Sliced "time": no rows;
+ * the actor yields when its lap reaches the threshold, to the ns (a
+ * round-robin quantum that does not depend on the demand). Timed steps count in the
  * slice timer (per_group_cpu_ms); `timed` defaults to `sliced`. "lap":
  * "restart" starts a new lap when the step begins, without yielding (what
  * zero-cache's timer.startWithoutYielding does at each pipeline). The cost is
@@ -22,12 +24,14 @@ static int load(ts_spec *sp, ts_step *s)
   int sliced = 0, timed = -1, account = 0, lap = 0;
   int64_t rows = 1;
   if (ts_spec_dist(sp, "ms", 1, &s->cost) || ts_spec_int(sp, "rows", 0, 1, 10000000, &rows) ||
-      ts_spec_bool(sp, "sliced", 0, &sliced) || ts_spec_bool(sp, "timed", 0, &timed) ||
+      ts_spec_bool_or(sp, "sliced", "time", &sliced) || ts_spec_bool(sp, "timed", 0, &timed) ||
       ts_spec_enum(sp, "account", 0, accounts, &account) || ts_spec_enum(sp, "lap", 0, laps, &lap))
     return -1;
   if (rows > 1 && s->cost.mean_ms == NULL && rows > s->cost.mean)
     return ts_spec_fail(sp, "rows", "%lld rows for %lld ns of CPU: expected at most one row per ns",
                         (long long)rows, (long long)s->cost.mean);
+  if (sliced == 2 && ts_spec_has(sp, "rows"))
+    return ts_spec_fail(sp, "rows", "a step sliced by time (\"sliced\": \"time\") has no rows");
   double scale = ts_spec_model(sp)->cpu_scale; /* host.cpu_scale: constant costs now, expressions when drawn */
   if (!s->cost.mean_ms && scale != 1.0) {
     double scaled = (double)s->cost.mean * scale;
@@ -40,6 +44,7 @@ static int load(ts_spec *sp, ts_step *s)
   }
   s->rows = rows;
   s->sliced = sliced != 0;
+  s->by_time = sliced == 2;
   s->timed = timed < 0 ? s->sliced : timed != 0;
   s->kernel = account == 1;
   s->new_lap = lap == 1;
@@ -59,7 +64,8 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   if (s->new_lap)
     a->lap_start = w->sim.now;
   a->sub = 1;
-  int flags = (s->sliced ? TS_CPU_SLICED : 0) | (s->timed ? TS_CPU_TIMED : 0) | (s->kernel ? TS_CPU_KERNEL : 0);
+  int flags = (s->sliced ? TS_CPU_SLICED : 0) | (s->timed ? TS_CPU_TIMED : 0) | (s->kernel ? TS_CPU_KERNEL : 0) |
+              (s->by_time ? TS_CPU_BY_TIME : 0);
   return ts__cpu_begin(w, a, cost, s->rows, flags, TS_ACTOR_RUNNING);
 }
 

@@ -1,10 +1,14 @@
 /* span_begin / span_end: a named per-operation latency.
  *   {"op": "span_begin", "span": NAME}
- *   {"op": "span_end", "span": NAME, "from": "begin" | "notify"}
+ *   {"op": "span_end", "span": NAME, "from": "begin" | "notify" | "arrival"}
  * Each end is one sample of the span (counted when it ends inside the
- * measurement window). "from": "notify" measures from the timestamp the last
- * notify carried to this actor (a frame stamped by its publisher, delivered
- * to each reader), so a span may begin on one actor and end on another. An
+ * measurement window). A span begins when its span_begin step runs, which
+ * is after the actor waited for its worker (as a tracer's span in the real
+ * code begins when that code runs). "from": "notify" measures from the
+ * timestamp the last notify carried to this actor (a frame stamped by its
+ * publisher, delivered to each reader), so a span may begin on one actor and
+ * end on another; "from": "arrival" from the actor's arrival (a spawned
+ * task's: its spawn), so queueing for the worker is in it (the sojourn). An
  * end without its beginning records nothing. */
 #include "model/internal.h"
 #include "model/spec.h"
@@ -19,12 +23,13 @@ static int load_begin(ts_spec *sp, ts_step *s)
 
 static int load_end(ts_spec *sp, ts_step *s)
 {
-  static const char *const from[] = {"begin", "notify", NULL};
+  static const char *const from[] = {"begin", "notify", "arrival", NULL};
   int f = 0;
   if (ts_spec_span(sp, "span", 1, &s->span) || ts_spec_enum(sp, "from", 0, from, &f))
     return -1;
   ts_spec_span_sampled(sp, s->span);
   s->from_notify = f == 1;
+  s->from_arrival = f == 2;
   return 0;
 }
 
@@ -36,10 +41,10 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
 
 static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  ts_time t0 = s->from_notify ? ts__x(w, a)->carried : ts__x(w, a)->span_t0[s->span];
+  ts_time t0 = s->from_notify ? ts__x(w, a)->carried : s->from_arrival ? a->st.arrive : ts__x(w, a)->span_t0[s->span];
   if (t0 >= 0)
     ts__span_sample(w, s->span, t0);
-  if (!s->from_notify)
+  if (!s->from_notify && !s->from_arrival)
     ts__x(w, a)->span_t0[s->span] = -1;
   return TS_OP_NEXT;
 }

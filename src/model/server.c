@@ -1,10 +1,30 @@
 /* Servers: a request queue under a policy, served by a pool's workers, with
  * at most `concurrency` calls in service. An admitted call's actor moves to a
- * worker of the pool (the server's fixed worker, or round robin over the
- * pool) and runs its handler there as a callback. */
+ * worker of the pool and runs its handler there as a callback: the server's
+ * fixed worker; else a free worker of the pool (the fewest calls in service
+ * on it, from any server; among equals the first from the one after the last
+ * chosen), so that concurrency c on c threads is c servers (M/M/c); or, with
+ * "dispatch": "round_robin", the next worker in turn, busy or not.
+ *
+ * Invariant: a worker's `calls` is the number of admitted calls whose
+ * handler was given that worker and has not ended. */
 #include <math.h>
 
 #include "model/internal.h"
+
+/* The worker of pool p with the fewest calls in service, the first such
+ * from the one after the server's last choice; the choice is remembered. */
+static int free_worker(ts_world *w, int p, ts_server *sv)
+{
+  int base = w->pool_base[p], count = w->pool_base[p + 1] - base, best = -1;
+  for (int k = 0; k < count && (best < 0 || w->workers[best].calls > 0); k++) {
+    int wk = base + (sv->next + k) % count;
+    if (best < 0 || w->workers[wk].calls < w->workers[best].calls)
+      best = wk;
+  }
+  sv->next = best - base + 1;
+  return best;
+}
 
 static void admit(ts_world *w, int s)
 {
@@ -24,10 +44,14 @@ static void admit(ts_world *w, int s)
                  sizeof quoted), v, a->index, count, w->model->pools[d->pool].name);
         return;
       }
-    } else {
+    } else if (d->round_robin) {
       wk = w->pool_base[d->pool] + sv->next++ % count;
+    } else {
+      wk = free_worker(w, d->pool, sv);
     }
     sv->inflight++;
+    w->workers[wk].calls++;
+    ts__x(w, a)->serve_worker = wk;
     if (w->obs && w->obs->call)
       w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 1);
     a->worker = wk;
@@ -55,5 +79,6 @@ void ts__server_done(ts_world *w, ts_actor *a, int s)
   if (w->obs && w->obs->call)
     w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 2);
   w->servers[s].inflight--;
+  w->workers[ts__x(w, a)->serve_worker].calls--;
   admit(w, s);
 }

@@ -27,6 +27,8 @@ int ts_spec_int(ts_spec *sp, const char *key, int required, long lo, long hi, in
  * expression of $params); *out is left alone when the key is absent. */
 int ts_spec_number(ts_spec *sp, const char *key, int required, double lo, double hi, double *out);
 int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out);
+/* true or false (1, 0), or the string `word` (2); *out is left alone when the key is absent. */
+int ts_spec_bool_or(ts_spec *sp, const char *key, const char *word, int *out);
 /* A string; a "$param" naming a string parameter is replaced by its value. */
 int ts_spec_string(ts_spec *sp, const char *key, int required, const char **out);
 /* One of names (NULL-terminated): its index into *out. */

@@ -226,7 +226,7 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
   int rc;
   if (wk->spec->kind == TS_WORKER_THREAD) {
     ts__actor_set_state(w, a, TS_ACTOR_READY);
-    rc = ts_ring_push(&wk->ready, a->id);
+    rc = ts__worker_push_ready(wk, a);
   } else {
     int depth = (int)queue_len(wk);
     wk->queue_entries++;

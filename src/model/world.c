@@ -718,6 +718,12 @@ int ts_world_window_missed(const ts_world *w)
   return w->win_t0 > 0 && w->sim.now <= w->win_t0;
 }
 
+double ts_world_core_time(const ts_world *w)
+{
+  int cores = w->model->cores, c = w->busy < cores ? w->busy : cores;
+  return w->win_core_ns + (double)ts__clip(w, w->busy_since, w->sim.now) * c;
+}
+
 void ts__at_failed(ts_world *w, ts_time at)
 {
   if (at > TS_HORIZON_MAX) {

@@ -70,6 +70,7 @@ typedef struct ts_seg {
   uint8_t state;        /* TS_ACTOR_RUNNING, SPIN or FUTEX while it runs */
   uint8_t exact;        /* cost * rows fits in 64 bits (row arithmetic in one division) */
   uint8_t at_row;       /* done is the end of row rows_done, and no piece is planned */
+  uint8_t by_time;      /* sliced by time: one row; the actor yields when its lap reaches the threshold */
 } ts_seg;
 
 typedef struct ts_loop {
@@ -102,6 +103,7 @@ typedef struct ts_seen {
  * world's memory pool (ts__x). */
 typedef struct ts_actor_ext {
   int ret_worker;       /* a call: the worker its reply returns to */
+  int serve_worker;     /* a call in service: the worker its handler was given */
   int parent;           /* spawned: the root actor of its spawn tree (a fixed actor); else -1 */
   int spawns;           /* a root: tasks spawned in its tree so far */
   int spawn_k;          /* spawned: its number among its root's spawns, from 1 (its stream's ordinal); else 0 */
@@ -199,6 +201,8 @@ typedef struct ts_worker {
   int64_t lap_k;          /* ...a new lap runs lap_k rows (cpu.c's cache) */
   uint32_t gen;           /* stamps SEG_END events; bumped on replan */
   int load;               /* actors of the main class placed here */
+  int calls;              /* calls in service here (servers' handlers admitted to this worker) */
+  int live;               /* actors placed here that arrived and are not done (spawned tasks not counted) */
   double cpu_scale;       /* CPU price at this worker's load */
   ts_time busy;           /* wall time spent running segments */
   ts_time busy_kernel;    /* of which kernel CPU */
@@ -296,6 +300,8 @@ typedef struct ts_world {
   int done;               /* actors done */
   int live;               /* actors arrived and not done */
   int busy;               /* workers running a segment */
+  ts_time busy_since;     /* host.cores > 0: when busy last changed */
+  double win_core_ns;     /* host.cores > 0: the integral of min(busy, cores) over the window until busy_since (ns) */
   ts_lane_class *lane;    /* arrival cursors of the fixed-count classes */
   ts_mempool rng_pool;    /* the actors' extensions */
   /* the actors' random streams: slots of ts_rng_small_size() bytes in blocks
@@ -427,6 +433,9 @@ ts_time ts_world_window(const ts_world *w);
 /* 1 when the run ended at or before the window's start (warmup_ms past the
  * run's end): the window holds nothing, and its metrics are not measured. */
 int ts_world_window_missed(const ts_world *w);
+/* With host.cores > 0: the CPU work done in the window so far, in ns (the
+ * integral of min(busy workers, cores) over it). */
+double ts_world_core_time(const ts_world *w);
 /* A sentence for a TS_WORLD_* status (with errmsg where it has one). */
 const char *ts_world_strerror(const ts_world *w, int status);
 

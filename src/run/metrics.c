@@ -11,7 +11,7 @@
 /* The built-in metrics. The first twelve exist for every model, in this
  * order (the historical summary.csv columns); `needs` gates the rest on the
  * model's features. */
-enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS };
+enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS, F_CORES };
 
 static const struct builtin {
   const char *name, *unit, *meaning;
@@ -36,6 +36,7 @@ static const struct builtin {
   {"groups_max", "count", "most actors of the main class placed on one main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MAX, 0, 0, F_NCLASS},
   {"groups_mean", "count", "actors of the main class per main-pool worker", TS_SRC_WORLD, TS_W_GROUPS_MEAN, 0, 2, F_NCLASS},
   {"cpu_cores", "cores", "CPU of all workers in the window (user + kernel), in cores", TS_SRC_WORLD, TS_W_CPU_CORES, 0, 3, F_ALWAYS},
+  {"cores_used", "cores", "CPU work done in the window over its length: at most host.cores (cpu_cores counts busy workers, each slowed by the sharing)", TS_SRC_WORLD, TS_W_CORES_USED, 0, 3, F_CORES},
   {"user_cores", "cores", "user CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_USER_CORES, 0, 3, F_KERNEL},
   {"kernel_cores", "cores", "kernel CPU of all workers in the window, in cores", TS_SRC_WORLD, TS_W_KERNEL_CORES, 0, 3, F_KERNEL},
   {"mutex_wait_ms", "ms", "time all actors spent acquiring contended mutexes in the window (spin, futex, parked)", TS_SRC_WORLD, TS_W_MUTEX_WAIT, 0, 1, F_MUTEX},
@@ -70,7 +71,7 @@ void ts_metric_help(FILE *f)
     [F_ALWAYS] = NULL,          [F_MUTEX] = "with mutexes",      [F_CHAN] = "with channels",
     [F_HOP] = "with hops",      [F_CALL] = "with calls",         [F_SLEEP] = "with sleep steps",
     [F_IPMS] = "with host.instructions_per_ms", [F_KERNEL] = "with kernel CPU",
-    [F_NCLASS] = "with a class counted by n"};
+    [F_NCLASS] = "with a class counted by n", [F_CORES] = "with host.cores"};
   for (size_t b = 0; b < NBUILTIN; b++) {
     fprintf(f, "  %-20s %s", builtins[b].name, builtins[b].meaning);
     if (when[builtins[b].needs])
@@ -106,6 +107,7 @@ static int wanted(const ts_model *m, int needs)
   case F_CALL: return m->has_call;
   case F_SLEEP: return m->has_sleep;
   case F_IPMS: return m->ipms_user > 0 || m->ipms_kernel > 0;
+  case F_CORES: return m->cores > 0;
   case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread || m->has_kernel_cpu;
   case F_NCLASS:
     for (size_t k = 0; k < m->nclasses; k++)
@@ -114,6 +116,24 @@ static int wanted(const ts_model *m, int needs)
     return 0;
   default: return 1;
   }
+}
+
+/* A built-in's meaning, for this model: what cpu_cores counts under
+ * processor sharing, what the queue metrics count on threads. */
+static const char *meaning_for(const ts_model *m, const struct builtin *b)
+{
+  if (b->source != TS_SRC_WORLD)
+    return b->meaning;
+  if (b->id == TS_W_CPU_CORES && m->cores > 0)
+    return "busy workers: their busy wall time in the window over its length; above host.cores when more workers "
+           "are busy than there are cores (cores_used: the CPU used)";
+  if (b->id == TS_W_QUEUE_DEPTH && m->has_thread)
+    return "mean number of actors already waiting when an actor enters an event loop's time-slice queue or a "
+           "thread's run queue";
+  if (b->id == TS_W_QUEUE_DEPTH_MAX && m->has_thread)
+    return "most actors already waiting when an actor entered an event loop's time-slice queue or a thread's run "
+           "queue";
+  return b->meaning;
 }
 
 static ts_metric *grow(ts_metric_list *l)
@@ -245,7 +265,7 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     if (!x)
       goto nomem;
     snprintf(x->name, sizeof x->name, "%s", builtins[b].name);
-    snprintf(x->meaning, sizeof x->meaning, "%s", builtins[b].meaning);
+    snprintf(x->meaning, sizeof x->meaning, "%s", meaning_for(m, &builtins[b]));
     x->unit = builtins[b].unit;
     x->source = builtins[b].source;
     x->id = builtins[b].id;
@@ -452,13 +472,15 @@ static double world_value(int id, const ts_world *w)
   const ts_model *m = w->model;
   double win = (double)ts_world_window(w);
   ts_time user = 0, kernel = 0;
-  int64_t entries = 0, depth = 0;
+  int64_t entries = 0, depth = 0, loop_entries = 0; /* (a thread's run-queue entries count in the depth, not in the slice wait) */
   int depth_max = 0, groups_max = 0;
   for (int i = 0; i < w->nworkers; i++) {
     const ts_worker *wk = &w->workers[i];
     user += wk->win_user;
     kernel += wk->win_kernel;
     entries += wk->queue_entries;
+    if (wk->spec->kind == TS_WORKER_EVENT_LOOP)
+      loop_entries += wk->queue_entries;
     depth += wk->queue_depth_sum;
     if (wk->queue_depth_max > depth_max)
       depth_max = wk->queue_depth_max;
@@ -489,7 +511,7 @@ static double world_value(int id, const ts_world *w)
     double queued = 0;
     for (int a = 0; a < w->nactors; a++)
       queued += (double)ts_world_state_time(w, a, TS_ACTOR_QUEUED);
-    return entries ? queued / 1e6 / (double)entries : 0;
+    return loop_entries ? queued / 1e6 / (double)loop_entries : 0;
   }
   case TS_W_GROUPS_MAX: return groups_max;
   case TS_W_GROUPS_MEAN: {
@@ -500,6 +522,7 @@ static double world_value(int id, const ts_world *w)
     return w->nmain ? (double)placed / w->nmain : 0;
   }
   case TS_W_CPU_CORES: return win > 0 ? (double)(user + kernel) / win : 0;
+  case TS_W_CORES_USED: return win > 0 ? ts_world_core_time(w) / win : 0;
   case TS_W_USER_CORES: return win > 0 ? (double)user / win : 0;
   case TS_W_KERNEL_CORES: return win > 0 ? (double)kernel / win : 0;
   case TS_W_MUTEX_WAIT: return w->win_mutex_wait / 1e6;

@@ -218,7 +218,7 @@ void ts_sweep_ratios(ts_sweep *s)
         base = q;
     }
     double b = base ? base->value[wave] : 0;
-    p->value[ratio] = b > 0 ? p->value[wave] / b : 0;
+    p->value[ratio] = b > 0 ? p->value[wave] / b : NAN;
     int reps = base && base->replications < p->replications ? base->replications : p->replications;
     for (int r = 0; r < p->replications; r++) {
       double bw = base && r < reps ? base->rep[(size_t)r * nc + (size_t)wave] : NAN;

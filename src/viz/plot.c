@@ -20,14 +20,15 @@
 typedef struct plot_kind {
   const char *script;
   const char *recorded;   /* the recorded_* column this plot shows, or NULL */
+  const char *needs;      /* the column it plots, which some row must define, or NULL */
 } plot_kind;
 
 static const plot_kind kinds[] = {
-  {"wave", "recorded_wave_ms"},
-  {"cpu", "recorded_per_group_cpu_ms"},
-  {"ratio", "recorded_wave_ratio"},
-  {"decomposition", NULL},
-  {"queue", NULL},
+  {"wave", "recorded_wave_ms", "wave_ms"},
+  {"cpu", "recorded_per_group_cpu_ms", NULL},
+  {"ratio", "recorded_wave_ratio", "wave_ratio"},
+  {"decomposition", NULL, NULL},
+  {"queue", NULL, NULL},
 };
 
 #define NKINDS (sizeof kinds / sizeof *kinds)
@@ -38,6 +39,7 @@ typedef struct summary {
   char workers[LIST];        /* distinct worker counts, space-separated */
   char classes[LIST];        /* distinct class names */
   char rec[NKINDS][LIST];    /* per plot: worker counts with recorded values */
+  int has[NKINDS];           /* per plot: some row defines the column it needs */
 } summary;
 
 /* Append word to a space-separated list unless it is there already. */
@@ -81,20 +83,25 @@ static int read_summary(const char *path, summary *s)
     return -1;
   memset(s, 0, sizeof *s);
   char line[8192], *fld[128];
-  int wcol = -1, ccol = -1, rcol[NKINDS];
+  int wcol = -1, ccol = -1, rcol[NKINDS], ncol[NKINDS];
   if (!fgets(line, sizeof line, f)) {
     fclose(f);
     return -1;
   }
   int nf = split(line, fld, 128);
-  for (size_t k = 0; k < NKINDS; k++)
-    rcol[k] = -1;
+  for (size_t k = 0; k < NKINDS; k++) {
+    rcol[k] = ncol[k] = -1;
+    s->has[k] = !kinds[k].needs;
+  }
   for (int i = 0; i < nf; i++) {
     wcol = strcmp(fld[i], "workers") == 0 ? i : wcol;
     ccol = strcmp(fld[i], "class") == 0 ? i : ccol;
     for (size_t k = 0; k < NKINDS; k++)
       if (kinds[k].recorded && strcmp(fld[i], kinds[k].recorded) == 0)
         rcol[k] = i;
+    for (size_t k = 0; k < NKINDS; k++)
+      if (kinds[k].needs && strcmp(fld[i], kinds[k].needs) == 0)
+        ncol[k] = i;
   }
   while (wcol >= 0 && ccol >= 0 && fgets(line, sizeof line, f)) {
     int n = split(line, fld, 128);
@@ -105,6 +112,9 @@ static int read_summary(const char *path, summary *s)
     for (size_t k = 0; k < NKINDS; k++)
       if (rcol[k] >= 0 && rcol[k] < n && fld[rcol[k]][0])
         add_word(s->rec[k], fld[wcol]);
+    for (size_t k = 0; k < NKINDS; k++)
+      if (ncol[k] >= 0 && ncol[k] < n && fld[ncol[k]][0])
+        s->has[k] = 1;
   }
   fclose(f);
   return wcol >= 0 && ccol >= 0 && s->workers[0] ? 0 : -1;
@@ -313,7 +323,17 @@ int ts_plot_results(const char *dir, int quiet)
   char title[256];
   scenario_name(dir, title, sizeof title);
   int drawn = 0;
+  char skipped[128] = "";
+  for (size_t k = 0; k < NKINDS; k++)
+    if (!s.has[k])
+      snprintf(skipped + strlen(skipped), sizeof skipped - strlen(skipped), "%s%s", *skipped ? ", " : "",
+               kinds[k].script);
+  if (*skipped && !quiet)
+    fprintf(stderr, "tssim: plots %s skipped: no actor finished at any point (wave_ms is undefined: measure "
+            "open-ended models with spans)\n", skipped);
   for (size_t k = 0; k < NKINDS; k++) {
+    if (!s.has[k])
+      continue;
     const char *vars[] = {"title", title, "workers", s.workers, "classes", s.classes, "rec_workers", s.rec[k], NULL};
     int ok = draw(gnuplot, dir, kinds[k].script, vars);
     if (ok && !quiet)

@@ -1,0 +1,319 @@
+/* The language a queueing engineer expects (issue 20): servers dispatch
+ * onto free pool threads, spans from arrival, slices by time, the CPU cores
+ * actually used, run-queue depth on threads, join-the-shortest-queue
+ * dispatch, optional n, empty else. Each test is a schedule worked by hand
+ * (times in ms); the closed forms are in test_queueing.c. Models are
+ * written with ' for " to keep them readable. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/world.h"
+#include "run/metrics.h"
+#include "run/sweep.h"
+
+#include "testutil.h"
+
+#define MS(x) ((ts_time)llround((x) * 1e6))
+
+/* text with every ' turned into ", in a new string. */
+static char *dq(const char *text)
+{
+  char *s = strdup(text);
+  ck_assert_ptr_nonnull(s);
+  for (char *p = s; *p; p++)
+    if (*p == '\'')
+      *p = '"';
+  return s;
+}
+
+/* tu_model of text written with '. */
+static void model_q(const char *text, ts_model *m)
+{
+  char *s = dq(text);
+  tu_model(s, m);
+  free(s);
+}
+
+/* Run m at (n, workers), stream seed 1, no horizon, into w (free with
+ * ts_world_finish); the run must succeed. */
+static void run_world(ts_world *w, const ts_model *m, int n, int workers)
+{
+  ts_world_spec sp = tu_world_spec(n, workers, 1);
+  ck_assert_int_eq(ts_world_init(w, m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(w), TS_WORLD_OK);
+}
+
+/* tu_run_files with the model and scenario written with '. */
+static int run_files_q(const char *tag, const char *model, const char *scenario, char *dir, size_t cap, char **out,
+                       char **err)
+{
+  char *m = dq(model), *s = dq(scenario);
+  int rc = tu_run_files(tag, m, s, dir, cap, out, err);
+  free(m);
+  free(s);
+  return rc;
+}
+
+/* One world metric of a run of m at (n, workers). */
+static double world_metric(const ts_model *m, const ts_world *w, const char *name)
+{
+  ts_metric_list l;
+  char err[200];
+  ck_assert_int_eq(ts_metric_list_build(m, &l, err, sizeof err), 0);
+  int i = ts_metric_list_find(&l, name);
+  ck_assert_msg(i >= 0, "no metric %s", name);
+  double *v = calloc(l.n, sizeof *v);
+  ck_assert_ptr_nonnull(v);
+  ts_metric_world_values(&l, w, v);
+  double x = v[i];
+  free(v);
+  ts_metric_list_finish(&l);
+  return x;
+}
+
+/* ---- servers ---- */
+
+/* Concurrency 2 on a pool of 2 threads; three calls at 0 with handlers of
+ * 10, 1 and 10 ms. Calls 0 and 1 start at once on threads 0 and 1; call 1
+ * ends at 1 and call 2 is admitted then. By default it goes to the free
+ * thread (1) and ends at 11; with "dispatch": "round_robin" it goes to the
+ * next thread in turn (0), waits there behind call 0 and ends at 20. */
+START_TEST(constructs_server_dispatch_free_or_round_robin)
+{
+  static const char *const dispatch[] = {"", ", 'dispatch': 'round_robin'"};
+  static const double end2[] = {11, 20};
+  for (int k = 0; k < 2; k++) {
+    char text[800];
+    snprintf(text, sizeof text,
+             "{'pools': [{'name': 'db', 'kind': 'thread', 'count': 2}],"
+             " 'servers': [{'name': 's', 'pool': 'db', 'concurrency': 2%s}],"
+             " 'classes': [{'name': 'c', 'count': 3, 'program': [{'op': 'call', 'server': 's',"
+             "  'handler': [{'op': 'cpu', 'ms': 'i == 1 ? 1 : 10'}]}]}]}",
+             dispatch[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(10));
+    ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(1));
+    ck_assert_int_eq(ts_world_actor(&w, 2)->st.done, MS(end2[k]));
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* ---- spans ---- */
+
+/* Two actors arrive at 0 on one loop, each a span around 5 ms of CPU: from
+ * its begin each sample is 5; from arrival the second includes its 5 ms in
+ * the loop's queue: 5 and 10. */
+START_TEST(constructs_span_from_arrival)
+{
+  ts_model m;
+  model_q("{'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'span_begin', 'span': 'run'},"
+          " {'op': 'cpu', 'ms': 5}, {'op': 'span_end', 'span': 'run'}, {'op': 'span_end', 'span': 'soj', 'from': 'arrival'}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 1);
+  ck_assert_uint_eq(w.spans[0].len, 2);
+  ck_assert_int_eq(w.spans[0].v[0], MS(5));
+  ck_assert_int_eq(w.spans[0].v[1], MS(5));
+  ck_assert_uint_eq(w.spans[1].len, 2);
+  ck_assert_int_eq(w.spans[1].v[0], MS(5));
+  ck_assert_int_eq(w.spans[1].v[1], MS(10));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- slices ---- */
+
+/* Slices by time: threshold 2, two actors of 5 ms on one loop alternate in
+ * quanta of exactly 2 (0-2 a, 2-4 b, 4-6 a, 6-8 b, 8-9 a, 9-10 b), whatever
+ * their demand; 3 slices each. By rows (5 rows of 1 ms) the lap must pass 2:
+ * a yields after 3 rows (0-3, 3-6 b, 6-8 a, 8-10 b). */
+START_TEST(constructs_slices_by_time)
+{
+  static const char *const sliced[] = {"'sliced': 'time'", "'sliced': true, 'rows': 5"};
+  static const double done[2][2] = {{9, 10}, {8, 10}};
+  for (int k = 0; k < 2; k++) {
+    char text[600];
+    snprintf(text, sizeof text,
+             "{'worker': {'threshold_ms': 2}, 'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'cpu', 'ms': 5, %s}]}]}",
+             sliced[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(done[k][0]));
+    ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(done[k][1]));
+    if (k == 0)
+      ck_assert_int_eq(ts_world_actor(&w, 0)->st.slices, 3);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* A slice by time under processor sharing: 2 threads on 1 core, threshold 4:
+ * each runs at half speed, so a lap of 4 ms of wall time is 2 ms of work; the
+ * 3 ms steps take 6 ms and end together, without yielding (a thread's queue
+ * holds nothing else). */
+START_TEST(constructs_slices_by_time_under_sharing)
+{
+  ts_model m;
+  model_q("{'host': {'cores': 1}, 'worker': {'kind': 'thread', 'threshold_ms': 4}, 'dispatch': {'policy': 'round_robin'},"
+          " 'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'cpu', 'ms': 3, 'sliced': 'time'}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 2);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(6));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(6));
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.yields, 1); /* at 4: 2 ms done, 1 left */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- cores ---- */
+
+/* Four threads on a host of 2 cores, one 10 ms step each: all four are busy
+ * until 20 ms (cpu_cores 4, busy workers), but only 2 cores of CPU are used. */
+START_TEST(constructs_cores_used_at_most_host_cores)
+{
+  ts_model m;
+  model_q("{'host': {'cores': 2}, 'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'round_robin'},"
+          " 'classes': [{'name': 'a', 'count': 4, 'program': [{'op': 'cpu', 'ms': 10}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 4);
+  ck_assert_int_eq(ts_world_actor(&w, 3)->st.done, MS(20));
+  ck_assert_double_eq_tol(world_metric(&m, &w, "cpu_cores"), 4.0, 1e-12);
+  ck_assert_double_eq_tol(world_metric(&m, &w, "cores_used"), 2.0, 1e-12);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- queues ---- */
+
+/* Three tasks reach one thread at 0: each finds 0, 1 and 2 already in its
+ * run queue (queue_depth 1, queue_depth_max 2), where an event loop's
+ * callbacks count nothing (its time-slice queue is entered by yields). */
+START_TEST(constructs_queue_depth_on_threads)
+{
+  static const char *const kind[] = {"thread", "event_loop"};
+  for (int k = 0; k < 2; k++) {
+    char text[400];
+    snprintf(text, sizeof text, "{'worker': {'kind': '%s'}, 'classes': [{'name': 'a', 'count': 3, 'program': [{'op': 'cpu', 'ms': 1}]}]}",
+             kind[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    ck_assert_double_eq(world_metric(&m, &w, "queue_depth"), k == 0 ? 1.0 : 0.0);
+    ck_assert_double_eq(world_metric(&m, &w, "queue_depth_max"), k == 0 ? 2.0 : 0.0);
+    ck_assert_double_eq(world_metric(&m, &w, "slice_wait_ms"), 0.0); /* time-slice queues only */
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* least_loaded joins the shortest queue as actors arrive: actor 0 (100 ms)
+ * takes thread 0 and actor 1 (1 ms) thread 1 at 0; actor 2 (1 ms) arrives at
+ * 5, finds thread 1 empty again and ends at 6 (placed by count alone it
+ * would have gone to thread 0 and ended at 101). */
+START_TEST(constructs_least_loaded_joins_shortest_queue)
+{
+  ts_model m;
+  model_q("{'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'least_loaded'},"
+          " 'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'cpu', 'ms': 'i == 0 ? 100 : 1'}]},"
+          "  {'name': 'b', 'count': 1, 'arrival': {'start_ms': 5}, 'program': [{'op': 'cpu', 'ms': 1}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 2);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->home, w.pool_base[0]);
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(1));
+  ck_assert_int_eq(ts_world_actor(&w, 2)->home, w.pool_base[0] + 1);
+  ck_assert_int_eq(ts_world_actor(&w, 2)->st.done, MS(6));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* ---- the scenario and the loader ---- */
+
+/* A scenario may leave out n when its model does not read n; when it does,
+ * the run says n is missing. An empty else is no else. */
+START_TEST(constructs_n_optional_and_empty_else)
+{
+  char dir[256], *out, *err;
+  ck_assert_int_eq(run_files_q("n", "{'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'if', 'cond': 'i',"
+                                    " 'then': [{'op': 'cpu', 'ms': 1}], 'else': []}]}]}",
+                               "{'name': 'x', 'model': 'm.json', 'workers': [1]}", dir, sizeof dir, &out, &err),
+                   0);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+  ck_assert_int_eq(run_files_q("n", "{'classes': [{'name': 'a', 'count': 'n', 'program': [{'op': 'cpu', 'ms': 1}]}]}",
+                               "{'name': 'x', 'model': 'm.json', 'workers': [1]}", dir, sizeof dir, &out, &err),
+                   2);
+  ck_assert_msg(strstr(err, "s.json: n: missing (required: model ") != NULL, "%s", err);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* Actors that never finish: wave_ms and wave_ratio are undefined (not 0),
+ * and the plots that would show them are skipped with one line. */
+START_TEST(constructs_never_finishing_actors)
+{
+  char dir[256], *out, *err;
+  ck_assert_int_eq(run_files_q("forever", "{'classes': [{'name': 'a', 'count': 'n', 'program': [{'op': 'repeat', 'count': 'forever',"
+                                          " 'steps': [{'op': 'cpu', 'ms': 1}, {'op': 'sleep', 'ms': 4}]}]}]}",
+                               "{'name': 'x', 'model': 'm.json', 'n': [1, 2], 'workers': [1], 'horizon_ms': 50}", dir,
+                               sizeof dir, &out, &err),
+                   0);
+  free(out);
+  free(err);
+  char path[400];
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  ck_assert_str_eq(tu_table_cell(&t, 1, "wave_ms"), "");
+  ck_assert_str_eq(tu_table_cell(&t, 1, "wave_ratio"), "");
+  tu_table_free(&t);
+  char args[600];
+  snprintf(args, sizeof args, "run %s/s.json -o %s/plots", dir, dir);
+  ck_assert_int_eq(tu_tssim(args, &out, &err), 0);
+  ck_assert_msg(!strstr(err, "gnuplot could not draw"), "%s", err);
+  ck_assert_msg(strstr(err, "plots wave, ratio skipped: no actor finished") || strstr(err, "gnuplot is not installed"),
+                "%s", err);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
+Suite *constructs_suite(void)
+{
+  Suite *s = suite_create("constructs");
+  const TTest *const servers[] = {constructs_server_dispatch_free_or_round_robin, NULL};
+  const TTest *const spans[] = {constructs_span_from_arrival, NULL};
+  const TTest *const slices[] = {constructs_slices_by_time, constructs_slices_by_time_under_sharing,
+                                 constructs_cores_used_at_most_host_cores, NULL};
+  const TTest *const queues[] = {constructs_queue_depth_on_threads, constructs_least_loaded_joins_shortest_queue, NULL};
+  const TTest *const scenario[] = {constructs_n_optional_and_empty_else, constructs_never_finishing_actors, NULL};
+  tu_tcase(s, "servers", servers, NULL, NULL, 0);
+  tu_tcase(s, "spans", spans, NULL, NULL, 0);
+  tu_tcase(s, "slices", slices, NULL, NULL, 0);
+  tu_tcase(s, "queues", queues, NULL, NULL, 0);
+  tu_tcase(s, "scenario", scenario, NULL, NULL, 60);
+  return s;
+}
