@@ -301,6 +301,152 @@ START_TEST(constructs_never_finishing_actors)
 }
 END_TEST
 
+/* ---- giving up: timeouts, bounded queues, exit ---- */
+
+/* An async lock held 10 ms by actor 0: actor 1 waits with a timeout of 3.
+ * Without else it gives up at 3 and its program ends there; with else its
+ * else steps run (1 ms of CPU, then it takes the lock after all and holds it
+ * 1 ms: ends at 11). One timeout either way. */
+START_TEST(constructs_lock_timeout_gives_up_or_takes_else)
+{
+  static const char *const alt[] = {"", ", 'else': [{'op': 'cpu', 'ms': 1}, {'op': 'lock', 'lock': 'l'}]"};
+  static const double end1[] = {3, 11};
+  for (int k = 0; k < 2; k++) {
+    char text[900];
+    snprintf(text, sizeof text,
+             "{'locks': [{'name': 'l', 'scope': 'shared'}], 'classes': [{'name': 'a', 'count': 2, 'program': ["
+             " {'op': 'lock', 'lock': 'l', 'timeout': {'ms': 3}%s}, {'op': 'io', 'ms': 'i == 0 ? 10 : 1'},"
+             " {'op': 'unlock', 'lock': 'l'}]}]}",
+             alt[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(10));
+    ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(end1[k]));
+    ck_assert_int_eq(w.win_timeouts, 1);
+    ck_assert_double_eq(world_metric(&m, &w, "timeouts"), 1);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* A wait on a channel nobody notifies, with a timeout of 5 and an empty
+ * else: the actor goes on at 5 (1 ms of CPU: ends at 6). A notify at 2
+ * comes first for the other actor's wait (it ends at 3). */
+START_TEST(constructs_wait_timeout_goes_on)
+{
+  ts_model m;
+  model_q("{'channels': [{'name': 'c', 'scope': 'indexed', 'instances': 2}], 'classes': ["
+          " {'name': 'w', 'count': 2, 'program': [{'op': 'wait', 'channel': 'c', 'index': 'i', 'timeout': {'ms': 5}, 'else': []},"
+          "  {'op': 'cpu', 'ms': 1}]},"
+          " {'name': 'n', 'count': 1, 'program': [{'op': 'sleep', 'ms': 2}, {'op': 'notify', 'channel': 'c', 'index': 1}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 1);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(6));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(3));
+  ck_assert_int_eq(w.win_timeouts, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Reneging: a server of concurrency 1 (10 ms handlers), two calls at 0; the
+ * second has a patience of 4 in the server's queue: it leaves at 4 and its
+ * program ends; the server then serves nobody else. */
+START_TEST(constructs_call_timeout_reneges)
+{
+  ts_model m;
+  model_q("{'pools': [{'name': 'db', 'kind': 'thread', 'count': 1}], 'servers': [{'name': 's', 'pool': 'db'}],"
+          " 'classes': [{'name': 'c', 'count': 2, 'program': [{'op': 'call', 'server': 's', 'timeout': {'ms': 4},"
+          "  'handler': [{'op': 'cpu', 'ms': 10}]}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 1);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(10));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(4));
+  ck_assert_int_eq(w.win_timeouts, 1);
+  ck_assert_int_eq(w.workers[w.pool_base[1]].busy, MS(10));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A timed mutex acquire: thread 0 holds the mutex 0-10; thread 1 tries at 1
+ * with a timeout of 3, parks (no spin, no futex cost), its timeout expires
+ * at 4 and its thread wakes 0.5 later (the wake latency): it gives up at 4.5
+ * (its mutex wait: 3.5) and the holder's release wakes nobody. */
+START_TEST(constructs_mutex_timeout_wakes_the_thread)
+{
+  ts_model m;
+  model_q("{'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'round_robin'},"
+          " 'locks': [{'name': 'm', 'kind': 'mutex', 'scope': 'shared', 'wake_latency_ms': 0.5, 'futex_wake_ms': 0.1}],"
+          " 'classes': [{'name': 'a', 'count': 2, 'program': [{'op': 'sleep', 'ms': 'i'},"
+          "  {'op': 'lock', 'lock': 'm', 'timeout': {'ms': 3}}, {'op': 'cpu', 'ms': 10}, {'op': 'unlock', 'lock': 'm'}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 2);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(10)); /* no waiter to wake: no futex_wake */
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(4.5));
+  ck_assert_int_eq(ts_world_stats(&w, 1).mutex_wait, MS(3.5));
+  ck_assert_int_eq(w.win_timeouts, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Bounded queues. A server of concurrency 1 and queue_limit 1 gets three
+ * calls at 0: one in service, one waiting, the third refused (a drop; its
+ * else steps: 1 ms of CPU on its own loop). A worker of capacity 2 gets three
+ * arrivals at 0: the third is dropped, never runs and is not counted. */
+START_TEST(constructs_bounded_queues_drop)
+{
+  ts_model m;
+  model_q("{'pools': [{'name': 'db', 'kind': 'thread', 'count': 1}],"
+          " 'servers': [{'name': 's', 'pool': 'db', 'queue_limit': 1}],"
+          " 'classes': [{'name': 'c', 'count': 3, 'program': [{'op': 'call', 'server': 's',"
+          "  'handler': [{'op': 'cpu', 'ms': 10}], 'else': [{'op': 'cpu', 'ms': 1}]}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 1);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(10));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(20));
+  ck_assert_int_eq(ts_world_actor(&w, 2)->st.done, MS(1));
+  ck_assert_double_eq(world_metric(&m, &w, "drops"), 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  model_q("{'worker': {'capacity': 2}, 'classes': [{'name': 'a', 'count': 3, 'program': [{'op': 'cpu', 'ms': 10}]}]}", &m);
+  run_world(&w, &m, 1, 1);
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(20));
+  ck_assert_int_eq(ts_world_actor(&w, 2)->st.done, -1);
+  ck_assert(!ts_world_counted(ts_world_actor(&w, 2)));
+  ck_assert_int_eq(w.win_drops, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* exit ends the program where it stands, from a branch: odd actors run 1 ms,
+ * even ones 1 + 2 ms; a lock held at the exit is released (the next actor
+ * takes it). */
+START_TEST(constructs_exit_ends_the_program)
+{
+  ts_model m;
+  model_q("{'locks': [{'name': 'l', 'scope': 'shared'}], 'classes': [{'name': 'a', 'count': 2, 'program': ["
+          " {'op': 'lock', 'lock': 'l'}, {'op': 'cpu', 'ms': 1}, {'op': 'if', 'cond': 'i % 2 == 0', 'then': [{'op': 'exit'}]},"
+          " {'op': 'cpu', 'ms': 2}, {'op': 'unlock', 'lock': 'l'}]}]}",
+          &m);
+  ts_world w;
+  run_world(&w, &m, 1, 1);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(1));
+  ck_assert_int_eq(ts_world_actor(&w, 1)->st.done, MS(4));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *constructs_suite(void)
 {
   Suite *s = suite_create("constructs");
@@ -310,10 +456,14 @@ Suite *constructs_suite(void)
                                  constructs_cores_used_at_most_host_cores, NULL};
   const TTest *const queues[] = {constructs_queue_depth_on_threads, constructs_least_loaded_joins_shortest_queue, NULL};
   const TTest *const scenario[] = {constructs_n_optional_and_empty_else, constructs_never_finishing_actors, NULL};
+  const TTest *const give_up[] = {constructs_lock_timeout_gives_up_or_takes_else, constructs_wait_timeout_goes_on,
+                                  constructs_call_timeout_reneges, constructs_mutex_timeout_wakes_the_thread,
+                                  constructs_bounded_queues_drop, constructs_exit_ends_the_program, NULL};
   tu_tcase(s, "servers", servers, NULL, NULL, 0);
   tu_tcase(s, "spans", spans, NULL, NULL, 0);
   tu_tcase(s, "slices", slices, NULL, NULL, 0);
   tu_tcase(s, "queues", queues, NULL, NULL, 0);
   tu_tcase(s, "scenario", scenario, NULL, NULL, 60);
+  tu_tcase(s, "giving up", give_up, NULL, NULL, 0);
   return s;
 }

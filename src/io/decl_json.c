@@ -238,17 +238,20 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
 {
   static const char *const keys[] = {"name", "kind", "count", "policy", "threshold_ms", "priority_divisor",
                                      "priority_min_ms", "priority_yield", "yield_overhead_ms", "loop_overhead_ms",
-                                     "burst_limit", "weights", "note", NULL};
+                                     "burst_limit", "weights", "capacity", "note", NULL};
   static const char *const kinds[] = {"event_loop", "thread", NULL};
   static const char *const yields[] = {"immediate", "timer", NULL};
   const char *name = main ? "main" : NULL;
   int kind = 0, yield = 0;
-  int64_t div = 4;
+  int64_t div = 4, cap = 0;
   if (ts_jcheck_keys(&L->c, wj, keys, L->e) || ts_jget_string(&L->c, wj, "name", !main, &name, L->e) ||
       ts__ml_enum_field(L, wj, "kind", kinds, &kind) || int_field(L, wj, "priority_divisor", 1, 1000, &div) ||
-      ts__ml_enum_field(L, wj, "priority_yield", yields, &yield) || load_policy(L, wj, &p->policy, &p->sched))
+      ts__ml_enum_field(L, wj, "priority_yield", yields, &yield) || load_policy(L, wj, &p->policy, &p->sched) ||
+      int_field(L, wj, "capacity", 1, 10000000, &cap))
     return -1;
   p->priority_timer = yield ? TS_PRIORITY_TIMER : 0;
+  p->capacity = (int)cap;
+  L->m->has_drop |= cap > 0;
   if (ts__ml_check_name(L, "name", name) || !(p->name = ts__ml_dup_or_fail(L, name)))
     return -1;
   p->kind = (ts_worker_kind)kind;
@@ -315,30 +318,32 @@ int ts__ml_load_pools(loader *L, const cJSON *root)
 
 static int load_server(loader *L, const cJSON *js, int i)
 {
-  static const char *const keys[] = {"name", "pool", "worker", "dispatch", "concurrency", "policy", "burst_limit",
-                                     "weights", "note", NULL};
+  static const char *const keys[] = {"name", "pool", "worker", "dispatch", "concurrency", "queue_limit", "policy",
+                                     "burst_limit", "weights", "note", NULL};
   static const char *const dispatches[] = {"free", "round_robin", NULL};
   ts_server_decl *d = &L->m->servers[i];
   const char *name, *pool = NULL;
-  int64_t conc = 1;
+  int64_t conc = 1, limit = -1;
   int rr = 0;
   if (!cJSON_IsObject(js))
     return ts_jfail(&L->c, NULL, L->e, "expected a server object {\"name\": ..., \"pool\": ...}");
+  L->m->nservers++; /* so ts_model_finish frees what it gets, even on an error */
+  if (cJSON_GetObjectItemCaseSensitive(js, "worker") && cJSON_GetObjectItemCaseSensitive(js, "dispatch"))
+    return ts_jfail(&L->c, "dispatch", L->e, "a server with a \"worker\" serves on that worker: \"dispatch\" picks "
+                    "among the pool's workers only without one");
   if (ts_jcheck_keys(&L->c, js, keys, L->e) || ts_jget_string(&L->c, js, "name", 1, &name, L->e) ||
       ts_jget_string(&L->c, js, "pool", 0, &pool, L->e) || int_field(L, js, "concurrency", 1, 1000000, &conc) ||
       load_policy(L, js, &d->policy, &d->sched) || ts__ml_class_expr(L, js, "worker", 0, &d->worker) ||
-      ts__ml_enum_field(L, js, "dispatch", dispatches, &rr))
+      ts__ml_enum_field(L, js, "dispatch", dispatches, &rr) || int_field(L, js, "queue_limit", 0, 10000000, &limit))
     return -1;
-  if (d->worker && cJSON_GetObjectItemCaseSensitive(js, "dispatch"))
-    return ts_jfail(&L->c, "dispatch", L->e, "a server with a \"worker\" serves on that worker: \"dispatch\" picks "
-                    "among the pool's workers only without one");
+  d->queue_limit = (int)limit;
+  L->m->has_drop |= limit >= 0;
   d->round_robin = rr;
   const char *names[64];
   for (int j = 0; j < i; j++)
     names[j] = L->m->servers[j].name;
   if (unique(L, name, names, (size_t)i, "server") || !(d->name = ts__ml_dup_or_fail(L, name)))
     return -1;
-  L->m->nservers++;
   d->pool = pool ? ts_model_find_pool(L->m, pool) : 0;
   if (d->pool < 0)
     return ts_jfail(&L->c, "pool", L->e, "no pool named \"%s\"", pool);

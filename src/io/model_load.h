@@ -30,6 +30,7 @@ typedef struct loader {
   ts_step *steps;
   size_t nsteps, cap;
   int depth;                          /* repeats open around the step */
+  int in_handler;                     /* call handlers open around the step */
   int max_depth;
   const char *loop_name[TS_MAX_LOOP_DEPTH];
   int class_expr;                     /* compiling a class-level expression: only $params, n, W, i, lets;

@@ -2,7 +2,10 @@
  * spawn and the ops of src/model/op_*.c) become flat begin/end ops, checked
  * as they are compiled for balanced locks on every path, wave marks in order
  * at the top level, no step under a mutex that leaves the CPU
- * (blocks_thread), and no "forever" loop around steps that take no time. */
+ * (blocks_thread), and no "forever" loop around steps that take no time.
+ * A step that may give up (a timeout, a server's full queue) is followed by
+ * its "else" steps: step, jump (over them), else steps...; a path that ends
+ * with "exit" joins nothing, so its locks need not match. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@ typedef struct held {
   int top;           /* at the program's top level (not inside a block) */
   int takes_time;    /* a step that can take time was compiled (for repeat forever) */
   int in_child;      /* inside a child block: it runs within its parent's poll */
+  int ended;         /* the path ended ("exit"): nothing after it runs */
 } held;
 
 static ts_step *emit(loader *L, const ts_op_type *type, const char *label)
@@ -37,6 +41,7 @@ static ts_step *emit(loader *L, const ts_op_type *type, const char *label)
   s->type = type;
   s->span = -1;
   s->site = -1;
+  s->alt = -1;
   s->rows = 1;
   s->label = strdup(label);
   s->where = strdup(L->c.path);
@@ -138,8 +143,42 @@ static const char *mutex_held(const loader *L, const held *h)
   return "?";
 }
 
+/* The "else" steps of the step at L->steps[at], which may give up: they run
+ * from the locks held before it (`before`), and must end holding what the
+ * step leaves held (`after`), or end the program ("exit"). */
+static int compile_else(loader *L, const cJSON *st, size_t at, const held *before, held *after)
+{
+  if (!cJSON_GetObjectItemCaseSensitive(st, "else"))
+    return 0;
+  size_t j = L->nsteps;
+  if (!emit(L, &ts_op_jump, "end else"))
+    return -1;
+  L->steps[at].alt = (int)L->nsteps;
+  held b = *before;
+  b.top = 0;
+  b.ended = 0;
+  if (compile_block(L, st, "else", 0, &b))
+    return -1;
+  L->steps[j].jump = (int)L->nsteps;
+  if (!b.ended && b.locks != after->locks)
+    return ts_jfail(&L->c, "else", L->e, "the else steps leave different locks held than the step does when it "
+                    "does not give up: take the same locks, or end with {\"op\": \"exit\"}");
+  after->takes_time |= b.takes_time;
+  return 0;
+}
+
+/* Whether op type t takes the JSON key. */
+static int takes_key(const ts_op_type *t, const char *key)
+{
+  for (size_t i = 0; t->keys && t->keys[i]; i++)
+    if (strcmp(t->keys[i], key) == 0)
+      return 1;
+  return 0;
+}
+
 static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *label, held *h)
 {
+  held before = *h;
   const ts_op_type *t = ts_op_find(op);
   if (!t) {
     char list[300] = "";
@@ -159,12 +198,20 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
   keys[nk] = NULL;
   if (ts_jcheck_keys(&L->c, st, keys, L->e))
     return -1;
+  size_t at = L->nsteps;
   ts_step *s = emit(L, t, label ? label : op);
   if (!s)
     return -1;
   ts_spec sp = ts__ml_spec_of(L, st);
   if (t->load(&sp, s))
     return -1;
+  if (t == &ts_op_exit) {
+    if (L->in_handler)
+      return ts_jfail(&L->c, "op", L->e, "exit inside a call's handler: the call would never end (its server would "
+                      "keep the place)");
+    h->ended = 1;
+    return 0;
+  }
   if (h->mutexes && blocks_thread(t, s))
     return ts_jfail(&L->c, "op", L->e, "%s while mutex \"%s\" is held: a thread must not leave the CPU while it holds "
                     "an OS mutex (only cpu without slicing, mutexes, notify, add, marks and spans)",
@@ -187,6 +234,13 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
   if (t == &ts_op_cpu || t == &ts_op_io || t == &ts_op_sleep || t == &ts_op_wait || t == &ts_op_hop ||
       t == &ts_op_lock || t == &ts_op_yield || t == &ts_op_pending)
     h->takes_time = 1;
+  if (takes_key(t, "else")) {
+    if (cJSON_GetObjectItemCaseSensitive(st, "else") && !L->steps[at].limited)
+      return ts_jfail(&L->c, "else", L->e, "only with a \"timeout\": the steps to run when the wait gives up");
+    L->m->has_timeout |= L->steps[at].limited;
+    if (compile_else(L, st, at, &before, h))
+      return -1;
+  }
   if (t == &ts_op_sleep)
     L->m->has_sleep = 1;
   if (t == &ts_op_cpu && s->kernel)
@@ -237,7 +291,7 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
   L->depth--;
   if (bad)
     return -1;
-  if (inner.locks != h->locks)
+  if (inner.locks != h->locks && !inner.ended)
     return ts_jfail(&L->c, "steps", L->e, "the repeated steps do not release what they take (or release what they "
                     "did not take): every iteration must leave the same locks held");
   if (L->steps[b].forever && !inner.takes_time && !L->steps[b].cond)
@@ -276,11 +330,12 @@ static int compile_if(loader *L, const cJSON *st, const char *label, held *h)
   } else {
     L->steps[i].jump = (int)L->nsteps;
   }
-  if (a.locks != b.locks)
+  if (a.locks != b.locks && !a.ended && !b.ended)
     return ts_jfail(&L->c, "then", L->e, "the branches leave different locks held: every path must take and release "
                     "the same locks");
-  h->locks = a.locks;
-  h->mutexes = a.mutexes;
+  h->locks = a.ended ? b.locks : a.locks;
+  h->mutexes = a.ended ? b.mutexes : a.mutexes;
+  h->ended = a.ended && b.ended;
   h->takes_time |= a.takes_time | b.takes_time;
   return 0;
 }
@@ -296,7 +351,7 @@ static int server_named(const ts_model *m, const char *name)
 static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
 {
   static const char *const keys[] = {"op", "label", "note", "server", "class", "request_ms", "reply_ms", "send_ms",
-                                     "recv_ms", "work_ms", "span", "wait", "handler", NULL};
+                                     "recv_ms", "work_ms", "span", "wait", "handler", "timeout", "else", NULL};
   int wait = 1;
   if (ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_bool(&L->c, st, "wait", 0, &wait, L->e))
     return -1;
@@ -324,8 +379,14 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   if (ts_spec_ref(&sp, "server", 1, TS_REF_SERVER, &s->ref) || ts_spec_string(&sp, "class", 0, &klass) ||
       ts_spec_dist(&sp, "request_ms", 0, &s->cost) || ts_spec_dist(&sp, "reply_ms", 0, &s->cost2) ||
       ts_spec_time(&sp, "send_ms", 0, &s->send) || ts_spec_time(&sp, "recv_ms", 0, &s->recv) ||
-      ts_spec_time(&sp, "work_ms", 0, &s->work) || (ts_spec_has(&sp, "span") && ts_spec_span(&sp, "span", 1, &s->span)))
+      ts_spec_time(&sp, "work_ms", 0, &s->work) || (ts_spec_has(&sp, "span") && ts_spec_span(&sp, "span", 1, &s->span)) ||
+      ts_op_load_timeout(&sp, s))
     return -1;
+  const ts_server_decl *sd = &L->m->servers[s->ref];
+  if (ts_spec_has(&sp, "else") && !s->limited && sd->queue_limit < 0)
+    return ts_jfail(&L->c, "else", L->e, "only with a \"timeout\" or a server with a \"queue_limit\": the steps to "
+                    "run when the call gives up or is refused");
+  L->m->has_timeout |= s->limited;
   if (s->span >= 0)
     ts_spec_span_sampled(&sp, s->span);
   s->klass = ts__ml_class_of_name(klass);
@@ -337,7 +398,10 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   held inner = *h;
   inner.top = 0;
   size_t first = L->nsteps;
-  if (compile_block(L, st, "handler", 0, &inner))
+  L->in_handler++;
+  int bad = compile_block(L, st, "handler", 0, &inner);
+  L->in_handler--;
+  if (bad)
     return -1;
   if (!cJSON_GetObjectItemCaseSensitive(st, "work_ms")) /* declared work: the handler's fixed CPU */
     for (size_t i = first; i < L->nsteps; i++)
@@ -350,6 +414,8 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
     return -1;
   e->jump = (int)c;
   L->steps[c].jump = (int)(L->nsteps - 1);
+  if (compile_else(L, st, c, h, h))
+    return -1;
   if (!wait) {
     if (!emit(L, &ts_op_exit, "end of spawned call"))
       return -1;
@@ -376,7 +442,7 @@ static int compile_task(loader *L, const cJSON *st, const char *label, held *h, 
   held inner = {.top = 0, .in_child = child};
   if (compile_block(L, st, "steps", 1, &inner))
     return -1;
-  if (inner.locks)
+  if (inner.locks && !inner.ended)
     return ts_jfail(&L->c, "steps", L->e, "the %s steps do not release every lock they take",
                     child ? "child's" : "spawned");
   if (!emit(L, &ts_op_exit, child ? "end of child" : "end of spawned task"))
@@ -417,7 +483,9 @@ static int compile_block(loader *L, const cJSON *obj, const char *key, int requi
   {
     size_t old = ts_jpush_key(&L->c, key);
     ts_jpush_index(&L->c, i++);
-    int bad = compile_step(L, it, h);
+    int bad = h->ended ? ts_jfail(&L->c, NULL, L->e, "a step after \"exit\" in the same block never runs") : 0;
+    if (!bad)
+      bad = compile_step(L, it, h);
     ts_jpop(&L->c, old);
     if (bad)
       return -1;
@@ -429,6 +497,6 @@ int ts__ml_compile_program(loader *L, const cJSON *obj, uint64_t *locks)
 {
   held h = {.top = 1};
   int bad = compile_block(L, obj, "program", 1, &h);
-  *locks = h.locks;
+  *locks = h.ended ? 0 : h.locks;
   return bad;
 }

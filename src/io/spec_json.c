@@ -342,6 +342,24 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
   return 0;
 }
 
+int ts_spec_dist_object(ts_spec *sp, const char *key, ts_dist *out, int *given)
+{
+  static const char *const keys[] = {"ms", "dist", "cv", "min_ms", "max_ms", "note", NULL};
+  loader *L = sp->L;
+  const cJSON *o = cJSON_GetObjectItemCaseSensitive(sp->st, key);
+  *given = 0;
+  if (!o)
+    return 0;
+  if (!cJSON_IsObject(o))
+    return ts_spec_fail(sp, key, "expected a duration object such as {\"ms\": 5, \"dist\": \"exponential\"}");
+  size_t old = ts_jpush_key(&L->c, key);
+  ts_spec sub = {.L = L, .st = o, .dyn = sp->dyn};
+  int bad = ts_jcheck_keys(&L->c, o, keys, L->e) || ts_spec_dist(&sub, "ms", 1, out);
+  ts_jpop(&L->c, old);
+  *given = !bad;
+  return bad ? -1 : 0;
+}
+
 int ts_spec_bool(ts_spec *sp, const char *key, int required, int *out)
 {
   return ts_jget_bool(&sp->L->c, sp->st, key, required, out, sp->L->e);

@@ -530,17 +530,35 @@ static void join_shortest(ts_world *w, ts_actor *a)
   a->home = a->worker = best;
 }
 
+/* a arrives at a worker holding its pool's capacity of live actors: it is
+ * dropped (a lost arrival): done at once, without running and outside the
+ * statistics; a drop counts in the window, and its followers start. */
+static void drop(ts_world *w, ts_actor *a)
+{
+  a->dropped = 1;
+  ts__actor_set_state(w, a, TS_ACTOR_DONE);
+  w->done++;
+  ts__count_now(w, &w->win_drops);
+  start_followers(w, a);
+}
+
 void ts__actor_arrive(ts_world *w, ts_actor *a)
 {
   a->st.arrive = w->sim.now;
   a->state_since = w->sim.now;
-  w->live++;
   if (!a->hidden) {
     const ts_class *k = &w->model->classes[a->klass];
+    ts_worker *wk;
     if (w->model->dispatch == TS_DISPATCH_LEAST_LOADED && k->place == TS_PLACE_DISPATCH)
       join_shortest(w, a);
-    w->workers[a->home].live++;
+    wk = &w->workers[a->home];
+    if (wk->spec->capacity > 0 && wk->live >= wk->spec->capacity) {
+      drop(w, a);
+      return;
+    }
+    wk->live++;
   }
+  w->live++;
   ts__actor_ready(w, a, 0);
 }
 

@@ -76,6 +76,7 @@ int ts__chan_wake(ts_world *w, ts_actor *from, int decl, int inst, int id)
   if (x->seen[decl].reg != inst) { /* parked in a wait step */
     x->seen[decl] = (ts_seen){inst, x->seen[decl].reg, ch->version};
     x->wait_inst = -1;
+    ts__timeout_cancel(b);
     return make_ready(w, from, b, d);
   }
   x->seen[decl].reg = -1;

@@ -12,8 +12,13 @@ enum {
   TS_EV_WAKE,     /* obj: worker; an idle worker has work */
   TS_EV_SOURCE,   /* obj: class; the next arrival of a class that arrives until the horizon */
   TS_EV_RESUME,   /* obj: actor; its blocked thread runs again (after a futex wake) */
-  TS_EV_RELEASE   /* obj: worker; the timer its time-slice queue's head waits for expires (priority_yield "timer") */
+  TS_EV_RELEASE,  /* obj: worker; the timer its time-slice queue's head waits for expires (priority_yield "timer") */
+  TS_EV_TIMEOUT   /* obj: actor; gen: its wait_gen when armed; a wait's timeout expires */
 };
+
+/* The sub of a step whose actor gave up waiting (a timeout, a full queue):
+ * the step's exec then calls ts__give_up. */
+#define TS_SUB_GAVE_UP 100
 
 /* How an actor becomes ready (TS_EV_READY's gen). */
 enum {
@@ -261,6 +266,26 @@ void ts__server_request(ts_world *w, ts_actor *a);
 /* Actor a's call in service on server s finished: admit the next ones. */
 void ts__server_done(ts_world *w, ts_actor *a, int s);
 
+/* --- giving up: timeouts, drops (timeout.c) --- */
+
+/* a begins to wait at step s (s->limited): its timeout expires a draw of
+ * s->limit from now, unless the wait is over by then. */
+void ts__timeout_arm(ts_world *w, ts_actor *a, const ts_step *s);
+/* Event handler: a timeout expires; a still waiting leaves the queue it is
+ * in and resumes with TS_SUB_GAVE_UP (a thread blocked on a mutex first
+ * wakes, after the mutex's wake latency). */
+void ts__timeout_on_expire(ts_sim *sim, const ts_event *ev);
+/* a gave up at step s: go to its else steps (s->alt), or end its program.
+ * Returns TS_OP_GOTO. */
+int ts__give_up(ts_world *w, ts_actor *a, const ts_step *s);
+/* A wait is over (the lock, the notify or the admission came): a timeout
+ * armed for it is void. */
+static inline void ts__timeout_cancel(ts_actor *a)
+{
+  if (a->x)
+    a->x->wait_gen++;
+}
+
 /* --- the world --- */
 
 /* Memory ran out inside a handler: stop the run (TS_WORLD_NOMEM). */
@@ -284,6 +309,11 @@ static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1)
 {
   ts_time lo = t0 > w->win_t0 ? t0 : w->win_t0, hi = t1 < w->win_t1 ? t1 : w->win_t1;
   return hi > lo ? hi - lo : 0;
+}
+/* Count one event (a timeout, a drop) in *c when it happens inside the window. */
+static inline void ts__count_now(const ts_world *w, int64_t *c)
+{
+  *c += w->sim.now >= w->win_t0 && w->sim.now < w->win_t1;
 }
 /* A span of actor a ends now, having begun at t0: record its sample. */
 void ts__span_sample(ts_world *w, int span, ts_time t0);

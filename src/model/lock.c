@@ -38,6 +38,7 @@ static void take(ts_world *w, ts_actor *a, int decl, int inst)
   l->owner = d->capacity == 1 ? a->id : -1;
   l->prev_worker = l->last_worker;
   l->last_worker = a->worker;
+  ts__timeout_cancel(a);
   ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);

@@ -71,15 +71,17 @@ typedef struct ts_step {
   char *where;        /* the step's JSON path, for errors found while running */
   ts_dist cost;       /* cpu: demand; io, sleep: latency; hop: transit; call: request leg */
   ts_dist cost2;      /* call: reply leg */
+  ts_dist limit;      /* lock, wait, call: how long the actor waits before it gives up (limited) */
   int64_t rows;       /* cpu: equal chunks (>= 1) */
   unsigned sliced : 1, timed : 1, kernel : 1, priority : 1, all : 1, wait : 1, from_notify : 1, forever : 1,
-      new_lap : 1, by_time : 1, from_arrival : 1;
+      new_lap : 1, by_time : 1, from_arrival : 1, limited : 1;
   int ref;            /* the lock, channel, server, counter or span the step names */
   ts_expr *index;     /* the instance of an indexed lock or channel; hop: target worker */
   ts_expr *expr;      /* repeat: count; if: condition; add, set: value; notify: tokens */
   ts_expr *cond;      /* repeat: its "while" condition, checked before each iteration (NULL: none) */
   int slot;           /* repeat: loop slot (nesting depth) */
   int jump;           /* repeat, if, else: where control goes */
+  int alt;            /* lock, wait, call: where an actor that gives up goes (its else steps); -1: it ends */
   int span;           /* span begun or ended here (-1: none) */
   int klass;          /* call: priority class (TS_CLASS_*) */
   int pool;           /* hop, call: the pool of the target */
@@ -108,6 +110,7 @@ typedef struct ts_pool {
                                * resumes it (setImmediate, "immediate") */
   ts_time yield_overhead;     /* loop CPU per yield */
   ts_time loop_overhead;      /* loop CPU per event-loop iteration that does work */
+  int capacity;               /* live actors per worker at most (an arrival beyond it is dropped); 0: no limit */
 } ts_pool;
 
 /* The timer a yield waits for under "priority_yield": "timer": Node's
@@ -162,6 +165,7 @@ typedef struct ts_server_decl {
   int round_robin;            /* without worker: 1 = the next worker of the pool in turn, busy or not;
                                * 0 = a free one (the fewest calls in service; round robin among equals) */
   int concurrency;            /* calls in service at once */
+  int queue_limit;            /* calls waiting at most (a call beyond it is refused: a drop); -1: no limit */
   const ts_sched_type *policy;
   ts_sched_params sched;
 } ts_server_decl;
@@ -280,6 +284,8 @@ typedef struct ts_model {
   unsigned has_mutex : 1, has_chan : 1, has_hop : 1, has_call : 1, has_sleep : 1, has_thread : 1;
   unsigned has_kernel_cpu : 1; /* a cpu step with "account": "kernel" */
   unsigned reads_n : 1;        /* some expression reads the sweep's n (a scenario must then give n) */
+  unsigned has_timeout : 1;    /* a step with a timeout */
+  unsigned has_drop : 1;       /* a server's queue_limit or a pool's capacity */
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */

@@ -42,10 +42,14 @@ struct ts_op_type {
 
 extern const ts_op_type ts_op_cpu, ts_op_io, ts_op_yield, ts_op_lock, ts_op_unlock, ts_op_mark, ts_op_sleep,
     ts_op_span_begin, ts_op_span_end, ts_op_wait, ts_op_notify, ts_op_hop, ts_op_add, ts_op_register, ts_op_pending,
-    ts_op_poll_children, ts_op_set;
+    ts_op_poll_children, ts_op_set, ts_op_exit;
 /* compiled from structured steps */
 extern const ts_op_type ts_op_repeat, ts_op_repeat_end, ts_op_if, ts_op_jump, ts_op_call, ts_op_call_end,
-    ts_op_spawn, ts_op_exit, ts_op_child;
+    ts_op_spawn, ts_op_child;
+
+/* Load the "timeout" key of a lock, wait or call (a duration object, see
+ * ts_spec_dist_object) into s->limit and s->limited. Returns 0 or -1. */
+int ts_op_load_timeout(ts_spec *sp, ts_step *s);
 
 /* The op a JSON step names ("cpu", ...), or NULL. Structured ops are not here. */
 const ts_op_type *ts_op_find(const char *name);

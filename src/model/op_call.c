@@ -37,6 +37,10 @@ static int exec_call(ts_world *w, ts_actor *a, const ts_step *s)
       ts__server_request(w, a);
     return TS_OP_FREE;
   }
+  case TS_SUB_GAVE_UP: /* timed out in the server's queue, or refused by a full one */
+    if (s->span >= 0)
+      ts__x(w, a)->span_t0[s->span] = -1;
+    return ts__give_up(w, a, s);
   default:
     return TS_OP_NEXT; /* admitted: the handler runs on the server's worker */
   }

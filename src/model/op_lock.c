@@ -1,5 +1,8 @@
 /* lock / unlock: take and release a declared lock (lock.c has the rules).
- *   {"op": "lock", "lock": NAME, "index": EXPR}   index only for indexed locks
+ *   {"op": "lock", "lock": NAME, "index": EXPR, "timeout": {"ms": D, ...}, "else": [...]}
+ * index only for indexed locks; with a timeout, a contended acquire gives up
+ * when it expires (timeout.c): at its next decision (spun, futex returned,
+ * woken), or at once when parked, and goes to the else steps, or ends.
  * An async lock's waiter leaves the CPU (its worker goes on). A mutex's
  * contended acquire is a state machine on the actor's sub:
  *   0 try; free: take, pay `acquire` (3); held: note the contention, spin (1)
@@ -24,7 +27,7 @@
 
 enum { SUB_TRY, SUB_SPUN, SUB_FUTEX, SUB_TOOK, SUB_WOKEN, SUB_RESPUN = 6 };
 
-static const char *const keys[] = {"lock", "index", "site", NULL};
+static const char *const keys[] = {"lock", "index", "site", "timeout", "else", NULL};
 static const char *const unlock_keys[] = {"lock", NULL};
 
 /* unlock releases the instance the actor holds: it names the lock only. */
@@ -35,7 +38,7 @@ static int load_unlock(ts_spec *sp, ts_step *s)
 
 static int load(ts_spec *sp, ts_step *s)
 {
-  if (ts_spec_ref(sp, "lock", 1, TS_REF_LOCK, &s->ref))
+  if (ts_spec_ref(sp, "lock", 1, TS_REF_LOCK, &s->ref) || ts_op_load_timeout(sp, s))
     return -1;
   if (ts_spec_has(sp, "site") && ts_spec_site(sp, "site", s->ref, &s->site))
     return -1;
@@ -45,6 +48,15 @@ static int load(ts_spec *sp, ts_step *s)
   if (ts_spec_has(sp, "index"))
     return ts_spec_fail(sp, "index", "lock \"%s\" is not indexed (its scope is not \"indexed\")", d->name);
   return 0;
+}
+
+/* A contended acquire gave up (its timeout expired): its wait counts as mutex wait. */
+static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
+{
+  ts_ring_remove(&l->spinners, a->id);
+  ts__mutex_took(w, a, s->ref);
+  ts__x(w, a)->wait_inst = -1;
+  return ts__give_up(w, a, s);
 }
 
 static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
@@ -166,6 +178,14 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
 {
   const ts_lock_decl *d = &w->model->locks[s->ref];
   ts_lock *l = ts__lock_inst(w, s->ref, inst);
+  if (a->sub == TS_SUB_GAVE_UP) /* parked when its timeout expired */
+    return gave_up(w, a, s, l);
+  if (s->limited) {
+    if (a->sub == SUB_TRY && !ts__lock_free(w, s->ref, inst))
+      ts__timeout_arm(w, a, s); /* contended: the timeout runs from this try */
+    else if (a->sub != SUB_TRY && a->sub != SUB_TOOK && a->x->expired && !ts__lock_holds(a, s->ref))
+      return gave_up(w, a, s, l); /* it expired while spinning or in the futex call */
+  }
   if (d->handoff == TS_HANDOFF_STD)
     return exec_std(w, a, d, s->ref, inst, l);
   switch (a->sub) {
@@ -199,6 +219,8 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
   if (d->kind != TS_LOCK_MUTEX) {
     if (a->sub == 1)
       return TS_OP_NEXT; /* the lock was handed to us */
+    if (a->sub == TS_SUB_GAVE_UP)
+      return ts__give_up(w, a, s);
     int inst = ts__instance(w, a, s, d->scope, d->instances);
     if (inst < 0)
       return TS_OP_FREE;
@@ -208,6 +230,8 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
       return TS_OP_FREE;
     ts__actor_set_state(w, a, TS_ACTOR_LOCK_WAIT);
     a->sub = 1;
+    if (s->limited)
+      ts__timeout_arm(w, a, s);
     return TS_OP_FREE;
   }
   if (a->sub == SUB_TOOK) {

@@ -1,12 +1,19 @@
 /* wait: park until a channel is notified.
- *   {"op": "wait", "channel": NAME, "index": EXPR}   index only for indexed channels
+ *   {"op": "wait", "channel": NAME, "index": EXPR, "timeout": {"ms": D, ...}, "else": [...]}
+ * index only for indexed channels; with a timeout, a parked waiter gives up
+ * when it expires (timeout.c) and goes to the else steps, or ends.
  * Returns at once when the channel has a notify this actor has not seen (or,
  * counting, a token). The woken actor resumes on its own worker, carrying the
  * notifier's timestamp (for span_end "from": "notify"). */
 #include "model/internal.h"
 #include "model/spec.h"
 
-static const char *const keys[] = {"channel", "index", NULL};
+static const char *const keys[] = {"channel", "index", "timeout", "else", NULL};
+
+static int load(ts_spec *sp, ts_step *s)
+{
+  return ts__load_chan_ref(sp, s) || ts_op_load_timeout(sp, s);
+}
 
 int ts__load_chan_ref(ts_spec *sp, ts_step *s)
 {
@@ -22,6 +29,8 @@ int ts__load_chan_ref(ts_spec *sp, ts_step *s)
 
 static int exec(ts_world *w, ts_actor *a, const ts_step *s)
 {
+  if (a->sub == TS_SUB_GAVE_UP)
+    return ts__give_up(w, a, s);
   if (a->sub)
     return TS_OP_NEXT;
   const ts_chan_decl *d = &w->model->chans[s->ref];
@@ -32,6 +41,8 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     return TS_OP_NEXT;
   ts__actor_set_state(w, a, TS_ACTOR_CHAN_WAIT);
   a->sub = 1;
+  if (s->limited)
+    ts__timeout_arm(w, a, s);
   return TS_OP_FREE;
 }
 
@@ -39,6 +50,6 @@ const ts_op_type ts_op_wait = {
   .name = "wait",
   .keys = keys,
   .summary = "park until a channel is notified (at once if a notify is unseen)",
-  .load = ts__load_chan_ref,
+  .load = load,
   .exec = exec,
 };

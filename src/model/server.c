@@ -1,5 +1,6 @@
 /* Servers: a request queue under a policy, served by a pool's workers, with
- * at most `concurrency` calls in service. An admitted call's actor moves to a
+ * at most `concurrency` calls in service and at most `queue_limit` waiting
+ * (a call that finds the queue full is refused: a drop). An admitted call's actor moves to a
  * worker of the pool and runs its handler there as a callback: the server's
  * fixed worker; else a free worker of the pool (the fewest calls in service
  * on it, from any server; among equals the first from the one after the last
@@ -56,6 +57,7 @@ static void admit(ts_world *w, int s)
       w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 1);
     a->worker = wk;
     ts__x(w, a)->wait_inst = -1;
+    ts__timeout_cancel(a);
     ts__actor_ready(w, a, 0);
   }
 }
@@ -63,8 +65,23 @@ static void admit(ts_world *w, int s)
 void ts__server_request(ts_world *w, ts_actor *a)
 {
   const ts_step *s = &w->model->classes[a->klass].steps[a->pc];
+  const ts_server_decl *d = &w->model->servers[s->ref];
   ts_server *sv = &w->servers[s->ref];
+  if (d->queue_limit >= 0 && (int)ts_sched_queue_len(&sv->queue) >= d->queue_limit &&
+      sv->inflight >= d->concurrency) { /* refused: the caller learns it at once, on its own worker */
+    ts__count_now(w, &w->win_drops);
+    if (w->obs && w->obs->call) {
+      w->obs->call(w->obs->data, w->sim.now, a->id, s->ref, a->sched_class, 0);
+      w->obs->call(w->obs->data, w->sim.now, a->id, s->ref, a->sched_class, 2);
+    }
+    a->sched_class = (uint8_t)w->model->classes[a->klass].sched_class;
+    a->sub = TS_SUB_GAVE_UP;
+    ts__actor_ready(w, a, 0);
+    return;
+  }
   ts__x(w, a)->wait_inst = s->ref;
+  if (s->limited)
+    ts__timeout_arm(w, a, s);
   if (w->obs && w->obs->call)
     w->obs->call(w->obs->data, w->sim.now, a->id, s->ref, a->sched_class, 0);
   if (ts_sched_queue_push(&sv->queue, a->id, a->sched_class, s->work) != 0) {

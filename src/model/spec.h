@@ -19,6 +19,10 @@ typedef enum { TS_REF_LOCK, TS_REF_CHANNEL, TS_REF_SERVER, TS_REF_COUNTER, TS_RE
  * with the optional "dist", "cv", "min_ms"/"max_ms" (uniform) keys shaping it
  * (only for the key named "ms"). */
 int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out);
+/* A duration given as an object {"ms": D, "dist": ..., "cv": ..., "min_ms":
+ * ..., "max_ms": ...} at key (a timeout): *given = 1 and out filled, or
+ * *given = 0 when the key is absent. */
+int ts_spec_dist_object(ts_spec *sp, const char *key, ts_dist *out, int *given);
 /* A duration in ms that must be known at load time (a number or "$param"). */
 int ts_spec_time(ts_spec *sp, const char *key, int required, ts_time *out);
 /* An integer in [lo, hi] known at load time (a number or "$param"). */

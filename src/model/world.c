@@ -495,6 +495,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_SOURCE, on_source);
   ts_sim_on(&w->sim, TS_EV_RESUME, ts__worker_on_resume);
   ts_sim_on(&w->sim, TS_EV_RELEASE, ts__worker_on_release);
+  ts_sim_on(&w->sim, TS_EV_TIMEOUT, ts__timeout_on_expire);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
   if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
     return w->error ? w->error : -1;

@@ -109,6 +109,9 @@ typedef struct ts_actor_ext {
   int spawn_k;          /* spawned: its number among its root's spawns, from 1 (its stream's ordinal); else 0 */
   int wait_inst;        /* the lock/channel/server instance it waits on, or -1 */
   ts_time mark;         /* a time an op keeps across a wait (mutex: contention began) */
+  uint32_t wait_gen;    /* timeouts armed so far (an expiry is for the latest) */
+  int wait_pc;          /* the step the latest timeout was armed at */
+  uint8_t expired;      /* a mutex acquire's timeout expired while it spun or entered the futex */
   ts_time carried;      /* the timestamp the last notify carried to it (-1: none) */
   /* futures (op_pending.c): */
   uint8_t notified;     /* woken while running a poll pass: its pending step runs the pass again */
@@ -144,6 +147,7 @@ typedef struct ts_actor {
   uint8_t lap_counted;  /* this run period already counted as a slice */
   uint8_t hidden;       /* spawned: not in the statistics of its class */
   uint8_t sched_class;  /* class in queues, TS_CLASS_* (a call sets its own while it lasts) */
+  uint8_t dropped;      /* its arrival was refused (a full worker): not in the statistics */
   ts_time state_since;
   ts_time lap_start;
   ts_time run_time;     /* time in TS_ACTOR_RUNNING so far (the world's columns keep the other states) */
@@ -341,6 +345,8 @@ typedef struct ts_world {
   ts_mutex_stat *lock_stat;       /* [model locks]: the window's mutex contention per declaration */
   ts_mutex_stat *site_stat;       /* [model sites]: ... per site */
   int64_t mutex_contended;        /* contended acquires */
+  int64_t win_timeouts;           /* waits that gave up at their timeout, in the window */
+  int64_t win_drops;              /* arrivals and calls refused by a full worker or server queue, in the window */
   ts_span_rec *spans;     /* [model spans] */
   int64_t memory_at_end;  /* bytes of live objects at the window's end (-1 until then) */
   int ended;              /* the window's end was reached and its snapshot taken */
@@ -366,7 +372,7 @@ static inline ts_actor *ts_world_actor(const ts_world *w, int id)
  * and arrived (an arrival past the horizon never happens). */
 static inline int ts_world_counted(const ts_actor *a)
 {
-  return !a->hidden && a->state != TS_ACTOR_NEW;
+  return !a->hidden && !a->dropped && a->state != TS_ACTOR_NEW;
 }
 
 /* The time actor id spent in state s so far. */

@@ -63,11 +63,10 @@ const ts_sched_item *ts_sched_queue_at(const ts_sched_queue *q, size_t i)
   return &q->v[(q->head + i) & (q->cap - 1)];
 }
 
-int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type)
+/* Remove the i-th item from the head, keeping the order of the rest; its actor. */
+static int remove_at(ts_sched_queue *q, size_t i)
 {
-  if (q->len == 0)
-    return -1;
-  size_t i = type == &ts_sched_fifo ? 0 : type->pick(q), mask = q->cap - 1;
+  size_t mask = q->cap - 1;
   int actor = q->v[(q->head + i) & mask].actor;
   if (i == 0) {
     q->head = (q->head + 1) & mask;
@@ -77,4 +76,21 @@ int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type)
   }
   q->len--;
   return actor;
+}
+
+int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type)
+{
+  if (q->len == 0)
+    return -1;
+  return remove_at(q, type == &ts_sched_fifo ? 0 : type->pick(q));
+}
+
+int ts_sched_queue_remove(ts_sched_queue *q, int actor)
+{
+  for (size_t i = 0; i < q->len; i++)
+    if (q->v[(q->head + i) & (q->cap - 1)].actor == actor) {
+      remove_at(q, i);
+      return 1;
+    }
+  return 0;
 }

@@ -63,6 +63,9 @@ void ts_sched_queue_finish(ts_sched_queue *q);
 int ts_sched_queue_push(ts_sched_queue *q, int actor, int klass, int64_t work);
 /* Remove and return the actor the policy picks, or -1 when empty. */
 int ts_sched_queue_pop(ts_sched_queue *q, const ts_sched_type *type);
+/* Remove the item of `actor` (a waiter that gave up), keeping the order of
+ * the rest. Returns 1 if it was queued, else 0. */
+int ts_sched_queue_remove(ts_sched_queue *q, int actor);
 /* Number of queued items. */
 static inline size_t ts_sched_queue_len(const ts_sched_queue *q)
 {
