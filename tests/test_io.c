@@ -153,7 +153,7 @@ static const bad_input bad_models[] = {
   /* unknown names */
   {PROGRAM("{\"op\": \"nap\", \"ms\": 1}"), NULL, "classes[0].program[0].op",
    "expected one of cpu, io, sleep, yield, lock, unlock, mark, span_begin, span_end, wait, notify, hop, add, set, "
-   "register, pending, poll_children, repeat, "
+   "register, pending, poll_children, exit, repeat, "
    "if, call, spawn, child; got \"nap\""},
   {PROGRAM("{\"op\": \"lock\", \"lock\": \"m\"}"), NULL, "classes[0].program[0].lock", "no lock named \"m\" in locks"},
   {WITH("\"worker\": {\"policy\": \"lifo\"}"), NULL, "worker.policy",

@@ -124,7 +124,8 @@ static int check_spans(loader *L, const ts_model *m)
   for (size_t c = 0; c < m->nclasses; c++)
     for (size_t i = 0; i < m->classes[c].nsteps; i++) {
       const ts_step *st = &m->classes[c].steps[i];
-      int reads = (st->type == &ts_op_notify && st->span >= 0) || (st->type == &ts_op_span_end && !st->from_notify);
+      int reads = (st->type == &ts_op_notify && st->span >= 0) ||
+                  (st->type == &ts_op_span_end && !st->from_notify && !st->from_arrival);
       if (!reads || st->span < 0 || st->span >= 64 || begun[st->span])
         continue;
       const char *name = m->spans[st->span].name, *near = ts_suggest(name, names);
