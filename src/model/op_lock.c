@@ -54,7 +54,7 @@ static int load(ts_spec *sp, ts_step *s)
 static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
 {
   ts_ring_remove(&l->spinners, a->id);
-  ts__mutex_took(w, a, s->ref);
+  ts__mutex_took(w, a, s->ref, s->site);
   ts__x(w, a)->wait_inst = -1;
   return ts__give_up(w, a, s);
 }
