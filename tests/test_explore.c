@@ -271,6 +271,24 @@ START_TEST(sensitivity_is_the_same_for_any_jobs)
 }
 END_TEST
 
+/* A scaled value the model takes at load but not at run time (a repeat
+ * count of 3.6): exit 2, and the line names the setting. */
+START_TEST(sensitivity_names_the_setting_a_run_fails_at)
+{
+  write_case("rep", "{\"name\": \"rep\", \"params\": {\"loops_ms\": 4}, \"classes\": [{\"name\": \"job\", "
+                    "\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"$loops_ms + 0 * i\", \"steps\": "
+                    "[{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
+             "\"n\": [1], \"workers\": [1]");
+  char *err;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --scales 1,0.9 -q --no-plots -o '%s'", at("rep.json"),
+                             at("out")),
+                   2);
+  ck_assert_msg(strstr(err, "replication 0 setting=params.loops_ms at scale 0.9: classes[0].program[0]: ") != NULL,
+                "%s", err);
+  free(err);
+}
+END_TEST
+
 START_TEST(sensitivity_refuses_bad_input)
 {
   write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1]");
@@ -548,6 +566,7 @@ Suite *explore_suite(void)
   const TTest *const sens[] = {sensitivity_mm1_elasticity_is_one_over_one_minus_rho,
                                sensitivity_fifo_wave_curve_is_linear_in_the_cost,
                                sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,
+                               sensitivity_names_the_setting_a_run_fails_at,
                                sensitivity_refuses_bad_input, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,

@@ -99,6 +99,7 @@ int ts_explore_model(const ts_explore *x, const ts_explore_variant *v, int combo
 typedef struct run_ctx {
   const ts_explore *x;
   const ts_explore_variant *v;
+  char text[600];  /* a variant's text, for a failed point's message */
 } run_ctx;
 
 /* A ts_sweep_spec.model_of: values[0] is the variant, the rest the
@@ -136,31 +137,22 @@ static void variant_text(const ts_explore_variant *v, char *buf, size_t cap)
     snprintf(buf, cap, "the scenario's own setting");
 }
 
-/* A failed point's message names its axes by index (" axis0=V0 axis1=V1
- * ..."): say which variant (axis 0) and which of the scenario's axis
- * values instead. */
-static void name_variant(const ts_explore *x, const ts_explore_variant *v, size_t nv, char *msg, size_t cap)
+/* The names a failed point's message gives its axes: "setting" and what
+ * the variant changes for the first, the scenario's keys and labels for
+ * the others (ts_sweep_spec.axis_name and axis_label). */
+static const char *axis_name(void *ctx, int axis)
 {
-  char *at = strstr(msg, " axis0=");
-  if (!at)
-    return;
-  const char *p = at;
-  int vals[17], n = 0;
-  for (int used; n < 17 && sscanf(p, " axis%*d=%d%n", &vals[n], &used) == 1; n++)
-    p += used;
-  if (n != x->sc->naxes + 1 || vals[0] < 0 || (size_t)vals[0] >= nv)
-    return;
-  char what[600], out[2048];
-  variant_text(&v[vals[0]], what, sizeof what);
-  size_t len = (size_t)snprintf(out, sizeof out, "%.*s (%s)", (int)(at - msg), msg, what);
-  for (int a = 0; a < x->sc->naxes && len < sizeof out; a++)
-    len += (size_t)snprintf(out + len, sizeof out - len, " %s=%s", x->sc->axes[a].key,
-                            x->sc->axes[a].labels[vals[a + 1]]);
-  if (len < sizeof out)
-    snprintf(out + len, sizeof out - len, "%s", p);
-  size_t keep = strlen(out) < cap ? strlen(out) : cap - 1;
-  memcpy(msg, out, keep);
-  msg[keep] = '\0';
+  const run_ctx *rc = ctx;
+  return axis == 0 ? "setting" : rc->x->sc->axes[axis - 1].key;
+}
+
+static const char *axis_label(void *ctx, int axis, int v)
+{
+  run_ctx *rc = ctx;
+  if (axis > 0)
+    return rc->x->sc->axes[axis - 1].labels[v];
+  variant_text(&rc->v[v], rc->text, sizeof rc->text);
+  return rc->text;
 }
 
 int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, int replications, ts_sweep *out)
@@ -170,17 +162,15 @@ int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, 
   sizes[0] = (int)nv;
   for (int a = 0; a < sc->naxes && a < 16; a++)
     sizes[a + 1] = sc->axes[a].nvalues;
-  run_ctx ctx = {x, v};
+  run_ctx ctx = {x, v, ""};
   ts_sweep_spec spec = {.ns = sc->ns, .nn = sc->nn, .workers = sc->workers, .nw = sc->nw,
                         .replications = replications, .seed = sc->seed, .horizon = sc->horizon,
                         .warmup = sc->warmup, .window = sc->window, .naxes = sc->naxes + 1,
-                        .axis_sizes = sizes, .model_of = variant_model, .ctx = &ctx,
+                        .axis_sizes = sizes, .model_of = variant_model, .axis_name = axis_name,
+                        .axis_label = axis_label, .ctx = &ctx,
                         .should_stop = x->should_stop, .progress = x->progress, .progress_data = x->data,
                         .jobs = x->jobs};
-  int rc = ts_sweep_run(&spec, out);
-  if (rc != 0)
-    name_variant(x, v, nv, out->errmsg, sizeof out->errmsg);
-  return rc;
+  return ts_sweep_run(&spec, out);
 }
 
 const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v, size_t k,
