@@ -135,6 +135,15 @@ static int in_process(const char *args, char **err)
   return rc;
 }
 
+/* `tssim ARGS` with -j 1 and with -j 3 writes the same bytes into the
+ * files names[0..n). */
+static void same_for_any_jobs(const char *args, const char *const *names, int n)
+{
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
+  same_files("a", "b", names, n);
+}
+
 /* One line on stderr naming option, exit status 2. */
 static void refused(const char *option, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void refused(const char *option, const char *fmt, ...)
@@ -259,10 +268,8 @@ START_TEST(sensitivity_is_the_same_for_any_jobs)
 {
   const char *args = "sensitivity scenarios/zero-cache-wave.json --n 1,4 --param params.tracker_ms "
                      "--param params.roster_ms --scales 1,0.5 -r 2 -q --no-plots";
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
   static const char *const files[] = {"sensitivity.csv", "curve.csv"};
-  same_files("a", "b", files, 2);
+  same_for_any_jobs(args, files, 2);
   tu_table t;
   tu_table_read(&t, at("a/sensitivity.csv"));
   ck_assert_int_eq(t.nrows, 4);
@@ -524,10 +531,8 @@ START_TEST(optimize_is_the_same_for_any_jobs)
 {
   const char *args = "optimize scenarios/zero-cache-late-group.json --minimize wave_ms@joiner --field "
                      "worker.priority_min_ms=0.5:10 --constraint 'wave_ms@viewsyncer <= 1.02 * baseline' --grid 4 -q";
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 1 -o '%s'", args, at("a")), 0);
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "%s -j 3 -o '%s'", args, at("b")), 0);
   static const char *const files[] = {"tried.csv", "best.json"};
-  same_files("a", "b", files, 2);
+  same_for_any_jobs(args, files, 2);
 }
 END_TEST
 

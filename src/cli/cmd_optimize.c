@@ -50,14 +50,7 @@ static void usage(FILE *f)
           "      --max-iter N        iterations of each local search (default %d)\n",
           TS_OPT_HALVING_ABOVE, TS_OPT_DEFAULT_GRID, TS_OPT_DEFAULT_FINALISTS, TS_OPT_DEFAULT_MAX_EVALS,
           TS_OPT_DEFAULT_MAX_ITER);
-  fputs(TS_CLI_EXPLORE_HELP, f);
-  fputs("  -o, --output DIR        results folder (default: results/<scenario name>-optimize)\n"
-        "  -h, --help              this help\n"
-        "\n"
-        "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"
-        "result files are then left as they were.\n"
-        "\n" TS_CLI_EXIT_HELP_INTERRUPT,
-        f);
+  ts_cli_explore_usage_end(f, "optimize");
 }
 
 typedef struct options {

@@ -43,14 +43,7 @@ static void usage(FILE *f)
         "                          [0, 1000]\n"
         "      --step H            the elasticity's relative step, in (0, 0.5] (default 0.05)\n",
         f);
-  fputs(TS_CLI_EXPLORE_HELP, f);
-  fputs("  -o, --output DIR        results folder (default: results/<scenario name>-sensitivity)\n"
-        "  -h, --help              this help\n"
-        "\n"
-        "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"
-        "result files are then left as they were.\n"
-        "\n" TS_CLI_EXIT_HELP_INTERRUPT,
-        f);
+  ts_cli_explore_usage_end(f, "sensitivity");
 }
 
 typedef struct options {

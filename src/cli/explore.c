@@ -18,6 +18,18 @@ static const struct option shared[] = {
   {"jobs", required_argument, NULL, 'j'},   {"axis", required_argument, NULL, 'A'},
   {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 
+void ts_cli_explore_usage_end(FILE *f, const char *suffix)
+{
+  fputs(TS_CLI_EXPLORE_HELP, f);
+  fprintf(f, "  -o, --output DIR        results folder (default: results/<scenario name>-%s)\n"
+             "  -h, --help              this help\n"
+             "\n"
+             "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"
+             "result files are then left as they were.\n"
+             "\n" TS_CLI_EXIT_HELP_INTERRUPT,
+          suffix);
+}
+
 void ts_cli_explore_opts_finish(ts_cli_explore_opts *o)
 {
   ts_cli_run_opts_finish(&o->run);

@@ -26,6 +26,11 @@
   "      --no-plots          do not run gnuplot\n"                                                       \
   "  -q, --quiet             print nothing but errors\n"
 
+/* The end of a command's --help: the shared options (TS_CLI_EXPLORE_HELP),
+ * -o with its default results/<scenario name>-<suffix>, --help, what a
+ * signal does and the exit statuses. */
+void ts_cli_explore_usage_end(FILE *f, const char *suffix);
+
 typedef struct ts_cli_explore_opts {
   ts_run_opts run; /* scenario, outdir, n_arg, w_arg, r_arg, seed_arg, sets, jobs, quiet, plots */
   const char **axes; /* --axis KEY=LABEL,...: as given */
