@@ -395,6 +395,64 @@ START_TEST(wasqlite_zero_leg_call_enqueues_synchronously)
 }
 END_TEST
 
+/* Run tests/data/order-NAME.json, with every "resume": "microtask" made
+ * "callback" when callbacks is set, and return the mean of span's samples. */
+static double order_span(const char *name, int callbacks, const char *span)
+{
+  char rel[128], dir[512];
+  snprintf(rel, sizeof rel, "tests/data/order-%s.json", name);
+  char *path = tu_source_path(rel), *json = tu_read_file(path, NULL);
+  for (char *p = json; callbacks && (p = strstr(p, "\"microtask\"")) != NULL;)
+    memcpy(p, "\"callback\" ", 11);
+  tu_table t;
+  order_run(json, &t, dir, sizeof dir);
+  double v = span_mean(&t, span);
+  tu_table_free(&t);
+  tu_rmtree(dir);
+  free(json);
+  free(path);
+  return v;
+}
+
+START_TEST(wasqlite_microtasks_run_before_timers)
+{
+  /* tests/data/order-microtask.json (server "resume": "microtask"): a's
+   * call is admitted at 0 and its handler hops to the db worker (0-2); b's
+   * call queues behind it; t sets a 2.5 ms timer. a's reply lands at 2 and
+   * the handler's tail (the caller's continuation before the slot frees)
+   * runs 2-3. The slot frees at 3: a's continuation is queued first, then
+   * the server takes b, whose handler is the next microtask: a 3-4, b 4-6
+   * (b starts 4 ms after its call), and only then t's timer (at 6). As I/O
+   * callbacks the next loop iteration runs the timer first (at 3), then b
+   * (3), then a. */
+  ck_assert_double_eq_tol(order_span("microtask", 0, "b_start"), 4, 1e-9);
+  ck_assert_double_eq_tol(order_span("microtask", 0, "t_wait"), 6, 1e-9);
+  ck_assert_double_eq_tol(order_span("microtask", 1, "b_start"), 3, 1e-9);
+  ck_assert_double_eq_tol(order_span("microtask", 1, "t_wait"), 3, 1e-9);
+  /* tests/data/order-channel.json (channel "resume": "microtask"): t sets
+   * a 1 ms timer at 0; n runs 0-2, notifies w and runs on to 3; w, woken as
+   * a microtask, runs 3-4 before the timer fires (at 4); as a callback
+   * after it (at 3) */
+  ck_assert_double_eq_tol(order_span("channel", 0, "t_wait"), 4, 1e-9);
+  ck_assert_double_eq_tol(order_span("channel", 1, "t_wait"), 3, 1e-9);
+}
+END_TEST
+
+START_TEST(wasqlite_detached_call_queued_before_the_slot_frees)
+{
+  /* tests/data/order-detached.json (priority_barrier, microtasks): x's
+   * call is admitted at 0; two background calls g1 g2 queue behind it. x's
+   * handler comes back to main at 2 and makes a fire-and-forget normal call
+   * (the shared worker's broadcast RPC): it joins the queue at once, so at
+   * the slot's release the queue is [g1 g2 bcast] and g1 is taken (2-5).
+   * x's continuation then calls r (foreground): [g2 bcast r]. At 5 the
+   * barrier is bcast, before r: g2 runs (5-8), then bcast (8-9), then r at
+   * 9, 7 ms after its call. A broadcast queued after r would have let r pass
+   * g2 (admitted at 5: 3 ms). */
+  ck_assert_double_eq_tol(order_span("detached", 0, "r_admit"), 7, 1e-9);
+}
+END_TEST
+
 /* ---- the wa-sqlite model ---- */
 
 static const char *const runtimes[] = {"memory-direct", "memory-dedicated-worker", "opfs-dedicated-worker",
@@ -570,7 +628,8 @@ Suite *wasqlite_suite(void)
                                  wasqlite_strict_priority_by_hand, wasqlite_shortest_first_by_hand,
                                  wasqlite_weighted_fair_by_hand, NULL};
   const TTest *const slices[] = {wasqlite_policies_on_the_time_slice_queue, wasqlite_policies_on_zero_cache_groups, NULL};
-  const TTest *const order[] = {wasqlite_zero_leg_call_enqueues_synchronously, NULL};
+  const TTest *const order[] = {wasqlite_zero_leg_call_enqueues_synchronously, wasqlite_microtasks_run_before_timers,
+                                wasqlite_detached_call_queued_before_the_slot_frees, NULL};
   const TTest *const model[] = {wasqlite_scenario_summary, wasqlite_reproduces_the_recorded_fifo_runs,
                                 wasqlite_shipped_model_is_calibrated, wasqlite_explain_says_what_reads_waited_behind, NULL};
   tu_tcase(s, "policy", policy, NULL, NULL, 0);

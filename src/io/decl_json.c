@@ -147,10 +147,13 @@ static int load_task_wake(loader *L, const cJSON *jc, ts_chan_decl *d)
   return bad ? -1 : 0;
 }
 
+/* How a woken waiter, an admitted handler or a reply resumes on its worker. */
+static const char *const resumes[] = {"callback", "microtask", NULL};
+
 static int load_channel(loader *L, const cJSON *jc, int i)
 {
   static const char *const keys[] = {"name", "scope", "instances", "tokens", "wake_ms", "wake_latency_ms",
-                                     "task_wake", "size_bytes", "note", NULL};
+                                     "task_wake", "resume", "size_bytes", "note", NULL};
   ts_chan_decl *d = &L->m->chans[i];
   const char *name;
   int scope, inst, tokens = 0;
@@ -160,6 +163,7 @@ static int load_channel(loader *L, const cJSON *jc, int i)
       scope_of(L, jc, &scope, &inst, "channel") || ts_jget_bool(&L->c, jc, "tokens", 0, &tokens, L->e) ||
       ts__ml_time_field(L, jc, "wake_ms", &d->wake_cpu) ||
       ts__ml_time_field(L, jc, "wake_latency_ms", &d->wake_latency) ||
+      ts__ml_enum_field(L, jc, "resume", resumes, &d->microtask) ||
       int_field(L, jc, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes) || load_task_wake(L, jc, d))
     return -1;
   const char *names[64];
@@ -319,7 +323,7 @@ int ts__ml_load_pools(loader *L, const cJSON *root)
 static int load_server(loader *L, const cJSON *js, int i)
 {
   static const char *const keys[] = {"name", "pool", "worker", "dispatch", "concurrency", "queue_limit", "policy",
-                                     "burst_limit", "weights", "note", NULL};
+                                     "burst_limit", "weights", "resume", "note", NULL};
   static const char *const dispatches[] = {"free", "round_robin", NULL};
   ts_server_decl *d = &L->m->servers[i];
   const char *name, *pool = NULL;
@@ -334,7 +338,8 @@ static int load_server(loader *L, const cJSON *js, int i)
   if (ts_jcheck_keys(&L->c, js, keys, L->e) || ts_jget_string(&L->c, js, "name", 1, &name, L->e) ||
       ts_jget_string(&L->c, js, "pool", 0, &pool, L->e) || int_field(L, js, "concurrency", 1, 1000000, &conc) ||
       load_policy(L, js, &d->policy, &d->sched) || ts__ml_class_expr(L, js, "worker", 0, &d->worker) ||
-      ts__ml_enum_field(L, js, "dispatch", dispatches, &rr) || int_field(L, js, "queue_limit", 0, 10000000, &limit))
+      ts__ml_enum_field(L, js, "dispatch", dispatches, &rr) || int_field(L, js, "queue_limit", 0, 10000000, &limit) ||
+      ts__ml_enum_field(L, js, "resume", resumes, &d->microtask))
     return -1;
   d->queue_limit = (int)limit;
   L->m->has_drop |= limit >= 0;

@@ -361,9 +361,6 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   if (h->mutexes)
     return ts_jfail(&L->c, "op", L->e, "call while mutex \"%s\" is held: a thread must not wait while it holds an OS "
                     "mutex", mutex_held(L, h));
-  size_t sp_at = L->nsteps;
-  if (!wait && !emit(L, &ts_op_spawn, "spawn call"))
-    return -1;
   size_t c = L->nsteps;
   ts_step *s = emit(L, &ts_op_call, label ? label : "call");
   if (!s)
@@ -417,9 +414,9 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   if (compile_else(L, st, c, h, h))
     return -1;
   if (!wait) {
-    if (!emit(L, &ts_op_exit, "end of spawned call"))
+    if (!emit(L, &ts_op_exit, "end of the task that waited for the reply"))
       return -1;
-    L->steps[sp_at].jump = (int)L->nsteps;
+    L->steps[c].next = (int)L->nsteps;
   }
   h->takes_time = 1;
   L->m->has_call = 1;

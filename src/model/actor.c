@@ -304,6 +304,15 @@ void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
   ts__worker_kick(w, wk, w->sim.now);
 }
 
+void ts__actor_microtask(ts_world *w, ts_actor *a)
+{
+  ts_worker *wk = &w->workers[a->worker];
+  ts__actor_set_state(w, a, TS_ACTOR_READY);
+  if (ts_ring_push(&wk->micro, a->id) != 0)
+    ts__world_nomem(w);
+  ts__worker_kick(w, wk, w->sim.now);
+}
+
 void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code)
 {
   ts__at(w, at, TS_EV_READY, a->id, (uint32_t)code);
@@ -542,7 +551,7 @@ static void drop(ts_world *w, ts_actor *a)
   start_followers(w, a);
 }
 
-void ts__actor_arrive(ts_world *w, ts_actor *a)
+int ts__actor_begin(ts_world *w, ts_actor *a)
 {
   a->st.arrive = w->sim.now;
   a->state_since = w->sim.now;
@@ -554,12 +563,18 @@ void ts__actor_arrive(ts_world *w, ts_actor *a)
     wk = &w->workers[a->home];
     if (wk->spec->capacity > 0 && wk->live >= wk->spec->capacity) {
       drop(w, a);
-      return;
+      return 0;
     }
     wk->live++;
   }
   w->live++;
-  ts__actor_ready(w, a, 0);
+  return 1;
+}
+
+void ts__actor_arrive(ts_world *w, ts_actor *a)
+{
+  if (ts__actor_begin(w, a))
+    ts__actor_ready(w, a, 0);
 }
 
 void ts__span_sample(ts_world *w, int span, ts_time t0)

@@ -6,7 +6,8 @@
  * parked in a wait step, and wakers of futures tasks (a register step:
  * op_pending.c), which stay listed whatever the task does until a notify
  * takes them. A notify takes its waiters off the list (all, or one) and
- * wakes each: a parked waiter becomes ready on its own worker; a task's
+ * wakes each: a parked waiter becomes ready on its own worker (an I/O
+ * callback, or with "resume": "microtask" a microtask); a task's
  * waker schedules the task if it is parked at a pending step, does nothing
  * if it is already in its run queue, and else sets its notified bit (it runs
  * its poll pass again); a child's waker marks the child woken and wakes its
@@ -35,7 +36,7 @@ static int make_ready(ts_world *w, const ts_actor *from, ts_actor *b, const ts_c
                b->worker != from->worker;
   int charge = parked && !wk->wake_charged;
   ts__actor_set_state(w, b, TS_ACTOR_READY);
-  if (ts__worker_push_ready(wk, b) != 0)
+  if ((d->microtask ? ts_ring_push(&wk->micro, b->id) : ts__worker_push_ready(wk, b)) != 0)
     ts__world_nomem(w);
   if (charge)
     wk->wake_charged = 1;

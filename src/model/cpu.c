@@ -399,7 +399,7 @@ void ts__cpu_cut(ts_world *w, ts_worker *wk)
 static int rr_slice(ts_world *w, ts_worker *wk)
 {
   int cores = w->model->cores;
-  if (!wk->rr_able || wk->ready.len > 0 || wk->timers.len > 0 || wk->phase != TS_PHASE_START || wk->blocked >= 0 ||
+  if (!wk->rr_able || wk->ready.len > 0 || wk->timers.len > 0 || wk->micro.len > 0 || wk->phase != TS_PHASE_START || wk->blocked >= 0 ||
       w->error || wk->seg != TS_SEG_ACTOR || wk->frac_q != 1 || (cores > 0 && w->busy > cores))
     return 0;
   ts_time now = w->sim.now;

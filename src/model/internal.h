@@ -95,6 +95,10 @@ int ts__actor_continue(ts_world *w, ts_actor *a);
 /* a becomes ready on its current worker now: an I/O callback, or (timer) a
  * timer in the timers phase. Kicks the worker. */
 void ts__actor_ready(ts_world *w, ts_actor *a, int timer);
+/* a becomes ready on its current worker now as a microtask (a promise
+ * reaction): the worker runs it, and every microtask queued meanwhile,
+ * before anything else it would run next. Kicks the worker. */
+void ts__actor_microtask(ts_world *w, ts_actor *a);
 /* Schedule a TS_EV_READY of kind code for a at absolute time at. */
 void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code);
 /* One draw of d for actor a (its own stream), in ns, capped at
@@ -122,6 +126,9 @@ ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a);
 void ts__future_finish(ts_world *w, ts_actor *a);
 /* a arrives now on its worker (its program starts as a callback). */
 void ts__actor_arrive(ts_world *w, ts_actor *a);
+/* a arrives now, without becoming ready: the caller sets what it waits for.
+ * Returns 1, or 0 when a's worker was full and a was dropped. */
+int ts__actor_begin(ts_world *w, ts_actor *a);
 /* a's own stream, made (seeded) on its first call. NULL after
  * ts__world_nomem. */
 ts_rng *ts__actor_rng(ts_world *w, ts_actor *a);
@@ -263,8 +270,9 @@ void ts__chan_register(ts_world *w, ts_actor *a, int decl, int inst);
 int ts__load_chan_ref(ts_spec *sp, ts_step *s);
 /* Actor a's call reached its server: queue it; admit what the server can take. */
 void ts__server_request(ts_world *w, ts_actor *a);
-/* Actor a's call in service on server s finished: admit the next ones. */
-void ts__server_done(ts_world *w, ts_actor *a, int s);
+/* Actor a's call of priority class klass in service on server s finished:
+ * admit the next ones. */
+void ts__server_done(ts_world *w, ts_actor *a, int s, int klass);
 
 /* --- giving up: timeouts, drops (timeout.c) --- */
 

@@ -82,6 +82,7 @@ typedef struct ts_step {
   int slot;           /* repeat: loop slot (nesting depth) */
   int jump;           /* repeat, if, else: where control goes */
   int alt;            /* lock, wait, call: where an actor that gives up goes (its else steps); -1: it ends */
+  int next;           /* call with wait false: where its caller goes on (past the task's steps) */
   int span;           /* span begun or ended here (-1: none) */
   int klass;          /* call: priority class (TS_CLASS_*) */
   int pool;           /* hop, call: the pool of the target */
@@ -155,6 +156,7 @@ typedef struct ts_chan_decl {
    * [0] a task on its own worker, [1] on another; user and kernel */
   ts_time task_wake_user[2], task_wake_kernel[2];
   int task_costs;             /* some task_wake cost is not 0 */
+  int microtask;              /* a woken waiter resumes as a microtask */
   int64_t size_bytes;
 } ts_chan_decl;
 
@@ -168,6 +170,7 @@ typedef struct ts_server_decl {
   int queue_limit;            /* calls waiting at most (a call beyond it is refused: a drop); -1: no limit */
   const ts_sched_type *policy;
   ts_sched_params sched;
+  int microtask;              /* admitted handlers and replies without a reply leg resume as microtasks */
 } ts_server_decl;
 
 typedef struct ts_counter_decl {

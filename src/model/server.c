@@ -1,7 +1,8 @@
 /* Servers: a request queue under a policy, served by a pool's workers, with
  * at most `concurrency` calls in service and at most `queue_limit` waiting
  * (a call that finds the queue full is refused: a drop). An admitted call's actor moves to a
- * worker of the pool and runs its handler there as a callback: the server's
+ * worker of the pool and runs its handler there as a callback (with "resume":
+ * "microtask", as a microtask): the server's
  * fixed worker; else a free worker of the pool (the fewest calls in service
  * on it, from any server; among equals the first from the one after the last
  * chosen), so that concurrency c on c threads is c servers (M/M/c); or, with
@@ -58,7 +59,10 @@ static void admit(ts_world *w, int s)
     a->worker = wk;
     ts__x(w, a)->wait_inst = -1;
     ts__timeout_cancel(a);
-    ts__actor_ready(w, a, 0);
+    if (d->microtask)
+      ts__actor_microtask(w, a);
+    else
+      ts__actor_ready(w, a, 0);
   }
 }
 
@@ -91,10 +95,10 @@ void ts__server_request(ts_world *w, ts_actor *a)
   admit(w, s->ref);
 }
 
-void ts__server_done(ts_world *w, ts_actor *a, int s)
+void ts__server_done(ts_world *w, ts_actor *a, int s, int klass)
 {
   if (w->obs && w->obs->call)
-    w->obs->call(w->obs->data, w->sim.now, a->id, s, a->sched_class, 2);
+    w->obs->call(w->obs->data, w->sim.now, a->id, s, klass, 2);
   w->servers[s].inflight--;
   w->workers[ts__x(w, a)->serve_worker].calls--;
   admit(w, s);

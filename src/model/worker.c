@@ -1,6 +1,11 @@
 /* Workers: an event loop or a thread, each with one CPU (see cpu.c for how
  * CPU is shared when the host has fewer cores).
  *
+ * Microtasks (promise reactions) run before anything else: whenever the
+ * worker's CPU frees, its microtasks run, each until it leaves the CPU,
+ * including those they queue, before its loop takes the next timer, callback
+ * or queued actor (or a thread its run queue's next task).
+ *
  * Event loop (Node-like): an iteration starts by paying the loop overhead
  * (when set) and taking a snapshot of the expired timers and the ready I/O
  * callbacks; the timers phase runs the timers of the snapshot, the poll phase
@@ -106,9 +111,21 @@ static void park(ts_world *w, ts_worker *wk)
   wk->wake_charged = 0; /* a new park cycle */
 }
 
+/* Run wk's microtasks, each until it leaves the CPU, and those they queue.
+ * Returns 1 if one keeps the worker busy. */
+static int run_microtasks(ts_world *w, ts_worker *wk)
+{
+  while (wk->micro.len > 0 && wk->blocked < 0 && !w->error)
+    if (start_actor(w, wk, ts_ring_pop(&wk->micro)))
+      return 1;
+  return 0;
+}
+
 static void next_thread(ts_world *w, ts_worker *wk)
 {
   for (;;) {
+    if (run_microtasks(w, wk))
+      return;
     if (wk->blocked >= 0) {
       ts__cpu_idle(w, wk);
       return;
@@ -125,6 +142,8 @@ static void next_thread(ts_world *w, ts_worker *wk)
 static void next_loop(ts_world *w, ts_worker *wk)
 {
   for (;;) {
+    if (run_microtasks(w, wk))
+      return;
     if (wk->blocked >= 0) {
       ts__cpu_idle(w, wk);
       return;

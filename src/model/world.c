@@ -75,6 +75,7 @@ static int lay_out_pools(ts_world *w, int workers)
       wk->cpu_scale = 1;
       ts_ring_init(&wk->ready);
       ts_ring_init(&wk->timers);
+      ts_ring_init(&wk->micro);
       ts_sched_queue_init(&wk->queue, &m->pools[p].sched);
       ts_ring_init(&wk->fifo_q);
       ts_ring_init(&wk->wakes);
@@ -515,6 +516,7 @@ void ts_world_finish(ts_world *w)
     for (int i = 0; i < w->nworkers; i++) {
       ts_ring_finish(&w->workers[i].ready);
       ts_ring_finish(&w->workers[i].timers);
+      ts_ring_finish(&w->workers[i].micro);
       ts_sched_queue_finish(&w->workers[i].queue);
       ts_ring_finish(&w->workers[i].fifo_q);
       ts_ring_finish(&w->workers[i].wakes);
@@ -574,6 +576,8 @@ void ts_world_trim(ts_world *w)
       ts_ring_finish(&wk->ready);
     if (wk->timers.len == 0)
       ts_ring_finish(&wk->timers);
+    if (wk->micro.len == 0)
+      ts_ring_finish(&wk->micro);
     if (wk->fifo_q.len == 0)
       ts_ring_finish(&wk->fifo_q);
     if (wk->wakes.len == 0)

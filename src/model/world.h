@@ -177,6 +177,7 @@ typedef struct ts_worker {
   const ts_pool *spec;
   ts_ring ready;          /* event loop: I/O callbacks for the poll phase; thread: the run queue */
   ts_ring timers;         /* event loop: expired timers for the timers phase */
+  ts_ring micro;          /* microtasks: run before anything else, whatever the phase */
   ts_sched_queue queue;   /* event loop: the time-slice queue (a policy other than fifo) */
   ts_ring fifo_q;         /* event loop: the time-slice queue under fifo (actor ids) */
   int fifo;               /* the queue policy is fifo: fifo_q is the queue */
