@@ -9,8 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -488,6 +493,180 @@ START_TEST(hard_out_of_memory_is_not_malformed_json)
 }
 END_TEST
 
+/* ---- results folders: leftovers and concurrent runs ---- */
+
+/* Start `tssim ARGS` from the source root (its pid is the process's, under
+ * the test wrapper too), stderr into errfile; returns the pid. */
+static pid_t spawn(const char *args, const char *errfile)
+{
+  char cmd[4 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "cd '%s' && exec %s '%s' %s >/dev/null 2>'%s'", tu_source_root(), tu_tssim_wrapper(),
+           getenv("TSSIM_BINARY"), args, errfile);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Wait until path exists (a file a spawned run makes), at most limit_s seconds. */
+static int appears(const char *path, const char *text, int limit_s)
+{
+  for (int i = 0; i < limit_s * 20; i++) {
+    struct stat st;
+    if (stat(path, &st) == 0) {
+      if (!text)
+        return 1;
+      char *have = tu_read_file(path, NULL);
+      int found = strstr(have, text) != NULL;
+      free(have);
+      if (found)
+        return 1;
+    }
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+  }
+  return 0;
+}
+
+/* The exit status of spawned pid. */
+static int reap(pid_t pid)
+{
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* A pid no process has (a child that has exited and was reaped). */
+static long dead_pid(void)
+{
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0)
+    _exit(0);
+  ck_assert_int_eq(reap(pid), 0);
+  return (long)pid;
+}
+
+/* A run killed with SIGKILL left samples.csv.tmp.PID (megabytes each time);
+ * the next run into the folder removes it, and what another dead run's
+ * commit had moved aside comes back, while a live process's temporary stays. */
+START_TEST(hard_leftovers_of_killed_runs_are_cleaned)
+{
+  char args[2 * PATH_MAX], path[PATH_MAX + 128], *err;
+  const char *out = at("out");
+  char outdir[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", out);
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 1000,2000,4000 -r 50 -j 1 -q --no-plots -o '%s'", outdir);
+  pid_t pid = spawn(args, at("err"));
+  snprintf(path, sizeof path, "%s/samples.csv.tmp.%ld", outdir, (long)pid);
+  ck_assert_msg(appears(path, NULL, 120), "no %s", path);
+  kill(pid, SIGKILL);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFSIGNALED(status));
+  ck_assert_int_eq(access(path, F_OK), 0); /* left behind */
+  /* what other dead runs left, and a live process's temporary */
+  long dead = dead_pid();
+  char old[PATH_MAX + 128], live[PATH_MAX + 128], log[PATH_MAX + 128];
+  snprintf(old, sizeof old, "%s/summary.csv.old.%ld", outdir, dead);
+  snprintf(log, sizeof log, "%s/.wave.log.%ld", outdir, dead);
+  snprintf(live, sizeof live, "%s/model.json.tmp.%ld", outdir, (long)getpid());
+  tu_write_file(old, "the previous summary\n");
+  tu_write_file(log, "gnuplot said\n");
+  tu_write_file(live, "being written\n");
+  /* a run that fails at its first replication still cleans (it holds the folder) */
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 --no-plots -o '%s' --set 'classes[0].count=n / 3'",
+           outdir);
+  ck_assert_int_eq(tssim_under(":", args, &err), 2);
+  char want[PATH_MAX + 200];
+  snprintf(want, sizeof want, "tssim: %s: removed 3 temporary file(s) a run that did not finish left there (", outdir);
+  ck_assert_msg(strstr(err, want) == err, "%s", err);
+  free(err);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_ne(access(log, F_OK), 0);
+  ck_assert_int_ne(access(old, F_OK), 0);
+  snprintf(path, sizeof path, "%s/summary.csv", outdir);
+  char *back = tu_read_file(path, NULL);
+  ck_assert_str_eq(back, "the previous summary\n");
+  free(back);
+  ck_assert_int_eq(access(live, F_OK), 0);
+  ck_assert_int_eq(remove(live), 0);
+  ck_assert_int_eq(leftovers(outdir), 0);
+}
+END_TEST
+
+/* A run into a folder another run holds waits for it, saying so, and
+ * writes nothing until the folder is released. */
+START_TEST(hard_second_run_waits_for_the_folder)
+{
+  char outdir[PATH_MAX + 64], args[2 * PATH_MAX], path[PATH_MAX + 128], errfile[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", at("out"));
+  snprintf(errfile, sizeof errfile, "%s", at("err"));
+  ck_assert_int_eq(mkdir(outdir, 0777), 0);
+  int fd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not held by the run it starts */
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(flock(fd, LOCK_EX), 0); /* as a run holds it */
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 --no-plots -o '%s'", outdir);
+  pid_t pid = spawn(args, errfile);
+  char want[PATH_MAX + 256];
+  snprintf(want, sizeof want, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n",
+           outdir);
+  ck_assert_msg(appears(errfile, want, 120), "no waiting line");
+  ck_assert_int_eq(leftovers(outdir), 0); /* nothing written while it waits */
+  snprintf(path, sizeof path, "%s/summary.csv", outdir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_eq(close(fd), 0);
+  ck_assert_int_eq(reap(pid), 0);
+  ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+/* Three runs at once into one folder, each with its own cost: they take
+ * turns, all succeed, and the folder is one run's whole (its summary's
+ * cpu_ms is its samples' cpu_ms), round after round. It was mixed in about
+ * 1 of 80 rounds (summary.csv from one run, samples.csv from another). */
+START_TEST(hard_concurrent_runs_leave_one_whole_folder)
+{
+  char outdir[PATH_MAX + 64], cmd[8 * PATH_MAX], status_file[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", at("out"));
+  for (int round = 0; round < 4; round++) {
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, "cd '%s' && (", tu_source_root());
+    for (int k = 1; k <= 3; k++)
+      len += (size_t)snprintf(cmd + len, sizeof cmd - len,
+                              "(%s '%s' run scenarios/rr-wave.json --n 300 -r 2 -j 1 -q --no-plots -o '%s' "
+                              "--set params.c_ms=%d; echo $? >'%s/status%d') & ",
+                              tu_tssim_wrapper(), getenv("TSSIM_BINARY"), outdir, 100 * k, tmp, k);
+    snprintf(cmd + len, sizeof cmd - len, "wait) >/dev/null 2>&1");
+    ck_assert_int_eq(system(cmd), 0);
+    for (int k = 1; k <= 3; k++) {
+      snprintf(status_file, sizeof status_file, "%s/status%d", tmp, k);
+      char *st = tu_read_file(status_file, NULL);
+      ck_assert_str_eq(st, "0\n");
+      free(st);
+    }
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/summary.csv", outdir);
+    tu_table sum, smp;
+    tu_table_read(&sum, path);
+    snprintf(path, sizeof path, "%s/samples.csv", outdir);
+    tu_table_read(&smp, path);
+    double cpu = tu_table_num(&sum, 0, "cpu_ms");
+    ck_assert(cpu == 100 || cpu == 200 || cpu == 300);
+    for (int r = 0; r < sum.nrows; r++)
+      ck_assert_double_eq(tu_table_num(&sum, r, "cpu_ms"), cpu);
+    ck_assert_int_eq(smp.nrows, 2 * 300 * 2); /* two worker counts, 300 actors, 2 replications */
+    for (int r = 0; r < smp.nrows; r++)
+      ck_assert_double_eq(tu_table_num(&smp, r, "cpu_ms"), cpu);
+    tu_table_free(&sum);
+    tu_table_free(&smp);
+    ck_assert_int_eq(leftovers(outdir), 0);
+  }
+}
+END_TEST
+
 Suite *hard_suite(void)
 {
   Suite *s = suite_create("hard");
@@ -497,6 +676,8 @@ Suite *hard_suite(void)
   const TTest *const models[] = {hard_after_cycles_are_refused, hard_spans_nothing_begins_are_refused, NULL};
   const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_version_to_a_full_device_fails,
                                  hard_out_of_memory_is_not_malformed_json, NULL};
+  const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
+                                  hard_concurrent_runs_leave_one_whole_folder, NULL};
   const TTest *const windows[] = {hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);
@@ -504,5 +685,6 @@ Suite *hard_suite(void)
   tu_tcase(s, "models", models, NULL, NULL, 60);
   tu_tcase(s, "runs", windows, make_tmp, remove_tmp, 120);
   tu_tcase(s, "faults", faults, make_tmp, remove_tmp, 300);
+  tu_tcase(s, "folders", folders, make_tmp, remove_tmp, 600);
   return s;
 }

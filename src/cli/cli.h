@@ -106,6 +106,22 @@ void ts_cli_outdir_unmake(ts_outdir *m);
  * that exists is a folder, and the first missing part's parent is writable.
  * Returns 0, or prints one line naming dir and returns TS_EXIT_IO. */
 int ts_cli_outdir_check(const char *dir);
+/* Make results folder dir (mkdir -p, remembered in m) and lock it for this
+ * process, so that one run at a time writes into it: from before its first
+ * temporary file until its last result (plots included); a second run into
+ * the folder says it waits on stderr and waits (flock on the folder itself,
+ * released when *fd is closed or the process ends, however it ends). A
+ * folder removed or replaced while it waited (its run failed) is made again.
+ * A file system without locks is written without one. Then the temporary
+ * files of runs that died (SIGKILL: "NAME.tmp.PID", "NAME.old.PID",
+ * ".NAME.log.PID" of a process that is gone) are removed, and an old file
+ * that only a dead run's commit had moved aside is put back; unless quiet,
+ * one line says what was cleaned. Returns 0 with *fd the lock (-1: none), or
+ * the exit status after printing one line: TS_EXIT_IO, or the interrupt's
+ * when a signal came while it waited. */
+int ts_cli_outdir_lock(const char *dir, ts_outdir *m, int quiet, int *fd);
+/* Release what ts_cli_outdir_lock took (fd -1: nothing). */
+void ts_cli_outdir_unlock(int fd);
 /* Whether dir holds the files of a previous run (summary.json, summary.csv
  * or samples.csv); if so the newest one's time goes into when. */
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);

@@ -522,19 +522,23 @@ int ts_cmd_merge(int argc, char **argv)
   }
   if (rc == 0 && (rc = ts_cli_outdir_check(outdir)) == 0) {
     ts_atomic a;
-    ts_err e;
+    ts_outdir made = {0};
+    int lock = -1;
     ts_atomic_init(&a);
     ts_cli_interrupt_catch();
-    if (ts_mkdirs(outdir, &e)) {
-      fprintf(stderr, "tssim: %s\n", e.msg);
-      rc = TS_EXIT_IO;
-    } else if (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh)) == 0) {
+    if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0 &&
+        (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh)) == 0)) {
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
       if (rc == 0 && plots && !ts_cli_interrupted())
         ts_plot_results(outdir, quiet);
       if (rc != 0)
         memset(&s, 0, sizeof s);
     }
+    if (rc != 0)
+      ts_cli_outdir_unmake(&made);
+    ts_cli_outdir_unlock(lock);
+    while (made.n > 0)
+      free(made.made[--made.n]);
   }
   ts_sweep_finish(&s);
   free(rows);

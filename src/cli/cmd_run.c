@@ -402,6 +402,7 @@ int ts_cmd_run(int argc, char **argv)
   ts_atomic a;
   ts_atomic_init(&a);
   ts_outdir made = {0};
+  int lock = -1; /* the results folder's */
   progress pr = {.on = !o.quiet && isatty(2)};
   samples_out so = {.L = &L, .pr = &pr};
   ts_sweep s;
@@ -409,6 +410,9 @@ int ts_cmd_run(int argc, char **argv)
   if ((rc = ts_cli_outdir_check(outdir)) != 0)
     goto done;
   ts_cli_interrupt_catch();
+  /* one run at a time writes into a folder: this one from here to its plots */
+  if ((rc = ts_cli_outdir_lock(outdir, &made, o.quiet, &lock)) != 0)
+    goto done;
   if (!o.quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
     fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
             outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
@@ -425,7 +429,7 @@ int ts_cmd_run(int argc, char **argv)
   spec.progress_data = &pr;
   if (o.samples) { /* samples.csv streams into the batch as the sweep runs */
     ts_err e;
-    if (ts_cli_outdir_make(outdir, &made, &e) || !(so.f = ts_atomic_open(&a, outdir, "samples.csv", &e))) {
+    if (!(so.f = ts_atomic_open(&a, outdir, "samples.csv", &e))) {
       fprintf(stderr, "tssim: %s\n", e.msg);
       rc = TS_EXIT_IO;
       goto done;
@@ -491,6 +495,7 @@ done:
     ts_atomic_abort(&a); /* (nothing, after a commit) */
     ts_cli_outdir_unmake(&made);
   }
+  ts_cli_outdir_unlock(lock);
   while (made.n > 0)
     free(made.made[--made.n]);
   free(pr.point_end);

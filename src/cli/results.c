@@ -1,14 +1,22 @@
 /* The output a command writes: checking a results folder can be made before
- * any time is spent simulating, noticing a previous run in it, and checking
- * that standard output took everything. */
+ * any time is spent simulating, locking it while a run writes into it and
+ * cleaning what a killed run left there, noticing a previous run in it, and
+ * checking that standard output took everything. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/err.h"
 
 int ts_cli_outdir_check(const char *dir)
 {
@@ -52,6 +60,112 @@ int ts_cli_outdir_check(const char *dir)
     return TS_EXIT_IO;
   }
   return 0;
+}
+
+/* The pid a temporary name ends with (NAME.tmp.PID, NAME.old.PID,
+ * .NAME.log.PID: what io/atomic.c and viz/plot.c write), its kind ('t',
+ * 'o', 'l') and the length of NAME's part before the suffix; 0 if name is
+ * not one. */
+static long temporary_pid(const char *name, char *kind, size_t *base)
+{
+  static const char *const tags[] = {".tmp.", ".old.", ".log."};
+  for (int k = 0; k < 3; k++) {
+    const char *t = strstr(name, tags[k]), *next;
+    while (t && (next = strstr(t + 1, tags[k])))
+      t = next; /* the last one */
+    if (!t || (k == 2 && name[0] != '.'))
+      continue;
+    const char *digits = t + 5;
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 9)
+      continue;
+    *kind = tags[k][1];
+    *base = (size_t)(t - name);
+    return atol(digits);
+  }
+  return 0;
+}
+
+/* Remove what runs that died left in dir (see ts_cli_outdir_lock). */
+static void clean_leftovers(const char *dir, int quiet)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  char names[200] = "";
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    char kind;
+    size_t base;
+    long pid = temporary_pid(de->d_name, &kind, &base);
+    if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue; /* not a temporary, or its process lives (another program's, not a locked run's) */
+    char path[2048], orig[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    snprintf(orig, sizeof orig, "%s/%.*s", dir, (int)base, de->d_name);
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    /* an old file a commit moved aside and never put back or removed: back, unless a newer one is there */
+    int done = kind == 'o' && access(orig, F_OK) != 0 ? rename(path, orig) : remove(path);
+    if (done != 0)
+      continue;
+    size_t len = strlen(names);
+    if (n++ < 3)
+      snprintf(names + len, sizeof names - len, "%s%.60s", n > 1 ? ", " : "", de->d_name);
+  }
+  closedir(d);
+  if (n && !quiet)
+    fprintf(stderr, "tssim: %s: removed %d temporary file(s) a run that did not finish left there (%s%s)\n", dir, n,
+            names, n > 3 ? ", ..." : "");
+}
+
+int ts_cli_outdir_lock(const char *dir, ts_outdir *m, int quiet, int *fd)
+{
+  *fd = -1;
+  for (int tries = 0;; tries++) {
+    ts_err e;
+    if (ts_cli_outdir_make(dir, m, &e)) {
+      fprintf(stderr, "tssim: %s\n", e.msg);
+      return TS_EXIT_IO;
+    }
+    int f = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (f < 0) {
+      if (errno == ENOENT && tries < 100)
+        continue; /* removed since it was made: again */
+      fprintf(stderr, "tssim: %s: cannot open the results folder: %s\n", dir, strerror(errno));
+      return TS_EXIT_IO;
+    }
+    if (flock(f, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK) { /* no locks on this file system */
+        close(f);
+        clean_leftovers(dir, quiet);
+        return 0;
+      }
+      fprintf(stderr, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n", dir);
+      while (flock(f, LOCK_EX) != 0) {
+        if (errno == EINTR && !ts_cli_interrupted())
+          continue;
+        close(f);
+        if (errno != EINTR)
+          return 0;
+        fprintf(stderr, "tssim: interrupted while waiting for %s; nothing was run\n", dir);
+        return ts_cli_interrupt_status();
+      }
+    }
+    struct stat now, held;
+    if (stat(dir, &now) == 0 && fstat(f, &held) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) {
+      *fd = f;
+      clean_leftovers(dir, quiet);
+      return 0;
+    }
+    close(f); /* the folder went (its run failed) or was replaced while we waited: make and lock it again */
+  }
+}
+
+void ts_cli_outdir_unlock(int fd)
+{
+  if (fd >= 0)
+    close(fd);
 }
 
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap)
