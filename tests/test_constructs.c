@@ -447,6 +447,207 @@ START_TEST(constructs_exit_ends_the_program)
 }
 END_TEST
 
+/* ---- routing, preemption, batches ---- */
+
+/* Random routing: each of 2000 actors takes then with p = 0.3 (one uniform
+ * draw of its own stream): the share is within 0.03 of 0.3; with p = 0.6
+ * every actor that took then at 0.3 takes it again (the same draws), and
+ * p 0 and 1 are never and always. */
+START_TEST(constructs_if_p_routes_with_its_own_draws)
+{
+  static const double ps[] = {0.3, 0.6, 0, 1};
+  int took[4][2000];
+  for (int k = 0; k < 4; k++) {
+    char text[600];
+    snprintf(text, sizeof text,
+             "{'params': {'p': %g}, 'counters': [{'name': 'hits'}], 'classes': [{'name': 'a', 'count': 2000, 'program': ["
+             " {'op': 'if', 'p': '$p', 'then': [{'op': 'add', 'counter': 'hits'}, {'op': 'cpu', 'ms': 1}]}]}]}",
+             ps[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    for (int i = 0; i < 2000; i++)
+      took[k][i] = ts_world_actor(&w, i)->st.cpu > 0;
+    if (k == 0)
+      ck_assert_msg(fabs(w.counters[0] / 2000 - 0.3) < 0.03, "share %g", w.counters[0] / 2000);
+    if (k >= 2)
+      ck_assert_double_eq(w.counters[0], k == 2 ? 0 : 2000);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+  for (int i = 0; i < 2000; i++)
+    ck_assert(!took[0][i] || took[1][i]);
+}
+END_TEST
+
+/* Preemptive-resume priority on one event loop: a normal actor runs 10 ms
+ * from 0; a foreground one arrives at 1 (3 ms) and preempts it at once, a
+ * second foreground one at 2 waits for the first (same class, 4-7); the
+ * normal one resumes at 7 and ends at 16, with 10 ms of CPU. Without
+ * preempt the foreground ones wait until 10. */
+START_TEST(constructs_preemptive_resume)
+{
+  static const char *const preempt[] = {", 'preempt': true", ""};
+  static const double done[2][3] = {{16, 4, 7}, {10, 13, 16}};
+  for (int k = 0; k < 2; k++) {
+    char text[800];
+    snprintf(text, sizeof text,
+             "{'worker': {'policy': 'strict_priority'%s}, 'classes': ["
+             " {'name': 'lo', 'count': 1, 'program': [{'op': 'cpu', 'ms': 10}]},"
+             " {'name': 'hi', 'count': 2, 'queue_class': 'foreground', 'arrival': {'start_ms': 1, 'spacing_ms': 1},"
+             "  'program': [{'op': 'cpu', 'ms': 3}]}]}",
+             preempt[k]);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 1);
+    for (int a = 0; a < 3; a++)
+      ck_assert_int_eq(ts_world_actor(&w, a)->st.done, MS(done[k][a]));
+    ck_assert_int_eq(ts_world_actor(&w, 0)->st.cpu, MS(10));
+    if (k == 0)
+      ck_assert_double_eq(world_metric(&m, &w, "preemptions"), 1);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* Batch arrivals: a periodic source of period 10 brings 3 actors at each
+ * arrival (0, 10, 20 until the horizon 25): 9 actors, three at each instant;
+ * a fixed-count class of 7 in batches of 3 at spacing 5 arrives at 0, 0, 0,
+ * 5, 5, 5, 10. A geometric batch of mean 2.5 brings 2.5 actors an arrival
+ * on average. */
+START_TEST(constructs_batch_arrivals)
+{
+  ts_model m;
+  model_q("{'classes': [{'name': 'a', 'count': 'forever', 'arrival': {'kind': 'periodic', 'period_ms': 10, 'batch': 3},"
+          " 'program': [{'op': 'cpu', 'ms': 1}]},"
+          " {'name': 'b', 'count': 7, 'arrival': {'spacing_ms': 5, 'batch': '$k'}, 'program': [{'op': 'io', 'ms': 1}]}],"
+          " 'params': {'k': 3}}",
+          &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 1);
+  sp.horizon = sp.win_t1 = MS(25);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_eq(w.class_count[0], 9);
+  static const double at[] = {0, 0, 0, 5, 5, 5, 10};
+  for (int i = 0; i < 7; i++)
+    ck_assert_int_eq(ts_world_actor(&w, w.class_base[1] + i)->st.arrive, MS(at[i]));
+  int n = 0;
+  for (int id = 0; id < w.nactors; id++)
+    n += ts_world_actor(&w, id)->klass == 0 && ts_world_actor(&w, id)->st.arrive == MS(10);
+  ck_assert_int_eq(n, 3);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  model_q("{'classes': [{'name': 'a', 'count': 'forever', 'arrival': {'kind': 'periodic', 'period_ms': 1,"
+          " 'batch': {'dist': 'geometric', 'mean': 2.5}}, 'program': [{'op': 'io', 'ms': 1}]}]}",
+          &m);
+  sp.horizon = sp.win_t1 = MS(3999.5); /* 4000 arrivals */
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_msg(fabs(w.class_count[0] / 4000.0 - 2.5) < 0.1, "%d actors", w.class_count[0]);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Parameters everywhere: a Poisson rate, the host's cores and a policy's
+ * weights take $params and expressions. */
+START_TEST(constructs_params_everywhere)
+{
+  ts_model m;
+  model_q("{'params': {'rate': 250, 'cores': 2, 'w': 3}, 'host': {'cores': '$cores * 2'},"
+          " 'worker': {'policy': 'weighted_fair', 'weights': {'foreground': '$w'}},"
+          " 'classes': [{'name': 'a', 'count': 10, 'arrival': {'kind': 'poisson', 'rate_per_s': '$rate * 2'},"
+          "  'program': [{'op': 'cpu', 'ms': 1}]}]}",
+          &m);
+  ck_assert_double_eq(m.classes[0].arrival.rate_per_s, 500);
+  ck_assert_int_eq(m.cores, 4);
+  ck_assert_double_eq(m.pools[0].sched.weights[TS_CLASS_FOREGROUND], 3);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Axes: one may set a field left at its default, even inside an object the
+ * model left out (worker), and the measurement window may be an axis. */
+START_TEST(constructs_axes_on_defaults_and_the_window)
+{
+  char dir[256], *out, *err, path[400];
+  ck_assert_int_eq(run_files_q("axes",
+                               "{'classes': [{'name': 'job', 'count': 'forever', 'arrival': {'kind': 'periodic', 'period_ms': 100},"
+                               " 'program': [{'op': 'span_begin', 'span': 'job'}, {'op': 'cpu', 'ms': 1}, {'op': 'yield'},"
+                               " {'op': 'span_end', 'span': 'job'}]}]}",
+                               "{'name': 'x', 'model': 'm.json', 'workers': [1], 'horizon_ms': 10000, 'warmup_ms': 2000,"
+                               " 'axes': {'window': {'path': 'window_ms', 'values': [1000, 5000]},"
+                               "  'over': {'path': 'worker.yield_overhead_ms', 'values': [0, 0.5]}},"
+                               " 'table': ['job_count', 'cpu_cores']}",
+                               dir, sizeof dir, &out, &err),
+                   0);
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 4);
+  ck_assert_double_eq(tu_table_num(&t, 0, "job_count"), 10); /* window 1000: 10 jobs */
+  ck_assert_double_eq(tu_table_num(&t, 2, "job_count"), 50); /* window 5000: 50 */
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "cpu_cores"), 0.015, 1e-9); /* 1 + 0.5 ms of 100 */
+  tu_table_free(&t);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* barging against fifo hand-off at zero wake latency (issue 20 asked
+ * whether identical results there are right): thread 0 holds the mutex
+ * 0-1 while thread 1 parks on it at 0.5. At the release thread 1 is woken
+ * and retries at that same instant, before anything later: so barging gives
+ * fifo's schedule unless someone tries at that very instant, which only the
+ * releaser can, re-locking with nothing in between (gap 0) and no futex wake
+ * cost to pay first. Then it barges in (thread 0 ends at 2, thread 1 at 3);
+ * with a gap of 0.1 ms, or a futex wake cost of 0.01 paid right after the
+ * release (thread 1 pays it too at its own release: 2.01), the two rules
+ * agree. */
+START_TEST(constructs_barging_and_fifo_at_zero_latency)
+{
+  static const struct {
+    const char *handoff;
+    double gap, wake, end0, end1;
+  } cases[] = {{"fifo", 0, 0, 3, 2}, {"barging", 0, 0, 2, 3}, {"fifo", 0.1, 0, 3, 2}, {"barging", 0.1, 0, 3, 2},
+               {"fifo", 0, 0.01, 3, 2.01}, {"barging", 0, 0.01, 3, 2.01}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char text[900];
+    snprintf(text, sizeof text,
+             "{'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'round_robin'},"
+             " 'locks': [{'name': 'm', 'kind': 'mutex', 'scope': 'shared', 'handoff': '%s', 'futex_wake_ms': %g}],"
+             " 'classes': [{'name': 't', 'count': 2, 'program': [{'op': 'sleep', 'ms': 'i * 0.5'},"
+             "  {'op': 'lock', 'lock': 'm'}, {'op': 'cpu', 'ms': 1}, {'op': 'unlock', 'lock': 'm'},"
+             "  {'op': 'if', 'cond': 'i == 0', 'then': [{'op': 'cpu', 'ms': %g}, {'op': 'lock', 'lock': 'm'},"
+             "   {'op': 'cpu', 'ms': 1}, {'op': 'unlock', 'lock': 'm'}]}]}]}",
+             cases[k].handoff, cases[k].wake, cases[k].gap);
+    ts_model m;
+    model_q(text, &m);
+    ts_world w;
+    run_world(&w, &m, 1, 2);
+    ck_assert_msg(ts_world_actor(&w, 0)->st.done == MS(cases[k].end0) && ts_world_actor(&w, 1)->st.done == MS(cases[k].end1),
+                  "case %zu: %lld %lld", k, (long long)ts_world_actor(&w, 0)->st.done,
+                  (long long)ts_world_actor(&w, 1)->st.done);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* The examples of each construct run. */
+START_TEST(constructs_examples_run)
+{
+  static const char *const ex[] = {"mmc-pool", "round-robin", "reneging", "bounded", "routing", "preemption", "batch",
+                                   NULL};
+  tu_run_examples(ex);
+}
+END_TEST
+
 Suite *constructs_suite(void)
 {
   Suite *s = suite_create("constructs");
@@ -454,7 +655,8 @@ Suite *constructs_suite(void)
   const TTest *const spans[] = {constructs_span_from_arrival, NULL};
   const TTest *const slices[] = {constructs_slices_by_time, constructs_slices_by_time_under_sharing,
                                  constructs_cores_used_at_most_host_cores, NULL};
-  const TTest *const queues[] = {constructs_queue_depth_on_threads, constructs_least_loaded_joins_shortest_queue, NULL};
+  const TTest *const queues[] = {constructs_queue_depth_on_threads, constructs_least_loaded_joins_shortest_queue,
+                                 constructs_barging_and_fifo_at_zero_latency, NULL};
   const TTest *const scenario[] = {constructs_n_optional_and_empty_else, constructs_never_finishing_actors, NULL};
   const TTest *const give_up[] = {constructs_lock_timeout_gives_up_or_takes_else, constructs_wait_timeout_goes_on,
                                   constructs_call_timeout_reneges, constructs_mutex_timeout_wakes_the_thread,
@@ -465,5 +667,9 @@ Suite *constructs_suite(void)
   tu_tcase(s, "queues", queues, NULL, NULL, 0);
   tu_tcase(s, "scenario", scenario, NULL, NULL, 60);
   tu_tcase(s, "giving up", give_up, NULL, NULL, 0);
+  const TTest *const more[] = {constructs_if_p_routes_with_its_own_draws, constructs_preemptive_resume,
+                               constructs_batch_arrivals, constructs_params_everywhere,
+                               constructs_axes_on_defaults_and_the_window, constructs_examples_run, NULL};
+  tu_tcase(s, "routing, preemption, batches", more, NULL, NULL, 120);
   return s;
 }

@@ -508,8 +508,11 @@ static const bad_case bad[] = {
   {NULL, ", \"horizon_ms\": 100, \"warmup_ms\": 50, \"window_ms\": 60", "window_ms", "beyond horizon_ms"},
   {"{\"classes\": [{\"name\": \"b\", \"count\": 1, \"arrival\": {\"kind\": \"after\", \"after\": \"ghost\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    "", "classes[0].arrival.after", "no class named \"ghost\""},
-  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.treshold_ms\", \"values\": [1, 2]}}", "axes.t",
-   "worker.treshold_ms is not a field of the model"},
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.treshold_ms\", \"values\": [1, 2]}}", "worker.treshold_ms",
+   "did you mean \"threshold_ms\"?"},
+  /* an axis path under an array index that does not exist */
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"classes[5].count\", \"values\": [1, 2]}}", "axes.t",
+   "classes[5].count is not a field of the model"},
   {"{\"worker\": {\"threshold_ms\": 10}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    ", \"axes\": {\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [1, 2]}, \"u\": {\"sets\": {\"x\": {\"worker.threshold_ms\": 3}}}}",
    "axes.u", "two axes on one path"},

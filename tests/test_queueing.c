@@ -117,6 +117,197 @@ START_TEST(queueing_mmc_on_cpu_threads)
 }
 END_TEST
 
+/* M/M/3 on I/O: a semaphore (an async lock of capacity 3) around an
+ * exponential 1 ms io, Poisson at 2.4 per ms on one event loop (the steps
+ * take no CPU): three servers, FIFO waiters. W = C(3, 2.4) / (3 - 2.4) + 1. */
+START_TEST(queueing_mmc_on_io)
+{
+  check_form("M/M/3 on I/O",
+             "{'locks': [{'name': 'conn', 'scope': 'shared', 'capacity': 3}],"
+             " 'classes': [{'name': 'job', 'count': 6000, 'arrival': {'kind': 'poisson', 'rate_per_s': 2400},"
+             "  'program': [{'op': 'lock', 'lock': 'conn'}, {'op': 'io', 'ms': 1, 'dist': 'exponential'},"
+             "   {'op': 'unlock', 'lock': 'conn'}]}]}",
+             1, 1, 12, mean_sojourn, NULL, erlang_c(3, 2.4) / (3 - 2.4) + 1, 0.02);
+}
+END_TEST
+
+/* ---- priorities ---- */
+
+/* Two classes on one event loop under strict_priority, Poisson at 0.3
+ * (foreground) and 0.4 (normal) per ms, exponential 1 ms of CPU each. A job
+ * first yields into the time-slice queue, whose policy picks the next one to
+ * run: non-preemptive priority, Cobham's W_k = 1/mu + W0 / ((1 - s_{k-1})
+ * (1 - s_k)) with W0 = sum lambda E[S^2] / 2 = 0.7. With "preempt" (the
+ * programs without the yield: a ready foreground job preempts a running
+ * normal one) the foreground class sees M/M/1 alone, 1 / (mu - lambda_1),
+ * and the normal one (1/mu) / (1 - r1) + (r / mu) / ((1 - r1)(1 - r)). */
+static const char *const two_classes =
+    "{'worker': {'policy': 'strict_priority'%s}, 'classes': ["
+    " {'name': 'hi', 'count': 9000, 'queue_class': 'foreground', 'arrival': {'kind': 'poisson', 'rate_per_s': 300},"
+    "  'program': [%s{'op': 'cpu', 'ms': 1, 'dist': 'exponential'}]},"
+    " {'name': 'lo', 'count': 12000, 'arrival': {'kind': 'poisson', 'rate_per_s': 400},"
+    "  'program': [%s{'op': 'cpu', 'ms': 1, 'dist': 'exponential'}]}]}";
+
+START_TEST(queueing_cobham_priority)
+{
+  char text[900];
+  snprintf(text, sizeof text, two_classes, "", "{'op': 'yield'}, ", "{'op': 'yield'}, ");
+  double r1 = 0.3, r = 0.7, w0 = 0.7;
+  int hi = 0, lo = 1;
+  check_form("Cobham foreground", text, 1, 1, 13, mean_sojourn, &hi, 1 + w0 / (1 - r1), 0.02);
+  check_form("Cobham normal", text, 1, 1, 13, mean_sojourn, &lo, 1 + w0 / ((1 - r1) * (1 - r)), 0.02);
+}
+END_TEST
+
+START_TEST(queueing_preemptive_resume_priority)
+{
+  char text[900];
+  snprintf(text, sizeof text, two_classes, ", 'preempt': true", "", "");
+  double r1 = 0.3, r = 0.7;
+  int hi = 0, lo = 1;
+  check_form("preemptive foreground", text, 1, 1, 14, mean_sojourn, &hi, 1 / (1 - r1), 0.02);
+  check_form("preemptive normal", text, 1, 1, 14, mean_sojourn, &lo, 1 / (1 - r1) + r / ((1 - r1) * (1 - r)), 0.02);
+}
+END_TEST
+
+/* ---- processor sharing, networks ---- */
+
+/* M/G/1-PS: 64 threads on a host of one core, each job on an idle thread
+ * (least_loaded: the fewest live actors), so the jobs in the system share
+ * the core equally: processor sharing, whose mean time in the system is
+ * insensitive to the demand's shape, E[S] / (1 - rho) = 2 ms for lognormal
+ * demands of mean 1 ms and cv 2 at rho 0.5 (FCFS would give 3.5). */
+START_TEST(queueing_mg1_processor_sharing)
+{
+  check_form("M/G/1-PS",
+             "{'host': {'cores': 1}, 'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'least_loaded'},"
+             " 'classes': [{'name': 'job', 'count': 6000, 'arrival': {'kind': 'poisson', 'rate_per_s': 500},"
+             "  'program': [{'op': 'cpu', 'ms': 1, 'dist': 'lognormal', 'cv': 2}]}]}",
+             1, 64, 15, mean_sojourn, NULL, 2, 0.02);
+}
+END_TEST
+
+/* Two stations in tandem (Jackson): Poisson at 0.5 per ms, exponential CPU
+ * of 1 ms on one event loop, a hop to a second loop, exponential 0.8 ms
+ * there. E[T] = 1 / (mu1 - lambda) + 1 / (mu2 - lambda) = 2 + 4/3. */
+START_TEST(queueing_tandem)
+{
+  check_form("tandem",
+             "{'pools': [{'name': 'b', 'count': 1}], 'classes': [{'name': 'job', 'count': 6000,"
+             " 'arrival': {'kind': 'poisson', 'rate_per_s': 500}, 'program': [{'op': 'cpu', 'ms': 1, 'dist': 'exponential'},"
+             "  {'op': 'hop', 'pool': 'b', 'to': 0}, {'op': 'cpu', 'ms': 0.8, 'dist': 'exponential'}]}]}",
+             1, 1, 16, mean_sojourn, NULL, 2 + 4.0 / 3, 0.02);
+}
+END_TEST
+
+/* Feedback by random routing: after each exponential 1 ms of CPU a job
+ * leaves with probability 0.5 (an if with p), else it is served again; a
+ * job's demand is then exponential of mean 2 ms, and at Poisson 0.3 per ms
+ * the mean time in the system is 1 / (mu (1 - q) - lambda) = 5 ms. */
+START_TEST(queueing_feedback_routing)
+{
+  check_form("feedback",
+             "{'classes': [{'name': 'job', 'count': 6000, 'arrival': {'kind': 'poisson', 'rate_per_s': 300},"
+             " 'program': [{'op': 'repeat', 'count': 'forever', 'steps': [{'op': 'cpu', 'ms': 1, 'dist': 'exponential'},"
+             "  {'op': 'if', 'p': 0.5, 'then': [{'op': 'exit'}]}]}]}]}",
+             1, 1, 17, mean_sojourn, NULL, 1 / (0.5 - 0.3), 0.02);
+}
+END_TEST
+
+/* Mean value analysis of one FCFS queueing station of exponential service S
+ * and a delay (think time Z) with n customers: the response time R(n). */
+static double mva_response(int n, double s, double z)
+{
+  double q = 0, r = 0;
+  for (int k = 1; k <= n; k++) {
+    r = s * (1 + q);
+    q = k / (r + z) * r;
+  }
+  return r;
+}
+
+/* The mean of span 0's samples in the window. */
+static double span_mean(const ts_world *w, const void *arg)
+{
+  (void)arg;
+  const ts_span_rec *r = &w->spans[0];
+  double sum = 0;
+  for (size_t i = 0; i < r->len; i++)
+    sum += ts_time_to_ms(r->v[i]);
+  return r->len ? sum / (double)r->len : NAN;
+}
+
+/* Run a closed model (actors looping until the horizon) of REPS
+ * replications, its span 0 measured over [warmup, horizon). */
+static void check_closed(const char *what, const char *text, int n, int workers, uint64_t seed, double theory)
+{
+  ts_model m;
+  model_q(text, &m);
+  double v[REPS];
+  for (int r = 0; r < REPS; r++) {
+    ts_world w;
+    ts_world_spec sp = tu_world_spec(n, workers, ts_rng_derive_seed(seed, n, workers, r));
+    sp.horizon = sp.win_t1 = 6000 * 1000000LL;
+    sp.win_t0 = 500 * 1000000LL;
+    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    v[r] = span_mean(&w, NULL);
+    ts_world_finish(&w);
+  }
+  ts_model_finish(&m);
+  double mean = gsl_stats_mean(v, 1, REPS);
+  double h = gsl_cdf_tdist_Pinv(0.975, REPS - 1) * gsl_stats_sd(v, 1, REPS) / sqrt(REPS);
+  if (getenv("TSSIM_QUEUEING_VERBOSE"))
+    fprintf(stderr, "%-28s %10.4f +- %.4f  closed form %10.4f  (%+.2f%%)\n", what, mean, h, theory,
+            100 * (mean - theory) / theory);
+  ck_assert_msg(fabs(mean - theory) <= h + 0.02 * theory, "%s: %.4f +- %.4f, MVA %.4f", what, mean, h, theory);
+}
+
+/* The machine-repairman model: n = 6 machines each run an exponential 5 ms
+ * (a sleep), then queue for one repairman (an event loop: exponential 1 ms
+ * of CPU, FCFS). A span over the whole cycle (the wait for the repairman
+ * comes before any step of the machine runs again) against MVA's R + Z. */
+START_TEST(queueing_machine_repairman_mva)
+{
+  check_closed("machine repairman",
+               "{'classes': [{'name': 'machine', 'count': 'n', 'program': [{'op': 'repeat', 'count': 'forever',"
+               " 'span': 'cycle', 'steps': [{'op': 'sleep', 'ms': 5, 'dist': 'exponential'},"
+               " {'op': 'cpu', 'ms': 1, 'dist': 'exponential'}]}]}]}",
+               6, 1, 18, mva_response(6, 1, 5) + 5);
+}
+END_TEST
+
+/* A mutex as an MVA server: 6 threads, each computes an exponential 2 ms on
+ * its own core, then holds a mutex around an exponential 0.5 ms (fifo
+ * hand-off, no spin, no costs, no wake latency): the mutex is one FCFS
+ * station, the computing a delay; the lock-to-unlock time against MVA. */
+START_TEST(queueing_mutex_as_mva_server)
+{
+  check_closed("mutex as a server",
+               "{'worker': {'kind': 'thread'}, 'dispatch': {'policy': 'round_robin'},"
+               " 'locks': [{'name': 'm', 'kind': 'mutex', 'scope': 'shared'}],"
+               " 'classes': [{'name': 't', 'count': 'n', 'program': [{'op': 'repeat', 'count': 'forever', 'steps': ["
+               " {'op': 'cpu', 'ms': 2, 'dist': 'exponential'}, {'op': 'span_begin', 'span': 'held'},"
+               " {'op': 'lock', 'lock': 'm'}, {'op': 'cpu', 'ms': 0.5, 'dist': 'exponential'}, {'op': 'unlock', 'lock': 'm'},"
+               " {'op': 'span_end', 'span': 'held'}]}]}]}",
+               6, 6, 19, mva_response(6, 0.5, 2));
+}
+END_TEST
+
+/* ---- batches ---- */
+
+/* M^X/M/1: Poisson batches at 0.3 per ms of a geometric number of jobs (mean
+ * 2: E[X] = 2, E[X^2] = 6), exponential 1 ms each on one event loop, FIFO:
+ * rho = 0.6, E[T] = (E[X^2] + E[X]) / (2 E[X] mu (1 - rho)) = 5 ms. */
+START_TEST(queueing_batch_arrivals)
+{
+  check_form("M^X/M/1",
+             "{'classes': [{'name': 'job', 'count': 12000, 'arrival': {'kind': 'poisson', 'rate_per_s': 300,"
+             "  'batch': {'dist': 'geometric', 'mean': 2}}, 'program': [{'op': 'cpu', 'ms': 1, 'dist': 'exponential'}]}]}",
+             1, 1, 20, mean_sojourn, NULL, 8.0 / (2 * 2 * 0.4), 0.02);
+}
+END_TEST
+
 /* The share of arrivals (actors made) that gave up at their timeout. */
 static double timeout_share(const ts_world *w, const void *arg)
 {
@@ -197,9 +388,14 @@ END_TEST
 Suite *queueing_suite(void)
 {
   Suite *s = suite_create("queueing");
-  const TTest *const mmc[] = {queueing_mmc_on_cpu_threads, NULL};
+  const TTest *const mmc[] = {queueing_mmc_on_cpu_threads, queueing_mmc_on_io, NULL};
+  const TTest *const prio[] = {queueing_cobham_priority, queueing_preemptive_resume_priority, NULL};
+  const TTest *const net[] = {queueing_mg1_processor_sharing, queueing_tandem, queueing_feedback_routing,
+                              queueing_machine_repairman_mva, queueing_mutex_as_mva_server, queueing_batch_arrivals, NULL};
   const TTest *const give_up[] = {queueing_erlang_a_abandonment, queueing_mm1k_drops, queueing_erlang_b_loss, NULL};
   tu_tcase(s, "mmc", mmc, NULL, NULL, 120);
   tu_tcase(s, "giving up", give_up, NULL, NULL, 120);
+  tu_tcase(s, "priorities", prio, NULL, NULL, 120);
+  tu_tcase(s, "networks", net, NULL, NULL, 120);
   return s;
 }

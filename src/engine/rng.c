@@ -92,6 +92,11 @@ size_t ts_rng_index(ts_rng *r, size_t n)
   return n > 1 ? (size_t)gsl_rng_uniform_int(G(r), (unsigned long)n) : 0;
 }
 
+unsigned ts_rng_geometric(ts_rng *r, double p)
+{
+  return gsl_ran_geometric(G(r), p);
+}
+
 double ts_rng_exponential(ts_rng *r, double mean)
 {
   return gsl_ran_exponential(G(r), mean);

@@ -30,6 +30,8 @@ void ts_rng_destroy(ts_rng *r);
 double ts_rng_uniform(ts_rng *r);
 /* Uniform over the integers 0 to n - 1 (n >= 1). */
 size_t ts_rng_index(ts_rng *r, size_t n);
+/* Geometric on 1, 2, ... with success probability p in (0, 1] (mean 1 / p). */
+unsigned ts_rng_geometric(ts_rng *r, double p);
 /* Exponential with the given mean. */
 double ts_rng_exponential(ts_rng *r, double mean);
 /* Lognormal with the given mean and coefficient of variation (cv = sd/mean). */

@@ -8,19 +8,63 @@
 #include "io/model_json.h"
 #include "io/model_load.h"
 
+/* "batch": actors per arrival: an integer (a number, "$param" or an
+ * expression of $params), or {"dist": "geometric", "mean": M} (on 1, 2, ...)
+ * or {"dist": "uniform", "min": A, "max": B} (integers). */
+static int load_batch(loader *L, const cJSON *arr, ts_arrival *a)
+{
+  static const char *const keys[] = {"dist", "mean", "min", "max", "note", NULL};
+  static const char *const dists[] = {"fixed", "geometric", "uniform", NULL};
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(arr, "batch");
+  int64_t k = 1;
+  a->batch = 1;
+  if (!b)
+    return 0;
+  if (!cJSON_IsObject(b)) {
+    ts_spec sp = ts__ml_spec_of(L, arr);
+    if (ts_spec_int(&sp, "batch", 1, 1, 1000000, &k))
+      return -1;
+    a->batch = (int)k;
+    return 0;
+  }
+  size_t old = ts_jpush_key(&L->c, "batch");
+  ts_spec sp = ts__ml_spec_of(L, b);
+  int dist = 0, bad = ts_jcheck_keys(&L->c, b, keys, L->e) || ts_spec_enum(&sp, "dist", 1, dists, &dist);
+  int64_t lo = 1, hi = 1;
+  if (!bad && dist == TS_BATCH_FIXED)
+    bad = ts_jfail(&L->c, "dist", L->e, "a fixed batch is a number: \"batch\": K");
+  if (!bad && dist == TS_BATCH_GEOMETRIC) {
+    bad = ts_spec_number(&sp, "mean", 1, 1, 1e6, &a->batch_mean);
+    if (!bad && (ts_spec_has(&sp, "min") || ts_spec_has(&sp, "max")))
+      bad = ts_jfail(&L->c, ts_spec_has(&sp, "min") ? "min" : "max", L->e, "only for \"dist\": \"uniform\"");
+  }
+  if (!bad && dist == TS_BATCH_UNIFORM) {
+    bad = ts_spec_int(&sp, "min", 1, 1, 1000000, &lo) || ts_spec_int(&sp, "max", 1, 1, 1000000, &hi);
+    if (!bad && hi < lo)
+      bad = ts_jfail(&L->c, "max", L->e, "expected max >= min (%lld)", (long long)lo);
+    if (!bad && ts_spec_has(&sp, "mean"))
+      bad = ts_jfail(&L->c, "mean", L->e, "only for \"dist\": \"geometric\"");
+  }
+  ts_jpop(&L->c, old);
+  a->batch_kind = (ts_batch_kind)dist;
+  a->batch_lo = (int)lo;
+  a->batch_hi = (int)hi;
+  return bad ? -1 : 0;
+}
+
 static int load_arrival(loader *L, const cJSON *arr, ts_class *k)
 {
   static const char *const keys[] = {"kind", "start_ms", "spacing_ms", "period_ms", "phase_ms", "jitter_ms",
-                                     "rate_per_s", "after", "delay_ms", "note", NULL};
+                                     "rate_per_s", "after", "delay_ms", "batch", "note", NULL};
   static const char *const kinds[] = {"at", "periodic", "poisson", "after", NULL};
   int kind = 0;
   ts_arrival *a = &k->arrival;
   if (ts_jcheck_keys(&L->c, arr, keys, L->e) || ts__ml_enum_field(L, arr, "kind", kinds, &kind))
     return -1;
   a->kind = (ts_arrival_kind)kind;
-  static const char *const only[][5] = {{"start_ms", "spacing_ms", NULL},
-                                        {"period_ms", "phase_ms", "jitter_ms", NULL},
-                                        {"rate_per_s", "start_ms", NULL},
+  static const char *const only[][5] = {{"start_ms", "spacing_ms", "batch", NULL},
+                                        {"period_ms", "phase_ms", "jitter_ms", "batch", NULL},
+                                        {"rate_per_s", "start_ms", "batch", NULL},
                                         {"after", "delay_ms", NULL}};
   const cJSON *it;
   cJSON_ArrayForEach(it, arr)
@@ -42,8 +86,12 @@ static int load_arrival(loader *L, const cJSON *arr, ts_class *k)
     if (a->period <= 0)
       return ts_jfail(&L->c, "period_ms", L->e, "expected a period > 0");
   }
-  if (a->kind == TS_ARRIVE_POISSON &&
-      ts_jget_number(&L->c, arr, "rate_per_s", 1, 1e-9, 1e9, &a->rate_per_s, L->e))
+  if (a->kind == TS_ARRIVE_POISSON) {
+    ts_spec sp = ts__ml_spec_of(L, arr);
+    if (ts_spec_number(&sp, "rate_per_s", 1, 1e-9, 1e9, &a->rate_per_s))
+      return -1;
+  }
+  if (load_batch(L, arr, a))
     return -1;
   if (a->kind == TS_ARRIVE_AFTER) {
     const char *after;

@@ -220,8 +220,9 @@ static int load_policy(loader *L, const cJSON *obj, const ts_sched_type **policy
     static const char *const wkeys[] = {"foreground", "normal", "background", NULL};
     size_t old = ts_jpush_key(&L->c, "weights");
     int bad = ts_jcheck_keys(&L->c, wj, wkeys, L->e);
+    ts_spec ws = ts__ml_spec_of(L, wj);
     for (int c = 0; c < TS_NCLASSES && !bad; c++)
-      bad = ts_jget_number(&L->c, wj, wkeys[c], 0, 1e-6, 1e6, &sp->weights[c], L->e);
+      bad = ts_spec_number(&ws, wkeys[c], 0, 1e-6, 1e6, &sp->weights[c]);
     ts_jpop(&L->c, old);
     if (bad)
       return -1;
@@ -242,7 +243,7 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
 {
   static const char *const keys[] = {"name", "kind", "count", "policy", "threshold_ms", "priority_divisor",
                                      "priority_min_ms", "priority_yield", "yield_overhead_ms", "loop_overhead_ms",
-                                     "burst_limit", "weights", "capacity", "note", NULL};
+                                     "burst_limit", "weights", "capacity", "preempt", "note", NULL};
   static const char *const kinds[] = {"event_loop", "thread", NULL};
   static const char *const yields[] = {"immediate", "timer", NULL};
   const char *name = main ? "main" : NULL;
@@ -256,6 +257,9 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
   p->priority_timer = yield ? TS_PRIORITY_TIMER : 0;
   p->capacity = (int)cap;
   L->m->has_drop |= cap > 0;
+  if (ts_jget_bool(&L->c, wj, "preempt", 0, &p->preempt, L->e))
+    return -1;
+  L->m->has_preempt |= p->preempt != 0;
   if (ts__ml_check_name(L, "name", name) || !(p->name = ts__ml_dup_or_fail(L, name)))
     return -1;
   p->kind = (ts_worker_kind)kind;
@@ -277,6 +281,9 @@ static int load_pool_fields(loader *L, const cJSON *wj, ts_pool *p, int main)
     if (yield)
       return ts_jfail(&L->c, "priority_yield", L->e, "only for \"kind\": \"event_loop\" (a thread has no timers "
                       "phase)");
+    if (p->preempt)
+      return ts_jfail(&L->c, "preempt", L->e, "only for \"kind\": \"event_loop\" (a thread's run queue is FIFO: it has "
+                      "no classes to preempt by)");
   }
   if (main) {
     if (cJSON_GetObjectItemCaseSensitive(wj, "count"))

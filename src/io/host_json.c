@@ -128,22 +128,23 @@ int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
   static const char *const hkeys[] = {"cores", "cpu_scale", "cpu_scale_by_n", "instructions_per_ms", "note", NULL};
   static const char *const dkeys[] = {"policy", "task_id", "group_prefix", "note", NULL};
   const cJSON *h = NULL, *d = NULL, *ip = NULL;
-  long cores = 0;
+  int64_t cores = 0;
   const char *policy = "hash", *task = "task", *prefix = "cg";
   m->cpu_scale = 1;
   if (ts_jget_object(&L->c, root, "host", 0, &h, L->e) || ts_jget_object(&L->c, root, "dispatch", 0, &d, L->e))
     return -1;
   if (h) {
     size_t old = ts_jpush_key(&L->c, "host");
-    int bad = ts_jcheck_keys(&L->c, h, hkeys, L->e) || ts_jget_int(&L->c, h, "cores", 0, 0, 4096, &cores, L->e) ||
-              ts_jget_number(&L->c, h, "cpu_scale", 0, 1e-6, 1e3, &m->cpu_scale, L->e) ||
+    ts_spec sp = ts__ml_spec_of(L, h); /* numbers, $params or expressions of $params */
+    int bad = ts_jcheck_keys(&L->c, h, hkeys, L->e) || ts_spec_int(&sp, "cores", 0, 0, 4096, &cores) ||
+              ts_spec_number(&sp, "cpu_scale", 0, 1e-6, 1e3, &m->cpu_scale) ||
               load_cpu_scale_by_n(L, m, h) || ts_jget_object(&L->c, h, "instructions_per_ms", 0, &ip, L->e);
     if (!bad && ip) {
       static const char *const ikeys[] = {"user", "kernel", "note", NULL};
       size_t o2 = ts_jpush_key(&L->c, "instructions_per_ms");
-      bad = ts_jcheck_keys(&L->c, ip, ikeys, L->e) ||
-            ts_jget_number(&L->c, ip, "user", 1, 0, 1e12, &m->ipms_user, L->e) ||
-            ts_jget_number(&L->c, ip, "kernel", 1, 0, 1e12, &m->ipms_kernel, L->e);
+      ts_spec ips = ts__ml_spec_of(L, ip);
+      bad = ts_jcheck_keys(&L->c, ip, ikeys, L->e) || ts_spec_number(&ips, "user", 1, 0, 1e12, &m->ipms_user) ||
+            ts_spec_number(&ips, "kernel", 1, 0, 1e12, &m->ipms_kernel);
       ts_jpop(&L->c, o2);
     }
     ts_jpop(&L->c, old);

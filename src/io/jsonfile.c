@@ -605,6 +605,53 @@ cJSON *ts_json_get_path(cJSON *root, const char *path)
   return n == (cJSON *)-1 ? NULL : n;
 }
 
+/* Walk path's segments but the last; where a key is missing from an object
+ * and another key follows, add it as an empty object when `make` (a field
+ * left at its default whose object was left out too). Returns 1 when every
+ * segment but the last exists (or was made), else 0. */
+static int parents(cJSON *root, const char *path, int make)
+{
+  cJSON *node = root;
+  const char *p = path;
+  while (*p) {
+    char key[256];
+    long index = -1;
+    int kind = next_segment(&p, key, sizeof key, &index);
+    if (kind < 0)
+      return 0;
+    if (!*p)
+      return 1; /* the last segment: its parent exists */
+    cJSON *child = kind == 1 ? (cJSON_IsArray(node) ? cJSON_GetArrayItem(node, (int)index) : NULL)
+                             : (cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL);
+    if (!child && kind == 0 && cJSON_IsObject(node) && *p == '.' && node != cJSON_GetObjectItemCaseSensitive(root, "params")) {
+      if (!make)
+        return 1; /* the rest would be made */
+      child = cJSON_CreateObject();
+      if (!child || !cJSON_AddItemToObject(node, key, child)) {
+        cJSON_Delete(child);
+        return 0;
+      }
+    }
+    if (!child)
+      return 0;
+    node = child;
+  }
+  return 1;
+}
+
+int ts_json_path_settable(cJSON *root, const char *path)
+{
+  cJSON *parent;
+  char key[256];
+  long index = -1;
+  cJSON *n = walk(root, path, &parent, key, &index);
+  if (n && n != (cJSON *)-1)
+    return parent != NULL;
+  if (n == (cJSON *)-1)
+    return index < 0 && parent != cJSON_GetObjectItemCaseSensitive(root, "params");
+  return parents(root, path, 0);
+}
+
 int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e)
 {
   cJSON *parent;
@@ -613,6 +660,8 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   if (!*path)
     return ts_err_set(e, file, "--set", "empty path");
   cJSON *node = walk(root, path, &parent, key, &index);
+  if (!node && parents(root, path, 0) && parents(root, path, 1)) /* objects left out on the way: made */
+    node = walk(root, path, &parent, key, &index);
   if (!node || !parent)
     return ts_err_set(e, file, path, "--set: no such place in the model (check names and [indexes])");
   /* The value is JSON when all of it is ("2 * 3" is the string, not 2);

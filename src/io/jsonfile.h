@@ -74,5 +74,9 @@ int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __att
 int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e);
 /* The node at a dotted path, or NULL. */
 cJSON *ts_json_get_path(cJSON *root, const char *path);
+/* Whether ts_json_set_path could set path in root: it exists, or its last
+ * key is missing from an object that exists (not params, where a missing
+ * key is a typo). */
+int ts_json_path_settable(cJSON *root, const char *path);
 
 #endif

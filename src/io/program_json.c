@@ -309,12 +309,19 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
 
 static int compile_if(loader *L, const cJSON *st, const char *label, held *h)
 {
-  static const char *const keys[] = {"op", "label", "note", "cond", "then", "else", NULL};
+  static const char *const keys[] = {"op", "label", "note", "cond", "p", "then", "else", NULL};
   if (ts_jcheck_keys(&L->c, st, keys, L->e))
     return -1;
   size_t i = L->nsteps;
-  if (!emit(L, &ts_op_if, label ? label : "if") || ts_load_expr(L, st, "cond", 1, &L->steps[i].expr))
+  int chance = cJSON_GetObjectItemCaseSensitive(st, "p") != NULL;
+  if (chance && cJSON_GetObjectItemCaseSensitive(st, "cond"))
+    return ts_jfail(&L->c, "p", L->e, "either \"cond\" (a condition) or \"p\" (a probability), not both");
+  if (!emit(L, &ts_op_if, label ? label : "if") || ts_load_expr(L, st, chance ? "p" : "cond", 1, &L->steps[i].expr))
     return -1;
+  L->steps[i].chance = chance != 0;
+  double p;
+  if (chance && ts_expr_is_constant(L->steps[i].expr, &p) && !(p >= 0 && p <= 1))
+    return ts_jfail(&L->c, "p", L->e, "expected a probability in [0, 1], got %g", p);
   held a = *h, b = *h;
   a.top = b.top = 0;
   if (compile_block(L, st, "then", 1, &a))

@@ -52,7 +52,48 @@ static void combo_of(const ts_scenario *sc, long c, int *values)
   }
 }
 
-/* Every axis path names a place in the model, and every combination loads. */
+int ts_load_window_axis(const char *set)
+{
+  return strncmp(set, "warmup_ms=", 10) == 0 || strncmp(set, "window_ms=", 10) == 0;
+}
+
+/* The value of a window axis override "KEY=NUMBER" in ms, or -1 when it is not a number >= 0. */
+static double window_value(const char *set)
+{
+  char *end;
+  double v = strtod(strchr(set, '=') + 1, &end);
+  return *end == '\0' && v >= 0 && v <= 1e12 ? v : -1;
+}
+
+/* A window axis value is a number of ms, the window positive, and with the
+ * scenario's horizon warmup + window fits under it. */
+static int check_window_value(const ts_scenario *sc, const char *set, const char *path, const char *where, ts_err *e)
+{
+  double v = window_value(set);
+  int is_window = strcmp(path, "window_ms") == 0;
+  if (v < 0 || (is_window && v == 0))
+    return ts_err_set(e, sc->file, where, "%s: expected a number of ms%s, got %s", path, is_window ? " > 0" : " >= 0",
+                      strchr(set, '=') + 1);
+  ts_time t = ts_time_from_ms(v), warmup = is_window ? sc->warmup : t, window = is_window ? t : sc->window;
+  if (sc->horizon != TS_TIME_MAX && warmup + window > sc->horizon)
+    return ts_err_set(e, sc->file, where, "%s = %g ms puts the window's end beyond horizon_ms = %g ms", path, v,
+                      ts_time_to_ms(sc->horizon));
+  return 0;
+}
+
+void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *window)
+{
+  const ts_loaded *L = ctx;
+  const ts_scenario *sc = &L->sc;
+  for (int a = 0; a < sc->naxes; a++)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]]; k++) {
+      const char *set = sc->axes[a].sets[values[a]][k];
+      if (ts_load_window_axis(set))
+        *(set[1] == 'a' ? warmup : window) = ts_time_from_ms(window_value(set));
+    }
+}
+
+/* Every axis path names a place in the model (or the window), and every combination loads. */
 static int check_axes(ts_loaded *L, ts_err *e)
 {
   const ts_scenario *sc = &L->sc;
@@ -64,12 +105,16 @@ static int check_axes(ts_loaded *L, ts_err *e)
         char path[512];
         size_t n = strcspn(ax->sets[v][k], "=");
         snprintf(path, sizeof path, "%.*s", (int)(n < sizeof path ? n : sizeof path - 1), ax->sets[v][k]);
-        if (!ts_json_get_path(L->resolved, path)) {
-          char where[128];
-          snprintf(where, sizeof where, "axes.%s", ax->key);
-          return ts_err_set(e, sc->file, where, "%s is not a field of the model %s (an axis replaces fields that exist)",
-                            path, sc->model_path);
+        char where[128];
+        snprintf(where, sizeof where, "axes.%s", ax->key);
+        if (ts_load_window_axis(ax->sets[v][k])) {
+          if (check_window_value(sc, ax->sets[v][k], path, where, e))
+            return -1;
+          continue;
         }
+        if (!ts_json_path_settable(L->resolved, path))
+          return ts_err_set(e, sc->file, where, "%s is not a field of the model %s, nor a key its object may have (an "
+                            "axis sets fields, or adds a key left at its default)", path, sc->model_path);
       }
     combos *= ax->nvalues;
     if (combos > 100000)
@@ -145,7 +190,8 @@ int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_
   int rc = 0, a = 0;
   for (; a < sc->naxes && rc == 0; a++)
     for (int k = 0; k < sc->axes[a].nsets[values[a]] && rc == 0; k++)
-      rc = ts_model_apply_set(t, sc->model_path, sc->axes[a].sets[values[a]][k], &e);
+      if (!ts_load_window_axis(sc->axes[a].sets[values[a]][k]))
+        rc = ts_model_apply_set(t, sc->model_path, sc->axes[a].sets[values[a]][k], &e);
   if (rc == 0) {
     a = -1;
     rc = ts_model_from_json(t, sc->model_path, m, &e);
@@ -377,6 +423,7 @@ void ts_load_sweep_spec(ts_loaded *L, int jobs, int *sizes, ts_sweep_spec *spec)
                           .horizon = L->sc.horizon, .warmup = L->sc.warmup, .window = L->sc.window,
                           .naxes = L->sc.naxes, .axis_sizes = sizes,
                           .model_of = L->sc.naxes ? ts_load_model_of : NULL, .model = &L->model, .ctx = L,
+                          .window_of = L->sc.naxes ? ts_load_window_of : NULL,
                           .axis_name = axis_name, .axis_label = axis_label,
                           .ci_target = L->sc.ci_target, .ci_max = L->sc.ci_max, .ci_cols = table_cols,
                           .jobs = jobs};

@@ -40,6 +40,12 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
  * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
  * callback; ctx is the ts_loaded. */
 int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
+/* A ts_sweep_spec.window_of over a ts_loaded: the scenario's window with
+ * the combination's axis values of warmup_ms and window_ms. */
+void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *window);
+/* Whether an axis override "PATH=VALUE" sets the scenario's window
+ * (warmup_ms, window_ms) instead of a model field. */
+int ts_load_window_axis(const char *set);
 /* The sweep overrides of `tssim run` (--n, --workers, -r, --seed,
  * --ci-target, --ci-max) and of the library's setters, as text; NULL keeps
  * the scenario's. */

@@ -370,6 +370,15 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
   return TS_OP_BUSY;
 }
 
+void ts__cpu_preempt(ts_world *w, ts_worker *wk)
+{
+  catch_up(w, wk);
+  emit_piece(w, wk);
+  ts_world_actor(w, wk->actor)->seg.at_row = 0; /* it may stop inside a row */
+  wk->frac = 0;
+  wk->gen++;
+}
+
 void ts__cpu_cut(ts_world *w, ts_worker *wk)
 {
   if (wk->seg != TS_SEG_ACTOR)

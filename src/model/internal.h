@@ -13,7 +13,8 @@ enum {
   TS_EV_SOURCE,   /* obj: class; the next arrival of a class that arrives until the horizon */
   TS_EV_RESUME,   /* obj: actor; its blocked thread runs again (after a futex wake) */
   TS_EV_RELEASE,  /* obj: worker; the timer its time-slice queue's head waits for expires (priority_yield "timer") */
-  TS_EV_TIMEOUT   /* obj: actor; gen: its wait_gen when armed; a wait's timeout expires */
+  TS_EV_TIMEOUT,  /* obj: actor; gen: its wait_gen when armed; a wait's timeout expires */
+  TS_EV_PREEMPT   /* obj: worker; something became ready on a preemptive worker: check its running actor */
 };
 
 /* The sub of a step whose actor gave up waiting (a timeout, a full queue):
@@ -145,6 +146,9 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
 void ts__cpu_resume(ts_world *w, ts_actor *a);
 /* wk becomes busy with `work` ns of loop CPU that belongs to no actor. */
 void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work);
+/* Stop wk's running actor segment now, keeping what it has done (its
+ * planned end is void): the actor is preempted and resumes it later. */
+void ts__cpu_preempt(ts_world *w, ts_worker *wk);
 /* End wk's running actor segment now, as if its demand were what it has done
  * (a spinner that got its mutex stops spinning). */
 void ts__cpu_cut(ts_world *w, ts_worker *wk);
@@ -204,6 +208,7 @@ void ts__worker_counters(ts_world *w, ts_worker *wk);
 int ts__worker_of(const ts_world *w, int pool, int i);
 /* Event handlers. */
 void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
+void ts__worker_on_preempt(ts_sim *sim, const ts_event *ev);
 void ts__worker_on_resume(ts_sim *sim, const ts_event *ev);
 void ts__worker_on_release(ts_sim *sim, const ts_event *ev);
 

@@ -74,10 +74,10 @@ typedef struct ts_step {
   ts_dist limit;      /* lock, wait, call: how long the actor waits before it gives up (limited) */
   int64_t rows;       /* cpu: equal chunks (>= 1) */
   unsigned sliced : 1, timed : 1, kernel : 1, priority : 1, all : 1, wait : 1, from_notify : 1, forever : 1,
-      new_lap : 1, by_time : 1, from_arrival : 1, limited : 1;
+      new_lap : 1, by_time : 1, from_arrival : 1, limited : 1, chance : 1;
   int ref;            /* the lock, channel, server, counter or span the step names */
   ts_expr *index;     /* the instance of an indexed lock or channel; hop: target worker */
-  ts_expr *expr;      /* repeat: count; if: condition; add, set: value; notify: tokens */
+  ts_expr *expr;      /* repeat: count; if: condition (chance: the probability of then); add, set: value; notify: tokens */
   ts_expr *cond;      /* repeat: its "while" condition, checked before each iteration (NULL: none) */
   int slot;           /* repeat: loop slot (nesting depth) */
   int jump;           /* repeat, if, else: where control goes */
@@ -112,6 +112,7 @@ typedef struct ts_pool {
   ts_time yield_overhead;     /* loop CPU per yield */
   ts_time loop_overhead;      /* loop CPU per event-loop iteration that does work */
   int capacity;               /* live actors per worker at most (an arrival beyond it is dropped); 0: no limit */
+  int preempt;                /* event loop: a ready actor of a higher queue class preempts a running lower one */
 } ts_pool;
 
 /* The timer a yield waits for under "priority_yield": "timer": Node's
@@ -192,6 +193,8 @@ typedef struct ts_site_decl {
 
 typedef enum { TS_ARRIVE_AT, TS_ARRIVE_PERIODIC, TS_ARRIVE_POISSON, TS_ARRIVE_AFTER } ts_arrival_kind;
 
+typedef enum { TS_BATCH_FIXED, TS_BATCH_GEOMETRIC, TS_BATCH_UNIFORM } ts_batch_kind;
+
 typedef struct ts_arrival {
   ts_arrival_kind kind;
   ts_time start;              /* at: first arrival */
@@ -200,6 +203,10 @@ typedef struct ts_arrival {
   double rate_per_s;          /* poisson */
   int after;                  /* after: the class whose i-th actor's end starts our i-th */
   ts_time delay;              /* after: from that end */
+  ts_batch_kind batch_kind;   /* actors per arrival: batch (fixed), geometric of mean batch_mean, uniform in [lo, hi] */
+  int batch;                  /* fixed: actors per arrival (1: one) */
+  double batch_mean;
+  int batch_lo, batch_hi;
 } ts_arrival;
 
 typedef enum { TS_PLACE_DISPATCH, TS_PLACE_FIXED } ts_place_rule;
@@ -289,6 +296,7 @@ typedef struct ts_model {
   unsigned reads_n : 1;        /* some expression reads the sweep's n (a scenario must then give n) */
   unsigned has_timeout : 1;    /* a step with a timeout */
   unsigned has_drop : 1;       /* a server's queue_limit or a pool's capacity */
+  unsigned has_preempt : 1;    /* a pool with "preempt" */
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */

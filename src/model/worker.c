@@ -19,7 +19,18 @@
  * wakes it pays the wake cost once per park cycle.
  *
  * A worker blocked in a mutex runs nothing until the mutex is handed to the
- * blocked actor and its wake latency has passed. */
+ * blocked actor and its wake latency has passed.
+ *
+ * Preemptive-resume priority (an event loop with "preempt"): its poll phase
+ * runs the ready callbacks highest queue class first (the oldest among
+ * equals), and when an actor of a higher class than the running one becomes
+ * ready, or the worker starts an actor while one of a higher class waits
+ * (a timer, a callback, or in the time-slice queue), the running one is
+ * preempted at once (a PREEMPT check at the same instant): it goes back to
+ * the head of the ready callbacks with the rest of its CPU step (preemptive
+ * resume: first of its class again), and the waiting one runs.
+ * Only a running user segment is preempted (not a spin, a futex call or
+ * kernel CPU, nor loop overhead). */
 #include "model/internal.h"
 
 /* The time-slice queue: a plain ring of actor ids under the fifo policy
@@ -83,11 +94,24 @@ void ts__worker_on_release(ts_sim *sim, const ts_event *ev)
 }
 
 
+static long best_in(const ts_world *w, const ts_ring *r);
+
+/* Schedule wk's PREEMPT check now, unless one is pending. */
+static void check_preempt(ts_world *w, ts_worker *wk)
+{
+  if (!wk->preempt_pending) {
+    wk->preempt_pending = 1;
+    ts__at(w, w->sim.now, TS_EV_PREEMPT, wk->id, 0);
+  }
+}
+
 /* Actor id gets wk's CPU for a new run period (a new lap). Returns 1 if the
  * worker is busy afterwards. */
 static int start_actor(ts_world *w, ts_worker *wk, int id)
 {
   ts_actor *a = ts_world_actor(w, id);
+  if (wk->spec->preempt && (wk->ready.len > 0 || wk->timers.len > 0 || queue_len(wk) > 0))
+    check_preempt(w, wk); /* a waiting actor may outrank it */
   if (a->prio_pending) {
     a->prio_pending = 0;
     wk->prio_inflight--;
@@ -103,6 +127,30 @@ static int start_actor(ts_world *w, ts_worker *wk, int id)
     return 1;
   }
   return ts__actor_continue(w, a);
+}
+
+/* The index in ring r of the actor of the highest queue class (the first
+ * among equals), or -1 when r is empty. */
+static long best_in(const ts_world *w, const ts_ring *r)
+{
+  long best = -1;
+  int klass = TS_NCLASSES;
+  for (size_t i = 0; i < r->len && klass > 0; i++) {
+    int k = ts_world_actor(w, ts_ring_at(r, i))->sched_class;
+    if (k < klass) {
+      klass = k;
+      best = (long)i;
+    }
+  }
+  return best;
+}
+
+/* The next ready callback: the head, or on a preemptive worker the highest class. */
+static int pop_ready(ts_world *w, ts_worker *wk)
+{
+  if (!wk->spec->preempt)
+    return ts_ring_pop(&wk->ready);
+  return ts_ring_remove_at(&wk->ready, (size_t)best_in(w, &wk->ready));
 }
 
 static void park(ts_world *w, ts_worker *wk)
@@ -161,7 +209,7 @@ static void next_loop(ts_world *w, ts_worker *wk)
     case TS_PHASE_POLL:
       if (wk->poll_left > 0 && wk->ready.len > 0) {
         wk->poll_left--;
-        if (start_actor(w, wk, ts_ring_pop(&wk->ready)))
+        if (start_actor(w, wk, pop_ready(w, wk)))
           return;
       } else {
         wk->phase = TS_PHASE_CHECK;
@@ -220,6 +268,8 @@ void ts__worker_counters(ts_world *w, ts_worker *wk)
 
 void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at)
 {
+  if (wk->spec->preempt && wk->seg == TS_SEG_ACTOR)
+    check_preempt(w, wk); /* what became ready may outrank the running actor */
   if (wk->seg != TS_SEG_IDLE || wk->blocked >= 0)
     return;
   if (wk->wake_pending && wk->wake_at <= at)
@@ -236,6 +286,64 @@ void ts__worker_on_wake(ts_sim *sim, const ts_event *ev)
   if (wk->wake_pending && wk->wake_at == sim->now)
     wk->wake_pending = 0;
   if (wk->seg == TS_SEG_IDLE && wk->blocked < 0)
+    ts__worker_next(w, wk);
+}
+
+/* The waiting actor of wk (an expired timer, a ready callback, or in the
+ * time-slice queue) of the highest queue class above `klass`, the first
+ * among equals (timers, then callbacks, then the queue's oldest), taken out
+ * of where it waits; -1 when none outranks klass. */
+static int take_outranking(ts_world *w, ts_worker *wk, int klass)
+{
+  const ts_ring *rings[] = {&wk->timers, &wk->ready, wk->fifo ? &wk->fifo_q : NULL};
+  long at[3] = {-1, -1, -1};
+  int best = -1, bk = klass;
+  for (int k = 0; k < 3; k++) {
+    if (rings[k])
+      at[k] = best_in(w, rings[k]);
+    if (rings[k] && at[k] >= 0 && ts_world_actor(w, ts_ring_at(rings[k], (size_t)at[k]))->sched_class < bk) {
+      bk = ts_world_actor(w, ts_ring_at(rings[k], (size_t)at[k]))->sched_class;
+      best = k;
+    }
+  }
+  if (!wk->fifo) /* a policy's queue: its oldest item of the highest class */
+    for (size_t i = 0; i < ts_sched_queue_len(&wk->queue); i++)
+      if (ts_sched_queue_at(&wk->queue, i)->klass < bk) {
+        bk = ts_sched_queue_at(&wk->queue, i)->klass;
+        best = 3;
+        at[2] = (long)i;
+      }
+  if (best < 0)
+    return -1;
+  if (best == 3) {
+    int id = ts_sched_queue_at(&wk->queue, (size_t)at[2])->actor;
+    ts_sched_queue_remove(&wk->queue, id);
+    return id;
+  }
+  return ts_ring_remove_at((ts_ring *)rings[best], (size_t)at[best]);
+}
+
+void ts__worker_on_preempt(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  ts_worker *wk = &w->workers[ev->obj];
+  wk->preempt_pending = 0;
+  if (w->error || wk->seg != TS_SEG_ACTOR || wk->blocked >= 0 || wk->actor < 0)
+    return;
+  ts_actor *a = ts_world_actor(w, wk->actor);
+  if (!a->seg.active || a->seg.state != TS_ACTOR_RUNNING || a->seg.kernel)
+    return;
+  int id = take_outranking(w, wk, a->sched_class);
+  if (id < 0)
+    return;
+  ts__cpu_preempt(w, wk); /* a keeps the rest of its step, first of the ready callbacks */
+  ts__actor_set_state(w, a, TS_ACTOR_READY);
+  if (ts_ring_push_front(&wk->ready, a->id) != 0) {
+    ts__world_nomem(w);
+    return;
+  }
+  ts__count_now(w, &w->win_preemptions);
+  if (!start_actor(w, wk, id))
     ts__worker_next(w, wk);
 }
 

@@ -81,7 +81,8 @@ static int lay_out_pools(ts_world *w, int workers)
       ts_ring_init(&wk->wakes);
       wk->fifo = m->pools[p].policy == &ts_sched_fifo;
       wk->rr_able = !w->obs && wk->fifo && m->pools[p].kind == TS_WORKER_EVENT_LOOP && m->pools[p].loop_overhead <= 0 &&
-                    m->pools[p].priority_timer == 0;
+                    m->pools[p].priority_timer == 0 &&
+                    !m->pools[p].preempt;
     }
   return 0;
 }
@@ -148,7 +149,8 @@ static int count_classes(ts_world *w)
   const ts_model *m = w->model;
   w->class_base = calloc(m->nclasses + 1, sizeof *w->class_base);
   w->class_count = calloc(m->nclasses + 1, sizeof *w->class_count);
-  if (!w->class_base || !w->class_count)
+  w->class_epochs = calloc(m->nclasses + 1, sizeof *w->class_epochs);
+  if (!w->class_base || !w->class_count || !w->class_epochs)
     return -1;
   int total = 0;
   for (size_t c = 0; c < m->nclasses; c++) {
@@ -201,8 +203,31 @@ static int place(ts_world *w, int c, int i, int id, int *load)
   return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load + w->pool_base[p]);
 }
 
-/* When the i-th actor of a fixed-count class arrives (before the horizon check). */
-static ts_time arrival_time(ts_world *w, const ts_class *k, int i, ts_time *poisson_t)
+/* How many actors one arrival of ar brings (a draw from the world's stream
+ * unless fixed). */
+static int batch_size(ts_world *w, const ts_arrival *ar)
+{
+  switch (ar->batch_kind) {
+  case TS_BATCH_GEOMETRIC: return (int)ts_rng_geometric(w->rng, 1 / ar->batch_mean);
+  case TS_BATCH_UNIFORM: return ar->batch_lo + (int)ts_rng_index(w->rng, (size_t)(ar->batch_hi - ar->batch_lo + 1));
+  default: return ar->batch > 1 ? ar->batch : 1;
+  }
+}
+
+static int batched(const ts_arrival *ar)
+{
+  return ar->batch_kind != TS_BATCH_FIXED || ar->batch > 1;
+}
+
+/* Where a fixed-count class's arrivals stand: the Poisson clock, and in a
+ * batch its time, its arrival (epoch) number and the actors it still brings. */
+typedef struct arrivals {
+  ts_time poisson_t, t;
+  int epoch, left;
+} arrivals;
+
+/* When arrival (epoch) e of a fixed-count class happens (before the horizon check). */
+static ts_time epoch_time(ts_world *w, const ts_class *k, int i, ts_time *poisson_t)
 {
   const ts_arrival *ar = &k->arrival;
   switch (ar->kind) {
@@ -220,6 +245,21 @@ static ts_time arrival_time(ts_world *w, const ts_class *k, int i, ts_time *pois
   }
 }
 
+/* When the i-th actor of a fixed-count class arrives: its own arrival, or
+ * its batch's (actors i, i + 1, ... share one arrival until it has brought
+ * its batch). */
+static ts_time arrival_time(ts_world *w, const ts_class *k, int i, arrivals *cur)
+{
+  if (!batched(&k->arrival))
+    return epoch_time(w, k, i, &cur->poisson_t);
+  if (cur->left <= 0) {
+    cur->t = epoch_time(w, k, cur->epoch++, &cur->poisson_t);
+    cur->left = batch_size(w, &k->arrival);
+  }
+  cur->left--;
+  return cur->t;
+}
+
 /* The arrival cursor of fixed-count class c; NULL when it has none. */
 static int lane_setup_class(ts_world *w, int c, ts_lane_class *lc)
 {
@@ -228,12 +268,12 @@ static int lane_setup_class(ts_world *w, int c, ts_lane_class *lc)
   memset(lc, 0, sizeof *lc);
   lc->base = w->class_base[c];
   lc->lo = w->class_count[c];
-  if (ar->kind == TS_ARRIVE_AT && ar->spacing >= 0) {
+  if (ar->kind == TS_ARRIVE_AT && ar->spacing >= 0 && !batched(ar)) {
     lc->start = ar->start;
     lc->step = ar->spacing;
     return 0;
   }
-  if (ar->kind == TS_ARRIVE_PERIODIC && ar->jitter <= 0) {
+  if (ar->kind == TS_ARRIVE_PERIODIC && ar->jitter <= 0 && !batched(ar)) {
     lc->start = ar->phase;
     lc->step = ar->period;
     return 0;
@@ -356,7 +396,7 @@ static int init_actors(ts_world *w)
   }
   int main = ts_model_main_class(m), rc = 0;
   for (size_t c = 0; c < m->nclasses && rc == 0; c++) {
-    ts_time poisson_t = m->classes[c].arrival.start;
+    arrivals cur = {.poisson_t = m->classes[c].arrival.start};
     ts_lane_class *lc = &w->lane[w->nlane];
     if (m->classes[c].forever || m->classes[c].arrival.kind == TS_ARRIVE_AFTER || w->class_count[c] == 0) {
       lc = NULL;
@@ -378,7 +418,7 @@ static int init_actors(ts_world *w)
         rc = -1;
         break;
       }
-      ts_time at = arrival_time(w, &m->classes[c], i, &poisson_t);
+      ts_time at = arrival_time(w, &m->classes[c], i, &cur);
       if (lc)
         lane_note(w, lc, i, at);
     }
@@ -412,37 +452,50 @@ static void start_sources(ts_world *w)
   }
 }
 
-static void on_source(ts_sim *sim, const ts_event *ev)
+/* The i-th actor of source class c arrives now. Returns 0, or -1 when the run stops. */
+static int source_actor(ts_world *w, int c, int i)
 {
-  ts_world *w = sim->data;
-  const ts_class *k = &w->model->classes[ev->obj];
-  const ts_arrival *ar = &k->arrival;
-  int i = w->class_count[ev->obj]++;
-  w->let_epoch++; /* count(class) changed */
+  ts_sim *sim = &w->sim;
+  const ts_class *k = &w->model->classes[c];
   int p = k->pool, count = w->pool_base[p + 1] - w->pool_base[p];
   int wk;
   if (k->place == TS_PLACE_FIXED) {
-    ts_actor probe = {.index = i, .klass = ev->obj, .worker = w->pool_base[p]};
+    ts_actor probe = {.index = i, .klass = c, .worker = w->pool_base[p]};
     double v = ts__eval(w, &probe, k->place_worker);
     if (!(v >= 0 && v < count) || v != floor(v)) {
       char quoted[TS_EXPR_QUOTE];
       snprintf(w->errmsg, sizeof w->errmsg,
                "classes[%d].placement.worker: class %s's placement worker \"%s\" is %g for i = %d: expected [0, %d)",
-               ev->obj, k->name, ts_expr_excerpt(ts_expr_text(k->place_worker), quoted, sizeof quoted), v, i, count);
+               c, k->name, ts_expr_excerpt(ts_expr_text(k->place_worker), quoted, sizeof quoted), v, i, count);
       w->error = TS_WORLD_MODEL;
       sim->failed = TS_SIM_STOP;
-      return;
+      return -1;
     }
     wk = w->pool_base[p] + (int)v;
   } else {
     wk = w->pool_base[p] + i % count; /* sources spread round robin */
   }
-  ts_actor *a = ts__actor_new(w, ev->obj, i, wk, NULL);
+  ts_actor *a = ts__actor_new(w, c, i, wk, NULL);
   if (!a)
-    return;
+    return -1;
   ts__actor_arrive(w, a);
+  return 0;
+}
+
+static void on_source(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  const ts_class *k = &w->model->classes[ev->obj];
+  const ts_arrival *ar = &k->arrival;
+  for (int b = batch_size(w, ar); b > 0; b--) { /* one arrival, a batch of actors */
+    int i = w->class_count[ev->obj]++;
+    w->let_epoch++; /* count(class) changed */
+    if (source_actor(w, ev->obj, i))
+      return;
+  }
+  int e = ++w->class_epochs[ev->obj];
   ts_time next = ar->kind == TS_ARRIVE_PERIODIC
-                     ? ar->phase + (ts_time)(i + 1) * ar->period +
+                     ? ar->phase + (ts_time)e * ar->period +
                            (ar->jitter > 0 ? (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter) : 0)
                      : sim->now + (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
   if (next < sim->now)
@@ -497,6 +550,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_RESUME, ts__worker_on_resume);
   ts_sim_on(&w->sim, TS_EV_RELEASE, ts__worker_on_release);
   ts_sim_on(&w->sim, TS_EV_TIMEOUT, ts__timeout_on_expire);
+  ts_sim_on(&w->sim, TS_EV_PREEMPT, ts__worker_on_preempt);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
   if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
     return w->error ? w->error : -1;
@@ -542,6 +596,7 @@ void ts_world_finish(ts_world *w)
   free(w->pool_base);
   free(w->class_base);
   free(w->class_count);
+  free(w->class_epochs);
   free(w->locks);
   free(w->lock_base);
   free(w->chans);

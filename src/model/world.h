@@ -191,6 +191,7 @@ typedef struct ts_worker {
   int wake_charged;       /* thread: a notifier paid to wake it in this park cycle */
   ts_ring wakes;          /* a notify with per-task wake costs in progress here: the waiters it still wakes */
   ts_time wake_kernel;    /* ...and the kernel CPU of the one it is waking now */
+  int preempt_pending;    /* preempt: a PREEMPT check is scheduled now */
   int blocked;            /* the actor whose mutex wait blocks the whole worker, or -1 */
   int prio_inflight;      /* priority operations in flight in this worker's process */
   int head_timer;         /* priority_yield "timer": the time-slice queue's head waits for its timer (a RELEASE event) */
@@ -301,6 +302,7 @@ typedef struct ts_world {
   int cap_actors;
   int *class_base;        /* [nclasses + 1]: first actor id of each class (fixed counts) */
   int *class_count;       /* [nclasses]: actors of each class (forever: made so far) */
+  int *class_epochs;      /* [nclasses]: arrivals (batches) of each class that arrives until the horizon so far */
   int nfixed;             /* actors made at init (not spawned, not from sources) */
   int done;               /* actors done */
   int live;               /* actors arrived and not done */
@@ -348,6 +350,7 @@ typedef struct ts_world {
   int64_t mutex_contended;        /* contended acquires */
   int64_t win_timeouts;           /* waits that gave up at their timeout, in the window */
   int64_t win_drops;              /* arrivals and calls refused by a full worker or server queue, in the window */
+  int64_t win_preemptions;        /* running actors preempted by a higher class, in the window */
   ts_span_rec *spans;     /* [model spans] */
   int64_t memory_at_end;  /* bytes of live objects at the window's end (-1 until then) */
   int ended;              /* the window's end was reached and its snapshot taken */

@@ -11,7 +11,7 @@
 /* The built-in metrics. The first twelve exist for every model, in this
  * order (the historical summary.csv columns); `needs` gates the rest on the
  * model's features. */
-enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS, F_CORES, F_TIMEOUT, F_DROP };
+enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS, F_CORES, F_TIMEOUT, F_DROP, F_PREEMPT };
 
 static const struct builtin {
   const char *name, *unit, *meaning;
@@ -46,6 +46,7 @@ static const struct builtin {
   {"memory_bytes", "bytes", "declared size of the objects alive at the window's end (actors, locks, channels)", TS_SRC_WORLD, TS_W_MEMORY, 0, 0, F_ALWAYS},
   {"timeouts", "count", "waits (lock, mutex, channel, call) that gave up at their timeout in the window", TS_SRC_WORLD, TS_W_TIMEOUTS, 0, 0, F_TIMEOUT},
   {"drops", "count", "arrivals refused by a full worker (capacity) and calls by a full server queue (queue_limit) in the window", TS_SRC_WORLD, TS_W_DROPS, 0, 0, F_DROP},
+  {"preemptions", "count", "running actors preempted by a ready actor of a higher queue class in the window", TS_SRC_WORLD, TS_W_PREEMPTIONS, 0, 0, F_PREEMPT},
   {"kernel_ms", "ms", "kernel CPU of the actor (futex, wakes, kernel cpu steps)", TS_SRC_ACTOR, TS_Q_KERNEL, 0, 2, F_KERNEL},
   {"sleep_ms", "ms", "time sleeping (timers)", TS_SRC_ACTOR, TS_Q_SLEEP, 0, 1, F_SLEEP},
   {"chan_wait_ms", "ms", "time parked on channels", TS_SRC_ACTOR, TS_Q_CHAN_WAIT, 0, 1, F_CHAN},
@@ -74,7 +75,7 @@ void ts_metric_help(FILE *f)
     [F_HOP] = "with hops",      [F_CALL] = "with calls",         [F_SLEEP] = "with sleep steps",
     [F_IPMS] = "with host.instructions_per_ms", [F_KERNEL] = "with kernel CPU",
     [F_NCLASS] = "with a class counted by n", [F_CORES] = "with host.cores", [F_TIMEOUT] = "with a timeout",
-    [F_DROP] = "with a capacity or queue_limit"};
+    [F_DROP] = "with a capacity or queue_limit", [F_PREEMPT] = "with a preemptive pool"};
   for (size_t b = 0; b < NBUILTIN; b++) {
     fprintf(f, "  %-20s %s", builtins[b].name, builtins[b].meaning);
     if (when[builtins[b].needs])
@@ -113,6 +114,7 @@ static int wanted(const ts_model *m, int needs)
   case F_CORES: return m->cores > 0;
   case F_TIMEOUT: return m->has_timeout;
   case F_DROP: return m->has_drop;
+  case F_PREEMPT: return m->has_preempt;
   case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread || m->has_kernel_cpu;
   case F_NCLASS:
     for (size_t k = 0; k < m->nclasses; k++)
@@ -530,6 +532,7 @@ static double world_value(int id, const ts_world *w)
   case TS_W_CORES_USED: return win > 0 ? ts_world_core_time(w) / win : 0;
   case TS_W_TIMEOUTS: return (double)w->win_timeouts;
   case TS_W_DROPS: return (double)w->win_drops;
+  case TS_W_PREEMPTIONS: return (double)w->win_preemptions;
   case TS_W_USER_CORES: return win > 0 ? (double)user / win : 0;
   case TS_W_KERNEL_CORES: return win > 0 ? (double)kernel / win : 0;
   case TS_W_MUTEX_WAIT: return w->win_mutex_wait / 1e6;

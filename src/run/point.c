@@ -157,8 +157,8 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   ts_world w;
   ts_world_spec ws = {.n = pr->n, .workers = pr->workers,
                       .seed = ts_rng_derive_seed(spec->seed, pr->n, pr->workers, r), .horizon = spec->horizon,
-                      .win_t0 = spec->warmup,
-                      .win_t1 = spec->window > 0 ? spec->warmup + spec->window : spec->horizon};
+                      .win_t0 = pr->cr->warmup,
+                      .win_t1 = pr->cr->window > 0 ? pr->cr->warmup + pr->cr->window : spec->horizon};
   int rc = ts_world_init(&w, m, &ws, NULL);
   if (rc == 0)
     rc = ts_world_run(&w);

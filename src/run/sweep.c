@@ -79,6 +79,10 @@ static int combo_setup(const ts_sweep_spec *spec, ts_sweep *out, size_t c, combo
     cr->owned = 1;
   }
   cr->have_model = 1;
+  cr->warmup = spec->warmup;
+  cr->window = spec->window;
+  if (spec->window_of)
+    spec->window_of(spec->ctx, values, &cr->warmup, &cr->window);
   if (ts_metric_list_build(&cr->m, &cr->l, out->errmsg, sizeof out->errmsg) != 0)
     return TS_SWEEP_MODEL;
   cr->have_list = 1;

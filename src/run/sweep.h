@@ -106,6 +106,10 @@ typedef struct ts_sweep_spec {
    * name the point a failure happened at ("policy=fifo"); NULL: "axis0=0" */
   const char *(*axis_name)(void *ctx, int axis);
   const char *(*axis_label)(void *ctx, int axis, int v);
+  /* optional: the measurement window of one combination, when an axis sets
+   * it (warmup and window as above, filled in with these defaults); NULL:
+   * warmup and window for every combination */
+  void (*window_of)(void *ctx, const int *values, ts_time *warmup, ts_time *window);
   /* confidence target: add replications (up to ci_max) until every
    * half-width is within ci_target x |mean|; 0: no target */
   double ci_target;

@@ -34,6 +34,7 @@ typedef struct dvec {
  * actor metrics read (what a point pools). */
 typedef struct combo_run {
   ts_model m;
+  ts_time warmup, window;   /* its measurement window (ts_sweep_spec.window_of) */
   int have_model, owned, have_list;
   ts_metric_list l;
   int *colmap;          /* [l.n] */

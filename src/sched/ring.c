@@ -38,6 +38,22 @@ int ts_ring_at(const ts_ring *r, size_t i)
   return r->v[(r->head + i) & (r->cap - 1)];
 }
 
+int ts_ring_push_front(ts_ring *r, int x)
+{
+  if (r->len == r->cap) { /* full: grow by a push, then rotate the new item to the head */
+    if (ts_ring_push_grow(r, x) != 0)
+      return -1;
+    for (size_t k = r->len - 1; k > 0; k--)
+      r->v[(r->head + k) & (r->cap - 1)] = r->v[(r->head + k - 1) & (r->cap - 1)];
+    r->v[r->head] = x;
+    return 0;
+  }
+  r->head = (r->head + r->cap - 1) & (r->cap - 1);
+  r->v[r->head] = x;
+  r->len++;
+  return 0;
+}
+
 int ts_ring_remove_at(ts_ring *r, size_t i)
 {
   if (i == 0)

@@ -26,6 +26,8 @@ static inline int ts_ring_push(ts_ring *r, int x)
   r->len++;
   return 0;
 }
+/* Put x at the head (before every other item). Returns 0, or -1 when memory runs out. */
+int ts_ring_push_front(ts_ring *r, int x);
 /* Remove and return the head, or -1 when empty. */
 static inline int ts_ring_pop(ts_ring *r)
 {
