@@ -453,6 +453,46 @@ START_TEST(wasqlite_detached_call_queued_before_the_slot_frees)
 }
 END_TEST
 
+START_TEST(wasqlite_model_frees_the_slot_after_the_continuation)
+{
+  /* models/wa-sqlite.json in memory-dedicated-worker, one batch of 500
+   * ops, one read, no local write, round costs, no spread (cv 0), tree of
+   * 1,000 rows. The remote loop builds the batch 0-1.5 (500 x 0.003), then
+   * releases the read and calls appendMany: the batch's handler posts its
+   * ops (1.5-2.0: 500 x 0.001) and the reader, woken first, queues its read
+   * at 2.0. The worker: SQL 0.05 + 500 x 0.1 (2.1-52.15), the outcome
+   * 500 x 0.02 (to 62.15), its clone (62.65); back on main at 62.75: the
+   * clone's deserialization (63.25) and emitOutcome, 500 x 0.02, the
+   * caller's continuation before the slot frees (73.25). Only then is the
+   * read taken: hop (73.35), SQL 2 x 0.05 + 1,500 x 0.004 (79.45), clone
+   * (79.75), hop (79.85), deserialization (80.15), the map of the ids
+   * 1,500 x 0.0005 (80.9). The batch took 71.75 ms, the read 78.9; the
+   * final verification read ends the trial at 88.55. Had emitOutcome run
+   * after the slot freed, the read would have started 10 ms earlier. */
+  static const char scen[] =
+      "{\"name\": \"slot\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], \"replications\": 1,"
+      " \"set\": {\"servers[0].policy\": \"priority_barrier\", \"params.worker_legs\": 1, \"params.opfs_dw\": 0,"
+      " \"params.opfs_sw\": 0, \"params.broadcast\": 0, \"params.cross_tab\": 0, \"params.prefill\": 1000,"
+      " \"params.batches\": 1, \"params.reads\": 1, \"params.local_writes\": 0, \"params.cv\": 0, \"params.replay\": 0,"
+      " \"params.leg_ms\": 0.1, \"params.build_op_ms\": 0.003, \"params.clone_op_ms\": 0.001, \"params.clone_id_ms\": 0.0002,"
+      " \"params.map_id_ms\": 0.0005, \"params.change_ms\": 0.02, \"params.stmt_ms\": 0.05, \"params.op_ms\": 0.1,"
+      " \"params.row_ms\": 0.004}}";
+  char *path = tu_source_path("models/wa-sqlite.json"), *model = tu_read_file(path, NULL), dir[512], *out, sum[700];
+  ck_assert_int_eq(tu_run_files("wasqlite-slot", model, scen, dir, sizeof dir, &out, NULL), 0);
+  free(out);
+  snprintf(sum, sizeof sum, "%s/out/summary.csv", dir);
+  tu_table t;
+  tu_table_read(&t, sum);
+  ck_assert_double_eq_tol(span_mean(&t, "remote_batch_call"), 71.75, 1e-6);
+  ck_assert_double_eq_tol(span_mean(&t, "read_call"), 78.9, 1e-6);
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "duration_ms"), 88.55, 1e-6);
+  tu_table_free(&t);
+  tu_rmtree(dir);
+  free(model);
+  free(path);
+}
+END_TEST
+
 /* ---- the wa-sqlite model ---- */
 
 static const char *const runtimes[] = {"memory-direct", "memory-dedicated-worker", "opfs-dedicated-worker",
@@ -484,19 +524,20 @@ START_TEST(wasqlite_scenario_summary)
           fabs(tu_table_num(&t, nr, "ops_per_s") * tu_table_num(&t, nr, "duration_ms") / 2020e3 - 1), 0.02);
       /* every call waits at least its own work: p95 >= p50 */
       ck_assert_double_ge(tu_table_num(&t, nr, "read_p95_ms"), tu_table_num(&t, nr, "read_p50_ms"));
-      /* memory-direct ignores the priority argument (fifo) and the shared
-       * worker's FIFO never sees it: background and normal runs are the
-       * same runs (the same random streams), to the digit */
-      if (r == 0 || r == 3)
+      /* memory-direct ignores the priority argument (a FIFO chain):
+       * background and normal runs are the same runs (the same random
+       * streams), to the digit. So is every runtime at prefill 5,000
+       * (docs/wa-sqlite.md): a batch queued during a read is picked at
+       * that read's release, before the reader calls again, and the
+       * writer's next write is queued behind the batch, so no pick ever
+       * sees a read behind a queued batch */
+      if (r == 0 || p == 1)
         for (int m = 0; m < 4; m++) {
           char vs[64];
           snprintf(vs, sizeof vs, "%s_vs_normal", latencies[m]);
           ck_assert_str_eq(tu_table_cell(&t, nr, latencies[m]), tu_table_cell(&t, bg, latencies[m]));
           ck_assert_double_eq(tu_table_num(&t, bg, vs), 1);
         }
-      /* a read may only gain from bypassing queued background batches */
-      if (r == 1 || r == 2)
-        ck_assert_double_le(tu_table_num(&t, bg, "read_p95_ms"), tu_table_num(&t, nr, "read_p95_ms") * 1.001);
     }
   /* prefill makes every read slower: it returns every child of the root */
   for (int r = 0; r < 4; r++) {
@@ -512,13 +553,12 @@ END_TEST
 START_TEST(wasqlite_reproduces_the_recorded_fifo_runs)
 {
   /* The 8 normal-priority points against models/baselines/wa-sqlite-fifo.json
-   * (medians of the 4 recorded trials). Tolerance 5%: the fit's worst
-   * residual is below 3%; the rest allows for the two memory runtimes
-   * sharing one SQL engine while their recorded difference (the worker 3-4%
-   * faster at prefill 5,000) is only partly explained by the decode that
-   * overlaps the worker's SQL, and for the recorded trial-to-trial spread
-   * (up to 1.5% within a point, 4% counting memory-dedicated-worker's slow
-   * first trial at prefill 5,000). */
+   * (medians of the 4 recorded trials). Tolerance 5% (the issue's bar):
+   * the fit's worst residual is 4.8%, on the memory points. Recorded, the
+   * dedicated worker is 3-4% faster than memory-direct; in the code's order
+   * (the caller's continuation inside the slot) only the building of the
+   * next batch overlaps the worker's SQL, so the model cannot make the
+   * worker the faster one, and the fit splits the gap (docs/wa-sqlite.md). */
   char dir[512];
   tu_table t;
   run_summary("scenarios/wa-sqlite-priority.json", NULL, &t, dir, sizeof dir);
@@ -535,6 +575,48 @@ START_TEST(wasqlite_reproduces_the_recorded_fifo_runs)
                       100 * tu_table_num(&t, row, err));
       }
     }
+  tu_table_free(&t);
+  tu_rmtree(dir);
+}
+END_TEST
+
+START_TEST(wasqlite_alternatives_fit_the_fifo_runs)
+{
+  /* scenarios/wa-sqlite-alternatives.json: each variant of what the code
+   * leaves open was refitted to the same FIFO runs, and reproduces them
+   * within the same 5% (the FIFO runs cannot tell the variants apart) */
+  static const char *const variants[] = {"shipped", "growth-commits", "replay-since", "replay-all"};
+  char *path = tu_source_path("models/baselines/wa-sqlite-fifo.json"), *text = tu_read_file(path, NULL), dir[512];
+  cJSON *base = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(base);
+  tu_table t;
+  run_summary("scenarios/wa-sqlite-alternatives.json", NULL, &t, dir, sizeof dir);
+  ck_assert_int_eq(t.nrows, 64); /* 4 variants x 4 runtimes x 2 prefills x 2 priorities */
+  int checked = 0;
+  const cJSON *pt;
+  cJSON_ArrayForEach(pt, cJSON_GetObjectItemCaseSensitive(base, "points"))
+  {
+    const cJSON *axes = cJSON_GetObjectItemCaseSensitive(pt, "axes");
+    const char *rt = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(axes, "runtime"));
+    const char *pf = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(axes, "prefill"));
+    double rec = cJSON_GetNumberValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(pt, "metrics"), "ops_per_s"));
+    ck_assert(rt && pf && rec > 0);
+    for (int row = 0; row < t.nrows; row++)
+      if (strcmp(tu_table_cell(&t, row, "runtime"), rt) == 0 && strcmp(tu_table_cell(&t, row, "prefill"), pf) == 0 &&
+          strcmp(tu_table_cell(&t, row, "priority"), "normal") == 0) {
+        double err = tu_table_num(&t, row, "ops_per_s") / rec - 1;
+        ck_assert_msg(fabs(err) < 0.05, "%s %s prefill %s: ops/s %+.1f%%", tu_table_cell(&t, row, "variant"), rt, pf,
+                      100 * err);
+        checked++;
+      }
+  }
+  ck_assert_int_eq(checked, 32); /* each of the 8 recorded points in each of the 4 variants */
+  for (int v = 0; v < 4; v++)
+    find_row(&t, "variant", variants[v], "priority", "normal", NULL, NULL);
+  cJSON_Delete(base);
+  free(text);
+  free(path);
   tu_table_free(&t);
   tu_rmtree(dir);
 }
@@ -576,7 +658,8 @@ START_TEST(wasqlite_shipped_model_is_calibrated)
   {
     static const char *const workload[] = {"prefill", "batch_class", "batches", "batch_ops", "rpc_max_ops",
                                            "stmt_max_ops", "batch_sleep_ms", "local_writes", "write_spacing_ms",
-                                           "reads", "worker_legs", "opfs_dw", "opfs_sw", "broadcast", NULL};
+                                           "reads", "worker_legs", "opfs_dw", "opfs_sw", "broadcast", "cross_tab",
+                                           NULL};
     int listed = cJSON_GetObjectItemCaseSensitive(notes, it->string) != NULL;
     for (int w = 0; workload[w] && !listed; w++)
       listed = strcmp(workload[w], it->string) == 0; /* in notes.workload, notes.chunking and notes.runtimes */
@@ -612,9 +695,14 @@ START_TEST(wasqlite_explain_says_what_reads_waited_behind)
   ck_assert_double_gt(b[TS_CLASS_NORMAL], 0);
   explain_row(bg, "reader (foreground)", &qr, br);
   ck_assert_double_gt(br[TS_CLASS_BACKGROUND], 0);
-  ck_assert_double_lt(qr, q); /* the reads wait less */
+  /* the reads wait as long: a read released at a batch start finds the
+   * batch already dispatched (it reached the scheduler first, and an idle
+   * scheduler takes a call at once), so it waits through the batch under
+   * either class; the batches' share of its wait only changes class */
+  ck_assert_double_eq_tol(qr, q, 0.01 * q);
+  ck_assert_double_eq_tol(br[TS_CLASS_BACKGROUND] + br[TS_CLASS_NORMAL], b[TS_CLASS_NORMAL], 0.01 * q);
   explain_row(bg, "remote (background)", &qb, bb);
-  ck_assert_double_gt(bb[TS_CLASS_FOREGROUND], 0); /* the batches waited behind reads that passed them */
+  ck_assert_double_gt(bb[TS_CLASS_FOREGROUND], 0); /* the batches waited behind reads dispatched before them */
   free(fifo);
   free(bg);
 }
@@ -629,8 +717,10 @@ Suite *wasqlite_suite(void)
                                  wasqlite_weighted_fair_by_hand, NULL};
   const TTest *const slices[] = {wasqlite_policies_on_the_time_slice_queue, wasqlite_policies_on_zero_cache_groups, NULL};
   const TTest *const order[] = {wasqlite_zero_leg_call_enqueues_synchronously, wasqlite_microtasks_run_before_timers,
-                                wasqlite_detached_call_queued_before_the_slot_frees, NULL};
+                                wasqlite_detached_call_queued_before_the_slot_frees,
+                                wasqlite_model_frees_the_slot_after_the_continuation, NULL};
   const TTest *const model[] = {wasqlite_scenario_summary, wasqlite_reproduces_the_recorded_fifo_runs,
+                                wasqlite_alternatives_fit_the_fifo_runs,
                                 wasqlite_shipped_model_is_calibrated, wasqlite_explain_says_what_reads_waited_behind, NULL};
   tu_tcase(s, "policy", policy, NULL, NULL, 0);
   tu_tcase(s, "slices", slices, NULL, NULL, 120);
