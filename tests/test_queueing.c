@@ -61,9 +61,10 @@ static double mean_sojourn(const ts_world *w, const void *arg)
 
 /* Run the model R times at (n, workers) from seed, take f of each
  * replication and check its mean against `theory` within the 95% half-width
- * plus tol * theory. */
-static void check_form(const char *what, const char *text, int n, int workers, uint64_t seed, rep_stat f,
-                       const void *arg, double theory, double tol)
+ * plus tol * theory. A closed model (actors looping until the horizon) is
+ * measured over [t0_ms, t1_ms); t1_ms 0 keeps the test's default spec. */
+static void check_window(const char *what, const char *text, int n, int workers, uint64_t seed, long long t0_ms,
+                         long long t1_ms, rep_stat f, const void *arg, double theory, double tol)
 {
   ts_model m;
   model_q(text, &m);
@@ -71,6 +72,10 @@ static void check_form(const char *what, const char *text, int n, int workers, u
   for (int r = 0; r < REPS; r++) {
     ts_world w;
     ts_world_spec sp = tu_world_spec(n, workers, ts_rng_derive_seed(seed, n, workers, r));
+    if (t1_ms > 0) {
+      sp.horizon = sp.win_t1 = t1_ms * 1000000LL;
+      sp.win_t0 = t0_ms * 1000000LL;
+    }
     ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
     ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
     v[r] = f(&w, arg);
@@ -83,6 +88,13 @@ static void check_form(const char *what, const char *text, int n, int workers, u
     fprintf(stderr, "%-28s %10.4f +- %.4f  closed form %10.4f  (%+.2f%%)\n", what, mean, h, theory,
             100 * (mean - theory) / theory);
   ck_assert_msg(fabs(mean - theory) <= h + tol * theory, "%s: %.4f +- %.4f, closed form %.4f", what, mean, h, theory);
+}
+
+/* check_window over the whole run of the default spec. */
+static void check_form(const char *what, const char *text, int n, int workers, uint64_t seed, rep_stat f,
+                       const void *arg, double theory, double tol)
+{
+  check_window(what, text, n, workers, seed, 0, 0, f, arg, theory, tol);
 }
 
 /* Erlang's C formula: the probability that an arrival waits in M/M/c at
@@ -237,30 +249,11 @@ static double span_mean(const ts_world *w, const void *arg)
   return r->len ? sum / (double)r->len : NAN;
 }
 
-/* Run a closed model (actors looping until the horizon) of REPS
- * replications, its span 0 measured over [warmup, horizon). */
+/* A closed model of REPS replications, its span 0 measured over
+ * [500, 6000) ms, against MVA within 2%. */
 static void check_closed(const char *what, const char *text, int n, int workers, uint64_t seed, double theory)
 {
-  ts_model m;
-  model_q(text, &m);
-  double v[REPS];
-  for (int r = 0; r < REPS; r++) {
-    ts_world w;
-    ts_world_spec sp = tu_world_spec(n, workers, ts_rng_derive_seed(seed, n, workers, r));
-    sp.horizon = sp.win_t1 = 6000 * 1000000LL;
-    sp.win_t0 = 500 * 1000000LL;
-    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
-    v[r] = span_mean(&w, NULL);
-    ts_world_finish(&w);
-  }
-  ts_model_finish(&m);
-  double mean = gsl_stats_mean(v, 1, REPS);
-  double h = gsl_cdf_tdist_Pinv(0.975, REPS - 1) * gsl_stats_sd(v, 1, REPS) / sqrt(REPS);
-  if (getenv("TSSIM_QUEUEING_VERBOSE"))
-    fprintf(stderr, "%-28s %10.4f +- %.4f  closed form %10.4f  (%+.2f%%)\n", what, mean, h, theory,
-            100 * (mean - theory) / theory);
-  ck_assert_msg(fabs(mean - theory) <= h + 0.02 * theory, "%s: %.4f +- %.4f, MVA %.4f", what, mean, h, theory);
+  check_window(what, text, n, workers, seed, 500, 6000, span_mean, NULL, theory, 0.02);
 }
 
 /* The machine-repairman model: n = 6 machines each run an exponential 5 ms

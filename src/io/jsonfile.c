@@ -561,6 +561,15 @@ static int next_segment(const char **p, char *key, size_t keylen, long *index)
   return 0;
 }
 
+/* The child a path segment names (kind 1: array item index, else the
+ * object's key), NULL when node is not of that kind or has no such child. */
+static cJSON *child_of(cJSON *node, int kind, const char *key, long index)
+{
+  if (kind == 1)
+    return cJSON_IsArray(node) ? cJSON_GetArrayItem(node, (int)index) : NULL;
+  return cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
+}
+
 /* Follow path from root. Returns the node, NULL when the path does not exist
  * (or is malformed), or (cJSON *)-1 when all but a missing last key exist
  * (*parent then is its object). */
@@ -579,16 +588,9 @@ static cJSON *walk(cJSON *root, const char *path, cJSON **parent, char *lastkey,
     *lastindex = kind == 1 ? index : -1;
     if (kind == 0)
       snprintf(lastkey, 256, "%s", key);
-    cJSON *child = NULL;
-    if (kind == 1) {
-      if (!cJSON_IsArray(node))
-        return NULL;
-      child = cJSON_GetArrayItem(node, (int)index);
-    } else {
-      if (!cJSON_IsObject(node))
-        return NULL;
-      child = cJSON_GetObjectItemCaseSensitive(node, key);
-    }
+    if (kind == 1 ? !cJSON_IsArray(node) : !cJSON_IsObject(node))
+      return NULL;
+    cJSON *child = child_of(node, kind, key, index);
     if (!child)
       return *p ? NULL : (cJSON *)-1; /* last segment missing: caller may add it */
     node = child;
@@ -621,8 +623,7 @@ static int parents(cJSON *root, const char *path, int make)
       return 0;
     if (!*p)
       return 1; /* the last segment: its parent exists */
-    cJSON *child = kind == 1 ? (cJSON_IsArray(node) ? cJSON_GetArrayItem(node, (int)index) : NULL)
-                             : (cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL);
+    cJSON *child = child_of(node, kind, key, index);
     if (!child && kind == 0 && cJSON_IsObject(node) && *p == '.' && node != cJSON_GetObjectItemCaseSensitive(root, "params")) {
       if (!make)
         return 1; /* the rest would be made */
