@@ -165,7 +165,7 @@ static const bad_input bad_models[] = {
   {MODEL("{\"count\": 1, \"queue_class\": \"urgent\", \"program\": [" OK_STEP "]}"), NULL, "classes[0].queue_class",
    "expected foreground, normal or background; got \"urgent\""},
   {PROGRAM("{\"op\": \"mark\", \"name\": \"wave_middle\"}"), NULL, "classes[0].program[0].name",
-   "expected one of \"wave_start\", \"wave_end\"; got \"wave_middle\""},
+   "expected one of \"wave_start\", \"wave_end\", \"settled\"; got \"wave_middle\""},
   {WITH("\"locks\": [{\"name\": \"m\", \"scope\": \"global\"}]"), NULL, "locks[0].scope",
    "expected one of \"actor\", \"shared\", \"per_worker\", \"indexed\"; got \"global\""},
   {WITH("\"locks\": [{\"name\": \"m\"}, {\"name\": \"m\"}]"), NULL, "locks[1].name", "duplicate lock name \"m\""},
@@ -297,10 +297,17 @@ static const bad_input bad_baselines[] = {
    "unknown key"},
   {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}, \"weight\": -2}]}", NULL, "points[0].weight",
    "expected a number in [0, "},
-  {"{\"scaling\": [{\"n\": 1, \"settle_ms\": 5}]}", NULL, "scaling", "no recorded metric tssim knows"},
+  {"{\"scaling\": [{\"n\": 1, \"tracker_ms\": 5}]}", NULL, "scaling", "no recorded metric tssim knows"},
   {"{\"scaling\": [{\"n\": 1, \"wave_ms\": -5}]}", NULL, "scaling[0].wave_ms", "got -5"},
   {"{\"scaling\": [{\"wave_ms\": 5}]}", NULL, "scaling[0].n", "missing (required)"},
 };
+
+/* A model that reports the first twelve metrics, not settle_ms. */
+static int reports_no_settle(const void *ctx, const char *metric)
+{
+  (void)ctx;
+  return ts_metric_builtin(metric) >= 0;
+}
 
 START_TEST(io_baseline_rejects_bad_input)
 {
@@ -535,12 +542,19 @@ START_TEST(io_baseline_layouts)
   ck_assert_int_eq(ts_baseline_find(&b, 2, 1, NULL, NULL, 0, "wave_ms", &v), 0);
   ck_assert_int_eq(ts_baseline_find(&b, 2, 4, NULL, NULL, 0, "lock_wait_ms", &v), 0);
   ts_baseline_finish(&b);
-  /* the shared layout: workers default to 1; unknown and non-numeric fields are skipped */
+  /* the shared layout: workers default to 1; unknown and non-numeric fields
+   * are skipped; a metric only some models report (settle_ms) is loose */
   const char *sc = write_tmp("scaling.json", "{\"system\": \"x\", \"scaling\": [{\"n\": 1, \"samples\": 3,"
-                                             " \"wave_ms\": 496.8, \"settle_ms\": 998, \"note\": \"a\"},"
+                                             " \"wave_ms\": 496.8, \"settle_ms\": 998, \"tracker_ms\": 224.8, \"note\": \"a\"},"
                                              " {\"n\": 2, \"wave_ms\": 882.4, \"wave_ratio\": 1.78}]}");
   ck_assert_msg(ts_baseline_load(sc, &b, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(b.nrec, 4);
+  ck_assert_int_eq(ts_baseline_find(&b, 1, 1, NULL, NULL, 0, "settle_ms", &v), 1);
+  for (size_t i = 0; i < b.nrec; i++)
+    ck_assert_int_eq(b.rec[i].loose, strcmp(b.rec[i].metric, "settle_ms") == 0);
+  ts_baseline_keep(&b, reports_no_settle, NULL);
   ck_assert_uint_eq(b.nrec, 3);
+  ck_assert_int_eq(ts_baseline_find(&b, 1, 1, NULL, NULL, 0, "settle_ms", &v), 0);
   ck_assert_int_eq(ts_baseline_find(&b, 1, 1, NULL, NULL, 0, "wave_ms", &v), 1);
   ck_assert_double_eq(v, 496.8);
   ck_assert_int_eq(ts_baseline_find(&b, 2, 1, NULL, NULL, 0, "wave_ratio", &v), 1);

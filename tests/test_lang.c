@@ -331,6 +331,56 @@ START_TEST(lang_actor_statistics_are_gsl)
 }
 END_TEST
 
+/* settle_ms runs from an actor's arrival to its settled mark: three
+ * clients arriving at 0, 10 and 20 ms, each 5 ms of CPU (one worker, in
+ * turn: 0-5, 10-15, 20-25) and a 30 + 10 i ms wait before the mark:
+ * settle_ms 35, 45, 55; samples.csv carries it per actor; settle_p95_ms is
+ * GSL's; a model without the mark has no such metric or column. */
+START_TEST(lang_settle_ms_from_arrival_to_the_mark)
+{
+  char dir[256], path[400], *out;
+  ck_assert_int_eq(tu_run_files("settle",
+                                "{\"classes\": [{\"name\": \"c\", \"count\": \"n\", \"arrival\": {\"spacing_ms\": 10},"
+                                " \"program\": [{\"op\": \"cpu\", \"ms\": 5}, {\"op\": \"mark\", \"name\": \"wave_end\"},"
+                                " {\"op\": \"io\", \"ms\": \"30 + 10 * i\"}, {\"op\": \"mark\", \"name\": \"settled\"}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [3], \"workers\": [1]}", dir, sizeof dir,
+                                &out, NULL),
+                   0);
+  free(out);
+  tu_table t;
+  snprintf(path, sizeof path, "%s/out/samples.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 3);
+  for (int i = 0; i < 3; i++) {
+    ck_assert_double_eq(tu_table_num(&t, i, "settle_ms"), 35 + 10 * i);
+    ck_assert_double_eq(tu_table_num(&t, i, "wave_ms"), 5);
+  }
+  tu_table_free(&t);
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table_read(&t, path);
+  double v[] = {35, 45, 55};
+  ck_assert_double_eq(tu_table_num(&t, 0, "settle_ms"), 45);
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "settle_p95_ms"), gsl_stats_quantile_from_sorted_data(v, 1, 3, 0.95), 1e-6);
+  tu_table_free(&t);
+  tu_rmtree(dir);
+  /* without the mark: neither the metric nor the column */
+  ck_assert_int_eq(tu_run_files("settle", "{\"classes\": [{\"name\": \"c\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1]}", dir, sizeof dir,
+                                &out, NULL),
+                   0);
+  free(out);
+  snprintf(path, sizeof path, "%s/out/samples.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_lt(tu_table_column(&t, "settle_ms"), 0);
+  tu_table_free(&t);
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_lt(tu_table_column(&t, "settle_ms"), 0);
+  tu_table_free(&t);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* A span that ends on another actor: the publisher begins "frame" at 1,
  * works 2 ms, notifies carrying the span's start; the reader (same loop)
  * runs 0.5 ms and ends "delivery" from the carried stamp: 3.5 - 1 = 2.5. */
@@ -613,7 +663,7 @@ Suite *lang_suite(void)
                                     lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,
                                     NULL};
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_actor_statistics_are_gsl, lang_span_ends_on_another_actor,
-                                NULL};
+                                lang_settle_ms_from_arrival_to_the_mark, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
                               lang_ci_target_and_t_halfwidth, lang_examples_run, lang_counter_initial_from_params, NULL};
   tu_tcase(s, "queueing", queueing, NULL, NULL, 120);

@@ -321,11 +321,11 @@ START_TEST(wasqlite_policies_on_zero_cache_groups)
   ck_assert_double_lt(wave[2][1], 0.6 * wave[0][1]);
   ck_assert_double_gt(wave[2][1], 1500);
   ck_assert_double_lt(wave[2][1], 2300);
-  ck_assert_double_ge(wave[2][0], wave[0][0]);
+  ck_assert_double_ge(wave[2][0], 0.99 * wave[0][0]); /* not faster than fifo (within the groups' random CPU) */
   /* weighted fair: foreground between strict and fifo; normal not faster than fifo */
   ck_assert_double_gt(wave[4][1], wave[2][1]);
   ck_assert_double_lt(wave[4][1], 0.95 * wave[0][1]);
-  ck_assert_double_ge(wave[4][0], wave[0][0]);
+  ck_assert_double_ge(wave[4][0], 0.99 * wave[0][0]);
   /* shortest first changes the schedule */
   ck_assert_double_gt(fabs(wave[3][0] / wave[0][0] - 1), 0.02);
   tu_table_free(&t);

@@ -1,9 +1,12 @@
 /* The main job: the shipped zero-cache model on scenarios/zero-cache-wave.json
- * must keep reproducing the recorded wave table (issue 2's acceptance):
- * wave_ratio within 5% of the recorded value at every N, per-group CPU within
- * 5% of its own mean (the flat-CPU law), lock wait near zero and the lock held
- * at least as long as the wave. Reads the summary.csv that `tssim run` writes. */
+ * must keep reproducing the recorded wave table (issues 2 and 18): wave_ms,
+ * wave_ratio and lock_work_ms within 5% of the recorded value at every N,
+ * settle_ms within 10%, per-group CPU within 5% of its own mean (the
+ * flat-CPU law), lock wait near zero and the lock held at least as long as
+ * the wave; samples.csv has every group's own wave_ms and settle_ms, and
+ * they spread. Reads the files that `tssim run` writes. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,17 @@ START_TEST(zerocache_reproduces_the_recorded_wave_table)
     double cpu = tu_table_num(&t, r, "per_group_cpu_ms"), wave = tu_table_num(&t, r, "wave_ms");
     ck_assert_msg(rec > 0 && ratio / rec - 1 < 0.05 && ratio / rec - 1 > -0.05,
                   "n=%g: wave_ratio %.3f vs recorded %.3f", n, ratio, rec);
+    static const struct {
+      const char *metric;
+      double tol;
+    } held[] = {{"wave_ms", 0.05}, {"lock_work_ms", 0.05}, {"settle_ms", 0.10}};
+    for (size_t k = 0; k < sizeof held / sizeof *held; k++) {
+      char recorded[64];
+      snprintf(recorded, sizeof recorded, "recorded_%s", held[k].metric);
+      double v = tu_table_num(&t, r, held[k].metric), want = tu_table_num(&t, r, recorded);
+      ck_assert_msg(want > 0 && fabs(v / want - 1) < held[k].tol, "n=%g: %s %.1f vs recorded %.1f", n, held[k].metric,
+                    v, want);
+    }
     ck_assert_msg(cpu / mean_cpu - 1 < 0.05 && cpu / mean_cpu - 1 > -0.05, "n=%g: per_group_cpu_ms %.1f vs mean %.1f",
                   n, cpu, mean_cpu);
     ck_assert_msg(tu_table_num(&t, r, "lock_wait_ms") < 0.5, "n=%g: lock wait", n);
@@ -36,6 +50,26 @@ START_TEST(zerocache_reproduces_the_recorded_wave_table)
   }
   /* the law itself: the wall clock grows about n times */
   ck_assert_double_gt(tu_table_num(&t, 4, "wave_ratio"), 12);
+  tu_table_free(&t);
+  /* every group of every replication has its own wave and settle, and they spread */
+  snprintf(path, sizeof path, "%s/run/samples.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 3 * (1 + 2 + 4 + 8 + 16));
+  double lo[2] = {1e300, 1e300}, hi[2] = {0, 0};
+  for (int r = 0; r < t.nrows; r++) {
+    if (tu_table_num(&t, r, "n") != 16)
+      continue;
+    const char *m[] = {"wave_ms", "settle_ms"};
+    for (int k = 0; k < 2; k++) {
+      double v = tu_table_num(&t, r, m[k]);
+      ck_assert_double_gt(v, 0);
+      lo[k] = v < lo[k] ? v : lo[k];
+      hi[k] = v > hi[k] ? v : hi[k];
+    }
+    ck_assert_double_gt(tu_table_num(&t, r, "settle_ms"), tu_table_num(&t, r, "wave_ms"));
+  }
+  ck_assert_double_gt(hi[0] / lo[0], 1.02);
+  ck_assert_double_gt(hi[1] / lo[1], 1.02);
   tu_table_free(&t);
   tu_rmtree(dir);
 }

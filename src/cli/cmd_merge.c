@@ -298,7 +298,7 @@ static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, c
     fprintf(stderr, "tssim: %s\n", in ? e.msg : "out of memory");
     return TS_EXIT_IO;
   }
-  ts_report_samples_header(out, &L->sc);
+  ts_report_samples_header(out, &L->sc, &L->model);
   int rc = 0;
   for (size_t i = 0; i < nrows && rc == 0; i++) {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(rows[i].x, "samples_bytes");

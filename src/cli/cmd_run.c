@@ -434,7 +434,7 @@ int ts_cmd_run(int argc, char **argv)
       rc = TS_EXIT_IO;
       goto done;
     }
-    ts_report_samples_header(so.f, &L.sc);
+    ts_report_samples_header(so.f, &L.sc, &L.model);
     pr.bytes = (uint64_t)ftell(so.f);
     spec.format_samples = format_samples;
     spec.write_samples = write_samples;

@@ -122,7 +122,45 @@ static int wanted(const char *const *use_metric, const char *name)
   return 0;
 }
 
+static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *reported, const char *const *use_metric,
+                           ts_err *e);
+
+/* Whether the model (the tree as it stands) reports each of b's metrics,
+ * into out[] (1 or 0). */
+static int model_reports(const ts_fit_problem *pb, const ts_baseline *b, int *out, ts_err *e)
+{
+  ts_model m;
+  ts_metric_list l;
+  char why[300];
+  if (ts_model_from_json(pb->tree, pb->file, &m, e))
+    return -1;
+  int rc = ts_metric_list_build(&m, &l, why, sizeof why);
+  ts_model_finish(&m);
+  if (rc)
+    return ts_err_set(e, pb->file, NULL, "%s", why);
+  for (size_t i = 0; i < b->nrec; i++)
+    out[i] = ts_metric_list_find(&l, b->rec[i].metric) >= 0;
+  ts_metric_list_finish(&l);
+  return 0;
+}
+
 static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const char *const *use_metric, ts_err *e)
+{
+  int *reported = calloc(b->nrec + 1, sizeof *reported);
+  if (!reported)
+    return ts_err_set(e, b->file, NULL, "out of memory");
+  int rc = model_reports(pb, b, reported, e);
+  for (size_t i = 0; rc == 0 && i < b->nrec; i++)
+    if (b->rec[i].loose && !reported[i])
+      reported[i] = -1; /* the shared layout's field of a metric this model does not report: left out */
+  if (rc == 0)
+    rc = select_reported(pb, b, reported, use_metric, e);
+  free(reported);
+  return rc;
+}
+
+static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *reported, const char *const *use_metric,
+                           ts_err *e)
 {
   pb->t = calloc(b->nrec + 1, sizeof *pb->t);
   pb->pt = calloc(b->nrec + 1, sizeof *pb->pt);
@@ -130,7 +168,7 @@ static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const char *
     return ts_err_set(e, b->file, NULL, "out of memory");
   for (size_t i = 0; i < b->nrec; i++) {
     const ts_record *r = &b->rec[i];
-    if (!wanted(use_metric, r->metric))
+    if (reported[i] < 0 || !wanted(use_metric, r->metric))
       continue;
     if (r->value == 0 && r->weight > 0)
       return ts_err_set(e, b->file, NULL,

@@ -78,8 +78,7 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   cJSON_ArrayForEach(it, metrics)
   {
     if (scaling_layout && (!strcmp(it->string, "n") || !strcmp(it->string, "workers") ||
-                           !strcmp(it->string, "samples") || !cJSON_IsNumber(it) ||
-                           ts_metric_builtin(it->string) < 0))
+                           !strcmp(it->string, "samples") || !cJSON_IsNumber(it) || !ts_metric_known(it->string)))
       continue;
     if (strcmp(it->string, "note") == 0)
       continue;
@@ -100,6 +99,7 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
              it->string);
     if (add(b, (int)n, (int)workers, it->string, v, weight, axes, where))
       return ts_jfail(c, NULL, e, "out of memory");
+    b->rec[b->nrec - 1].loose = scaling_layout && ts_metric_builtin(it->string) < 0;
   }
   return 0;
 }
@@ -157,17 +157,21 @@ int ts_baseline_load(const char *path, ts_baseline *b, ts_err *e)
   return rc;
 }
 
+static void free_record(ts_record *r)
+{
+  free(r->metric);
+  free(r->where);
+  for (int k = 0; k < 2 * r->naxes; k++)
+    free(r->axes[k]);
+  free(r->axes);
+}
+
 void ts_baseline_finish(ts_baseline *b)
 {
   if (!b)
     return;
-  for (size_t i = 0; i < b->nrec; i++) {
-    free(b->rec[i].metric);
-    free(b->rec[i].where);
-    for (int k = 0; k < 2 * b->rec[i].naxes; k++)
-      free(b->rec[i].axes[k]);
-    free(b->rec[i].axes);
-  }
+  for (size_t i = 0; i < b->nrec; i++)
+    free_record(&b->rec[i]);
   free(b->file);
   free(b->rec);
   memset(b, 0, sizeof *b);
@@ -197,6 +201,18 @@ int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const
       return 1;
     }
   return 0;
+}
+
+void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < b->nrec; i++) {
+    if (b->rec[i].loose && !reports(ctx, b->rec[i].metric))
+      free_record(&b->rec[i]);
+    else
+      b->rec[k++] = b->rec[i];
+  }
+  b->nrec = k;
 }
 
 int ts_baseline_has(const ts_baseline *b, const char *metric)

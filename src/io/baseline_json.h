@@ -4,7 +4,9 @@
  *                "metrics": {"wave_ms": 882.4}, "weight": 1}]}
  *   {"scaling": [{"n": 2, "wave_ms": 882.4, ...}]}  (the shared baselines' layout;
  *   workers defaults to 1, and every numeric field other than n, workers and
- *   samples that names a built-in metric is kept)
+ *   samples that names a built-in metric is kept; one that only some models
+ *   report, settle_ms say, is loose: ts_baseline_keep drops it for a model
+ *   that does not)
  * A record belongs to the sweep point with the same n, workers and axis
  * values (a record without axes to points without axes). Metric names are
  * checked against a run's metrics when the baseline is used. */
@@ -25,6 +27,7 @@ typedef struct ts_record {
   double weight;
   char **axes;       /* naxes pairs: key, label; NULL when none */
   int naxes;
+  int loose;         /* the shared layout's field of a metric only some models report */
 } ts_record;
 
 typedef struct ts_baseline {
@@ -49,5 +52,9 @@ int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const
                      int naxes, const char *metric, double *value);
 /* Whether b records metric anywhere. */
 int ts_baseline_has(const ts_baseline *b, const char *metric);
+/* Drop b's loose records of metrics the model does not report (reports(ctx,
+ * metric) is 0): the shared layout records what the real system measured,
+ * and a model need not report all of it. */
+void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx);
 
 #endif

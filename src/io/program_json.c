@@ -18,6 +18,7 @@ typedef struct held {
   uint64_t locks;    /* every lock held */
   uint64_t mutexes;  /* of which mutexes */
   int marks;         /* 1 after wave_start, 2 after wave_end */
+  int settled;       /* after the settled mark */
   int top;           /* at the program's top level (not inside a block) */
   int takes_time;    /* a step that can take time was compiled (for repeat forever) */
   int in_child;      /* inside a child block: it runs within its parent's poll */
@@ -222,7 +223,14 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
   if (t == &ts_op_lock || t == &ts_op_unlock)
     if (lock_bit_check(L, h, s, t == &ts_op_lock))
       return -1;
-  if (t == &ts_op_mark) {
+  if (t == &ts_op_mark && s->mark == TS_MARK_SETTLED) {
+    if (!h->top)
+      return ts_jfail(&L->c, "name", L->e, "a mark must be at the program's top level (not inside repeat, if or call)");
+    if (h->settled)
+      return ts_jfail(&L->c, "name", L->e, "a second settled mark: expected at most one");
+    h->settled = 1;
+    L->m->has_settle = 1;
+  } else if (t == &ts_op_mark) {
     int start = s->mark == TS_MARK_WAVE_START;
     if (!h->top)
       return ts_jfail(&L->c, "name", L->e, "a mark must be at the program's top level (not inside repeat, if or call)");

@@ -299,12 +299,13 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
   }
 }
 
-void ts_report_samples_header(FILE *f, const ts_scenario *sc)
+void ts_report_samples_header(FILE *f, const ts_scenario *sc, const ts_model *m)
 {
   for (int a = 0; a < sc->naxes; a++)
     fprintf(f, "%s,", sc->axes[a].key);
   fprintf(f, "replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
-             "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n");
+             "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms%s\n",
+          m->has_settle ? ",settle_ms" : "");
 }
 
 /* Write the decimal digits of u at p; returns the end. */
@@ -385,6 +386,7 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     labels[k] = sc->axes[k].labels[s->combo_values[(size_t)combo * (size_t)s->naxes + (size_t)k]];
     prefix += strlen(labels[k]) + 1;
   }
+  int settle = ts_sweep_col(s, "settle_ms") >= 0; /* the header's column (the sweep's model has the mark) */
   for (int id = 0; id < w->nactors; id++) {
     const ts_actor *ac = ts_world_actor(w, id);
     if (!ts_world_counted(ac))
@@ -395,8 +397,8 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     ts_world_wave(w, id, &wave_start, &wave_end);
     const char *klass = w->model->classes[ac->klass].name;
     size_t kl = strlen(klass);
-    /* 3 ints + 3 ids + 10 times (at most 40 each) + 2 counters + separators */
-    if (ts_text_reserve(out, prefix + kl + 6 * 21 + 10 * 40 + 2 * 21 + 24))
+    /* 3 ints + 3 ids + 11 times (at most 40 each) + 2 counters + separators */
+    if (ts_text_reserve(out, prefix + kl + 6 * 21 + 11 * 40 + 2 * 21 + 24))
       return -1;
     char *p = out->v + out->len;
     for (int k = 0; k < sc->naxes; k++) {
@@ -433,6 +435,11 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     *p++ = ',';
     if (a->done >= 0)
       p = ts_report_put_ms(p, a->done);
+    if (settle) {
+      *p++ = ',';
+      if (x && x->settled >= 0)
+        p = ts_report_put_ms(p, x->settled - a->arrive);
+    }
     *p++ = '\n';
     out->len = (size_t)(p - out->v);
   }

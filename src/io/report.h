@@ -37,11 +37,12 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
  * e filled. */
 int ts_report_add(ts_atomic *batch, const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
                   const ts_baseline *b, int samples, ts_err *e);
-/* samples.csv: its header line, then (any thread) the rows of the actors of
- * one finished replication (not spawned ones), in actor order, appended to
- * out; the times are written exactly as printf's %.6f of their ms. Returns
- * 0 or -1 (out of memory, or out's flush failed). */
-void ts_report_samples_header(FILE *f, const ts_scenario *sc);
+/* samples.csv: its header line (m: the sweep's model; a model with a settled
+ * mark adds the column settle_ms), then (any thread) the rows of the actors
+ * of one finished replication (not spawned ones), in actor order, appended
+ * to out; the times are written exactly as printf's %.6f of their ms.
+ * Returns 0 or -1 (out of memory, or out's flush failed). */
+void ts_report_samples_header(FILE *f, const ts_scenario *sc, const ts_model *m);
 /* Write t ns as ms at p, exactly as printf("%.6f", ts_time_to_ms(t)) would
  * (at most 40 bytes, NUL-terminated); returns the end (at the NUL). */
 char *ts_report_put_ms(char *p, ts_time t);

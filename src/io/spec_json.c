@@ -298,7 +298,8 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
   }
   if (shaped && (ts_spec_has(sp, "min_ms") || ts_spec_has(sp, "max_ms")))
     return ts_spec_fail(sp, ts_spec_has(sp, "min_ms") ? "min_ms" : "max_ms", "only for \"dist\": \"uniform\"");
-  if (shaped && ts_spec_has(sp, "samples") && kind != TS_DIST_EMPIRICAL)
+  const cJSON *samples = cJSON_GetObjectItemCaseSensitive(sp->st, "samples");
+  if (shaped && samples && !cJSON_IsNull(samples) && kind != TS_DIST_EMPIRICAL) /* (--set ...samples=null drops them) */
     return ts_spec_fail(sp, "samples", "only for \"dist\": \"empirical\"");
   if (kind == TS_DIST_EMPIRICAL) {
     if (ts_spec_has(sp, "cv"))

@@ -147,14 +147,22 @@ static void metric_hint(const ts_metric_list *l, const char *name, char *hint, s
   free(names);
 }
 
+static int list_reports(const void *ctx, const char *metric)
+{
+  return ts_metric_list_find(ctx, metric) >= 0;
+}
+
 /* Every metric the scenario's table shows and the baseline records is one
- * the model reports (and the model's metric names are distinct). */
-static int check_metrics(const ts_loaded *L, ts_err *e)
+ * the model reports (and the model's metric names are distinct); the
+ * baseline's loose records of others are dropped. */
+static int check_metrics(ts_loaded *L, ts_err *e)
 {
   ts_metric_list l;
   char why[300], hint[120];
   if (ts_metric_list_build(&L->model, &l, why, sizeof why))
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
+  if (L->has_baseline)
+    ts_baseline_keep(&L->baseline, list_reports, &l);
   int rc = 0;
   for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
     if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)

@@ -436,7 +436,7 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   }
   ts_actor_ext *x = (ts_actor_ext *)(void *)p;
   *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .poll_parent = -1, .first_child = -1,
-                      .next_child = -1, .wave_start = -1, .wave_end = -1};
+                      .next_child = -1, .wave_start = -1, .wave_end = -1, .settled = -1};
   p += head;
   x->lets = nv ? (ts_let_cache *)(void *)p : NULL;
   if (x->lets)

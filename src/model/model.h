@@ -92,7 +92,7 @@ typedef struct ts_step {
   int site;           /* lock: its site (ts_model.sites), or -1 */
 } ts_step;
 
-typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END } ts_mark_id;
+typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END, TS_MARK_SETTLED } ts_mark_id;
 
 typedef enum { TS_WORKER_EVENT_LOOP, TS_WORKER_THREAD } ts_worker_kind;
 
@@ -297,6 +297,7 @@ typedef struct ts_model {
   unsigned has_timeout : 1;    /* a step with a timeout */
   unsigned has_drop : 1;       /* a server's queue_limit or a pool's capacity */
   unsigned has_preempt : 1;    /* a pool with "preempt" */
+  unsigned has_settle : 1;     /* a "settled" mark: settle_ms */
 } ts_model;
 
 /* Free everything a model owns (not the struct itself); NULL is accepted. */

@@ -756,6 +756,7 @@ ts_actor_stats ts_world_stats(const ts_world *w, int id)
                       .done = a->st.done, .timer = a->st.timer, .cpu = a->st.cpu, .slices = a->st.slices,
                       .yields = a->st.yields};
   ts_world_wave(w, id, &s.wave_start, &s.wave_end);
+  s.settled = x ? x->settled : -1;
   if (x) {
     s.kernel = x->kernel;
     s.lock_work = x->lock_work;

@@ -28,6 +28,7 @@ typedef struct ts_actor_stats {
   ts_time arrive;
   ts_time wave_start;
   ts_time wave_end;
+  ts_time settled;      /* its "settled" mark, or -1 */
   ts_time done;         /* -1 while not done */
   ts_time timer;        /* slice-timer CPU: sum of laps in timed steps */
   ts_time cpu;          /* all CPU the actor ran (wall time on a CPU, user and kernel) */
@@ -130,6 +131,7 @@ typedef struct ts_actor_ext {
   /* measurements (ts_actor_stats's names) */
   ts_time wave_start;   /* -1: not marked (then its arrival, once it is done) */
   ts_time wave_end;     /* -1: not marked (then its end) */
+  ts_time settled;      /* -1: not marked */
   ts_time kernel;       /* kernel CPU */
   ts_time lock_work;    /* time holding async locks (summed over acquisitions) */
   ts_time mutex_wait;   /* from a contended mutex acquire to holding it (spin, futex, parked) */

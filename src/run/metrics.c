@@ -11,7 +11,7 @@
 /* The built-in metrics. The first twelve exist for every model, in this
  * order (the historical summary.csv columns); `needs` gates the rest on the
  * model's features. */
-enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS, F_CORES, F_TIMEOUT, F_DROP, F_PREEMPT };
+enum { F_ALWAYS, F_MUTEX, F_CHAN, F_HOP, F_CALL, F_SLEEP, F_IPMS, F_KERNEL, F_NCLASS, F_CORES, F_TIMEOUT, F_DROP, F_PREEMPT, F_SETTLE };
 
 static const struct builtin {
   const char *name, *unit, *meaning;
@@ -53,6 +53,8 @@ static const struct builtin {
   {"hop_ms", "ms", "time in transit between workers", TS_SRC_ACTOR, TS_Q_HOP, 0, 3, F_HOP},
   {"call_wait_ms", "ms", "time in calls: request and reply legs and the server's queue", TS_SRC_ACTOR, TS_Q_CALL_WAIT, 0, 2, F_CALL},
   {"actor_mutex_wait_ms", "ms", "time the actor spent acquiring contended mutexes", TS_SRC_ACTOR, TS_Q_MUTEX_WAIT, 0, 3, F_MUTEX},
+  {"settle_ms", "ms", "arrival (a client's connect) to the settled mark", TS_SRC_ACTOR, TS_Q_SETTLE, 0, 1, F_SETTLE},
+  {"settle_p95_ms", "ms", "95th percentile of settle_ms over all actors of all replications", TS_SRC_ACTOR, TS_Q_SETTLE, 1, 1, F_SETTLE},
 };
 
 #define NBUILTIN (sizeof builtins / sizeof *builtins)
@@ -75,7 +77,8 @@ void ts_metric_help(FILE *f)
     [F_HOP] = "with hops",      [F_CALL] = "with calls",         [F_SLEEP] = "with sleep steps",
     [F_IPMS] = "with host.instructions_per_ms", [F_KERNEL] = "with kernel CPU",
     [F_NCLASS] = "with a class counted by n", [F_CORES] = "with host.cores", [F_TIMEOUT] = "with a timeout",
-    [F_DROP] = "with a capacity or queue_limit", [F_PREEMPT] = "with a preemptive pool"};
+    [F_DROP] = "with a capacity or queue_limit", [F_PREEMPT] = "with a preemptive pool",
+    [F_SETTLE] = "with a settled mark"};
   for (size_t b = 0; b < NBUILTIN; b++) {
     fprintf(f, "  %-20s %s", builtins[b].name, builtins[b].meaning);
     if (when[builtins[b].needs])
@@ -102,6 +105,14 @@ int ts_metric_builtin(const char *name)
   return -1;
 }
 
+int ts_metric_known(const char *name)
+{
+  for (size_t b = 0; b < NBUILTIN; b++)
+    if (strcmp(builtins[b].name, name) == 0)
+      return 1;
+  return 0;
+}
+
 static int wanted(const ts_model *m, int needs)
 {
   switch (needs) {
@@ -116,6 +127,7 @@ static int wanted(const ts_model *m, int needs)
   case F_DROP: return m->has_drop;
   case F_PREEMPT: return m->has_preempt;
   case F_KERNEL: return m->has_mutex || m->has_chan || m->has_thread || m->has_kernel_cpu;
+  case F_SETTLE: return m->has_settle;
   case F_NCLASS:
     for (size_t k = 0; k < m->nclasses; k++)
       if (m->classes[k].count && ts_expr_uses(m->classes[k].count, TS_VAR_N))
@@ -422,6 +434,7 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
   case TS_Q_HOP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_HOP));
   case TS_Q_CALL_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CALL_WAIT));
   case TS_Q_MUTEX_WAIT: return ts_time_to_ms(a->x ? a->x->mutex_wait : 0);
+  case TS_Q_SETTLE: return a->x && a->x->settled >= 0 ? ts_time_to_ms(a->x->settled - s->arrive) : NAN;
   default: return 0;
   }
 }
@@ -470,6 +483,7 @@ double ts_metric_quantity(int q, const ts_actor_stats *s)
   case TS_Q_HOP: return ts_time_to_ms(s->state[TS_ACTOR_HOP]);
   case TS_Q_CALL_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CALL_WAIT]);
   case TS_Q_MUTEX_WAIT: return ts_time_to_ms(s->mutex_wait);
+  case TS_Q_SETTLE: return s->settled < 0 ? NAN : ts_time_to_ms(s->settled - s->arrive);
   default: return 0;
   }
 }

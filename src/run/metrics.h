@@ -36,7 +36,8 @@ typedef enum { TS_SPAN_COUNT, TS_SPAN_RATE, TS_SPAN_MEAN, TS_SPAN_P50, TS_SPAN_P
 /* Per-actor quantities (ts_metric.id for TS_SRC_ACTOR). */
 enum {
   TS_Q_WAVE, TS_Q_TIMER, TS_Q_LOCK_WAIT, TS_Q_LOCK_WORK, TS_Q_QUEUE_WAIT, TS_Q_SLICES, TS_Q_CPU, TS_Q_IO,
-  TS_Q_READY_WAIT, TS_Q_DONE, TS_Q_KERNEL, TS_Q_SLEEP, TS_Q_CHAN_WAIT, TS_Q_HOP, TS_Q_CALL_WAIT, TS_Q_MUTEX_WAIT
+  TS_Q_READY_WAIT, TS_Q_DONE, TS_Q_KERNEL, TS_Q_SLEEP, TS_Q_CHAN_WAIT, TS_Q_HOP, TS_Q_CALL_WAIT, TS_Q_MUTEX_WAIT,
+  TS_Q_SETTLE
 };
 
 /* Per-replication quantities of the whole world (ts_metric.id for TS_SRC_WORLD). */
@@ -81,6 +82,9 @@ int ts_metric_list_find(const ts_metric_list *l, const char *name);
 /* Index of a built-in metric that exists for every model (the first twelve)
  * called name, or -1: what a baseline in the shared layout may name. */
 int ts_metric_builtin(const char *name);
+/* Whether name is a built-in metric, one that every model reports or one
+ * that a model's features add (settle_ms, mutex_wait_ms, ...). */
+int ts_metric_known(const char *name);
 /* The span statistic called name ("p95", ...), or -1. */
 int ts_span_stat_find(const char *name);
 
