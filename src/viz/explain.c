@@ -351,6 +351,20 @@ static int entered(const ts_timeline *tl, int st)
   return 0;
 }
 
+/* Whether some actor entered state st inside its wave (a wait before
+ * wave_start, such as a client's wait for the harness's batch, is not the
+ * wave's). */
+static int entered_in_wave(const ts_timeline *tl, int st)
+{
+  for (size_t i = 0; i < tl->nstates; i++) {
+    const ts_tl_state *e = &tl->states[i];
+    const ts_actor_stats *a = &tl->stats[e->actor];
+    if (e->state == st && e->t >= a->wave_start && (a->wave_end < 0 || e->t < a->wave_end))
+      return 1;
+  }
+  return 0;
+}
+
 int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, const char *title)
 {
   size_t nc = tl->model->nclasses;
@@ -383,7 +397,7 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
                        : entered(tl, TS_ACTOR_HOP) ? "the actors hop between workers"
                        : m->has_thread ? "the workers are threads, not time-slice loops"
                        : tl->mutex_contended > 0 ? "the actors contend on mutexes"
-                       : entered(tl, TS_ACTOR_CHAN_WAIT) ? "the actors wait on channels"
+                       : entered_in_wave(tl, TS_ACTOR_CHAN_WAIT) ? "the actors wait on channels in their waves"
                                                          : NULL;
   if (no_law) {
     fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);
