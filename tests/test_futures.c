@@ -236,6 +236,36 @@ START_TEST(futures_vars_while_and_version)
 }
 END_TEST
 
+/* A spawned task and a child start with the timestamp their parent was last
+ * carried: the publisher begins its span at 3 and notifies at 5; the reader
+ * wakes at 5, spawns a task and starts a child that each end the span d from
+ * the notify after 1 ms of CPU, runs 1 ms (5-6) and polls the child (6-7:
+ * 4 ms); the spawned task runs when the reader is done (7-8: 5 ms). */
+START_TEST(futures_tasks_inherit_the_carried_stamp)
+{
+  ts_model m;
+  tu_model("{\"worker\": {\"kind\": \"thread\"}, \"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}],"
+           "\"classes\": [{\"name\": \"pub\", \"count\": 1, \"placement\": {\"worker\": 1}, \"program\": ["
+           " {\"op\": \"sleep\", \"ms\": 3}, {\"op\": \"span_begin\", \"span\": \"f\"}, {\"op\": \"sleep\", \"ms\": 2},"
+           " {\"op\": \"notify\", \"channel\": \"c\", \"carry\": \"f\"}]},"
+           "{\"name\": \"reader\", \"count\": 1, \"placement\": {\"worker\": 0}, \"program\": ["
+           " {\"op\": \"wait\", \"channel\": \"c\"},"
+           " {\"op\": \"spawn\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"d\", \"from\": \"notify\"}]},"
+           " {\"op\": \"child\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"d\", \"from\": \"notify\"}]},"
+           " {\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"poll_children\"}]}]}",
+           &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  int d = m.spans[0].sampled ? 0 : 1;
+  ck_assert_int_eq((int)w.spans[d].len, 2);
+  ts_time a = w.spans[d].v[0], b = w.spans[d].v[1];
+  ck_assert_int_eq(a < b ? a : b, MS(4));
+  ck_assert_int_eq(a < b ? b : a, MS(5));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* What the loader refuses, with the step's path. */
 START_TEST(futures_bad_input_named)
 {
@@ -286,7 +316,7 @@ Suite *futures_suite(void)
                                futures_task_in_run_queue_is_not_scheduled_twice,
                                futures_children_wake_their_parent_once_per_burst,
                                futures_notifier_pays_each_wake_serially, futures_cost_reads_the_waiter_list,
-                               futures_vars_while_and_version, NULL};
+                               futures_vars_while_and_version, futures_tasks_inherit_the_carried_stamp, NULL};
   const TTest *const errors[] = {futures_bad_input_named, futures_examples_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
   tu_tcase(s, "errors", errors, NULL, NULL, 60);

@@ -503,6 +503,8 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
       memcpy(x->loops, parent->x->loops, (size_t)c->loops * sizeof(ts_loop));
     if (parent->x && parent->x->vars && x->vars)
       memcpy(x->vars, parent->x->vars, c->nvars * sizeof(double));
+    if (parent->x)
+      x->carried = parent->x->carried; /* the timestamp its parent was last carried */
   }
   return a;
 }

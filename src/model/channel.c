@@ -83,6 +83,7 @@ int ts__chan_wake(ts_world *w, ts_actor *from, int decl, int inst, int id)
   x->seen[decl].reg = -1;
   if (x->poll_parent >= 0) {
     x->woken = 1;
+    ts__x(w, ts_world_actor(w, x->poll_parent))->carried = ch->stamp; /* its task got the notify too */
     ts_actor *p = task_of(w, b);
     if (!p)
       return 0; /* the burst's first wake already woke the parent */

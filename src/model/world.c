@@ -754,7 +754,7 @@ ts_actor_stats ts_world_stats(const ts_world *w, int id)
   const ts_actor_ext *x = a->x;
   ts_actor_stats s = {.actor = id, .klass = a->klass, .worker = a->home, .arrive = a->st.arrive,
                       .done = a->st.done, .timer = a->st.timer, .cpu = a->st.cpu, .slices = a->st.slices,
-                      .yields = a->st.yields};
+                      .yields = a->st.yields, .hidden = a->hidden};
   ts_world_wave(w, id, &s.wave_start, &s.wave_end);
   s.settled = x ? x->settled : -1;
   if (x) {

@@ -39,6 +39,7 @@ typedef struct ts_actor_stats {
   ts_time state[TS_NSTATES]; /* time spent in each state */
   int64_t slices;       /* run periods that did timed CPU work */
   int64_t yields;
+  int hidden;           /* a spawned task or a child: not in its class's statistics */
 } ts_actor_stats;
 
 /* An actor's measurements as the world keeps them while it runs: the

@@ -59,7 +59,7 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
   memset(s, 0, sizeof *s);
   s->wmin = TS_TIME_MAX;
   for (int a = 0; a < tl->nactors; a++) {
-    if (tl->stats[a].klass != k)
+    if (tl->stats[a].klass != k || tl->stats[a].hidden)
       continue;
     const ts_explain_actor *e = &x[a];
     s->count++;
@@ -108,7 +108,7 @@ static double median_wave(const ts_timeline *tl, const ts_explain_actor *x, int 
   if (!v)
     return 0;
   for (int a = 0; a < tl->nactors; a++)
-    if (tl->stats[a].klass == k)
+    if (tl->stats[a].klass == k && !tl->stats[a].hidden)
       v[n++] = x[a].wave;
   qsort(v, n, sizeof *v, cmp_time);
   double m = n == 0 ? 0 : n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
@@ -130,7 +130,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
   int finished = 0;
   for (int a = 0; a < tl->nactors && !finished; a++)
-    finished = tl->stats[a].klass == k && tl->stats[a].done >= 0;
+    finished = tl->stats[a].klass == k && !tl->stats[a].hidden && tl->stats[a].done >= 0;
   if (!finished) {
     fprintf(out, "  none finished by the horizon (a program that runs forever): no wave to break down%s\n",
             tl->model->nlocks ? "; see the contention on mutexes below" : "");
@@ -248,7 +248,7 @@ static double predict_from_ref(const ts_timeline *tl, int k, const double *pw, d
   double total = 0;
   int n = 0;
   for (int a = 0; a < tl->nactors; a++) {
-    if (tl->stats[a].klass != k)
+    if (tl->stats[a].klass != k || tl->stats[a].hidden)
       continue;
     total += pw[tl->stats[a].worker] + lat1;
     n++;
