@@ -67,7 +67,7 @@ static double world_metric(const ts_model *m, const ts_world *w, const char *nam
   ck_assert_msg(i >= 0, "no metric %s", name);
   double *v = calloc(l.n, sizeof *v);
   ck_assert_ptr_nonnull(v);
-  ts_metric_world_values(&l, w, v);
+  ts_metric_world_values(&l, w, ts_metric_world_queued(w), v);
   double x = v[i];
   free(v);
   ts_metric_list_finish(&l);

@@ -311,10 +311,11 @@ typedef struct samples_out {
   int err;              /* errno of a failed write */
 } samples_out;
 
-static int format_samples(void *ctx, const ts_sweep *s, const ts_world *w, int combo, int rep, ts_text *out)
+static int format_samples(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo, int rep,
+                          ts_text *out)
 {
   const samples_out *so = ctx;
-  return ts_report_samples_rows(out, &so->L->sc, s, w, combo, rep);
+  return ts_report_samples_row(out, &so->L->sc, s, w, a, combo, rep);
 }
 
 static int write_samples(void *ctx, const char *text, size_t len)

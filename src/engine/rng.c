@@ -76,6 +76,11 @@ ts_rng *ts_rng_init_small(void *mem, uint64_t seed)
   return (ts_rng *)(void *)g;
 }
 
+ts_rng *ts_rng_clone(const ts_rng *r)
+{
+  return (ts_rng *)(void *)gsl_rng_clone((const gsl_rng *)(const void *)r);
+}
+
 void ts_rng_destroy(ts_rng *r)
 {
   if (r)

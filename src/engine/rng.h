@@ -24,6 +24,9 @@ size_t ts_rng_small_size(void);
 ts_rng *ts_rng_init_small(void *mem, uint64_t seed);
 /* A new stream seeded with seed, or NULL when memory runs out. */
 ts_rng *ts_rng_create(unsigned long seed);
+/* A new stream in the state r is in now (its draws from here on are r's),
+ * or NULL when memory runs out. */
+ts_rng *ts_rng_clone(const ts_rng *r);
 /* Free a stream; NULL is accepted. */
 void ts_rng_destroy(ts_rng *r);
 /* Uniform in [0, 1). */

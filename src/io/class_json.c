@@ -242,18 +242,18 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
   const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(jc, "count");
   if (!cnt)
     return ts_jfail(&L->c, "count", L->e, "missing (required): \"n\" (the sweep's n), an integer in [0, %ld], "
-                    "\"$param\", an expression or \"forever\"", TS_MAX_ACTORS);
+                    "\"$param\", an expression or \"forever\"", TS_MAX_COUNT);
   if (cJSON_IsString(cnt) && strcmp(cnt->valuestring, "forever") == 0) {
     k->forever = 1;
     return 0;
   }
-  if (cJSON_IsNumber(cnt) && (cnt->valuedouble < 0 || cnt->valuedouble > TS_MAX_ACTORS ||
+  if (cJSON_IsNumber(cnt) && (cnt->valuedouble < 0 || cnt->valuedouble > TS_MAX_COUNT ||
                               cnt->valuedouble != floor(cnt->valuedouble)))
-    return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n) or an integer in [0, %ld]", TS_MAX_ACTORS);
+    return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n) or an integer in [0, %ld]", TS_MAX_COUNT);
   if (!cJSON_IsNumber(cnt) && !cJSON_IsString(cnt))
     return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression",
-                    TS_MAX_ACTORS);
-  return ts__ml_count_expr(L, jc, 0, TS_MAX_ACTORS, &k->count);
+                    TS_MAX_COUNT);
+  return ts__ml_count_expr(L, jc, 0, TS_MAX_COUNT, &k->count);
 }
 
 int ts__ml_load_class(loader *L, const cJSON *jc, int index)

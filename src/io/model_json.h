@@ -10,7 +10,8 @@
 
 #define TS_MAX_MS 3.6e6          /* one hour, in ms: the largest cost or latency */
 #define TS_MAX_ROWS 10000000L
-#define TS_MAX_ACTORS 1000000L
+#define TS_MAX_ACTORS 1000000L   /* n */
+#define TS_MAX_COUNT 10000000L   /* a class's count (and all classes' together: world.c) */
 #define TS_MAX_WORKERS 4096L
 
 /* Convert a parsed model tree into m (caller memory; free with ts_model_finish).

@@ -377,8 +377,8 @@ char *ts_report_put_ms(char *p, ts_time t)
   return p + 7;
 }
 
-int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w, int combo,
-                           int replication)
+int ts_report_samples_row(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w,
+                          const ts_actor_stats *a, int combo, int replication)
 {
   const char *labels[16];
   size_t prefix = 0;
@@ -387,62 +387,53 @@ int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *
     prefix += strlen(labels[k]) + 1;
   }
   int settle = ts_sweep_col(s, "settle_ms") >= 0; /* the header's column (the sweep's model has the mark) */
-  for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *ac = ts_world_actor(w, id);
-    if (!ts_world_counted(ac))
-      continue;
-    const ts_actor_acc *a = &ac->st;
-    const ts_actor_ext *x = ac->x;
-    ts_time wave_start, wave_end;
-    ts_world_wave(w, id, &wave_start, &wave_end);
-    const char *klass = w->model->classes[ac->klass].name;
-    size_t kl = strlen(klass);
-    /* 3 ints + 3 ids + 11 times (at most 40 each) + 2 counters + separators */
-    if (ts_text_reserve(out, prefix + kl + 6 * 21 + 11 * 40 + 2 * 21 + 24))
-      return -1;
-    char *p = out->v + out->len;
-    for (int k = 0; k < sc->naxes; k++) {
-      size_t ll = strlen(labels[k]);
-      memcpy(p, labels[k], ll);
-      p += ll;
-      *p++ = ',';
-    }
-    p = put_i64(p, replication);
+  const char *klass = w->model->classes[a->klass].name;
+  size_t kl = strlen(klass);
+  /* 3 ints + 3 ids + 11 times (at most 40 each) + 2 counters + separators */
+  if (ts_text_reserve(out, prefix + kl + 6 * 21 + 11 * 40 + 2 * 21 + 24))
+    return -1;
+  char *p = out->v + out->len;
+  for (int k = 0; k < sc->naxes; k++) {
+    size_t ll = strlen(labels[k]);
+    memcpy(p, labels[k], ll);
+    p += ll;
     *p++ = ',';
-    p = put_i64(p, w->n);
-    *p++ = ',';
-    p = put_i64(p, w->nmain);
-    *p++ = ',';
-    p = put_i64(p, id);
-    *p++ = ',';
-    memcpy(p, klass, kl);
-    p += kl;
-    *p++ = ',';
-    p = put_i64(p, ac->home);
-    const ts_time times[] = {a->arrive, wave_end - wave_start, a->timer, a->cpu, ac->queue_time,
-                             ts_world_state_time(w, id, TS_ACTOR_READY), ts_world_state_time(w, id, TS_ACTOR_IO),
-                             ts_world_state_time(w, id, TS_ACTOR_LOCK_WAIT), x ? x->lock_work : 0};
-    int waved = wave_start >= 0 && wave_end >= 0; /* an actor still running has no wave_ms, no done_ms */
-    for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
-      *p++ = ',';
-      if (i != 1 || waved)
-        p = ts_report_put_ms(p, times[i]);
-    }
-    *p++ = ',';
-    p = put_i64(p, a->slices);
-    *p++ = ',';
-    p = put_i64(p, a->yields);
-    *p++ = ',';
-    if (a->done >= 0)
-      p = ts_report_put_ms(p, a->done);
-    if (settle) {
-      *p++ = ',';
-      if (x && x->settled >= 0)
-        p = ts_report_put_ms(p, x->settled - a->arrive);
-    }
-    *p++ = '\n';
-    out->len = (size_t)(p - out->v);
   }
+  p = put_i64(p, replication);
+  *p++ = ',';
+  p = put_i64(p, w->n);
+  *p++ = ',';
+  p = put_i64(p, w->nmain);
+  *p++ = ',';
+  p = put_i64(p, a->actor);
+  *p++ = ',';
+  memcpy(p, klass, kl);
+  p += kl;
+  *p++ = ',';
+  p = put_i64(p, a->worker);
+  const ts_time times[] = {a->arrive, a->wave_end - a->wave_start, a->timer, a->cpu, a->state[TS_ACTOR_QUEUED],
+                           a->state[TS_ACTOR_READY], a->state[TS_ACTOR_IO], a->state[TS_ACTOR_LOCK_WAIT],
+                           a->lock_work};
+  int waved = a->wave_start >= 0 && a->wave_end >= 0; /* an actor still running has no wave_ms, no done_ms */
+  for (size_t i = 0; i < sizeof times / sizeof *times; i++) {
+    *p++ = ',';
+    if (i != 1 || waved)
+      p = ts_report_put_ms(p, times[i]);
+  }
+  *p++ = ',';
+  p = put_i64(p, a->slices);
+  *p++ = ',';
+  p = put_i64(p, a->yields);
+  *p++ = ',';
+  if (a->done >= 0)
+    p = ts_report_put_ms(p, a->done);
+  if (settle) {
+    *p++ = ',';
+    if (a->settled >= 0)
+      p = ts_report_put_ms(p, a->settled - a->arrive);
+  }
+  *p++ = '\n';
+  out->len = (size_t)(p - out->v);
   return 0;
 }
 
@@ -450,30 +441,22 @@ const char *const ts_report_actor_columns[] = {"replication", "n", "workers", "a
   "wave_ms", "per_group_cpu_ms", "cpu_ms", "queue_wait_ms", "ready_wait_ms", "io_ms", "lock_wait_ms", "lock_work_ms",
   "slices", "yields", "done_ms", NULL};
 
-int ts_report_actor_values(const ts_world *w, int id, int replication, double *v)
+void ts_report_actor_values(const ts_world *w, const ts_actor_stats *a, int replication, double *v)
 {
-  const ts_actor *ac = ts_world_actor(w, id);
-  if (!ts_world_counted(ac))
-    return 0;
-  const ts_actor_acc *a = &ac->st;
-  const ts_actor_ext *x = ac->x;
-  ts_time wave_start, wave_end;
-  ts_world_wave(w, id, &wave_start, &wave_end);
-  const ts_time times[] = {a->arrive, wave_end - wave_start, a->timer, a->cpu, ac->queue_time,
-                           ts_world_state_time(w, id, TS_ACTOR_READY), ts_world_state_time(w, id, TS_ACTOR_IO),
-                           ts_world_state_time(w, id, TS_ACTOR_LOCK_WAIT), x ? x->lock_work : 0};
-  int waved = wave_start >= 0 && wave_end >= 0;
+  const ts_time times[] = {a->arrive, a->wave_end - a->wave_start, a->timer, a->cpu, a->state[TS_ACTOR_QUEUED],
+                           a->state[TS_ACTOR_READY], a->state[TS_ACTOR_IO], a->state[TS_ACTOR_LOCK_WAIT],
+                           a->lock_work};
+  int waved = a->wave_start >= 0 && a->wave_end >= 0;
   v[0] = replication;
   v[1] = w->n;
   v[2] = w->nmain;
-  v[3] = id;
-  v[4] = ac->home;
+  v[3] = a->actor;
+  v[4] = a->worker;
   for (size_t i = 0; i < sizeof times / sizeof *times; i++)
     v[5 + i] = i != 1 || waved ? ts_time_to_ms(times[i]) : NAN;
   v[14] = (double)a->slices;
   v[15] = (double)a->yields;
   v[16] = a->done >= 0 ? ts_time_to_ms(a->done) : NAN;
-  return 1;
 }
 
 static void add_number(cJSON *o, const char *key, double v)

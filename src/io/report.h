@@ -38,24 +38,24 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
 int ts_report_add(ts_atomic *batch, const char *dir, const ts_scenario *sc, const cJSON *resolved, const ts_sweep *s,
                   const ts_baseline *b, int samples, ts_err *e);
 /* samples.csv: its header line (m: the sweep's model; a model with a settled
- * mark adds the column settle_ms), then (any thread) the rows of the actors
- * of one finished replication (not spawned ones), in actor order, appended
- * to out; the times are written exactly as printf's %.6f of their ms.
- * Returns 0 or -1 (out of memory, or out's flush failed). */
+ * mark adds the column settle_ms), then (any thread) the row of one actor a
+ * (not a spawned one) of a replication of world w, appended to out; the
+ * times are written exactly as printf's %.6f of their ms. Returns 0 or -1
+ * (out of memory, or out's flush failed). */
 void ts_report_samples_header(FILE *f, const ts_scenario *sc, const ts_model *m);
 /* Write t ns as ms at p, exactly as printf("%.6f", ts_time_to_ms(t)) would
  * (at most 40 bytes, NUL-terminated); returns the end (at the NUL). */
 char *ts_report_put_ms(char *p, ts_time t);
-int ts_report_samples_rows(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w, int combo,
-                           int replication);
+int ts_report_samples_row(ts_text *out, const ts_scenario *sc, const ts_sweep *s, const ts_world *w,
+                          const ts_actor_stats *a, int combo, int replication);
 /* Write summary.csv alone to f. */
 /* The numeric columns of a samples.csv row (without the axis labels and the
- * class), NULL-terminated, and actor id's values of them in world w
- * (replication as given; NAN where samples.csv leaves the field empty): 1,
- * or 0 when the actor is not counted (no row). Keep in step with
- * ts_report_samples_rows, which writes the same fields as text. */
+ * class), NULL-terminated, and the values of them of actor a (counted) of
+ * world w (replication as given; NAN where samples.csv leaves the field
+ * empty). Keep in step with ts_report_samples_row, which writes the same
+ * fields as text. */
 extern const char *const ts_report_actor_columns[];
-int ts_report_actor_values(const ts_world *w, int id, int replication, double *v);
+void ts_report_actor_values(const ts_world *w, const ts_actor_stats *a, int replication, double *v);
 void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b);
 
 #endif

@@ -16,22 +16,20 @@ typedef struct record {
   double v[TS_LIB_ACTOR_COLS];
 } record;
 
-static int format_actors(void *ctx, const ts_sweep *s, const ts_world *w, int combo, int replication, ts_text *out)
+static int format_actors(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo,
+                         int replication, ts_text *out)
 {
   (void)ctx;
   (void)s;
-  for (int id = 0; id < w->nactors; id++) {
-    record rec = {.combo = combo};
-    if (!ts_report_actor_values(w, id, replication, rec.v))
-      continue;
-    const char *name = w->model->classes[ts_world_actor(w, id)->klass].name;
-    rec.name_len = (int)strlen(name);
-    if (ts_text_reserve(out, sizeof rec + (size_t)rec.name_len))
-      return -1;
-    memcpy(out->v + out->len, &rec, sizeof rec);
-    memcpy(out->v + out->len + sizeof rec, name, (size_t)rec.name_len);
-    out->len += sizeof rec + (size_t)rec.name_len;
-  }
+  record rec = {.combo = combo};
+  ts_report_actor_values(w, a, replication, rec.v);
+  const char *name = w->model->classes[a->klass].name;
+  rec.name_len = (int)strlen(name);
+  if (ts_text_reserve(out, sizeof rec + (size_t)rec.name_len))
+    return -1;
+  memcpy(out->v + out->len, &rec, sizeof rec);
+  memcpy(out->v + out->len + sizeof rec, name, (size_t)rec.name_len);
+  out->len += sizeof rec + (size_t)rec.name_len;
   return 0;
 }
 

@@ -14,19 +14,16 @@
  * loop whose body takes no time). */
 #define LIVELOCK_OPS UINT64_C(50000000)
 
-/* Only the entries of actors made so far are cleared (ts__actor_new clears
- * a new actor's), so an unused tail costs nothing. */
 int ts__state_column(ts_world *w, int id, int s)
 {
   int c = id >> TS_CHUNK_BITS;
-  ts_time *col = malloc(TS_CHUNK * sizeof *col);
+  ts_time *col = calloc(TS_CHUNK, sizeof *col);
   if (!col) {
     ts__world_nomem(w);
     return -1;
   }
-  int made = w->nactors - c * TS_CHUNK;
-  memset(col, 0, (size_t)(made < TS_CHUNK ? made : TS_CHUNK) * sizeof *col);
   w->scol[c * TS_NSTATES + s] = col;
+  w->states_used |= UINT32_C(1) << s;
   return 0;
 }
 
@@ -331,6 +328,51 @@ static void start_followers(ts_world *w, const ts_actor *a)
   }
 }
 
+/* Done actor a is handed to the world's on_done; when its class allows, its
+ * extension goes to the next of its class and its chunk is freed once all
+ * of the chunk's actors are retired (at the next sweep). */
+static void retire(ts_world *w, ts_actor *a)
+{
+  if (w->on_done(w->done_ctx, w, a) != 0) {
+    ts__world_nomem(w);
+    return;
+  }
+  if (!w->reclaim[a->klass])
+    return;
+  if (a->x && a->x != &w->ext_sink) {
+    *(void **)(void *)a->x = w->ext_free[a->klass];
+    w->ext_free[a->klass] = a->x;
+  }
+  a->x = NULL;
+  int c = a->id >> TS_CHUNK_BITS;
+  if (--w->chunk_left[c] > 0)
+    return;
+  if (w->ndead == w->cap_dead) {
+    int cap = w->cap_dead ? 2 * w->cap_dead : 16;
+    int *v = realloc(w->dead, (size_t)cap * sizeof *v);
+    if (!v)
+      return; /* the chunk is not freed: no harm */
+    w->dead = v;
+    w->cap_dead = cap;
+  }
+  w->dead[w->ndead++] = c;
+}
+
+void ts__world_sweep(ts_world *w)
+{
+  for (int k = 0; k < w->ndead; k++) {
+    int c = w->dead[k];
+    free(w->chunks[c]);
+    w->chunks[c] = NULL;
+    w->chunk_gone[c] = 1;
+    for (int s = 0; s < TS_NSTATES; s++) {
+      free(w->scol[c * TS_NSTATES + s]);
+      w->scol[c * TS_NSTATES + s] = NULL;
+    }
+  }
+  w->ndead = 0;
+}
+
 /* a's program ended. Returns the task a child hands the CPU back to, or -1. */
 static int finish(ts_world *w, ts_actor *a)
 {
@@ -349,10 +391,13 @@ static int finish(ts_world *w, ts_actor *a)
   }
   w->done++;
   w->live--;
+  w->live_bytes -= w->model->classes[a->klass].size_bytes;
   ts__actor_rng_release(w, a);
   if (!a->hidden)
     w->workers[a->home].live--;
   start_followers(w, a);
+  if (w->on_done)
+    retire(w, a);
   return back;
 }
 
@@ -399,23 +444,64 @@ int ts__actor_continue(ts_world *w, ts_actor *a)
   }
 }
 
-static int alloc_chunk(ts_world *w)
+/* Room for chunk slots up to c. Returns 0 or -1. */
+static int chunk_slots(ts_world *w, int c)
 {
-  int nchunks = w->cap_actors >> TS_CHUNK_BITS;
-  ts_actor **c = realloc(w->chunks, (size_t)(nchunks + 1) * sizeof *c);
-  if (!c)
+  int nslots = w->cap_actors >> TS_CHUNK_BITS;
+  if (c < nslots)
+    return 0;
+  int cap = nslots ? nslots : 1;
+  while (cap <= c)
+    cap *= 2;
+  ts_actor **v = realloc(w->chunks, (size_t)cap * sizeof *v);
+  if (!v)
     return -1;
-  w->chunks = c;
-  ts_time **sc = realloc(w->scol, (size_t)(nchunks + 1) * TS_NSTATES * sizeof *sc);
+  w->chunks = v;
+  ts_time **sc = realloc(w->scol, (size_t)cap * TS_NSTATES * sizeof *sc);
   if (!sc)
     return -1;
   w->scol = sc;
-  memset(sc + (size_t)nchunks * TS_NSTATES, 0, TS_NSTATES * sizeof *sc);
-  c[nchunks] = malloc(TS_CHUNK * sizeof **c); /* each actor is cleared when it is made */
-  if (!c[nchunks])
+  int32_t *left = realloc(w->chunk_left, (size_t)cap * sizeof *left);
+  if (!left)
     return -1;
-  w->cap_actors += TS_CHUNK;
+  w->chunk_left = left;
+  uint8_t *gone = realloc(w->chunk_gone, (size_t)cap);
+  if (!gone)
+    return -1;
+  w->chunk_gone = gone;
+  for (int k = nslots; k < cap; k++) {
+    v[k] = NULL;
+    memset(sc + (size_t)k * TS_NSTATES, 0, TS_NSTATES * sizeof *sc);
+    left[k] = TS_CHUNK;
+    gone[k] = 0;
+  }
+  w->cap_actors = cap << TS_CHUNK_BITS;
   return 0;
+}
+
+ts_actor *ts__chunk(ts_world *w, int c)
+{
+  if (chunk_slots(w, c) != 0) {
+    ts__world_nomem(w);
+    return NULL;
+  }
+  if (w->chunks[c])
+    return w->chunks[c];
+  if (w->chunk_gone[c]) {
+    ts__invariant(w, "actors %d to %d are named after they were all done and retired", c << TS_CHUNK_BITS,
+                  ((c + 1) << TS_CHUNK_BITS) - 1);
+    return NULL;
+  }
+  ts_actor *v = malloc(TS_CHUNK * sizeof *v); /* each actor is set up when it is made */
+  if (!v) {
+    ts__world_nomem(w);
+    return NULL;
+  }
+  w->chunks[c] = v;
+  int lo = c << TS_CHUNK_BITS, hi = lo + TS_CHUNK;
+  if (w->lazy && lo < w->nfixed && ts__world_make_fixed(w, lo, hi < w->nfixed ? hi : w->nfixed) != 0)
+    return NULL;
+  return v;
 }
 
 ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
@@ -429,7 +515,13 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
   size_t bytes = head + nv + nvar * sizeof(double) + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
                  nc * sizeof(ts_seen);
-  char *p = ts__pool_take(&w->rng_pool, bytes);
+  char *p;
+  if (w->ext_free && w->ext_free[a->klass]) { /* a retired actor's of its class: the same size */
+    p = w->ext_free[a->klass];
+    w->ext_free[a->klass] = *(void **)(void *)p;
+  } else {
+    p = ts__pool_take(&w->rng_pool, bytes);
+  }
   if (!p) {
     ts__world_nomem(w);
     return &w->ext_sink;
@@ -469,23 +561,15 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   return x;
 }
 
-ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent)
+void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
 {
-  const ts_model *m = w->model;
-  const ts_class *c = &m->classes[k];
-  if (w->nactors == w->cap_actors && alloc_chunk(w) != 0) {
-    ts__world_nomem(w);
-    return NULL;
-  }
-  int id = w->nactors;
-  ts_actor *a = ts_world_actor(w, id);
   memset(a, 0, sizeof *a);
   a->id = id;
   a->klass = k;
   a->index = i;
   a->worker = a->home = wk;
-  a->hidden = parent != NULL;
-  a->sched_class = (uint8_t)c->sched_class;
+  a->hidden = (uint8_t)hidden;
+  a->sched_class = (uint8_t)w->model->classes[k].sched_class;
   a->state = TS_ACTOR_NEW;
   a->st.done = -1;
   for (int s = 0; s < TS_NSTATES; s++) { /* its entries in the columns its chunk has */
@@ -493,7 +577,21 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
     if (col)
       col[id & (TS_CHUNK - 1)] = 0;
   }
+}
+
+ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent)
+{
+  const ts_model *m = w->model;
+  const ts_class *c = &m->classes[k];
+  int id = w->nactors;
+  ts_actor *chunk = ts__chunk(w, id >> TS_CHUNK_BITS);
+  if (!chunk)
+    return NULL;
+  ts_actor *a = &chunk[id & (TS_CHUNK - 1)];
+  ts__actor_init(w, a, id, k, i, wk, parent != NULL);
   w->nactors++;
+  if (k == w->main_class && w->workers[wk].pool == 0)
+    w->placed_main++;
   if (parent) { /* spawned: its root's coordinates (the fixed actor the spawns began at) and its parent's loops */
     const ts_actor *root = parent->x && parent->x->parent >= 0 ? ts_world_actor(w, parent->x->parent) : parent;
     ts_actor_ext *x = ts__x(w, a);
@@ -551,6 +649,8 @@ static void drop(ts_world *w, ts_actor *a)
   w->done++;
   ts__count_now(w, &w->win_drops);
   start_followers(w, a);
+  if (w->on_done)
+    retire(w, a);
 }
 
 int ts__actor_begin(ts_world *w, ts_actor *a)
@@ -570,6 +670,7 @@ int ts__actor_begin(ts_world *w, ts_actor *a)
     wk->live++;
   }
   w->live++;
+  w->live_bytes += w->model->classes[a->klass].size_bytes;
   return 1;
 }
 

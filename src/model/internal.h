@@ -115,9 +115,23 @@ double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e);
  * step's index expression, which must lie in [0, instances). Returns the
  * offset within the declaration, or -1 after ts__fail. */
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances);
-/* Make a new actor (spawned by parent, or from a source) of class k with
- * index i on worker wk. Returns it, or NULL after ts__world_nomem. */
+/* Make a new actor (spawned by parent, or from a source; or, in a world
+ * that is not lazy, a fixed one at init) of class k with index i on worker
+ * wk. Returns it, or NULL after ts__world_nomem. */
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
+/* Set up actor id's memory as a new actor of class k with index i on
+ * worker wk (hidden: spawned). */
+void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden);
+/* Chunk c's memory, made (lazy: with the fixed actors it holds, by
+ * ts__world_make_fixed) when it is not; NULL after ts__world_nomem, or
+ * after ts__invariant when the chunk was freed. */
+ts_actor *ts__chunk(ts_world *w, int c);
+/* Lazy: set up the fixed actors of ids [lo, hi) (a new chunk's). Returns 0,
+ * or -1 (a placement failed: w->error). */
+int ts__world_make_fixed(ts_world *w, int lo, int hi);
+/* Free the chunks whose actors are all retired (at the start of an event:
+ * no actor's memory is in use). */
+void ts__world_sweep(ts_world *w);
 /* A new task spawned by a: an actor of a's class with a's index and loops
  * on a's worker, hidden, numbered among the spawns of a's root (its random
  * stream). Returns it, or NULL after ts__world_nomem. */

@@ -112,6 +112,7 @@ static int exec_child(ts_world *w, ts_actor *a, const ts_step *s)
   c->st.arrive = w->sim.now;
   c->state_since = w->sim.now;
   w->live++;
+  w->live_bytes += w->model->classes[c->klass].size_bytes;
   ts__actor_set_state(w, c, TS_ACTOR_CHAN_WAIT);
   if (!x->kids_pending) { /* the push wakes the owner, which is running */
     x->kids_pending = 1;
@@ -155,6 +156,7 @@ void ts__future_finish(ts_world *w, ts_actor *a)
     c->st.done = w->sim.now;
     w->done++;
     w->live--;
+    w->live_bytes -= w->model->classes[c->klass].size_bytes;
   }
   if (x->poll_parent < 0)
     return;

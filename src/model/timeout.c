@@ -70,8 +70,8 @@ static void mutex_expired(ts_world *w, ts_actor *a, const ts_step *s)
 void ts__timeout_on_expire(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
-  ts_actor *a = ts_world_actor(w, ev->obj);
-  ts_actor_ext *x = a->x;
+  ts_actor *a = (ts_actor *)ts_world_actor_at(w, ev->obj); /* NULL: retired, its chunk freed */
+  ts_actor_ext *x = a ? a->x : NULL;
   if (!x || ev->gen != x->wait_gen || x->wait_pc != a->pc || a->state == TS_ACTOR_DONE)
     return;
   const ts_step *s = &w->model->classes[a->klass].steps[a->pc];

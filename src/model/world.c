@@ -157,7 +157,7 @@ static int count_classes(ts_world *w)
     long count = 0;
     w->class_base[c] = total;
     if (!m->classes[c].forever &&
-        init_int(w, m->classes[c].count, NULL, 0, 1000000, "classes", (int)c, "count", "count", m->classes[c].name,
+        init_int(w, m->classes[c].count, NULL, 0, 10000000, "classes", (int)c, "count", "count", m->classes[c].name,
                  &count))
       return -1;
     w->class_count[c] = (int)count;
@@ -200,16 +200,61 @@ static int place(ts_world *w, int c, int i, int id, int *load)
   }
   if (count == 1) /* every rule picks the only worker (a hash mod 1 is 0) */
     return w->pool_base[p];
-  return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load + w->pool_base[p]);
+  return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load ? load + w->pool_base[p] : NULL);
 }
 
-/* How many actors one arrival of ar brings (a draw from the world's stream
- * unless fixed). */
-static int batch_size(ts_world *w, const ts_arrival *ar)
+static int pure_var(void *ctx, ts_expr_var v)
+{
+  (void)ctx;
+  switch (v.kind) {
+  case TS_VAR_INDEX:
+  case TS_VAR_N:
+  case TS_VAR_W:
+  case TS_VAR_WORKER:
+  case TS_VAR_POOL_SIZE:
+  case TS_VAR_ARRIVED:
+  case TS_VAR_ACTOR: return 1;
+  default: return 0; /* counters, class counts, lets... may have moved on by the time it is made */
+  }
+}
+
+/* Whether the placement of class c's actors can be made again from their
+ * index alone, when a lazy world makes their chunk: not least_loaded over
+ * several workers (it depends on every placement before), and a fixed
+ * placement that reads only the actor's coordinates. */
+static int placement_pure(const ts_world *w, int c)
+{
+  const ts_class *k = &w->model->classes[c];
+  if (k->place == TS_PLACE_FIXED)
+    return ts_expr_reads_only(k->place_worker, pure_var, NULL);
+  return w->pool_base[k->pool + 1] - w->pool_base[k->pool] == 1 || w->model->dispatch != TS_DISPATCH_LEAST_LOADED;
+}
+
+int ts__world_make_fixed(ts_world *w, int lo, int hi)
+{
+  ts_actor *chunk = w->chunks[lo >> TS_CHUNK_BITS];
+  int c = 0;
+  for (int id = lo; id < hi; id++) {
+    while (id >= w->class_base[c + 1])
+      c++;
+    int i = id - w->class_base[c], wk;
+    if (w->placed && !placement_pure(w, c)) {
+      wk = w->placed[id];
+    } else if ((wk = place(w, c, i, id, NULL)) < 0) {
+      w->sim.failed = TS_SIM_STOP;
+      return -1;
+    }
+    ts__actor_init(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
+  }
+  return 0;
+}
+
+/* How many actors one arrival of ar brings (a draw from r unless fixed). */
+static int batch_size(ts_rng *r, const ts_arrival *ar)
 {
   switch (ar->batch_kind) {
-  case TS_BATCH_GEOMETRIC: return (int)ts_rng_geometric(w->rng, 1 / ar->batch_mean);
-  case TS_BATCH_UNIFORM: return ar->batch_lo + (int)ts_rng_index(w->rng, (size_t)(ar->batch_hi - ar->batch_lo + 1));
+  case TS_BATCH_GEOMETRIC: return (int)ts_rng_geometric(r, 1 / ar->batch_mean);
+  case TS_BATCH_UNIFORM: return ar->batch_lo + (int)ts_rng_index(r, (size_t)(ar->batch_hi - ar->batch_lo + 1));
   default: return ar->batch > 1 ? ar->batch : 1;
   }
 }
@@ -226,19 +271,20 @@ typedef struct arrivals {
   int epoch, left;
 } arrivals;
 
-/* When arrival (epoch) e of a fixed-count class happens (before the horizon check). */
-static ts_time epoch_time(ts_world *w, const ts_class *k, int i, ts_time *poisson_t)
+/* When arrival (epoch) i of a fixed-count class happens (before the horizon
+ * check), drawn from r (the world's stream at init). */
+static ts_time epoch_time(ts_rng *r, const ts_class *k, int i, ts_time *poisson_t)
 {
   const ts_arrival *ar = &k->arrival;
   switch (ar->kind) {
   case TS_ARRIVE_PERIODIC: {
     ts_time t = ar->phase + (ts_time)i * ar->period;
     if (ar->jitter > 0)
-      t += (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter);
+      t += (ts_time)(ts_rng_uniform(r) * (double)ar->jitter);
     return t;
   }
   case TS_ARRIVE_POISSON:
-    *poisson_t += (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+    *poisson_t += (ts_time)llround(ts_rng_exponential(r, 1e9 / ar->rate_per_s));
     return *poisson_t;
   case TS_ARRIVE_AFTER: return -1; /* started by its predecessor's end */
   default: return ar->start + (ts_time)i * ar->spacing;
@@ -248,13 +294,13 @@ static ts_time epoch_time(ts_world *w, const ts_class *k, int i, ts_time *poisso
 /* When the i-th actor of a fixed-count class arrives: its own arrival, or
  * its batch's (actors i, i + 1, ... share one arrival until it has brought
  * its batch). */
-static ts_time arrival_time(ts_world *w, const ts_class *k, int i, arrivals *cur)
+static ts_time arrival_time(ts_rng *r, const ts_class *k, int i, arrivals *cur)
 {
   if (!batched(&k->arrival))
-    return epoch_time(w, k, i, &cur->poisson_t);
+    return epoch_time(r, k, i, &cur->poisson_t);
   if (cur->left <= 0) {
-    cur->t = epoch_time(w, k, cur->epoch++, &cur->poisson_t);
-    cur->left = batch_size(w, &k->arrival);
+    cur->t = epoch_time(r, k, cur->epoch++, &cur->poisson_t);
+    cur->left = batch_size(r, &k->arrival);
   }
   cur->left--;
   return cur->t;
@@ -278,9 +324,40 @@ static int lane_setup_class(ts_world *w, int c, ts_lane_class *lc)
     lc->step = ar->period;
     return 0;
   }
+  if (w->lazy && !batched(ar) &&
+      (ar->kind == TS_ARRIVE_POISSON || (ar->kind == TS_ARRIVE_PERIODIC && ar->jitter <= ar->period))) {
+    /* times nondecreasing in the index (a jitter shorter than the period
+     * keeps each arrival before the next period's): drawn as they come */
+    lc->gen = ts_rng_clone(w->rng);
+    lc->klass = c;
+    lc->hi = w->class_count[c];
+    lc->gen_i = -1;
+    lc->gen_sum = ar->start;
+    return lc->gen ? 0 : -1;
+  }
   lc->stored = 1;
   lc->t = malloc(((size_t)w->class_count[c] + 1) * sizeof *lc->t);
   return lc->t ? 0 : -1;
+}
+
+/* A generated class's next arrival in the horizon (gen_i = hi: none left). */
+static void gen_next(ts_world *w, ts_lane_class *lc)
+{
+  const ts_class *k = &w->model->classes[lc->klass];
+  while (++lc->gen_i < lc->hi) {
+    ts_time at = epoch_time(lc->gen, k, lc->gen_i, &lc->gen_sum); /* (not batched) */
+    if (at > TS_HORIZON_MAX && at <= w->horizon) {
+      ts__at_failed(w, at); /* simulated time would pass the limit */
+      break;
+    }
+    if (at > w->horizon)
+      break; /* and so would every later one */
+    if (at >= 0) {
+      lc->gen_t = at;
+      return;
+    }
+  }
+  lc->gen_i = lc->hi;
 }
 
 /* Actor i of class c arrives at `at` (-1: not at all, it follows another's end). */
@@ -360,7 +437,12 @@ static int lane_next(void *ctx, ts_time *time, int32_t *obj)
     ts_lane_class *lc = &w->lane[c];
     ts_time t;
     int i;
-    if (lc->stored) {
+    if (lc->gen) {
+      if (lc->gen_i >= lc->hi)
+        continue;
+      i = lc->gen_i;
+      t = lc->gen_t;
+    } else if (lc->stored) {
       if (lc->pos >= lc->hi)
         continue;
       i = lc->order[lc->pos];
@@ -380,9 +462,61 @@ static int lane_next(void *ctx, ts_time *time, int32_t *obj)
   if (!best)
     return 0;
   best->pos++;
+  if (best->gen)
+    gen_next(w, best);
   *time = bt;
   *obj = bi;
   return 1;
+}
+
+/* Whether class c's arrivals draw from the world's stream at init. */
+static int draws_at_init(const ts_world *w, int c)
+{
+  const ts_class *k = &w->model->classes[c];
+  const ts_arrival *ar = &k->arrival;
+  return !k->forever && w->class_count[c] > 0 &&
+         (ar->kind == TS_ARRIVE_POISSON || (ar->kind == TS_ARRIVE_PERIODIC && ar->jitter > 0) ||
+          ar->batch_kind != TS_BATCH_FIXED);
+}
+
+/* Whether a done actor of class k may give its memory back: its steps are
+ * all of ops after which nothing names a done actor (a spawn's root is
+ * named by its tasks, a futures task by the wakers it registered and its
+ * children; an op not in this list is kept, to be safe). */
+static int class_retires(const ts_class *k)
+{
+  static const ts_op_type *const safe[] = {
+      &ts_op_cpu,  &ts_op_io,     &ts_op_yield,  &ts_op_lock,   &ts_op_unlock,     &ts_op_mark, &ts_op_sleep,
+      &ts_op_span_begin, &ts_op_span_end, &ts_op_wait, &ts_op_notify, &ts_op_hop, &ts_op_add, &ts_op_set,
+      &ts_op_repeat, &ts_op_repeat_end, &ts_op_if, &ts_op_jump, &ts_op_call, &ts_op_call_end};
+  for (size_t j = 0; j < k->nsteps; j++) {
+    size_t n = 0;
+    while (n < sizeof safe / sizeof *safe && safe[n] != k->steps[j].type)
+      n++;
+    if (n == sizeof safe / sizeof *safe)
+      return 0;
+  }
+  return 1;
+}
+
+/* Lazy: which classes retire, and room for the placements that cannot be
+ * made again (the fixed actors' chunks are made when their actors arrive). */
+static int lazy_setup(ts_world *w)
+{
+  const ts_model *m = w->model;
+  int impure = 0;
+  for (size_t c = 0; c < m->nclasses; c++)
+    impure |= w->class_count[c] > 0 && !placement_pure(w, (int)c);
+  if (impure && !(w->placed = malloc(((size_t)w->nfixed + 1) * sizeof *w->placed)))
+    return -1;
+  w->reclaim = calloc(m->nclasses + 1, 1);
+  w->ext_free = calloc(m->nclasses + 1, sizeof *w->ext_free);
+  if (!w->reclaim || !w->ext_free)
+    return -1;
+  for (size_t c = 0; c < m->nclasses; c++)
+    w->reclaim[c] = class_retires(&m->classes[c]);
+  w->nactors = w->nfixed;
+  return 0;
 }
 
 static int init_actors(ts_world *w)
@@ -395,6 +529,16 @@ static int init_actors(ts_world *w)
     return -1;
   }
   int main = ts_model_main_class(m), rc = 0;
+  w->main_class = main;
+  /* a generated class's draws are a copy of the world's stream: the world's
+   * own draws pass over them when a later class or a source draws too */
+  int last_drawer = -1, sources_draw = 0;
+  for (size_t c = 0; c < m->nclasses; c++) {
+    if (m->classes[c].forever)
+      sources_draw = 1;
+    else if (draws_at_init(w, (int)c))
+      last_drawer = (int)c;
+  }
   for (size_t c = 0; c < m->nclasses && rc == 0; c++) {
     arrivals cur = {.poisson_t = m->classes[c].arrival.start};
     ts_lane_class *lc = &w->lane[w->nlane];
@@ -404,6 +548,7 @@ static int init_actors(ts_world *w)
       rc = -1;
       break;
     }
+    int pure = placement_pure(w, (int)c);
     for (int i = 0; i < w->class_count[c] && rc == 0; i++) {
       int id = w->class_base[c] + i;
       int wk = place(w, (int)c, i, id, load);
@@ -414,13 +559,27 @@ static int init_actors(ts_world *w)
       load[wk]++;
       if ((int)c == main)
         w->workers[wk].load++;
-      if (!ts__actor_new(w, (int)c, i, wk, NULL)) {
-        rc = -1;
-        break;
+      if (!w->lazy) {
+        if (!ts__actor_new(w, (int)c, i, wk, NULL)) {
+          rc = -1;
+          break;
+        }
+      } else {
+        w->placed_main += (int)c == main && w->workers[wk].pool == 0;
+        if (!pure)
+          w->placed[id] = wk;
       }
-      ts_time at = arrival_time(w, &m->classes[c], i, &cur);
+      if (lc && lc->gen)
+        continue;
+      ts_time at = arrival_time(w->rng, &m->classes[c], i, &cur);
       if (lc)
         lane_note(w, lc, i, at);
+    }
+    if (lc && lc->gen && rc == 0) {
+      if ((int)c < last_drawer || sources_draw) /* the world's stream passes over the class's draws */
+        for (int i = 0; i < w->class_count[c]; i++)
+          arrival_time(w->rng, &m->classes[c], i, &cur);
+      gen_next(w, lc);
     }
     if (lc) {
       w->nlane++;
@@ -485,9 +644,11 @@ static int source_actor(ts_world *w, int c, int i)
 static void on_source(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
+  if (w->ndead)
+    ts__world_sweep(w);
   const ts_class *k = &w->model->classes[ev->obj];
   const ts_arrival *ar = &k->arrival;
-  for (int b = batch_size(w, ar); b > 0; b--) { /* one arrival, a batch of actors */
+  for (int b = batch_size(w->rng, ar); b > 0; b--) { /* one arrival, a batch of actors */
     int i = w->class_count[ev->obj]++;
     w->let_epoch++; /* count(class) changed */
     if (source_actor(w, ev->obj, i))
@@ -507,12 +668,24 @@ static void on_source(ts_sim *sim, const ts_event *ev)
 static void on_arrive(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
-  ts__actor_arrive(w, ts_world_actor(w, ev->obj));
+  if (!w->lazy) {
+    ts__actor_arrive(w, ts_world_actor(w, ev->obj));
+    return;
+  }
+  if (w->ndead)
+    ts__world_sweep(w);
+  ts_actor *chunk = ts__chunk(w, ev->obj >> TS_CHUNK_BITS); /* made when the first of its actors arrives */
+  if (chunk)
+    ts__actor_arrive(w, &chunk[ev->obj & (TS_CHUNK - 1)]);
 }
 
 static void on_ready(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
+  if (w->lazy && !ts_world_actor_at(w, ev->obj)) {
+    ts__invariant(w, "an event for actor %d after it was retired", ev->obj);
+    return;
+  }
   ts_actor *a = ts_world_actor(w, ev->obj);
   if (ev->gen == TS_READY_REQUEST)
     ts__server_request(w, a);
@@ -541,6 +714,9 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->win_all = w->win_t0 <= 0 && w->win_t1 >= w->horizon;
   w->max_events = spec->max_events;
   w->memory_at_end = -1;
+  w->on_done = spec->done;
+  w->done_ctx = spec->done_ctx;
+  w->lazy = spec->done != NULL;
   ts_sim_init(&w->sim, w);
   ts_sim_on(&w->sim, TS_EV_ARRIVE, on_arrive);
   ts_sim_on(&w->sim, TS_EV_READY, on_ready);
@@ -554,8 +730,8 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
   if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
     return w->error ? w->error : -1;
-  if (lay_out_objects(w) != 0)
-    return -1;
+  if (lay_out_objects(w) != 0 || (w->lazy && lazy_setup(w) != 0))
+    return w->error ? w->error : -1;
   int rc = init_actors(w);
   if (rc != 0)
     return rc == -2 ? w->error : -1;
@@ -592,6 +768,12 @@ void ts_world_finish(ts_world *w)
   }
   free(w->chunks);
   free(w->scol);
+  free(w->chunk_left);
+  free(w->chunk_gone);
+  free(w->dead);
+  free(w->placed);
+  free(w->reclaim);
+  free(w->ext_free);
   free(w->workers);
   free(w->pool_base);
   free(w->class_base);
@@ -611,6 +793,7 @@ void ts_world_finish(ts_world *w)
   for (int c = 0; w->lane && c < w->nlane; c++) {
     free(w->lane[c].t);
     free(w->lane[c].order);
+    ts_rng_destroy(w->lane[c].gen);
   }
   free(w->lane);
   ts__pool_finish(&w->rng_pool);
@@ -649,14 +832,7 @@ void ts_world_trim(ts_world *w)
 static int64_t memory_now(const ts_world *w)
 {
   const ts_model *m = w->model;
-  int64_t bytes = 0, sized = 0;
-  for (size_t k = 0; k < m->nclasses; k++)
-    sized |= m->classes[k].size_bytes > 0;
-  for (int id = 0; sized && id < w->nactors; id++) { /* (no pass over the actors when none has a size) */
-    const ts_actor *a = ts_world_actor(w, id);
-    if (a->state != TS_ACTOR_NEW && a->state != TS_ACTOR_DONE)
-      bytes += m->classes[a->klass].size_bytes;
-  }
+  int64_t bytes = w->live_bytes;
   for (size_t d = 0; d < m->nlocks; d++)
     bytes += (int64_t)(w->lock_base[d + 1] - w->lock_base[d]) * m->locks[d].size_bytes;
   for (size_t d = 0; d < m->nchans; d++)
@@ -671,8 +847,10 @@ static void close_states(ts_world *w)
     if (w->lock_stat[d].parked > 0)
       ts__mutex_sleepers(w, (int)d, 0);
   for (int id = 0; id < w->nactors; id++) {
-    ts_actor *a = ts_world_actor(w, id);
-    if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)
+    ts_actor *a = (ts_actor *)ts_world_actor_at(w, id);
+    if (!a)
+      id |= TS_CHUNK - 1; /* a chunk not made or freed: none of it is running */
+    else if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)
       ts__actor_set_state(w, a, a->state);
   }
   for (int i = 0; i < w->nworkers; i++) {
@@ -709,8 +887,10 @@ static uint64_t budget_left(const ts_world *w)
 static int any_blocked(const ts_world *w)
 {
   for (int id = 0; id < w->nactors; id++) {
-    int st = ts_world_actor(w, id)->state;
-    if (st != TS_ACTOR_DONE && st != TS_ACTOR_NEW)
+    const ts_actor *a = ts_world_actor_at(w, id);
+    if (!a)
+      id |= TS_CHUNK - 1;
+    else if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)
       return 1;
   }
   return 0;
@@ -730,6 +910,7 @@ int ts_world_run(ts_world *w)
   }
   if (!w->sim.failed && !over_budget(w))
     ts_sim_run(&w->sim, w->horizon, budget_left(w));
+  ts__world_sweep(w);
   if (w->error)
     return w->error;
   if (over_budget(w))
@@ -833,7 +1014,11 @@ void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
   int shown = 0, stuck = 0;
   buf[0] = '\0';
   for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *a = ts_world_actor(w, id);
+    const ts_actor *a = ts_world_actor_at(w, id);
+    if (!a) {
+      id |= TS_CHUNK - 1;
+      continue;
+    }
     if (a->state == TS_ACTOR_DONE || a->state == TS_ACTOR_NEW)
       continue;
     stuck++;

@@ -273,7 +273,9 @@ typedef struct ts_mempool {
 
 /* The arrival cursor of one fixed-count class (the engine's lane merges
  * them): indexes [lo, hi) arriving at start + i * step, or (stored) the
- * times t[i] (-1: not arriving) visited in order[0..hi). */
+ * times t[i] (-1: not arriving) visited in order[0..hi), or (gen) times
+ * drawn as they are needed, in index order, from a copy of the stream the
+ * world would have drawn them from at init. */
 typedef struct ts_lane_class {
   int base;               /* actor id of index 0 */
   int lo, hi, pos;
@@ -282,7 +284,16 @@ typedef struct ts_lane_class {
   ts_time last;
   ts_time *t;
   int *order;
+  ts_rng *gen;            /* gen: the class's draws (NULL: not gen) */
+  int klass;              /* gen: the class */
+  int gen_i;              /* gen: the index of gen_t, the next arrival (gen_i = hi: none left) */
+  ts_time gen_t;
+  ts_time gen_sum;        /* gen, poisson: the sum of the gaps so far */
 } ts_lane_class;
+
+/* Called with each actor as it is done, its measurements final: 0, or -1
+ * to stop the run (TS_WORLD_NOMEM). */
+typedef int (*ts_world_done_fn)(void *ctx, const struct ts_world *w, const ts_actor *a);
 
 enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTERNAL = -3, TS_WORLD_HORIZON = -4,
        TS_WORLD_MODEL = -5, TS_WORLD_BUDGET = -6 };
@@ -301,8 +312,8 @@ typedef struct ts_world {
   ts_actor **chunks;
   ts_time **scol;         /* [chunks * TS_NSTATES]: time of each actor of a chunk in a state, or NULL (all 0);
                            * never made for RUNNING and QUEUED, which the actor keeps itself (a slice changes both) */
-  int nactors;            /* made so far */
-  int cap_actors;
+  int nactors;            /* ids given so far (lazy: the fixed actors' ids count from init) */
+  int cap_actors;         /* chunk slots * TS_CHUNK; a slot's chunk is NULL before it is made and once freed */
   int *class_base;        /* [nclasses + 1]: first actor id of each class (fixed counts) */
   int *class_count;       /* [nclasses]: actors of each class (forever: made so far) */
   int *class_epochs;      /* [nclasses]: arrivals (batches) of each class that arrives until the horizon so far */
@@ -323,6 +334,24 @@ typedef struct ts_world {
   int nrng_free, cap_rng_free;
   ts_actor_ext ext_sink;  /* where an extension goes when memory ran out (the run stops) */
   int nlane;
+  /* retiring (ts_world_spec.done): done actors are handed to on_done; lazy
+   * worlds make the fixed-count actors a chunk at a time, when the first of
+   * a chunk arrives, and free a chunk once each of its actors is done and
+   * of a class whose actors nothing names after they are done (reclaim) */
+  ts_world_done_fn on_done;
+  void *done_ctx;
+  int lazy;
+  uint8_t *reclaim;       /* [nclasses] */
+  int32_t *chunk_left;    /* [chunk slots]: actors of the chunk not yet retired */
+  uint8_t *chunk_gone;    /* [chunk slots]: freed */
+  int *dead;              /* chunks to free at the next event that holds no actor (ts__world_sweep) */
+  int ndead, cap_dead;
+  int *placed;            /* lazy: [nfixed] the worker of each fixed actor whose placement cannot be made again, or NULL */
+  void **ext_free;        /* [nclasses]: retired actors' extensions, for the next of their class (a list) */
+  int main_class;         /* ts_model_main_class */
+  int64_t placed_main;    /* actors of the main class placed on the main pool, ever (groups_mean) */
+  int64_t live_bytes;     /* the declared size of the actors arrived and not done */
+  uint32_t states_used;   /* bit s: some actor spent time in state s (its column exists, or did) */
   /* declared objects, declaration-major: lock_base[d] is the first instance of declaration d */
   ts_lock *locks;
   int *lock_base;
@@ -375,6 +404,14 @@ static inline ts_actor *ts_world_actor(const ts_world *w, int id)
   return &w->chunks[id >> TS_CHUNK_BITS][id & (TS_CHUNK - 1)];
 }
 
+/* Actor id's memory, or NULL when its chunk is not made (lazy: none of its
+ * actors arrived yet: they are all new) or was freed (all retired). */
+static inline const ts_actor *ts_world_actor_at(const ts_world *w, int id)
+{
+  int c = id >> TS_CHUNK_BITS;
+  return id >= 0 && c < (w->cap_actors >> TS_CHUNK_BITS) && w->chunks[c] ? &w->chunks[c][id & (TS_CHUNK - 1)] : NULL;
+}
+
 /* Whether actor a counts in the statistics and samples: not a spawned task,
  * and arrived (an arrival past the horizon never happens). */
 static inline int ts_world_counted(const ts_actor *a)
@@ -417,6 +454,12 @@ typedef struct ts_world_spec {
   ts_time horizon;        /* stop here; TS_TIME_MAX: when nothing is left to do */
   ts_time win_t0, win_t1; /* the measurement window; win_t1 = TS_TIME_MAX: until the end */
   uint64_t max_events;    /* stop with TS_WORLD_BUDGET after this many events (0: no limit) */
+  /* optional: each actor is handed to done (with done_ctx) as it is done;
+   * then the world is lazy (world.c): its memory is for the actors alive,
+   * and whatever needs a done actor's measurements takes them there (after
+   * the run, ts_world_actor_at gives the actors that were not done) */
+  ts_world_done_fn done;
+  void *done_ctx;
 } ts_world_spec;
 
 /* Build a world for spec in caller memory. obs may be NULL. Returns 0; -1

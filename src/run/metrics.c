@@ -439,13 +439,10 @@ double ts_metric_world_actor(int q, const ts_world *w, int actor)
   }
 }
 
-/* Whether no actor of w has time in state st (no chunk has its column). */
+/* Whether no actor of w has time in state st (no chunk ever had its column). */
 static int state_unused(const ts_world *w, int st)
 {
-  for (int c = 0; c < w->cap_actors >> TS_CHUNK_BITS; c++)
-    if (w->scol[c * TS_NSTATES + st])
-      return 0;
-  return 1;
+  return !(w->states_used >> st & 1);
 }
 
 int ts_metric_world_actor_zero(int q, const ts_world *w)
@@ -488,7 +485,7 @@ double ts_metric_quantity(int q, const ts_actor_stats *s)
   }
 }
 
-static double world_value(int id, const ts_world *w)
+static double world_value(int id, const ts_world *w, double queued)
 {
   const ts_model *m = w->model;
   double win = (double)ts_world_window(w);
@@ -528,20 +525,10 @@ static double world_value(int id, const ts_world *w)
   switch (id) {
   case TS_W_QUEUE_DEPTH: return entries ? (double)depth / (double)entries : 0;
   case TS_W_QUEUE_DEPTH_MAX: return depth_max;
-  case TS_W_SLICE_WAIT: {
-    double queued = 0;
-    for (int a = 0; a < w->nactors; a++)
-      queued += (double)ts_world_state_time(w, a, TS_ACTOR_QUEUED);
+  case TS_W_SLICE_WAIT:
     return loop_entries ? queued / 1e6 / (double)loop_entries : 0;
-  }
   case TS_W_GROUPS_MAX: return groups_max;
-  case TS_W_GROUPS_MEAN: {
-    int main = ts_model_main_class(m);
-    int placed = 0;
-    for (int a = 0; a < w->nactors; a++)
-      placed += ts_world_actor(w, a)->klass == main && w->workers[ts_world_actor(w, a)->home].pool == 0;
-    return w->nmain ? (double)placed / w->nmain : 0;
-  }
+  case TS_W_GROUPS_MEAN: return w->nmain ? (double)(int)w->placed_main / w->nmain : 0;
   case TS_W_CPU_CORES: return win > 0 ? (double)(user + kernel) / win : 0;
   case TS_W_CORES_USED: return win > 0 ? ts_world_core_time(w) / win : 0;
   case TS_W_TIMEOUTS: return (double)w->win_timeouts;
@@ -621,7 +608,15 @@ static int windowed(int id)
   }
 }
 
-void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v)
+double ts_metric_world_queued(const ts_world *w)
+{
+  double queued = 0;
+  for (int a = 0; a < w->nactors; a++)
+    queued += (double)ts_world_state_time(w, a, TS_ACTOR_QUEUED);
+  return queued;
+}
+
+void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double queued, double *v)
 {
   double win_s = (double)ts_world_window(w) / 1e9;
   size_t ns = w->model->nspans;
@@ -631,7 +626,7 @@ void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *
     const ts_metric *x = &l->v[i];
     double *one = NULL; /* without the cache (out of memory): sorted for this statistic only */
     if (x->source == TS_SRC_WORLD)
-      v[i] = missed && windowed(x->id) ? NAN : world_value(x->id, w);
+      v[i] = missed && windowed(x->id) ? NAN : world_value(x->id, w, queued);
     else if (x->source == TS_SRC_SPAN)
       v[i] = missed ? NAN : span_value(x->stat, &w->spans[x->id], win_s, sorted ? &sorted[x->id] : &one);
     free(one);

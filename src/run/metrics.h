@@ -91,8 +91,14 @@ int ts_span_stat_find(const char *name);
 /* Per-replication values of the world metrics and span statistics of l, from
  * a finished world, into v (indexed like l; actor, ratio and expr metrics are
  * left as they are). When the run ended before its window began
- * (ts_world_window_missed) the metrics measured in the window are NAN. */
-void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double *v);
+ * (ts_world_window_missed) the metrics measured in the window are NAN.
+ * queued: the ns every actor spent in time-slice queues, summed as doubles
+ * in actor-id order (slice_wait_ms; the run layer sums it as the actors are
+ * done, ts__collect_done). */
+void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double queued, double *v);
+/* That sum over the actors of a world that keeps them all (one run without
+ * a done callback: ts_world_spec.done). */
+double ts_metric_world_queued(const ts_world *w);
 /* The value of actor metric mi for one actor's stats. */
 double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);
 /* The value of per-actor quantity q (TS_Q_*) for one actor's stats. */

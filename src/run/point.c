@@ -19,41 +19,6 @@
 #include "engine/rng.h"
 #include "run/sweep_internal.h"
 
-/* The counted actors of class klass (-1: all). */
-static size_t counted(const ts_world *w, int klass)
-{
-  size_t n = 0;
-  for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *a = ts_world_actor(w, id);
-    n += ts_world_counted(a) && (klass < 0 || a->klass == klass);
-  }
-  return n;
-}
-
-/* Actor quantity q of every counted actor of class klass (-1: all) into v,
- * in actor order, leaving out NaN (an actor still running has no wave_ms or
- * done_ms). Returns how many went in; *all counts the NaN too, *same says
- * whether they are all equal. */
-static size_t actor_values(const ts_world *w, int q, int klass, double *v, size_t *all, int *same)
-{
-  size_t cnt = 0;
-  *all = 0;
-  *same = 1;
-  for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *a = ts_world_actor(w, id);
-    if (!ts_world_counted(a) || (klass >= 0 && a->klass != klass))
-      continue;
-    double x = ts_metric_world_actor(q, w, id);
-    ++*all;
-    if (isnan(x))
-      continue;
-    if (cnt > 0 && (x != v[0] || signbit(x) != signbit(v[0])))
-      *same = 0;
-    v[cnt++] = x;
-  }
-  return cnt;
-}
-
 static int dvec_reserve(dvec *d, size_t more)
 {
   if (d->len + more <= d->cap)
@@ -87,6 +52,8 @@ void ts__rep_out_finish(rep_out *o, const point_run *pr)
   for (size_t s = 0; o->spans && s < pr->cr->m.nspans; s++)
     free(o->spans[s].v);
   free(o->spans);
+  for (int q = 0; o->q && q < pr->cr->nq; q++)
+    free(o->q[q].v);
   free(o->q);
   free(o->qk);
   ts_text_finish(&o->text);
@@ -135,12 +102,6 @@ int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char
   return rc;
 }
 
-/* Whether metric x is a statistic over actors (its value comes from each actor's). */
-static int per_actor(const ts_metric *x)
-{
-  return x->source == TS_SRC_ACTOR || x->source == TS_SRC_RATIO;
-}
-
 /* Run replication r of point pr into o (any thread: pr and out are only read). */
 void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
 {
@@ -154,111 +115,64 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     snprintf(o->why, sizeof o->why, "stopped");
     return;
   }
+  collector c;
+  if (ts__collect_init(&c, pr, out, r, o)) {
+    ts__collect_finish(&c);
+    o->rc = TS_SWEEP_NOMEM;
+    snprintf(o->why, sizeof o->why, "out of memory");
+    return;
+  }
+  /* the actors go to the collector as they are done (their memory to those after them) */
   ts_world w;
   ts_world_spec ws = {.n = pr->n, .workers = pr->workers,
                       .seed = ts_rng_derive_seed(spec->seed, pr->n, pr->workers, r), .horizon = spec->horizon,
                       .win_t0 = pr->cr->warmup,
-                      .win_t1 = pr->cr->window > 0 ? pr->cr->warmup + pr->cr->window : spec->horizon};
+                      .win_t1 = pr->cr->window > 0 ? pr->cr->warmup + pr->cr->window : spec->horizon,
+                      .done = ts__collect_done, .done_ctx = &c};
   int rc = ts_world_init(&w, m, &ws, NULL);
   if (rc == 0)
     rc = ts_world_run(&w);
   o->events = w.sim.steps;
+  if (rc == 0 && ts__collect_end(&c, &w))
+    rc = TS_WORLD_NOMEM;
   if (rc != 0) {
     if (rc == TS_WORLD_STUCK) {
       char who[300];
       ts_world_stuck(&w, who, sizeof who, 4);
       snprintf(o->why, sizeof o->why, "the simulation deadlocked: %s", who);
+    } else if (c.samples_failed) {
+      snprintf(o->why, sizeof o->why, "%s",
+               o->text.failed == TS_TEXT_FLUSH ? "cannot write the samples" : "out of memory (making the samples)");
     } else {
       snprintf(o->why, sizeof o->why, "%s", ts_world_strerror(&w, rc));
     }
     ts_world_finish(&w);
-    o->rc = rc == -1 ? TS_SWEEP_NOMEM : rc;
+    ts__collect_finish(&c);
+    o->rc = c.samples_failed && o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT : rc == -1 ? TS_SWEEP_NOMEM : rc;
     return;
   }
   o->outside = outside_range(&w);
   o->missed = ts_world_window_missed(&w) ? w.sim.now : -1;
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
-  size_t kept = counted(&w, -1);
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
-  double *sc = malloc(((size_t)w.nactors + 1) * sizeof *sc);
-  unsigned char *got = malloc(nl + 1); /* the row's metrics computed so far */
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
-  o->rowsamples = calloc((size_t)pr->nrows, sizeof *o->rowsamples);
   o->spans = calloc(m->nspans + 1, sizeof *o->spans);
-  int bad = !wv || !sc || !got || !o->rows || !o->rowsamples || !o->spans;
+  int bad = !wv || !o->rows || !o->spans;
   if (!bad) {
     for (size_t i = 0; i < nl; i++)
       wv[i] = NAN;
-    ts_metric_world_values(l, &w, wv);
+    ts_metric_world_values(l, &w, c.queued, wv);
   }
   for (size_t s = 0; !bad && s < m->nspans; s++) {
     bad = dvec_reserve(&o->spans[s], w.spans[s].len);
     for (size_t k = 0; !bad && k < w.spans[s].len; k++)
       o->spans[s].v[o->spans[s].len++] = ts_time_to_ms(w.spans[s].v[k]);
   }
-  if (!bad && pr->pool) { /* every kept actor's value of each quantity, in actor order */
-    int nq = pr->cr->nq;
-    o->q = malloc(((size_t)nq * kept + 1) * sizeof *o->q);
-    o->qk = malloc((kept + 1) * sizeof *o->qk);
-    bad = !o->q || !o->qk;
-    for (int id = 0, k = 0; !bad && id < w.nactors; id++) {
-      const ts_actor *a = ts_world_actor(&w, id);
-      if (!ts_world_counted(a))
-        continue;
-      o->qk[k] = a->klass;
-      for (int q = 0; q < nq; q++)
-        o->q[(size_t)q * kept + (size_t)k] = ts_metric_world_actor(pr->cr->qid[q], &w, id);
-      k++;
-    }
-    o->nactors = kept;
-  }
-  for (int k = 0; k < pr->nrows && !bad; k++) {
-    int klass = pr->rows[k].klass;
-    double *v = o->rows + (size_t)k * nl;
-    memcpy(v, wv, nl * sizeof *v);
-    memset(got, 0, nl);
-    int64_t row_all = -1; /* the row's counted actors, once known */
-    for (size_t i = 0; i < nl; i++) {
-      const ts_metric *x = &l->v[i];
-      if (got[i] || !per_actor(x))
-        continue;
-      /* one pass over the actors per quantity, for every statistic of it
-       * (the mean first: it is taken in actor order) */
-      size_t all, cnt;
-      int same, zero = ts_metric_world_actor_zero(x->id, &w);
-      if (zero) { /* 0 for every actor: no pass over them but to count */
-        if (row_all < 0)
-          row_all = (int64_t)counted(&w, klass);
-        all = cnt = (size_t)row_all;
-        same = 1;
-      } else {
-        cnt = actor_values(&w, x->id, klass, sc, &all, &same);
-        row_all = (int64_t)all;
-      }
-      if (i == 0)
-        o->rowsamples[k] += all;
-      for (int mean_pass = 1; mean_pass >= 0; mean_pass--)
-        for (size_t j = i; j < nl; j++) {
-          const ts_metric *y = &l->v[j];
-          if (!got[j] && per_actor(y) && y->id == x->id && (y->stat == 2) == mean_pass) {
-            /* every statistic of zeros is +0 (GSL's mean and quantiles alike) */
-            v[j] = zero ? (cnt ? 0.0 : NAN) : ts__actor_stat(sc, cnt, y->stat, same);
-            got[j] = 1;
-          }
-        }
-    }
-    ts_metric_exprs(l, v);
-  }
-  if (!bad && spec->format_samples &&
-      (spec->format_samples(spec->samples_ctx, out, &w, pr->combo, r, &o->text) || o->text.failed)) {
-    o->rc = o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT : TS_SWEEP_NOMEM;
-    snprintf(o->why, sizeof o->why, "%s",
-             o->text.failed == TS_TEXT_FLUSH ? "cannot write the samples" : "out of memory (making the samples)");
-  }
+  if (!bad)
+    ts__collect_rows(&c, wv);
   free(wv);
-  free(sc);
-  free(got);
   ts_world_finish(&w);
+  ts__collect_finish(&c);
   if (bad) {
     o->rc = TS_SWEEP_NOMEM;
     snprintf(o->why, sizeof o->why, "out of memory");
@@ -282,7 +196,7 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
   if (pr->pool) {
     for (int q = 0; q < pr->cr->nq; q++)
-      if (dvec_append(&pr->q[q], o->q + (size_t)q * o->nactors, o->nactors))
+      if (o->q[q].len && dvec_append(&pr->q[q], o->q[q].v, o->q[q].len))
         return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
     if (pr->nactors + o->nactors > pr->cap_actors) {
       size_t cap = pr->cap_actors ? pr->cap_actors : 1024;

@@ -64,6 +64,7 @@ static void combo_finish(combo_run *cr)
   free(cr->colmap);
   free(cr->qid);
   free(cr->qof);
+  free(cr->want);
 }
 
 /* Build combination c's model and list (pass 1: the columns). */
@@ -91,8 +92,10 @@ static int combo_setup(const ts_sweep_spec *spec, ts_sweep *out, size_t c, combo
   size_t n = cr->l.n ? cr->l.n : 1;
   cr->qid = malloc(n * sizeof *cr->qid);
   cr->qof = malloc(n * sizeof *cr->qof);
-  if (!cr->qid || !cr->qof)
+  cr->want = malloc(n);
+  if (!cr->qid || !cr->qof || !cr->want)
     return TS_SWEEP_NOMEM;
+  memset(cr->want, 1, n);
   for (size_t i = 0; i < cr->l.n; i++) {
     cr->qof[i] = -1;
     if (cr->l.v[i].source != TS_SRC_ACTOR)

@@ -124,12 +124,15 @@ typedef struct ts_sweep_spec {
    * thread; nonzero stops the sweep (an interrupt) */
   int (*should_stop)(void *data);
   void *progress_data;
-  /* optional: the samples. format_samples, on the thread that ran the
-   * replication, appends the rows of its world's actors to out; the texts
-   * reach write_samples in the sweep's order (with one job, out streams
-   * into write_samples as it grows). Both 0, or -1 to fail the sweep. */
-  int (*format_samples)(void *ctx, const struct ts_sweep *s, const ts_world *w, int combo, int replication,
-                        ts_text *out);
+  /* optional: the samples. format_samples, on the thread that runs the
+   * replication, appends the row of one of its actors (a, counted: not a
+   * spawned task, arrived) to out, actor by actor in id order, as they are
+   * done and, after the run, those that are not (w: the world, running or
+   * finished; its actors may be gone); the texts reach write_samples in
+   * the sweep's order (the replication folded next streams into
+   * write_samples as it grows). Both 0, or -1 to fail the sweep. */
+  int (*format_samples)(void *ctx, const struct ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo,
+                        int replication, ts_text *out);
   int (*write_samples)(void *ctx, const char *text, size_t len);
   void *samples_ctx;
   int jobs;                 /* threads running replications; 0 or 1: the calling thread */

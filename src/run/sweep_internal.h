@@ -41,6 +41,7 @@ typedef struct combo_run {
   int *qid;             /* [nq]: ts_metric.id of each distinct actor quantity */
   int *qof;             /* [l.n]: metric i's index into qid, or -1 */
   int nq;
+  unsigned char *want;  /* [l.n]: metric i is computed (all of them, for now) */
 } combo_run;
 
 /* What one point accumulates over its replications, per reported row. */
@@ -81,11 +82,52 @@ typedef struct rep_out {
   double *rows;      /* [nrows * nl] */
   size_t *rowsamples;/* [nrows] */
   dvec *spans;       /* [model spans] */
-  double *q;         /* [nq * nactors] (pool) */
-  int *qk;           /* [nactors] (pool) */
-  size_t nactors;
+  dvec *q;           /* [nq]: each counted actor's value, in actor order (pool) */
+  int *qk;           /* [nactors]: its class (pool) */
+  size_t nactors, cap_qk;
   ts_text text;      /* its samples */
 } rep_out;
+
+/* --- one replication's actors, as they are done (collect.c) --- */
+
+/* One row's statistics of one per-actor quantity, streamed in actor order. */
+typedef struct ts__acc {
+  size_t all, cnt;   /* actors, and those with a value (not NaN) */
+  long double mean;  /* GSL's running mean of the values so far */
+  double first, min, max;
+  int same;          /* every value so far equals first (bit for bit) */
+  dvec v;            /* the values, once two differ (when a quantile needs them) */
+} ts__acc;
+
+typedef struct collector {
+  const struct point_run *pr;
+  const ts_sweep *out;
+  int rep;
+  rep_out *o;
+  int nq;            /* the quantities the rows need */
+  int *q;            /* [nq]: TS_Q_* */
+  unsigned char *keep; /* [nq]: a quantile of it is computed */
+  int *pool;         /* [nq]: its index among the point's pooled quantities (cr->qid), or -1 */
+  int *row_of;       /* [model classes]: the row an actor of the class goes to, or -1 */
+  ts__acc *acc;      /* [nrows * nq] */
+  ts_actor_stats *win; /* the window (see collect.c) */
+  unsigned char *has;  /* 0 empty, 1 an actor to take, 2 one not counted */
+  size_t cap, head;
+  int base;
+  int samples_failed;
+  double queued;     /* every actor's time in time-slice queues (ns), summed in id order (as doubles: the bits of slice_wait_ms) */
+} collector;
+
+/* Ready c to take replication r of pr into o (o->rowsamples, o->q). 0 or -1 (out of memory). */
+int ts__collect_init(collector *c, const struct point_run *pr, const ts_sweep *out, int r, rep_out *o);
+/* The world's done callback (ts_world_done_fn; ctx: the collector). */
+int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a);
+/* After the run: take the actors of w that are not done, and those left in the window. 0 or -1. */
+int ts__collect_end(collector *c, const ts_world *w);
+/* o->rows: the world values wv, each row's actor statistics, the expressions. */
+void ts__collect_rows(collector *c, const double *wv);
+/* Free what c holds. */
+void ts__collect_finish(collector *c);
 
 /* The points a sweep runs: combination, workers, n (in the sweep's order) and its index. */
 typedef struct todo {

@@ -1,0 +1,302 @@
+/* One replication's actors, reduced as they are done. The world hands each
+ * actor to ts__collect_done when it is done (ts_world_spec.done), so its
+ * memory can go to the actors that come after it; after the run,
+ * ts__collect_end takes the actors that are not done. Every per-actor
+ * statistic, the values a point pools and the samples rows are made here,
+ * in actor-id order, as a pass over the finished world's actors did: the
+ * means are GSL's running mean in that order, so their bits are the same.
+ *
+ * Invariant: every actor below `base` has been taken (or, not counted,
+ * skipped); the window holds the done actors at and above it, slot
+ * (head + id - base) mod cap. So the memory is for the actors done out of
+ * id order (behind one that is not done), and for the values that a
+ * quantile needs: one double per actor, and only once two values differ. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/sweep_internal.h"
+
+static int per_actor(const ts_metric *x)
+{
+  return x->source == TS_SRC_ACTOR || x->source == TS_SRC_RATIO;
+}
+
+/* Whether statistic stat of ts__actor_stat needs the values themselves (a
+ * quantile; mean, max and min are streamed). */
+static int needs_values(int stat)
+{
+  return stat != 2 && stat != 4 && stat != 6;
+}
+
+static int qindex(const collector *c, int q)
+{
+  for (int j = 0; j < c->nq; j++)
+    if (c->q[j] == q)
+      return j;
+  return -1;
+}
+
+int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int r, rep_out *o)
+{
+  const ts_metric_list *l = &pr->cr->l;
+  const ts_model *m = &pr->cr->m;
+  memset(c, 0, sizeof *c);
+  c->pr = pr;
+  c->out = out;
+  c->rep = r;
+  c->o = o;
+  size_t nl = l->n;
+  c->q = malloc((nl + 1) * sizeof *c->q);
+  c->keep = calloc(nl + 1, 1);
+  c->pool = malloc((nl + 1) * sizeof *c->pool);
+  c->row_of = malloc((m->nclasses + 1) * sizeof *c->row_of);
+  if (!c->q || !c->keep || !c->pool || !c->row_of)
+    return -1;
+  for (size_t i = 0; i < nl; i++) {
+    const ts_metric *x = &l->v[i];
+    if (!per_actor(x) || !pr->cr->want[i])
+      continue;
+    int j = qindex(c, x->id);
+    if (j < 0) {
+      j = c->nq++;
+      c->q[j] = x->id;
+      c->pool[j] = -1;
+    }
+    c->keep[j] |= needs_values(x->stat);
+    if (pr->pool && x->source == TS_SRC_ACTOR)
+      c->pool[j] = pr->cr->qof[i];
+  }
+  for (size_t k = 0; k < m->nclasses; k++)
+    c->row_of[k] = -1;
+  for (int k = 0; k < pr->nrows; k++)
+    for (size_t cl = 0; cl < m->nclasses; cl++)
+      if (pr->rows[k].klass < 0 || pr->rows[k].klass == (int)cl)
+        c->row_of[cl] = k;
+  c->acc = calloc((size_t)pr->nrows * (size_t)c->nq + 1, sizeof *c->acc);
+  o->rowsamples = calloc((size_t)pr->nrows + 1, sizeof *o->rowsamples);
+  if (!c->acc || !o->rowsamples)
+    return -1;
+  if (pr->pool) {
+    o->q = calloc((size_t)pr->cr->nq + 1, sizeof *o->q);
+    if (!o->q)
+      return -1;
+  }
+  return 0;
+}
+
+void ts__collect_finish(collector *c)
+{
+  for (int k = 0; c->acc && k < c->pr->nrows * c->nq; k++)
+    free(c->acc[k].v.v);
+  free(c->acc);
+  free(c->q);
+  free(c->keep);
+  free(c->pool);
+  free(c->row_of);
+  free(c->win);
+  free(c->has);
+  memset(c, 0, sizeof *c);
+}
+
+static int push(dvec *d, double x)
+{
+  if (d->len == d->cap) {
+    size_t cap = d->cap ? d->cap * 2 : 64;
+    double *v = realloc(d->v, cap * sizeof *v);
+    if (!v)
+      return -1;
+    d->v = v;
+    d->cap = cap;
+  }
+  d->v[d->len++] = x;
+  return 0;
+}
+
+/* Value x of the next actor (in id order) into a: its count, GSL's running
+ * mean (gsl_stats_mean's recurrence, in long double), max and min, and,
+ * with keep, the values once two differ (until then `first` stands for
+ * them all). */
+static int acc_add(ts__acc *a, double x, int keep)
+{
+  a->all++;
+  if (isnan(x))
+    return 0;
+  a->cnt++;
+  a->mean += (x - a->mean) / a->cnt;
+  if (a->cnt == 1) {
+    a->first = a->min = a->max = x;
+    a->same = 1;
+    return 0;
+  }
+  if (x > a->max)
+    a->max = x;
+  if (x < a->min)
+    a->min = x;
+  if (a->same && (x != a->first || signbit(x) != signbit(a->first))) {
+    a->same = 0;
+    for (size_t k = 1; keep && k < a->cnt; k++) /* the cnt - 1 before x were all first */
+      if (push(&a->v, a->first))
+        return -1;
+  }
+  return keep && !a->same ? push(&a->v, x) : 0;
+}
+
+/* Take one counted actor's measurements (the next in id order). */
+static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
+{
+  const point_run *pr = c->pr;
+  rep_out *o = c->o;
+  int row = c->row_of[s->klass];
+  if (row >= 0)
+    o->rowsamples[row]++;
+  for (int j = 0; j < c->nq; j++) {
+    if (row < 0 && c->pool[j] < 0)
+      continue;
+    double x = ts_metric_quantity(c->q[j], s);
+    if (row >= 0 && acc_add(&c->acc[(size_t)row * (size_t)c->nq + (size_t)j], x, c->keep[j]))
+      return -1;
+    if (c->pool[j] >= 0 && push(&o->q[c->pool[j]], x))
+      return -1;
+  }
+  if (pr->pool) {
+    if (o->nactors == o->cap_qk) {
+      size_t cap = o->cap_qk ? o->cap_qk * 2 : 1024;
+      int *v = realloc(o->qk, cap * sizeof *v);
+      if (!v)
+        return -1;
+      o->qk = v;
+      o->cap_qk = cap;
+    }
+    o->qk[o->nactors++] = s->klass;
+  }
+  const ts_sweep_spec *spec = pr->spec;
+  if (spec->format_samples &&
+      (spec->format_samples(spec->samples_ctx, c->out, w, s, pr->combo, c->rep, &o->text) || o->text.failed)) {
+    c->samples_failed = 1;
+    return -1;
+  }
+  return 0;
+}
+
+/* Room in the window for id (>= base). */
+static int window_fit(collector *c, int id)
+{
+  size_t off = (size_t)(id - c->base);
+  if (off < c->cap)
+    return 0;
+  size_t cap = c->cap ? c->cap : 64;
+  while (cap <= off)
+    cap *= 2;
+  ts_actor_stats *win = malloc(cap * sizeof *win);
+  unsigned char *has = calloc(cap, 1);
+  if (!win || !has) {
+    free(win);
+    free(has);
+    return -1;
+  }
+  for (size_t k = 0; k < c->cap; k++) { /* unwrapped: base at 0 */
+    size_t from = (c->head + k) & (c->cap - 1);
+    win[k] = c->win[from];
+    has[k] = c->has[from];
+  }
+  free(c->win);
+  free(c->has);
+  c->win = win;
+  c->has = has;
+  c->cap = cap;
+  c->head = 0;
+  return 0;
+}
+
+int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
+{
+  collector *c = ctx;
+  if (a->id != c->base) { /* behind one not done yet: it waits in the window */
+    if (window_fit(c, a->id))
+      return -1;
+    size_t at = (c->head + (size_t)(a->id - c->base)) & (c->cap - 1);
+    c->has[at] = ts_world_counted(a) ? 1 : 2;
+    if (ts_world_counted(a))
+      c->win[at] = ts_world_stats(w, a->id);
+    else
+      c->win[at].state[TS_ACTOR_QUEUED] = a->queue_time;
+    return 0;
+  }
+  c->queued += (double)a->queue_time;
+  if (ts_world_counted(a)) { /* (not a spawned task, not dropped) */
+    ts_actor_stats s = ts_world_stats(w, a->id);
+    if (take(c, w, &s))
+      return -1;
+  }
+  c->base++;
+  if (c->cap == 0)
+    return 0;
+  c->head = (c->head + 1) & (c->cap - 1);
+  while (c->has[c->head]) { /* the ones that waited for it */
+    c->queued += (double)c->win[c->head].state[TS_ACTOR_QUEUED];
+    if (c->has[c->head] == 1 && take(c, w, &c->win[c->head]))
+      return -1;
+    c->has[c->head] = 0;
+    c->head = (c->head + 1) & (c->cap - 1);
+    c->base++;
+  }
+  return 0;
+}
+
+int ts__collect_end(collector *c, const ts_world *w)
+{
+  for (int id = c->base; id < w->nactors; id++) {
+    size_t off = (size_t)(id - c->base);
+    if (off < c->cap && c->has[(c->head + off) & (c->cap - 1)]) {
+      size_t at = (c->head + off) & (c->cap - 1);
+      c->queued += (double)c->win[at].state[TS_ACTOR_QUEUED];
+      if (c->has[at] == 1 && take(c, w, &c->win[at]))
+        return -1;
+      continue;
+    }
+    const ts_actor *a = ts_world_actor_at(w, id);
+    if (!a) {
+      id |= TS_CHUNK - 1; /* a chunk never made: its actors never arrived */
+      continue;
+    }
+    c->queued += (double)a->queue_time;
+    if (ts_world_counted(a)) { /* arrived and not done (the done ones were handed over) */
+      ts_actor_stats s = ts_world_stats(w, id);
+      if (take(c, w, &s))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* Statistic stat (ts__actor_stat's numbering) of one row's quantity. */
+static double acc_stat(ts__acc *a, int stat)
+{
+  static const double q[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
+  if (a->cnt == 0)
+    return NAN;
+  switch (stat) {
+  case 2: return (double)a->mean;
+  case 4: return a->max;
+  case 6: return a->min;
+  default: return a->same ? ts_quantile_same(a->first, a->cnt, q[stat]) : ts_quantile(a->v.v, a->cnt, q[stat]);
+  }
+}
+
+void ts__collect_rows(collector *c, const double *wv)
+{
+  const ts_metric_list *l = &c->pr->cr->l;
+  size_t nl = l->n;
+  for (int k = 0; k < c->pr->nrows; k++) {
+    double *v = c->o->rows + (size_t)k * nl;
+    memcpy(v, wv, nl * sizeof *v);
+    for (size_t i = 0; i < nl; i++) {
+      const ts_metric *x = &l->v[i];
+      int j = per_actor(x) && c->pr->cr->want[i] ? qindex(c, x->id) : -1;
+      if (j >= 0)
+        v[i] = acc_stat(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], x->stat);
+    }
+    ts_metric_exprs(l, v);
+  }
+}
