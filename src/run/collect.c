@@ -123,6 +123,8 @@ static int acc_add(ts__acc *a, double x, int keep)
   if (isnan(x))
     return 0;
   a->cnt++;
+  if (a->cnt > 1 && a->same && x == a->first && signbit(x) == signbit(a->first))
+    return 0; /* the recurrence adds (x - mean) / cnt = 0 (mean is first, or +0 for a first -0), as do max and min */
   a->mean += (x - a->mean) / a->cnt;
   if (a->cnt == 1) {
     a->first = a->min = a->max = x;
