@@ -386,7 +386,7 @@ int ts_report_samples_row(ts_text *out, const ts_scenario *sc, const ts_sweep *s
     labels[k] = sc->axes[k].labels[s->combo_values[(size_t)combo * (size_t)s->naxes + (size_t)k]];
     prefix += strlen(labels[k]) + 1;
   }
-  int settle = ts_sweep_col(s, "settle_ms") >= 0; /* the header's column (the sweep's model has the mark) */
+  int settle = s->has_settle; /* the header's column (the sweep's model has the mark) */
   const char *klass = w->model->classes[a->klass].name;
   size_t kl = strlen(klass);
   /* 3 ints + 3 ids + 11 times (at most 40 each) + 2 counters + separators */

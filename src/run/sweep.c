@@ -50,6 +50,7 @@ static int add_columns(ts_sweep *out, const ts_metric_list *l)
     out->cols = c;
     c[out->ncols] = l->v[i];
     c[out->ncols].expr = NULL;
+    out->has_settle |= strcmp(l->v[i].name, "settle_ms") == 0;
     out->ncols++;
   }
   return 0;

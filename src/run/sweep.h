@@ -73,6 +73,7 @@ typedef struct ts_sweep {
   uint64_t events;          /* events dispatched, all replications */
   ts_metric *cols;          /* the columns (no expressions: those stay in the lists) */
   size_t ncols;
+  int has_settle;           /* one of them is settle_ms (so samples.csv has the column: ts_report_samples_row) */
   int naxes;
   int *combo_values;        /* [ncombos * naxes] */
   size_t ncombos;
