@@ -139,6 +139,10 @@ START_TEST(browser_page_draws_tracks_and_slices)
   ck_assert_int_eq(count(dom, "class=\"flow\""), events(path, "s", NULL));
   ck_assert_int_gt(events(path, "s", NULL), 0);
   ck_assert_ptr_nonnull(strstr(dom, ">max "));
+  /* a state besides queued has its own color and legend entry */
+  ck_assert_ptr_nonnull(strstr(dom, "<i style=\"background:#d4c4ec\"></i>waiting on a channel</span>"));
+  ck_assert_int_gt(count(dom, "fill=\"#d4c4ec\""), 0);
+  ck_assert_int_eq(count(dom, "fill=\"#ccc\""), 0); /* no state falls back to the unknown color */
   free(dom);
   tu_rmtree(tmpdir);
 }

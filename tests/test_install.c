@@ -251,6 +251,35 @@ START_TEST(install_example_builds_with_pkg_config)
 }
 END_TEST
 
+/* The installed docs are complete: every .md file in the sources docs/ is
+ * installed, and every relative link in an installed .md file (README.md's
+ * docs/X.md, library.md's ../examples/sweep.c, ...) names an installed file. */
+START_TEST(install_docs_are_complete_and_their_links_resolve)
+{
+  char doc[PATH_MAX * 2], *out;
+  char *src = tu_source_path("docs");
+  install();
+  staged(doc, sizeof doc, "TSSIM_INSTALL_DATA", "doc/tssim");
+  int rc = tu_sh(&out, "cd '%s' && for f in *.md; do [ -e '%s/docs/'\"$f\" ] || echo \"not installed: docs/$f\"; done",
+                 src, doc);
+  ck_assert_msg(rc == 0 && !strcmp(out, ""), "%s", out);
+  free(out);
+  rc = tu_sh(&out, "cd '%s' && find . -name '*.md' | while read -r f; do "
+             "grep -oE '\\]\\([^)]+\\)' \"$f\" | sed -e 's/^](//' -e 's/)$//' -e 's/#.*//' "
+             "| grep -vE '^(https?:|mailto:|$)' | while read -r l; do "
+             "[ -e \"$(dirname \"$f\")/$l\" ] || echo \"$f links to $l, not installed\"; done; done",
+             doc);
+  ck_assert_msg(rc == 0 && !strcmp(out, ""), "%s", out);
+  free(out);
+  /* a link the check must see (so that it cannot pass by finding none) */
+  rc = tu_sh(&out, "grep -c '](docs/explore.md)' '%s/README.md'", doc);
+  ck_assert_msg(rc == 0, "%s", out);
+  free(out);
+  free(src);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *install_suite(void)
 {
   Suite *s = suite_create("install");
@@ -260,6 +289,7 @@ Suite *install_suite(void)
   tcase_add_test(tc, install_man_page_reads_and_holds_the_help);
   tcase_add_test(tc, install_completions_know_commands_options_and_files);
   tcase_add_test(tc, install_example_builds_with_pkg_config);
+  tcase_add_test(tc, install_docs_are_complete_and_their_links_resolve);
   suite_add_tcase(s, tc);
   return s;
 }

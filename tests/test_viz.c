@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "engine/rng.h"
+#include "model/state.h"
 #include "viz/explain.h"
 #include "viz/gantt.h"
 #include "viz/plot.h"
@@ -179,6 +180,30 @@ static void check_trace(const cJSON *root_, const ts_timeline *tl)
   free(next_slice);
   free(cpu);
 }
+
+/* The trace page gives every actor state but running (which takes its
+ * actor's color) a color of its own, named as state.c names it, so that its
+ * legend and the Gantt chart's say the same states. */
+START_TEST(viz_trace_page_colors_every_state)
+{
+  char *path = tu_source_path("src/viz/trace_viewer.html"), *page = tu_read_file(path, NULL);
+  char colors[TS_NSTATES][8] = {{0}};
+  for (int s = 0; s < TS_NSTATES; s++) {
+    if (s == TS_ACTOR_RUNNING)
+      continue;
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": \"#", ts_state_get(s)->name);
+    const char *at = strstr(page, key);
+    ck_assert_msg(at, "the trace page has no color for the state \"%s\"", ts_state_get(s)->name);
+    memcpy(colors[s], at + strlen(key) - 1, 7);
+    for (int o = 0; o < s; o++)
+      ck_assert_msg(strcmp(colors[s], colors[o]), "\"%s\" and \"%s\" share the color %s", ts_state_get(s)->name,
+                    ts_state_get(o)->name, colors[s]);
+  }
+  free(page);
+  free(path);
+}
+END_TEST
 
 START_TEST(viz_trace_zero_cache_n4_slices_once_in_order)
 {
@@ -746,7 +771,7 @@ Suite *viz_suite(void)
 {
   Suite *s = suite_create("viz");
   const TTest *const core[] = {viz_timeline_matches_stats,
-                               viz_trace_zero_cache_n4_slices_once_in_order,
+                               viz_trace_page_colors_every_state, viz_trace_zero_cache_n4_slices_once_in_order,
                                viz_trace_lock_flows_and_counters,
                                viz_gantt_rr_wave_matches_hand_drawn_schedule,
                                viz_gantt_fits_width,

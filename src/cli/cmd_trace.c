@@ -13,7 +13,7 @@ static void usage(FILE *f)
   fprintf(f, "usage: tssim trace SCENARIO.json [options]\n"
         "\n"
         "Simulate one sweep point of the scenario (replication 0) and write its timeline as\n"
-        "Chrome trace-event JSON: open it in https://ui.perfetto.dev or chrome://tracing.\n"
+        "Chrome trace-event JSON: open it in https://ui.perfetto.dev, or --html PAGE draws it offline.\n"
         "One process per worker: its event loop track (which actor runs each slice, step\n"
         "by step, and loop overhead), one track per actor (queued, running, callback wait,\n"
         "I/O, lock wait; lock held as an async slice), flow arrows from I/O completions to\n"
@@ -58,7 +58,7 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
     return TS_EXIT_IO;
   }
   printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
-         "open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n",
+         "open it in https://ui.perfetto.dev (Open trace file)\n",
          t->out, p->opt.n, p->opt.workers, tl->nactors, ts_time_to_ms(tl->end), tl->npieces);
   if (t->html)
     printf("wrote %s: the same trace as a page for any browser, offline\n", t->html);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
         "                   queue.gp, sensitivity.gp, pareto.gp) that replace the ones compiled into\n"
         "                   tssim; copies to start from are installed in " TSSIM_DATADIR "/plots\n\n"
         "documentation: the language reference, the outputs and metrics, examples and the design\n"
-        "are docs/*.md in the sources, installed in " TSSIM_DOCDIR ".\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        "are docs/*.md in the sources, installed (with README.md) in " TSSIM_DOCDIR ".\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
 }
 

@@ -1,5 +1,5 @@
 /* Chrome trace-event JSON of a recorded timeline, for Perfetto
- * (ui.perfetto.dev) and chrome://tracing.
+ * (ui.perfetto.dev) and other Chrome trace viewers.
  *
  * Layout: one process per worker (pid = worker + 1). Its main thread (tid =
  * pid), "event loop (CPU)", has one complete ("X") event per run period of
