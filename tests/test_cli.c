@@ -226,11 +226,44 @@ START_TEST(cli_common_mistakes_are_named)
     {"run models/rr-wave.json", "tssim: models/rr-wave.json: (top level): this is a model (it has \"classes\"), not a "
                                 "scenario: give a scenario, which names its model in \"model\" (e.g. "
                                 "scenarios/zero-cache-wave.json)\n"},
+    {"run tests/data/bad/scenario-axis-set-misspelt.json",
+     "tssim: tests/data/bad/scenario-axis-set-misspelt.json: axes.a.sets.v: params.trakcer_ms is not a field of the "
+     "model models/zero-cache.json; did you mean params.tracker_ms?\n"},
     {"run scenarios/zero-cache-wave.json --set params.trackr_ms=5",
      "tssim: models/zero-cache.json: params.trackr_ms: --set: no such parameter in params; did you mean "
      "\"tracker_ms\"? (from --set params.trackr_ms=5)\n"},
   };
   expect_refused(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+/* A misspelt command is one line with the nearest command and a pointer to
+ * --help (not the whole help); `tssim version --help` is version's usage. */
+START_TEST(cli_misspelt_command_and_version_help)
+{
+  static const refusal cases[] = {
+    {"runn scenarios/rr-wave.json", "tssim: unknown command \"runn\"; did you mean \"run\"? (tssim --help lists the "
+                                    "commands)\n"},
+    {"frobnicate", "tssim: unknown command \"frobnicate\" (tssim --help lists the commands)\n"},
+  };
+  expect_refused(cases, sizeof cases / sizeof *cases);
+  char *out;
+  ck_assert_int_eq(run(&out, NULL, "version --help"), 0);
+  ck_assert_str_eq(out, "usage: tssim version\n\nPrint the version of tssim (as tssim --version does).\n");
+  free(out);
+}
+END_TEST
+
+/* With --ci-target, the header says the replications it started with and
+ * the most any point ran (not only the starting R as if that were all). */
+START_TEST(cli_run_ci_target_header_says_replications_run)
+{
+  char *out;
+  ck_assert_int_eq(run(&out, NULL, "run scenarios/examples/mm1.json -r 3 --ci-target 5%% --no-plots -o '%s'",
+                       at("ci")), 0);
+  ck_assert_msg(strstr(out, ", 3 replication(s) to start\n"), "%s", out);
+  ck_assert_msg(strstr(out, "reached with at most ") && strstr(out, " replications run\n"), "%s", out);
+  free(out);
 }
 END_TEST
 
@@ -251,7 +284,8 @@ START_TEST(cli_run_notes_a_baseline_that_matches_nothing)
 }
 END_TEST
 
-/* Issue 13 item 10: a rerun replaced the folder's files without a word. */
+/* Issue 13 item 10: a rerun replaced the folder's files without a word
+ * (also with -q, which hides the table and progress, not what is lost). */
 START_TEST(cli_run_says_it_replaces_previous_results)
 {
   char *err, want[PATH_MAX + 64];
@@ -265,7 +299,8 @@ START_TEST(cli_run_says_it_replaces_previous_results)
   ck_assert_int_eq(strchr(err, '\n') - err + 1, (long)strlen(err)); /* one line */
   free(err);
   ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -r 1 --no-plots -q -o '%s'", at("out")), 0);
-  ck_assert_str_eq(err, ""); /* --quiet */
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "stderr: %s", err); /* --quiet keeps that line */
+  ck_assert_int_eq(strchr(err, '\n') - err + 1, (long)strlen(err));
   free(err);
 }
 END_TEST
@@ -513,6 +548,7 @@ Suite *cli_suite(void)
                                   cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
+                                  cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
   const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,

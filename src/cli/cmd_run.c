@@ -46,7 +46,8 @@ static void usage(FILE *f)
         "                          partial folder (partial.json, samples.csv) that `tssim\n"
         "                          merge` combines with the other shards' (docs/sweeps.md)\n"
         "      --no-plots          do not run gnuplot\n"
-        "  -q, --quiet             no table, no progress\n"
+        "  -q, --quiet             no table, no progress (the line saying a previous run\n"
+        "                          is replaced stays)\n"
         "  -h, --help              this help\n"
         "\n"
         "metrics (docs/output.md; a model adds its spans' and its own):\n",
@@ -361,13 +362,13 @@ int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_s
 /* Print the header lines and the table. */
 void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
 {
-  printf("%s%s%s\nmodel %s, seed %llu, %d replication(s)%s%s\n", L->sc.name, L->sc.description[0] ? ": " : "",
-         L->sc.description, L->sc.model_path,
-         (unsigned long long)L->sc.seed, L->sc.replications, L->has_baseline ? ", recorded: " : "",
+  printf("%s%s%s\nmodel %s, seed %llu, %d replication(s)%s%s%s\n", L->sc.name, L->sc.description[0] ? ": " : "",
+         L->sc.description, L->sc.model_path, (unsigned long long)L->sc.seed, L->sc.replications,
+         L->sc.ci_target > 0 ? " to start" : "", L->has_baseline ? ", recorded: " : "",
          L->has_baseline ? L->baseline.file : "");
   if (L->sc.ci_target > 0)
     printf("confidence target: every 95%% half-width within %g%% of its mean, reached with at most %d "
-           "replications\n", 100 * L->sc.ci_target, s->max_replications);
+           "replications run\n", 100 * L->sc.ci_target, s->max_replications);
   putchar('\n');
   ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
   size_t first = 0;
@@ -414,7 +415,7 @@ int ts_cmd_run(int argc, char **argv)
   /* one run at a time writes into a folder: this one from here to its plots */
   if ((rc = ts_cli_outdir_lock(outdir, &made, o.quiet, &lock)) != 0)
     goto done;
-  if (!o.quiet && ts_cli_outdir_previous(outdir, when, sizeof when))
+  if (ts_cli_outdir_previous(outdir, when, sizeof when)) /* even with -q: it says what is lost */
     fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
             outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
   size_t total = ts_sweep_npoints(&spec);

@@ -5,6 +5,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
+#include "io/suggest.h"
 
 static const ts_command commands[] = {
   {"run", "sweep a scenario: table, summary.csv, samples.csv, summary.json, plots", ts_cmd_run},
@@ -48,13 +49,28 @@ int main(int argc, char **argv)
     return ts_cli_stdout_status(0); /* `tssim help > /dev/full` fails */
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+      puts("usage: tssim version\n\nPrint the version of tssim (as tssim --version does).");
+      return ts_cli_stdout_status(0);
+    }
     puts("tssim " TSSIM_VERSION);
     return ts_cli_stdout_status(0);
   }
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+  const char *names[sizeof commands / sizeof *commands + 3];
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
     if (!strcmp(argv[1], commands[i].name))
       return ts_cli_stdout_status(commands[i].main(argc - 1, argv + 1));
-  fprintf(stderr, "tssim: unknown command \"%s\"\n\n", argv[1]);
-  usage(stderr);
+    names[n++] = commands[i].name;
+  }
+  names[n++] = "version";
+  names[n++] = "help";
+  names[n] = NULL;
+  const char *near = ts_suggest(argv[1], names);
+  if (near)
+    fprintf(stderr, "tssim: unknown command \"%s\"; did you mean \"%s\"? (tssim --help lists the commands)\n",
+            argv[1], near);
+  else
+    fprintf(stderr, "tssim: unknown command \"%s\" (tssim --help lists the commands)\n", argv[1]);
   return 2;
 }

@@ -276,25 +276,6 @@ static int within(const char *a, const char *b)
   return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '.' || a[n] == '[');
 }
 
-/* A key of the object holding path's last key near that key, or NULL. */
-static const char *near_key(const cJSON *tree, const char *path, char *parent, size_t cap)
-{
-  const char *dot = strrchr(path, '.');
-  parent[0] = '\0';
-  if (!dot || strchr(dot, '[') || (size_t)(dot - path) >= cap)
-    return NULL;
-  snprintf(parent, cap, "%.*s", (int)(dot - path), path);
-  const cJSON *obj = ts_json_get_path((cJSON *)tree, parent);
-  if (!cJSON_IsObject(obj))
-    return NULL;
-  const char *names[256];
-  size_t n = 0;
-  for (const cJSON *c = obj->child; c && n < 255; c = c->next)
-    names[n++] = c->string;
-  names[n] = NULL;
-  return ts_suggest(dot + 1, names);
-}
-
 int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
                           ts_err *e)
 {
@@ -302,7 +283,7 @@ int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *
     return ts_err_set(e, option, NULL, "expected a JSON path into the model, e.g. params.tracker_ms, got \"\"");
   if (!ts_json_get_path((cJSON *)tree, path)) {
     char parent[512];
-    const char *near = near_key(tree, path, parent, sizeof parent);
+    const char *near = ts_json_near_key(tree, path, parent, sizeof parent);
     if (near)
       return ts_err_set(e, option, NULL, "%s is not a field of the model %s; did you mean %s.%s?", path,
                         sc->model_path, parent, near);

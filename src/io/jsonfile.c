@@ -713,3 +713,21 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     cJSON_ReplaceItemInObjectCaseSensitive(parent, key, v);
   return 0;
 }
+
+const char *ts_json_near_key(const cJSON *tree, const char *path, char *parent, size_t cap)
+{
+  const char *dot = strrchr(path, '.');
+  parent[0] = '\0';
+  if (!dot || strchr(dot, '[') || (size_t)(dot - path) >= cap)
+    return NULL;
+  snprintf(parent, cap, "%.*s", (int)(dot - path), path);
+  const cJSON *obj = ts_json_get_path((cJSON *)tree, parent);
+  if (!cJSON_IsObject(obj))
+    return NULL;
+  const char *names[256];
+  size_t n = 0;
+  for (const cJSON *c = obj->child; c && n < 255; c = c->next)
+    names[n++] = c->string;
+  names[n] = NULL;
+  return ts_suggest(dot + 1, names);
+}

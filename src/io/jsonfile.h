@@ -78,5 +78,10 @@ cJSON *ts_json_get_path(cJSON *root, const char *path);
  * key is missing from an object that exists (not params, where a missing
  * key is a typo). */
 int ts_json_path_settable(cJSON *root, const char *path);
+/* For a dotted path whose last key is missing: its parent's path into parent
+ * (cap bytes; "" when it has none) and the key of that parent
+ * object nearest to the missing one (ts_suggest), or NULL when none is near
+ * or the last step is an array index. */
+const char *ts_json_near_key(const cJSON *tree, const char *path, char *parent, size_t cap);
 
 #endif

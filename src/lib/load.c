@@ -112,9 +112,20 @@ static int check_axes(ts_loaded *L, ts_err *e)
             return -1;
           continue;
         }
-        if (!ts_json_path_settable(L->resolved, path))
+        if (!ts_json_path_settable(L->resolved, path)) {
+          char parent[512];
+          /* the override's JSON path: the axis's path, or its set's name */
+          if (ax->path)
+            snprintf(where, sizeof where, "axes.%s.path", ax->key);
+          else
+            snprintf(where, sizeof where, "axes.%s.sets.%s", ax->key, ax->labels[v]);
+          const char *near = ts_json_near_key(L->resolved, path, parent, sizeof parent);
+          if (near)
+            return ts_err_set(e, sc->file, where, "%s is not a field of the model %s; did you mean %s.%s?", path,
+                              sc->model_path, parent, near);
           return ts_err_set(e, sc->file, where, "%s is not a field of the model %s, nor a key its object may have (an "
                             "axis sets fields, or adds a key left at its default)", path, sc->model_path);
+        }
       }
     combos *= ax->nvalues;
     if (combos > 100000)
