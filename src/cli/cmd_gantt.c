@@ -20,8 +20,8 @@ static void usage(FILE *f)
         "options:\n"
         "      --width COLUMNS     total width (default 100, at least 60)\n"
         "      --ascii             plain ASCII instead of Unicode blocks\n"
-        "      --max-actors K      draw at most the first K actors (default 32; 0: no actor\n"
-        "                          rows, only the workers')\n" TS_VIZOPT_HELP
+        "      --max-actors K      draw at most the first K actors (default 32; 0 draws the\n"
+        "                          workers' rows only)\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"
         "\n"
         "The point is refused when it records more than --max-events events (default %d).\n"

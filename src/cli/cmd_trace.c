@@ -13,7 +13,7 @@ static void usage(FILE *f)
   fprintf(f, "usage: tssim trace SCENARIO.json [options]\n"
         "\n"
         "Simulate one sweep point of the scenario (replication 0) and write its timeline as\n"
-        "Chrome trace-event JSON: open it in https://ui.perfetto.dev, or --html PAGE draws it offline.\n"
+        "Chrome trace-event JSON: open it in https://ui.perfetto.dev (or --html's page).\n"
         "One process per worker: its event loop track (which actor runs each slice, step\n"
         "by step, and loop overhead), one track per actor (queued, running, callback wait,\n"
         "I/O, lock wait; lock held as an async slice), flow arrows from I/O completions to\n"
