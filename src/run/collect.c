@@ -101,16 +101,11 @@ void ts__collect_finish(collector *c)
 
 static int push(dvec *d, double x)
 {
-  if (d->len == d->cap) {
-    size_t cap = d->cap ? d->cap * 2 : 64;
-    double *v = realloc(d->v, cap * sizeof *v);
-    if (!v)
-      return -1;
-    d->v = v;
-    d->cap = cap;
+  if (d->len < d->cap) {
+    d->v[d->len++] = x;
+    return 0;
   }
-  d->v[d->len++] = x;
-  return 0;
+  return ts__dvec_append(d, &x, 1);
 }
 
 /* Value x of the next actor (in id order) into a: its count, GSL's running

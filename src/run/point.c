@@ -34,7 +34,7 @@ static int dvec_reserve(dvec *d, size_t more)
   return 0;
 }
 
-static int dvec_append(dvec *d, const double *x, size_t n)
+int ts__dvec_append(dvec *d, const double *x, size_t n)
 {
   if (n == 0)
     return 0;
@@ -192,11 +192,11 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     snprintf(out->window_missed_at, sizeof out->window_missed_at, "n=%d workers=%d replication %d ended at %g ms",
              pr->n, pr->workers, r, ts_time_to_ms(o->missed));
   for (size_t s = 0; s < pr->cr->m.nspans; s++)
-    if (dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
+    if (ts__dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
   if (pr->pool) {
     for (int q = 0; q < pr->cr->nq; q++)
-      if (o->q[q].len && dvec_append(&pr->q[q], o->q[q].v, o->q[q].len))
+      if (o->q[q].len && ts__dvec_append(&pr->q[q], o->q[q].v, o->q[q].len))
         return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
     if (pr->nactors + o->nactors > pr->cap_actors) {
       size_t cap = pr->cap_actors ? pr->cap_actors : 1024;
@@ -212,7 +212,7 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     pr->nactors += o->nactors;
   }
   for (int k = 0; k < pr->nrows; k++) {
-    if (dvec_append(&pr->rows[k].rep, o->rows + (size_t)k * nl, nl))
+    if (ts__dvec_append(&pr->rows[k].rep, o->rows + (size_t)k * nl, nl))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
     pr->rows[k].samples += o->rowsamples[k];
   }

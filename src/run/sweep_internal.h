@@ -29,6 +29,10 @@ typedef struct dvec {
   size_t len, cap;
 } dvec;
 
+/* Append x[0..n) to d, growing it (doubling from 64). 0, or -1 when out of
+ * memory (d unchanged). */
+int ts__dvec_append(dvec *d, const double *x, size_t n);
+
 /* One axis combination for the whole sweep: its model, metric list, the
  * list's columns in the sweep, and the distinct per-actor quantities its
  * actor metrics read (what a point pools). */
