@@ -157,6 +157,37 @@ START_TEST(contention_std_mutex_spins_only_while_locked)
 }
 END_TEST
 
+/* What a contended acquire is (contended_per_delivery, the site columns): an
+ * entry into std's slow path, lock_contended (library/std/src/sys/sync/mutex/
+ * futex.rs), when the fast CAS UNLOCKED -> LOCKED fails, whether the spin then
+ * gets the mutex or the thread sleeps. Two threads, t1 arriving at 0.005:
+ * t0 CAS at 0: acquire 0-0.01, critical -0.03, release -0.04 (LOCKED: no
+ * futex_wake). t1 finds it LOCKED: spins 0.005-0.04, cut short by the release,
+ * CAS takes it LOCKED: acquire 0.04-0.05, critical -0.07, release -0.08. One
+ * contended acquire, 0.035 of wait, all spinning, no futex call. */
+START_TEST(contention_std_mutex_spin_success_is_contended)
+{
+  ts_model m;
+  tu_modelf(&m,
+            "{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
+            "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\","
+            " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
+            " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}],"
+            "\"classes\": [{\"name\": \"t\", \"count\": \"n\", \"arrival\": {\"spacing_ms\": 0.005}, \"program\": ["
+            " {\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.02}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}");
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(0.04));
+  ck_assert_int_eq(st(&w, 1)->done, MS(0.08));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_SPIN], MS(0.035));
+  ck_assert_int_eq(st(&w, 1)->mutex_wait, MS(0.035));
+  ck_assert_int_eq(st(&w, 0)->kernel + st(&w, 1)->kernel, 0);
+  ck_assert_int_eq(w.mutex_contended, 1);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* std, two threads, two turns each (MUTEX_MODEL): t1 spins 0-0.05, marks it
  * CONTENDED, futex 0.05-0.07, sleeps. t0's release at 2.02 wakes it (2.12)
  * and pays futex_wake to 2.05, then barges: its second CAS at 2.05 takes the
@@ -577,6 +608,7 @@ Suite *contention_suite(void)
                                        contention_mutex_barging_and_fifo_differ,
                                        contention_mutex_one_worker_never_contended,
                                        contention_std_mutex_spins_only_while_locked,
+                                       contention_std_mutex_spin_success_is_contended,
                                        contention_std_mutex_woken_loser_sleeps_again, contention_mutex_migration_cost,
                                        contention_sites_attribute_the_wait,
                                        contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
