@@ -224,6 +224,15 @@ START_TEST(speed_ms_fixed_point_is_printf)
                                   INT64_C(2305843009213693952)};
   for (size_t i = 0; i < sizeof edges / sizeof *edges; i++)
     check_ms(edges[i], &bad);
+  for (int k = 0; k <= 18; k++) { /* each digit count's edges: 10^k - 1, 10^k, 10^k + 1 */
+    ts_time p = 1;
+    for (int e = 0; e < k; e++)
+      p *= 10;
+    for (int d = -1; d <= 1; d++) {
+      check_ms(p + d, &bad);
+      check_ms(-(p + d), &bad);
+    }
+  }
   for (int i = 0; i < 50000; i++) {
     int bits = 1 + (int)(lcg(&s) % 62);
     ts_time t = (ts_time)(lcg(&s) & ((UINT64_C(1) << bits) - 1));
@@ -303,12 +312,94 @@ START_TEST(speed_retired_actors_are_measured_as_kept)
 }
 END_TEST
 
+/* The io_ms of each actor handed to the samples, per replication. */
+typedef struct io_seen {
+  double v[2][3000];
+  size_t n[2];
+} io_seen;
+
+static int seen_io(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo, int rep,
+                   ts_text *out)
+{
+  (void)s, (void)w, (void)combo, (void)out;
+  io_seen *o = ctx;
+  ck_assert_uint_lt(o->n[rep], 3000);
+  o->v[rep][o->n[rep]++] = ts_time_to_ms(a->state[TS_ACTOR_IO]);
+  return 0;
+}
+
+static double bits_of(const double *v, size_t n, double q) /* GSL on a sorted copy */
+{
+  double *b = malloc(n * sizeof *b);
+  memcpy(b, v, n * sizeof *b);
+  gsl_sort(b, 1, n);
+  double x = gsl_stats_quantile_from_sorted_data(b, 1, n, q);
+  free(b);
+  return x;
+}
+
+/* The collector takes a quantity actor by actor only once some actor was in
+ * its state: before that it only counts. 3000 actors one after another,
+ * each done before the next arrives; the first 2000 do no I/O (no actor is
+ * in state io until actor 2000's), the rest do. Every statistic of io_ms is
+ * GSL's on the actors' values, bit for bit, as is the pooled median over two
+ * replications; lock_wait_ms (no actor ever waits) is 0. */
+START_TEST(speed_collector_counts_zeros_before_a_state_is_used)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"job\", \"count\": 3000, \"arrival\": {\"spacing_ms\": 1},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"io\", \"ms\": \"max(0, i - 1999) / 7\","
+           " \"dist\": \"exponential\"}]}],"
+           " \"metrics\": {\"io_p5\": {\"actor\": \"io_ms\", \"stat\": \"p5\"}, \"io_p95\": {\"actor\": \"io_ms\", \"stat\": \"p95\"},"
+           "  \"io_min\": {\"actor\": \"io_ms\", \"stat\": \"min\"}, \"io_max\": {\"actor\": \"io_ms\", \"stat\": \"max\"},"
+           "  \"io_mean\": {\"actor\": \"io_ms\", \"stat\": \"mean\"}}}",
+           &m);
+  for (int reps = 1; reps <= 2; reps++) {
+    io_seen *seen = calloc(1, sizeof *seen);
+    int ns[] = {1}, ws[] = {1};
+    ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = reps, .seed = 3, .model = &m,
+                          .horizon = TS_TIME_MAX, .format_samples = seen_io, .samples_ctx = seen};
+    ts_sweep s;
+    ck_assert_int_eq(ts_sweep_run(&spec, &s), 0);
+    const ts_point *p = ts_sweep_find(&s, 0, 1, 1, NULL);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(seen->n[reps - 1], 3000);
+    ck_assert_double_eq(seen->v[0][1999], 0);
+    ck_assert_double_gt(seen->v[0][2000], 0);
+    double want[7];
+    const char *col[7] = {"io_ms", "io_p5", "io_p95", "io_min", "io_max", "io_mean", "lock_wait_ms"};
+    if (reps == 1) {
+      want[0] = bits_of(seen->v[0], 3000, 0.5);
+      want[1] = bits_of(seen->v[0], 3000, 0.05);
+      want[2] = bits_of(seen->v[0], 3000, 0.95);
+      want[3] = gsl_stats_min(seen->v[0], 1, 3000);
+      want[4] = gsl_stats_max(seen->v[0], 1, 3000);
+      want[5] = gsl_stats_mean(seen->v[0], 1, 3000);
+      want[6] = 0;
+    }
+    for (int k = 0; k < (reps == 1 ? 7 : 0); k++) {
+      double got = p->value[ts_sweep_col(&s, col[k])];
+      ck_assert_msg(memcmp(&got, &want[k], sizeof got) == 0, "%s: %.17g, GSL %.17g", col[k], got, want[k]);
+    }
+    if (reps == 2) { /* pooled over both replications, in replication order */
+      double got = p->value[ts_sweep_col(&s, "io_ms")];
+      double want2 = bits_of(&seen->v[0][0], 6000, 0.5); /* (v[0] then v[1]: one array of 6000) */
+      ck_assert_msg(memcmp(&got, &want2, sizeof got) == 0, "pooled io_ms: %.17g, GSL %.17g", got, want2);
+    }
+    ts_sweep_finish(&s);
+    free(seen);
+  }
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
   const TTest *const exact[] = {speed_rows_o1_equals_search, speed_heap_replace_top_is_pop_then_push,
                                 speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
-                                speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept, NULL};
+                                speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
+                                speed_collector_counts_zeros_before_a_state_is_used, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

@@ -6,8 +6,3 @@ ts_time ts_time_from_ms(double ms)
 {
   return (ts_time)llround(ms * (double)TS_NS_PER_MS);
 }
-
-double ts_time_to_ms(ts_time t)
-{
-  return (double)t / (double)TS_NS_PER_MS;
-}

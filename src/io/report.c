@@ -334,8 +334,13 @@ static void put_digits(char *p, size_t width, uint64_t u)
 
 static char *put_u64(char *p, uint64_t u)
 {
-  size_t n = 1;
-  for (uint64_t t = u; t >= 10; t /= 10)
+  static const uint64_t tens[19] = {UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000), UINT64_C(10000000000),
+    UINT64_C(100000000000), UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+    UINT64_C(1000000000000000), UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+    UINT64_C(1000000000000000000), UINT64_C(10000000000000000000)};
+  size_t n = 1; /* its digits: one more for each power of ten it reaches (a compare, not a division) */
+  while (n < 20 && u >= tens[n - 1])
     n++;
   put_digits(p, n, u);
   return p + n;
@@ -359,6 +364,10 @@ static char *put_i64(char *p, int64_t v)
  * gives +0.0, so no "-0.000000" arises. Beyond 2^52 ns (52 days), printf. */
 char *ts_report_put_ms(char *p, ts_time t)
 {
+  if (t == 0) { /* (the most common value of a samples row) */
+    memcpy(p, "0.000000", 9);
+    return p + 8;
+  }
   uint64_t u = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
   if (u >= (UINT64_C(1) << 52))
     return p + snprintf(p, 40, "%.6f", ts_time_to_ms(t));

@@ -572,10 +572,11 @@ void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int 
   a->sched_class = (uint8_t)w->model->classes[k].sched_class;
   a->state = TS_ACTOR_NEW;
   a->st.done = -1;
-  for (int s = 0; s < TS_NSTATES; s++) { /* its entries in the columns its chunk has */
-    ts_time *col = w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES + s];
-    if (col)
-      col[id & (TS_CHUNK - 1)] = 0;
+  ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
+  for (uint32_t u = w->states_used; u; u &= u - 1) { /* its entries in the columns its chunk has (of the states used) */
+    int s = __builtin_ctz(u);
+    if (col[s])
+      col[s][id & (TS_CHUNK - 1)] = 0;
   }
 }
 

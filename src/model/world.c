@@ -929,23 +929,43 @@ int ts_world_run(ts_world *w)
   return TS_WORLD_STUCK;
 }
 
-ts_actor_stats ts_world_stats(const ts_world *w, int id)
+void ts_world_stats_into(const ts_world *w, int id, ts_actor_stats *s)
 {
   const ts_actor *a = ts_world_actor(w, id);
   const ts_actor_ext *x = a->x;
-  ts_actor_stats s = {.actor = id, .klass = a->klass, .worker = a->home, .arrive = a->st.arrive,
-                      .done = a->st.done, .timer = a->st.timer, .cpu = a->st.cpu, .slices = a->st.slices,
-                      .yields = a->st.yields, .hidden = a->hidden};
-  ts_world_wave(w, id, &s.wave_start, &s.wave_end);
-  s.settled = x ? x->settled : -1;
+  memset(s, 0, sizeof *s);
+  s->actor = id;
+  s->klass = a->klass;
+  s->worker = a->home;
+  s->arrive = a->st.arrive;
+  s->done = a->st.done;
+  s->timer = a->st.timer;
+  s->cpu = a->st.cpu;
+  s->slices = a->st.slices;
+  s->yields = a->st.yields;
+  s->hidden = a->hidden;
+  ts_world_wave(w, id, &s->wave_start, &s->wave_end);
+  s->settled = x ? x->settled : -1;
   if (x) {
-    s.kernel = x->kernel;
-    s.lock_work = x->lock_work;
-    s.mutex_wait = x->mutex_wait;
-    s.mutex_hold = x->mutex_hold;
+    s->kernel = x->kernel;
+    s->lock_work = x->lock_work;
+    s->mutex_wait = x->mutex_wait;
+    s->mutex_hold = x->mutex_hold;
   }
-  for (int st = 0; st < TS_NSTATES; st++)
-    s.state[st] = ts_world_state_time(w, id, st);
+  ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
+  for (uint32_t u = w->states_used; u; u &= u - 1) { /* (the other states' times are 0) */
+    int st = __builtin_ctz(u);
+    if (col[st])
+      s->state[st] = col[st][id & (TS_CHUNK - 1)];
+  }
+  s->state[TS_ACTOR_RUNNING] = a->run_time;
+  s->state[TS_ACTOR_QUEUED] = a->queue_time;
+}
+
+ts_actor_stats ts_world_stats(const ts_world *w, int id)
+{
+  ts_actor_stats s;
+  ts_world_stats_into(w, id, &s);
   return s;
 }
 

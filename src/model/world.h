@@ -445,6 +445,8 @@ static inline void ts_world_wave(const ts_world *w, int id, ts_time *start, ts_t
 
 /* Actor id's measurements, whole. */
 ts_actor_stats ts_world_stats(const ts_world *w, int id);
+/* The same into *s (no copy of the record: the run layer takes one per actor). */
+void ts_world_stats_into(const ts_world *w, int id, ts_actor_stats *s);
 
 /* Where one replication runs and what it measures. */
 typedef struct ts_world_spec {

@@ -10,12 +10,21 @@
  * skipped); the window holds the done actors at and above it, slot
  * (head + id - base) mod cap. So the memory is for the actors done out of
  * id order (behind one that is not done), and for the values that a
- * quantile needs: one double per actor, and only once two values differ. */
+ * quantile needs: one double per actor, and only once two values differ.
+ * A quantity known to be 0 for every actor so far is not read (see relive). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/sweep_internal.h"
+
+/* A quantity the collector takes actor by actor. */
+typedef struct ts__live {
+  int q;             /* TS_Q_* */
+  int pool;          /* c->pool[j] */
+  int keep;          /* c->keep[j] */
+  size_t j;          /* its index among c->q */
+} ts__live;
 
 static int per_actor(const ts_metric *x)
 {
@@ -74,8 +83,9 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
       if (pr->rows[k].klass < 0 || pr->rows[k].klass == (int)cl)
         c->row_of[cl] = k;
   c->acc = calloc((size_t)pr->nrows * (size_t)c->nq + 1, sizeof *c->acc);
+  c->live = malloc(((size_t)c->nq + 1) * sizeof *c->live);
   o->rowsamples = calloc((size_t)pr->nrows + 1, sizeof *o->rowsamples);
-  if (!c->acc || !o->rowsamples)
+  if (!c->acc || !c->live || !o->rowsamples)
     return -1;
   if (pr->pool) {
     o->q = calloc((size_t)pr->cr->nq + 1, sizeof *o->q);
@@ -94,6 +104,7 @@ void ts__collect_finish(collector *c)
   free(c->keep);
   free(c->pool);
   free(c->row_of);
+  free(c->live);
   free(c->win);
   free(c->has);
   memset(c, 0, sizeof *c);
@@ -111,18 +122,25 @@ static int push(dvec *d, double x)
 /* Value x of the next actor (in id order) into a: its count, GSL's running
  * mean (gsl_stats_mean's recurrence, in long double), max and min, and,
  * with keep, the values once two differ (until then `first` stands for
- * them all). */
+ * them all). A value bit for bit equal to every one before it is only
+ * counted: the recurrence adds (x - mean) / cnt = 0 (mean is first, or +0
+ * for a first -0), and max and min do not move. */
 static int acc_add(ts__acc *a, double x, int keep)
 {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
   a->all++;
+  if (a->same && bits == a->fbits) { /* (never a NaN: first is not) */
+    a->cnt++;
+    return 0;
+  }
   if (isnan(x))
     return 0;
   a->cnt++;
-  if (a->cnt > 1 && a->same && x == a->first && signbit(x) == signbit(a->first))
-    return 0; /* the recurrence adds (x - mean) / cnt = 0 (mean is first, or +0 for a first -0), as do max and min */
   a->mean += (x - a->mean) / a->cnt;
   if (a->cnt == 1) {
     a->first = a->min = a->max = x;
+    a->fbits = bits;
     a->same = 1;
     return 0;
   }
@@ -130,13 +148,48 @@ static int acc_add(ts__acc *a, double x, int keep)
     a->max = x;
   if (x < a->min)
     a->min = x;
-  if (a->same && (x != a->first || signbit(x) != signbit(a->first))) {
+  if (a->same) { /* x is the first to differ */
     a->same = 0;
     for (size_t k = 1; keep && k < a->cnt; k++) /* the cnt - 1 before x were all first */
       if (push(&a->v, a->first))
         return -1;
   }
-  return keep && !a->same ? push(&a->v, x) : 0;
+  return keep ? push(&a->v, x) : 0;
+}
+
+/* The actors so far of a quantity not taken actor by actor (it was 0 for
+ * every one of them) into a, to n actors: what acc_add would make of n zeros
+ * (a holds nothing yet, or only +0s). */
+static void acc_zeros(ts__acc *a, size_t n)
+{
+  if (a->all >= n)
+    return;
+  if (a->cnt == 0) {
+    a->first = a->min = a->max = 0;
+    a->fbits = 0; /* +0 */
+    a->same = 1;
+  }
+  a->cnt += n - a->all;
+  a->all = n;
+}
+
+/* c->live for w as it is now: a quantity the world says is 0 for every actor
+ * so far (a state no actor was in, a lock time without locks) is left out,
+ * unless a point pools it (its values are kept one by one). A quantity that
+ * joins has its zeros so far counted. The states only ever join w's
+ * states_used, so a quantity once live stays live. */
+static void relive(collector *c, const ts_world *w)
+{
+  c->nlive = 0;
+  for (int j = 0; j < c->nq; j++) {
+    if (c->pool[j] < 0 && ts_metric_world_actor_zero(c->q[j], w))
+      continue;
+    c->live[c->nlive++] = (ts__live){.q = c->q[j], .j = (size_t)j, .keep = c->keep[j], .pool = c->pool[j]};
+    for (int k = 0; k < c->pr->nrows; k++)
+      acc_zeros(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], c->o->rowsamples[k]);
+  }
+  c->used = w->states_used;
+  c->live_ok = 1;
 }
 
 /* Take one counted actor's measurements (the next in id order). */
@@ -144,16 +197,19 @@ static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
 {
   const point_run *pr = c->pr;
   rep_out *o = c->o;
+  if (!c->live_ok || c->used != w->states_used)
+    relive(c, w);
   int row = c->row_of[s->klass];
-  if (row >= 0)
+  ts__acc *ra = row >= 0 ? &c->acc[(size_t)row * (size_t)c->nq] : NULL;
+  if (ra)
     o->rowsamples[row]++;
-  for (int j = 0; j < c->nq; j++) {
-    if (row < 0 && c->pool[j] < 0)
+  for (const ts__live *l = c->live, *end = l + c->nlive; l < end; l++) {
+    if (!ra && l->pool < 0)
       continue;
-    double x = ts_metric_quantity(c->q[j], s);
-    if (row >= 0 && acc_add(&c->acc[(size_t)row * (size_t)c->nq + (size_t)j], x, c->keep[j]))
+    double x = ts_metric_quantity(l->q, s);
+    if (ra && acc_add(&ra[l->j], x, l->keep))
       return -1;
-    if (c->pool[j] >= 0 && push(&o->q[c->pool[j]], x))
+    if (l->pool >= 0 && push(&o->q[l->pool], x))
       return -1;
   }
   if (pr->pool) {
@@ -215,14 +271,15 @@ int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
     size_t at = (c->head + (size_t)(a->id - c->base)) & (c->cap - 1);
     c->has[at] = ts_world_counted(a) ? 1 : 2;
     if (ts_world_counted(a))
-      c->win[at] = ts_world_stats(w, a->id);
+      ts_world_stats_into(w, a->id, &c->win[at]);
     else
       c->win[at].state[TS_ACTOR_QUEUED] = a->queue_time;
     return 0;
   }
   c->queued += (double)a->queue_time;
   if (ts_world_counted(a)) { /* (not a spawned task, not dropped) */
-    ts_actor_stats s = ts_world_stats(w, a->id);
+    ts_actor_stats s;
+    ts_world_stats_into(w, a->id, &s);
     if (take(c, w, &s))
       return -1;
   }
@@ -259,7 +316,8 @@ int ts__collect_end(collector *c, const ts_world *w)
     }
     c->queued += (double)a->queue_time;
     if (ts_world_counted(a)) { /* arrived and not done (the done ones were handed over) */
-      ts_actor_stats s = ts_world_stats(w, id);
+      ts_actor_stats s;
+      ts_world_stats_into(w, id, &s);
       if (take(c, w, &s))
         return -1;
     }
@@ -291,8 +349,11 @@ void ts__collect_rows(collector *c, const double *wv)
     for (size_t i = 0; i < nl; i++) {
       const ts_metric *x = &l->v[i];
       int j = per_actor(x) && c->pr->cr->want[i] ? qindex(c, x->id) : -1;
-      if (j >= 0)
-        v[i] = acc_stat(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], x->stat);
+      if (j < 0)
+        continue;
+      ts__acc *a = &c->acc[(size_t)k * (size_t)c->nq + (size_t)j];
+      acc_zeros(a, c->o->rowsamples[k]); /* (a quantity not live to the end) */
+      v[i] = acc_stat(a, x->stat);
     }
     ts_metric_exprs(l, v);
   }

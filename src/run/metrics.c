@@ -461,30 +461,6 @@ int ts_metric_world_actor_zero(int q, const ts_world *w)
   }
 }
 
-double ts_metric_quantity(int q, const ts_actor_stats *s)
-{
-  switch (q) {
-  case TS_Q_WAVE: return s->wave_start < 0 || s->wave_end < 0 ? NAN : ts_time_to_ms(s->wave_end - s->wave_start);
-  case TS_Q_TIMER: return ts_time_to_ms(s->timer);
-  case TS_Q_LOCK_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_LOCK_WAIT]);
-  case TS_Q_LOCK_WORK: return ts_time_to_ms(s->lock_work);
-  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_QUEUED]);
-  case TS_Q_SLICES: return (double)s->slices;
-  case TS_Q_CPU: return ts_time_to_ms(s->cpu);
-  case TS_Q_IO: return ts_time_to_ms(s->state[TS_ACTOR_IO]);
-  case TS_Q_READY_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_READY]);
-  case TS_Q_DONE: return s->done < 0 ? NAN : ts_time_to_ms(s->done);
-  case TS_Q_KERNEL: return ts_time_to_ms(s->kernel);
-  case TS_Q_SLEEP: return ts_time_to_ms(s->state[TS_ACTOR_SLEEP]);
-  case TS_Q_CHAN_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CHAN_WAIT]);
-  case TS_Q_HOP: return ts_time_to_ms(s->state[TS_ACTOR_HOP]);
-  case TS_Q_CALL_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CALL_WAIT]);
-  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(s->mutex_wait);
-  case TS_Q_SETTLE: return s->settled < 0 ? NAN : ts_time_to_ms(s->settled - s->arrive);
-  default: return 0;
-  }
-}
-
 static double world_value(int id, const ts_world *w, double queued)
 {
   const ts_model *m = w->model;

@@ -23,6 +23,7 @@
  * its mean over replications and the 95% Student-t half-width of that mean. */
 #ifndef TS_METRICS_H
 #define TS_METRICS_H
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -101,13 +102,36 @@ void ts_metric_world_values(const ts_metric_list *l, const ts_world *w, double q
 double ts_metric_world_queued(const ts_world *w);
 /* The value of actor metric mi for one actor's stats. */
 double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s);
-/* The value of per-actor quantity q (TS_Q_*) for one actor's stats. */
-double ts_metric_quantity(int q, const ts_actor_stats *s);
+/* The value of per-actor quantity q (TS_Q_*) for one actor's stats (inline:
+ * the run layer takes several per actor as the actors are done). */
+static inline double ts_metric_quantity(int q, const ts_actor_stats *s)
+{
+  switch (q) {
+  case TS_Q_WAVE: return s->wave_start < 0 || s->wave_end < 0 ? NAN : ts_time_to_ms(s->wave_end - s->wave_start);
+  case TS_Q_TIMER: return ts_time_to_ms(s->timer);
+  case TS_Q_LOCK_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_LOCK_WAIT]);
+  case TS_Q_LOCK_WORK: return ts_time_to_ms(s->lock_work);
+  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_QUEUED]);
+  case TS_Q_SLICES: return (double)s->slices;
+  case TS_Q_CPU: return ts_time_to_ms(s->cpu);
+  case TS_Q_IO: return ts_time_to_ms(s->state[TS_ACTOR_IO]);
+  case TS_Q_READY_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_READY]);
+  case TS_Q_DONE: return s->done < 0 ? NAN : ts_time_to_ms(s->done);
+  case TS_Q_KERNEL: return ts_time_to_ms(s->kernel);
+  case TS_Q_SLEEP: return ts_time_to_ms(s->state[TS_ACTOR_SLEEP]);
+  case TS_Q_CHAN_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CHAN_WAIT]);
+  case TS_Q_HOP: return ts_time_to_ms(s->state[TS_ACTOR_HOP]);
+  case TS_Q_CALL_WAIT: return ts_time_to_ms(s->state[TS_ACTOR_CALL_WAIT]);
+  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(s->mutex_wait);
+  case TS_Q_SETTLE: return s->settled < 0 ? NAN : ts_time_to_ms(s->settled - s->arrive);
+  default: return 0;
+  }
+}
 /* The value of per-actor quantity q (TS_Q_*) for actor id of a finished world. */
 double ts_metric_world_actor(int q, const ts_world *w, int actor);
-/* Whether quantity q is 0 for every actor of w, known without reading the
- * actors: the time in a state no actor was ever in (its state columns were
- * never made), or a lock time in a model without locks. 0: not known. */
+/* Whether quantity q is 0 for every actor of w so far, known without reading
+ * the actors: the time in a state no actor was ever in (its state columns
+ * were never made), or a lock time in a model without locks. 0: not known. */
 int ts_metric_world_actor_zero(int q, const ts_world *w);
 /* Evaluate the expr metrics of l over v (in list order: an expression may
  * read metrics before it). */

@@ -99,6 +99,7 @@ typedef struct ts__acc {
   size_t all, cnt;   /* actors, and those with a value (not NaN) */
   long double mean;  /* GSL's running mean of the values so far */
   double first, min, max;
+  uint64_t fbits;    /* first's bits */
   int same;          /* every value so far equals first (bit for bit) */
   dvec v;            /* the values, once two differ (when a quantile needs them) */
 } ts__acc;
@@ -114,6 +115,10 @@ typedef struct collector {
   int *pool;         /* [nq]: its index among the point's pooled quantities (cr->qid), or -1 */
   int *row_of;       /* [model classes]: the row an actor of the class goes to, or -1 */
   ts__acc *acc;      /* [nrows * nq] */
+  struct ts__live *live; /* [nlive]: the quantities taken actor by actor; the others are 0 for every actor so far */
+  int nlive;
+  uint32_t used;     /* the world's states_used when live was made */
+  int live_ok;
   ts_actor_stats *win; /* the window (see collect.c) */
   unsigned char *has;  /* 0 empty, 1 an actor to take, 2 one not counted */
   size_t cap, head;
