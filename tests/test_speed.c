@@ -7,6 +7,7 @@
  * they are done against a world that keeps them all.
  * (No timing here: scripts/bench measures speed.) */
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "io/report.h"
 #include "model/internal.h"
 #include "run/sweep.h"
+#include "run/sweep_internal.h"
 
 #include "testutil.h"
 
@@ -393,13 +395,128 @@ START_TEST(speed_collector_counts_zeros_before_a_state_is_used)
 }
 END_TEST
 
+/* ---- values spilled to a temporary file ---- */
+
+/* The 4 quantiles of v[0..n) through a ts__vals that spills past spill_at
+ * (0: never, for these n) into out; the file's count in *files. */
+static void vals_quantiles(const double *v, size_t n, size_t spill_at, double *out, int *files)
+{
+  static const double q[4] = {0.5, 0.95, 0.99, 0.05};
+  ts__vals s = {.spill_at = spill_at};
+  for (size_t i = 0; i < n; i++)
+    ck_assert_int_eq(ts__vals_push(&s, v[i]), 0);
+  *files += s.f != NULL;
+  ck_assert_uint_eq(s.written + s.mem.len, n);
+  ck_assert_int_eq(ts__vals_quantiles(&s, q, 4, out), 0);
+  ts__vals_finish(&s);
+}
+
+/* Quantiles of spilled values (radix selection over the file) have the
+ * bits of the same values in memory (selection) and of GSL on the sorted
+ * values: duplicates, negatives, zeros of both signs (-0 is kept as +0),
+ * huge and tiny magnitudes, 1 to 5000 values, thresholds from 1 value up. */
+START_TEST(speed_spilled_quantiles_are_in_memory_ones)
+{
+  static const double q[4] = {0.5, 0.95, 0.99, 0.05};
+  static const size_t sizes[] = {1, 2, 3, 4, 5, 17, 100, 1001, 5000};
+  static const size_t thresholds[] = {1, 2, 7, 64, 1000};
+  uint64_t r = 11;
+  double *v = malloc(5000 * sizeof *v), *sorted = malloc(5000 * sizeof *sorted);
+  size_t bad = 0;
+  int files = 0;
+  for (int kind = 0; kind < 4; kind++)
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+      size_t n = sizes[si];
+      for (size_t i = 0; i < n; i++) {
+        uint64_t x = lcg(&r);
+        switch (kind) {
+        case 0: v[i] = (double)(int)(x % 7) - 3; break;                           /* few values, many ties */
+        case 1: v[i] = x % 5 == 0 ? -0.0 : x % 5 == 1 ? 0.0 : (double)(int64_t)(x >> 20) / 1e6 - 4e6; break;
+        case 2: { /* any finite double: every exponent, both signs */
+          uint64_t b = x;
+          double d;
+          memcpy(&d, &b, sizeof d);
+          v[i] = isfinite(d) ? d : 1.5;
+          break;
+        }
+        default: v[i] = (double)(x >> 40) / 1e6; break;                          /* ms of integer ns */
+        }
+      }
+      for (size_t i = 0; i < n; i++)
+        sorted[i] = v[i] + 0.0;
+      gsl_sort(sorted, 1, n);
+      double want[4], mem[4], got[4];
+      for (int k = 0; k < 4; k++)
+        want[k] = q[k] == 0.5 ? gsl_stats_median_from_sorted_data(sorted, 1, n)
+                              : gsl_stats_quantile_from_sorted_data(sorted, 1, n, q[k]);
+      vals_quantiles(v, n, 0, mem, &files);
+      bad += memcmp(mem, want, sizeof want) != 0;
+      for (size_t ti = 0; ti < sizeof thresholds / sizeof *thresholds; ti++) {
+        vals_quantiles(v, n, thresholds[ti], got, &files);
+        if (memcmp(got, want, sizeof want) != 0 && bad++ < 5)
+          fprintf(stderr, "kind %d n %zu spill at %zu: %.17g %.17g %.17g %.17g, GSL %.17g %.17g %.17g %.17g\n", kind,
+                  n, thresholds[ti], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+      }
+    }
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_int_gt(files, 50); /* (the spilled path ran) */
+  free(v);
+  free(sorted);
+}
+END_TEST
+
+/* A sweep whose kept values spill (a threshold of 100 values) gives every
+ * value of every column, bit for bit, as one that keeps them in memory;
+ * a temporary folder that does not exist fails the sweep with
+ * TS_SWEEP_TEMP and a message that names it. */
+START_TEST(speed_spilled_sweep_is_the_sweep_in_memory)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"job\", \"count\": 3000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}, {\"op\": \"io\", \"ms\": 2, \"dist\": \"exponential\"}]}],"
+           " \"metrics\": {\"w_p5\": {\"actor\": \"wave_ms\", \"stat\": \"p5\"}, \"w_p99\": {\"actor\": \"wave_ms\", \"stat\": \"p99\"},"
+           "  \"io_p95\": {\"actor\": \"io_ms\", \"stat\": \"p95\"}, \"cpu_p5\": {\"actor\": \"cpu_ms\", \"stat\": \"p5\"}}}",
+           &m);
+  int ns[] = {1}, ws[] = {1};
+  ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 5, .model = &m,
+                        .horizon = TS_TIME_MAX};
+  ts_sweep a, b, c;
+  ck_assert_int_eq(ts_sweep_run(&spec, &a), 0);
+  spec.spill_values = 100;
+  ck_assert_int_eq(ts_sweep_run(&spec, &b), 0);
+  ck_assert_uint_eq(a.npoints, b.npoints);
+  ck_assert_uint_eq(a.ncols, b.ncols);
+  for (size_t p = 0; p < a.npoints; p++)
+    for (size_t k = 0; k < a.ncols; k++)
+      ck_assert_msg(memcmp(&a.points[p].value[k], &b.points[p].value[k], sizeof(double)) == 0, "%s: %.17g, spilled %.17g",
+                    a.cols[k].name, a.points[p].value[k], b.points[p].value[k]);
+  ck_assert_double_gt(a.points[0].value[ts_sweep_col(&a, "io_p95")], 0);
+  const char *old = getenv("TMPDIR");
+  char *keep = old ? strdup(old) : NULL;
+  setenv("TMPDIR", "/nonexistent-tssim-dir", 1);
+  ck_assert_int_eq(ts_sweep_run(&spec, &c), TS_SWEEP_TEMP);
+  ck_assert_ptr_nonnull(strstr(c.errmsg, "cannot make a temporary file in /nonexistent-tssim-dir"));
+  ck_assert_ptr_null(strchr(c.errmsg, '\n'));
+  if (keep)
+    setenv("TMPDIR", keep, 1);
+  else
+    unsetenv("TMPDIR");
+  free(keep);
+  ts_sweep_finish(&a);
+  ts_sweep_finish(&b);
+  ts_sweep_finish(&c);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
   const TTest *const exact[] = {speed_rows_o1_equals_search, speed_heap_replace_top_is_pop_then_push,
                                 speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
-                                speed_collector_counts_zeros_before_a_state_is_used, NULL};
+                                speed_collector_counts_zeros_before_a_state_is_used, speed_spilled_quantiles_are_in_memory_ones,
+                                speed_spilled_sweep_is_the_sweep_in_memory, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

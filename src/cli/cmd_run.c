@@ -457,6 +457,12 @@ int ts_cmd_run(int argc, char **argv)
     rc = TS_EXIT_IO;
     goto done;
   }
+  if (sr == TS_SWEEP_TEMP) { /* the temporary file of values kept for quantiles ($TMPDIR full, say) */
+    fprintf(stderr, "tssim: %s: %s; %s left as it was\n", L.sc.file, s.errmsg, outdir);
+    ts_sweep_finish(&s);
+    rc = TS_EXIT_IO;
+    goto done;
+  }
   if (sr != 0) {
     fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? L.sc.model_path : L.sc.file, s.errmsg);
     ts_sweep_finish(&s);

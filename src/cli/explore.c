@@ -299,7 +299,7 @@ int ts_cli_explore_failed(ts_cli_explore *ex, int sr, const char *err)
     return ts_cli_interrupt_status();
   }
   fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? ex->L.sc.model_path : ex->L.sc.file, err);
-  return sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
+  return sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : sr == TS_SWEEP_TEMP ? TS_EXIT_IO : TS_EXIT_FAILED;
 }
 
 FILE *ts_cli_explore_file(ts_cli_explore *ex, const char *name, ts_err *e)

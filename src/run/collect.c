@@ -87,6 +87,9 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
   o->rowsamples = calloc((size_t)pr->nrows + 1, sizeof *o->rowsamples);
   if (!c->acc || !c->live || !o->rowsamples)
     return -1;
+  c->spill_at = pr->spec->spill_values;
+  for (size_t k = 0; k < (size_t)pr->nrows * (size_t)c->nq; k++)
+    c->acc[k].v.spill_at = c->spill_at;
   if (pr->pool) {
     o->q = calloc((size_t)pr->cr->nq + 1, sizeof *o->q);
     if (!o->q)
@@ -98,7 +101,7 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
 void ts__collect_finish(collector *c)
 {
   for (int k = 0; c->acc && k < c->pr->nrows * c->nq; k++)
-    free(c->acc[k].v.v);
+    ts__vals_finish(&c->acc[k].v);
   free(c->acc);
   free(c->q);
   free(c->keep);
@@ -151,10 +154,10 @@ static int acc_add(ts__acc *a, double x, int keep)
   if (a->same) { /* x is the first to differ */
     a->same = 0;
     for (size_t k = 1; keep && k < a->cnt; k++) /* the cnt - 1 before x were all first */
-      if (push(&a->v, a->first))
+      if (ts__vals_push(&a->v, a->first))
         return -1;
   }
-  return keep ? push(&a->v, x) : 0;
+  return keep ? ts__vals_push(&a->v, x) : 0;
 }
 
 /* The actors so far of a quantity not taken actor by actor (it was 0 for
@@ -207,8 +210,10 @@ static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
     if (!ra && l->pool < 0)
       continue;
     double x = ts_metric_quantity(l->q, s);
-    if (ra && acc_add(&ra[l->j], x, l->keep))
+    if (ra && acc_add(&ra[l->j], x, l->keep)) {
+      c->failed = ra[l->j].v.err ? &ra[l->j].v : NULL;
       return -1;
+    }
     if (l->pool >= 0 && push(&o->q[l->pool], x))
       return -1;
   }
@@ -325,21 +330,61 @@ int ts__collect_end(collector *c, const ts_world *w)
   return 0;
 }
 
-/* Statistic stat (ts__actor_stat's numbering) of one row's quantity. */
-static double acc_stat(ts__acc *a, int stat)
+/* The quantiles of quantity j that c's rows report, of a's spilled values,
+ * into a->qv (ts__actor_stat's numbering), all in one set of passes over
+ * the file. 0 or -1. */
+static int spilled_quantiles(const collector *c, ts__acc *a, int j)
 {
-  static const double q[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
-  if (a->cnt == 0)
-    return NAN;
-  switch (stat) {
-  case 2: return (double)a->mean;
-  case 4: return a->max;
-  case 6: return a->min;
-  default: return a->same ? ts_quantile_same(a->first, a->cnt, q[stat]) : ts_quantile(a->v.v, a->cnt, q[stat]);
-  }
+  static const int stats[] = {0, 1, 3, 5};
+  static const double levels[] = {0.5, 0.95, 0.99, 0.05};
+  const ts_metric_list *l = &c->pr->cr->l;
+  double q[4], got[4];
+  int nq = 0, which[4];
+  for (int k = 0; k < 4; k++)
+    for (size_t i = 0; i < l->n; i++) {
+      const ts_metric *x = &l->v[i];
+      if (per_actor(x) && c->pr->cr->want[i] && x->id == c->q[j] && x->stat == stats[k]) {
+        which[nq] = stats[k];
+        q[nq++] = levels[k];
+        break;
+      }
+    }
+  if (ts__vals_quantiles(&a->v, q, nq, got))
+    return -1;
+  for (int k = 0; k < nq; k++)
+    a->qv[which[k]] = got[k];
+  a->qdone = 1;
+  return 0;
 }
 
-void ts__collect_rows(collector *c, const double *wv)
+/* Statistic stat (ts__actor_stat's numbering) of row k's quantity j into
+ * *out. 0, or -1 (out of memory, or its temporary file failed). */
+static int acc_stat(const collector *c, ts__acc *a, int j, int stat, double *out)
+{
+  static const double q[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
+  if (a->cnt == 0) {
+    *out = NAN;
+    return 0;
+  }
+  switch (stat) {
+  case 2: *out = (double)a->mean; return 0;
+  case 4: *out = a->max; return 0;
+  case 6: *out = a->min; return 0;
+  default: break;
+  }
+  if (a->same) {
+    *out = ts_quantile_same(a->first, a->cnt, q[stat]);
+  } else if (!a->v.f) {
+    *out = ts_quantile(a->v.mem.v, a->cnt, q[stat]);
+  } else {
+    if (!a->qdone && spilled_quantiles(c, a, j))
+      return -1;
+    *out = a->qv[stat];
+  }
+  return 0;
+}
+
+int ts__collect_rows(collector *c, const double *wv)
 {
   const ts_metric_list *l = &c->pr->cr->l;
   size_t nl = l->n;
@@ -353,8 +398,12 @@ void ts__collect_rows(collector *c, const double *wv)
         continue;
       ts__acc *a = &c->acc[(size_t)k * (size_t)c->nq + (size_t)j];
       acc_zeros(a, c->o->rowsamples[k]); /* (a quantity not live to the end) */
-      v[i] = acc_stat(a, x->stat);
+      if (acc_stat(c, a, j, x->stat, &v[i])) {
+        c->failed = a->v.err ? &a->v : NULL;
+        return -1;
+      }
     }
     ts_metric_exprs(l, v);
   }
+  return 0;
 }

@@ -140,15 +140,20 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
       char who[300];
       ts_world_stuck(&w, who, sizeof who, 4);
       snprintf(o->why, sizeof o->why, "the simulation deadlocked: %s", who);
+    } else if (c.failed) {
+      ts__vals_why(c.failed, o->why, sizeof o->why);
     } else if (c.samples_failed) {
       snprintf(o->why, sizeof o->why, "%s",
                o->text.failed == TS_TEXT_FLUSH ? "cannot write the samples" : "out of memory (making the samples)");
     } else {
       snprintf(o->why, sizeof o->why, "%s", ts_world_strerror(&w, rc));
     }
+    o->rc = c.failed ? TS_SWEEP_TEMP
+            : c.samples_failed && o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT
+            : rc == -1 ? TS_SWEEP_NOMEM
+                       : rc;
     ts_world_finish(&w);
-    ts__collect_finish(&c);
-    o->rc = c.samples_failed && o->text.failed == TS_TEXT_FLUSH ? TS_SWEEP_OUTPUT : rc == -1 ? TS_SWEEP_NOMEM : rc;
+    ts__collect_finish(&c); /* (after c's flags are read) */
     return;
   }
   o->outside = outside_range(&w);
@@ -168,12 +173,17 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     for (size_t k = 0; !bad && k < w.spans[s].len; k++)
       o->spans[s].v[o->spans[s].len++] = ts_time_to_ms(w.spans[s].v[k]);
   }
-  if (!bad)
-    ts__collect_rows(&c, wv);
+  if (!bad && ts__collect_rows(&c, wv)) {
+    bad = 1;
+    if (c.failed) {
+      o->rc = TS_SWEEP_TEMP;
+      ts__vals_why(c.failed, o->why, sizeof o->why);
+    }
+  }
   free(wv);
   ts_world_finish(&w);
   ts__collect_finish(&c);
-  if (bad) {
+  if (bad && !o->rc) {
     o->rc = TS_SWEEP_NOMEM;
     snprintf(o->why, sizeof o->why, "out of memory");
   }

@@ -45,6 +45,29 @@ static double min_of(const double *v, size_t n)
  * sorting (the k-th smallest value is unique whatever the order of equal
  * values), and the arithmetic is GSL's, so the result is bit for bit the
  * same. */
+void ts__quantile_ranks(size_t k, double q, size_t *lo, size_t *hi)
+{
+  if (q == 0.5) {
+    *lo = (k - 1) / 2;
+    *hi = k / 2;
+    return;
+  }
+  *lo = (size_t)(int)(q * (double)(k - 1));
+  *hi = *lo == k - 1 ? *lo : *lo + 1;
+}
+
+double ts__quantile_from(size_t k, double q, double l, double h)
+{
+  size_t lhs, rhs;
+  ts__quantile_ranks(k, q, &lhs, &rhs);
+  if (lhs == rhs)
+    return l;
+  if (q == 0.5)
+    return (l + h) / 2.0;
+  const double delta = q * (double)(k - 1) - (double)lhs;
+  return (1 - delta) * l + delta * h;
+}
+
 double ts_quantile(double *v, size_t k, double q)
 {
   /* gsl_stats_select leaves v partitioned around the k-th smallest (every
@@ -52,20 +75,14 @@ double ts_quantile(double *v, size_t k, double q)
    * the largest before it or the smallest after it */
   if (k == 0)
     return 0.0;
+  size_t lhs, rhs;
+  ts__quantile_ranks(k, q, &lhs, &rhs);
   if (q == 0.5) {
-    size_t lhs = (k - 1) / 2, rhs = k / 2;
     double r = gsl_stats_select(v, 1, k, rhs);
-    if (lhs == rhs)
-      return r;
-    return (max_of(v, rhs) + r) / 2.0; /* the lhs-th smallest: the largest below rhs */
+    return ts__quantile_from(k, q, lhs == rhs ? r : max_of(v, rhs), r); /* the lhs-th smallest: the largest below rhs */
   }
-  const double index = q * (double)(k - 1);
-  const size_t lhs = (size_t)(int)index;
-  const double delta = index - (double)lhs;
   double l = gsl_stats_select(v, 1, k, lhs);
-  if (lhs == k - 1)
-    return l;
-  return (1 - delta) * l + delta * min_of(v + lhs + 1, k - lhs - 1);
+  return ts__quantile_from(k, q, l, lhs == rhs ? l : min_of(v + lhs + 1, k - lhs - 1));
 }
 
 double ts_quantile_same(double c, size_t k, double q)

@@ -137,11 +137,16 @@ typedef struct ts_sweep_spec {
   int (*write_samples)(void *ctx, const char *text, size_t len);
   void *samples_ctx;
   int jobs;                 /* threads running replications; 0 or 1: the calling thread */
+  /* values of one quantity (one row, one replication) a quantile needs that
+   * are kept in memory; past it they go to a temporary file in $TMPDIR
+   * (else /tmp) and the quantiles are found by radix selection, with the
+   * same bits. 0: 2^20 */
+  size_t spill_values;
   int shard, shards;        /* run only the points i with i mod shards == shard (shards 0: all) */
 } ts_sweep_spec;
 
 enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTERNAL = -3, TS_SWEEP_HORIZON = -4,
-       TS_SWEEP_MODEL = -5, TS_SWEEP_BUDGET = -6, TS_SWEEP_STOPPED = -7, TS_SWEEP_OUTPUT = -8 };
+       TS_SWEEP_MODEL = -5, TS_SWEEP_BUDGET = -6, TS_SWEEP_STOPPED = -7, TS_SWEEP_OUTPUT = -8, TS_SWEEP_TEMP = -9 };
 
 /* Run a sweep into out (caller memory; free with ts_sweep_finish, also after
  * a failure). Returns TS_SWEEP_OK, or the first failure in the sweep's
@@ -150,7 +155,8 @@ enum { TS_SWEEP_OK = 0, TS_SWEEP_NOMEM = -1, TS_SWEEP_STUCK = -2, TS_SWEEP_INTER
  * model that does not load, TS_SWEEP_STOPPED when progress or should_stop
  * asked to stop (out->points_done says how many points were complete),
  * TS_SWEEP_OUTPUT when write_samples failed (the caller knows the file and
- * why). */
+ * why), TS_SWEEP_TEMP when a temporary file of values kept for quantiles
+ * could not be made, written or read (errmsg says where and why). */
 int ts_sweep_run(const ts_sweep_spec *spec, ts_sweep *out);
 /* The columns and combinations of spec's sweep into out, with no point run
  * (what a merge of shards fills). Returns as ts_sweep_run. */

@@ -5,6 +5,7 @@
 #define TS_RUN_SWEEP_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "run/sweep.h"
 
@@ -16,6 +17,11 @@ size_t ts__finite(const double *v, size_t stride, size_t k, double *out);
 double ts__quantile_or_nan(double *v, size_t k, double q);
 /* Statistic stat (0 median, 1 p95, 2 mean, 3 p99, 4 max, 5 p5, 6 min) of v[0..k) (reordered); NAN when empty. */
 double ts__actor_stat(double *v, size_t k, int stat, int same);
+/* The ranks (0-based order statistics) of k sorted values that GSL's
+ * q-quantile reads (ts_quantile): *lo and *hi (the same when it reads one). */
+void ts__quantile_ranks(size_t k, double q, size_t *lo, size_t *hi);
+/* GSL's q-quantile of k sorted values from those two order statistics l and h. */
+double ts__quantile_from(size_t k, double q, double l, double h);
 /* The median of the finite values of v[0..k) (stride apart), using scratch (room for k); NAN when none. */
 double ts__median_strided(const double *v, size_t stride, size_t k, double *scratch);
 /* The mean of the finite values of v[0..k) (stride apart); NAN when none. */
@@ -32,6 +38,44 @@ typedef struct dvec {
 /* Append x[0..n) to d, growing it (doubling from 64). 0, or -1 when out of
  * memory (d unchanged). */
 int ts__dvec_append(dvec *d, const double *x, size_t n);
+
+/* --- the values a quantile needs, in memory then in a temporary file (spill.c) --- */
+
+/* Values held in memory per quantity before they go to a temporary file,
+ * and the buffer that is left them after that. */
+#define TS__SPILL_AT ((size_t)1 << 20)
+#define TS__SPILL_CHUNK ((size_t)1 << 16)
+
+typedef struct ts__vals {
+  dvec mem;          /* the values not written yet (all of them until the first spill); cap <= the threshold */
+  FILE *f;           /* the temporary file (raw doubles, in order), once spilled */
+  size_t written;    /* values in the file */
+  size_t spill_at;   /* the threshold (values in memory); 0: TS__SPILL_AT */
+  const char *err;   /* what failed (a temporary file's make, write or read), or NULL */
+  int errnum;        /* its errno */
+} ts__vals;
+
+/* Append x to v (-0 as +0; never a NaN): in memory while there is room
+ * below the threshold, else the memory to the file first (and then only
+ * TS__SPILL_CHUNK values in memory). 0, or -1 (out of memory, or v->err).
+ * The inline fast path is ts__vals_push. */
+int ts__vals_push_slow(ts__vals *v, double x);
+static inline int ts__vals_push(ts__vals *v, double x)
+{
+  if (v->mem.len < v->mem.cap) {
+    v->mem.v[v->mem.len++] = x + 0.0;
+    return 0;
+  }
+  return ts__vals_push_slow(v, x);
+}
+/* The q[i]-quantiles (i < nq <= 4) of v's values (at least one) into out:
+ * ts_quantile's bits, from memory or by radix selection over the file. 0,
+ * or -1 (out of memory, or v->err). The memory's values are reordered. */
+int ts__vals_quantiles(ts__vals *v, const double *q, int nq, double *out);
+/* What failed on v's temporary file, where and why (one line), into buf. */
+void ts__vals_why(const ts__vals *v, char *buf, size_t cap);
+/* Free what v holds and close its file. */
+void ts__vals_finish(ts__vals *v);
 
 /* One axis combination for the whole sweep: its model, metric list, the
  * list's columns in the sweep, and the distinct per-actor quantities its
@@ -101,7 +145,9 @@ typedef struct ts__acc {
   double first, min, max;
   uint64_t fbits;    /* first's bits */
   int same;          /* every value so far equals first (bit for bit) */
-  dvec v;            /* the values, once two differ (when a quantile needs them) */
+  ts__vals v;        /* the values, once two differ (when a quantile needs them) */
+  double qv[6];      /* its quantiles by ts__actor_stat's numbering (ts__collect_rows), once v is spilled */
+  int qdone;
 } ts__acc;
 
 typedef struct collector {
@@ -124,6 +170,8 @@ typedef struct collector {
   size_t cap, head;
   int base;
   int samples_failed;
+  size_t spill_at;   /* ts__vals.spill_at of the values kept (ts_sweep_spec.spill_values) */
+  const ts__vals *failed; /* the values whose temporary file failed, or NULL */
   double queued;     /* every actor's time in time-slice queues (ns), summed in id order (as doubles: the bits of slice_wait_ms) */
 } collector;
 
@@ -133,8 +181,10 @@ int ts__collect_init(collector *c, const struct point_run *pr, const ts_sweep *o
 int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a);
 /* After the run: take the actors of w that are not done, and those left in the window. 0 or -1. */
 int ts__collect_end(collector *c, const ts_world *w);
-/* o->rows: the world values wv, each row's actor statistics, the expressions. */
-void ts__collect_rows(collector *c, const double *wv);
+/* o->rows: the world values wv, each row's actor statistics, the
+ * expressions. 0, or -1: out of memory, or c->failed's temporary file. */
+int ts__collect_rows(collector *c, const double *wv);
+
 /* Free what c holds. */
 void ts__collect_finish(collector *c);
 
