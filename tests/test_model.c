@@ -3,6 +3,7 @@
  * ms unless said otherwise; "A 0-10" means A runs from 0 to 10 ms. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <malloc.h> /* mallopt(M_PERTURB): fresh memory that is not 0 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1040,6 +1041,42 @@ START_TEST(model_empty_world_finishes)
 }
 END_TEST
 
+/* A state's column is made when an actor first leaves that state; only the
+ * entries of the actors made so far are cleared then, and an actor made
+ * later clears its own. With malloc perturbed (fresh memory is not 0), every
+ * actor still reads 0 in a state it never entered and exactly its own time
+ * in the one it did: "a" waits 5 ms of I/O from 0 (the I/O column is made
+ * at 5 ms), and "b" arrives every 10 ms from 0 (b0 before the column, b1
+ * and b2 after it) and only runs 1 ms of CPU. */
+START_TEST(model_state_column_entries_start_at_zero)
+{
+#ifdef M_PERTURB
+  mallopt(M_PERTURB, 0x5a);
+#endif
+  static const char json[] =
+      "{\"name\": \"test\", \"classes\": [" CLASS("a", 1, IO(5)) ", "
+      "{\"name\": \"b\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 10}, "
+      "\"program\": [" CPU(1, 1) "]}]}";
+  run r;
+  tu_model(json, &r.m);
+  ts_world_spec spec = tu_world_spec(1, 1, 1);
+  spec.horizon = MS(25);
+  ck_assert_msg(ts_world_init(&r.w, &r.m, &spec, NULL) == 0, "%s", r.w.errmsg);
+  ts_world_run(&r.w);
+#ifdef M_PERTURB
+  mallopt(M_PERTURB, 0);
+#endif
+  ck_assert_int_eq(r.w.nactors, 4);
+  ck_assert_int_eq(ts_world_state_time(&r.w, 0, TS_ACTOR_IO), MS(5));
+  for (int id = 1; id < 4; id++) {
+    ck_assert_int_eq(ts_world_state_time(&r.w, id, TS_ACTOR_IO), 0);
+    ck_assert_int_eq(st(&r.w, id)->state[TS_ACTOR_IO], 0);
+    ck_assert_int_eq(st(&r.w, id)->state[TS_ACTOR_RUNNING], MS(1));
+  }
+  run_finish(&r);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -1078,7 +1115,7 @@ Suite *model_suite(void)
                                  model_processor_sharing_no_second_check_of_a_checked_row,
                                  model_random_draws_capped_at_1000x_mean,
                                  model_random_draws_match_their_parameters,
-                                 model_horizon_bounds_simulated_time,
+                                 model_horizon_bounds_simulated_time, model_state_column_entries_start_at_zero,
                                  NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);

@@ -17,11 +17,16 @@
 int ts__state_column(ts_world *w, int id, int s)
 {
   int c = id >> TS_CHUNK_BITS;
-  ts_time *col = calloc(TS_CHUNK, sizeof *col);
+  ts_time *col = malloc(TS_CHUNK * sizeof *col);
   if (!col) {
     ts__world_nomem(w);
     return -1;
   }
+  /* only the entries of the ids given so far are zeroed: an actor made
+   * later zeroes its own (ts__actor_init), so a world of a few actors does
+   * not clear the whole chunk (most of the cost of a small replication) */
+  int given = (w->nactors > id ? w->nactors : id + 1) - (c << TS_CHUNK_BITS);
+  memset(col, 0, (size_t)(given < TS_CHUNK ? given : TS_CHUNK) * sizeof *col);
   w->scol[c * TS_NSTATES + s] = col;
   w->states_used |= UINT32_C(1) << s;
   return 0;

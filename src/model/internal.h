@@ -51,7 +51,9 @@ static inline ts_actor_ext *ts__x(ts_world *w, ts_actor *a)
 }
 
 /* Make the column of state s for actor id's chunk (ts__actor_set_state's
- * slow path). Returns 0, or -1 after ts__world_nomem. */
+ * slow path), its entries 0 for the ids given so far (and id); an actor made
+ * later sets its own entry (ts__actor_init), so no entry is read unset.
+ * Returns 0, or -1 after ts__world_nomem. */
 int ts__state_column(ts_world *w, int id, int s);
 static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);
 /* Move a to state s now, adding the time in the old state to its stats and,
