@@ -12,6 +12,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "engine/rng.h"
 #include "io/model_json.h"
 #include "model/dispatch.h"
 #include "model/internal.h" /* ts__draw: the cap on one draw */
@@ -1077,6 +1078,45 @@ START_TEST(model_state_column_entries_start_at_zero)
 }
 END_TEST
 
+/* A lognormal's log-scale parameters are worked out once per step
+ * (ts_dist_prepare) and give the draws ts_rng_lognormal gives, bit for bit;
+ * a step whose mean host.cpu_scale changed after it was read is prepared for
+ * the scaled mean; an expression's mean, a cv of 0 and other shapes are not
+ * prepared (their draws work them out each time, as before). */
+START_TEST(model_lognormal_prepared_draws_keep_every_bit)
+{
+  static const double means[] = {1, 3e5, 4.4031140e7, 2.5615480e8};
+  static const double cvs[] = {0.005, 0.0124035, 0.3, 1, 10};
+  for (size_t i = 0; i < LEN(means); i++)
+    for (size_t j = 0; j < LEN(cvs); j++) {
+      ts_dist d = {.kind = TS_DIST_LOGNORMAL, .mean = (ts_time)means[i], .cv = cvs[j]};
+      ts_dist_prepare(&d);
+      ck_assert(d.ln_mean == (double)d.mean && d.ln_cv == d.cv);
+      ts_rng *a = ts_rng_create(9), *b = ts_rng_create(9);
+      for (int k = 0; k < 200; k++) {
+        double x = ts_rng_lognormal_at(a, d.ln_mu, d.ln_sigma), y = ts_rng_lognormal(b, (double)d.mean, d.cv);
+        ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "mean %g cv %g draw %d: %.17g != %.17g", means[i], cvs[j], k, x,
+                      y);
+      }
+      ts_rng_destroy(a);
+      ts_rng_destroy(b);
+    }
+  run r;
+  tu_model(MODEL_WITH("\"host\": {\"cpu_scale\": 0.5}, ",
+                      CLASS("a", 1, "{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 0.3}, "
+                                    "{\"op\": \"io\", \"ms\": \"1 + i\", \"dist\": \"lognormal\", \"cv\": 0.3}, "
+                                    "{\"op\": \"io\", \"ms\": 4, \"dist\": \"lognormal\"}, "
+                                    "{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 0.3}")),
+           &r.m);
+  const ts_step *st = r.m.classes[0].steps;
+  ck_assert_int_eq(st[0].cost.mean, MS(5));
+  ck_assert(st[0].cost.ln_mean == (double)MS(5) && st[0].cost.ln_cv == 0.3);
+  for (int k = 1; k < 4; k++)
+    ck_assert(st[k].cost.ln_mean == -1 && st[k].cost.ln_cv == -1);
+  ts_model_finish(&r.m);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -1116,6 +1156,7 @@ Suite *model_suite(void)
                                  model_random_draws_capped_at_1000x_mean,
                                  model_random_draws_match_their_parameters,
                                  model_horizon_bounds_simulated_time, model_state_column_entries_start_at_zero,
+                                 model_lognormal_prepared_draws_keep_every_bit,
                                  NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);

@@ -107,12 +107,25 @@ double ts_rng_exponential(ts_rng *r, double mean)
   return gsl_ran_exponential(G(r), mean);
 }
 
+void ts_rng_lognormal_params(double mean, double cv, double *mu, double *sigma)
+{
+  double s2 = log1p(cv * cv);
+  *mu = log(mean) - s2 / 2;
+  *sigma = sqrt(s2);
+}
+
+double ts_rng_lognormal_at(ts_rng *r, double mu, double sigma)
+{
+  return gsl_ran_lognormal(G(r), mu, sigma);
+}
+
 double ts_rng_lognormal(ts_rng *r, double mean, double cv)
 {
   if (cv <= 0)
     return mean;
-  double s2 = log1p(cv * cv);
-  return gsl_ran_lognormal(G(r), log(mean) - s2 / 2, sqrt(s2));
+  double mu, sigma;
+  ts_rng_lognormal_params(mean, cv, &mu, &sigma);
+  return gsl_ran_lognormal(G(r), mu, sigma);
 }
 
 double ts_rng_gamma(ts_rng *r, double mean, double cv)

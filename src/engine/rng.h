@@ -37,8 +37,16 @@ size_t ts_rng_index(ts_rng *r, size_t n);
 unsigned ts_rng_geometric(ts_rng *r, double p);
 /* Exponential with the given mean. */
 double ts_rng_exponential(ts_rng *r, double mean);
-/* Lognormal with the given mean and coefficient of variation (cv = sd/mean). */
+/* Lognormal with the given mean and coefficient of variation (cv = sd/mean):
+ * ts_rng_lognormal_at of ts_rng_lognormal_params' mu and sigma when cv > 0;
+ * the mean itself (no draw) when cv <= 0. */
 double ts_rng_lognormal(ts_rng *r, double mean, double cv);
+/* The log-scale location and scale of the lognormal of this mean and cv > 0:
+ * s2 = log1p(cv^2), mu = log(mean) - s2 / 2, sigma = sqrt(s2). */
+void ts_rng_lognormal_params(double mean, double cv, double *mu, double *sigma);
+/* A lognormal draw given its log-scale location and scale (work them out
+ * once with ts_rng_lognormal_params: the same bits as ts_rng_lognormal). */
+double ts_rng_lognormal_at(ts_rng *r, double mu, double sigma);
 /* Gamma with the given mean and coefficient of variation. */
 double ts_rng_gamma(ts_rng *r, double mean, double cv);
 

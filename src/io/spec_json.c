@@ -273,7 +273,7 @@ static int load_samples(ts_spec *sp, ts_dist *out)
   return 0;
 }
 
-int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
+static int spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
 {
   static const char *const kinds[] = {"fixed", "exponential", "lognormal", "gamma", "uniform", "empirical", NULL};
   static const char *const bys[] = {"mean", "median", NULL};
@@ -340,6 +340,14 @@ int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
     return ts_spec_fail(sp, key, "a median of %g ms gives a mean of %g ms: expected at most %g", c, c * to_mean,
                         TS_MAX_MS);
   out->mean = ts_time_from_ms(c * to_mean);
+  return 0;
+}
+
+int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
+{
+  if (spec_dist(sp, key, required, out))
+    return -1;
+  ts_dist_prepare(out);
   return 0;
 }
 

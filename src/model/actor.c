@@ -142,7 +142,10 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
     return 0;
   switch (d->kind) {
   case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(r, mean); break;
-  case TS_DIST_LOGNORMAL: v = ts_rng_lognormal(r, mean, d->cv); break;
+  case TS_DIST_LOGNORMAL: /* (the parameters worked out at load while they hold) */
+    v = mean == d->ln_mean && d->cv == d->ln_cv ? ts_rng_lognormal_at(r, d->ln_mu, d->ln_sigma)
+                                                : ts_rng_lognormal(r, mean, d->cv);
+    break;
   case TS_DIST_GAMMA: v = ts_rng_gamma(r, mean, d->cv); break;
   case TS_DIST_UNIFORM: v = (double)d->lo + ts_rng_uniform(r) * (double)(d->hi - d->lo); break;
   case TS_DIST_EMPIRICAL: v = mean * d->emp[ts_rng_index(r, d->nemp)]; break;

@@ -8,6 +8,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "engine/rng.h"
+
 static void free_step(ts_step *s)
 {
   free(s->label);
@@ -149,6 +151,16 @@ ts_time ts_model_draw_max(const ts_dist *d)
     return max >= (double)TS_DRAW_MAX ? TS_DRAW_MAX : (ts_time)ceil(max);
   }
   return d->mean > TS_DRAW_MAX / 1000 ? TS_DRAW_MAX : d->mean * 1000;
+}
+
+void ts_dist_prepare(ts_dist *d)
+{
+  d->ln_mean = d->ln_cv = -1;
+  if (d->kind != TS_DIST_LOGNORMAL || d->mean_ms || !(d->cv > 0))
+    return;
+  d->ln_mean = (double)d->mean;
+  d->ln_cv = d->cv;
+  ts_rng_lognormal_params(d->ln_mean, d->ln_cv, &d->ln_mu, &d->ln_sigma);
 }
 
 double ts_dist_mean_per_median(ts_dist_kind kind, double cv, const double *emp, size_t nemp)

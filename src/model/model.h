@@ -41,6 +41,10 @@ typedef struct ts_dist {
   double *emp;        /* empirical: the samples divided by their mean (so the draws' mean is the mean) */
   size_t nemp;
   double emp_max;     /* empirical: the largest of emp */
+  /* lognormal of a constant mean: ts_rng_lognormal_params of (ln_mean,
+   * ln_cv), worked out once by ts_dist_prepare; a draw uses them only while
+   * the mean and cv still equal ln_mean and ln_cv (-1 when not worked out) */
+  double ln_mean, ln_cv, ln_mu, ln_sigma;
 } ts_dist;
 
 /* Kinds of expression variables (ts_expr_var.kind) in model expressions. */
@@ -312,6 +316,12 @@ ts_time ts_model_draw_max(const ts_dist *d);
  * of variation cv (empirical: of the samples emp): 1 when fixed or uniform,
  * 1 / ln 2 when exponential, sqrt(1 + cv^2) when lognormal, k / the median of
  * a unit gamma of shape k = 1 / cv^2 (GSL) when gamma. */
+/* Work out d's lognormal draw parameters for its constant mean and cv now
+ * (ln_mu, ln_sigma), so that draws skip the logarithms; call it again after
+ * changing d's mean or cv (a draw checks the key and works them out itself
+ * when it is stale). A dist of another kind, an expression's mean or a cv
+ * <= 0 gets the key -1 (never used). */
+void ts_dist_prepare(ts_dist *d);
 double ts_dist_mean_per_median(ts_dist_kind kind, double cv, const double *emp, size_t nemp);
 
 /* The largest duration of one step, about 11.6 days: with at most 4096

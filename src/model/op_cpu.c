@@ -41,6 +41,7 @@ static int load(ts_spec *sp, ts_step *s)
     s->cost.mean = (ts_time)(scaled + 0.5);
     s->cost.lo = (ts_time)((double)s->cost.lo * scale + 0.5);
     s->cost.hi = (ts_time)((double)s->cost.hi * scale + 0.5);
+    ts_dist_prepare(&s->cost);
   }
   s->rows = rows;
   s->sliced = sliced != 0;

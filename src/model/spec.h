@@ -17,7 +17,7 @@ typedef enum { TS_REF_LOCK, TS_REF_CHANNEL, TS_REF_SERVER, TS_REF_COUNTER, TS_RE
 
 /* A duration in ms: a number, "$param" or an expression ("$a + 0.001 * rows"),
  * with the optional "dist", "cv", "min_ms"/"max_ms" (uniform) keys shaping it
- * (only for the key named "ms"). */
+ * (only for the key named "ms"). out is ts_dist_prepare'd. */
 int ts_spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out);
 /* A duration given as an object {"ms": D, "dist": ..., "cv": ..., "min_ms":
  * ..., "max_ms": ...} at key (a timeout): *given = 1 and out filled, or
