@@ -1117,6 +1117,27 @@ START_TEST(model_lognormal_prepared_draws_keep_every_bit)
 }
 END_TEST
 
+/* ts__round_ns gives llround's value on [0, TS_DRAW_MAX]: halves, the
+ * doubles either side of them, whole numbers and values spread over the range. */
+START_TEST(model_round_ns_is_llround)
+{
+  static const double edge[] = {0, 0.25, 0.49999999999999994, 0.5, 0.5000000000000001, 1, 1.5, 2.5,
+                                 999999999999999.5, (double)TS_DRAW_MAX - 0.5, (double)TS_DRAW_MAX};
+  for (size_t i = 0; i < LEN(edge); i++)
+    ck_assert_int_eq(ts__round_ns(edge[i]), llround(edge[i]));
+  ts_rng *r = ts_rng_create(3);
+  for (int k = 0; k < 100000; k++) {
+    double x = ts_rng_uniform(r) * pow(10, k % 16);
+    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
+    x = floor(x) + 0.5;
+    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
+    x = nextafter(x, 0);
+    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
+  }
+  ts_rng_destroy(r);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -1156,7 +1177,7 @@ Suite *model_suite(void)
                                  model_random_draws_capped_at_1000x_mean,
                                  model_random_draws_match_their_parameters,
                                  model_horizon_bounds_simulated_time, model_state_column_entries_start_at_zero,
-                                 model_lognormal_prepared_draws_keep_every_bit,
+                                 model_lognormal_prepared_draws_keep_every_bit, model_round_ns_is_llround,
                                  NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);

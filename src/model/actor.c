@@ -135,8 +135,8 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
     }
     mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
   }
-  if (d->kind == TS_DIST_FIXED)
-    return (ts_time)llround(mean);
+  if (d->kind == TS_DIST_FIXED) /* (a constant mean is whole ns, exact as a double: llround gives it back) */
+    return !d->mean_ms && d->mean >= 0 && d->mean <= TS_DRAW_MAX ? d->mean : (ts_time)llround(mean);
   ts_rng *r = ts__actor_rng(w, a);
   if (!r)
     return 0;

@@ -50,6 +50,15 @@ static inline ts_actor_ext *ts__x(ts_world *w, ts_actor *a)
   return a->x ? a->x : ts__actor_ext(w, a);
 }
 
+/* llround(x) for x in [0, TS_DRAW_MAX], the same value without the call:
+ * there x - trunc(x) is exact, and a half rounds up (away from 0) as
+ * llround rounds it. */
+static inline ts_time ts__round_ns(double x)
+{
+  ts_time t = (ts_time)x;
+  return x - (double)t >= 0.5 ? t + 1 : t;
+}
+
 /* Make the column of state s for actor id's chunk (ts__actor_set_state's
  * slow path), its entries 0 for the ids given so far (and id); an actor made
  * later sets its own entry (ts__actor_init), so no entry is read unset.

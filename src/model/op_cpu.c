@@ -60,7 +60,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   double scale = w->workers[a->worker].cpu_scale * (s->cost.mean_ms ? w->model->cpu_scale : 1.0);
   if (scale != 1.0) {
     double scaled = (double)cost * scale;
-    cost = scaled >= (double)TS_DRAW_MAX ? TS_DRAW_MAX : (ts_time)llround(scaled);
+    cost = scaled >= (double)TS_DRAW_MAX ? TS_DRAW_MAX : scaled >= 0 ? ts__round_ns(scaled) : (ts_time)llround(scaled);
   }
   if (s->new_lap)
     a->lap_start = w->sim.now;
