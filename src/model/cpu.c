@@ -28,6 +28,13 @@ static void rate(const ts_world *w, int64_t *p, int64_t *q)
   }
 }
 
+/* Whether the busy workers progress at rate 1 (each a core of its own). */
+static inline int rate_one(const ts_world *w)
+{
+  int cores = w->model->cores;
+  return cores <= 0 || w->busy <= cores;
+}
+
 static const ts_step *cur_step(const ts_world *w, const ts_actor *a)
 {
   return &w->model->classes[a->klass].steps[a->pc];
@@ -353,6 +360,13 @@ void ts__cpu_resume(ts_world *w, ts_actor *a)
     ts__actor_set_state(w, a, a->seg.state);
   become_busy(w, wk, TS_SEG_ACTOR);
   wk->actor = a->id;
+  ts_seg *g = &a->seg;
+  if (!g->sliced && rate_one(w)) { /* plan_actor's plan of an unsliced segment at rate 1, inline: to its end */
+    g->rows_target = g->rows;
+    g->at_row = 0;
+    arm_end(w, wk, g->cost > g->done ? g->cost - g->done : 0);
+    return;
+  }
   plan(w, wk);
 }
 
