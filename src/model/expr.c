@@ -459,27 +459,28 @@ static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
   int sp = 0;
   for (size_t i = 0; i < len; i++) {
     const instr *in = &code[i];
-    double b = sp > 0 ? st[sp - 1] : 0, a = sp > 1 ? st[sp - 2] : 0, r;
-    switch (in->op) {
+    switch (in->op) { /* pushes, and the operators on the top values (valid code has them on the stack) */
     case OP_NUM: st[sp++] = in->num; continue;
     case OP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
     case OP_VARARG: {
       ts_expr_var v = in->var;
-      v.arg = b;
+      v.arg = st[sp - 1];
       st[sp - 1] = get ? get(ctx, v) : 0;
       continue;
     }
-    case OP_NEG: st[sp - 1] = -b; continue;
-    case OP_NOT: st[sp - 1] = b == 0; continue;
-    case OP_FLOOR: st[sp - 1] = floor(b); continue;
-    case OP_CEIL: st[sp - 1] = ceil(b); continue;
-    case OP_ABS: st[sp - 1] = fabs(b); continue;
-    case OP_COND: {
-      double c = sp > 2 ? st[sp - 3] : 0;
-      st[sp - 3] = c != 0 ? a : b;
+    case OP_NEG: st[sp - 1] = -st[sp - 1]; continue;
+    case OP_NOT: st[sp - 1] = st[sp - 1] == 0; continue;
+    case OP_FLOOR: st[sp - 1] = floor(st[sp - 1]); continue;
+    case OP_CEIL: st[sp - 1] = ceil(st[sp - 1]); continue;
+    case OP_ABS: st[sp - 1] = fabs(st[sp - 1]); continue;
+    case OP_COND:
+      st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
       sp -= 2;
       continue;
+    default: break;
     }
+    double b = st[sp - 1], a = st[sp - 2], r; /* a binary operator */
+    switch (in->op) {
     case OP_ADD: r = a + b; break;
     case OP_SUB: r = a - b; break;
     case OP_MUL: r = a * b; break;
