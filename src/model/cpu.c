@@ -112,7 +112,10 @@ static void rescale_frac(ts_worker *wk, int64_t q)
 }
 
 /* Bring the running segment's work up to now at the current rate. */
-static void catch_up(ts_world *w, ts_worker *wk)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void catch_up(ts_world *w, ts_worker *wk)
 {
   ts_time now = w->sim.now;
   ts_time elapsed = now - wk->seg_t0;
@@ -299,7 +302,7 @@ static void set_busy(ts_world *w, ts_worker *self, int delta)
         plan(w, &w->workers[i]);
 }
 
-static void emit_piece(ts_world *w, ts_worker *wk)
+static inline void emit_piece(ts_world *w, ts_worker *wk)
 {
   if (w->obs && w->obs->run && w->sim.now > wk->piece_t0) {
     ts_run_piece p = {.worker = wk->id, .actor = -1, .t0 = wk->piece_t0, .t1 = w->sim.now, .label = "loop",
