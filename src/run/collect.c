@@ -330,13 +330,16 @@ int ts__collect_end(collector *c, const ts_world *w)
   return 0;
 }
 
+/* The quantile level of each statistic (ts__actor_stat's numbering: p50,
+ * p95, mean, p99, max, p5, min; 0 for those that are not quantiles). */
+static const double stat_level[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
+
 /* The quantiles of quantity j that c's rows report, of a's spilled values,
  * into a->qv (ts__actor_stat's numbering), all in one set of passes over
  * the file. 0 or -1. */
 static int spilled_quantiles(const collector *c, ts__acc *a, int j)
 {
-  static const int stats[] = {0, 1, 3, 5};
-  static const double levels[] = {0.5, 0.95, 0.99, 0.05};
+  static const int stats[] = {0, 1, 3, 5}; /* (the quantile statistics) */
   const ts_metric_list *l = &c->pr->cr->l;
   double q[4], got[4];
   int nq = 0, which[4];
@@ -345,7 +348,7 @@ static int spilled_quantiles(const collector *c, ts__acc *a, int j)
       const ts_metric *x = &l->v[i];
       if (per_actor(x) && c->pr->cr->want[i] && x->id == c->q[j] && x->stat == stats[k]) {
         which[nq] = stats[k];
-        q[nq++] = levels[k];
+        q[nq++] = stat_level[stats[k]];
         break;
       }
     }
@@ -361,7 +364,6 @@ static int spilled_quantiles(const collector *c, ts__acc *a, int j)
  * *out. 0, or -1 (out of memory, or its temporary file failed). */
 static int acc_stat(const collector *c, ts__acc *a, int j, int stat, double *out)
 {
-  static const double q[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
   if (a->cnt == 0) {
     *out = NAN;
     return 0;
@@ -373,9 +375,9 @@ static int acc_stat(const collector *c, ts__acc *a, int j, int stat, double *out
   default: break;
   }
   if (a->same) {
-    *out = ts_quantile_same(a->first, a->cnt, q[stat]);
+    *out = ts_quantile_same(a->first, a->cnt, stat_level[stat]);
   } else if (!a->v.f) {
-    *out = ts_quantile(a->v.mem.v, a->cnt, q[stat]);
+    *out = ts_quantile(a->v.mem.v, a->cnt, stat_level[stat]);
   } else {
     if (!a->qdone && spilled_quantiles(c, a, j))
       return -1;

@@ -410,35 +410,6 @@ double ts_metric_actor_value(const ts_metric *mi, const ts_actor_stats *s)
   return ts_metric_quantity(mi->id, s);
 }
 
-double ts_metric_world_actor(int q, const ts_world *w, int actor)
-{
-  const ts_actor *a = ts_world_actor(w, actor);
-  const ts_actor_acc *s = &a->st;
-  ts_time ws, we;
-  switch (q) {
-  case TS_Q_WAVE:
-    ts_world_wave(w, actor, &ws, &we);
-    return ws < 0 || we < 0 ? NAN : ts_time_to_ms(we - ws); /* unfinished: no wave */
-  case TS_Q_TIMER: return ts_time_to_ms(s->timer);
-  case TS_Q_LOCK_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_LOCK_WAIT));
-  case TS_Q_LOCK_WORK: return ts_time_to_ms(a->x ? a->x->lock_work : 0);
-  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_QUEUED));
-  case TS_Q_SLICES: return (double)s->slices;
-  case TS_Q_CPU: return ts_time_to_ms(s->cpu);
-  case TS_Q_IO: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_IO));
-  case TS_Q_READY_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_READY));
-  case TS_Q_DONE: return s->done < 0 ? NAN : ts_time_to_ms(s->done);
-  case TS_Q_KERNEL: return ts_time_to_ms(a->x ? a->x->kernel : 0);
-  case TS_Q_SLEEP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_SLEEP));
-  case TS_Q_CHAN_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CHAN_WAIT));
-  case TS_Q_HOP: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_HOP));
-  case TS_Q_CALL_WAIT: return ts_time_to_ms(ts_world_state_time(w, actor, TS_ACTOR_CALL_WAIT));
-  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(a->x ? a->x->mutex_wait : 0);
-  case TS_Q_SETTLE: return a->x && a->x->settled >= 0 ? ts_time_to_ms(a->x->settled - s->arrive) : NAN;
-  default: return 0;
-  }
-}
-
 /* Whether no actor of w has time in state st (no chunk ever had its column). */
 static int state_unused(const ts_world *w, int st)
 {

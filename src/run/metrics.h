@@ -127,8 +127,6 @@ static inline double ts_metric_quantity(int q, const ts_actor_stats *s)
   default: return 0;
   }
 }
-/* The value of per-actor quantity q (TS_Q_*) for actor id of a finished world. */
-double ts_metric_world_actor(int q, const ts_world *w, int actor);
 /* Whether quantity q is 0 for every actor of w so far, known without reading
  * the actors: the time in a state no actor was ever in (its state columns
  * were never made), or a lock time in a model without locks. 0: not known. */
