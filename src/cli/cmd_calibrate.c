@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "fit/loo.h"
+#include "fit/lsq.h"
 #include "fit/minimize.h"
 #include "fit/output.h"
 #include "fit/param.h"
@@ -29,11 +30,12 @@ static void usage(FILE *f)
         "Fit the model's free parameters (its \"free\" array) to the metrics recorded in the\n"
         "baseline by minimizing sum weight * ((simulated - recorded) / recorded)^2. The objective\n"
         "is evaluated at the start and at --starts quasi-random points over the bounds; GSL's\n"
-        "Nelder-Mead simplex then runs from the --searches best of them, and the best search\n"
-        "wins. Every evaluation sweeps the recorded (n, workers) points with the same seeds, so\n"
-        "the fit is deterministic. Prints each recorded value beside the fitted prediction and\n"
-        "writes the calibrated model: the same JSON with the fitted values and a\n"
-        "\"provenance\" record. Formats: docs/calibration.md.\n"
+        "Nelder-Mead simplex (or, with --method lsq, its nonlinear least squares) then runs\n"
+        "from the --searches best of them, and the best search wins. Every evaluation sweeps\n"
+        "the recorded (n, workers) points with the same seeds, so the fit is deterministic.\n"
+        "Prints each recorded value beside the fitted prediction and writes the calibrated\n"
+        "model: the same JSON with the fitted values and a \"provenance\" record. Formats:\n"
+        "docs/calibration.md.\n"
         "\n"
         "options:\n"
         "  -o, --output FILE       calibrated model (default: MODEL.calibrated.json beside\n"
@@ -49,8 +51,13 @@ static void usage(FILE *f)
         "                          parameter's own path pins it to VALUE: it is not fitted\n"
         "      --starts K          quasi-random (Sobol) points sampled over the bounds besides\n"
         "                          the start (default %d; 0: one search from the start)\n"
-        "      --searches L        simplex searches, from the L best points sampled (default %d)\n"
-        "      --max-iter N        simplex iterations per search, all restarts (default 5000)\n"
+        "      --searches L        local searches, from the L best points sampled (default %d)\n"
+        "      --max-iter N        iterations per search, all restarts (default 5000)\n"
+        "      --method M          the local search: nm (GSL's Nelder-Mead simplex, the default)\n"
+        "                          or lsq (GSL's nonlinear least squares, Levenberg-Marquardt,\n"
+        "                          on the targets' scaled errors: far fewer evaluations)\n"
+        "      --lsq-step H        lsq: forward-difference step of the Jacobian, in the\n"
+        "                          sine-mapped coordinates (default %g; in (0, 1])\n"
         "  -j, --jobs J            evaluate the start points, run the searches and the\n"
         "                          leave-one-out refits on J threads (default: the number of\n"
         "                          online cores); the result is the same for any J\n"
@@ -63,7 +70,7 @@ static void usage(FILE *f)
         "A baseline may record any metric of the model (tssim run --help lists them); with\n"
         "--scenario, its records name the scenario's axis values and every run uses the\n"
         "scenario's horizon and window.\n",
-          TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES);
+          TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES, TS_FIT_LSQ_STEP);
   fputs("\nSIGINT (Ctrl-C) or SIGTERM stops the fit before its next evaluation; the output file\n"
         "is then left as it was.\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
@@ -165,6 +172,8 @@ typedef struct options {
   const char *scenario;
   unsigned long long seed;
   long replications, max_iter, starts, searches, jobs;
+  ts_fit_method method;
+  double lsq_step;  /* 0: not given */
 } options;
 
 /* Returns -1 to exit 0 (help), 0 to go on, 2 on bad usage. */
@@ -177,7 +186,8 @@ static int parse_args(int argc, char **argv, options *o)
     {"max-iter", required_argument, NULL, 'I'}, {"starts", required_argument, NULL, 'K'},
     {"searches", required_argument, NULL, 'l'}, {"quiet", no_argument, NULL, 'q'},
     {"scenario", required_argument, NULL, 'C'}, {"jobs", required_argument, NULL, 'j'},
-    {"progress", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+    {"progress", no_argument, NULL, 'P'},       {"method", required_argument, NULL, 'T'},
+    {"lsq-step", required_argument, NULL, 'H'}, {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   ts_err e;
   int c;
@@ -220,6 +230,20 @@ static int parse_args(int argc, char **argv, options *o)
       if (parse_count(optarg, "--searches", 1, 10000, &o->searches, &e))
         return ts_cli_usage_error("%s", e.msg);
       break;
+    case 'T': {
+      int m = ts_fit_method_parse(optarg);
+      if (m < 0)
+        return ts_cli_usage_error("--method: expected nm or lsq, got \"%s\"", optarg);
+      o->method = (ts_fit_method)m;
+      break;
+    }
+    case 'H': {
+      char *end;
+      o->lsq_step = strtod(optarg, &end);
+      if (!*optarg || *end || !(o->lsq_step > 0 && o->lsq_step <= 1))
+        return ts_cli_usage_error("--lsq-step: expected a number in (0, 1], got \"%s\"", optarg);
+      break;
+    }
     case 'q': o->quiet = 1; break;
     case 'P': o->progress = 1; break;
     case 'C': o->scenario = optarg; break;
@@ -231,6 +255,8 @@ static int parse_args(int argc, char **argv, options *o)
     default: return ts_cli_bad_option("calibrate", argv);
     }
   }
+  if (o->lsq_step > 0 && o->method != TS_FIT_LSQ)
+    return ts_cli_usage_error("--lsq-step: applies to --method lsq only");
   if (optind != argc - 2)
     return ts_cli_usage_error("calibrate: expected MODEL.json and BASELINE.json (see tssim calibrate --help)");
   o->model = argv[optind];
@@ -334,7 +360,8 @@ static int calibrate(const options *o, run *R, ts_err *e)
   }
   progress pr = {.on = !o->quiet && (o->progress || isatty(2)), .lines = o->progress, .pb = &R->pb};
   ts_fit_options fo = {.max_iter = (int)o->max_iter, .starts = (int)o->starts, .searches = (int)o->searches,
-                       .progress = on_iteration, .progress_data = &pr, .jobs = (int)o->jobs};
+                       .progress = on_iteration, .progress_data = &pr, .jobs = (int)o->jobs,
+                       .method = o->method, .lsq_step = o->lsq_step};
   /* with --loo, the fit and the refits run side by side (the same results
    * as one after the other; the tables come out in the same order) */
   int stage = 0, rc = o->loo ? ts_fit_fit_and_loo(&R->pb, R->start, &fo, &R->fit, &R->loo, &stage, e)

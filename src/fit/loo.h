@@ -14,7 +14,7 @@ typedef struct ts_fit_loo {
   size_t nparams;
   double *values;       /* npoints x nparams: the refit values without point k, row k */
   double *objective;    /* npoints: each refit's objective (over the kept targets) */
-  int *iterations;      /* npoints: each refit's simplex iterations, all searches */
+  int *iterations;      /* npoints: each refit's local-search iterations, all searches */
   size_t *evaluations;  /* npoints: each refit's sweeps, its multi-start stage included */
   int *from;            /* npoints: where each refit's best search began (as ts_fit_local.from) */
   const char *sequence; /* the quasi-random sequence of the starts, NULL without */

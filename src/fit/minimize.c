@@ -9,6 +9,7 @@
 #include <gsl/gsl_qrng.h>
 #include <pthread.h>
 
+#include "fit/lsq.h"
 #include "run/parallel.h"
 
 /* What the simplex sees when an evaluation failed or was not finite: finite
@@ -37,6 +38,21 @@ typedef struct cand {
   double f;
   int from;
 } cand;
+
+static const char *const method_names[] = {[TS_FIT_NM] = "nm", [TS_FIT_LSQ] = "lsq"};
+
+int ts_fit_method_parse(const char *name)
+{
+  for (size_t m = 0; m < sizeof method_names / sizeof *method_names; m++)
+    if (strcmp(name, method_names[m]) == 0)
+      return (int)m;
+  return -1;
+}
+
+const char *ts_fit_method_name(ts_fit_method m)
+{
+  return method_names[m];
+}
 
 double ts_fit_unmap(const ts_fit_param *p, double x)
 {
@@ -337,6 +353,13 @@ static void stage_search(void *ctx, size_t i, int thread)
   ts_fit_options opt = *M->o;
   opt.progress = M->o->progress ? search_progress : NULL;
   opt.progress_data = &sr;
+  if (opt.method == TS_FIT_LSQ) {
+    memcpy(R->se_x + j * n, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
+    R->se_rc[j] = ts__fit_lsq_search(pb, R->use, &opt, R->se_x + j * n, L, (int)j + 1, R->r->nlocal,
+                                     M->values[thread], M->sim[thread], &R->se_err[j]);
+    add_evals(M, R, pb->evaluations - before);
+    return;
+  }
   ctx_t c = {.pb = pb, .use = R->use, .o = &opt, .values = M->values[thread], .sim = M->sim[thread],
              .shown = M->shown[thread], .search = (int)j + 1, .searches = R->r->nlocal, .e = &R->se_err[j]};
   gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
@@ -398,6 +421,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
   opt.max_rounds = opt.max_rounds > 0 ? opt.max_rounds : 50;
   opt.starts = opt.starts > 0 ? opt.starts : 0;
   opt.searches = opt.searches > 0 ? opt.searches : TS_FIT_DEFAULT_SEARCHES;
+  opt.lsq_step = opt.lsq_step > 0 ? opt.lsq_step : TS_FIT_LSQ_STEP;
   for (size_t k = 0; k < nfits; k++)
     memset(&rs[k], 0, sizeof rs[k]);
   if (opt.starts > 0 && n > TS_FIT_MAX_QRNG_PARAMS)
@@ -457,6 +481,8 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
         !R->se_rc || !R->se_err || !R->se_x || !(seq = sample(ps, start, npoints, R->xs)))
       goto nomem;
     r->starts = opt.starts;
+    r->method = opt.method;
+    r->lsq_step = opt.method == TS_FIT_LSQ ? opt.lsq_step : 0;
     r->sequence = opt.starts > 0 ? seq : NULL;
   }
   /* stage 1: the multi-start points of every fit */

@@ -1,7 +1,8 @@
 /* Minimizing a problem's objective: a multi-start stage, then GSL's
- * Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2) from the best
- * points it found. A simulated objective is piecewise constant (time is
- * integer ns) and rough, so no derivatives are used and one simplex ends in
+ * Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2), or with
+ * TS_FIT_LSQ nonlinear least squares (fit/lsq.h), from the best points it
+ * found. A simulated objective is piecewise constant (time is
+ * integer ns) and rough, so the simplex uses no derivatives, and one ends in
  * a local minimum that depends on where it started.
  *
  * Each parameter p in [min, max] is searched through x in R with
@@ -41,14 +42,24 @@ typedef struct ts_fit_progress {
   int round;               /* 1, 2, ... (restarts of this local search) */
   int iteration;           /* iterations of this local search so far, all rounds; points sampled for search 0 */
   double objective;        /* this search's best so far (the best point sampled, for search 0) */
-  double size;             /* simplex size in mapped coordinates (0 for search 0) */
+  double size;             /* simplex size in mapped coordinates (TS_FIT_LSQ: the step's largest
+                            * move in them; 0 for search 0) */
   const double *values;    /* the values at objective, one per parameter */
   int run;                 /* ts_fit_minimize_many: which of its fits (0, 1, ...); else -1 */
 } ts_fit_progress;
 
+/* The local search of a fit: GSL's Nelder-Mead simplex (the default), or
+ * nonlinear least squares on the targets' scaled errors (fit/lsq.h). */
+typedef enum ts_fit_method { TS_FIT_NM = 0, TS_FIT_LSQ = 1 } ts_fit_method;
+
+/* The method named name ("nm", "lsq"), or -1. */
+int ts_fit_method_parse(const char *name);
+/* The name of method m. */
+const char *ts_fit_method_name(ts_fit_method m);
+
 typedef struct ts_fit_options {
   double step;             /* initial simplex step in mapped coordinates (radians); 0 = 0.3 */
-  double tol;              /* a round ends when the simplex size is below tol; 0 = 1e-6 */
+  double tol;              /* a round ends when the simplex size (lsq: step) is below tol; 0 = 1e-6 */
   int max_iter;            /* iterations per local search, all rounds; 0 = 5000 */
   int max_rounds;          /* per local search; 0 = 50 */
   int starts;              /* quasi-random points sampled besides the start; 0 = none */
@@ -58,6 +69,8 @@ typedef struct ts_fit_options {
   void (*progress)(void *data, const ts_fit_progress *p);
   void *progress_data;
   int jobs;                /* threads evaluating independent points and searches; 0 or 1: one */
+  ts_fit_method method;    /* the local search; 0 = TS_FIT_NM */
+  double lsq_step;         /* TS_FIT_LSQ: forward-difference step in mapped coordinates; 0 = TS_FIT_LSQ_STEP */
 } ts_fit_options;
 
 /* One local search of a fit. */
@@ -83,6 +96,8 @@ typedef struct ts_fit_result {
   ts_fit_local *local;     /* the local searches in the order run (allocated) */
   int nlocal;
   int best;                /* index into local of the winner */
+  ts_fit_method method;    /* the local searches' method */
+  double lsq_step;         /* TS_FIT_LSQ: the forward-difference step used */
 } ts_fit_result;
 
 /* Fit pb's parameters to the targets i with use == NULL or use[i] != 0,
