@@ -127,6 +127,38 @@ START_TEST(fitlsq_cli_deterministic)
 }
 END_TEST
 
+static int stop_after(void *data)
+{
+  int *left = data;
+  return (*left)-- <= 0;
+}
+
+/* An evaluation that fails (here: stopped, as by SIGINT) ends the search
+ * wherever it falls (the start, a Jacobian column, a trial step) with that
+ * failure, and nothing after it is evaluated. */
+START_TEST(fitlsq_failed_evaluation_ends_the_search)
+{
+  problem f;
+  problem_open(&f, make_synthetic, "tests/data/fit-rr.json", 1, 1);
+  double start[] = {f.ps.p[0].start, f.ps.p[1].start};
+  for (int k = 0; k < 40; k += 3) {
+    int left = k;
+    f.pb.should_stop = stop_after;
+    f.pb.stop_data = &left;
+    f.pb.evaluations = 0;
+    ts_fit_options o = {.method = TS_FIT_LSQ};
+    ts_fit_result r;
+    ts_err e;
+    ck_assert_int_eq(ts_fit_minimize(&f.pb, NULL, start, &o, &r, &e), -3);
+    ck_assert_msg(strstr(e.msg, "interrupted"), "%s", e.msg);
+    ck_assert_int_le(f.pb.evaluations, (size_t)k);
+    ck_assert_int_eq(left, -1); /* polled once more after the stop: never */
+    ts_fit_result_finish(&r);
+  }
+  problem_close(&f);
+}
+END_TEST
+
 START_TEST(fitlsq_error_options)
 {
   const char *rr = "@tests/data/fit-rr.json @tests/data/fit-zero.json -q ";
@@ -159,7 +191,8 @@ END_TEST
 Suite *fitlsq_suite(void)
 {
   Suite *s = suite_create("fitlsq");
-  const TTest *const core[] = {fitlsq_recovers_synthetic, fitlsq_respects_bounds, NULL};
+  const TTest *const core[] = {fitlsq_recovers_synthetic, fitlsq_respects_bounds,
+                               fitlsq_failed_evaluation_ends_the_search, NULL};
   const TTest *const cli_tests[] = {fitlsq_cli_deterministic, fitlsq_error_options, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli_tests, NULL, NULL, 120);
