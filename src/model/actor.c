@@ -171,9 +171,13 @@ typedef struct evctx {
   double memo[LET_MEMO];
 } evctx;
 
+/* The value of let k for the actor of ctx (get's case of a let, kept out of
+ * line: its evaluation makes a large frame that every other variable would pay). */
+static double let_value(evctx *m, int k);
+
 static double get(void *ctx, ts_expr_var v)
 {
-  const evctx *c = ctx;
+  evctx *c = ctx;
   const ts_world *w = c->w;
   const ts_actor *a = c->a;
   switch (v.kind) {
@@ -203,37 +207,41 @@ static double get(void *ctx, ts_expr_var v)
   }
   case TS_VAR_ACTOR:
     return a && a->x && a->x->vars ? a->x->vars[v.index] : a ? w->model->classes[a->klass].var_init[v.index] : 0;
-  case TS_VAR_LET: {
-    if (!a)
-      return 0;
-    evctx *m = ctx;
-    int k = v.index;
-    if (k < LET_MEMO && (m->known >> k & 1))
-      return m->memo[k];
-    /* a stable let is kept in the actor's extension across evaluations */
-    ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
-    if (lc) {
-      if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
-        lc->known = 0;
-        lc->worker = a->worker;
-        lc->epoch = w->let_epoch;
-      } else if (lc->known >> k & 1) {
-        return lc->v[k];
-      }
-    }
-    double val = ts_expr_eval(w->model->classes[a->klass].lets[k], get, ctx);
-    if (lc) {
-      lc->v[k] = val;
-      lc->known |= UINT64_C(1) << k;
-    }
-    if (k < LET_MEMO) {
-      m->memo[k] = val;
-      m->known |= UINT64_C(1) << k;
-    }
-    return val;
-  }
+  case TS_VAR_LET: return a ? let_value(c, v.index) : 0;
   default: return 0;
   }
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static double let_value(evctx *m, int k)
+{
+  const ts_world *w = m->w;
+  const ts_actor *a = m->a;
+  if (k < LET_MEMO && (m->known >> k & 1))
+    return m->memo[k];
+  /* a stable let is kept in the actor's extension across evaluations */
+  ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
+  if (lc) {
+    if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
+      lc->known = 0;
+      lc->worker = a->worker;
+      lc->epoch = w->let_epoch;
+    } else if (lc->known >> k & 1) {
+      return lc->v[k];
+    }
+  }
+  double val = ts_expr_eval(w->model->classes[a->klass].lets[k], get, m);
+  if (lc) {
+    lc->v[k] = val;
+    lc->known |= UINT64_C(1) << k;
+  }
+  if (k < LET_MEMO) {
+    m->memo[k] = val;
+    m->known |= UINT64_C(1) << k;
+  }
+  return val;
 }
 
 /* Whether variable v keeps a let stable (ctx: the stable lets of its class so far). */
