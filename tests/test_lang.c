@@ -151,6 +151,30 @@ START_TEST(lang_let_kept_until_its_inputs_change)
 }
 END_TEST
 
+/* A let that reads its actor's variables is kept with the actor too, and a
+ * set of one of them forgets the kept lets that read it, c through b. v = 1 (the actor's extension,
+ * where lets are kept, is made then): 11 ms (b = 11) twice, then v = 2:
+ * 21 ms (b), 22 ms (c = b + 1, kept, read after the set): done at
+ * 11 + 11 + 21 + 22 = 65 ms (45 ms if the set left the old values kept). */
+START_TEST(lang_let_of_a_variable_kept_until_a_set)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 1, \"vars\": {\"v\": 0},"
+           " \"let\": {\"b\": \"v * 10 + 1\", \"c\": \"b + 1\"},"
+           " \"program\": [{\"op\": \"set\", \"var\": \"v\", \"value\": 1},"
+           " {\"op\": \"cpu\", \"ms\": \"b\"}, {\"op\": \"cpu\", \"ms\": \"c - 1\"},"
+           " {\"op\": \"set\", \"var\": \"v\", \"value\": \"v + 1\"}, {\"op\": \"cpu\", \"ms\": \"b\"},"
+           " {\"op\": \"cpu\", \"ms\": \"c\"}]}]}",
+           &m);
+  ts_world w;
+  run_world(&w, &m, 1, TS_TIME_MAX);
+  ck_assert(w.let_stable[0] == 3); /* b and c */
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(65));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* Nested repeats with counts from params and a loop variable: 3 outer x
  * (k + 1) inner iterations of 1 ms: 1 + 2 + 3 = 6 ms; an if on the loop. */
 START_TEST(lang_nested_repeat_and_if)
@@ -658,6 +682,7 @@ Suite *lang_suite(void)
   const TTest *const queueing[] = {lang_mm1_and_md1_match_pollaczek_khinchine, NULL};
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
                                     lang_let_kept_until_its_inputs_change,
+                                    lang_let_of_a_variable_kept_until_a_set,
                                     lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
                                     lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
                                     lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,

@@ -255,17 +255,42 @@ static int stable_var(void *ctx, ts_expr_var v)
   case TS_VAR_WORKER:
   case TS_VAR_POOL_SIZE:
   case TS_VAR_COUNTER:
-  case TS_VAR_COUNT: return 1;
+  case TS_VAR_COUNT:
+  case TS_VAR_ACTOR: return 1; /* (a set of it forgets the lets that read it: ts__lets_forget_var) */
   case TS_VAR_LET: return v.index < 64 && (*stable >> v.index & 1);
   default: return 0; /* now, a loop's iteration, and whatever else changes by itself */
   }
 }
 
+/* ts__lets_init's walk of the variables of stable let l of a class: l joins
+ * the lets of each of the class's actor variables it reads, directly or
+ * through an earlier let (var_lets[j]: the stable lets that read variable j). */
+typedef struct var_walk {
+  uint64_t *var_lets;
+  size_t nvars;
+  int l;
+} var_walk;
+
+static int note_var(void *ctx, ts_expr_var v)
+{
+  var_walk *vw = ctx;
+  for (size_t j = 0; j < vw->nvars; j++)
+    if ((v.kind == TS_VAR_ACTOR && v.index == (int)j) ||
+        (v.kind == TS_VAR_LET && v.index < 64 && (vw->var_lets[j] >> v.index & 1)))
+      vw->var_lets[j] |= UINT64_C(1) << vw->l;
+  return 1;
+}
+
 int ts__lets_init(ts_world *w)
 {
   const ts_model *m = w->model;
+  w->var_stride = 0;
+  for (size_t c = 0; c < m->nclasses; c++)
+    if (m->classes[c].nvars > w->var_stride)
+      w->var_stride = m->classes[c].nvars;
   w->let_stable = calloc(m->nclasses + 1, sizeof *w->let_stable);
-  if (!w->let_stable)
+  w->var_lets = calloc(m->nclasses * w->var_stride + 1, sizeof *w->var_lets);
+  if (!w->let_stable || !w->var_lets)
     return -1;
   for (size_t c = 0; c < m->nclasses; c++) {
     const ts_class *k = &m->classes[c];
@@ -273,12 +298,20 @@ int ts__lets_init(ts_world *w)
     for (size_t l = 0; l < k->nlets && l < 64; l++)
       if (ts_expr_reads_only(k->lets[l], stable_var, &stable)) {
         stable |= UINT64_C(1) << l;
+        var_walk vw = {.var_lets = &w->var_lets[c * w->var_stride], .nvars = k->nvars, .l = (int)l};
+        ts_expr_reads_only(k->lets[l], note_var, &vw);
         if ((int)l >= w->let_slots)
           w->let_slots = (int)l + 1;
       }
     w->let_stable[c] = stable;
   }
   return 0;
+}
+
+void ts__lets_forget_var(ts_world *w, ts_actor *a, int j)
+{
+  if (a->x && a->x->lets)
+    a->x->lets->known &= ~w->var_lets[(size_t)a->klass * w->var_stride + (size_t)j];
 }
 
 double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)

@@ -119,6 +119,9 @@ ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d);
 /* Find which lets of each class are stable (ts_world.let_stable). Returns 0
  * or -1 (out of memory). */
 int ts__lets_init(ts_world *w);
+/* Actor a's variable j has a new value: the stable lets kept for a that read
+ * it (directly or through other lets) are evaluated anew at their next read. */
+void ts__lets_forget_var(ts_world *w, ts_actor *a, int j);
 /* e evaluated for actor a (its index, worker, loops; the world's counters). */
 double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e);
 /* The instance of a declaration of this scope that a step means for a:

@@ -23,6 +23,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     return TS_OP_FREE;
   }
   ts__x(w, a)->vars[s->ref] = v;
+  ts__lets_forget_var(w, a, s->ref);
   return TS_OP_NEXT;
 }
 

@@ -786,6 +786,7 @@ void ts_world_finish(ts_world *w)
   free(w->servers);
   free(w->counters);
   free(w->let_stable);
+  free(w->var_lets);
   free(w->spans);
   free(w->mutex_wait_by_lock);
   free(w->lock_stat);

@@ -363,10 +363,13 @@ typedef struct ts_world {
   double *counters;
   /* lets cached per actor: bit k of let_stable[c] says that let k of class
    * c reads only its actor's coordinates (i, n, W, its arrival), its worker,
-   * counters and class counts (lets of the same kind included): its value
-   * changes only when the actor's worker does or let_epoch moves on, which
-   * every change of a counter or of a class count does */
+   * its variables (vars), counters and class counts (lets of the same kind
+   * included): its value changes only when the actor's worker does, a set
+   * gives a variable it reads a value (var_lets), or let_epoch moves on,
+   * which every change of a counter or of a class count does */
   uint64_t *let_stable;   /* [nclasses] */
+  uint64_t *var_lets;     /* [c * var_stride + j]: the stable lets of class c that read its variable j */
+  size_t var_stride;      /* the most variables of a class */
   uint64_t let_epoch;
   int let_slots;          /* lets of the class with the most stable ones (<= 64) */
   /* measurement window [win_t0, win_t1) and its accumulators */
