@@ -175,6 +175,31 @@ START_TEST(lang_let_of_a_variable_kept_until_a_set)
 }
 END_TEST
 
+/* A let that reads a channel's version is kept too, and evaluated anew
+ * after a notify (of any channel) moved a version on: 1 ms (b = 1), a notify
+ * of d (b kept), 1 ms, a notify of c: 11 ms (b = 11), 11 ms (kept): done at
+ * 1 + 1 + 11 + 11 = 24 ms (4 ms if a notify left the old value kept). The
+ * set makes the actor's extension, where lets are kept. */
+START_TEST(lang_let_of_a_version_kept_until_a_notify)
+{
+  ts_model m;
+  tu_model("{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\"}, {\"name\": \"d\", \"scope\": \"shared\"}],"
+           " \"classes\": [{\"name\": \"a\", \"count\": 1, \"vars\": {\"x\": 0},"
+           " \"let\": {\"v\": \"version(c)\", \"b\": \"v * 10 + 1\", \"t\": \"now\"},"
+           " \"program\": [{\"op\": \"set\", \"var\": \"x\", \"value\": 1}, {\"op\": \"cpu\", \"ms\": \"b\"},"
+           " {\"op\": \"notify\", \"channel\": \"d\"}, {\"op\": \"cpu\", \"ms\": \"b\"},"
+           " {\"op\": \"notify\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": \"b\"}, {\"op\": \"cpu\", \"ms\": \"b\"}]}]}",
+           &m);
+  ts_world w;
+  run_world(&w, &m, 1, TS_TIME_MAX);
+  ck_assert(w.let_stable[0] == 3); /* v and b; not t */
+  ck_assert(w.let_chan[0] == 3);
+  ck_assert_int_eq(ts_world_actor(&w, 0)->st.done, MS(24));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* Nested repeats with counts from params and a loop variable: 3 outer x
  * (k + 1) inner iterations of 1 ms: 1 + 2 + 3 = 6 ms; an if on the loop. */
 START_TEST(lang_nested_repeat_and_if)
@@ -683,6 +708,7 @@ Suite *lang_suite(void)
   const TTest *const structure[] = {lang_periodic_window_counts_50, lang_repeat_forever_stops_at_horizon,
                                     lang_let_kept_until_its_inputs_change,
                                     lang_let_of_a_variable_kept_until_a_set,
+                                    lang_let_of_a_version_kept_until_a_notify,
                                     lang_nested_repeat_and_if, lang_after_arrival_closes_the_loop,
                                     lang_lock_taken_in_both_branches, lang_kernel_cpu_on_an_event_loop,
                                     lang_arrived_anchors_timers, lang_arrivals_past_the_horizon_are_not_a_deadlock,

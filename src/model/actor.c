@@ -228,8 +228,14 @@ static double let_value(evctx *m, int k)
       lc->known = 0;
       lc->worker = a->worker;
       lc->epoch = w->let_epoch;
-    } else if (lc->known >> k & 1) {
-      return lc->v[k];
+      lc->chan_epoch = w->chan_epoch;
+    } else {
+      if (lc->chan_epoch != w->chan_epoch) { /* a version moved on */
+        lc->known &= ~w->let_chan[a->klass];
+        lc->chan_epoch = w->chan_epoch;
+      }
+      if (lc->known >> k & 1)
+        return lc->v[k];
     }
   }
   double val = ts_expr_eval(w->model->classes[a->klass].lets[k], get, m);
@@ -256,7 +262,8 @@ static int stable_var(void *ctx, ts_expr_var v)
   case TS_VAR_POOL_SIZE:
   case TS_VAR_COUNTER:
   case TS_VAR_COUNT:
-  case TS_VAR_ACTOR: return 1; /* (a set of it forgets the lets that read it: ts__lets_forget_var) */
+  case TS_VAR_ACTOR:   /* (a set of it forgets the lets that read it: ts__lets_forget_var) */
+  case TS_VAR_VERSION: return 1; /* (a notify forgets the lets that read one: chan_epoch) */
   case TS_VAR_LET: return v.index < 64 && (*stable >> v.index & 1);
   default: return 0; /* now, a loop's iteration, and whatever else changes by itself */
   }
@@ -281,6 +288,14 @@ static int note_var(void *ctx, ts_expr_var v)
   return 1;
 }
 
+/* Whether variable v is a channel's version or a let that reads one (ctx:
+ * the class's let_chan so far): ts_expr_reads_only's test, negated. */
+static int reads_no_version(void *ctx, ts_expr_var v)
+{
+  const uint64_t *chan = ctx;
+  return !(v.kind == TS_VAR_VERSION || (v.kind == TS_VAR_LET && v.index < 64 && (*chan >> v.index & 1)));
+}
+
 int ts__lets_init(ts_world *w)
 {
   const ts_model *m = w->model;
@@ -290,7 +305,8 @@ int ts__lets_init(ts_world *w)
       w->var_stride = m->classes[c].nvars;
   w->let_stable = calloc(m->nclasses + 1, sizeof *w->let_stable);
   w->var_lets = calloc(m->nclasses * w->var_stride + 1, sizeof *w->var_lets);
-  if (!w->let_stable || !w->var_lets)
+  w->let_chan = calloc(m->nclasses + 1, sizeof *w->let_chan);
+  if (!w->let_stable || !w->var_lets || !w->let_chan)
     return -1;
   for (size_t c = 0; c < m->nclasses; c++) {
     const ts_class *k = &m->classes[c];
@@ -300,6 +316,8 @@ int ts__lets_init(ts_world *w)
         stable |= UINT64_C(1) << l;
         var_walk vw = {.var_lets = &w->var_lets[c * w->var_stride], .nvars = k->nvars, .l = (int)l};
         ts_expr_reads_only(k->lets[l], note_var, &vw);
+        if (!ts_expr_reads_only(k->lets[l], reads_no_version, &w->let_chan[c]))
+          w->let_chan[c] |= UINT64_C(1) << l;
         if ((int)l >= w->let_slots)
           w->let_slots = (int)l + 1;
       }

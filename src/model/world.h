@@ -81,10 +81,13 @@ typedef struct ts_loop {
 } ts_loop;
 
 /* The values of an actor's stable lets (ts_world.let_stable), valid while
- * its worker is `worker` and the world's let_epoch is `epoch`. */
+ * its worker is `worker` and the world's let_epoch is `epoch`; those that
+ * read a channel's version (ts_world.let_chan) only while the world's
+ * chan_epoch is `chan_epoch` too. */
 typedef struct ts_let_cache {
   uint64_t known;       /* bit k: v[k] holds let k */
   uint64_t epoch;
+  uint64_t chan_epoch;
   int worker;
   double v[];           /* [ts_world.let_slots] */
 } ts_let_cache;
@@ -363,14 +366,18 @@ typedef struct ts_world {
   double *counters;
   /* lets cached per actor: bit k of let_stable[c] says that let k of class
    * c reads only its actor's coordinates (i, n, W, its arrival), its worker,
-   * its variables (vars), counters and class counts (lets of the same kind
-   * included): its value changes only when the actor's worker does, a set
-   * gives a variable it reads a value (var_lets), or let_epoch moves on,
-   * which every change of a counter or of a class count does */
+   * its variables (vars), counters, class counts and channel versions (lets
+   * of the same kind included): its value changes only when the actor's
+   * worker does, a set gives a variable it reads a value (var_lets), a
+   * notify moves a channel's version on (chan_epoch, if it reads one:
+   * let_chan), or let_epoch moves on, which every change of a counter or of
+   * a class count does */
   uint64_t *let_stable;   /* [nclasses] */
   uint64_t *var_lets;     /* [c * var_stride + j]: the stable lets of class c that read its variable j */
   size_t var_stride;      /* the most variables of a class */
+  uint64_t *let_chan;     /* [nclasses]: its stable lets that read a channel's version */
   uint64_t let_epoch;
+  uint64_t chan_epoch;    /* moves on at every notify (a version moves on) */
   int let_slots;          /* lets of the class with the most stable ones (<= 64) */
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
