@@ -3,7 +3,8 @@
  * frame to R viewers on W workers causes exactly R deliveries and one paid
  * remote wake per viewer on another worker than the publisher's; a late
  * viewer's delivery takes the 16 track-mutex acquisitions and 4G + 10 nested
- * group reads the code gives (mechanism_from_code.acquisitions_per_delivery). */
+ * group reads the code gives (mechanism_from_code.acquisitions_per_delivery);
+ * the track's waiter list costs what kio's WaiterList::register does. */
 #include <check.h>
 #include <math.h>
 #include <stddef.h>
@@ -143,11 +144,43 @@ START_TEST(moq_late_viewer_acquisitions_from_the_code)
 }
 END_TEST
 
+/* The track's waiter list costs what kio's WaiterList::register does
+ * (kio/src/waiter.rs:249-292): a waker not on the list this round (a notify
+ * takes the whole list, producer.rs:370-394, leaving an empty one of 4 inline
+ * slots) probes at most 2 slots, and finds the list full when it holds 4, 8,
+ * 16, ... entries, sweeps it whole and doubles it; a waker already on it this
+ * round costs nothing. R = 8 viewers on one thread, one message: round 0 puts
+ * the 8 cursors on the list (entries 0..7 found: 13 probed, a sweep of 4),
+ * round 1 the 8 cursors and the 8 children's first expiry checks (0..15: 29
+ * probed, sweeps of 4 and 8): 58 entries, the user CPU scan_ns adds (a
+ * whole-list scan at every child's first expiry check gives 64). */
+START_TEST(moq_waiter_list_sweeps_only_when_full)
+{
+  ts_time user[2];
+  for (int k = 0; k < 2; k++) {
+    const char *const sets[] = {"params.viewers=8", "params.fanin=8", "params.fps=1",
+                                "classes[0].arrival.jitter_ms=0", "classes[0].arrival.phase_ms=10",
+                                k ? "params.scan_ns=1000" : "params.scan_ns=0", NULL};
+    ts_model m;
+    load_moq(&m, sets);
+    ts_world w;
+    run_moq(&w, &m, 1, 900);
+    user[k] = 0;
+    for (int q = 0; q < w.nworkers; q++)
+      user[k] += w.workers[q].busy - w.workers[q].busy_kernel;
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+  ck_assert_msg(user[1] - user[0] == 58 * 1000, "scan adds %lld ns, want 58 entries x 1000 ns",
+                (long long)(user[1] - user[0]));
+}
+END_TEST
+
 Suite *moq_suite(void)
 {
   Suite *s = suite_create("moq");
   const TTest *const forms[] = {moq_one_worker_never_contended, moq_one_frame_r_deliveries_remote_wakes_paid,
-                                moq_late_viewer_acquisitions_from_the_code, NULL};
+                                moq_late_viewer_acquisitions_from_the_code, moq_waiter_list_sweeps_only_when_full, NULL};
   tu_tcase(s, "closed forms", forms, NULL, NULL, 120);
   return s;
 }
