@@ -212,6 +212,17 @@ static double get(void *ctx, ts_expr_var v)
   }
 }
 
+/* Forget from lc (an actor of class c) the lets that read the version of a
+ * channel notified since lc->chan_epoch. */
+static void forget_versions(const ts_world *w, int c, ts_let_cache *lc)
+{
+  size_t n = w->model->nchans;
+  for (size_t d = 0; d < n; d++)
+    if (w->chan_last[d] > lc->chan_epoch)
+      lc->known &= ~w->chan_lets[(size_t)c * n + d];
+  lc->chan_epoch = w->chan_epoch;
+}
+
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -230,10 +241,8 @@ static double let_value(evctx *m, int k)
       lc->epoch = w->let_epoch;
       lc->chan_epoch = w->chan_epoch;
     } else {
-      if (lc->chan_epoch != w->chan_epoch) { /* a version moved on */
-        lc->known &= ~w->let_chan[a->klass];
-        lc->chan_epoch = w->chan_epoch;
-      }
+      if (lc->chan_epoch != w->chan_epoch) /* a version moved on */
+        forget_versions(w, a->klass, lc);
       if (lc->known >> k & 1)
         return lc->v[k];
     }
@@ -263,37 +272,29 @@ static int stable_var(void *ctx, ts_expr_var v)
   case TS_VAR_COUNTER:
   case TS_VAR_COUNT:
   case TS_VAR_ACTOR:   /* (a set of it forgets the lets that read it: ts__lets_forget_var) */
-  case TS_VAR_VERSION: return 1; /* (a notify forgets the lets that read one: chan_epoch) */
+  case TS_VAR_VERSION: return 1; /* (a notify forgets the lets that read its channel: forget_versions) */
   case TS_VAR_LET: return v.index < 64 && (*stable >> v.index & 1);
   default: return 0; /* now, a loop's iteration, and whatever else changes by itself */
   }
 }
 
 /* ts__lets_init's walk of the variables of stable let l of a class: l joins
- * the lets of each of the class's actor variables it reads, directly or
- * through an earlier let (var_lets[j]: the stable lets that read variable j). */
+ * lets[j] (j < n) when it reads variable j of this kind (an actor variable,
+ * a channel's version), directly or through an earlier let of lets[j]. */
 typedef struct var_walk {
-  uint64_t *var_lets;
-  size_t nvars;
+  uint64_t *lets;
+  size_t n;
+  int kind;
   int l;
 } var_walk;
 
 static int note_var(void *ctx, ts_expr_var v)
 {
   var_walk *vw = ctx;
-  for (size_t j = 0; j < vw->nvars; j++)
-    if ((v.kind == TS_VAR_ACTOR && v.index == (int)j) ||
-        (v.kind == TS_VAR_LET && v.index < 64 && (vw->var_lets[j] >> v.index & 1)))
-      vw->var_lets[j] |= UINT64_C(1) << vw->l;
+  for (size_t j = 0; j < vw->n; j++)
+    if ((v.kind == vw->kind && v.index == (int)j) || (v.kind == TS_VAR_LET && v.index < 64 && (vw->lets[j] >> v.index & 1)))
+      vw->lets[j] |= UINT64_C(1) << vw->l;
   return 1;
-}
-
-/* Whether variable v is a channel's version or a let that reads one (ctx:
- * the class's let_chan so far): ts_expr_reads_only's test, negated. */
-static int reads_no_version(void *ctx, ts_expr_var v)
-{
-  const uint64_t *chan = ctx;
-  return !(v.kind == TS_VAR_VERSION || (v.kind == TS_VAR_LET && v.index < 64 && (*chan >> v.index & 1)));
 }
 
 int ts__lets_init(ts_world *w)
@@ -305,8 +306,9 @@ int ts__lets_init(ts_world *w)
       w->var_stride = m->classes[c].nvars;
   w->let_stable = calloc(m->nclasses + 1, sizeof *w->let_stable);
   w->var_lets = calloc(m->nclasses * w->var_stride + 1, sizeof *w->var_lets);
-  w->let_chan = calloc(m->nclasses + 1, sizeof *w->let_chan);
-  if (!w->let_stable || !w->var_lets || !w->let_chan)
+  w->chan_lets = calloc(m->nclasses * m->nchans + 1, sizeof *w->chan_lets);
+  w->chan_last = calloc(m->nchans + 1, sizeof *w->chan_last);
+  if (!w->let_stable || !w->var_lets || !w->chan_lets || !w->chan_last)
     return -1;
   for (size_t c = 0; c < m->nclasses; c++) {
     const ts_class *k = &m->classes[c];
@@ -314,10 +316,10 @@ int ts__lets_init(ts_world *w)
     for (size_t l = 0; l < k->nlets && l < 64; l++)
       if (ts_expr_reads_only(k->lets[l], stable_var, &stable)) {
         stable |= UINT64_C(1) << l;
-        var_walk vw = {.var_lets = &w->var_lets[c * w->var_stride], .nvars = k->nvars, .l = (int)l};
+        var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .l = (int)l};
         ts_expr_reads_only(k->lets[l], note_var, &vw);
-        if (!ts_expr_reads_only(k->lets[l], reads_no_version, &w->let_chan[c]))
-          w->let_chan[c] |= UINT64_C(1) << l;
+        vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .l = (int)l};
+        ts_expr_reads_only(k->lets[l], note_var, &vw);
         if ((int)l >= w->let_slots)
           w->let_slots = (int)l + 1;
       }

@@ -106,7 +106,7 @@ int ts__chan_take(ts_world *w, ts_actor *a, int decl, int inst, int all, int64_t
   ts_chan *ch = ts__chan_inst(w, decl, inst);
   int charged = 0, taken = 0;
   ch->version++;
-  w->chan_epoch++; /* lets that read a version are evaluated anew */
+  w->chan_last[decl] = ++w->chan_epoch; /* lets that read its version are evaluated anew */
   ch->stamp = stamp;
   if (d->tokens)
     ch->tokens += tokens;

@@ -787,7 +787,8 @@ void ts_world_finish(ts_world *w)
   free(w->counters);
   free(w->let_stable);
   free(w->var_lets);
-  free(w->let_chan);
+  free(w->chan_lets);
+  free(w->chan_last);
   free(w->spans);
   free(w->mutex_wait_by_lock);
   free(w->lock_stat);

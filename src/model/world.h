@@ -82,8 +82,8 @@ typedef struct ts_loop {
 
 /* The values of an actor's stable lets (ts_world.let_stable), valid while
  * its worker is `worker` and the world's let_epoch is `epoch`; those that
- * read a channel's version (ts_world.let_chan) only while the world's
- * chan_epoch is `chan_epoch` too. */
+ * read a channel's version (ts_world.chan_lets) only while that channel was
+ * not notified after chan_epoch (its ts_world.chan_last). */
 typedef struct ts_let_cache {
   uint64_t known;       /* bit k: v[k] holds let k */
   uint64_t epoch;
@@ -369,15 +369,16 @@ typedef struct ts_world {
    * its variables (vars), counters, class counts and channel versions (lets
    * of the same kind included): its value changes only when the actor's
    * worker does, a set gives a variable it reads a value (var_lets), a
-   * notify moves a channel's version on (chan_epoch, if it reads one:
-   * let_chan), or let_epoch moves on, which every change of a counter or of
-   * a class count does */
+   * notify moves the version of a channel it reads on (chan_lets), or
+   * let_epoch moves on, which every change of a counter or of a class count
+   * does */
   uint64_t *let_stable;   /* [nclasses] */
   uint64_t *var_lets;     /* [c * var_stride + j]: the stable lets of class c that read its variable j */
   size_t var_stride;      /* the most variables of a class */
-  uint64_t *let_chan;     /* [nclasses]: its stable lets that read a channel's version */
+  uint64_t *chan_lets;    /* [c * nchans + d]: the stable lets of class c that read channel d's version */
   uint64_t let_epoch;
   uint64_t chan_epoch;    /* moves on at every notify (a version moves on) */
+  uint64_t *chan_last;    /* [nchans]: chan_epoch after channel d's last notify */
   int let_slots;          /* lets of the class with the most stable ones (<= 64) */
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
