@@ -227,7 +227,7 @@ START_TEST(fit_cli_provenance)
   scratch s;
   make_synthetic(&s);
   const char *out = out_path(&s, "cal.json");
-  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --seed 5 --progress", s.baseline, out);
+  char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --seed 5 --progress --method nm", s.baseline, out);
   ck_assert_ptr_nonnull(strstr(text, "rel_error"));
   ck_assert_ptr_nonnull(strstr(text, "wave_ratio"));
   ck_assert_ptr_nonnull(strstr(text, "fit: sampled 33 start points, best objective "));
@@ -368,12 +368,12 @@ START_TEST(fit_cli_starts)
   scratch s;
   make_saw(&s);
   const char *one = out_path(&s, "one.json"), *multi = out_path(&s, "multi.json");
-  char *text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 --starts 0 --progress", s.baseline, one);
+  char *text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 --starts 0 --progress --method nm", s.baseline, one);
   ck_assert_ptr_null(strstr(text, "sampled"));
   ck_assert_ptr_null(strstr(text, "simplex search(es)"));
   ck_assert_ptr_nonnull(strstr(text, "fit: search 1/1 iteration 1 "));
   free(text);
-  text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 -q --starts 8 --searches 2", s.baseline, multi);
+  text = cli_ok("@tests/data/fit-saw.json %s -o %s -r 1 -q --starts 8 --searches 2 --method nm", s.baseline, multi);
   free(text);
   cJSON *d1 = load_json(one), *dm = load_json(multi);
   ck_assert_double_eq(number_at(d1, "provenance.starts"), 0);

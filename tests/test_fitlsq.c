@@ -127,6 +127,60 @@ START_TEST(fitlsq_cli_deterministic)
 }
 END_TEST
 
+/* tssim calibrate's local search is lsq unless --method says otherwise: no
+ * --method writes what --method lsq writes, byte for byte; --method nm is
+ * the simplex. */
+START_TEST(fitlsq_cli_default_is_lsq)
+{
+  scratch s;
+  make_synthetic(&s);
+  const char *a = out_path(&s, "default.json"), *b = out_path(&s, "lsq.json"), *c = out_path(&s, "nm.json");
+  const char *const outs[] = {a, b, c};
+  const char *const method[] = {"", "--method lsq", "--method nm"};
+  const char *const words[] = {"least-squares search(es)", "least-squares search(es)", "simplex search(es)"};
+  const char *const search[] = {"multifit_nlinear", "multifit_nlinear", "nmsimplex2"};
+  for (int i = 0; i < 3; i++) {
+    char *text = cli_ok("@tests/data/fit-rr.json %s -o %s -r 1 --starts 2 --searches 1 %s", s.baseline, outs[i],
+                        method[i]);
+    ck_assert_msg(strstr(text, words[i]), "%s: %s", method[i], text);
+    free(text);
+    cJSON *doc = load_json(outs[i]);
+    const char *m = ts_json_get_path(doc, "provenance.method")->valuestring;
+    ck_assert_msg(strstr(m, search[i]), "%s: %s", method[i], m);
+    cJSON_Delete(doc);
+  }
+  char *ta = tu_read_file(a, NULL), *tb = tu_read_file(b, NULL);
+  ck_assert_str_eq(ta, tb);
+  free(ta);
+  free(tb);
+  clean(&s);
+}
+END_TEST
+
+/* The shipped calibrations were made by the simplex, and the commands that
+ * reproduce them pin it (the default is lsq): each shipped model whose
+ * provenance says nmsimplex2 names `--method nm` in the command its notes
+ * give, and so does scripts/moq-calibrate (the moq relay's fit). */
+START_TEST(fitlsq_shipped_fits_pin_the_simplex)
+{
+  static const char *const models[] = {"models/zero-cache.json", "models/wa-sqlite.json"};
+  for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
+    char *path = tu_source_path(models[k]);
+    cJSON *doc = load_json(path);
+    ck_assert_ptr_nonnull(strstr(ts_json_get_path(doc, "provenance.method")->valuestring, "nmsimplex2"));
+    const char *cmd = strstr(ts_json_get_path(doc, "notes.fitted")->valuestring, "tssim calibrate ");
+    ck_assert_msg(cmd && strstr(cmd, " --method nm "), "%s: notes.fitted does not pin --method nm", models[k]);
+    cJSON_Delete(doc);
+    free(path);
+  }
+  char *path = tu_source_path("scripts/moq-calibrate");
+  char *text = tu_read_file(path, NULL);
+  ck_assert_msg(strstr(text, " --method nm "), "scripts/moq-calibrate does not pin --method nm");
+  free(text);
+  free(path);
+}
+END_TEST
+
 static int stop_after(void *data)
 {
   int *left = data;
@@ -164,11 +218,11 @@ START_TEST(fitlsq_error_options)
   const char *rr = "@tests/data/fit-rr.json @tests/data/fit-zero.json -q ";
   char args[256];
   static const char *const bad[][2] = {
-    {"--method simplex", "tssim: --method: expected nm or lsq, got \"simplex\""},
+    {"--method simplex", "tssim: --method: expected lsq or nm, got \"simplex\""},
+    {"--method", "tssim: calibrate: unknown option, or an option without its value: --method (see tssim calibrate --help)"},
     {"--method lsq --lsq-step 0", "tssim: --lsq-step: expected a number in (0, 1], got \"0\""},
     {"--method lsq --lsq-step 1.5", "tssim: --lsq-step: expected a number in (0, 1], got \"1.5\""},
     {"--method lsq --lsq-step 0.1x", "tssim: --lsq-step: expected a number in (0, 1], got \"0.1x\""},
-    {"--lsq-step 0.1", "tssim: --lsq-step: applies to --method lsq only"},
     {"--method nm --lsq-step 0.1", "tssim: --lsq-step: applies to --method lsq only"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -193,7 +247,8 @@ Suite *fitlsq_suite(void)
   Suite *s = suite_create("fitlsq");
   const TTest *const core[] = {fitlsq_recovers_synthetic, fitlsq_respects_bounds,
                                fitlsq_failed_evaluation_ends_the_search, NULL};
-  const TTest *const cli_tests[] = {fitlsq_cli_deterministic, fitlsq_error_options, NULL};
+  const TTest *const cli_tests[] = {fitlsq_cli_deterministic, fitlsq_cli_default_is_lsq, fitlsq_error_options,
+                                    fitlsq_shipped_fits_pin_the_simplex, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli_tests, NULL, NULL, 120);
   return s;

@@ -30,7 +30,7 @@ static void usage(FILE *f)
         "Fit the model's free parameters (its \"free\" array) to the metrics recorded in the\n"
         "baseline by minimizing sum weight * ((simulated - recorded) / recorded)^2. The objective\n"
         "is evaluated at the start and at --starts quasi-random points over the bounds; GSL's\n"
-        "Nelder-Mead simplex (or, with --method lsq, its nonlinear least squares) then runs\n"
+        "nonlinear least squares (or, with --method nm, its Nelder-Mead simplex) then runs\n"
         "from the --searches best of them, and the best search wins. Every evaluation sweeps\n"
         "the recorded (n, workers) points with the same seeds, so the fit is deterministic.\n"
         "Prints each recorded value beside the fitted prediction and writes the calibrated\n"
@@ -53,9 +53,10 @@ static void usage(FILE *f)
         "                          the start (default %d; 0: one search from the start)\n"
         "      --searches L        local searches, from the L best points sampled (default %d)\n"
         "      --max-iter N        iterations per search, all restarts (default 5000)\n"
-        "      --method M          the local search: nm (GSL's Nelder-Mead simplex, the default)\n"
-        "                          or lsq (GSL's nonlinear least squares, Levenberg-Marquardt,\n"
-        "                          on the targets' scaled errors: far fewer evaluations)\n"
+        "      --method M          the local search: lsq (GSL's nonlinear least squares,\n"
+        "                          Levenberg-Marquardt, on the targets' scaled errors; the\n"
+        "                          default) or nm (GSL's Nelder-Mead simplex: tens of times\n"
+        "                          the evaluations; the shipped models were fitted with it)\n"
         "      --lsq-step H        lsq: forward-difference step of the Jacobian, in the\n"
         "                          sine-mapped coordinates (default %g; in (0, 1])\n"
         "  -j, --jobs J            evaluate the start points, run the searches and the\n"
@@ -233,7 +234,7 @@ static int parse_args(int argc, char **argv, options *o)
     case 'T': {
       int m = ts_fit_method_parse(optarg);
       if (m < 0)
-        return ts_cli_usage_error("--method: expected nm or lsq, got \"%s\"", optarg);
+        return ts_cli_usage_error("--method: expected lsq or nm, got \"%s\"", optarg);
       o->method = (ts_fit_method)m;
       break;
     }
@@ -408,7 +409,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
 int ts_cmd_calibrate(int argc, char **argv)
 {
   options o = {.seed = 1, .replications = DEFAULT_REPLICATIONS, .starts = TS_FIT_DEFAULT_STARTS,
-               .searches = TS_FIT_DEFAULT_SEARCHES, .jobs = ts_sweep_cores()};
+               .searches = TS_FIT_DEFAULT_SEARCHES, .jobs = ts_sweep_cores(), .method = TS_FIT_DEFAULT_METHOD};
   o.sets = calloc((size_t)argc + 1, sizeof *o.sets);
   if (!o.sets)
     return 1;

@@ -5,33 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_multimin.h>
 #include <gsl/gsl_qrng.h>
 #include <pthread.h>
 
 #include "fit/lsq.h"
+#include "fit/simplex.h"
 #include "run/parallel.h"
 
-/* What the simplex sees when an evaluation failed or was not finite: finite
- * (GSL rejects non-finite values) and worse than any real objective. */
-#define FAILED_OBJECTIVE 1e300
-/* Iterations without a better best value that end a round. */
-#define STALL(n) (50 + 10 * (int)(n))
 /* The most dimensions of gsl_qrng_sobol; Halton beyond. */
 #define SOBOL_MAX_PARAMS 40
-
-typedef struct ctx_t {
-  ts_fit_problem *pb;
-  const unsigned char *use;
-  const ts_fit_options *o;
-  double *values;   /* scratch: the values of the point being evaluated */
-  double *sim;      /* scratch: its simulated targets */
-  double *shown;    /* scratch: the values a progress report shows */
-  int search;       /* the local search running (1-based), for progress */
-  int searches;
-  int rc;           /* first failure of an evaluation, 0 if none */
-  ts_err *e;
-} ctx_t;
 
 /* A point of the multi-start stage: 0 = the start, k = the k-th quasi-random point. */
 typedef struct cand {
@@ -39,19 +21,34 @@ typedef struct cand {
   int from;
 } cand;
 
-static const char *const method_names[] = {[TS_FIT_NM] = "nm", [TS_FIT_LSQ] = "lsq"};
+/* The local searches, by ts_fit_method: the name --method takes, the
+ * words of the tables, and the search. A new method is one file and one
+ * entry here. */
+static const struct method_type {
+  const char *name;
+  const char *searches;  /* "%d ... search(es)" in the tables */
+  ts__fit_search_fn *search;
+} methods[] = {
+  [TS_FIT_NM] = {"nm", "simplex", ts__fit_nm_search},
+  [TS_FIT_LSQ] = {"lsq", "least-squares", ts__fit_lsq_search},
+};
 
 int ts_fit_method_parse(const char *name)
 {
-  for (size_t m = 0; m < sizeof method_names / sizeof *method_names; m++)
-    if (strcmp(name, method_names[m]) == 0)
+  for (size_t m = 0; m < sizeof methods / sizeof *methods; m++)
+    if (strcmp(name, methods[m].name) == 0)
       return (int)m;
   return -1;
 }
 
 const char *ts_fit_method_name(ts_fit_method m)
 {
-  return method_names[m];
+  return methods[m].name;
+}
+
+const char *ts_fit_method_searches(ts_fit_method m)
+{
+  return methods[m].searches;
 }
 
 double ts_fit_unmap(const ts_fit_param *p, double x)
@@ -82,18 +79,6 @@ static void unmap_all(const ts_fit_params *ps, const double *x, double *values)
     values[i] = ts_fit_unmap(&ps->p[i], x[i]);
 }
 
-static double objective(const gsl_vector *x, void *data)
-{
-  ctx_t *c = data;
-  if (c->rc)
-    return FAILED_OBJECTIVE;
-  for (size_t i = 0; i < c->pb->params->n; i++)
-    c->values[i] = ts_fit_unmap(&c->pb->params->p[i], gsl_vector_get(x, i));
-  c->rc = ts_fit_eval(c->pb, c->values, c->sim, c->e);
-  double f = c->rc ? FAILED_OBJECTIVE : ts_fit_objective(c->pb, c->sim, c->use);
-  return isfinite(f) ? f : FAILED_OBJECTIVE; /* a NaN would also break the ordering of the starts */
-}
-
 void ts_fit_result_finish(ts_fit_result *r)
 {
   if (!r)
@@ -102,69 +87,6 @@ void ts_fit_result_finish(ts_fit_result *r)
   free(r->sim);
   free(r->local);
   memset(r, 0, sizeof *r);
-}
-
-/* One round: a fresh simplex around x, iterated until it is smaller than
- * tol, the objective is 0, the best value has not improved for STALL
- * iterations (a plateau: the simplex can cycle on one without shrinking),
- * or the local search's iteration budget is spent. x receives the best
- * point. Returns 0 or the evaluation's failure; *spent is 1 when the budget
- * ran out. */
-static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_vector *x, const gsl_vector *step,
-                     ts_fit_local *L, ctx_t *c, int *spent)
-{
-  const ts_fit_options *o = c->o;
-  gsl_multimin_fminimizer_set(s, F, x, step);
-  *spent = 0;
-  double best = HUGE_VAL;
-  int stall = 0;
-  /* (the minimizer's fval is valid only after an iteration) */
-  while (c->rc == 0) {
-    if (L->iterations >= o->max_iter) {
-      *spent = 1;
-      break;
-    }
-    int status = gsl_multimin_fminimizer_iterate(s);
-    L->iterations++;
-    double size = gsl_multimin_fminimizer_size(s);
-    double f = gsl_multimin_fminimizer_minimum(s);
-    if (c->rc == 0 && o->progress) {
-      unmap_all(c->pb->params, gsl_multimin_fminimizer_x(s)->data, c->shown);
-      ts_fit_progress p = {c->search, c->searches, L->rounds, L->iterations, f, size, c->shown, -1};
-      o->progress(o->progress_data, &p);
-    }
-    stall = f < best ? 0 : stall + 1;
-    best = f < best ? f : best;
-    if (status != 0 || size < o->tol || f == 0 || stall >= STALL(F->n))
-      break;
-  }
-  gsl_vector_memcpy(x, gsl_multimin_fminimizer_x(s));
-  return c->rc;
-}
-
-/* One local search from x: rounds until one improves the objective by less
- * than 1e-6 of itself, the objective is 0, or the budget is spent. x
- * receives the best point, L how it went. Returns 0 or the evaluation's
- * failure. */
-static int local_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_vector *x, const gsl_vector *step,
-                     ts_fit_local *L, ctx_t *c)
-{
-  double best = HUGE_VAL;
-  int spent = 0;
-  while (L->rounds < c->o->max_rounds) {
-    L->rounds++;
-    if (round_run(s, F, x, step, L, c, &spent))
-      return c->rc;
-    /* each round's simplex has the previous round's best point as a vertex, so f <= best */
-    double f = gsl_multimin_fminimizer_minimum(s);
-    int stalled = L->rounds > 1 && best - f <= 1e-6 * best;
-    best = f < best ? f : best;
-    if (spent || stalled || f == 0)
-      break;
-  }
-  L->objective = best;
-  L->converged = !spent;
-  return 0;
 }
 
 static int cand_less(const void *a, const void *b)
@@ -263,7 +185,7 @@ typedef struct fit_run {
 typedef struct fit_many {
   ts_fit_problem *pb;
   ts_fit_problem *th;  /* [threads]: the problem, one copy per thread */
-  double **values, **sim, **shown;  /* [threads] scratch */
+  double **values, **sim;  /* [threads] scratch */
   int threads;
   const ts_fit_options *o;
   fit_run *runs;
@@ -318,8 +240,8 @@ static void stage_points(void *ctx, size_t i, int thread)
   size_t n = pb->params->n, before = pb->evaluations;
   unmap_all(pb->params, R->xs + k * n, M->values[thread]);
   R->pt_rc[k] = ts_fit_eval(pb, M->values[thread], M->sim[thread], &R->pt_err[k]);
-  double f = R->pt_rc[k] ? FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
-  R->pts[k] = (cand){isfinite(f) ? f : FAILED_OBJECTIVE, (int)k};
+  double f = R->pt_rc[k] ? TS_FIT_FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
+  R->pts[k] = (cand){isfinite(f) ? f : TS_FIT_FAILED_OBJECTIVE, (int)k};
   add_evals(M, R, pb->evaluations - before);
 }
 
@@ -353,30 +275,10 @@ static void stage_search(void *ctx, size_t i, int thread)
   ts_fit_options opt = *M->o;
   opt.progress = M->o->progress ? search_progress : NULL;
   opt.progress_data = &sr;
-  if (opt.method == TS_FIT_LSQ) {
-    memcpy(R->se_x + j * n, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
-    R->se_rc[j] = ts__fit_lsq_search(pb, R->use, &opt, R->se_x + j * n, L, (int)j + 1, R->r->nlocal,
-                                     M->values[thread], M->sim[thread], &R->se_err[j]);
-    add_evals(M, R, pb->evaluations - before);
-    return;
-  }
-  ctx_t c = {.pb = pb, .use = R->use, .o = &opt, .values = M->values[thread], .sim = M->sim[thread],
-             .shown = M->shown[thread], .search = (int)j + 1, .searches = R->r->nlocal, .e = &R->se_err[j]};
-  gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
-  gsl_vector *x = gsl_vector_alloc(n), *step = gsl_vector_alloc(n);
-  if (!s || !x || !step) {
-    R->se_rc[j] = -2;
-    ts_err_set(&R->se_err[j], pb->file, NULL, "out of memory");
-  } else {
-    gsl_vector_set_all(step, opt.step);
-    gsl_multimin_function F = {.f = objective, .n = n, .params = &c};
-    memcpy(x->data, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
-    R->se_rc[j] = local_run(s, &F, x, step, L, &c);
-    memcpy(R->se_x + j * n, x->data, n * sizeof *R->se_x);
-  }
-  gsl_vector_free(x);
-  gsl_vector_free(step);
-  gsl_multimin_fminimizer_free(s);
+  double *x = R->se_x + j * n;
+  memcpy(x, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
+  R->se_rc[j] = methods[opt.method].search(pb, R->use, &opt, x, L, (int)j + 1, R->r->nlocal, M->values[thread],
+                                           M->sim[thread], &R->se_err[j]);
   add_evals(M, R, pb->evaluations - before);
 }
 
@@ -436,10 +338,9 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
   M.th = calloc((size_t)M.threads, sizeof *M.th);
   M.values = calloc((size_t)M.threads, sizeof *M.values);
   M.sim = calloc((size_t)M.threads, sizeof *M.sim);
-  M.shown = calloc((size_t)M.threads, sizeof *M.shown);
   double *vb = calloc(n + 1, sizeof *vb);
   int rc = -2, clones = 0, mu = 0;
-  if (!M.runs || !M.first || !M.th || !M.values || !M.sim || !M.shown || !vb)
+  if (!M.runs || !M.first || !M.th || !M.values || !M.sim || !vb)
     goto nomem;
   if (M.threads > 1) {
     if (pthread_mutex_init(&M.mu, NULL) != 0)
@@ -452,8 +353,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
     clones++;
     M.values[t] = calloc(n + 1, sizeof **M.values);
     M.sim[t] = calloc(pb->nt + 1, sizeof **M.sim);
-    M.shown[t] = calloc(n + 1, sizeof **M.shown);
-    if (!M.values[t] || !M.sim[t] || !M.shown[t])
+    if (!M.values[t] || !M.sim[t])
       goto nomem;
   }
   for (size_t k = 0; k < nfits; k++) {
@@ -506,8 +406,8 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
     qsort(R->pts, npoints, sizeof *R->pts, cand_less);
     R->r->nlocal = choose(ps, R->pts, npoints, R->xs, want, R->chosen, M.values[0], vb);
     if (opt.progress && opt.starts > 0) {
-      unmap_all(ps, R->xs + (size_t)R->pts[0].from * n, M.shown[0]);
-      ts_fit_progress p = {0, R->r->nlocal, 0, (int)npoints, R->pts[0].f, 0, M.shown[0], R->index};
+      unmap_all(ps, R->xs + (size_t)R->pts[0].from * n, vb);
+      ts_fit_progress p = {0, R->r->nlocal, 0, (int)npoints, R->pts[0].f, 0, vb, R->index};
       report(&M, &p);
     }
   }
@@ -574,7 +474,6 @@ out:
   for (int t = 0; t < M.threads && M.values; t++) {
     free(M.values[t]);
     free(M.sim ? M.sim[t] : NULL);
-    free(M.shown ? M.shown[t] : NULL);
   }
   if (mu)
     pthread_mutex_destroy(&M.mu);
@@ -583,7 +482,6 @@ out:
   free(M.th);
   free(M.values);
   free(M.sim);
-  free(M.shown);
   free(vb);
   return rc;
 }

@@ -1,9 +1,9 @@
-/* Minimizing a problem's objective: a multi-start stage, then GSL's
- * Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2), or with
- * TS_FIT_LSQ nonlinear least squares (fit/lsq.h), from the best points it
- * found. A simulated objective is piecewise constant (time is
- * integer ns) and rough, so the simplex uses no derivatives, and one ends in
- * a local minimum that depends on where it started.
+/* Minimizing a problem's objective: a multi-start stage, then local
+ * searches from the best points it found, by one of the methods of
+ * ts_fit_method: GSL's Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2,
+ * fit/simplex.h) or nonlinear least squares (fit/lsq.h). A simulated
+ * objective is piecewise constant (time is integer ns) and rough, so a
+ * local search ends in a local minimum that depends on where it started.
  *
  * Each parameter p in [min, max] is searched through x in R with
  *   p = min + (max - min) * (1 + sin x) / 2
@@ -16,9 +16,9 @@
  * parameters; uniform in the values, not in x). A local search runs from
  * each of the `searches` best distinct points (ties to the earlier point);
  * the best local search wins (ties to the earlier search). A local search is
- * rounds of the simplex: after a round converges the simplex is rebuilt
- * around the best point and the search restarts, until a round improves the
- * objective by less than 1e-6 of itself. Nothing is random and nothing
+ * rounds of its method: after a round converges the method restarts at the
+ * best point, until a round improves the objective by little (1e-6 of itself
+ * for the simplex, 1e-4 for least squares). Nothing is random and nothing
  * depends on timing, so a fit is a deterministic function of its inputs. */
 #ifndef TS_FIT_MINIMIZE_H
 #define TS_FIT_MINIMIZE_H
@@ -26,10 +26,11 @@
 
 #include "fit/problem.h"
 
-/* The defaults of `tssim calibrate` (the library's are 0 starts: a single
- * local search from the start). */
+/* The defaults of `tssim calibrate` (the library's, for zeroed options, are
+ * 0 starts: a single local search from the start, by TS_FIT_NM). */
 #define TS_FIT_DEFAULT_STARTS 32
 #define TS_FIT_DEFAULT_SEARCHES 4
+#define TS_FIT_DEFAULT_METHOD TS_FIT_LSQ
 /* The most parameters quasi-random starts support (gsl_qrng_halton). */
 #define TS_FIT_MAX_QRNG_PARAMS 1229
 
@@ -48,14 +49,18 @@ typedef struct ts_fit_progress {
   int run;                 /* ts_fit_minimize_many: which of its fits (0, 1, ...); else -1 */
 } ts_fit_progress;
 
-/* The local search of a fit: GSL's Nelder-Mead simplex (the default), or
- * nonlinear least squares on the targets' scaled errors (fit/lsq.h). */
+/* The local search of a fit: GSL's Nelder-Mead simplex (fit/simplex.h; the
+ * library's default, 0), or nonlinear least squares on the targets' scaled
+ * errors (fit/lsq.h; the default of `tssim calibrate`,
+ * TS_FIT_DEFAULT_METHOD). */
 typedef enum ts_fit_method { TS_FIT_NM = 0, TS_FIT_LSQ = 1 } ts_fit_method;
 
 /* The method named name ("nm", "lsq"), or -1. */
 int ts_fit_method_parse(const char *name);
 /* The name of method m. */
 const char *ts_fit_method_name(ts_fit_method m);
+/* What the tables call method m's local searches ("simplex", "least-squares"). */
+const char *ts_fit_method_searches(ts_fit_method m);
 
 typedef struct ts_fit_options {
   double step;             /* initial simplex step in mapped coordinates (radians); 0 = 0.3 */
@@ -122,6 +127,19 @@ int ts_fit_minimize_many(ts_fit_problem *pb, size_t nfits, const unsigned char *
  * For src/fit. */
 int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char *const *use, const double *start,
                           const ts_fit_options *o, ts_fit_result *rs, ts_err *e, int index_base, size_t *failed);
+/* What a local search sees when an evaluation failed or was not finite:
+ * finite (GSL rejects non-finite values) and worse than any real objective.
+ * For src/fit. */
+#define TS_FIT_FAILED_OBJECTIVE 1e300
+/* One local search of a method (fit/simplex.h, fit/lsq.h say what each
+ * reads of o): pb's targets with use == NULL or use[i] != 0, from x (mapped
+ * coordinates, one per parameter; receives the best point found); search
+ * and searches label its progress reports; values and sim are scratch of
+ * one per parameter and one per target; L receives iterations, rounds,
+ * objective and converged. Returns 0, or ts_fit_eval's failure with e
+ * filled (-2 also when memory runs out). For src/fit. */
+typedef int ts__fit_search_fn(ts_fit_problem *pb, const unsigned char *use, const ts_fit_options *o, double *x,
+                              ts_fit_local *L, int search, int searches, double *values, double *sim, ts_err *e);
 /* Free a result's arrays; NULL is accepted. */
 void ts_fit_result_finish(ts_fit_result *r);
 /* 1 when value is within 1e-4 of p's range from a bound: the fit would

@@ -324,7 +324,7 @@ void ts_fit_print_params(FILE *out, const ts_fit_problem *pb, const ts_fit_resul
     fprintf(out, "%-20s %12s   pinned by --set\n", pb->params->pinned[i], "");
   if (r->starts > 0) {
     fprintf(out, "%d %s search(es) from the best of the start and %d %s point(s):\n", r->nlocal,
-            r->method == TS_FIT_LSQ ? "least-squares" : "simplex", r->starts, r->sequence);
+            ts_fit_method_searches(r->method), r->starts, r->sequence);
     fprintf(out, "%8s %12s %12s %10s %7s\n", "search", "from", "sampled", "objective", "rounds");
     for (int j = 0; j < r->nlocal; j++) {
       const ts_fit_local *L = &r->local[j];
