@@ -509,6 +509,73 @@ START_TEST(speed_spilled_sweep_is_the_sweep_in_memory)
 }
 END_TEST
 
+/* ---- the world's shortcuts (ts_world.slow_paths) ---- */
+
+/* Run model json at n and workers twice, with the shortcuts and without
+ * (slow_paths), and check that the
+ * runs are the same: events, end, each actor's whole record and last
+ * segment, each worker's busy and window times. Returns the events. */
+static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  ts_world a, b;
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  ck_assert_int_eq(ts_world_init(&a, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, &m, &sp, NULL), 0);
+  b.slow_paths = 1;
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  ck_assert_int_eq(a.nactors, b.nactors);
+  for (int id = 0; id < a.nactors; id++) {
+    ts_actor_stats x, y;
+    ts_world_stats_into(&a, id, &x);
+    ts_world_stats_into(&b, id, &y);
+    ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "actor %d: cpu %lld vs %lld, done %lld vs %lld", id,
+                  (long long)x.cpu, (long long)y.cpu, (long long)x.done, (long long)y.done);
+    const ts_seg *g = &ts_world_actor(&a, id)->seg, *h = &ts_world_actor(&b, id)->seg; /* its last segment */
+    ck_assert_msg(g->cost == h->cost && g->row == h->row && g->rows == h->rows && g->exact == h->exact &&
+                    g->done == h->done,
+                  "actor %d's last segment: cost %lld row %lld exact %d vs cost %lld row %lld exact %d", id,
+                  (long long)g->cost, (long long)g->row, g->exact, (long long)h->cost, (long long)h->row, h->exact);
+  }
+  for (int i = 0; i < a.nworkers; i++) {
+    const ts_worker *x = &a.workers[i], *y = &b.workers[i];
+    ck_assert_msg(x->busy == y->busy && x->win_user == y->win_user && x->win_kernel == y->win_kernel &&
+                    x->busy_kernel == y->busy_kernel,
+                  "worker %d: busy %lld user %lld vs busy %lld user %lld", i, (long long)x->busy,
+                  (long long)x->win_user, (long long)y->busy, (long long)y->win_user);
+  }
+  uint64_t steps = a.sim.steps;
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  ts_model_finish(&m);
+  return steps;
+}
+
+/* A CPU segment of one row (ts__cpu_begin without its divisions) is the
+ * general one: 16 threads on one mutex (every lock cost, spin and futex is
+ * one row) with a cpu of 3 rows beside them, and an event loop's sliced cpu
+ * then an exponential one; each actor's last segment is one row. */
+START_TEST(speed_one_row_segments_are_the_general_ones)
+{
+  static const char mutex[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
+    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+    " \"count\": 40, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2, \"rows\": 3},"
+    " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"}]}]}]}";
+  ck_assert_uint_gt(same_without_shortcuts(mutex, 16, 16), 4000);
+  static const char loop[] =
+    "{\"classes\": [{\"name\": \"job\", \"count\": 2000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 900},"
+    " \"program\": [{\"op\": \"cpu\", \"ms\": 3, \"rows\": 7, \"sliced\": true},"
+    " {\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}";
+  ck_assert_uint_gt(same_without_shortcuts(loop, 1, 2), 6000);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -516,7 +583,8 @@ Suite *speed_suite(void)
                                 speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used, speed_spilled_quantiles_are_in_memory_ones,
-                                speed_spilled_sweep_is_the_sweep_in_memory, NULL};
+                                speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
+                                NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

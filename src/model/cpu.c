@@ -350,7 +350,12 @@ void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work)
   plan(w, wk);
 }
 
-void ts__cpu_resume(ts_world *w, ts_actor *a)
+/* ts__cpu_resume's body, inlined into ts__cpu_begin (a new segment is the
+ * common case: one call less per CPU burst, same effects). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void resume(ts_world *w, ts_actor *a)
 {
   ts_worker *wk = &w->workers[a->worker];
   if (wk->seg == TS_SEG_ACTOR && wk->actor >= 0 && wk->actor != a->id)
@@ -373,17 +378,24 @@ void ts__cpu_resume(ts_world *w, ts_actor *a)
   plan(w, wk);
 }
 
+void ts__cpu_resume(ts_world *w, ts_actor *a)
+{
+  resume(w, a);
+}
+
 int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
 {
   if (cost <= 0)
     return TS_OP_NEXT;
   rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
+  /* one row (every lock, hop and call cost): exact and row = cost, without the divisions */
+  int one = rows == 1 && !w->slow_paths;
   a->seg = (ts_seg){.cost = cost, .rows = (int32_t)rows, .active = 1, .sliced = (flags & TS_CPU_SLICED) != 0,
                     .timed = (flags & TS_CPU_TIMED) != 0, .kernel = (flags & TS_CPU_KERNEL) != 0,
                     .by_time = (flags & TS_CPU_BY_TIME) != 0 && (flags & TS_CPU_SLICED) != 0,
-                    .state = (uint8_t)state, .exact = cost <= INT64_MAX / rows,
-                    .row = cost % rows == 0 ? cost / rows : 0, .at_row = 1};
-  ts__cpu_resume(w, a);
+                    .state = (uint8_t)state, .exact = one || cost <= INT64_MAX / rows,
+                    .row = one ? cost : cost % rows == 0 ? cost / rows : 0, .at_row = 1};
+  resume(w, a);
   return TS_OP_BUSY;
 }
 
