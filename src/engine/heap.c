@@ -143,18 +143,28 @@ int ts_heap_pop(ts_heap *h, ts_event *out)
   return 1;
 }
 
-/* Kept out of line (GCC and clang): inlined, its sift makes every caller of
- * ts_heap_replace_top save and restore registers even in the fast case. */
+/* Both kept out of line (GCC and clang): inlined, their sifts make every
+ * caller of ts_heap_replace_top save and restore registers even in the fast
+ * case. The inline part found where the least event is: they do not look
+ * again. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-int ts__heap_replace_top_slow(ts_heap *h, const ts_event *ev)
+int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev)
 {
   ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen}; /* (ev may point into the list) */
-  if (least_in_run(h)) {
-    run_drop_head(h);
-    return ts_heap_push(h, &e);
-  }
+  run_drop_head(h);
+  if (h->run_len == 0) /* ts_heap_push's choice: an empty run takes it */
+    return run_append(h, &e);
+  return heap_push(h, &e); /* ev is before the run's last, which stays */
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev)
+{
+  ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen}; /* (ev may point into the list) */
   if (fits_run(h, &e)) {
     heap_drop_top(h);
     return run_append(h, &e);

@@ -68,8 +68,11 @@ static inline const ts_event *ts_heap_peek(const ts_heap *h)
   return top && ts_event_before(top, head) ? top : head;
 }
 
-/* ts_heap_replace_top when the fast case does not apply. */
-int ts__heap_replace_top_slow(ts_heap *h, const ts_event *ev);
+/* ts_heap_replace_top when the fast case does not apply: the least event is
+ * the run's head and ev is before the run's last event (run_head), or the
+ * least is the heap's top (heap_top). */
+int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev);
+int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev);
 
 /* Remove the least event and insert ev (the list must not be empty): what a
  * handler that schedules its own follow-up needs. Events then come out
@@ -87,8 +90,9 @@ static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
       h->run_head = (h->run_head + 1) & mask;
       return 0;
     }
+    return ts__heap_replace_run_head(h, ev);
   }
-  return ts__heap_replace_top_slow(h, ev);
+  return ts__heap_replace_heap_top(h, ev);
 }
 
 #endif
