@@ -111,11 +111,13 @@ static void rescale_frac(ts_worker *wk, int64_t q)
   }
 }
 
-/* Bring the running segment's work up to now at the current rate. */
+/* Bring the running segment's work up to now at the current rate; a is
+ * wk's actor when its segment is an actor's (the caller has it at hand), or
+ * NULL to look it up. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void catch_up(ts_world *w, ts_worker *wk)
+static inline void catch_up_of(ts_world *w, ts_worker *wk, ts_actor *a)
 {
   ts_time now = w->sim.now;
   ts_time elapsed = now - wk->seg_t0;
@@ -133,12 +135,14 @@ static inline void catch_up(ts_world *w, ts_worker *wk)
     wk->frac = total % q;
   }
   wk->busy += elapsed;
-  ts_time in_window = ts__clip(w, wk->seg_t0, now);
+  /* (seg_t0 >= 0 and now <= the horizon: a window of the whole run holds it all) */
+  ts_time in_window = w->win_all ? elapsed : ts__clip(w, wk->seg_t0, now);
   int kernel = 0;
   if (wk->seg == TS_SEG_OVERHEAD) {
     wk->over_left = work < wk->over_left ? wk->over_left - work : 0;
   } else {
-    ts_actor *a = ts_world_actor(w, wk->actor);
+    if (!a)
+      a = ts_world_actor(w, wk->actor);
     a->seg.done += work;
     if (a->seg.done >= a->seg.cost) {
       if (a->seg.done - a->seg.cost > 1) /* its end is planned for the ns its work completes */
@@ -163,6 +167,14 @@ static inline void catch_up(ts_world *w, ts_worker *wk)
   if (wk->busy > now)
     ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
   wk->seg_t0 = now;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void catch_up(ts_world *w, ts_worker *wk)
+{
+  catch_up_of(w, wk, NULL);
 }
 
 /* Arm wk's segment end dt ns from now (a new generation: earlier ends are void). */
@@ -546,13 +558,14 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
     return; /* superseded by a re-plan */
   if (rr_slice(w, wk))
     return;
-  catch_up(w, wk);
   if (wk->seg == TS_SEG_OVERHEAD) {
+    catch_up(w, wk);
     emit_piece(w, wk);
     ts__worker_next(w, wk);
     return;
   }
   ts_actor *a = ts_world_actor(w, wk->actor);
+  catch_up_of(w, wk, a);
   ts_seg *g = &a->seg;
   int over;
   if (g->by_time) { /* done is what catch_up counted; the lap reaches the threshold, or the work is done */
