@@ -3,7 +3,14 @@
  * (numbers and the $params the resolver folds) is run at compile time and
  * replaced by its value ("$a * $b + i" runs as one number plus i).
  * Invariant of compiled code: running it from an empty stack
- * leaves exactly one value, and the stack never grows beyond `depth`. */
+ * leaves exactly one value, and the stack never grows beyond `depth`.
+ *
+ * The code is kept twice: `plain`, one instruction per value pushed or
+ * operator applied; and `code`, what runs: the same with each binary
+ * operator whose right operand is a number fused with it (kb: "x // 2" is
+ * VAR x, IDIV 2 instead of VAR x, NUM 2, IDIV): fewer instructions
+ * dispatched, the same arithmetic in the same order, so the same bits
+ * (ts__expr_eval_plain runs the plain code, for the tests to compare). */
 #include "model/expr.h"
 
 #include <ctype.h>
@@ -12,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Binary: OP_ADD to OP_OR, OP_MIN, OP_MAX (is_binary). */
 typedef enum {
   OP_NUM, OP_VAR, OP_VARARG, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
   OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR, OP_COND,
@@ -20,13 +28,16 @@ typedef enum {
 
 typedef struct instr {
   opcode op;
+  int kb;         /* code: a binary operator whose right operand is num */
   double num;
   ts_expr_var var;
 } instr;
 
 struct ts_expr {
-  instr *code;
+  instr *code;    /* plain with the numbers fused into the operators after them */
   size_t len;
+  instr *plain;   /* one instruction per value or operator */
+  size_t plain_len;
   int depth;      /* largest stack the code needs */
   int nvars;      /* OP_VAR instructions */
   char *text;
@@ -91,7 +102,7 @@ static int arity(opcode op)
   return op == OP_NUM || op == OP_VAR ? 0 : op == OP_COND ? 3 : 1 - effect(op);
 }
 
-static double run(const instr *code, size_t len);
+static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx);
 
 /* Emit operator o; when its operands are all constants (numbers, folded
  * $params), replace them and it by its value: the same arithmetic the
@@ -105,7 +116,7 @@ static void op(parser *p, opcode o)
   for (size_t i = p->len - 1 - k; i < p->len - 1; i++)
     if (p->code[i].op != OP_NUM)
       return;
-  double v = run(p->code + p->len - 1 - k, k + 1);
+  double v = exec(p->code + p->len - 1 - k, k + 1, NULL, NULL);
   p->len -= k;
   p->code[p->len - 1] = (instr){.op = OP_NUM, .num = v};
 }
@@ -363,21 +374,48 @@ static void cond(parser *p)
   }
 }
 
-static ts_expr *make(instr *code, size_t len, int depth, const char *text)
+/* A binary operator: pops two values, pushes one. */
+static int is_binary(opcode op)
+{
+  return (op >= OP_ADD && op <= OP_OR) || op == OP_MIN || op == OP_MAX;
+}
+
+/* The fused code of plain[0..len) into out (room for len): a number right
+ * before a binary operator is that operator's right operand (an operand of
+ * more than one instruction ends with an operator), so the two become the
+ * operator with kb set. Returns the fused length. */
+static size_t fuse(const instr *plain, size_t len, instr *out)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == OP_NUM && !out[n - 1].kb) {
+      out[n - 1] = (instr){.op = plain[i].op, .kb = 1, .num = out[n - 1].num};
+      continue;
+    }
+    out[n++] = plain[i];
+  }
+  return n;
+}
+
+static ts_expr *make(instr *plain, size_t len, int depth, const char *text)
 {
   ts_expr *e = calloc(1, sizeof *e);
   char *t = strdup(text);
-  if (!e || !t) {
+  instr *code = malloc(len * sizeof *code);
+  if (!e || !t || !code) {
     free(e);
     free(t);
+    free(code);
     return NULL;
   }
+  e->plain = plain;
+  e->plain_len = len;
   e->code = code;
-  e->len = len;
+  e->len = fuse(plain, len, code);
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
-    e->nvars += code[i].op == OP_VAR || code[i].op == OP_VARARG;
+    e->nvars += plain[i].op == OP_VAR || plain[i].op == OP_VARARG;
   return e;
 }
 
@@ -418,6 +456,7 @@ void ts_expr_free(ts_expr *e)
   if (!e)
     return;
   free(e->code);
+  free(e->plain);
   free(e->text);
   free(e);
 }
@@ -432,16 +471,16 @@ int ts_expr_is_constant(const ts_expr *e, double *v)
 
 int ts_expr_uses(const ts_expr *e, int kind)
 {
-  for (size_t i = 0; i < e->len; i++)
-    if ((e->code[i].op == OP_VAR || e->code[i].op == OP_VARARG) && e->code[i].var.kind == kind)
+  for (size_t i = 0; i < e->plain_len; i++)
+    if ((e->plain[i].op == OP_VAR || e->plain[i].op == OP_VARARG) && e->plain[i].var.kind == kind)
       return 1;
   return 0;
 }
 
 int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
 {
-  for (size_t i = 0; i < e->len; i++)
-    if ((e->code[i].op == OP_VAR || e->code[i].op == OP_VARARG) && !ok(ctx, e->code[i].var))
+  for (size_t i = 0; i < e->plain_len; i++)
+    if ((e->plain[i].op == OP_VAR || e->plain[i].op == OP_VARARG) && !ok(ctx, e->plain[i].var))
       return 0;
   return 1;
 }
@@ -452,14 +491,14 @@ const char *ts_expr_text(const ts_expr *e)
 }
 
 /* The stack machine: code[0..len) from an empty stack, reading variables
- * through get (NULL: every variable is 0). */
+ * through get (NULL: every variable is 0). A binary operator's right
+ * operand is the top value, or the instruction's number when kb is set. */
 static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
 {
-  double st[64];
+  double st[64], a, b;
   int sp = 0;
-  for (size_t i = 0; i < len; i++) {
-    const instr *in = &code[i];
-    switch (in->op) { /* pushes, and the operators on the top values (valid code has them on the stack) */
+  for (const instr *in = code, *end = code + len; in < end; in++) {
+    switch (in->op) {
     case OP_NUM: st[sp++] = in->num; continue;
     case OP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
     case OP_VARARG: {
@@ -477,40 +516,40 @@ static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
       st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
       sp -= 2;
       continue;
-    default: break;
+/* a binary operator: a (below) op b (the top, or the instruction's number) */
+#define BINARY(r)                          \
+  b = in->kb ? in->num : st[--sp];         \
+  a = st[sp - 1];                          \
+  st[sp - 1] = (r);                        \
+  continue
+    case OP_ADD: BINARY(a + b);
+    case OP_SUB: BINARY(a - b);
+    case OP_MUL: BINARY(a * b);
+    case OP_DIV: BINARY(a / b);
+    case OP_IDIV: BINARY(floor(a / b));
+    case OP_MOD: BINARY(b == 0 ? NAN : a - b * floor(a / b));
+    case OP_EQ: BINARY(a == b);
+    case OP_NE: BINARY(a != b);
+    case OP_LT: BINARY(a < b);
+    case OP_LE: BINARY(a <= b);
+    case OP_GT: BINARY(a > b);
+    case OP_GE: BINARY(a >= b);
+    case OP_AND: BINARY(a != 0 && b != 0);
+    case OP_OR: BINARY(a != 0 || b != 0);
+    case OP_MIN: BINARY(a < b ? a : b);
+    case OP_MAX: BINARY(a > b ? a : b);
+#undef BINARY
     }
-    double b = st[sp - 1], a = st[sp - 2], r; /* a binary operator */
-    switch (in->op) {
-    case OP_ADD: r = a + b; break;
-    case OP_SUB: r = a - b; break;
-    case OP_MUL: r = a * b; break;
-    case OP_DIV: r = a / b; break;
-    case OP_IDIV: r = floor(a / b); break;
-    case OP_MOD: r = b == 0 ? NAN : a - b * floor(a / b); break;
-    case OP_EQ: r = a == b; break;
-    case OP_NE: r = a != b; break;
-    case OP_LT: r = a < b; break;
-    case OP_LE: r = a <= b; break;
-    case OP_GT: r = a > b; break;
-    case OP_GE: r = a >= b; break;
-    case OP_AND: r = a != 0 && b != 0; break;
-    case OP_OR: r = a != 0 || b != 0; break;
-    case OP_MIN: r = a < b ? a : b; break;
-    case OP_MAX: r = a > b ? a : b; break;
-    default: r = NAN; break;
-    }
-    st[sp - 2] = r;
-    sp--;
   }
   return sp == 1 ? st[0] : NAN;
-}
-
-static double run(const instr *code, size_t len)
-{
-  return exec(code, len, NULL, NULL);
 }
 
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
 {
   return exec(e->code, e->len, get, ctx);
+}
+
+double ts__expr_eval_plain(const ts_expr *e, ts_expr_getter get, void *ctx)
+{
+  return exec(e->plain, e->plain_len, get, ctx);
 }

@@ -68,6 +68,10 @@ int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), vo
 /* Evaluate e; get is called for each variable read (NULL when e is constant).
  * Division by zero gives an infinity or NaN, which callers range-check. */
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);
+/* Evaluate e as ts_expr_eval does, from its code as compiled: one
+ * instruction per value and operator, no number fused into an operator.
+ * The tests compare the two (same bits, or both NaN); for them. */
+double ts__expr_eval_plain(const ts_expr *e, ts_expr_getter get, void *ctx);
 /* The text e was compiled from. */
 const char *ts_expr_text(const ts_expr *e);
 /* text, or (when it has cap or more bytes) its start cut to fit buf with
