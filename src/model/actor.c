@@ -171,9 +171,10 @@ typedef struct evctx {
   double memo[LET_MEMO];
 } evctx;
 
-/* The value of let k for the actor of ctx (get's case of a let, kept out of
- * line: its evaluation makes a large frame that every other variable would pay). */
-static double let_value(evctx *m, int k);
+/* The value of let k for the actor of ctx (get's case of a let): from the
+ * evaluation's memo, or the actor's kept values when they are current, else
+ * let_eval. */
+static inline double let_value(evctx *m, int k);
 
 static double get(void *ctx, ts_expr_var v)
 {
@@ -223,17 +224,17 @@ static void forget_versions(const ts_world *w, int c, ts_let_cache *lc)
   lc->chan_epoch = w->chan_epoch;
 }
 
+/* let_value's slow path: let k evaluated (after the kept values of lc, an
+ * actor's, are emptied when its worker or the let epoch changed, and the
+ * lets of notified channels forgotten), and remembered. Out of line: its
+ * evaluation makes a large frame that every read would pay. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static double let_value(evctx *m, int k)
+static double let_eval(evctx *m, int k, ts_let_cache *lc)
 {
   const ts_world *w = m->w;
   const ts_actor *a = m->a;
-  if (k < LET_MEMO && (m->known >> k & 1))
-    return m->memo[k];
-  /* a stable let is kept in the actor's extension across evaluations */
-  ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
   if (lc) {
     if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
       lc->known = 0;
@@ -257,6 +258,20 @@ static double let_value(evctx *m, int k)
     m->known |= UINT64_C(1) << k;
   }
   return val;
+}
+
+static inline double let_value(evctx *m, int k)
+{
+  const ts_world *w = m->w;
+  const ts_actor *a = m->a;
+  if (k < LET_MEMO && (m->known >> k & 1))
+    return m->memo[k];
+  /* a stable let is kept in the actor's extension across evaluations */
+  ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
+  if (lc && lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
+      (lc->known >> k & 1))
+    return lc->v[k];
+  return let_eval(m, k, lc);
 }
 
 /* Whether variable v keeps a let stable (ctx: the stable lets of its class so far). */
