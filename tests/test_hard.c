@@ -321,6 +321,32 @@ START_TEST(hard_run_time_failure_names_the_axis_labels)
 }
 END_TEST
 
+/* An indexed lock's index that is in range but not an integer (0.5, just
+ * below 1) fails the run, named, as one out of range does. */
+START_TEST(hard_index_that_is_not_an_integer_fails)
+{
+  static const char *const ks[] = {"0.5", "0.9999999999"};
+  for (int k = 0; k < 2; k++) {
+    char model[1024], want[256];
+    snprintf(model, sizeof model,
+             "{\"params\": {\"k\": %s}, \"worker\": {\"policy\": \"fifo\"},\n"
+             " \"locks\": [{\"name\": \"g\", \"scope\": \"indexed\", \"instances\": 2}],\n"
+             " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [\n"
+             "  {\"op\": \"lock\", \"lock\": \"g\", \"index\": \"i + $k\"}, {\"op\": \"cpu\", \"ms\": 1},\n"
+             "  {\"op\": \"unlock\", \"lock\": \"g\"}]}]}\n",
+             ks[k]);
+    tu_write_file(at("m.json"), model);
+    tu_write_file(at("s.json"), "{\"name\": \"frac\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}\n");
+    char *err;
+    ck_assert_int_eq(run_set("out", "", &err), 2);
+    snprintf(want, sizeof want, "index \"i + $k\" is %s for actor 0 (class a, i = 0): expected an integer in [0, 2)\n",
+             k ? "1" : "0.5"); /* (%g: 0.9999999999 prints as 1) */
+    ck_assert_msg(strstr(err, want), "%s", err);
+    free(err);
+  }
+}
+END_TEST
+
 /* ---- a window past the run ---- */
 
 /* A window that starts after the run ended measured nothing: its metrics
@@ -687,7 +713,8 @@ Suite *hard_suite(void)
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, NULL};
   const TTest *const windows[] = {hard_window_after_the_run_is_empty_and_said,
-                                  hard_run_time_failure_names_the_axis_labels, NULL};
+                                  hard_run_time_failure_names_the_axis_labels,
+                                  hard_index_that_is_not_an_integer_fails, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);
   tu_tcase(s, "set", sets, make_tmp, remove_tmp, 120);
   tu_tcase(s, "models", models, NULL, NULL, 60);

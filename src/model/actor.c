@@ -368,7 +368,7 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   }
   double v = ts__eval(w, a, s->index);
   char quoted[TS_EXPR_QUOTE];
-  if (!(v >= 0 && v < instances) || v != floor(v))
+  if (!(v >= 0 && v < instances) || v != (double)(int)v) /* (in range: (int) is floor) */
     return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
                     ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), v, a->id,
                     w->model->classes[a->klass].name, a->index, instances);
