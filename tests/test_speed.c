@@ -146,6 +146,87 @@ START_TEST(speed_lane_runs_before_heap_ties)
 }
 END_TEST
 
+/* Handlers that schedule 0 to 2 follow-ups (some at the same instant, some
+ * far ahead), against the same decisions made on a bare list by pop then
+ * push: the simulation, which replaces its handler's event in the place
+ * dispatch found it (sim.top_in_run), runs the events in the same order. */
+typedef struct chain {
+  uint64_t s;
+  int n, cap;       /* events run (the first cap recorded) */
+  int32_t next;
+  int32_t *obj;
+} chain;
+
+/* Decide event number n's follow-ups: their delays in d, their count returned. */
+static int follow_ups(chain *c, ts_time *d)
+{
+  if (c->n >= c->cap / 2)
+    return 0;
+  int k = (int)(lcg(&c->s) % 3);
+  for (int i = 0; i < k; i++) {
+    uint64_t x = lcg(&c->s);
+    d[i] = x % 5 == 0 ? 0 : x % 7 == 0 ? (ts_time)(x % 100000) : (ts_time)(x % 30);
+  }
+  return k;
+}
+
+static void on_chain(ts_sim *sim, const ts_event *ev)
+{
+  chain *c = sim->data;
+  if (c->n < c->cap)
+    c->obj[c->n] = ev->obj;
+  c->n++;
+  ts_time d[4];
+  int k = follow_ups(c, d);
+  for (int i = 0; i < k; i++)
+    ck_assert_int_eq(ts_sim_at(sim, sim->now + d[i], 0, c->next++, 0), 0);
+}
+
+START_TEST(speed_handler_follow_ups_run_as_pop_then_push)
+{
+  enum { CAP = 60000 };
+  chain a = {.s = 9, .cap = CAP, .obj = malloc(CAP * sizeof(int32_t))}, b = a;
+  b.obj = malloc(CAP * sizeof(int32_t));
+  ts_sim sim;
+  ts_sim_init(&sim, &a);
+  ts_sim_on(&sim, 0, on_chain);
+  ts_heap h;
+  ts_heap_init(&h);
+  uint64_t seq = 0;
+  for (int i = 0; i < 40; i++) {
+    ts_time t = (ts_time)(lcg(&a.s) % 50);
+    ck_assert_int_eq(ts_sim_at(&sim, t, 0, a.next++, 0), 0);
+    ts_event ev = {.time = t, .seq = seq++, .obj = b.next++};
+    ck_assert_int_eq(ts_heap_push(&h, &ev), 0);
+  }
+  b.s = a.s;
+  ts_sim_run(&sim, TS_TIME_MAX, 0);
+  ts_event ev;
+  while (ts_heap_pop(&h, &ev)) {
+    if (b.n < b.cap)
+      b.obj[b.n] = ev.obj;
+    b.n++;
+    ts_time d[4];
+    int k = follow_ups(&b, d);
+    for (int i = 0; i < k; i++) {
+      ts_event f = {.time = ev.time + d[i], .seq = seq++, .obj = b.next++};
+      ck_assert_int_eq(ts_heap_push(&h, &f), 0);
+    }
+  }
+  ck_assert_int_ge(a.n, CAP / 2);
+  ck_assert_int_le(a.n, CAP);
+  ck_assert_int_eq(a.n, b.n);
+  int bad = 0;
+  for (int i = 0; i < a.n; i++)
+    bad += a.obj[i] != b.obj[i];
+  ck_assert_int_eq(bad, 0);
+  ts_heap_finish(&h);
+  ts_sim_finish(&sim);
+  free(a.obj);
+  free(b.obj);
+}
+END_TEST
+
 /* ---- statistics ---- */
 
 START_TEST(speed_quantile_selection_is_gsl_on_sorted)
@@ -585,6 +666,7 @@ Suite *speed_suite(void)
                                 speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used, speed_spilled_quantiles_are_in_memory_ones,
                                 speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
+                                speed_handler_follow_ups_run_as_pop_then_push,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

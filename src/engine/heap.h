@@ -74,15 +74,13 @@ static inline const ts_event *ts_heap_peek(const ts_heap *h)
 int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev);
 int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev);
 
-/* Remove the least event and insert ev (the list must not be empty): what a
- * handler that schedules its own follow-up needs. Events then come out
- * exactly as after a pop and a push. The common case, the least is the
- * run's head and ev goes to the run's tail, is a few stores; otherwise one
- * sift when both are in the heap. Returns 0, or -1 when memory runs out
- * (the least event is removed, ev is not inserted). */
-static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
+/* ts_heap_replace_top when the caller knows where the least event is:
+ * in_run is 1 when it is the run's head, 0 when it is the heap's top (what
+ * ts_heap_peek told: the run's head unless the heap's top runs before it).
+ * Events then come out exactly as after a pop and a push. */
+static inline int ts_heap_replace_top_at(ts_heap *h, const ts_event *ev, int in_run)
 {
-  if (h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0]))) {
+  if (in_run) {
     size_t mask = h->run_cap - 1;
     if (!ts_event_before(ev, &h->run[(h->run_head + h->run_len - 1) & mask])) {
       ts_event e = *ev; /* (ev may point into the list) */
@@ -94,5 +92,14 @@ static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
   }
   return ts__heap_replace_heap_top(h, ev);
 }
-
+/* Remove the least event and insert ev (the list must not be empty): what a
+ * handler that schedules its own follow-up needs. Events then come out
+ * exactly as after a pop and a push. The common case, the least is the
+ * run's head and ev goes to the run's tail, is a few stores; otherwise one
+ * sift when both are in the heap. Returns 0, or -1 when memory runs out
+ * (the least event is removed, ev is not inserted). */
+static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
+{
+  return ts_heap_replace_top_at(h, ev, h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0])));
+}
 #endif

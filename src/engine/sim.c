@@ -62,6 +62,7 @@ static inline void dispatch(ts_sim *sim, const ts_event *top, int lane)
   sim->now = ev.time;
   sim->steps++;
   sim->pending = !lane;
+  sim->top_in_run = top != sim->heap.v; /* (ts_heap_peek gave the run's head or v[0]) */
   if (sim->handlers[ev.kind])
     sim->handlers[ev.kind](sim, &ev);
   if (sim->pending) { /* nothing replaced it: remove it */

@@ -40,6 +40,7 @@ struct ts_sim {
   void *data;          /* the model's context, for handlers */
   int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed; TS_SIM_STOP: a handler stopped the run */
   int pending;         /* a handler runs and the heap's top is its event, not yet removed */
+  int top_in_run;      /* with pending: that event is the run's head (else the heap's top; engine/heap.h) */
   int lane_on;         /* lane_ev is the lane's next event */
   ts_event lane_ev;
   ts_sim_lane_fn lane_next;
@@ -69,7 +70,7 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
   if (sim->pending) { /* the running handler's own event is the top: replace it */
     sim->pending = 0;
-    if (ts_heap_replace_top(&sim->heap, &ev) != 0) {
+    if (ts_heap_replace_top_at(&sim->heap, &ev, sim->top_in_run) != 0) {
       sim->failed = TS_SIM_NOMEM;
       return -1;
     }
