@@ -92,6 +92,7 @@ static inline int ts_heap_replace_top_at(ts_heap *h, const ts_event *ev, int in_
   }
   return ts__heap_replace_heap_top(h, ev);
 }
+
 /* Remove the least event and insert ev (the list must not be empty): what a
  * handler that schedules its own follow-up needs. Events then come out
  * exactly as after a pop and a push. The common case, the least is the
@@ -102,4 +103,5 @@ static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
 {
   return ts_heap_replace_top_at(h, ev, h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0])));
 }
+
 #endif

@@ -73,7 +73,7 @@ double ts_fit_map(const ts_fit_param *p, double value)
   return asin(u < -1 ? -1 : u > 1 ? 1 : u);
 }
 
-static void unmap_all(const ts_fit_params *ps, const double *x, double *values)
+void ts__fit_unmap_all(const ts_fit_params *ps, const double *x, double *values)
 {
   for (size_t i = 0; i < ps->n; i++)
     values[i] = ts_fit_unmap(&ps->p[i], x[i]);
@@ -137,10 +137,10 @@ static int choose(const ts_fit_params *ps, const cand *pts, size_t npoints, cons
   size_t n = ps->n;
   int got = 0;
   for (size_t k = 0; k < npoints && got < want; k++) {
-    unmap_all(ps, xs + (size_t)pts[k].from * n, va);
+    ts__fit_unmap_all(ps, xs + (size_t)pts[k].from * n, va);
     int same = 0;
     for (int j = 0; j < got && !same; j++) {
-      unmap_all(ps, xs + (size_t)pts[chosen[j]].from * n, vb);
+      ts__fit_unmap_all(ps, xs + (size_t)pts[chosen[j]].from * n, vb);
       same = memcmp(va, vb, n * sizeof *va) == 0;
     }
     if (!same)
@@ -238,7 +238,7 @@ static void stage_points(void *ctx, size_t i, int thread)
   fit_run *R = &M->runs[ri];
   ts_fit_problem *pb = &M->th[thread];
   size_t n = pb->params->n, before = pb->evaluations;
-  unmap_all(pb->params, R->xs + k * n, M->values[thread]);
+  ts__fit_unmap_all(pb->params, R->xs + k * n, M->values[thread]);
   R->pt_rc[k] = ts_fit_eval(pb, M->values[thread], M->sim[thread], &R->pt_err[k]);
   double f = R->pt_rc[k] ? TS_FIT_FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
   R->pts[k] = (cand){isfinite(f) ? f : TS_FIT_FAILED_OBJECTIVE, (int)k};
@@ -406,7 +406,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
     qsort(R->pts, npoints, sizeof *R->pts, cand_less);
     R->r->nlocal = choose(ps, R->pts, npoints, R->xs, want, R->chosen, M.values[0], vb);
     if (opt.progress && opt.starts > 0) {
-      unmap_all(ps, R->xs + (size_t)R->pts[0].from * n, vb);
+      ts__fit_unmap_all(ps, R->xs + (size_t)R->pts[0].from * n, vb);
       ts_fit_progress p = {0, R->r->nlocal, 0, (int)npoints, R->pts[0].f, 0, vb, R->index};
       report(&M, &p);
     }
@@ -444,7 +444,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
     }
     if (R->stage < 4)
       break;
-    unmap_all(ps, R->se_x + (size_t)r->best * n, r->values);
+    ts__fit_unmap_all(ps, R->se_x + (size_t)r->best * n, r->values);
     R->stage = 3; /* due: the final evaluation */
   }
   /* stage 3: each fit's values evaluated once more (every target's value) */

@@ -147,6 +147,9 @@ void ts_fit_result_finish(ts_fit_result *r);
 int ts_fit_at_bound(const ts_fit_param *p, double value);
 /* The parameter value of mapped coordinate x (bounds, rounding), and back. */
 double ts_fit_unmap(const ts_fit_param *p, double x);
+/* values[i] = ts_fit_unmap(&ps->p[i], x[i]) for each of ps's parameters.
+ * For src/fit. */
+void ts__fit_unmap_all(const ts_fit_params *ps, const double *x, double *values);
 double ts_fit_map(const ts_fit_param *p, double value);
 
 #endif

@@ -23,12 +23,6 @@ typedef struct nm_ctx {
   ts_err *e;
 } nm_ctx;
 
-static void unmap_all(const ts_fit_params *ps, const double *x, double *values)
-{
-  for (size_t i = 0; i < ps->n; i++)
-    values[i] = ts_fit_unmap(&ps->p[i], x[i]);
-}
-
 static double objective(const gsl_vector *x, void *data)
 {
   nm_ctx *c = data;
@@ -66,7 +60,7 @@ static int round_run(gsl_multimin_fminimizer *s, gsl_multimin_function *F, gsl_v
     double size = gsl_multimin_fminimizer_size(s);
     double f = gsl_multimin_fminimizer_minimum(s);
     if (c->rc == 0 && o->progress) {
-      unmap_all(c->pb->params, gsl_multimin_fminimizer_x(s)->data, c->values);
+      ts__fit_unmap_all(c->pb->params, gsl_multimin_fminimizer_x(s)->data, c->values);
       ts_fit_progress p = {c->search, c->searches, L->rounds, L->iterations, f, size, c->values, -1};
       o->progress(o->progress_data, &p);
     }
