@@ -160,9 +160,10 @@ END_TEST
 /* The shipped calibrations were made by the simplex, and the commands that
  * reproduce them pin it (the default is lsq): each shipped model whose
  * provenance says nmsimplex2 names `--method nm` in the command its notes
- * give. scripts/moq-calibrate (the moq relay's fit, refitted by least squares
- * in issue 17) names its method too, whichever it is, so that a change of
- * the default cannot change what it reproduces. */
+ * give. scripts/moq-calibrate (the moq relay's fit: refitted in issue 17 by
+ * least squares, then by the simplex, which it now names) names its method
+ * too, whichever it is, so that a change of the default cannot change what
+ * it reproduces. */
 START_TEST(fitlsq_shipped_fits_pin_the_simplex)
 {
   static const char *const models[] = {"models/zero-cache.json", "models/wa-sqlite.json"};
