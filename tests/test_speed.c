@@ -546,6 +546,49 @@ START_TEST(speed_spilled_quantiles_are_in_memory_ones)
 }
 END_TEST
 
+/* ts__quantiles (the ranks selected once each, in ascending order, each in
+ * the part above the one before) gives each level ts_quantile's bits on its
+ * own copy of the values: levels in every order, repeated, one to four of
+ * them; ties, negatives, +0, 1 to 3001 values. */
+START_TEST(speed_quantiles_at_once_are_one_by_one)
+{
+  static const double levels[] = {0.5, 0.95, 0.99, 0.05, 1.0 / 3};
+  static const size_t sizes[] = {1, 2, 3, 4, 5, 6, 17, 100, 101, 3001};
+  uint64_t r = 29;
+  double *v = malloc(3001 * sizeof *v), *one = malloc(3001 * sizeof *one), *all = malloc(3001 * sizeof *all);
+  size_t bad = 0, runs = 0;
+  for (int kind = 0; kind < 3; kind++)
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+      size_t n = sizes[si];
+      for (size_t i = 0; i < n; i++) {
+        uint64_t x = lcg(&r);
+        v[i] = kind == 0 ? (double)(int)(x % 5) - 2 : kind == 1 ? (double)(int64_t)(x >> 20) / 1e6 - 4e6 : (double)(x >> 40) / 1e6;
+      }
+      for (int nq = 1; nq <= TS__MAX_QUANTILES; nq++)
+        for (int pick = 0; pick < 40; pick++) { /* nq levels drawn from levels[], repeats allowed */
+          double q[TS__MAX_QUANTILES], got[TS__MAX_QUANTILES];
+          for (int k = 0; k < nq; k++)
+            q[k] = levels[lcg(&r) % 5];
+          memcpy(all, v, n * sizeof *v);
+          ts__quantiles(all, n, q, nq, got);
+          for (int k = 0; k < nq; k++) {
+            memcpy(one, v, n * sizeof *v);
+            double want = ts_quantile(one, n, q[k]);
+            if (memcmp(&got[k], &want, sizeof want) != 0 && bad++ < 5)
+              fprintf(stderr, "kind %d n %zu level %g (%d of %d): %.17g, one by one %.17g\n", kind, n, q[k], k, nq, got[k],
+                      want);
+          }
+          runs++;
+        }
+    }
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_uint_eq(runs, 3 * 10 * 4 * 40);
+  free(v);
+  free(one);
+  free(all);
+}
+END_TEST
+
 /* A sweep whose kept values spill (a threshold of 100 values) gives every
  * value of every column, bit for bit, as one that keeps them in memory;
  * a temporary folder that does not exist fails the sweep with
@@ -665,7 +708,7 @@ Suite *speed_suite(void)
                                 speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used, speed_spilled_quantiles_are_in_memory_ones,
-                                speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
+                                speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);

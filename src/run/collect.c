@@ -334,10 +334,11 @@ int ts__collect_end(collector *c, const ts_world *w)
  * p95, mean, p99, max, p5, min; 0 for those that are not quantiles). */
 static const double stat_level[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
 
-/* The quantiles of quantity j that c's rows report, of a's spilled values,
- * into a->qv (ts__actor_stat's numbering), all in one set of passes over
- * the file. 0 or -1. */
-static int spilled_quantiles(const collector *c, ts__acc *a, int j)
+/* The quantiles of quantity j that c's rows report, of a's values, into
+ * a->qv (ts__actor_stat's numbering), all at once: in one set of passes
+ * over the file when they spilled, else by one selection per rank they read
+ * (ts__quantiles). 0 or -1. */
+static int row_quantiles(const collector *c, ts__acc *a, int j)
 {
   static const int stats[] = {0, 1, 3, 5}; /* (the quantile statistics) */
   const ts_metric_list *l = &c->pr->cr->l;
@@ -376,10 +377,8 @@ static int acc_stat(const collector *c, ts__acc *a, int j, int stat, double *out
   }
   if (a->same) {
     *out = ts_quantile_same(a->first, a->cnt, stat_level[stat]);
-  } else if (!a->v.f) {
-    *out = ts_quantile(a->v.mem.v, a->cnt, stat_level[stat]);
   } else {
-    if (!a->qdone && spilled_quantiles(c, a, j))
+    if (!a->qdone && row_quantiles(c, a, j))
       return -1;
     *out = a->qv[stat];
   }

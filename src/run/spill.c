@@ -199,8 +199,7 @@ int ts__vals_quantiles(ts__vals *v, const double *q, int nq, double *out)
 {
   size_t n = v->written + v->mem.len;
   if (!v->f) {
-    for (int i = 0; i < nq; i++)
-      out[i] = ts_quantile(v->mem.v, n, q[i]);
+    ts__quantiles(v->mem.v, n, q, nq, out);
     return 0;
   }
   if (spill(v) || fflush(v->f) != 0)

@@ -85,6 +85,69 @@ double ts_quantile(double *v, size_t k, double q)
   return ts__quantile_from(k, q, l, lhs == rhs ? l : min_of(v + lhs + 1, k - lhs - 1));
 }
 
+/* The order statistics of v[0..k) at ranks r[0..n) (ascending, distinct)
+ * into at[0..n): each selected in the part of v above the rank before it
+ * (selection leaves v partitioned there: every value before a rank's is <=
+ * it, every one after >=, so the next rank's value is the least ones above
+ * it), the lowest of a part by one pass instead of a selection. */
+static void select_ascending(double *v, size_t k, const size_t *r, int n, double *at)
+{
+  size_t from = 0;
+  for (int i = 0; i < n; i++) {
+    if (r[i] == from) { /* the least of v[from..k): to the front */
+      size_t m = from;
+      for (size_t j = from + 1; j < k; j++)
+        if (v[j] < v[m])
+          m = j;
+      double t = v[from];
+      v[from] = v[m];
+      v[m] = t;
+      at[i] = v[from];
+    } else {
+      at[i] = gsl_stats_select(v + from, 1, k - from, r[i] - from);
+    }
+    from = r[i] + 1;
+  }
+}
+
+void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out)
+{
+  size_t lo[TS__MAX_QUANTILES], hi[TS__MAX_QUANTILES], r[2 * TS__MAX_QUANTILES];
+  double at[2 * TS__MAX_QUANTILES];
+  int n = 0;
+  if (k == 0) {
+    for (int i = 0; i < nq; i++)
+      out[i] = 0.0;
+    return;
+  }
+  for (int i = 0; i < nq; i++) {
+    ts__quantile_ranks(k, q[i], &lo[i], &hi[i]);
+    size_t two[2] = {lo[i], hi[i]};
+    for (int t = 0; t < 2; t++) { /* into r, ascending, once each */
+      int j = n;
+      while (j > 0 && r[j - 1] > two[t])
+        j--;
+      if (j > 0 && r[j - 1] == two[t])
+        continue;
+      for (int m = n; m > j; m--)
+        r[m] = r[m - 1];
+      r[j] = two[t];
+      n++;
+    }
+  }
+  select_ascending(v, k, r, n, at);
+  for (int i = 0; i < nq; i++) {
+    double l = 0, h = 0;
+    for (int j = 0; j < n; j++) {
+      if (r[j] == lo[i])
+        l = at[j];
+      if (r[j] == hi[i])
+        h = at[j];
+    }
+    out[i] = ts__quantile_from(k, q[i], l, h);
+  }
+}
+
 double ts_quantile_same(double c, size_t k, double q)
 {
   if (k == 0)

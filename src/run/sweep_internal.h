@@ -68,6 +68,15 @@ static inline int ts__vals_push(ts__vals *v, double x)
   }
   return ts__vals_push_slow(v, x);
 }
+/* The most quantiles ts__quantiles finds in one call. */
+#define TS__MAX_QUANTILES 4
+/* The q[i]-quantiles (i < nq <= TS__MAX_QUANTILES) of v[0..k) into out, each
+ * ts_quantile(v, k, q[i])'s bits (v must hold no NAN and no -0: the order
+ * statistics are then unique), with fewer passes over v than one
+ * ts_quantile each: the ranks they read are selected once each, in
+ * ascending order, each in the part of v above the one before. v is
+ * reordered. */
+void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out);
 /* The q[i]-quantiles (i < nq <= 4) of v's values (at least one) into out:
  * ts_quantile's bits, from memory or by radix selection over the file. 0,
  * or -1 (out of memory, or v->err). The memory's values are reordered. */
