@@ -476,6 +476,94 @@ START_TEST(speed_collector_counts_zeros_before_a_state_is_used)
 }
 END_TEST
 
+/* The same for the quantities kept in the actor (ts_world.quantities_used):
+ * per_group_cpu_ms and slices are taken only once a timed CPU segment ran,
+ * queue_wait_ms once a sliced one did. 3000 jobs on one event loop (a 1 ms
+ * threshold), the first 2000 with one plain CPU step; then either 500 that
+ * also yield (queue time before any sliced segment) and the rest also with
+ * a sliced step (timed by default), or only the sliced step from job 2000:
+ * every statistic of the three is GSL's on the jobs' values, bit for bit,
+ * and io_ms (no job does I/O) is 0. */
+typedef struct kept_seen {
+  double v[3][3000];
+  size_t n;
+} kept_seen;
+
+static int seen_kept(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo, int rep,
+                     ts_text *out)
+{
+  (void)s, (void)w, (void)combo, (void)rep, (void)out;
+  kept_seen *o = ctx;
+  ck_assert_uint_lt(o->n, 3000);
+  o->v[0][o->n] = ts_time_to_ms(a->timer);
+  o->v[1][o->n] = (double)a->slices;
+  o->v[2][o->n] = ts_time_to_ms(a->state[TS_ACTOR_QUEUED]);
+  o->n++;
+  return 0;
+}
+
+START_TEST(speed_collector_takes_kept_quantities_once_they_can_move)
+{
+  /* the first queue time from a yield (ts__worker_yield), or from a sliced
+   * segment's end on the loop's shortcut (cpu.c rr_slice) */
+  static const char *const then[2] = {
+    "  [{\"op\": \"if\", \"cond\": \"i >= 2000\", \"then\": [{\"op\": \"yield\"}, {\"op\": \"cpu\", \"ms\": 0.5}]}]",
+    "  []"};
+  static const size_t sliced_from[2] = {2500, 2000};
+  for (int variant = 0; variant < 2; variant++) {
+    char json[2000];
+    snprintf(json, sizeof json,
+             "{\"worker\": {\"threshold_ms\": 1}, \"classes\": [{\"name\": \"job\", \"count\": 3000,"
+             " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400},"
+             " \"program\": [{\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"if\", \"cond\": \"i >= %zu\", \"then\":"
+             "  [{\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\", \"rows\": 8, \"sliced\": true}], \"else\":"
+             " %s}]}],"
+             " \"metrics\": {\"t_p5\": {\"actor\": \"per_group_cpu_ms\", \"stat\": \"p5\"},"
+             "  \"t_p95\": {\"actor\": \"per_group_cpu_ms\", \"stat\": \"p95\"},"
+             "  \"t_mean\": {\"actor\": \"per_group_cpu_ms\", \"stat\": \"mean\"},"
+             "  \"s_p99\": {\"actor\": \"slices\", \"stat\": \"p99\"}, \"s_max\": {\"actor\": \"slices\", \"stat\": \"max\"},"
+             "  \"q_p95\": {\"actor\": \"queue_wait_ms\", \"stat\": \"p95\"}, \"q_p99\": {\"actor\": \"queue_wait_ms\", \"stat\": \"p99\"},"
+             "  \"q_mean\": {\"actor\": \"queue_wait_ms\", \"stat\": \"mean\"}, \"q_min\": {\"actor\": \"queue_wait_ms\", \"stat\": \"min\"}}}",
+             sliced_from[variant], then[variant]);
+    ts_model m;
+    tu_model(json, &m);
+    kept_seen *seen = calloc(1, sizeof *seen);
+    int ns[] = {1}, ws[] = {1};
+    ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 7, .model = &m,
+                          .horizon = TS_TIME_MAX, .format_samples = seen_kept, .samples_ctx = seen};
+    ts_sweep s;
+    ck_assert_int_eq(ts_sweep_run(&spec, &s), 0);
+    const ts_point *p = ts_sweep_find(&s, 0, 1, 1, NULL);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(seen->n, 3000);
+    for (int k = 0; k < 3; k++) { /* timer and slices 0 until the sliced step, queue time until job 2000 */
+      size_t from = k < 2 ? sliced_from[variant] : 2000;
+      ck_assert_double_eq(gsl_stats_max(seen->v[k], 1, from), 0);
+      ck_assert_double_gt(gsl_stats_max(seen->v[k] + from, 1, 500), 0);
+    }
+    const char *col[] = {"per_group_cpu_ms", "t_p5", "t_p95", "t_mean", "slices", "s_p99", "s_max",
+                         "queue_wait_ms", "q_p95", "q_p99", "q_mean", "q_min", "io_ms"};
+    const int of[] = {0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, -1};
+    const double level[] = {0.5, 0.05, 0.95, -1, 0.5, 0.99, -2, 0.5, 0.95, 0.99, -1, -3, 0};
+    for (size_t k = 0; k < sizeof col / sizeof *col; k++) {
+      double want = 0;
+      if (of[k] >= 0) {
+        const double *v = seen->v[of[k]];
+        want = level[k] == -1 ? gsl_stats_mean(v, 1, 3000)
+               : level[k] == -2 ? gsl_stats_max(v, 1, 3000)
+               : level[k] == -3 ? gsl_stats_min(v, 1, 3000)
+                                : bits_of(v, 3000, level[k]);
+      }
+      double got = p->value[ts_sweep_col(&s, col[k])];
+      ck_assert_msg(memcmp(&got, &want, sizeof got) == 0, "variant %d, %s: %.17g, GSL %.17g", variant, col[k], got, want);
+    }
+    ts_sweep_finish(&s);
+    free(seen);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
 /* ---- values spilled to a temporary file ---- */
 
 /* The 4 quantiles of v[0..n) through a ts__vals that spills past spill_at
@@ -707,7 +795,8 @@ Suite *speed_suite(void)
   const TTest *const exact[] = {speed_rows_o1_equals_search, speed_heap_replace_top_is_pop_then_push,
                                 speed_lane_runs_before_heap_ties, speed_quantile_selection_is_gsl_on_sorted, speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf, speed_retired_actors_are_measured_as_kept,
-                                speed_collector_counts_zeros_before_a_state_is_used, speed_spilled_quantiles_are_in_memory_ones,
+                                speed_collector_counts_zeros_before_a_state_is_used,
+                                speed_collector_takes_kept_quantities_once_they_can_move, speed_spilled_quantiles_are_in_memory_ones,
                                 speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 NULL};

@@ -375,6 +375,7 @@ static inline void resume(ts_world *w, ts_actor *a)
   if (a->seg.timed && !a->lap_counted) {
     a->lap_counted = 1;
     a->st.slices++;
+    w->quantities_used |= TS_USED_TIMED; /* (st.timer grows only in a timed segment, and every segment begins here) */
   }
   if (a->seg.state != TS_ACTOR_RUNNING && a->state != a->seg.state)
     ts__actor_set_state(w, a, a->seg.state);
@@ -387,6 +388,8 @@ static inline void resume(ts_world *w, ts_actor *a)
     arm_end(w, wk, g->cost > g->done ? g->cost - g->done : 0);
     return;
   }
+  if (g->sliced) /* it may yield to the queue (rr_slice, or ts__worker_yield from ts__cpu_on_seg_end) */
+    w->quantities_used |= TS_USED_QUEUED;
   plan(w, wk);
 }
 

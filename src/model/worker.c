@@ -356,6 +356,7 @@ int ts__worker_yield(ts_world *w, ts_worker *wk, ts_actor *a)
     rc = ts__worker_push_ready(wk, a);
   } else {
     int depth = (int)queue_len(wk);
+    w->quantities_used |= TS_USED_QUEUED;
     wk->queue_entries++;
     wk->queue_depth_sum += depth;
     if (depth > wk->queue_depth_max)

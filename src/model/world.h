@@ -60,6 +60,14 @@ typedef struct ts_actor_acc {
 } ts_actor_acc;
 
 /* A CPU segment: the actor's current burst of CPU and where it stands. */
+/* ts_world.quantities_used: bits for the per-actor quantities kept in the
+ * actor rather than in a state column (states_used tells those). */
+enum {
+  TS_USED_TIMED = 1,  /* st.timer and st.slices: an actor ran a timed CPU segment (cpu.c resume) */
+  TS_USED_QUEUED = 2, /* queue_time: an actor may enter a time-slice queue (a sliced segment began, cpu.c
+                       * resume; or one yielded on an event loop, ts__worker_yield) */
+};
+
 typedef struct ts_seg {
   ts_time done;         /* work done so far */
   ts_time row;          /* cost / rows when rows divides cost, else 0 */
@@ -356,6 +364,8 @@ typedef struct ts_world {
   int64_t placed_main;    /* actors of the main class placed on the main pool, ever (groups_mean) */
   int64_t live_bytes;     /* the declared size of the actors arrived and not done */
   uint32_t states_used;   /* bit s: some actor spent time in state s (its column exists, or did) */
+  uint32_t quantities_used; /* TS_USED_* bits: some actor may have a nonzero value of the quantity (set before
+                             * the first such value; a quantity without its bit is 0 for every actor so far) */
   /* declared objects, declaration-major: lock_base[d] is the first instance of declaration d */
   ts_lock *locks;
   int *lock_base;

@@ -177,10 +177,12 @@ static void acc_zeros(ts__acc *a, size_t n)
 }
 
 /* c->live for w as it is now: a quantity the world says is 0 for every actor
- * so far (a state no actor was in, a lock time without locks) is left out,
- * unless a point pools it (its values are kept one by one). A quantity that
- * joins has its zeros so far counted. The states only ever join w's
- * states_used, so a quantity once live stays live. */
+ * so far (a state no actor was in, a lock time without locks, slice-timer
+ * CPU and slices before any timed segment, queue time before any actor could
+ * queue) is left out, unless a point pools it (its values are kept one by
+ * one). A quantity that joins has its zeros so far counted. The states only
+ * ever join w's states_used, and the bits only join its quantities_used, so
+ * a quantity once live stays live. */
 static void relive(collector *c, const ts_world *w)
 {
   c->nlive = 0;
@@ -192,6 +194,7 @@ static void relive(collector *c, const ts_world *w)
       acc_zeros(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], c->o->rowsamples[k]);
   }
   c->used = w->states_used;
+  c->qused = w->quantities_used;
   c->live_ok = 1;
 }
 
@@ -200,7 +203,7 @@ static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
 {
   const point_run *pr = c->pr;
   rep_out *o = c->o;
-  if (!c->live_ok || c->used != w->states_used)
+  if (!c->live_ok || c->used != w->states_used || c->qused != w->quantities_used)
     relive(c, w);
   int row = c->row_of[s->klass];
   ts__acc *ra = row >= 0 ? &c->acc[(size_t)row * (size_t)c->nq] : NULL;

@@ -428,6 +428,9 @@ int ts_metric_world_actor_zero(int q, const ts_world *w)
   case TS_Q_CALL_WAIT: return state_unused(w, TS_ACTOR_CALL_WAIT);
   case TS_Q_LOCK_WORK:
   case TS_Q_MUTEX_WAIT: return w->model->nlocks == 0;
+  case TS_Q_TIMER:
+  case TS_Q_SLICES: return !(w->quantities_used & TS_USED_TIMED);
+  case TS_Q_QUEUE_WAIT: return !(w->quantities_used & TS_USED_QUEUED);
   default: return 0;
   }
 }

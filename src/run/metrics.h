@@ -129,7 +129,9 @@ static inline double ts_metric_quantity(int q, const ts_actor_stats *s)
 }
 /* Whether quantity q is 0 for every actor of w so far, known without reading
  * the actors: the time in a state no actor was ever in (its state columns
- * were never made), or a lock time in a model without locks. 0: not known. */
+ * were never made), a lock time in a model without locks, slice-timer CPU
+ * and slices before any timed CPU segment, queue time before any actor could
+ * enter a time-slice queue (ts_world.quantities_used). 0: not known. */
 int ts_metric_world_actor_zero(int q, const ts_world *w);
 /* Evaluate the expr metrics of l over v (in list order: an expression may
  * read metrics before it). */

@@ -173,6 +173,7 @@ typedef struct collector {
   struct ts__live *live; /* [nlive]: the quantities taken actor by actor; the others are 0 for every actor so far */
   int nlive;
   uint32_t used;     /* the world's states_used when live was made */
+  uint32_t qused;    /* and its quantities_used */
   int live_ok;
   ts_actor_stats *win; /* the window (see collect.c) */
   unsigned char *has;  /* 0 empty, 1 an actor to take, 2 one not counted */
