@@ -721,6 +721,68 @@ START_TEST(speed_spilled_sweep_is_the_sweep_in_memory)
 }
 END_TEST
 
+/* ---- a lazy world's classes placed at once ---- */
+
+static int count_done(void *ctx, const ts_world *w, const ts_actor *a)
+{
+  (void)w, (void)a;
+  ++*(int *)ctx;
+  return 0;
+}
+
+/* A lazy world (a done callback) places a class on a pool of one worker, its
+ * arrivals generated as they happen, all at once at init (world.c
+ * init_actors) instead of actor by actor: the same worker loads and main
+ * placements, and the same run, as the same classes placed actor by actor
+ * (a fixed placement on worker 0, which init_actors places one by one). Two
+ * classes, the main one and another, on the main pool and on a second. */
+START_TEST(speed_classes_on_one_worker_are_placed_at_once)
+{
+  static const char *const fmt =
+    "{\"pools\": [{\"name\": \"aux\", \"count\": 1}],"
+    " \"classes\": [{\"name\": \"job\", \"count\": 700, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500}%s,"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"side\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 200}, \"placement\": {\"pool\": \"aux\"%s},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\"}]}]}";
+  char ja[1200], jb[1200];
+  snprintf(ja, sizeof ja, fmt, "", "");
+  snprintf(jb, sizeof jb, fmt, ", \"placement\": {\"rule\": \"fixed\", \"worker\": 0}",
+           ", \"rule\": \"fixed\", \"worker\": 0");
+  ts_model ma, mb;
+  tu_model(ja, &ma);
+  tu_model(jb, &mb);
+  int done_a = 0, done_b = 0;
+  ts_world a, b;
+  ts_world_spec sa = tu_world_spec(1, 1, 5), sb = sa;
+  sa.done = count_done;
+  sa.done_ctx = &done_a;
+  sb.done = count_done;
+  sb.done_ctx = &done_b;
+  ck_assert_int_eq(ts_world_init(&a, &ma, &sa, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, &mb, &sb, NULL), 0);
+  ck_assert(a.lazy && b.lazy);
+  ck_assert_int_eq(a.nworkers, 2);
+  ck_assert_int_eq(b.nworkers, 2);
+  ck_assert_int_eq(a.placed_main, b.placed_main);
+  ck_assert_int_gt(a.placed_main, 0);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_msg(a.workers[i].load == b.workers[i].load, "worker %d: load %d, placed one by one %d", i,
+                  a.workers[i].load, b.workers[i].load);
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_int_eq(done_a, 1000);
+  ck_assert_int_eq(done_b, 1000);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_int_eq(a.workers[i].busy, b.workers[i].busy);
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  ts_model_finish(&ma);
+  ts_model_finish(&mb);
+}
+END_TEST
+
 /* ---- the world's shortcuts (ts_world.slow_paths) ---- */
 
 /* Run model json at n and workers twice, with the shortcuts and without
@@ -799,6 +861,7 @@ Suite *speed_suite(void)
                                 speed_collector_takes_kept_quantities_once_they_can_move, speed_spilled_quantiles_are_in_memory_ones,
                                 speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
+                                speed_classes_on_one_worker_are_placed_at_once,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

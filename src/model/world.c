@@ -549,7 +549,21 @@ static int init_actors(ts_world *w)
       break;
     }
     int pure = placement_pure(w, (int)c);
-    for (int i = 0; i < w->class_count[c] && rc == 0; i++) {
+    const ts_class *k = &m->classes[c];
+    /* One worker (place gives its only one without reading the actor),
+     * actors made when they arrive, arrival times drawn as they happen: what
+     * the loop below adds for each actor, for all of them at once. */
+    int at_once = w->lazy && lc && lc->gen && k->place != TS_PLACE_FIXED &&
+                  w->pool_base[k->pool + 1] - w->pool_base[k->pool] == 1;
+    if (at_once) {
+      int wk = w->pool_base[k->pool], count = w->class_count[c];
+      load[wk] += count;
+      if ((int)c == main) {
+        w->workers[wk].load += count;
+        w->placed_main += w->workers[wk].pool == 0 ? count : 0;
+      }
+    }
+    for (int i = at_once ? w->class_count[c] : 0; i < w->class_count[c] && rc == 0; i++) {
       int id = w->class_base[c] + i;
       int wk = place(w, (int)c, i, id, load);
       if (wk < 0) {
