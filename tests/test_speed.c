@@ -18,6 +18,7 @@
 
 #include "engine/heap.h"
 #include "engine/sim.h"
+#include "io/model_json.h"
 #include "io/report.h"
 #include "model/internal.h"
 #include "run/sweep.h"
@@ -785,18 +786,17 @@ END_TEST
 
 /* ---- the world's shortcuts (ts_world.slow_paths) ---- */
 
-/* Run model json at n and workers twice, with the shortcuts and without
+/* Run model m with world spec sp twice, with the shortcuts and without
  * (slow_paths, and win_all off: the window is clipped to), and check that the
  * runs are the same: events, end, each actor's whole record and last
- * segment, each worker's busy and window times. Returns the events. */
-static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+ * segment, each worker's busy and window times, the mutexes' contention
+ * (per declaration, per site, in all) and the channels' versions. Returns
+ * the events. */
+static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_spec *sp)
 {
-  ts_model m;
-  tu_model(json, &m);
   ts_world a, b;
-  ts_world_spec sp = tu_world_spec(n, workers, 11);
-  ck_assert_int_eq(ts_world_init(&a, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_init(&b, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&a, m, sp, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, m, sp, NULL), 0);
   b.slow_paths = 1;
   b.win_all = 0; /* clip to the window (all of it) instead of knowing it holds all */
   ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
@@ -823,9 +823,30 @@ static uint64_t same_without_shortcuts(const char *json, int n, int workers)
                   "worker %d: busy %lld user %lld vs busy %lld user %lld", i, (long long)x->busy,
                   (long long)x->win_user, (long long)y->busy, (long long)y->win_user);
   }
+  ck_assert_int_eq(a.mutex_contended, b.mutex_contended);
+  ck_assert(a.win_mutex_wait == b.win_mutex_wait);
+  for (size_t d = 0; d < m->nlocks; d++)
+    ck_assert_msg(memcmp(&a.lock_stat[d], &b.lock_stat[d], sizeof a.lock_stat[d]) == 0 &&
+                    a.mutex_wait_by_lock[d] == b.mutex_wait_by_lock[d],
+                  "lock %zu: %lld vs %lld acquires", d, (long long)a.lock_stat[d].acquires,
+                  (long long)b.lock_stat[d].acquires);
+  for (size_t k = 0; k < m->nsites; k++)
+    ck_assert_msg(memcmp(&a.site_stat[k], &b.site_stat[k], sizeof a.site_stat[k]) == 0, "site %zu", k);
+  for (int k = 0; k < a.nchan_inst; k++)
+    ck_assert_msg(a.chans[k].version == b.chans[k].version, "channel instance %d", k);
   uint64_t steps = a.sim.steps;
   ts_world_finish(&a);
   ts_world_finish(&b);
+  return steps;
+}
+
+/* same_runs_without_shortcuts of model json at n and workers (seed 11). */
+static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  uint64_t steps = same_runs_without_shortcuts(&m, &sp);
   ts_model_finish(&m);
   return steps;
 }
@@ -851,6 +872,36 @@ START_TEST(speed_one_row_segments_are_the_general_ones)
 }
 END_TEST
 
+/* The moq relay model (models/moq-relay.json: nested mutexes with indexed
+ * instances, lets over channel versions and waiter counts, notifies, child
+ * tasks) runs the same without the shortcuts: the expression machine with
+ * the actors' getter inlined is ts_expr_eval's. Chat (base design, 100
+ * viewers, 16 workers) and video with replicas (mode 2, hop sessions, 24
+ * viewers, 4 workers), 1 s each. */
+START_TEST(speed_moq_relay_is_the_general_path)
+{
+  static const char *const chat[] = {"params.fanin=100", "params.viewers=100", "params.fps=4", NULL};
+  static const char *const video[] = {"params.tracks=2", "params.video=1", "params.mode=2", "params.fanin=24",
+                                      "params.viewers=24", "params.threshold=1", NULL};
+  const char *const *sets[] = {chat, video};
+  const int workers[] = {16, 4};
+  for (int k = 0; k < 2; k++) {
+    int n = 0;
+    while (sets[k][n])
+      n++;
+    char *path = tu_source_path("models/moq-relay.json");
+    ts_model m;
+    ts_err e;
+    ck_assert_msg(ts_model_load(path, sets[k], n, &m, NULL, &e) == 0, "%s", e.msg);
+    free(path);
+    ts_world_spec sp = tu_world_spec(1, workers[k], 3);
+    sp.horizon = (ts_time)1000 * 1000000;
+    ck_assert_uint_gt(same_runs_without_shortcuts(&m, &sp), 50000);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -861,7 +912,7 @@ Suite *speed_suite(void)
                                 speed_collector_takes_kept_quantities_once_they_can_move, speed_spilled_quantiles_are_in_memory_ones,
                                 speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
-                                speed_classes_on_one_worker_are_placed_at_once,
+                                speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

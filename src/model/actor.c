@@ -3,6 +3,7 @@
  * protocol); ts__actor_continue returns when the worker is busy or the actor
  * left the CPU. */
 #include "model/internal.h"
+#include "model/expr_run.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -176,7 +177,12 @@ typedef struct evctx {
  * let_eval. */
 static inline double let_value(evctx *m, int k);
 
-static double get(void *ctx, ts_expr_var v)
+/* The value of variable v for the actor of ctx (an evctx). Inlined into
+ * the expression machine (ts__expr_eval_inline): no call per variable. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double get(void *ctx, ts_expr_var v)
 {
   evctx *c = ctx;
   const ts_world *w = c->w;
@@ -248,7 +254,8 @@ static double let_eval(evctx *m, int k, ts_let_cache *lc)
         return lc->v[k];
     }
   }
-  double val = ts_expr_eval(w->model->classes[a->klass].lets[k], get, m);
+  const ts_expr *e = w->model->classes[a->klass].lets[k];
+  double val = TS_EXPR_UNLIKELY(w->slow_paths) ? ts_expr_eval(e, get, m) : ts__expr_eval_inline(e, get, m);
   if (lc) {
     lc->v[k] = val;
     lc->known |= UINT64_C(1) << k;
@@ -355,7 +362,8 @@ double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)
   c.w = w;
   c.a = a;
   c.known = 0;
-  return ts_expr_eval(e, get, &c);
+  /* the machine with get inlined; slow_paths (tests): ts_expr_eval's, calling get */
+  return TS_EXPR_UNLIKELY(w->slow_paths) ? ts_expr_eval(e, get, &c) : ts__expr_eval_inline(e, get, &c);
 }
 
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances)

@@ -1,5 +1,7 @@
 /* Expressions: a recursive-descent parser that emits postfix code, and a
- * stack machine that runs it. An operator whose operands are all constants
+ * stack machine that runs it (expr_run.h: inline, so that a caller whose
+ * getter is known, the actors', runs it without a call per variable;
+ * ts_expr_eval runs the same function). An operator whose operands are all constants
  * (numbers and the $params the resolver folds) is run at compile time and
  * replaced by its value ("$a * $b + i" runs as one number plus i).
  * Invariant of compiled code: running it from an empty stack
@@ -12,6 +14,7 @@
  * dispatched, the same arithmetic in the same order, so the same bits
  * (ts__expr_eval_plain runs the plain code, for the tests to compare). */
 #include "model/expr.h"
+#include "model/expr_run.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -19,36 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Binary: OP_ADD to OP_OR, OP_MIN, OP_MAX (is_binary). */
-typedef enum {
-  OP_NUM, OP_VAR, OP_VARARG, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_IDIV, OP_MOD,
-  OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR, OP_COND,
-  OP_MIN, OP_MAX, OP_FLOOR, OP_CEIL, OP_ABS
-} opcode;
-
-typedef struct instr {
-  opcode op;
-  int kb;         /* code: a binary operator whose right operand is num */
-  double num;
-  ts_expr_var var;
-} instr;
-
-struct ts_expr {
-  instr *code;    /* plain with the numbers fused into the operators after them */
-  size_t len;
-  instr *plain;   /* one instruction per value or operator */
-  size_t plain_len;
-  int depth;      /* largest stack the code needs */
-  int nvars;      /* OP_VAR instructions */
-  char *text;
-};
-
 typedef struct parser {
   const char *s;
   size_t pos;
   ts_expr_resolver resolve;
   void *ctx;
-  instr *code;
+  ts_expr_instr *code;
   size_t len, cap;
   int sp, depth;  /* stack height while emitting, and its maximum */
   int nest;       /* parentheses, unary operators, calls and ?: open */
@@ -57,13 +36,13 @@ typedef struct parser {
   int failed;
 } parser;
 
-/* Stack effect of each opcode (values pushed minus popped). */
-static int effect(opcode op)
+/* Stack effect of each ts_expr_op (values pushed minus popped). */
+static int effect(ts_expr_op op)
 {
   switch (op) {
-  case OP_NUM: case OP_VAR: return 1;
-  case OP_NEG: case OP_NOT: case OP_FLOOR: case OP_CEIL: case OP_ABS: case OP_VARARG: return 0;
-  case OP_COND: return -2;
+  case TS_XOP_NUM: case TS_XOP_VAR: return 1;
+  case TS_XOP_NEG: case TS_XOP_NOT: case TS_XOP_FLOOR: case TS_XOP_CEIL: case TS_XOP_ABS: case TS_XOP_VARARG: return 0;
+  case TS_XOP_COND: return -2;
   default: return -1;
   }
 }
@@ -75,13 +54,13 @@ static void fail(parser *p, const char *fmt, const char *what)
   p->failed = 1;
 }
 
-static void emit(parser *p, instr in)
+static void emit(parser *p, ts_expr_instr in)
 {
   if (p->failed)
     return;
   if (p->len == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 16;
-    instr *c = realloc(p->code, cap * sizeof *c);
+    ts_expr_instr *c = realloc(p->code, cap * sizeof *c);
     if (!c) {
       snprintf(p->err, p->errcap, "out of memory");
       p->failed = 1;
@@ -96,29 +75,29 @@ static void emit(parser *p, instr in)
     p->depth = p->sp;
 }
 
-/* Operands an opcode pops. */
-static int arity(opcode op)
+/* Operands an ts_expr_op pops. */
+static int arity(ts_expr_op op)
 {
-  return op == OP_NUM || op == OP_VAR ? 0 : op == OP_COND ? 3 : 1 - effect(op);
+  return op == TS_XOP_NUM || op == TS_XOP_VAR ? 0 : op == TS_XOP_COND ? 3 : 1 - effect(op);
 }
 
-static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx);
+static double exec(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx);
 
 /* Emit operator o; when its operands are all constants (numbers, folded
  * $params), replace them and it by its value: the same arithmetic the
  * evaluation would do, done once at compile time. */
-static void op(parser *p, opcode o)
+static void op(parser *p, ts_expr_op o)
 {
-  emit(p, (instr){.op = o});
+  emit(p, (ts_expr_instr){.op = o});
   size_t k = (size_t)arity(o);
   if (p->failed || p->len < k + 1)
     return;
   for (size_t i = p->len - 1 - k; i < p->len - 1; i++)
-    if (p->code[i].op != OP_NUM)
+    if (p->code[i].op != TS_XOP_NUM)
       return;
   double v = exec(p->code + p->len - 1 - k, k + 1, NULL, NULL);
   p->len -= k;
-  p->code[p->len - 1] = (instr){.op = OP_NUM, .num = v};
+  p->code[p->len - 1] = (ts_expr_instr){.op = TS_XOP_NUM, .num = v};
 }
 
 static void skip(parser *p)
@@ -203,9 +182,9 @@ static void call(parser *p, const char *name)
 {
   static const struct {
     const char *name;
-    opcode op;
+    ts_expr_op op;
     int args;
-  } fns[] = {{"min", OP_MIN, 2}, {"max", OP_MAX, 2}, {"floor", OP_FLOOR, 1}, {"ceil", OP_CEIL, 1}, {"abs", OP_ABS, 1}};
+  } fns[] = {{"min", TS_XOP_MIN, 2}, {"max", TS_XOP_MAX, 2}, {"floor", TS_XOP_FLOOR, 1}, {"ceil", TS_XOP_CEIL, 1}, {"abs", TS_XOP_ABS, 1}};
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
     if (strcmp(fns[i].name, name) == 0) {
       cond(p);
@@ -242,7 +221,7 @@ static void call(parser *p, const char *name)
     fail(p, "unknown function or name \"%s\" before column %d", key);
     return;
   }
-  emit(p, (instr){.op = arg ? OP_VARARG : OP_VAR, .var = var});
+  emit(p, (ts_expr_instr){.op = arg ? TS_XOP_VARARG : TS_XOP_VAR, .var = var});
 }
 
 static void primary(parser *p)
@@ -255,7 +234,7 @@ static void primary(parser *p)
     p->pos += (size_t)(end - s);
     if (!isfinite(v))
       fail(p, "number %s too large before column %d", "");
-    emit(p, (instr){.op = OP_NUM, .num = v});
+    emit(p, (ts_expr_instr){.op = TS_XOP_NUM, .num = v});
     return;
   }
   if (accept(p, "(")) {
@@ -290,9 +269,9 @@ static void primary(parser *p)
     double c = 0;
     int r = p->resolve ? p->resolve(p->ctx, name, &var, &c) : 0;
     if (r == 1)
-      emit(p, (instr){.op = OP_VAR, .var = var});
+      emit(p, (ts_expr_instr){.op = TS_XOP_VAR, .var = var});
     else if (r == 2)
-      emit(p, (instr){.op = OP_NUM, .num = c});
+      emit(p, (ts_expr_instr){.op = TS_XOP_NUM, .num = c});
     else
       fail(p, "unknown name \"%s\" before column %d", name);
     return;
@@ -307,13 +286,13 @@ static void unary(parser *p)
     primary(p);
   } else if (enter(p)) {
     unary(p);
-    op(p, neg ? OP_NEG : OP_NOT);
+    op(p, neg ? TS_XOP_NEG : TS_XOP_NOT);
     leave(p);
   }
 }
 
 /* One level of left-associative binary operators: toks[i] emits ops[i]. */
-static void binary(parser *p, void (*next)(parser *), const char *const *toks, const opcode *ops, size_t n)
+static void binary(parser *p, void (*next)(parser *), const char *const *toks, const ts_expr_op *ops, size_t n)
 {
   next(p);
   for (;;) {
@@ -330,35 +309,35 @@ static void binary(parser *p, void (*next)(parser *), const char *const *toks, c
 static void prod(parser *p)
 {
   static const char *const t[] = {"*", "//", "/", "%"};
-  static const opcode o[] = {OP_MUL, OP_IDIV, OP_DIV, OP_MOD};
+  static const ts_expr_op o[] = {TS_XOP_MUL, TS_XOP_IDIV, TS_XOP_DIV, TS_XOP_MOD};
   binary(p, unary, t, o, 4);
 }
 
 static void sum(parser *p)
 {
   static const char *const t[] = {"+", "-"};
-  static const opcode o[] = {OP_ADD, OP_SUB};
+  static const ts_expr_op o[] = {TS_XOP_ADD, TS_XOP_SUB};
   binary(p, prod, t, o, 2);
 }
 
 static void cmp(parser *p)
 {
   static const char *const t[] = {"==", "!=", "<=", ">=", "<", ">"};
-  static const opcode o[] = {OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT};
+  static const ts_expr_op o[] = {TS_XOP_EQ, TS_XOP_NE, TS_XOP_LE, TS_XOP_GE, TS_XOP_LT, TS_XOP_GT};
   binary(p, sum, t, o, 6);
 }
 
 static void and_(parser *p)
 {
   static const char *const t[] = {"&&"};
-  static const opcode o[] = {OP_AND};
+  static const ts_expr_op o[] = {TS_XOP_AND};
   binary(p, cmp, t, o, 1);
 }
 
 static void or_(parser *p)
 {
   static const char *const t[] = {"||"};
-  static const opcode o[] = {OP_OR};
+  static const ts_expr_op o[] = {TS_XOP_OR};
   binary(p, and_, t, o, 1);
 }
 
@@ -369,27 +348,27 @@ static void cond(parser *p)
     cond(p);
     expect(p, ":");
     cond(p);
-    op(p, OP_COND);
+    op(p, TS_XOP_COND);
     leave(p);
   }
 }
 
 /* A binary operator: pops two values, pushes one. */
-static int is_binary(opcode op)
+static int is_binary(ts_expr_op op)
 {
-  return (op >= OP_ADD && op <= OP_OR) || op == OP_MIN || op == OP_MAX;
+  return (op >= TS_XOP_ADD && op <= TS_XOP_OR) || op == TS_XOP_MIN || op == TS_XOP_MAX;
 }
 
 /* The fused code of plain[0..len) into out (room for len): a number right
  * before a binary operator is that operator's right operand (an operand of
  * more than one instruction ends with an operator), so the two become the
  * operator with kb set. Returns the fused length. */
-static size_t fuse(const instr *plain, size_t len, instr *out)
+static size_t fuse(const ts_expr_instr *plain, size_t len, ts_expr_instr *out)
 {
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
-    if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == OP_NUM && !out[n - 1].kb) {
-      out[n - 1] = (instr){.op = plain[i].op, .kb = 1, .num = out[n - 1].num};
+    if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == TS_XOP_NUM && !out[n - 1].kb) {
+      out[n - 1] = (ts_expr_instr){.op = plain[i].op, .kb = 1, .num = out[n - 1].num};
       continue;
     }
     out[n++] = plain[i];
@@ -397,11 +376,11 @@ static size_t fuse(const instr *plain, size_t len, instr *out)
   return n;
 }
 
-static ts_expr *make(instr *plain, size_t len, int depth, const char *text)
+static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *text)
 {
   ts_expr *e = calloc(1, sizeof *e);
   char *t = strdup(text);
-  instr *code = malloc(len * sizeof *code);
+  ts_expr_instr *code = malloc(len * sizeof *code);
   if (!e || !t || !code) {
     free(e);
     free(t);
@@ -415,7 +394,7 @@ static ts_expr *make(instr *plain, size_t len, int depth, const char *text)
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
-    e->nvars += plain[i].op == OP_VAR || plain[i].op == OP_VARARG;
+    e->nvars += plain[i].op == TS_XOP_VAR || plain[i].op == TS_XOP_VARARG;
   return e;
 }
 
@@ -439,11 +418,11 @@ ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, 
 
 ts_expr *ts_expr_constant(double v)
 {
-  instr *code = malloc(sizeof *code);
+  ts_expr_instr *code = malloc(sizeof *code);
   char text[32];
   if (!code)
     return NULL;
-  code[0] = (instr){.op = OP_NUM, .num = v};
+  code[0] = (ts_expr_instr){.op = TS_XOP_NUM, .num = v};
   snprintf(text, sizeof text, "%.17g", v);
   ts_expr *e = make(code, 1, 1, text);
   if (!e)
@@ -472,7 +451,7 @@ int ts_expr_is_constant(const ts_expr *e, double *v)
 int ts_expr_uses(const ts_expr *e, int kind)
 {
   for (size_t i = 0; i < e->plain_len; i++)
-    if ((e->plain[i].op == OP_VAR || e->plain[i].op == OP_VARARG) && e->plain[i].var.kind == kind)
+    if ((e->plain[i].op == TS_XOP_VAR || e->plain[i].op == TS_XOP_VARARG) && e->plain[i].var.kind == kind)
       return 1;
   return 0;
 }
@@ -480,7 +459,7 @@ int ts_expr_uses(const ts_expr *e, int kind)
 int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
 {
   for (size_t i = 0; i < e->plain_len; i++)
-    if ((e->plain[i].op == OP_VAR || e->plain[i].op == OP_VARARG) && !ok(ctx, e->plain[i].var))
+    if ((e->plain[i].op == TS_XOP_VAR || e->plain[i].op == TS_XOP_VARARG) && !ok(ctx, e->plain[i].var))
       return 0;
   return 1;
 }
@@ -490,58 +469,10 @@ const char *ts_expr_text(const ts_expr *e)
   return e->text;
 }
 
-/* The stack machine: code[0..len) from an empty stack, reading variables
- * through get (NULL: every variable is 0). A binary operator's right
- * operand is the top value, or the instruction's number when kb is set. */
-static double exec(const instr *code, size_t len, ts_expr_getter get, void *ctx)
+/* The machine (expr_run.h) out of line, for any getter. */
+static double exec(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
 {
-  double st[64], a, b;
-  int sp = 0;
-  for (const instr *in = code, *end = code + len; in < end; in++) {
-    switch (in->op) {
-    case OP_NUM: st[sp++] = in->num; continue;
-    case OP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
-    case OP_VARARG: {
-      ts_expr_var v = in->var;
-      v.arg = st[sp - 1];
-      st[sp - 1] = get ? get(ctx, v) : 0;
-      continue;
-    }
-    case OP_NEG: st[sp - 1] = -st[sp - 1]; continue;
-    case OP_NOT: st[sp - 1] = st[sp - 1] == 0; continue;
-    case OP_FLOOR: st[sp - 1] = floor(st[sp - 1]); continue;
-    case OP_CEIL: st[sp - 1] = ceil(st[sp - 1]); continue;
-    case OP_ABS: st[sp - 1] = fabs(st[sp - 1]); continue;
-    case OP_COND:
-      st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
-      sp -= 2;
-      continue;
-/* a binary operator: a (below) op b (the top, or the instruction's number) */
-#define BINARY(r)                          \
-  b = in->kb ? in->num : st[--sp];         \
-  a = st[sp - 1];                          \
-  st[sp - 1] = (r);                        \
-  continue
-    case OP_ADD: BINARY(a + b);
-    case OP_SUB: BINARY(a - b);
-    case OP_MUL: BINARY(a * b);
-    case OP_DIV: BINARY(a / b);
-    case OP_IDIV: BINARY(floor(a / b));
-    case OP_MOD: BINARY(b == 0 ? NAN : a - b * floor(a / b));
-    case OP_EQ: BINARY(a == b);
-    case OP_NE: BINARY(a != b);
-    case OP_LT: BINARY(a < b);
-    case OP_LE: BINARY(a <= b);
-    case OP_GT: BINARY(a > b);
-    case OP_GE: BINARY(a >= b);
-    case OP_AND: BINARY(a != 0 && b != 0);
-    case OP_OR: BINARY(a != 0 || b != 0);
-    case OP_MIN: BINARY(a < b ? a : b);
-    case OP_MAX: BINARY(a > b ? a : b);
-#undef BINARY
-    }
-  }
-  return sp == 1 ? st[0] : NAN;
+  return ts__expr_run(code, len, get, ctx);
 }
 
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)

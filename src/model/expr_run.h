@@ -1,0 +1,106 @@
+/* The expression machine, inline: compiled code (expr.c compiles it) and the
+ * stack machine that runs it, for a caller whose getter the compiler can
+ * inline (the actors' evaluation, actor.c) and for expr.c's own
+ * ts_expr_eval (any getter, through its pointer). Both run this one
+ * function: the same instructions, the same arithmetic in the same order,
+ * so the same bits. Internal to the model layer. */
+#ifndef TS_MODEL_EXPR_RUN_H
+#define TS_MODEL_EXPR_RUN_H
+#include "model/expr.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* Binary: TS_XOP_ADD to TS_XOP_OR, TS_XOP_MIN, TS_XOP_MAX (expr.c's is_binary). */
+typedef enum {
+  TS_XOP_NUM, TS_XOP_VAR, TS_XOP_VARARG, TS_XOP_NEG, TS_XOP_NOT, TS_XOP_ADD, TS_XOP_SUB, TS_XOP_MUL, TS_XOP_DIV,
+  TS_XOP_IDIV, TS_XOP_MOD, TS_XOP_EQ, TS_XOP_NE, TS_XOP_LT, TS_XOP_LE, TS_XOP_GT, TS_XOP_GE, TS_XOP_AND, TS_XOP_OR,
+  TS_XOP_COND, TS_XOP_MIN, TS_XOP_MAX, TS_XOP_FLOOR, TS_XOP_CEIL, TS_XOP_ABS
+} ts_expr_op;
+
+typedef struct ts_expr_instr {
+  ts_expr_op op;
+  int kb;         /* code: a binary operator whose right operand is num */
+  double num;
+  ts_expr_var var;
+} ts_expr_instr;
+
+struct ts_expr {
+  ts_expr_instr *code;  /* plain with the numbers fused into the operators after them */
+  size_t len;
+  ts_expr_instr *plain; /* one instruction per value or operator */
+  size_t plain_len;
+  int depth;            /* largest stack the code needs */
+  int nvars;            /* TS_XOP_VAR instructions */
+  char *text;
+};
+
+#if defined(__GNUC__)
+#define TS_EXPR_INLINE static inline __attribute__((always_inline))
+#define TS_EXPR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TS_EXPR_INLINE static inline
+#define TS_EXPR_UNLIKELY(x) (x)
+#endif
+
+/* The stack machine: code[0..len) from an empty stack, reading variables
+ * through get (NULL: every variable is 0). A binary operator's right
+ * operand is the top value, or the instruction's number when kb is set.
+ * Returns the one value left (NaN if the code leaves another count). */
+TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
+{
+  double st[64], a, b;
+  int sp = 0;
+  for (const ts_expr_instr *in = code, *end = code + len; in < end; in++) {
+    switch (in->op) {
+    case TS_XOP_NUM: st[sp++] = in->num; continue;
+    case TS_XOP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
+    case TS_XOP_VARARG: {
+      ts_expr_var v = in->var;
+      v.arg = st[sp - 1];
+      st[sp - 1] = get ? get(ctx, v) : 0;
+      continue;
+    }
+    case TS_XOP_NEG: st[sp - 1] = -st[sp - 1]; continue;
+    case TS_XOP_NOT: st[sp - 1] = st[sp - 1] == 0; continue;
+    case TS_XOP_FLOOR: st[sp - 1] = floor(st[sp - 1]); continue;
+    case TS_XOP_CEIL: st[sp - 1] = ceil(st[sp - 1]); continue;
+    case TS_XOP_ABS: st[sp - 1] = fabs(st[sp - 1]); continue;
+    case TS_XOP_COND:
+      st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
+      sp -= 2;
+      continue;
+/* a binary operator: a (below) op b (the top, or the instruction's number) */
+#define TS_XOP_BINARY(r)                   \
+  b = in->kb ? in->num : st[--sp];         \
+  a = st[sp - 1];                          \
+  st[sp - 1] = (r);                        \
+  continue
+    case TS_XOP_ADD: TS_XOP_BINARY(a + b);
+    case TS_XOP_SUB: TS_XOP_BINARY(a - b);
+    case TS_XOP_MUL: TS_XOP_BINARY(a * b);
+    case TS_XOP_DIV: TS_XOP_BINARY(a / b);
+    case TS_XOP_IDIV: TS_XOP_BINARY(floor(a / b));
+    case TS_XOP_MOD: TS_XOP_BINARY(b == 0 ? NAN : a - b * floor(a / b));
+    case TS_XOP_EQ: TS_XOP_BINARY(a == b);
+    case TS_XOP_NE: TS_XOP_BINARY(a != b);
+    case TS_XOP_LT: TS_XOP_BINARY(a < b);
+    case TS_XOP_LE: TS_XOP_BINARY(a <= b);
+    case TS_XOP_GT: TS_XOP_BINARY(a > b);
+    case TS_XOP_GE: TS_XOP_BINARY(a >= b);
+    case TS_XOP_AND: TS_XOP_BINARY(a != 0 && b != 0);
+    case TS_XOP_OR: TS_XOP_BINARY(a != 0 || b != 0);
+    case TS_XOP_MIN: TS_XOP_BINARY(a < b ? a : b);
+    case TS_XOP_MAX: TS_XOP_BINARY(a > b ? a : b);
+#undef TS_XOP_BINARY
+    }
+  }
+  return sp == 1 ? st[0] : NAN;
+}
+
+/* ts_expr_eval(e, get, ctx), with get inlined where the caller's is known. */
+TS_EXPR_INLINE double ts__expr_eval_inline(const ts_expr *e, ts_expr_getter get, void *ctx)
+{
+  return ts__expr_run(e->code, e->len, get, ctx);
+}
+#endif
