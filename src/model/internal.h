@@ -242,8 +242,21 @@ void ts__worker_on_release(ts_sim *sim, const ts_event *ev);
 
 /* --- locks, channels, servers --- */
 
+/* Lock decl's instance inst. */
+static inline ts_lock *ts__lock_inst(ts_world *w, int decl, int inst)
+{
+  return &w->locks[w->lock_base[decl] + inst];
+}
 /* Whether lock decl's instance inst has room for another holder. */
-int ts__lock_free(ts_world *w, int decl, int inst);
+static inline int ts__lock_free(ts_world *w, int decl, int inst)
+{
+  return ts__lock_inst(w, decl, inst)->holders < w->model->locks[decl].capacity;
+}
+/* Whether a holds (an instance of) lock decl. */
+static inline int ts__lock_holds(const ts_actor *a, int decl)
+{
+  return a->x && a->x->held && a->x->held[decl].inst >= 0;
+}
 /* a takes the instance if it has room: 1, else 0. */
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst);
 /* a joins the instance's waiters (oldest first). Returns 0 or -1 (out of memory). */
@@ -262,17 +275,26 @@ void ts__mutex_stop_spinners(ts_world *w, ts_lock *l);
 /* a's acquire of mutex decl at site (-1: none) finds it held: note when
  * its wait began and count it (in the window: per declaration and site). */
 void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site);
-/* a holds mutex decl, taken at site (-1: none): count the acquire and, after
- * contending since a->mark, account the wait. */
-void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site);
+/* ts__mutex_took's accounting of a wait: a contended for mutex decl at site
+ * (-1: none) since its mark, and holds it now. */
+void ts__mutex_waited(ts_world *w, ts_actor *a, int decl, int site);
+/* a holds mutex decl, taken at site (-1: none): count the acquire (in the
+ * window: per declaration and site) and, after contending since its mark,
+ * account the wait. (Inline: every acquire pays it.) */
+static inline void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site)
+{
+  if (w->sim.now >= w->win_t0 && w->sim.now < w->win_t1) {
+    w->lock_stat[decl].acquires++;
+    if (site >= 0)
+      w->site_stat[site].acquires++;
+  }
+  if (ts__x(w, a)->mark >= 0)
+    ts__mutex_waited(w, a, decl, site);
+}
 /* delta threads fall asleep on (+1) or are woken from (-1) mutex decl; 0
  * closes the stretch in progress (the run ends). Keeps the longest stretch
  * of the window during which some thread slept on it. */
 void ts__mutex_sleepers(ts_world *w, int decl, int delta);
-/* Whether a holds (an instance of) lock decl. */
-int ts__lock_holds(const ts_actor *a, int decl);
-/* Lock decl's instance inst. */
-ts_lock *ts__lock_inst(ts_world *w, int decl, int inst);
 /* Release every lock a holds (its program ended or failed). */
 void ts__lock_release_all(ts_world *w, ts_actor *a);
 /* Channel decl's instance inst. */

@@ -20,16 +20,12 @@
 
 #include <stdlib.h>
 
-static ts_lock *inst_lock(ts_world *w, int decl, int inst)
-{
-  return &w->locks[w->lock_base[decl] + inst];
-}
-
-/* a becomes a holder of lock decl's instance inst. */
-static void take(ts_world *w, ts_actor *a, int decl, int inst)
+/* a becomes a holder of lock decl's instance inst. (Inline: every
+ * uncontended acquire runs it, in ts__lock_try.) */
+static inline void take(ts_world *w, ts_actor *a, int decl, int inst)
 {
   const ts_lock_decl *d = &w->model->locks[decl];
-  ts_lock *l = inst_lock(w, decl, inst);
+  ts_lock *l = ts__lock_inst(w, decl, inst);
   if (l->holders >= d->capacity) {
     ts__invariant(w, "lock \"%s\"[%d] taken by actor %d beyond its capacity %d", d->name, inst, a->id, d->capacity);
     return;
@@ -44,11 +40,6 @@ static void take(ts_world *w, ts_actor *a, int decl, int inst)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
 }
 
-int ts__lock_free(ts_world *w, int decl, int inst)
-{
-  return inst_lock(w, decl, inst)->holders < w->model->locks[decl].capacity;
-}
-
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
 {
   if (!ts__lock_free(w, decl, inst))
@@ -60,19 +51,23 @@ int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
 int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst)
 {
   ts__x(w, a)->wait_inst = inst;
-  if (ts_ring_push(&inst_lock(w, decl, inst)->waiters, a->id) != 0) {
+  if (ts_ring_push(&ts__lock_inst(w, decl, inst)->waiters, a->id) != 0) {
     ts__world_nomem(w);
     return -1;
   }
   return 0;
 }
 
-/* Drop a's hold of decl; returns the instance it held. */
-static int drop(ts_world *w, ts_actor *a, int decl)
+/* Drop a's hold of decl; returns the instance it held. (Inline: every
+ * release runs it, in ts__mutex_release.) */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int drop(ts_world *w, ts_actor *a, int decl)
 {
   const ts_lock_decl *d = &w->model->locks[decl];
   int inst = ts__x(w, a)->held[decl].inst;
-  ts_lock *l = inst_lock(w, decl, inst);
+  ts_lock *l = ts__lock_inst(w, decl, inst);
   ts_time held = w->sim.now - ts__x(w, a)->held[decl].since;
   if (d->kind == TS_LOCK_MUTEX)
     ts__x(w, a)->mutex_hold += held;
@@ -89,7 +84,7 @@ static int drop(ts_world *w, ts_actor *a, int decl)
 void ts__lock_release_async(ts_world *w, ts_actor *a, int decl)
 {
   int inst = drop(w, a, decl);
-  ts_lock *l = inst_lock(w, decl, inst);
+  ts_lock *l = ts__lock_inst(w, decl, inst);
   int next = ts_ring_pop(&l->waiters);
   if (next < 0)
     return;
@@ -128,7 +123,7 @@ int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
 {
   const ts_lock_decl *d = &w->model->locks[decl];
   int inst = drop(w, a, decl);
-  ts_lock *l = inst_lock(w, decl, inst);
+  ts_lock *l = ts__lock_inst(w, decl, inst);
   if (d->handoff == TS_HANDOFF_STD) {
     /* swap(UNLOCKED): every spinner sees it free; FUTEX_WAKE if it was CONTENDED */
     int contended = l->contended;
@@ -163,15 +158,8 @@ void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site)
     w->site_stat[site].contended++;
 }
 
-void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site)
+void ts__mutex_waited(ts_world *w, ts_actor *a, int decl, int site)
 {
-  if (in_window(w)) {
-    w->lock_stat[decl].acquires++;
-    if (site >= 0)
-      w->site_stat[site].acquires++;
-  }
-  if (ts__x(w, a)->mark < 0)
-    return;
   ts_time wait = w->sim.now - ts__x(w, a)->mark;
   double in = (double)ts__clip(w, ts__x(w, a)->mark, w->sim.now);
   ts__x(w, a)->mutex_wait += wait;
@@ -194,16 +182,6 @@ void ts__mutex_sleepers(ts_world *w, int decl, int delta)
     if (stretch > st->parked_longest)
       st->parked_longest = stretch;
   }
-}
-
-int ts__lock_holds(const ts_actor *a, int decl)
-{
-  return a->x && a->x->held && a->x->held[decl].inst >= 0;
-}
-
-ts_lock *ts__lock_inst(ts_world *w, int decl, int inst)
-{
-  return inst_lock(w, decl, inst);
 }
 
 void ts__lock_release_all(ts_world *w, ts_actor *a)
