@@ -505,8 +505,9 @@ static int seen_kept(void *ctx, const ts_sweep *s, const ts_world *w, const ts_a
 
 START_TEST(speed_collector_takes_kept_quantities_once_they_can_move)
 {
-  /* the first queue time from a yield (ts__worker_yield), or from a sliced
-   * segment's end on the loop's shortcut (cpu.c rr_slice) */
+  /* the first queue time from a yield op, or from a sliced segment's yield
+   * to the queue (both through ts__worker_yield); the bit that resume sets
+   * for a sliced segment (cpu.c) is a guard no run here reaches first */
   static const char *const then[2] = {
     "  [{\"op\": \"if\", \"cond\": \"i >= 2000\", \"then\": [{\"op\": \"yield\"}, {\"op\": \"cpu\", \"ms\": 0.5}]}]",
     "  []"};

@@ -527,7 +527,8 @@ static int rr_slice(ts_world *w, ts_worker *wk)
       ts__worker_loop(w, wk);
     return 1;
   }
-  /* ts__cpu_resume (the worker stays busy: no change of rate) */
+  /* ts__cpu_resume (the worker stays busy: no change of rate). No
+   * quantities_used bit to set: b's segment began in resume, which set them */
   if (b->seg.timed && !b->lap_counted) {
     b->lap_counted = 1;
     b->st.slices++;

@@ -146,6 +146,38 @@ int ts__world_make_fixed(ts_world *w, int lo, int hi);
 /* Free the chunks whose actors are all retired (at the start of an event:
  * no actor's memory is in use). */
 void ts__world_sweep(ts_world *w);
+/* Arrivals (arrive.c). Where a fixed-count class's arrivals stand: the
+ * Poisson clock, and in a batch its time, its arrival (epoch) number and the
+ * actors it still brings. Starts as {.poisson_t = the arrival's start}. */
+typedef struct ts__arrivals {
+  ts_time poisson_t, t;
+  int epoch, left;
+} ts__arrivals;
+/* When the i-th actor of fixed-count class k arrives (i = 0, 1, ... in
+ * turn), drawn from r: its own arrival, or its batch's; -1 when it follows
+ * another's end (before the horizon check). */
+ts_time ts__arrival_time(ts_rng *r, const ts_class *k, int i, ts__arrivals *cur);
+/* Whether fixed-count class c's arrivals draw from the world's stream at init. */
+int ts__draws_at_init(const ts_world *w, int c);
+/* Set up lc, the lane cursor of fixed-count class c (a formula, generated as
+ * they come from a copy of the world's stream, or stored). 0, or -1 (out of
+ * memory). */
+int ts__lane_setup(ts_world *w, int c, ts_lane_class *lc);
+/* A generated cursor's next arrival in the horizon (gen_i = hi: none left). */
+void ts__lane_gen_next(ts_world *w, ts_lane_class *lc);
+/* Actor i of lc's class arrives at `at` (-1: not at all). */
+void ts__lane_note(ts_world *w, ts_lane_class *lc, int i, ts_time at);
+/* After every ts__lane_note of a stored class of count actors: its
+ * positions in (time, index) order. 0, or -1 (out of memory). */
+int ts__lane_order(ts_world *w, ts_lane_class *lc, int count);
+/* The engine lane's generator (ctx: the world): the next arrival over all
+ * class cursors, least (time, actor id) first; 0 when none is left. */
+int ts__lane_next(void *ctx, ts_time *time, int32_t *obj);
+/* Schedule the first arrival of each class that arrives until the horizon. */
+void ts__start_sources(ts_world *w);
+/* SOURCE event handler: one arrival (a batch of actors) of class ev->obj,
+ * and its next arrival. */
+void ts__on_source(ts_sim *sim, const ts_event *ev);
 /* A new task spawned by a: an actor of a's class with a's index and loops
  * on a's worker, hidden, numbered among the spawns of a's root (its random
  * stream). Returns it, or NULL after ts__world_nomem. */

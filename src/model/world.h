@@ -59,7 +59,6 @@ typedef struct ts_actor_acc {
   ts_time done;         /* -1 while not done */
 } ts_actor_acc;
 
-/* A CPU segment: the actor's current burst of CPU and where it stands. */
 /* ts_world.quantities_used: bits for the per-actor quantities kept in the
  * actor rather than in a state column (states_used tells those). */
 enum {
@@ -68,6 +67,7 @@ enum {
                        * resume; or one yielded on an event loop, ts__worker_yield) */
 };
 
+/* A CPU segment: the actor's current burst of CPU and where it stands. */
 typedef struct ts_seg {
   ts_time done;         /* work done so far */
   ts_time row;          /* cost / rows when rows divides cost, else 0 */
