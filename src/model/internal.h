@@ -304,6 +304,11 @@ void ts__lock_release_async(ts_world *w, ts_actor *a, int decl);
 int ts__mutex_release(ts_world *w, ts_actor *a, int decl);
 /* Every spinner of l stops spinning now (it sees the state change). */
 void ts__mutex_stop_spinners(ts_world *w, ts_lock *l);
+/* Whether now is inside the measurement window [win_t0, win_t1). */
+static inline int ts__now_in_window(const ts_world *w)
+{
+  return w->sim.now >= w->win_t0 && w->sim.now < w->win_t1;
+}
 /* a's acquire of mutex decl at site (-1: none) finds it held: note when
  * its wait began and count it (in the window: per declaration and site). */
 void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site);
@@ -315,7 +320,7 @@ void ts__mutex_waited(ts_world *w, ts_actor *a, int decl, int site);
  * account the wait. (Inline: every acquire pays it.) */
 static inline void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site)
 {
-  if (w->sim.now >= w->win_t0 && w->sim.now < w->win_t1) {
+  if (ts__now_in_window(w)) {
     w->lock_stat[decl].acquires++;
     if (site >= 0)
       w->site_stat[site].acquires++;
@@ -408,7 +413,7 @@ static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1)
 /* Count one event (a timeout, a drop) in *c when it happens inside the window. */
 static inline void ts__count_now(const ts_world *w, int64_t *c)
 {
-  *c += w->sim.now >= w->win_t0 && w->sim.now < w->win_t1;
+  *c += ts__now_in_window(w);
 }
 /* A span of actor a ends now, having begun at t0: record its sample. */
 void ts__span_sample(ts_world *w, int span, ts_time t0);

@@ -142,16 +142,11 @@ int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
   return 0;
 }
 
-static int in_window(const ts_world *w)
-{
-  return w->sim.now >= w->win_t0 && w->sim.now < w->win_t1;
-}
-
 void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site)
 {
   ts__x(w, a)->mark = w->sim.now;
   w->mutex_contended++;
-  if (!in_window(w))
+  if (!ts__now_in_window(w))
     return;
   w->lock_stat[decl].contended++;
   if (site >= 0)
