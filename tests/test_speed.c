@@ -903,6 +903,81 @@ START_TEST(speed_moq_relay_is_the_general_path)
 }
 END_TEST
 
+/* ---- issue 22, the open system's job lifecycle (M/M/1) ---- */
+
+/* Each done actor's record, by id (a lazy world's done callback). */
+typedef struct records {
+  ts_actor_stats v[12000];
+  int n;
+} records;
+
+static int keep_record(void *ctx, const ts_world *w, const ts_actor *a)
+{
+  records *r = ctx;
+  ck_assert_int_lt(a->id, 12000);
+  ts_world_stats_into(w, a->id, &r->v[a->id]);
+  r->n++;
+  return 0;
+}
+
+/* Lazy runs (a done callback) of model json at n and workers, with the
+ * shortcuts and without (slow_paths): the same events, end, worker times
+ * and every actor's record as it was handed over. Returns the actors done. */
+static int lazy_same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  static records ra, rb;
+  memset(&ra, 0, sizeof ra);
+  memset(&rb, 0, sizeof rb);
+  ts_world a, b;
+  ts_world_spec sa = tu_world_spec(n, workers, 13), sb = sa;
+  sa.done = keep_record;
+  sa.done_ctx = &ra;
+  sb.done = keep_record;
+  sb.done_ctx = &rb;
+  ck_assert_int_eq(ts_world_init(&a, &m, &sa, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, &m, &sb, NULL), 0);
+  ck_assert(a.lazy && b.lazy);
+  b.slow_paths = 1;
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  ck_assert_int_eq(ra.n, rb.n);
+  for (int id = 0; id < 12000; id++)
+    ck_assert_msg(memcmp(&ra.v[id], &rb.v[id], sizeof ra.v[id]) == 0, "actor %d: worker %d vs %d, done %lld vs %lld",
+                  id, ra.v[id].worker, rb.v[id].worker, (long long)ra.v[id].done, (long long)rb.v[id].done);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_msg(a.workers[i].busy == b.workers[i].busy && a.workers[i].load == b.workers[i].load,
+                  "worker %d: busy %lld vs %lld", i, (long long)a.workers[i].busy, (long long)b.workers[i].busy);
+  int done = ra.n;
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  ts_model_finish(&m);
+  return done;
+}
+
+/* An arrival finds its chunk without ts__chunk once it is made, and a
+ * chunk's actors of a class on one worker are placed without place
+ * (world.c on_arrive, ts__world_make_fixed): the same runs as with each
+ * asked. Three classes over three chunks: an M/M/1 job on the main pool's
+ * one worker, a side class on a pool of two (placed actor by actor), and
+ * one with a fixed placement on the main pool. */
+START_TEST(speed_arrivals_find_their_chunk_and_worker_as_asked)
+{
+  static const char json[] =
+    "{\"pools\": [{\"name\": \"aux\", \"count\": 2}],"
+    " \"classes\": [{\"name\": \"job\", \"count\": 6000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"side\", \"count\": 3000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+    "   \"placement\": {\"pool\": \"aux\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"pinned\", \"count\": 2500, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 200},"
+    "   \"placement\": {\"rule\": \"fixed\", \"worker\": 0}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.2}]}]}";
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 11500);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -914,6 +989,7 @@ Suite *speed_suite(void)
                                 speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
+                                speed_arrivals_find_their_chunk_and_worker_as_asked,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

@@ -225,21 +225,40 @@ static int placement_pure(const ts_world *w, int c)
   return w->pool_base[k->pool + 1] - w->pool_base[k->pool] == 1 || w->model->dispatch != TS_DISPATCH_LEAST_LOADED;
 }
 
+/* The worker every actor of class c goes to, when place gives it without
+ * reading the actor (a placement that is not fixed, on a pool of one
+ * worker); else -1. */
+static int one_worker(const ts_world *w, int c)
+{
+  const ts_class *k = &w->model->classes[c];
+  if (k->place == TS_PLACE_FIXED || w->pool_base[k->pool + 1] - w->pool_base[k->pool] != 1)
+    return -1;
+  return w->pool_base[k->pool];
+}
+
 int ts__world_make_fixed(ts_world *w, int lo, int hi)
 {
   ts_actor *chunk = w->chunks[lo >> TS_CHUNK_BITS];
   int c = 0;
-  for (int id = lo; id < hi; id++) {
+  for (int id = lo; id < hi;) {
     while (id >= w->class_base[c + 1])
       c++;
-    int i = id - w->class_base[c], wk;
-    if (w->placed && !placement_pure(w, c)) {
-      wk = w->placed[id];
-    } else if ((wk = place(w, c, i, id, NULL)) < 0) {
-      w->sim.failed = TS_SIM_STOP;
-      return -1;
+    /* class c's actors in [id, end): where each goes is the same question
+     * for all of them (one worker: asked once; slow_paths, tests: each) */
+    int end = w->class_base[c + 1] < hi ? w->class_base[c + 1] : hi;
+    int kept = w->placed && !placement_pure(w, c), one = w->slow_paths ? -1 : one_worker(w, c);
+    for (; id < end; id++) {
+      int i = id - w->class_base[c], wk;
+      if (one >= 0) {
+        wk = one;
+      } else if (kept) {
+        wk = w->placed[id];
+      } else if ((wk = place(w, c, i, id, NULL)) < 0) {
+        w->sim.failed = TS_SIM_STOP;
+        return -1;
+      }
+      ts__actor_init(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
     }
-    ts__actor_init(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
   }
   return 0;
 }
@@ -381,7 +400,11 @@ static void on_arrive(ts_sim *sim, const ts_event *ev)
   }
   if (w->ndead)
     ts__world_sweep(w);
-  ts_actor *chunk = ts__chunk(w, ev->obj >> TS_CHUNK_BITS); /* made when the first of its actors arrives */
+  /* its chunk, made when the first of its actors arrived (ts__chunk:
+   * made now, or, when it is there, the same; slow_paths, tests: asked) */
+  int c = ev->obj >> TS_CHUNK_BITS;
+  ts_actor *chunk = c < (w->cap_actors >> TS_CHUNK_BITS) && w->chunks[c] && !w->slow_paths ? w->chunks[c]
+                                                                                        : ts__chunk(w, c);
   if (chunk)
     ts__actor_arrive(w, &chunk[ev->obj & (TS_CHUNK - 1)]);
 }

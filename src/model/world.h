@@ -352,7 +352,7 @@ typedef struct ts_world {
   ts_world_done_fn on_done;
   void *done_ctx;
   int lazy;
-  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c; actor.c: ts_expr_eval, not the inline machine) to compare the runs */
+  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c; actor.c: ts_expr_eval, not the inline machine; world.c: a lazy world asks ts__chunk and place for each arrival and actor) to compare the runs */
   uint8_t *reclaim;       /* [nclasses] */
   int32_t *chunk_left;    /* [chunk slots]: actors of the chunk not yet retired */
   uint8_t *chunk_gone;    /* [chunk slots]: freed */
