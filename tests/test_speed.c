@@ -978,6 +978,41 @@ START_TEST(speed_arrivals_find_their_chunk_and_worker_as_asked)
 }
 END_TEST
 
+/* ts_world_stats_into writes every byte of the record (no memset of the
+ * whole: world.c): into a record of 0x00 bytes and one of 0xa5 bytes, the
+ * same bytes, for actors with an extension (marks, a lock) and without,
+ * done and not yet arrived. */
+START_TEST(speed_stats_record_is_written_whole)
+{
+  ts_model m;
+  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": ["
+           " {\"name\": \"job\", \"count\": 20, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500},"
+           "  \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+           " {\"name\": \"locker\", \"count\": 20, \"program\": [{\"op\": \"mark\", \"name\": \"wave_start\"},"
+           "  {\"op\": \"lock\", \"lock\": \"l\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
+           &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 3);
+  sp.horizon = (ts_time)15 * 1000000; /* (some not done, some not arrived) */
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  int with_ext = 0;
+  for (int id = 0; id < w.nactors; id++) {
+    ts_actor_stats x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0xa5, sizeof y);
+    ts_world_stats_into(&w, id, &x);
+    ts_world_stats_into(&w, id, &y);
+    ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "actor %d: a byte not written", id);
+    with_ext += ts_world_actor(&w, id)->x != NULL;
+  }
+  ck_assert_int_gt(with_ext, 0);
+  ck_assert_int_lt(with_ext, w.nactors);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -989,7 +1024,7 @@ Suite *speed_suite(void)
                                 speed_quantiles_at_once_are_one_by_one, speed_spilled_sweep_is_the_sweep_in_memory, speed_one_row_segments_are_the_general_ones,
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
-                                speed_arrivals_find_their_chunk_and_worker_as_asked,
+                                speed_arrivals_find_their_chunk_and_worker_as_asked, speed_stats_record_is_written_whole,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

@@ -666,8 +666,7 @@ void ts_world_stats_into(const ts_world *w, int id, ts_actor_stats *s)
 {
   const ts_actor *a = ts_world_actor(w, id);
   const ts_actor_ext *x = a->x;
-  memset(s, 0, sizeof *s);
-  s->actor = id;
+  s->actor = id; /* (every field is written: no memset of the whole record) */
   s->klass = a->klass;
   s->worker = a->home;
   s->arrive = a->st.arrive;
@@ -679,12 +678,11 @@ void ts_world_stats_into(const ts_world *w, int id, ts_actor_stats *s)
   s->hidden = a->hidden;
   ts_world_wave(w, id, &s->wave_start, &s->wave_end);
   s->settled = x ? x->settled : -1;
-  if (x) {
-    s->kernel = x->kernel;
-    s->lock_work = x->lock_work;
-    s->mutex_wait = x->mutex_wait;
-    s->mutex_hold = x->mutex_hold;
-  }
+  s->kernel = x ? x->kernel : 0;
+  s->lock_work = x ? x->lock_work : 0;
+  s->mutex_wait = x ? x->mutex_wait : 0;
+  s->mutex_hold = x ? x->mutex_hold : 0;
+  memset(s->state, 0, sizeof s->state);
   ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
   for (uint32_t u = w->states_used; u; u &= u - 1) { /* (the other states' times are 0) */
     int st = __builtin_ctz(u);

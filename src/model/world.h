@@ -25,6 +25,7 @@ typedef struct ts_actor_stats {
   int actor;
   int klass;
   int worker;           /* the worker it was placed on (its home) */
+  int hidden;           /* a spawned task or a child: not in its class's statistics */
   ts_time arrive;
   ts_time wave_start;
   ts_time wave_end;
@@ -39,8 +40,11 @@ typedef struct ts_actor_stats {
   ts_time state[TS_NSTATES]; /* time spent in each state */
   int64_t slices;       /* run periods that did timed CPU work */
   int64_t yields;
-  int hidden;           /* a spawned task or a child: not in its class's statistics */
 } ts_actor_stats;
+/* (no padding: ts_world_stats_into writes every byte without a memset, and
+ * records compare with memcmp) */
+_Static_assert(sizeof(ts_actor_stats) == 4 * sizeof(int) + (13 + TS_NSTATES) * sizeof(ts_time),
+               "ts_actor_stats has padding");
 
 /* An actor's measurements as the world keeps them while it runs: the
  * scalars of ts_actor_stats that every model needs, under the same names.
