@@ -1013,6 +1013,62 @@ START_TEST(speed_stats_record_is_written_whole)
 }
 END_TEST
 
+/* An actor's stream seed from its class's key (ts_rng_stream_key, found
+ * once per class by the world) is ts_rng_derive_stream's, and that is the
+ * derivation every recorded output was made with: its values at 91f506f
+ * (replication seeds, classes, indexes with -1, spawn ordinals). */
+START_TEST(speed_stream_seed_from_the_class_key_is_the_derivation)
+{
+  static const struct {
+    uint64_t seed;
+    int klass, index, k;
+    uint64_t want;
+  } v[] = {
+      {UINT64_C(1), 0, 0, 0, UINT64_C(0xc0dae9284ff67d2d)},
+      {UINT64_C(1), 0, 0, 2, UINT64_C(0x5ed6215206ec5374)},
+      {UINT64_C(1), 0, 77, 0, UINT64_C(0xdbc74ce170a0db85)},
+      {UINT64_C(1), 0, 77, 2, UINT64_C(0x917e65eda40c3525)},
+      {UINT64_C(1), 0, -1, 0, UINT64_C(0x959eff517779fa90)},
+      {UINT64_C(1), 0, -1, 2, UINT64_C(0x6b264b2a50934282)},
+      {UINT64_C(1), 3, 0, 0, UINT64_C(0x16454f1483ba6fc3)},
+      {UINT64_C(1), 3, 0, 2, UINT64_C(0xb79cf398e8474c08)},
+      {UINT64_C(1), 3, 77, 0, UINT64_C(0x163c158a0da073bd)},
+      {UINT64_C(1), 3, 77, 2, UINT64_C(0xe9dd3dc585714c26)},
+      {UINT64_C(1), 3, -1, 0, UINT64_C(0x3a2518be9aac612f)},
+      {UINT64_C(1), 3, -1, 2, UINT64_C(0xbcc657b34040dbc0)},
+      {UINT64_C(11400714819323198485), 0, 0, 0, UINT64_C(0x5944266f12486c2e)},
+      {UINT64_C(11400714819323198485), 0, 0, 2, UINT64_C(0x4b85481d346d80fe)},
+      {UINT64_C(11400714819323198485), 0, 77, 0, UINT64_C(0x2b490fa9b1941de6)},
+      {UINT64_C(11400714819323198485), 0, 77, 2, UINT64_C(0x421ebf8b832a06f0)},
+      {UINT64_C(11400714819323198485), 0, -1, 0, UINT64_C(0x67f183f860cba8b9)},
+      {UINT64_C(11400714819323198485), 0, -1, 2, UINT64_C(0x916ce9bc36d1566d)},
+      {UINT64_C(11400714819323198485), 3, 0, 0, UINT64_C(0x9cb6782366b20675)},
+      {UINT64_C(11400714819323198485), 3, 0, 2, UINT64_C(0x65daa1ce05536ec8)},
+      {UINT64_C(11400714819323198485), 3, 77, 0, UINT64_C(0xdc4cb8785aa95fb2)},
+      {UINT64_C(11400714819323198485), 3, 77, 2, UINT64_C(0x6f2efcd95ddb5acb)},
+      {UINT64_C(11400714819323198485), 3, -1, 0, UINT64_C(0x15f05cc69b160922)},
+      {UINT64_C(11400714819323198485), 3, -1, 2, UINT64_C(0x1225e755f56b4199)},
+      {UINT64_C(123456789), 0, 0, 0, UINT64_C(0x0771a127a224f8d2)},
+      {UINT64_C(123456789), 0, 0, 2, UINT64_C(0x1150207eec6d67ec)},
+      {UINT64_C(123456789), 0, 77, 0, UINT64_C(0xa193c2b79e6dca93)},
+      {UINT64_C(123456789), 0, 77, 2, UINT64_C(0xe816cf90780a58f2)},
+      {UINT64_C(123456789), 0, -1, 0, UINT64_C(0xad1b311c39b5cdf1)},
+      {UINT64_C(123456789), 0, -1, 2, UINT64_C(0xd6db8b7c74151bfe)},
+      {UINT64_C(123456789), 3, 0, 0, UINT64_C(0x32fd3e7285f2c67c)},
+      {UINT64_C(123456789), 3, 0, 2, UINT64_C(0xea1438e0357df1b8)},
+      {UINT64_C(123456789), 3, 77, 0, UINT64_C(0xc28d4e5d37748f4e)},
+      {UINT64_C(123456789), 3, 77, 2, UINT64_C(0xe3610f10c556b872)},
+      {UINT64_C(123456789), 3, -1, 0, UINT64_C(0x98b998dcba545fb7)},
+      {UINT64_C(123456789), 3, -1, 2, UINT64_C(0x70ef53d2c8c4add1)},
+  };
+  for (size_t t = 0; t < sizeof v / sizeof *v; t++) {
+    ck_assert_msg(ts_rng_derive_stream(v[t].seed, v[t].klass, v[t].index, v[t].k) == v[t].want, "derivation %zu", t);
+    ck_assert_msg(ts_rng_stream_seed(ts_rng_stream_key(v[t].seed, v[t].klass), v[t].index, v[t].k) == v[t].want,
+                  "from the key, %zu", t);
+  }
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -1025,6 +1081,7 @@ Suite *speed_suite(void)
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
                                 speed_arrivals_find_their_chunk_and_worker_as_asked, speed_stats_record_is_written_whole,
+                                speed_stream_seed_from_the_class_key_is_the_derivation,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

@@ -27,12 +27,21 @@ unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replicat
   return (unsigned long)(z & 0xffffffffu);
 }
 
-uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k)
+uint64_t ts_rng_stream_key(uint64_t rep_seed, int klass)
 {
   uint64_t z = mix(rep_seed ^ UINT64_C(0x5bd1e9955bd1e995));
-  z = mix(z ^ (uint64_t)(uint32_t)klass);
-  z = mix(z ^ ((uint64_t)(uint32_t)index << 32));
+  return mix(z ^ (uint64_t)(uint32_t)klass);
+}
+
+uint64_t ts_rng_stream_seed(uint64_t key, int index, int k)
+{
+  uint64_t z = mix(key ^ ((uint64_t)(uint32_t)index << 32));
   return mix(z ^ (uint64_t)(uint32_t)k);
+}
+
+uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k)
+{
+  return ts_rng_stream_seed(ts_rng_stream_key(rep_seed, klass), index, k);
 }
 
 static ts_rng *create(const gsl_rng_type *t, unsigned long seed)

@@ -103,7 +103,9 @@ ts_rng *ts__actor_rng(ts_world *w, ts_actor *a)
   a->rng = k + 1;
   /* spawned: its root's coordinates and the spawn's ordinal among the root's */
   int spawn_k = a->x ? a->x->spawn_k : 0;
-  return ts_rng_init_small(rng_slot(w, k), ts_rng_derive_stream(w->seed, a->klass, a->index, spawn_k));
+  uint64_t seed = w->slow_paths ? ts_rng_derive_stream(w->seed, a->klass, a->index, spawn_k)
+                                : ts_rng_stream_seed(w->stream_key[a->klass], a->index, spawn_k);
+  return ts_rng_init_small(rng_slot(w, k), seed);
 }
 
 void ts__actor_rng_release(ts_world *w, ts_actor *a)

@@ -431,6 +431,18 @@ static void price_workers(ts_world *w)
     w->workers[i].cpu_scale = ts_model_cpu_scale(m, m->scale_by_worker ? w->workers[i].load : w->n);
 }
 
+/* Each class's stream key (ts_rng_stream_key of the replication's seed):
+ * an actor's stream seed is one step from it (actor.c ts__actor_rng). */
+static int stream_keys(ts_world *w)
+{
+  size_t n = w->model->nclasses;
+  if (!(w->stream_key = malloc((n + 1) * sizeof *w->stream_key)))
+    return -1;
+  for (size_t c = 0; c < n; c++)
+    w->stream_key[c] = ts_rng_stream_key(w->seed, (int)c);
+  return 0;
+}
+
 int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs)
 {
   memset(w, 0, sizeof *w);
@@ -458,7 +470,8 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_TIMEOUT, ts__timeout_on_expire);
   ts_sim_on(&w->sim, TS_EV_PREEMPT, ts__worker_on_preempt);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
-  if (!w->rng || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 || count_classes(w) != 0)
+  if (!w->rng || stream_keys(w) != 0 || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 ||
+      count_classes(w) != 0)
     return w->error ? w->error : -1;
   if (lay_out_objects(w) != 0 || (w->lazy && lazy_setup(w) != 0))
     return w->error ? w->error : -1;
@@ -472,6 +485,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
 
 void ts_world_finish(ts_world *w)
 {
+  free(w->stream_key);
   if (w->workers)
     for (int i = 0; i < w->nworkers; i++) {
       ts_ring_finish(&w->workers[i].ready);
