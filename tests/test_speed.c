@@ -1069,6 +1069,40 @@ START_TEST(speed_stream_seed_from_the_class_key_is_the_derivation)
 }
 END_TEST
 
+/* An open system of one generated class (an M/M/1) takes its next arrival
+ * from its one lane (arrive.c ts__lane_next, without the search over the
+ * lanes), and its Poisson gaps are llround's without the call (poisson_gap):
+ * the same runs as the search over the lanes (slow_paths), and the same
+ * arrival times as llround of the same draws. */
+START_TEST(speed_one_lane_is_the_search_over_lanes)
+{
+  static const char json[] =
+    "{\"classes\": [{\"name\": \"job\", \"count\": 9000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 700},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}";
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 9000);
+  ts_model m;
+  tu_model(json, &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 13);
+  sp.done = count_done;
+  int done = 0;
+  sp.done_ctx = &done;
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(w.nlane, 1);
+  ts_rng *r = ts_rng_clone(w.rng); /* (the class's draws are a copy of the world's stream) */
+  ts_time at = 0, t;
+  int32_t obj;
+  for (int i = 0; i < 9000; i++) {
+    at += (ts_time)llround(ts_rng_exponential(r, 1e9 / 700));
+    ck_assert_int_eq(i == 0 ? w.sim.lane_ev.time : (ts__lane_next(&w, &t, &obj), t), at);
+  }
+  ck_assert_int_eq(ts__lane_next(&w, &t, &obj), 0);
+  ts_rng_destroy(r);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -1081,7 +1115,7 @@ Suite *speed_suite(void)
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
                                 speed_arrivals_find_their_chunk_and_worker_as_asked, speed_stats_record_is_written_whole,
-                                speed_stream_seed_from_the_class_key_is_the_derivation,
+                                speed_stream_seed_from_the_class_key_is_the_derivation, speed_one_lane_is_the_search_over_lanes,
                                 NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;

@@ -20,6 +20,15 @@ static int batch_size(ts_rng *r, const ts_arrival *ar)
   }
 }
 
+/* A Poisson gap of mean_ns drawn from r, in whole ns: llround of the draw
+ * (ts__round_ns in its range [0, TS_DRAW_MAX], the same value without the
+ * call). */
+static ts_time poisson_gap(ts_rng *r, double mean_ns)
+{
+  double x = ts_rng_exponential(r, mean_ns);
+  return x >= 0 && x <= (double)TS_DRAW_MAX ? ts__round_ns(x) : (ts_time)llround(x);
+}
+
 static int batched(const ts_arrival *ar)
 {
   return ar->batch_kind != TS_BATCH_FIXED || ar->batch > 1;
@@ -38,7 +47,7 @@ static ts_time epoch_time(ts_rng *r, const ts_class *k, int i, ts_time *poisson_
     return t;
   }
   case TS_ARRIVE_POISSON:
-    *poisson_t += (ts_time)llround(ts_rng_exponential(r, 1e9 / ar->rate_per_s));
+    *poisson_t += poisson_gap(r, 1e9 / ar->rate_per_s);
     return *poisson_t;
   case TS_ARRIVE_AFTER: return -1; /* started by its predecessor's end */
   default: return ar->start + (ts_time)i * ar->spacing;
@@ -184,6 +193,16 @@ int ts__lane_order(ts_world *w, ts_lane_class *lc, int count)
 int ts__lane_next(void *ctx, ts_time *time, int32_t *obj)
 {
   ts_world *w = ctx;
+  if (w->nlane == 1 && w->lane->gen && !w->slow_paths) { /* one generated class (an open system): its next */
+    ts_lane_class *lc = w->lane;
+    if (lc->gen_i >= lc->hi)
+      return 0;
+    *time = lc->gen_t;
+    *obj = lc->base + lc->gen_i;
+    lc->pos++;
+    ts__lane_gen_next(w, lc);
+    return 1;
+  }
   ts_lane_class *best = NULL;
   ts_time bt = 0;
   int bi = 0;
@@ -243,7 +262,7 @@ void ts__start_sources(ts_world *w)
       continue;
     ts_time at = ar->kind == TS_ARRIVE_PERIODIC ? ar->phase : ar->start;
     if (ar->kind == TS_ARRIVE_POISSON)
-      at += (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+      at += poisson_gap(w->rng, 1e9 / ar->rate_per_s);
     else if (ar->jitter > 0)
       at += (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter);
     if (at <= w->horizon)
@@ -298,7 +317,7 @@ void ts__on_source(ts_sim *sim, const ts_event *ev)
   ts_time next = ar->kind == TS_ARRIVE_PERIODIC
                      ? ar->phase + (ts_time)e * ar->period +
                            (ar->jitter > 0 ? (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter) : 0)
-                     : sim->now + (ts_time)llround(ts_rng_exponential(w->rng, 1e9 / ar->rate_per_s));
+                     : sim->now + poisson_gap(w->rng, 1e9 / ar->rate_per_s);
   if (next < sim->now)
     next = sim->now;
   if (next <= w->horizon)
