@@ -1103,6 +1103,32 @@ START_TEST(speed_one_lane_is_the_search_over_lanes)
 }
 END_TEST
 
+/* The fused segment path (cpu.c: an unsliced segment's end at rate 1, the
+ * actor's next one-row segment on its own worker, and a constant cost
+ * without the draw's call) is the general one: 12 threads on one mutex
+ * (spin, futex and lock costs: one row, in their states, kernel and user)
+ * with a timed kernel cpu, a cpu of 2 rows and an exponential one, on 4
+ * cores, so processor sharing moves the rate under some segments (the
+ * general path) and not under others; then the same on a core each. */
+START_TEST(speed_fused_segments_are_the_general_path)
+{
+  static const char *const hosts[] = {"\"host\": {\"cores\": 4}, ", ""};
+  for (int k = 0; k < 2; k++) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\":"
+             " \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
+             " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
+             " \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"},"
+             " {\"op\": \"cpu\", \"ms\": 0.7, \"timed\": true, \"account\": \"kernel\"}, {\"op\": \"cpu\", \"ms\": 1,"
+             " \"rows\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\":"
+             " \"exponential\"}, {\"op\": \"cpu\", \"ms\": 0.3}]}]}]}",
+             hosts[k]);
+    ck_assert_uint_gt(same_without_shortcuts(json, 12, 12), 3000);
+  }
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -1116,7 +1142,7 @@ Suite *speed_suite(void)
                                 speed_classes_on_one_worker_are_placed_at_once, speed_moq_relay_is_the_general_path,
                                 speed_arrivals_find_their_chunk_and_worker_as_asked, speed_stats_record_is_written_whole,
                                 speed_stream_seed_from_the_class_key_is_the_derivation, speed_one_lane_is_the_search_over_lanes,
-                                NULL};
+                                speed_fused_segments_are_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

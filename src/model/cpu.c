@@ -177,6 +177,43 @@ static inline void catch_up(ts_world *w, ts_worker *wk)
   catch_up_of(w, wk, NULL);
 }
 
+/* catch_up_of for actor a's segment on worker wk at rate 1 with frac_q 1
+ * (its work is the elapsed ns); kernel 0: the caller knows the segment is
+ * not kernel time (the test goes). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void catch_up_one(ts_world *w, ts_worker *wk, ts_actor *a, int kernel)
+{
+  ts_time now = w->sim.now, elapsed = now - wk->seg_t0;
+  if (elapsed <= 0)
+    return;
+  ts_seg *g = &a->seg;
+  wk->busy += elapsed;
+  ts_time in_window = w->win_all ? elapsed : ts__clip(w, wk->seg_t0, now);
+  g->done += elapsed;
+  if (g->done >= g->cost) {
+    if (g->done - g->cost > 1) /* its end is planned for the ns its work completes */
+      ts__invariant(w, "actor %d's CPU segment got %lld ns of work for a demand of %lld ns", a->id,
+                    (long long)g->done, (long long)g->cost);
+    g->done = g->cost;
+    wk->frac = 0;
+  }
+  a->st.cpu += elapsed;
+  if (kernel && g->kernel) {
+    ts__x(w, a)->kernel += elapsed;
+    wk->busy_kernel += elapsed;
+    wk->win_kernel += in_window;
+  } else {
+    wk->win_user += in_window;
+  }
+  if (g->timed)
+    a->st.timer += elapsed;
+  if (wk->busy > now)
+    ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
+  wk->seg_t0 = now;
+}
+
 /* Arm wk's segment end dt ns from now (a new generation: earlier ends are void). */
 static inline void arm_end(ts_world *w, ts_worker *wk, ts_time dt)
 {
@@ -402,6 +439,27 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
 {
   if (cost <= 0)
     return TS_OP_NEXT;
+  ts_worker *wk = &w->workers[a->worker];
+  /* The actor's next segment on the worker whose segment is its own (its
+   * last one just ended: ts__cpu_on_seg_end's continuation), one row,
+   * neither sliced nor timed, at rate 1: what the general path below does
+   * in that case, without its re-checks (resume's invariant, the lap count,
+   * become_busy's change of rate, the worker's actor) and the flags'
+   * arithmetic. slow_paths (tests): the general path. */
+  if (rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_ACTOR && wk->actor == a->id &&
+      !w->slow_paths && rate_one(w)) {
+    a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .rows_target = 1, .active = 1,
+                      .kernel = (flags & TS_CPU_KERNEL) != 0, .state = (uint8_t)state, .exact = 1};
+    if (state != TS_ACTOR_RUNNING && a->state != state)
+      ts__actor_set_state(w, a, state);
+    ts_time now = w->sim.now;
+    wk->seg_t0 = now;
+    wk->piece_t0 = now;
+    wk->frac = 0;
+    wk->frac_q = 1;
+    arm_end(w, wk, cost);
+    return TS_OP_BUSY;
+  }
   rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
   /* one row (every lock, hop and call cost): exact and row = cost, without the divisions */
   int one = rows == 1 && !w->slow_paths;
@@ -460,23 +518,7 @@ static int rr_slice(ts_world *w, ts_worker *wk)
   ts_seg *g = &a->seg;
   if (!g->sliced || g->rows_target >= g->rows || now - a->lap_start <= wk->seg_threshold || g->kernel)
     return 0;
-  /* catch_up, at rate 1 */
-  ts_time elapsed = now - wk->seg_t0;
-  if (elapsed > 0) {
-    wk->busy += elapsed;
-    wk->win_user += w->win_all ? elapsed : ts__clip(w, wk->seg_t0, now);
-    g->done += elapsed;
-    if (g->done >= g->cost) {
-      g->done = g->cost;
-      wk->frac = 0;
-    }
-    a->st.cpu += elapsed;
-    if (g->timed)
-      a->st.timer += elapsed;
-    if (wk->busy > now)
-      ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
-    wk->seg_t0 = now;
-  }
+  catch_up_one(w, wk, a, 0); /* not kernel time (above) */
   g->rows_done = g->rows_target;
   g->done = cum(g, g->rows_done);
   g->at_row = 1;
@@ -562,6 +604,28 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
     return; /* superseded by a re-plan */
   if (rr_slice(w, wk))
     return;
+  if (wk->seg == TS_SEG_ACTOR && rate_one(w) && wk->frac_q == 1 && !w->slow_paths) {
+    /* An actor's unsliced segment, planned to its end, at rate 1: what
+     * catch_up_of, the end below and emit_piece do in that case, in the same
+     * order, without their other cases. Then the actor goes on with its next
+     * op. */
+    ts_actor *a = ts_world_actor(w, wk->actor);
+    ts_seg *g = &a->seg;
+    if (!g->sliced && g->rows_target == g->rows) {
+      catch_up_one(w, wk, a, 1);
+      g->rows_done = g->rows;
+      g->done = g->cost; /* cum(g, rows): rows * row, rows * cost / rows, or cost - cost % rows + cost % rows */
+      g->at_row = 1;
+      wk->frac = 0;
+      emit_piece(w, wk);
+      g->active = 0;
+      if (a->state != TS_ACTOR_RUNNING)
+        ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
+      if (!ts__actor_continue(w, a))
+        ts__worker_next(w, wk);
+      return;
+    }
+  }
   if (wk->seg == TS_SEG_OVERHEAD) {
     catch_up(w, wk);
     emit_piece(w, wk);
