@@ -124,7 +124,7 @@ void ts__actor_rng_release(ts_world *w, ts_actor *a)
   a->rng = 0;
 }
 
-ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
+ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
 {
   double mean = (double)d->mean, v;
   if (d->mean_ms) {

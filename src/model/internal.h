@@ -113,9 +113,18 @@ void ts__actor_ready(ts_world *w, ts_actor *a, int timer);
 void ts__actor_microtask(ts_world *w, ts_actor *a);
 /* Schedule a TS_EV_READY of kind code for a at absolute time at. */
 void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code);
+/* ts__draw's general case, out of line: any distribution, any mean. */
+ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d);
 /* One draw of d for actor a (its own stream), in ns, capped at
- * ts_model_draw_max(d); a mean given by an expression is evaluated for a. */
-ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d);
+ * ts_model_draw_max(d); a mean given by an expression is evaluated for a. A
+ * constant cost (fixed, a mean in range) is its mean without the call
+ * (ts__draw_any gives the same; slow_paths, tests: the call). */
+static inline ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
+{
+  if (d->kind == TS_DIST_FIXED && !d->mean_ms && d->mean >= 0 && d->mean <= TS_DRAW_MAX && !w->slow_paths)
+    return d->mean;
+  return ts__draw_any(w, a, d);
+}
 /* Find which lets of each class are stable (ts_world.let_stable). Returns 0
  * or -1 (out of memory). */
 int ts__lets_init(ts_world *w);
