@@ -15,11 +15,13 @@ unsigned long ts_rng_derive_seed(uint64_t seed, int n, int workers, int replicat
  * for what it spawns; index -1 for the class's own arrival stream), so that
  * streams depend on nothing else: common random numbers across variants. */
 uint64_t ts_rng_derive_stream(uint64_t rep_seed, int klass, int index, int k);
-/* ts_rng_derive_stream in two parts: the key of (rep_seed, klass), the same
- * for every actor of the class (a world finds it once per class), then one
- * actor's stream seed from it: ts_rng_stream_seed(ts_rng_stream_key(s, c),
- * i, k) == ts_rng_derive_stream(s, c, i, k), bit for bit. */
+/* The first part of ts_rng_derive_stream: the key of (rep_seed, klass), the
+ * same for every index and k, so a caller with many streams of one class
+ * finds it once. */
 uint64_t ts_rng_stream_key(uint64_t rep_seed, int klass);
+/* The second part: the seed of stream (index, k) from its class's key;
+ * ts_rng_stream_seed(ts_rng_stream_key(s, c), i, k) ==
+ * ts_rng_derive_stream(s, c, i, k), bit for bit. */
 uint64_t ts_rng_stream_seed(uint64_t key, int index, int k);
 /* A small, fast stream (GSL's taus2) for one actor, or NULL when memory runs out. */
 ts_rng *ts_rng_create_small(uint64_t seed);

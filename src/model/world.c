@@ -333,21 +333,19 @@ static int init_actors(ts_world *w)
       break;
     }
     int pure = placement_pure(w, (int)c);
-    const ts_class *k = &m->classes[c];
     /* One worker (place gives its only one without reading the actor),
      * actors made when they arrive, arrival times drawn as they happen: what
      * the loop below adds for each actor, for all of them at once. */
-    int at_once = w->lazy && lc && lc->gen && k->place != TS_PLACE_FIXED &&
-                  w->pool_base[k->pool + 1] - w->pool_base[k->pool] == 1;
-    if (at_once) {
-      int wk = w->pool_base[k->pool], count = w->class_count[c];
-      load[wk] += count;
+    int one = w->lazy && lc && lc->gen ? one_worker(w, (int)c) : -1;
+    if (one >= 0) {
+      int count = w->class_count[c];
+      load[one] += count;
       if ((int)c == main) {
-        w->workers[wk].load += count;
-        w->placed_main += w->workers[wk].pool == 0 ? count : 0;
+        w->workers[one].load += count;
+        w->placed_main += w->workers[one].pool == 0 ? count : 0;
       }
     }
-    for (int i = at_once ? w->class_count[c] : 0; i < w->class_count[c] && rc == 0; i++) {
+    for (int i = one >= 0 ? w->class_count[c] : 0; i < w->class_count[c] && rc == 0; i++) {
       int id = w->class_base[c] + i;
       int wk = place(w, (int)c, i, id, load);
       if (wk < 0) {
@@ -432,7 +430,9 @@ static void price_workers(ts_world *w)
 }
 
 /* Each class's stream key (ts_rng_stream_key of the replication's seed):
- * an actor's stream seed is one step from it (actor.c ts__actor_rng). */
+ * an actor's stream seed is one step from it (actor.c ts__actor_rng).
+ * Returns 0, or -1 when memory runs out (one spare entry: a model without
+ * classes still gets a non-NULL table). */
 static int stream_keys(ts_world *w)
 {
   size_t n = w->model->nclasses;
