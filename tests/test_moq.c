@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "model/world.h"
 
@@ -213,6 +214,64 @@ START_TEST(moq_group_waiter_list_costs_the_same)
 }
 END_TEST
 
+/* scripts/moq-frontier (docs/moq-relay.md, "What does not hold") searches
+ * the box of the model's free costs: every tssim command it runs that
+ * searches (optimize) names each free[] path exactly once, with the model's
+ * own min and max (so a cost added to free[], dropped, or a range changed
+ * moves the study with it), and no other field; its chat-16 sample and
+ * the five searches from it hold chat-16's p50 within 25% of the recorded
+ * 34 ms (the fanout-16 sample is the seventh command); the docs
+ * show its output in a results block, so scripts/readme-results reruns it. */
+START_TEST(moq_frontier_searches_the_models_box)
+{
+  char *path = tu_source_path("models/moq-relay.json");
+  cJSON *doc = NULL;
+  ts_err e;
+  ck_assert_msg(ts_json_load(path, &doc, &e) == 0, "%s", e.msg);
+  cJSON *free_ = ts_json_get_path(doc, "free");
+  int nfree = cJSON_GetArraySize(free_);
+  ck_assert_int_eq(nfree, 9);
+  char *out = NULL;
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-frontier' --commands", tu_source_root()), 0);
+  int searches = 0, held = 0;
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+    if (!strstr(line, " optimize "))
+      continue;
+    searches++;
+    int fields = 0;
+    for (const char *p = line; (p = strstr(p, "--field ")) != NULL; p++)
+      fields++;
+    ck_assert_msg(fields == nfree, "%d --field in: %s", fields, line);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, free_)
+    {
+      char key[128];
+      snprintf(key, sizeof key, "--field %s=", cJSON_GetObjectItem(f, "path")->valuestring);
+      const char *at = strstr(line, key);
+      ck_assert_msg(at && !strstr(at + 1, key), "%s not once in: %s", key, line);
+      char *end;
+      double lo = strtod(at + strlen(key), &end);
+      ck_assert_msg(*end == ':', "%s: no LO:HI", key);
+      double hi = strtod(end + 1, NULL);
+      ck_assert_msg(lo == cJSON_GetObjectItem(f, "min")->valuedouble && hi == cJSON_GetObjectItem(f, "max")->valuedouble,
+                    "%s%g:%g, the model's free[] says %g:%g", key, lo, hi, cJSON_GetObjectItem(f, "min")->valuedouble,
+                    cJSON_GetObjectItem(f, "max")->valuedouble);
+    }
+    held += strstr(line, "'latency_p50_ms <= 42.5'") && strstr(line, "'latency_p50_ms >= 25.5'");
+  }
+  ck_assert_int_eq(searches, 7);
+  ck_assert_int_eq(held, 6);
+  free(out);
+  cJSON_Delete(doc);
+  free(path);
+  char *docs = tu_source_path("docs/moq-relay.md");
+  char *text = tu_read_file(docs, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "\n<!-- results: scripts/moq-frontier -->\n```\n"));
+  free(text);
+  free(docs);
+}
+END_TEST
+
 Suite *moq_suite(void)
 {
   Suite *s = suite_create("moq");
@@ -220,5 +279,7 @@ Suite *moq_suite(void)
                                 moq_late_viewer_acquisitions_from_the_code, moq_waiter_list_sweeps_only_when_full,
                                 moq_group_waiter_list_costs_the_same, NULL};
   tu_tcase(s, "closed forms", forms, NULL, NULL, 120);
+  const TTest *const frontier[] = {moq_frontier_searches_the_models_box, NULL};
+  tu_tcase(s, "frontier", frontier, NULL, NULL, 60);
   return s;
 }
