@@ -505,18 +505,18 @@ void ts__cpu_cut(ts_world *w, ts_worker *wk)
  * no loop overhead, no timers or callbacks waiting, in its start phase. It
  * does what ts__cpu_on_seg_end, ts__worker_yield (and ts__cpu_overhead),
  * ts__worker_next, start_actor and ts__cpu_resume do in that case, in the
- * same order, without their generality. Returns 0 (and changes nothing)
- * when the case does not apply. */
-static int rr_slice(ts_world *w, ts_worker *wk)
+ * same order, without their generality; a is wk's running actor, its
+ * segment sliced. Returns 0 (and changes nothing) when the case does not
+ * apply. */
+static int rr_slice(ts_world *w, ts_worker *wk, ts_actor *a)
 {
   int cores = w->model->cores;
   if (!wk->rr_able || wk->ready.len > 0 || wk->timers.len > 0 || wk->micro.len > 0 || wk->phase != TS_PHASE_START || wk->blocked >= 0 ||
-      w->error || wk->seg != TS_SEG_ACTOR || wk->frac_q != 1 || (cores > 0 && w->busy > cores))
+      w->error || wk->frac_q != 1 || (cores > 0 && w->busy > cores))
     return 0;
   ts_time now = w->sim.now;
-  ts_actor *a = ts_world_actor(w, wk->actor);
   ts_seg *g = &a->seg;
-  if (!g->sliced || g->rows_target >= g->rows || now - a->lap_start <= wk->seg_threshold || g->kernel)
+  if (g->rows_target >= g->rows || now - a->lap_start <= wk->seg_threshold || g->kernel)
     return 0;
   catch_up_one(w, wk, a, 0); /* not kernel time (above) */
   g->rows_done = g->rows_target;
@@ -602,16 +602,17 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
   ts_worker *wk = &w->workers[ev->obj];
   if (ev->gen != wk->gen || wk->seg == TS_SEG_IDLE)
     return; /* superseded by a re-plan */
-  if (rr_slice(w, wk))
-    return;
-  if (wk->seg == TS_SEG_ACTOR && rate_one(w) && wk->frac_q == 1 && !w->slow_paths) {
-    /* An actor's unsliced segment, planned to its end, at rate 1: what
-     * catch_up_of, the end below and emit_piece do in that case, in the same
-     * order, without their other cases. Then the actor goes on with its next
-     * op. */
+  if (wk->seg == TS_SEG_ACTOR) {
     ts_actor *a = ts_world_actor(w, wk->actor);
     ts_seg *g = &a->seg;
-    if (!g->sliced && g->rows_target == g->rows) {
+    if (g->sliced) {
+      if (rr_slice(w, wk, a))
+        return;
+    } else if (g->rows_target == g->rows && rate_one(w) && wk->frac_q == 1 && !w->slow_paths) {
+      /* An actor's unsliced segment, planned to its end, at rate 1: what
+       * catch_up_of, the end below and emit_piece do in that case, in the
+       * same order, without their other cases. Then the actor goes on with
+       * its next op. */
       catch_up_one(w, wk, a, 1);
       g->rows_done = g->rows;
       g->done = g->cost; /* cum(g, rows): rows * row, rows * cost / rows, or cost - cost % rows + cost % rows */
