@@ -1,0 +1,438 @@
+/* The world's shortcuts (ts_world.slow_paths) give exactly what the
+ * general paths give: classes on one worker placed at once, one-row and
+ * fused CPU segments, the inline expression machine on the moq relay model,
+ * an arrival's chunk and worker, the stats record written field by field,
+ * stream seeds from the class key, the one-lane arrival (issue 22). Split
+ * from test_speed.c (the engine's and the collector's fast paths).
+ * (No timing here: scripts/bench measures speed.) */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/rng.h"
+#include "io/model_json.h"
+#include "model/internal.h"
+
+#include "testutil.h"
+
+static int count_done(void *ctx, const ts_world *w, const ts_actor *a)
+{
+  (void)w, (void)a;
+  ++*(int *)ctx;
+  return 0;
+}
+
+/* A lazy world (a done callback) places a class on a pool of one worker, its
+ * arrivals generated as they happen, all at once at init (world.c
+ * init_actors) instead of actor by actor: the same worker loads and main
+ * placements, and the same run, as the same classes placed actor by actor
+ * (a fixed placement on worker 0, which init_actors places one by one). Two
+ * classes, the main one and another, on the main pool and on a second. */
+START_TEST(speed_classes_on_one_worker_are_placed_at_once)
+{
+  static const char *const fmt =
+    "{\"pools\": [{\"name\": \"aux\", \"count\": 1}],"
+    " \"classes\": [{\"name\": \"job\", \"count\": 700, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500}%s,"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"side\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 200}, \"placement\": {\"pool\": \"aux\"%s},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\"}]}]}";
+  char ja[1200], jb[1200];
+  snprintf(ja, sizeof ja, fmt, "", "");
+  snprintf(jb, sizeof jb, fmt, ", \"placement\": {\"rule\": \"fixed\", \"worker\": 0}",
+           ", \"rule\": \"fixed\", \"worker\": 0");
+  ts_model ma, mb;
+  tu_model(ja, &ma);
+  tu_model(jb, &mb);
+  int done_a = 0, done_b = 0;
+  ts_world a, b;
+  ts_world_spec sa = tu_world_spec(1, 1, 5), sb = sa;
+  sa.done = count_done;
+  sa.done_ctx = &done_a;
+  sb.done = count_done;
+  sb.done_ctx = &done_b;
+  ck_assert_int_eq(ts_world_init(&a, &ma, &sa, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, &mb, &sb, NULL), 0);
+  ck_assert(a.lazy && b.lazy);
+  ck_assert_int_eq(a.nworkers, 2);
+  ck_assert_int_eq(b.nworkers, 2);
+  ck_assert_int_eq(a.placed_main, b.placed_main);
+  ck_assert_int_gt(a.placed_main, 0);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_msg(a.workers[i].load == b.workers[i].load, "worker %d: load %d, placed one by one %d", i,
+                  a.workers[i].load, b.workers[i].load);
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_int_eq(done_a, 1000);
+  ck_assert_int_eq(done_b, 1000);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_int_eq(a.workers[i].busy, b.workers[i].busy);
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  ts_model_finish(&ma);
+  ts_model_finish(&mb);
+}
+END_TEST
+
+/* ---- the world's shortcuts (ts_world.slow_paths) ---- */
+
+/* Run model m with world spec sp twice, with the shortcuts and without
+ * (slow_paths, and win_all off: the window is clipped to), and check that the
+ * runs are the same: events, end, each actor's whole record and last
+ * segment, each worker's busy and window times, the mutexes' contention
+ * (per declaration, per site, in all) and the channels' versions. Returns
+ * the events. */
+static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_spec *sp)
+{
+  ts_world a, b;
+  ck_assert_int_eq(ts_world_init(&a, m, sp, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, m, sp, NULL), 0);
+  b.slow_paths = 1;
+  b.win_all = 0; /* clip to the window (all of it) instead of knowing it holds all */
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  ck_assert_int_eq(a.nactors, b.nactors);
+  for (int id = 0; id < a.nactors; id++) {
+    ts_actor_stats x, y;
+    ts_world_stats_into(&a, id, &x);
+    ts_world_stats_into(&b, id, &y);
+    ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "actor %d: cpu %lld vs %lld, done %lld vs %lld", id,
+                  (long long)x.cpu, (long long)y.cpu, (long long)x.done, (long long)y.done);
+    const ts_seg *g = &ts_world_actor(&a, id)->seg, *h = &ts_world_actor(&b, id)->seg; /* its last segment */
+    ck_assert_msg(g->cost == h->cost && g->row == h->row && g->rows == h->rows && g->exact == h->exact &&
+                    g->done == h->done,
+                  "actor %d's last segment: cost %lld row %lld exact %d vs cost %lld row %lld exact %d", id,
+                  (long long)g->cost, (long long)g->row, g->exact, (long long)h->cost, (long long)h->row, h->exact);
+  }
+  for (int i = 0; i < a.nworkers; i++) {
+    const ts_worker *x = &a.workers[i], *y = &b.workers[i];
+    ck_assert_msg(x->busy == y->busy && x->win_user == y->win_user && x->win_kernel == y->win_kernel &&
+                    x->busy_kernel == y->busy_kernel,
+                  "worker %d: busy %lld user %lld vs busy %lld user %lld", i, (long long)x->busy,
+                  (long long)x->win_user, (long long)y->busy, (long long)y->win_user);
+  }
+  ck_assert_int_eq(a.mutex_contended, b.mutex_contended);
+  ck_assert(a.win_mutex_wait == b.win_mutex_wait);
+  for (size_t d = 0; d < m->nlocks; d++)
+    ck_assert_msg(memcmp(&a.lock_stat[d], &b.lock_stat[d], sizeof a.lock_stat[d]) == 0 &&
+                    a.mutex_wait_by_lock[d] == b.mutex_wait_by_lock[d],
+                  "lock %zu: %lld vs %lld acquires", d, (long long)a.lock_stat[d].acquires,
+                  (long long)b.lock_stat[d].acquires);
+  for (size_t k = 0; k < m->nsites; k++)
+    ck_assert_msg(memcmp(&a.site_stat[k], &b.site_stat[k], sizeof a.site_stat[k]) == 0, "site %zu", k);
+  for (int k = 0; k < a.nchan_inst; k++)
+    ck_assert_msg(a.chans[k].version == b.chans[k].version, "channel instance %d", k);
+  uint64_t steps = a.sim.steps;
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  return steps;
+}
+
+/* same_runs_without_shortcuts of model json at n and workers (seed 11). */
+static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  uint64_t steps = same_runs_without_shortcuts(&m, &sp);
+  ts_model_finish(&m);
+  return steps;
+}
+
+/* A CPU segment of one row (ts__cpu_begin without its divisions) is the
+ * general one: 16 threads on one mutex (every lock cost, spin and futex is
+ * one row) with a cpu of 3 rows beside them, and an event loop's sliced cpu
+ * then an exponential one; each actor's last segment is one row. */
+START_TEST(speed_one_row_segments_are_the_general_ones)
+{
+  static const char mutex[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
+    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+    " \"count\": 40, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2, \"rows\": 3},"
+    " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"}]}]}]}";
+  ck_assert_uint_gt(same_without_shortcuts(mutex, 16, 16), 4000);
+  static const char loop[] =
+    "{\"classes\": [{\"name\": \"job\", \"count\": 2000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 900},"
+    " \"program\": [{\"op\": \"cpu\", \"ms\": 3, \"rows\": 7, \"sliced\": true},"
+    " {\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}";
+  ck_assert_uint_gt(same_without_shortcuts(loop, 1, 2), 6000);
+}
+END_TEST
+
+/* The moq relay model (models/moq-relay.json: nested mutexes with indexed
+ * instances, lets over channel versions and waiter counts, notifies, child
+ * tasks) runs the same without the shortcuts: the expression machine with
+ * the actors' getter inlined is ts_expr_eval's. Chat (base design, 100
+ * viewers, 16 workers) and video with replicas (mode 2, hop sessions, 24
+ * viewers, 4 workers), 1 s each. */
+START_TEST(speed_moq_relay_is_the_general_path)
+{
+  static const char *const chat[] = {"params.fanin=100", "params.viewers=100", "params.fps=4", NULL};
+  static const char *const video[] = {"params.tracks=2", "params.video=1", "params.mode=2", "params.fanin=24",
+                                      "params.viewers=24", "params.threshold=1", NULL};
+  const char *const *sets[] = {chat, video};
+  const int workers[] = {16, 4};
+  for (int k = 0; k < 2; k++) {
+    int n = 0;
+    while (sets[k][n])
+      n++;
+    char *path = tu_source_path("models/moq-relay.json");
+    ts_model m;
+    ts_err e;
+    ck_assert_msg(ts_model_load(path, sets[k], n, &m, NULL, &e) == 0, "%s", e.msg);
+    free(path);
+    ts_world_spec sp = tu_world_spec(1, workers[k], 3);
+    sp.horizon = (ts_time)1000 * 1000000;
+    ck_assert_uint_gt(same_runs_without_shortcuts(&m, &sp), 50000);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
+/* ---- issue 22, the open system's job lifecycle (M/M/1) ---- */
+
+/* Each done actor's record, by id (a lazy world's done callback). */
+typedef struct records {
+  ts_actor_stats v[12000];
+  int n;
+} records;
+
+static int keep_record(void *ctx, const ts_world *w, const ts_actor *a)
+{
+  records *r = ctx;
+  ck_assert_int_lt(a->id, 12000);
+  ts_world_stats_into(w, a->id, &r->v[a->id]);
+  r->n++;
+  return 0;
+}
+
+/* Lazy runs (a done callback) of model json at n and workers, with the
+ * shortcuts and without (slow_paths): the same events, end, worker times
+ * and every actor's record as it was handed over. Returns the actors done. */
+static int lazy_same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  static records ra, rb;
+  memset(&ra, 0, sizeof ra);
+  memset(&rb, 0, sizeof rb);
+  ts_world a, b;
+  ts_world_spec sa = tu_world_spec(n, workers, 13), sb = sa;
+  sa.done = keep_record;
+  sa.done_ctx = &ra;
+  sb.done = keep_record;
+  sb.done_ctx = &rb;
+  ck_assert_int_eq(ts_world_init(&a, &m, &sa, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&b, &m, &sb, NULL), 0);
+  ck_assert(a.lazy && b.lazy);
+  b.slow_paths = 1;
+  ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
+  ck_assert_int_eq(ts_world_run(&b), TS_WORLD_OK);
+  ck_assert_uint_eq(a.sim.steps, b.sim.steps);
+  ck_assert_int_eq(a.sim.now, b.sim.now);
+  ck_assert_int_eq(ra.n, rb.n);
+  for (int id = 0; id < 12000; id++)
+    ck_assert_msg(memcmp(&ra.v[id], &rb.v[id], sizeof ra.v[id]) == 0, "actor %d: worker %d vs %d, done %lld vs %lld",
+                  id, ra.v[id].worker, rb.v[id].worker, (long long)ra.v[id].done, (long long)rb.v[id].done);
+  for (int i = 0; i < a.nworkers; i++)
+    ck_assert_msg(a.workers[i].busy == b.workers[i].busy && a.workers[i].load == b.workers[i].load,
+                  "worker %d: busy %lld vs %lld", i, (long long)a.workers[i].busy, (long long)b.workers[i].busy);
+  int done = ra.n;
+  ts_world_finish(&a);
+  ts_world_finish(&b);
+  ts_model_finish(&m);
+  return done;
+}
+
+/* An arrival finds its chunk without ts__chunk once it is made, and a
+ * chunk's actors of a class on one worker are placed without place
+ * (world.c on_arrive, ts__world_make_fixed): the same runs as with each
+ * asked. Three classes over three chunks: an M/M/1 job on the main pool's
+ * one worker, a side class on a pool of two (placed actor by actor), and
+ * one with a fixed placement on the main pool. */
+START_TEST(speed_arrivals_find_their_chunk_and_worker_as_asked)
+{
+  static const char json[] =
+    "{\"pools\": [{\"name\": \"aux\", \"count\": 2}],"
+    " \"classes\": [{\"name\": \"job\", \"count\": 6000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"side\", \"count\": 3000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+    "   \"placement\": {\"pool\": \"aux\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\"}]},"
+    "  {\"name\": \"pinned\", \"count\": 2500, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 200},"
+    "   \"placement\": {\"rule\": \"fixed\", \"worker\": 0}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.2}]}]}";
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 11500);
+}
+END_TEST
+
+/* ts_world_stats_into writes every byte of the record (no memset of the
+ * whole: world.c): into a record of 0x00 bytes and one of 0xa5 bytes, the
+ * same bytes, for actors with an extension (marks, a lock) and without,
+ * done and not yet arrived. */
+START_TEST(speed_stats_record_is_written_whole)
+{
+  ts_model m;
+  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": ["
+           " {\"name\": \"job\", \"count\": 20, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500},"
+           "  \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]},"
+           " {\"name\": \"locker\", \"count\": 20, \"program\": [{\"op\": \"mark\", \"name\": \"wave_start\"},"
+           "  {\"op\": \"lock\", \"lock\": \"l\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
+           &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 3);
+  sp.horizon = (ts_time)15 * 1000000; /* (some not done, some not arrived) */
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  int with_ext = 0;
+  for (int id = 0; id < w.nactors; id++) {
+    ts_actor_stats x, y;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0xa5, sizeof y);
+    ts_world_stats_into(&w, id, &x);
+    ts_world_stats_into(&w, id, &y);
+    ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "actor %d: a byte not written", id);
+    with_ext += ts_world_actor(&w, id)->x != NULL;
+  }
+  ck_assert_int_gt(with_ext, 0);
+  ck_assert_int_lt(with_ext, w.nactors);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* An actor's stream seed from its class's key (ts_rng_stream_key, found
+ * once per class by the world) is ts_rng_derive_stream's, and that is the
+ * derivation every recorded output was made with: its values at 91f506f
+ * (replication seeds, classes, indexes with -1, spawn ordinals). */
+START_TEST(speed_stream_seed_from_the_class_key_is_the_derivation)
+{
+  static const struct {
+    uint64_t seed;
+    int klass, index, k;
+    uint64_t want;
+  } v[] = {
+      {UINT64_C(1), 0, 0, 0, UINT64_C(0xc0dae9284ff67d2d)},
+      {UINT64_C(1), 0, 0, 2, UINT64_C(0x5ed6215206ec5374)},
+      {UINT64_C(1), 0, 77, 0, UINT64_C(0xdbc74ce170a0db85)},
+      {UINT64_C(1), 0, 77, 2, UINT64_C(0x917e65eda40c3525)},
+      {UINT64_C(1), 0, -1, 0, UINT64_C(0x959eff517779fa90)},
+      {UINT64_C(1), 0, -1, 2, UINT64_C(0x6b264b2a50934282)},
+      {UINT64_C(1), 3, 0, 0, UINT64_C(0x16454f1483ba6fc3)},
+      {UINT64_C(1), 3, 0, 2, UINT64_C(0xb79cf398e8474c08)},
+      {UINT64_C(1), 3, 77, 0, UINT64_C(0x163c158a0da073bd)},
+      {UINT64_C(1), 3, 77, 2, UINT64_C(0xe9dd3dc585714c26)},
+      {UINT64_C(1), 3, -1, 0, UINT64_C(0x3a2518be9aac612f)},
+      {UINT64_C(1), 3, -1, 2, UINT64_C(0xbcc657b34040dbc0)},
+      {UINT64_C(11400714819323198485), 0, 0, 0, UINT64_C(0x5944266f12486c2e)},
+      {UINT64_C(11400714819323198485), 0, 0, 2, UINT64_C(0x4b85481d346d80fe)},
+      {UINT64_C(11400714819323198485), 0, 77, 0, UINT64_C(0x2b490fa9b1941de6)},
+      {UINT64_C(11400714819323198485), 0, 77, 2, UINT64_C(0x421ebf8b832a06f0)},
+      {UINT64_C(11400714819323198485), 0, -1, 0, UINT64_C(0x67f183f860cba8b9)},
+      {UINT64_C(11400714819323198485), 0, -1, 2, UINT64_C(0x916ce9bc36d1566d)},
+      {UINT64_C(11400714819323198485), 3, 0, 0, UINT64_C(0x9cb6782366b20675)},
+      {UINT64_C(11400714819323198485), 3, 0, 2, UINT64_C(0x65daa1ce05536ec8)},
+      {UINT64_C(11400714819323198485), 3, 77, 0, UINT64_C(0xdc4cb8785aa95fb2)},
+      {UINT64_C(11400714819323198485), 3, 77, 2, UINT64_C(0x6f2efcd95ddb5acb)},
+      {UINT64_C(11400714819323198485), 3, -1, 0, UINT64_C(0x15f05cc69b160922)},
+      {UINT64_C(11400714819323198485), 3, -1, 2, UINT64_C(0x1225e755f56b4199)},
+      {UINT64_C(123456789), 0, 0, 0, UINT64_C(0x0771a127a224f8d2)},
+      {UINT64_C(123456789), 0, 0, 2, UINT64_C(0x1150207eec6d67ec)},
+      {UINT64_C(123456789), 0, 77, 0, UINT64_C(0xa193c2b79e6dca93)},
+      {UINT64_C(123456789), 0, 77, 2, UINT64_C(0xe816cf90780a58f2)},
+      {UINT64_C(123456789), 0, -1, 0, UINT64_C(0xad1b311c39b5cdf1)},
+      {UINT64_C(123456789), 0, -1, 2, UINT64_C(0xd6db8b7c74151bfe)},
+      {UINT64_C(123456789), 3, 0, 0, UINT64_C(0x32fd3e7285f2c67c)},
+      {UINT64_C(123456789), 3, 0, 2, UINT64_C(0xea1438e0357df1b8)},
+      {UINT64_C(123456789), 3, 77, 0, UINT64_C(0xc28d4e5d37748f4e)},
+      {UINT64_C(123456789), 3, 77, 2, UINT64_C(0xe3610f10c556b872)},
+      {UINT64_C(123456789), 3, -1, 0, UINT64_C(0x98b998dcba545fb7)},
+      {UINT64_C(123456789), 3, -1, 2, UINT64_C(0x70ef53d2c8c4add1)},
+  };
+  for (size_t t = 0; t < sizeof v / sizeof *v; t++) {
+    ck_assert_msg(ts_rng_derive_stream(v[t].seed, v[t].klass, v[t].index, v[t].k) == v[t].want, "derivation %zu", t);
+    ck_assert_msg(ts_rng_stream_seed(ts_rng_stream_key(v[t].seed, v[t].klass), v[t].index, v[t].k) == v[t].want,
+                  "from the key, %zu", t);
+  }
+}
+END_TEST
+
+/* An open system of one generated class (an M/M/1) takes its next arrival
+ * from its one lane (arrive.c ts__lane_next, without the search over the
+ * lanes), and its Poisson gaps are llround's without the call (poisson_gap):
+ * the same runs as the search over the lanes (slow_paths), and the same
+ * arrival times as llround of the same draws. */
+START_TEST(speed_one_lane_is_the_search_over_lanes)
+{
+  static const char json[] =
+    "{\"classes\": [{\"name\": \"job\", \"count\": 9000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 700},"
+    "   \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}";
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 9000);
+  ts_model m;
+  tu_model(json, &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 13);
+  sp.done = count_done;
+  int done = 0;
+  sp.done_ctx = &done;
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(w.nlane, 1);
+  ts_rng *r = ts_rng_clone(w.rng); /* (the class's draws are a copy of the world's stream) */
+  ts_time at = 0, t;
+  int32_t obj;
+  for (int i = 0; i < 9000; i++) {
+    at += (ts_time)llround(ts_rng_exponential(r, 1e9 / 700));
+    ck_assert_int_eq(i == 0 ? w.sim.lane_ev.time : (ts__lane_next(&w, &t, &obj), t), at);
+  }
+  ck_assert_int_eq(ts__lane_next(&w, &t, &obj), 0);
+  ts_rng_destroy(r);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* The fused segment path (cpu.c: an unsliced segment's end at rate 1, the
+ * actor's next one-row segment on its own worker, and a constant cost
+ * without the draw's call) is the general one: 12 threads on one mutex
+ * (spin, futex and lock costs: one row, in their states, kernel and user)
+ * with a timed kernel cpu, a cpu of 2 rows and an exponential one, on 4
+ * cores, so processor sharing moves the rate under some segments (the
+ * general path) and not under others; then the same on a core each. */
+START_TEST(speed_fused_segments_are_the_general_path)
+{
+  static const char *const hosts[] = {"\"host\": {\"cores\": 4}, ", ""};
+  for (int k = 0; k < 2; k++) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\":"
+             " \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
+             " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
+             " \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"},"
+             " {\"op\": \"cpu\", \"ms\": 0.7, \"timed\": true, \"account\": \"kernel\"}, {\"op\": \"cpu\", \"ms\": 1,"
+             " \"rows\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\":"
+             " \"exponential\"}, {\"op\": \"cpu\", \"ms\": 0.3}]}]}]}",
+             hosts[k]);
+    ck_assert_uint_gt(same_without_shortcuts(json, 12, 12), 3000);
+  }
+}
+END_TEST
+
+Suite *shortcuts_suite(void)
+{
+  Suite *s = suite_create("shortcuts");
+  const TTest *const exact[] = {speed_classes_on_one_worker_are_placed_at_once,
+                                speed_one_row_segments_are_the_general_ones,
+                                speed_moq_relay_is_the_general_path,
+                                speed_arrivals_find_their_chunk_and_worker_as_asked,
+                                speed_stats_record_is_written_whole,
+                                speed_stream_seed_from_the_class_key_is_the_derivation,
+                                speed_one_lane_is_the_search_over_lanes,
+                                speed_fused_segments_are_the_general_path, NULL};
+  tu_tcase(s, "exact", exact, NULL, NULL, 0);
+  return s;
+}
