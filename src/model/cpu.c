@@ -440,12 +440,18 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
   if (cost <= 0)
     return TS_OP_NEXT;
   ts_worker *wk = &w->workers[a->worker];
-  /* The actor's next segment on the worker whose segment is its own (its
-   * last one just ended: ts__cpu_on_seg_end's continuation), one row,
-   * neither sliced nor timed, at rate 1: what the general path below does
-   * in that case, without its re-checks (resume's invariant, the lap count,
-   * become_busy's change of rate, the worker's actor) and the flags'
-   * arithmetic. slow_paths (tests): the general path. */
+  /* The actor's next segment on a worker busy with an actor's segment
+   * (TS_SEG_ACTOR) whose actor is this one, one row, neither sliced nor timed, at rate 1:
+   * what the general path below does in that case, without its re-checks
+   * (resume's invariant, the lap count, become_busy's change of rate, the
+   * worker's actor) and the flags' arithmetic. The case is not only
+   * ts__cpu_on_seg_end's continuation (the actor's last segment just
+   * ended): start_actor of an actor on a worker that never went idle,
+   * rr_slice's hand-over, TS_OP_SWITCH, a child's return to its parent
+   * (actor.c, after finish) reach it too. It holds for all of them because
+   * it relies only on wk->seg == TS_SEG_ACTOR (not idle: busy already, no
+   * change of rate) and wk->actor == a->id (what resume would set).
+   * slow_paths (tests): the general path. */
   if (rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_ACTOR && wk->actor == a->id &&
       !w->slow_paths && rate_one(w)) {
     a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .rows_target = 1, .active = 1,
