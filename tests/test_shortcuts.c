@@ -2,7 +2,10 @@
  * general paths give: classes on one worker placed at once, one-row and
  * fused CPU segments, the inline expression machine on the moq relay model,
  * an arrival's chunk and worker, the stats record written field by field,
- * stream seeds from the class key, the one-lane arrival (issue 22). Split
+ * stream seeds from the class key, the one-lane arrival, the round-robin
+ * slice end; observed (the same stream of pieces and state changes), with a
+ * window that clips on both sides, on a std mutex with timeouts and on a
+ * preemptive event loop (issue 22). Split
  * from test_speed.c (the engine's and the collector's fast paths).
  * (No timing here: scripts/bench measures speed.) */
 #include <check.h>
@@ -81,16 +84,18 @@ END_TEST
 /* ---- the world's shortcuts (ts_world.slow_paths) ---- */
 
 /* Run model m with world spec sp twice, with the shortcuts and without
- * (slow_paths, and win_all off: the window is clipped to), and check that the
+ * (slow_paths, and win_all off: the window is clipped to), observed by oa
+ * and ob (NULL: none; same_runs_without_shortcuts), and check that the
  * runs are the same: events, end, each actor's whole record and last
  * segment, each worker's busy and window times, the mutexes' contention
  * (per declaration, per site, in all) and the channels' versions. Returns
  * the events. */
-static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_spec *sp)
+static uint64_t same_runs_observed(const ts_model *m, const ts_world_spec *sp, const ts_observer *oa,
+                                   const ts_observer *ob)
 {
   ts_world a, b;
-  ck_assert_int_eq(ts_world_init(&a, m, sp, NULL), 0);
-  ck_assert_int_eq(ts_world_init(&b, m, sp, NULL), 0);
+  ck_assert_int_eq(ts_world_init(&a, m, sp, oa), 0);
+  ck_assert_int_eq(ts_world_init(&b, m, sp, ob), 0);
   b.slow_paths = 1;
   b.win_all = 0; /* clip to the window (all of it) instead of knowing it holds all */
   ck_assert_int_eq(ts_world_run(&a), TS_WORLD_OK);
@@ -134,6 +139,11 @@ static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_sp
   return steps;
 }
 
+static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_spec *sp)
+{
+  return same_runs_observed(m, sp, NULL, NULL);
+}
+
 /* same_runs_without_shortcuts of model json at n and workers (seed 11). */
 static uint64_t same_without_shortcuts(const char *json, int n, int workers)
 {
@@ -144,6 +154,248 @@ static uint64_t same_without_shortcuts(const char *json, int n, int workers)
   ts_model_finish(&m);
   return steps;
 }
+
+/* ---- the shortcuts observed, windowed, on std mutexes with timeouts and preemption ---- */
+
+/* One thing an observer saw: its hook (kind) and its arguments, in order. */
+typedef struct seen {
+  int64_t kind, t0, t1, a, b, c, d, e, f;
+  const char *label;
+} seen;
+
+typedef struct seen_log {
+  seen *v;
+  size_t n, cap;
+} seen_log;
+
+static void seen_add(void *data, seen s)
+{
+  seen_log *l = data;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? 2 * l->cap : 4096;
+    l->v = realloc(l->v, l->cap * sizeof *l->v);
+    ck_assert_ptr_nonnull(l->v);
+  }
+  l->v[l->n++] = s;
+}
+
+static void seen_state(void *d, ts_time t, int actor, int state)
+{
+  seen_add(d, (seen){.kind = 0, .t0 = t, .a = actor, .b = state});
+}
+
+static void seen_run(void *d, const ts_run_piece *p)
+{
+  seen_add(d, (seen){.kind = 1, .t0 = p->t0, .t1 = p->t1, .a = p->worker, .b = p->actor, .c = p->sliced,
+                     .d = p->kernel, .e = p->state, .f = p->step * 1000003LL + p->slice, .label = p->label});
+}
+
+static void seen_counters(void *d, ts_time t, int worker, int depth, int prio)
+{
+  seen_add(d, (seen){.kind = 2, .t0 = t, .a = worker, .b = depth, .c = prio});
+}
+
+static void seen_lock(void *d, ts_time t, int actor, int decl, int held)
+{
+  seen_add(d, (seen){.kind = 3, .t0 = t, .a = actor, .b = decl, .c = held});
+}
+
+static void seen_wake(void *d, ts_time t, int from, int to)
+{
+  seen_add(d, (seen){.kind = 4, .t0 = t, .a = from, .b = to});
+}
+
+static void seen_blocked(void *d, ts_time t, int worker, int actor, int on)
+{
+  seen_add(d, (seen){.kind = 5, .t0 = t, .a = worker, .b = actor, .c = on});
+}
+
+static void seen_call(void *d, ts_time t, int actor, int server, int klass, int ev)
+{
+  seen_add(d, (seen){.kind = 6, .t0 = t, .a = actor, .b = server, .c = klass, .d = ev});
+}
+
+/* An observer that records every hook's call into l. */
+static ts_observer recorder(seen_log *l)
+{
+  return (ts_observer){.data = l, .actor_state = seen_state, .run = seen_run, .counters = seen_counters,
+                       .lock = seen_lock, .wake = seen_wake, .blocked = seen_blocked, .call = seen_call};
+}
+
+/* same_without_shortcuts with a recording observer on both runs (seed 11):
+ * the same runs, and the same streams of observed things (pieces, state
+ * changes, counters, locks, wakes, blocks, calls) in the same order. Returns
+ * the things seen. */
+static size_t same_observed_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  seen_log la = {0}, lb = {0};
+  ts_observer oa = recorder(&la), ob = recorder(&lb);
+  same_runs_observed(&m, &sp, &oa, &ob);
+  for (size_t i = 0; i < la.n && i < lb.n; i++) {
+    const seen *x = &la.v[i], *y = &lb.v[i];
+    ck_assert_msg(x->kind == y->kind && x->t0 == y->t0 && x->t1 == y->t1 && x->a == y->a && x->b == y->b &&
+                    x->c == y->c && x->d == y->d && x->e == y->e && x->f == y->f && x->label == y->label,
+                  "observed %zu: kind %lld t %lld..%lld (%lld %lld %lld) vs kind %lld t %lld..%lld (%lld %lld %lld)", i,
+                  (long long)x->kind, (long long)x->t0, (long long)x->t1, (long long)x->a, (long long)x->b,
+                  (long long)x->c, (long long)y->kind, (long long)y->t0, (long long)y->t1, (long long)y->a,
+                  (long long)y->b, (long long)y->c);
+  }
+  ck_assert_uint_eq(la.n, lb.n);
+  size_t seen_n = la.n;
+  free(la.v);
+  free(lb.v);
+  ts_model_finish(&m);
+  return seen_n;
+}
+
+/* same_without_shortcuts with the measurement window [t0, t1) (ns; seed
+ * 11): the run with the shortcuts clips to it too (win_all off on both
+ * sides). */
+static uint64_t same_windowed_without_shortcuts(const char *json, int n, int workers, ts_time t0, ts_time t1)
+{
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  sp.win_t0 = t0;
+  sp.win_t1 = t1;
+  uint64_t steps = same_runs_without_shortcuts(&m, &sp);
+  ts_model_finish(&m);
+  return steps;
+}
+
+/* 12 threads on one mutex (spin, futex, kernel and user one-row costs), a
+ * timed kernel cpu, a cpu of 2 rows, an exponential one and a constant one;
+ * "%s" is the host (e.g. 4 cores: processor sharing). */
+static const char mutex_fmt[] =
+  "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\":"
+  " \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
+  " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
+  " \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"},"
+  " {\"op\": \"cpu\", \"ms\": 0.7, \"timed\": true, \"account\": \"kernel\"}, {\"op\": \"cpu\", \"ms\": 1,"
+  " \"rows\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\":"
+  " \"exponential\"}, {\"op\": \"cpu\", \"ms\": 0.3}]}]}]}";
+
+/* An event loop whose sliced cpu (7 rows) yields once its lap passes 1 ms
+ * (rr_slice's case), then an exponential cpu and a constant one, arrivals
+ * at 900/s. */
+static const char loop_json[] =
+  "{\"worker\": {\"threshold_ms\": 1}, \"classes\": [{\"name\": \"job\", \"count\": 2000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 900},"
+  " \"program\": [{\"op\": \"cpu\", \"ms\": 3, \"rows\": 7, \"sliced\": true},"
+  " {\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}, {\"op\": \"cpu\", \"ms\": 0.2}]}]}";
+
+/* A round-robin event loop's slice end (cpu.c rr_slice: to the queue's
+ * tail, the yield's overhead or the queue's head on the CPU) is the general
+ * path's: sliced cpu over a 1 ms threshold, without and with a yield
+ * overhead, and with a window that clips. */
+START_TEST(speed_round_robin_slices_are_the_general_path)
+{
+  static const char *const over[] = {"", ", \"yield_overhead_ms\": 0.02"};
+  for (int k = 0; k < 2; k++) {
+    char json[800];
+    snprintf(json, sizeof json,
+             "{\"worker\": {\"threshold_ms\": 1%s}, \"classes\": [{\"name\": \"job\", \"count\": 1500, \"arrival\":"
+             " {\"kind\": \"poisson\", \"rate_per_s\": 250}, \"program\": [{\"op\": \"cpu\", \"ms\": 3, \"rows\": 7,"
+             " \"sliced\": true}, {\"op\": \"cpu\", \"ms\": 0.4, \"dist\": \"exponential\"}]}]}",
+             over[k]);
+    ck_assert_uint_gt(same_without_shortcuts(json, 1, 1), 6000);
+    ck_assert_uint_gt(same_windowed_without_shortcuts(json, 1, 1, 1000 * TS_NS_PER_MS, 4000 * TS_NS_PER_MS), 6000);
+  }
+}
+END_TEST
+
+/* Observed, the shortcuts (the fused end emits its piece, the fused begin
+ * sets the state) give the observer what the general path gives: the mutex
+ * threads on 4 cores and on a core each, and the event loop's slices. */
+START_TEST(speed_observed_runs_are_the_general_path)
+{
+  static const char *const hosts[] = {"\"host\": {\"cores\": 4}, ", ""};
+  for (int k = 0; k < 2; k++) {
+    char json[1024];
+    snprintf(json, sizeof json, mutex_fmt, hosts[k]);
+    ck_assert_uint_gt(same_observed_without_shortcuts(json, 12, 12), 5000);
+  }
+  ck_assert_uint_gt(same_observed_without_shortcuts(loop_json, 1, 2), 8000);
+}
+END_TEST
+
+/* With a measurement window that does not hold the whole run (a warmup, an
+ * end before the run's), the shortcuts clip to it as the general path does:
+ * the mutex threads (window 20-60 ms of ~100) and the event loop's slices
+ * (0.5-1.5 s of ~2.2). */
+START_TEST(speed_windowed_runs_are_the_general_path)
+{
+  char json[1024];
+  snprintf(json, sizeof json, mutex_fmt, "\"host\": {\"cores\": 4}, ");
+  ck_assert_uint_gt(same_windowed_without_shortcuts(json, 12, 12, 20 * TS_NS_PER_MS, 60 * TS_NS_PER_MS), 3000);
+  snprintf(json, sizeof json, mutex_fmt, "");
+  ck_assert_uint_gt(same_windowed_without_shortcuts(json, 12, 12, 20 * TS_NS_PER_MS, 60 * TS_NS_PER_MS), 3000);
+  ck_assert_uint_gt(same_windowed_without_shortcuts(loop_json, 1, 2, 500 * TS_NS_PER_MS, 1500 * TS_NS_PER_MS), 6000);
+}
+END_TEST
+
+/* A std mutex (futex.rs: every spinner's spin cut short by a release) that
+ * threads spin on and give up on after an exponential timeout (then a short
+ * cpu and a plain retry), on 3 cores and on a core each, with and without
+ * a window: the same as the general path. */
+START_TEST(speed_std_mutex_timeouts_are_the_general_path)
+{
+  static const char *const hosts[] = {"\"host\": {\"cores\": 3}, ", ""};
+  for (int k = 0; k < 2; k++) {
+    char json[1400];
+    snprintf(json, sizeof json,
+             "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"handoff\":"
+             " \"std\", \"scope\": \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.08,"
+             " \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.05}], \"classes\": [{\"name\":"
+             " \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\","
+             " \"lock\": \"m\", \"site\": \"a\", \"timeout\": {\"ms\": 0.3, \"dist\": \"exponential\"}, \"else\":"
+             " [{\"op\": \"cpu\", \"ms\": 0.05}, {\"op\": \"lock\", \"lock\": \"m\", \"site\": \"b\"}]},"
+             " {\"op\": \"cpu\", \"ms\": 0.4, \"dist\": \"exponential\"}, {\"op\": \"unlock\", \"lock\": \"m\"},"
+             " {\"op\": \"cpu\", \"ms\": 0.3}]}]}]}",
+             hosts[k]);
+    ts_model m;
+    tu_model(json, &m);
+    ts_world_spec sp = tu_world_spec(10, 10, 11);
+    ts_world w;
+    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    ck_assert_int_gt(w.win_timeouts, 10); /* the timeouts are exercised */
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+    ck_assert_uint_gt(same_without_shortcuts(json, 10, 10), 2000);
+    ck_assert_uint_gt(same_windowed_without_shortcuts(json, 10, 10, 5 * TS_NS_PER_MS, 25 * TS_NS_PER_MS), 2000);
+  }
+}
+END_TEST
+
+/* A preemptive event loop (strict priority by queue class): background jobs'
+ * sliced cpu preempted by foreground arrivals, each with a constant and an
+ * exponential cpu after it; the same as the general path, observed too. */
+START_TEST(speed_preemptive_loop_is_the_general_path)
+{
+  static const char json[] =
+    "{\"worker\": {\"policy\": \"strict_priority\", \"preempt\": true}, \"classes\": ["
+    " {\"name\": \"bg\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 150},"
+    "  \"queue_class\": \"background\", \"program\": [{\"op\": \"cpu\", \"ms\": 4, \"rows\": 8, \"sliced\": true},"
+    "  {\"op\": \"cpu\", \"ms\": 0.5}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"}]},"
+    " {\"name\": \"fg\", \"count\": 600, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+    "  \"queue_class\": \"foreground\", \"program\": [{\"op\": \"cpu\", \"ms\": 0.3},"
+    "  {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"}]}]}";
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(1, 1, 11);
+  ts_world w;
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ck_assert_int_gt(w.win_preemptions, 20); /* preemption is exercised */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  ck_assert_uint_gt(same_without_shortcuts(json, 1, 1), 3000);
+  ck_assert_uint_gt(same_observed_without_shortcuts(json, 1, 1), 3000);
+}
+END_TEST
 
 /* A CPU segment of one row (ts__cpu_begin without its divisions) is the
  * general one: 16 threads on one mutex (every lock cost, spin and futex is
@@ -408,15 +660,7 @@ START_TEST(speed_fused_segments_are_the_general_path)
   static const char *const hosts[] = {"\"host\": {\"cores\": 4}, ", ""};
   for (int k = 0; k < 2; k++) {
     char json[1024];
-    snprintf(json, sizeof json,
-             "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\":"
-             " \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
-             " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
-             " \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"},"
-             " {\"op\": \"cpu\", \"ms\": 0.7, \"timed\": true, \"account\": \"kernel\"}, {\"op\": \"cpu\", \"ms\": 1,"
-             " \"rows\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\":"
-             " \"exponential\"}, {\"op\": \"cpu\", \"ms\": 0.3}]}]}]}",
-             hosts[k]);
+    snprintf(json, sizeof json, mutex_fmt, hosts[k]);
     ck_assert_uint_gt(same_without_shortcuts(json, 12, 12), 3000);
   }
 }
@@ -426,6 +670,11 @@ Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
   const TTest *const exact[] = {speed_classes_on_one_worker_are_placed_at_once,
+                                speed_round_robin_slices_are_the_general_path,
+                                speed_observed_runs_are_the_general_path,
+                                speed_windowed_runs_are_the_general_path,
+                                speed_std_mutex_timeouts_are_the_general_path,
+                                speed_preemptive_loop_is_the_general_path,
                                 speed_one_row_segments_are_the_general_ones,
                                 speed_moq_relay_is_the_general_path,
                                 speed_arrivals_find_their_chunk_and_worker_as_asked,
