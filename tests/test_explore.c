@@ -527,6 +527,56 @@ START_TEST(optimize_race_grows_replications_where_close)
 }
 END_TEST
 
+/* One job of $x ms of CPU on one worker: wave_ms is x. Maximising it
+ * subject to wave_ms <= 5 from a baseline of x = 0.001 ms, the penalty (ten
+ * times the baseline's objective per unit of relative excess: 0.002 per ms
+ * over 5) is far weaker than the objective's gain (1 per ms), so every grid
+ * point above 5 (x = 5.075, ..., 20 on the grid of 9 over [0.1, 20]) scores
+ * better than the feasible ones (0.1 and 2.5875) and the four best by score
+ * are all infeasible. The answer is still the best feasible setting tried:
+ * 2.5875. With wave_ms <= 0.05 none is feasible, and the one reported is
+ * the least infeasible (0.1, an excess of 1 against 399 at 20, which
+ * scores best). */
+static const char *const onejob =
+  "{\"name\": \"one\", \"params\": {\"x\": 0.001},"
+  " \"classes\": [{\"name\": \"job\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"$x\"}]}]}";
+
+START_TEST(optimize_reports_the_best_feasible_setting)
+{
+  write_case("one", onejob, "\"n\": [1], \"workers\": [1]");
+  const char *args = "--maximize wave_ms --field params.x=0.1:20 --no-plots -q";
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --constraint 'wave_ms <= 5' -o '%s'", at("one.json"), args,
+                             at("f")),
+                   0);
+  tu_table t;
+  tu_table_read(&t, at("f/tried.csv"));
+  int infeasible_above = 0;
+  double best_feasible = -1;
+  for (int r = 1; r < t.nrows; r++) {
+    double v = tu_table_num(&t, r, "wave_ms");
+    ck_assert_int_eq(atoi(tu_table_cell(&t, r, "feasible")), v <= 5);
+    infeasible_above += v > 5;
+    best_feasible = v <= 5 && v > best_feasible ? v : best_feasible;
+  }
+  tu_table_free(&t);
+  ck_assert_int_ge(infeasible_above, 4); /* the case: more than --finalists settings beat it by score */
+  ck_assert_double_eq_tol(best_feasible, 2.5875, 1e-9);
+  char *best = tu_read_file(at("f/best.json"), NULL);
+  ck_assert_ptr_nonnull(strstr(best, "\"feasible\":\ttrue"));
+  ck_assert_double_eq_tol(json_num(best, "params.x"), best_feasible, 1e-9);
+  ck_assert_double_eq_tol(json_num(strstr(best, "\"metrics\""), "mean"), best_feasible, 1e-9);
+  free(best);
+  /* none feasible: the least infeasible, marked so */
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --constraint 'wave_ms <= 0.05' -o '%s'", at("one.json"),
+                             args, at("n")),
+                   0);
+  best = tu_read_file(at("n/best.json"), NULL);
+  ck_assert_ptr_nonnull(strstr(best, "\"feasible\":\tfalse"));
+  ck_assert_double_eq_tol(json_num(best, "params.x"), 0.1, 1e-9);
+  free(best);
+}
+END_TEST
+
 START_TEST(optimize_is_the_same_for_any_jobs)
 {
   const char *args = "optimize scenarios/zero-cache-late-group.json --minimize wave_ms@joiner --field "
@@ -576,7 +626,8 @@ Suite *explore_suite(void)
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
-                              optimize_race_grows_replications_where_close, optimize_is_the_same_for_any_jobs,
+                              optimize_race_grows_replications_where_close, optimize_reports_the_best_feasible_setting,
+                              optimize_is_the_same_for_any_jobs,
                               optimize_refuses_bad_input, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   return s;

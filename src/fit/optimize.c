@@ -475,7 +475,8 @@ static int halving(opt *o, int *cs, setting *fin, size_t *nfin, int *reps)
  * replications: while the best feasible one's objective is within the 95%
  * interval of another feasible one's (paired, per replication), all run
  * again at twice the replications (up to R_MAX). Fills r's best,
- * baseline, finalists, close, diff and diff_ci95. */
+ * baseline, finalists (the best first; none feasible: the least
+ * infeasible), close, diff and diff_ci95. */
 static int race(opt *o, const setting *fin, size_t n, int reps)
 {
   ts_opt_result *r = o->r;
@@ -496,14 +497,18 @@ static int race(opt *o, const setting *fin, size_t n, int reps)
       return -1;
     }
     lead = -1;
+    size_t top = 0; /* the lead, or without one the least infeasible */
     for (size_t i = 0; i < n; i++) {
       const ts_opt_trial *a = &r->t[t[i]];
       if (a->feasible && isfinite(a->mean[0]) && (lead < 0 || sign * a->mean[0] < sign * r->t[t[lead]].mean[0]))
         lead = (long)i;
+      if (a->violation < r->t[t[top]].violation)
+        top = i;
     }
+    top = lead >= 0 ? (size_t)lead : top;
     int any = 0;
-    for (size_t j = 0; j < n; j++) { /* the best first, then the others in the search's order */
-      size_t i = lead < 0 ? j : j == 0 ? (size_t)lead : j - (j <= (size_t)lead);
+    for (size_t j = 0; j < n; j++) { /* the top first, then the others in the search's order */
+      size_t i = j == 0 ? top : j - (j <= top);
       const ts_opt_trial *a = &r->t[t[i]];
       r->finalists[j] = (size_t)t[i];
       r->diff[j] = r->diff_ci95[j] = NAN;
@@ -527,8 +532,48 @@ static int race(opt *o, const setting *fin, size_t n, int reps)
   return 0;
 }
 
+/* Trial i is one the report should rather name than trial j (j < 0: none
+ * yet): feasible before infeasible; among feasible ones the lower score
+ * (the objective: no penalty), among infeasible ones the least violation. */
+static int reportable_before(const opt *o, size_t i, long j)
+{
+  const ts_opt_trial *a = &o->r->t[i], *b = j < 0 ? NULL : &o->r->t[j];
+  if (!b || a->feasible != b->feasible)
+    return !b || a->feasible;
+  return a->feasible ? a->score < b->score : a->violation < b->violation;
+}
+
+/* Make sure the race among fin[0..n) (room: n) can name the best feasible
+ * setting the search tried, or, none being feasible, the least infeasible:
+ * the penalty ranks an infeasible setting with a much better objective above
+ * every feasible one when it is weak (a small baseline objective), so the
+ * search's best by score may all be infeasible. When fin holds no feasible
+ * setting but the search tried one (any replications), the best feasible
+ * one takes the last place; none being feasible, the least infeasible does. */
+static void keep_reportable(const opt *o, setting *fin, size_t n)
+{
+  long want = -1;
+  for (size_t i = 0; i < o->r->ntrials; i++) {
+    const ts_opt_trial *t = &o->r->t[i];
+    if (t->x && t->stage != TS_OPT_STAGE_RACE && t->score < FAILED_SCORE && reportable_before(o, i, want))
+      want = (long)i;
+  }
+  if (want < 0 || n == 0)
+    return;
+  const ts_opt_trial *w = &o->r->t[want];
+  for (size_t i = 0; i < n; i++) {
+    if (same_setting(o, w, fin[i]))
+      return;
+    long f = find(o, fin[i], w->replications);
+    if (w->feasible && f >= 0 && o->r->t[f].feasible)
+      return;
+  }
+  fin[n - 1] = (setting){w->x, w->choice};
+}
+
 /* The FINALISTS best distinct settings the search evaluated at its
- * replications, best first, into fin (room: FINALISTS). Returns how many. */
+ * replications, best first, into fin (room: FINALISTS), the best feasible
+ * (or least infeasible) among them (keep_reportable). Returns how many. */
 static size_t candidates(const opt *o, setting *fin)
 {
   size_t n = 0, cap = (size_t)o->spec->finalists;
@@ -546,10 +591,13 @@ static size_t candidates(const opt *o, setting *fin)
       best[j] = best[j - 1];
     best[j] = i;
   }
-  for (size_t i = 0; best && i < n; i++)
+  if (!best)
+    return 0;
+  for (size_t i = 0; i < n; i++)
     fin[i] = (setting){o->r->t[best[i]].x, o->r->t[best[i]].choice};
   free(best);
-  return best ? n : 0;
+  keep_reportable(o, fin, n);
+  return n;
 }
 
 /* One objective with numeric fields (or few combinations): the grid, the
@@ -694,8 +742,10 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
     if (spec->nobjectives == 2)
       front(&o, cs);
     else if (spec->nfields == 0 && o.narms > TS_OPT_HALVING_ABOVE) {
-      if (halving(&o, cs, fin, &nfin, &reps) == 0)
+      if (halving(&o, cs, fin, &nfin, &reps) == 0) {
+        keep_reportable(&o, fin, nfin);
         race(&o, fin, nfin, reps);
+      }
     } else {
       search(&o, cs);
     }

@@ -24,11 +24,16 @@
  *      choice fields alone: every combination (at most 16), or successive
  *      halving (all at R replications, the better half at 2R, ...);
  *      constraints enter the search as a penalty (ten times the baseline's
- *      objective per unit of relative excess);
- *   3. the race: the FINALISTS best distinct settings are run again with
+ *      objective per unit of relative excess: weak when the baseline's
+ *      objective is small, so the search may leave the feasible set);
+ *   3. the race: the FINALISTS best distinct settings (by score; when none
+ *      is feasible, the best feasible setting tried takes the last place, or
+ *      with none feasible the least infeasible) are run again with
  *      twice the replications (up to R_MAX) while the best feasible one's
  *      objective is within the 95% interval of another's (paired, per
  *      replication): replications grow where two candidates are close.
+ *      The best is the race's best feasible setting; without one, the
+ *      least infeasible finalist is reported as such.
  * Two objectives: the grid (or every combination) is evaluated and the
  * feasible settings no other feasible setting dominates form the Pareto
  * front. */

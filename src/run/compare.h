@@ -121,7 +121,8 @@ typedef struct ts_opt_result {
   size_t ntrials, cap;
   long best;            /* one objective: the best feasible trial (-1: none is feasible) */
   long baseline;        /* the baseline trial at the best's replications */
-  size_t *finalists;    /* one objective: the trials compared in the race, the best first */
+  size_t *finalists;    /* one objective: the trials compared in the race, the best first (none
+                           feasible: the least infeasible) */
   size_t nfinalists;
   unsigned char *close; /* [nfinalists]: its difference from the best's is within its 95% interval */
   double *diff, *diff_ci95; /* [nfinalists]: objective minus the best's, per replication pairs */
