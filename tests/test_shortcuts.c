@@ -666,6 +666,52 @@ START_TEST(speed_fused_segments_are_the_general_path)
 }
 END_TEST
 
+/* A mutex's first try in one pass and its paid acquire's step on without
+ * the general path (op_lock.c: try_mutex, exec_lock's SUB_TOOK) are the
+ * general path: 12 threads on 4 cores over a std mutex with two sites (the
+ * CONTENDED state, site attribution), a fifo mutex of 3 indexed instances
+ * with a timeout (taken while free, contended, given up), a barging mutex
+ * per worker with no acquire cost (the acquire goes on at once) and an
+ * async lock; uncontended and contended acquires of each. */
+START_TEST(speed_mutex_first_try_is_the_general_path)
+{
+  static const char json[] =
+    "{\"host\": {\"cores\": 4}, \"worker\": {\"kind\": \"thread\"}, \"locks\": ["
+    "{\"name\": \"s\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"acquire_ms\": 0.01,"
+    " \"release_ms\": 0.01, \"spin_ms\": 0.04, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1, \"migrate_ms\": 0.005},"
+    "{\"name\": \"f\", \"kind\": \"mutex\", \"scope\": \"indexed\", \"instances\": 3, \"handoff\": \"fifo\","
+    " \"acquire_ms\": 0.02, \"release_ms\": 0.01, \"spin_ms\": 0.03, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.02,"
+    " \"wake_latency_ms\": 0.05},"
+    "{\"name\": \"b\", \"kind\": \"mutex\", \"scope\": \"per_worker\", \"handoff\": \"barging\", \"acquire_ms\": 0,"
+    " \"release_ms\": 0.01, \"spin_ms\": 0, \"futex_wait_ms\": 0.01, \"futex_wake_ms\": 0.01, \"wake_latency_ms\": 0.05},"
+    "{\"name\": \"q\"}],"
+    " \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\", \"count\": 40, \"steps\": ["
+    " {\"op\": \"lock\", \"lock\": \"s\", \"site\": \"hot\"}, {\"op\": \"cpu\", \"ms\": 0.3, \"dist\": \"exponential\"},"
+    " {\"op\": \"unlock\", \"lock\": \"s\"}, {\"op\": \"cpu\", \"ms\": 0.6, \"dist\": \"exponential\"},"
+    " {\"op\": \"lock\", \"lock\": \"s\", \"site\": \"cold\"}, {\"op\": \"cpu\", \"ms\": 0.05},"
+    " {\"op\": \"unlock\", \"lock\": \"s\"},"
+    " {\"op\": \"lock\", \"lock\": \"f\", \"index\": \"i % 3\", \"timeout\": {\"ms\": 0.4}},"
+    " {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"}, {\"op\": \"unlock\", \"lock\": \"f\"},"
+    " {\"op\": \"lock\", \"lock\": \"b\"}, {\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"unlock\", \"lock\": \"b\"},"
+    " {\"op\": \"lock\", \"lock\": \"q\"}, {\"op\": \"sleep\", \"ms\": 0.2, \"dist\": \"exponential\"},"
+    " {\"op\": \"unlock\", \"lock\": \"q\"}]}]}]}";
+  ts_model m;
+  tu_model(json, &m);
+  ts_world_spec sp = tu_world_spec(12, 12, 11);
+  ts_world w;
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  /* both kinds of acquire ran: some tries found the mutexes held, some free */
+  ck_assert_int_gt(w.mutex_contended, 100);
+  ck_assert_int_lt(w.mutex_contended, 12 * 40 * 4 - 100);
+  ck_assert_int_gt(w.win_timeouts, 0);
+  ts_world_finish(&w);
+  ck_assert_uint_gt(same_runs_without_shortcuts(&m, &sp), 5000);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -681,7 +727,8 @@ Suite *shortcuts_suite(void)
                                 speed_stats_record_is_written_whole,
                                 speed_stream_seed_from_the_class_key_is_the_derivation,
                                 speed_one_lane_is_the_search_over_lanes,
-                                speed_fused_segments_are_the_general_path, NULL};
+                                speed_fused_segments_are_the_general_path,
+                                speed_mutex_first_try_is_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

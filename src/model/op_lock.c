@@ -59,14 +59,23 @@ static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
   return ts__give_up(w, a, s);
 }
 
-static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
+/* a took mutex decl (at site, -1: none): count it, end its wait (the
+ * instance it waited on), and pay the acquire; exec runs again at sub 3. */
+static int took_at(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int site, const ts_lock *l)
 {
-  ts__mutex_took(w, a, decl, w->model->classes[a->klass].steps[a->pc].site);
+  ts__mutex_took(w, a, decl, site);
+  a->x->wait_inst = -1; /* (ts__mutex_took made the extension) */
   a->sub = SUB_TOOK;
   ts_time cost = d->acquire;
   if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
     cost += d->migrate; /* the previous holder ran on another worker: its cache lines move */
   return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
+}
+
+/* took_at the site of a's step (the phases that do not carry the step). */
+static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
+{
+  return took_at(w, a, d, decl, w->model->classes[a->klass].steps[a->pc].site, l);
 }
 
 static int park(ts_world *w, ts_actor *a, int decl, int inst)
@@ -191,7 +200,7 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
   switch (a->sub) {
   case SUB_TRY:
     if (ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref, l);
+      return took_at(w, a, d, s->ref, s->site, l);
     ts__mutex_contended(w, a, s->ref, s->site);
     ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0)
@@ -200,13 +209,13 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
   case SUB_SPUN:
     ts_ring_remove(&l->spinners, a->id);
     if (ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref, l);
+      return took_at(w, a, d, s->ref, s->site, l);
     return enter_futex(w, a, d, s->ref, inst, l);
   case SUB_FUTEX:
     return futex_check(w, a, d, s->ref, inst, l);
   case SUB_WOKEN:
     if (ts__lock_holds(a, s->ref) || ts__lock_try(w, a, s->ref, inst))
-      return took(w, a, d, s->ref, l);
+      return took_at(w, a, d, s->ref, s->site, l);
     return enter_futex(w, a, d, s->ref, inst, l); /* barging: someone took it first */
   default:
     return TS_OP_NEXT;
@@ -215,6 +224,11 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
 
 static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
 {
+  /* A mutex's acquire is paid (took_at ended its wait): next step. (An async
+   * lock's sub is 0, 1 or TS_SUB_GAVE_UP, never SUB_TOOK.) slow_paths
+   * (tests): the general path below. */
+  if (a->sub == SUB_TOOK && !w->slow_paths)
+    return TS_OP_NEXT;
   const ts_lock_decl *d = &w->model->locks[s->ref];
   if (d->kind != TS_LOCK_MUTEX) {
     if (a->sub == 1)
@@ -238,9 +252,24 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
     ts__x(w, a)->wait_inst = -1;
     return TS_OP_NEXT; /* the acquire cost is paid */
   }
-  int inst = a->sub == 0 ? ts__instance(w, a, s, d->scope, d->instances) : ts__x(w, a)->wait_inst;
+  int inst = a->sub != SUB_TRY                                ? ts__x(w, a)->wait_inst
+             : d->scope == TS_SCOPE_SHARED && !w->slow_paths ? 0
+                                                             : ts__instance(w, a, s, d->scope, d->instances);
   if (inst < 0)
     return TS_OP_FREE;
+  if (a->sub == SUB_TRY && !w->slow_paths) {
+    /* The first try of a free mutex in one pass (the shortcut; exec_mutex's
+     * SUB_TRY without its phases' tests): take it (std: as LOCKED; it is
+     * never CONTENDED while free) and pay the acquire. A held one goes to
+     * exec_mutex's try. */
+    ts_lock *l = ts__lock_inst(w, s->ref, inst);
+    if (l->holders < d->capacity) { /* (a held one: no second failed try here) */
+      ts__lock_try(w, a, s->ref, inst);
+      if (d->handoff == TS_HANDOFF_STD)
+        l->contended = 0;
+      return took_at(w, a, d, s->ref, s->site, l);
+    }
+  }
   return exec_mutex(w, a, s, inst);
 }
 
