@@ -259,14 +259,13 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
     return TS_OP_FREE;
   if (a->sub == SUB_TRY && !w->slow_paths) {
     /* The first try of a free mutex in one pass (the shortcut; exec_mutex's
-     * SUB_TRY without its phases' tests): take it (std: as LOCKED; it is
-     * never CONTENDED while free) and pay the acquire. A held one goes to
+     * SUB_TRY without its timeout and phase tests, which a free mutex's
+     * first try never needs): take it (std: as LOCKED; its contended flag
+     * is already 0, lock.c) and pay the acquire. A held one goes to
      * exec_mutex's try. */
     ts_lock *l = ts__lock_inst(w, s->ref, inst);
     if (l->holders < d->capacity) { /* (a held one: no second failed try here) */
       ts__lock_try(w, a, s->ref, inst);
-      if (d->handoff == TS_HANDOFF_STD)
-        l->contended = 0;
       return took_at(w, a, d, s->ref, s->site, l);
     }
   }
