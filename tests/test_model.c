@@ -1,90 +1,18 @@
 /* Model: xxHash32, dispatch, and worlds of small models written as JSON
  * text, with every expected time worked out by hand in the comments. Times are in
- * ms unless said otherwise; "A 0-10" means A runs from 0 to 10 ms. */
+ * ms unless said otherwise; "A 0-10" means A runs from 0 to 10 ms. The numbers
+ * the model computes (expressions, random draws, rounding) are test_numbers.c's. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <malloc.h> /* mallopt(M_PERTURB): fresh memory that is not 0 */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_statistics_double.h>
-
-#include "engine/rng.h"
-#include "io/model_json.h"
 #include "model/dispatch.h"
-#include "model/internal.h" /* ts__draw: the cap on one draw */
-#include "model/world.h"
 #include "model/xxhash32.h"
 
-#include "testutil.h"
-
-#define LEN(a) (sizeof(a) / sizeof *(a))
-#define MS(x) ((ts_time)(x) * TS_NS_PER_MS)
-
-/* Steps and classes as JSON text; numbers are written as they are given. */
-#define CPU(ms, r) "{\"op\": \"cpu\", \"label\": \"cpu\", \"ms\": " #ms ", \"rows\": " #r "}"
-#define SLICED(ms, r) "{\"op\": \"cpu\", \"label\": \"work\", \"ms\": " #ms ", \"rows\": " #r ", \"sliced\": true}"
-#define IO(ms) "{\"op\": \"io\", \"label\": \"io\", \"ms\": " #ms "}"
-#define PRIO_IO(ms) "{\"op\": \"io\", \"label\": \"prio\", \"ms\": " #ms ", \"priority\": true}"
-#define LOCK(d) "{\"op\": \"lock\", \"label\": \"lock\", \"lock\": \"" d "\"}"
-#define UNLOCK(d) "{\"op\": \"unlock\", \"label\": \"unlock\", \"lock\": \"" d "\"}"
-#define YIELD "{\"op\": \"yield\", \"label\": \"yield\"}"
-#define MARK(m) "{\"op\": \"mark\", \"label\": \"mark\", \"name\": \"" m "\"}"
-/* A class of cnt actors ("n": the sweep's n), or of one actor arriving at start_ms. */
-#define CLASS(nm, cnt, prog) "{\"name\": \"" nm "\", \"count\": " #cnt ", \"program\": [" prog "]}"
-#define CLASS_N(nm, prog) "{\"name\": \"" nm "\", \"count\": \"n\", \"program\": [" prog "]}"
-#define CLASS_AT(nm, prog, start_ms) \
-  "{\"name\": \"" nm "\", \"count\": 1, \"arrival\": {\"start_ms\": " #start_ms "}, \"program\": [" prog "]}"
-
-/* A model with the loader's defaults (fifo, 10 ms threshold, /4 but >= 2 ms
- * while a priority op is in flight, no overheads, one core per worker), but
- * round robin dispatch instead of hash; extra holds more top-level members,
- * each followed by ", ". */
-#define MODEL_WITH(extra, classes) \
-  "{\"name\": \"test\", \"dispatch\": {\"policy\": \"round_robin\"}, " extra "\"classes\": [" classes "]}"
-#define MODEL(classes) MODEL_WITH("", classes)
-
-/* A model and one world of it (the world reads the model while it lives). */
-typedef struct run {
-  ts_model m;
-  ts_world w;
-} run;
-
-/* Build r's world of (n, workers) under seed 1 with observer obs (may be
- * NULL) and run it; returns ts_world_run's status. The model must be in r->m. */
-static int run_observed(run *r, int n, int workers, const ts_observer *obs)
-{
-  ts_world_spec spec = tu_world_spec(n, workers, 1);
-  ck_assert_msg(ts_world_init(&r->w, &r->m, &spec, obs) == 0, "%s", r->w.errmsg);
-  return ts_world_run(&r->w);
-}
-
-/* Load json into r and run (n, workers) under seed 1; the caller checks the
- * status and ends with run_finish. */
-static int run_model(run *r, const char *json, int n, int workers)
-{
-  tu_model(json, &r->m);
-  return run_observed(r, n, workers, NULL);
-}
-
-static void run_finish(run *r)
-{
-  ts_world_finish(&r->w);
-  ts_model_finish(&r->m);
-}
-
-/* Actor's measurements (a copy: ts_world_stats; a few live at once). */
-static const ts_actor_stats *st(const ts_world *w, int actor)
-{
-  static ts_actor_stats copies[8];
-  static unsigned next;
-  ts_actor_stats *s = &copies[next++ % 8];
-  *s = ts_world_stats(w, actor);
-  return s;
-}
+#include "model_run.h"
 
 /* ---- xxHash32 ---- */
 
@@ -98,152 +26,6 @@ static void xxh_sanity_buffer(unsigned char *buf, size_t len)
     gen *= UINT64_C(11400714785074694797);
   }
 }
-
-/* Constant folding: with $a, $b, $c folded as constants at compile time,
- * every expression gives bit for bit what it gives when they are variables
- * read at evaluation (the arithmetic is the same, only done earlier). */
-static int fold_resolve(void *ctx, const char *name, ts_expr_var *var, double *c)
-{
-  static const double vals[] = {3, -2.5, 7e-3};
-  const int fold = *(const int *)ctx;
-  if (name[0] == '$' && name[1] >= 'a' && name[1] <= 'c' && !name[2]) {
-    if (fold) {
-      *c = vals[name[1] - 'a'];
-      return 2;
-    }
-    *var = (ts_expr_var){.kind = 1, .index = name[1] - 'a'};
-    return 1;
-  }
-  if (strcmp(name, "i") == 0) {
-    *var = (ts_expr_var){.kind = 0};
-    return 1;
-  }
-  return 0;
-}
-
-static double fold_get(void *ctx, ts_expr_var v)
-{
-  static const double vals[] = {3, -2.5, 7e-3};
-  return v.kind == 1 ? vals[v.index] : *(const double *)ctx;
-}
-
-START_TEST(model_expr_folding_keeps_every_bit)
-{
-  static const char *const texts[] = {
-    "$a * $b + i", "($a + $b) * ($a - $c) / i", "i // ($a + 1) + $b % $a", "-$a + !$b * i", "$c * 1e9 / 3 + i * $c",
-    "min($a, $b) + max(i, $c) + floor($b) + ceil($c) + abs($b)", "$a > $b ? i : $c", "i > 2 ? $a * $c : $b / $c",
-    "$a == 3 && $b < 0 || i", "($a * ($b * ($c * ($a + i))))", "1 / 3 * $c - 0.1 * 3", "$b // 0 + i", "$a % 0 + i",
-  };
-  for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
-    char err[128];
-    int yes = 1, no = 0;
-    ts_expr *f = ts_expr_compile(texts[k], fold_resolve, &yes, err, sizeof err);
-    ts_expr *v = ts_expr_compile(texts[k], fold_resolve, &no, err, sizeof err);
-    ck_assert_msg(f && v, "%s: %s", texts[k], err);
-    for (double i = -3; i <= 5; i += 0.5) {
-      double a = ts_expr_eval(f, fold_get, &i), b = ts_expr_eval(v, fold_get, &i);
-      ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b), "%s at i = %g: %.17g folded, %.17g not",
-                    texts[k], i, a, b);
-    }
-    ck_assert_str_eq(ts_expr_text(f), texts[k]);
-    ts_expr_free(f);
-    ts_expr_free(v);
-  }
-  /* an expression of constants only is a constant */
-  int yes = 1;
-  char err[128];
-  double c;
-  ts_expr *e = ts_expr_compile("$a * $b + 1", fold_resolve, &yes, err, sizeof err);
-  ck_assert(e && ts_expr_is_constant(e, &c));
-  ck_assert(c == 3 * -2.5 + 1);
-  ts_expr_free(e);
-}
-END_TEST
-
-/* Append text to the expression being built in buf (cap bytes, *len used). */
-static void put(char *buf, size_t cap, size_t *len, const char *text)
-{
-  size_t n = strlen(text);
-  ck_assert_uint_lt(*len + n, cap);
-  memcpy(buf + *len, text, n + 1);
-  *len += n;
-}
-
-/* Append a random expression of depth at most d to buf, from state *s:
- * numbers, i, $a..$c, every operator and function, ?:. */
-static void random_expr(uint64_t *s, int d, char *buf, size_t cap, size_t *len)
-{
-  static const char *const leaves[] = {"i", "$a", "$b", "$c", "0", "1", "2", "3", "0.5", "7", "1e9", "0.1"};
-  static const char *const bins[] = {" + ", " - ", " * ", " / ", " // ", " % ", " == ", " != ", " < ", " <= ", " > ",
-                                     " >= ", " && ", " || "};
-  static const char *const fns[] = {"min(", "max(", "floor(", "ceil(", "abs("};
-  *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-  unsigned r = (unsigned)(*s >> 33), pick = r / 8;
-  if (d == 0 || r % 8 < 2) {
-    put(buf, cap, len, leaves[pick % LEN(leaves)]);
-  } else if (r % 8 < 5) {
-    put(buf, cap, len, "(");
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, bins[pick % LEN(bins)]);
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, ")");
-  } else if (r % 8 == 5) {
-    put(buf, cap, len, pick % 2 ? "-(" : "!(");
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, ")");
-  } else if (r % 8 == 6) {
-    put(buf, cap, len, fns[pick % LEN(fns)]);
-    random_expr(s, d - 1, buf, cap, len);
-    if (pick % LEN(fns) < 2) { /* min, max */
-      put(buf, cap, len, ", ");
-      random_expr(s, d - 1, buf, cap, len);
-    }
-    put(buf, cap, len, ")");
-  } else {
-    put(buf, cap, len, "(");
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, " ? ");
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, " : ");
-    random_expr(s, d - 1, buf, cap, len);
-    put(buf, cap, len, ")");
-  }
-}
-
-/* The evaluation of compiled code (numbers fused into the operators after
- * them) gives bit for bit what the reference machine gives on the code one
- * instruction per value and operator: on moq's lock indexes and 4,000
- * random expressions, with $a..$c folded and as variables, at 17 values of i. */
-START_TEST(model_expr_fused_code_matches_the_plain_code)
-{
-  static const char *const fixed[] = {"$a * $b + (i - 1 - $c // 2) % $a", "i * $a + (i - 1 - i // 3) % $a", "i",
-                                      "$a", "2", "i // 2 - 1", "1 - i", "2 / i", "2 % (i - 1)", "i >= 1 || 0",
-                                      "max(i, 3) - min(2, i)", "-i * 2 + !i"};
-  uint64_t s = 42;
-  int numbers = 0;
-  for (int k = 0; k < 4000 + (int)LEN(fixed); k++) {
-    char text[2048] = "";
-    size_t len = 0;
-    if (k < (int)LEN(fixed))
-      put(text, sizeof text, &len, fixed[k]);
-    else
-      random_expr(&s, 4, text, sizeof text, &len);
-    for (int fold = 0; fold < 2; fold++) {
-      char err[128];
-      ts_expr *e = ts_expr_compile(text, fold_resolve, &fold, err, sizeof err);
-      ck_assert_msg(e, "%s: %s", text, err);
-      for (double i = -4; i <= 4; i += 0.5) {
-        double a = ts_expr_eval(e, fold_get, &i), b = ts__expr_eval_plain(e, fold_get, &i);
-        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b), "%s at i = %g: %.17g, reference %.17g",
-                      text, i, a, b);
-        numbers += a == a;
-      }
-      ts_expr_free(e);
-    }
-  }
-  ck_assert_int_gt(numbers, 4000); /* most are numbers, not NaN */
-}
-END_TEST
 
 START_TEST(model_xxh32_published_vectors)
 {
@@ -905,178 +687,6 @@ START_TEST(model_marks_bound_the_wave)
 }
 END_TEST
 
-/* ---- random durations ---- */
-
-/* Done time of the single actor of an exponential-latency model under seed. */
-static ts_time exp_done(uint64_t seed)
-{
-  static const char json[] = MODEL(CLASS("job", 1, "{\"op\": \"io\", \"ms\": 10, \"dist\": \"exponential\"}"));
-  run r;
-  tu_model(json, &r.m);
-  ck_assert_int_eq(r.m.classes[0].steps[0].cost.kind, TS_DIST_EXPONENTIAL);
-  ts_world_spec spec = tu_world_spec(0, 1, seed);
-  ck_assert_int_eq(ts_world_init(&r.w, &r.m, &spec, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&r.w), TS_WORLD_OK);
-  ts_time done = st(&r.w, 0)->done;
-  run_finish(&r);
-  return done;
-}
-
-START_TEST(model_random_latency_follows_seed)
-{
-  ck_assert_int_eq(exp_done(1), exp_done(1));
-  ck_assert_int_ne(exp_done(1), exp_done(2));
-  ck_assert_int_gt(exp_done(1), 0);
-}
-END_TEST
-
-START_TEST(model_random_draws_capped_at_1000x_mean)
-{
-  /* lognormal, cv 10: P(draw > 1000 * mean) is about 9e-6, so 2e6 draws hit the cap */
-  static const char json[] =
-      MODEL(CLASS_N("job", "{\"op\": \"io\", \"ms\": 1, \"dist\": \"lognormal\", \"cv\": 10}"));
-  run r;
-  ck_assert_int_eq(run_model(&r, json, 1, 1), TS_WORLD_OK);
-  const ts_dist *cost = &r.m.classes[0].steps[0].cost;
-  ck_assert_int_eq(cost->kind, TS_DIST_LOGNORMAL);
-  ck_assert_int_eq(ts_model_draw_max(cost), MS(1000));
-  /* draws from actor 0's own stream */
-  ts_actor *a = ts_world_actor(&r.w, 0);
-  int capped = 0, beyond = 0;
-  for (int i = 0; i < 2000000; i++) {
-    ts_time d = ts__draw(&r.w, a, cost);
-    beyond += d > MS(1000);
-    capped += d == MS(1000);
-  }
-  ck_assert_int_eq(beyond, 0);
-  ck_assert_int_gt(capped, 0);
-  run_finish(&r);
-  ts_dist fixed = {.kind = TS_DIST_FIXED, .mean = MS(7)};
-  ck_assert_int_eq(ts_model_draw_max(&fixed), MS(7));
-}
-END_TEST
-
-/* Draws of one duration, checked against its parameters with GSL's
- * statistics over DRAWS draws of actor 0's stream. Each tolerance is 5
- * standard errors of the statistic at this sample size: the mean's from the
- * sample's sd, the sd's from the sample's kurtosis, a probability's from the
- * binomial. */
-#define DRAWS 200000
-
-typedef struct draws {
-  double *v; /* ms */
-  double mean, sd;
-} draws;
-
-static void draw_many(const char *step, draws *d)
-{
-  char json[1200];
-  snprintf(json, sizeof json, MODEL_WITH("\"params\": {\"c\": 0.5, \"m\": 10}, ", CLASS("job", 1, "%s")), step);
-  run r;
-  ck_assert_int_eq(run_model(&r, json, 1, 1), TS_WORLD_OK);
-  ts_actor *a = ts_world_actor(&r.w, 0);
-  d->v = malloc(DRAWS * sizeof *d->v);
-  ck_assert_ptr_nonnull(d->v);
-  for (int i = 0; i < DRAWS; i++)
-    d->v[i] = (double)ts__draw(&r.w, a, &r.m.classes[0].steps[0].cost) / TS_NS_PER_MS;
-  run_finish(&r);
-  d->mean = gsl_stats_mean(d->v, 1, DRAWS);
-  d->sd = gsl_stats_sd_m(d->v, 1, DRAWS, d->mean);
-}
-
-static void check_mean(const draws *d, double mean, const char *what)
-{
-  double tol = 5 * d->sd / sqrt(DRAWS);
-  ck_assert_msg(fabs(d->mean - mean) <= tol, "%s: mean %g, expected %g +- %g", what, d->mean, mean, tol);
-}
-
-static void check_cv(const draws *d, double cv, const char *what)
-{
-  double kurt = gsl_stats_kurtosis_m_sd(d->v, 1, DRAWS, d->mean, d->sd) + 3;
-  double tol = 5 * d->sd * sqrt((kurt - 1) / DRAWS) / 2; /* the sd's standard error */
-  ck_assert_msg(fabs(d->sd - cv * d->mean) <= tol, "%s: sd %g, expected %g +- %g", what, d->sd, cv * d->mean, tol);
-}
-
-/* The share of draws below x is p. */
-static void check_below(const draws *d, double x, double p, const char *what)
-{
-  int below = 0;
-  for (int i = 0; i < DRAWS; i++)
-    below += d->v[i] < x;
-  double share = (double)below / DRAWS, tol = 5 * sqrt(p * (1 - p) / DRAWS);
-  ck_assert_msg(fabs(share - p) <= tol, "%s: %g of the draws below %g, expected %g +- %g", what, share, x, p, tol);
-}
-
-START_TEST(model_random_draws_match_their_parameters)
-{
-  draws d;
-  /* lognormal by its mean: mean 10, sd 5, median 10 / sqrt(1 + cv^2) */
-  draw_many("{\"op\": \"io\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 0.5}", &d);
-  check_mean(&d, 10, "lognormal");
-  check_cv(&d, 0.5, "lognormal");
-  check_below(&d, 10 / sqrt(1.25), 0.5, "lognormal");
-  free(d.v);
-  /* by its median, cv a $param: half below 10, mean 10 sqrt(1.25) */
-  draw_many("{\"op\": \"io\", \"ms\": \"$m\", \"dist\": \"lognormal\", \"cv\": \"$c\", \"by\": \"median\"}", &d);
-  check_below(&d, 10, 0.5, "lognormal by median");
-  check_mean(&d, 10 * sqrt(1.25), "lognormal by median");
-  check_cv(&d, 0.5, "lognormal by median");
-  free(d.v);
-  /* a median given by an expression evaluated at each draw (i is 0) */
-  draw_many("{\"op\": \"io\", \"ms\": \"$m * 2 + i\", \"dist\": \"lognormal\", \"cv\": 0.5, \"by\": \"median\"}", &d);
-  check_below(&d, 20, 0.5, "lognormal by median, an expression");
-  free(d.v);
-  /* gamma by its mean, and by its median (GSL's inverse gamma CDF) */
-  draw_many("{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"gamma\", \"cv\": 0.3}", &d);
-  check_mean(&d, 10, "gamma");
-  check_cv(&d, 0.3, "gamma");
-  free(d.v);
-  draw_many("{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"gamma\", \"cv\": 0.5, \"by\": \"median\"}", &d);
-  check_below(&d, 10, 0.5, "gamma by median");
-  check_mean(&d, 10 * 4 / gsl_cdf_gamma_Pinv(0.5, 4, 1), "gamma by median");
-  check_cv(&d, 0.5, "gamma by median");
-  free(d.v);
-  /* exponential by its median: mean 10 / ln 2, cv 1 */
-  draw_many("{\"op\": \"sleep\", \"ms\": 10, \"dist\": \"exponential\", \"by\": \"median\"}", &d);
-  check_below(&d, 10, 0.5, "exponential by median");
-  check_mean(&d, 10 / log(2.0), "exponential by median");
-  check_cv(&d, 1, "exponential by median");
-  free(d.v);
-  /* empirical: the samples themselves, each equally likely */
-  draw_many("{\"op\": \"io\", \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]}", &d);
-  check_mean(&d, 3, "empirical");
-  check_below(&d, 1.5, 0.25, "empirical");
-  check_below(&d, 2.5, 0.75, "empirical");
-  for (int i = 0; i < DRAWS; i++)
-    ck_assert(d.v[i] == 1 || d.v[i] == 2 || d.v[i] == 7);
-  free(d.v);
-  /* rescaled to a mean of 30 (10, 20, 20, 70), and to a median of 4 (2, 4, 4, 14) */
-  draw_many("{\"op\": \"io\", \"ms\": 30, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]}", &d);
-  check_mean(&d, 30, "empirical, mean 30");
-  check_below(&d, 15, 0.25, "empirical, mean 30");
-  free(d.v);
-  draw_many("{\"op\": \"io\", \"ms\": 4, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7], \"by\": \"median\"}", &d);
-  check_mean(&d, 6, "empirical, median 4");
-  for (int i = 0; i < DRAWS; i++)
-    ck_assert(d.v[i] == 2 || d.v[i] == 4 || d.v[i] == 14);
-  free(d.v);
-}
-END_TEST
-
-START_TEST(model_random_draw_max_of_each_shape)
-{
-  run r;
-  tu_model(MODEL(CLASS("job", 1, "{\"op\": \"io\", \"ms\": 30, \"dist\": \"empirical\", \"samples\": [1, 2, 2, 7]},"
-                                 "{\"op\": \"io\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 1, \"by\": \"median\"}")),
-           &r.m);
-  ck_assert_int_eq(ts_model_draw_max(&r.m.classes[0].steps[0].cost), MS(70));
-  /* the median converted to the mean: 10 sqrt(2) ms, capped at 1000 times that */
-  ck_assert_int_eq(r.m.classes[0].steps[1].cost.mean, 14142136);
-  ck_assert_int_eq(ts_model_draw_max(&r.m.classes[0].steps[1].cost), 14142136000);
-  ts_model_finish(&r.m);
-}
-END_TEST
-
 /* Done time of actor 0 of n actors of 20 ms CPU, each on its own worker,
  * with the CPU price 1 at n = 1 rising linearly to 2 at n = 3 (priced by the
  * sweep's n). */
@@ -1163,66 +773,6 @@ START_TEST(model_state_column_entries_start_at_zero)
 }
 END_TEST
 
-/* A lognormal's log-scale parameters are worked out once per step
- * (ts_dist_prepare) and give the draws ts_rng_lognormal gives, bit for bit;
- * a step whose mean host.cpu_scale changed after it was read is prepared for
- * the scaled mean; an expression's mean, a cv of 0 and other shapes are not
- * prepared (their draws work them out each time, as before). */
-START_TEST(model_lognormal_prepared_draws_keep_every_bit)
-{
-  static const double means[] = {1, 3e5, 4.4031140e7, 2.5615480e8};
-  static const double cvs[] = {0.005, 0.0124035, 0.3, 1, 10};
-  for (size_t i = 0; i < LEN(means); i++)
-    for (size_t j = 0; j < LEN(cvs); j++) {
-      ts_dist d = {.kind = TS_DIST_LOGNORMAL, .mean = (ts_time)means[i], .cv = cvs[j]};
-      ts_dist_prepare(&d);
-      ck_assert(d.ln_mean == (double)d.mean && d.ln_cv == d.cv);
-      ts_rng *a = ts_rng_create(9), *b = ts_rng_create(9);
-      for (int k = 0; k < 200; k++) {
-        double x = ts_rng_lognormal_at(a, d.ln_mu, d.ln_sigma), y = ts_rng_lognormal(b, (double)d.mean, d.cv);
-        ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "mean %g cv %g draw %d: %.17g != %.17g", means[i], cvs[j], k, x,
-                      y);
-      }
-      ts_rng_destroy(a);
-      ts_rng_destroy(b);
-    }
-  run r;
-  tu_model(MODEL_WITH("\"host\": {\"cpu_scale\": 0.5}, ",
-                      CLASS("a", 1, "{\"op\": \"cpu\", \"ms\": 10, \"dist\": \"lognormal\", \"cv\": 0.3}, "
-                                    "{\"op\": \"io\", \"ms\": \"1 + i\", \"dist\": \"lognormal\", \"cv\": 0.3}, "
-                                    "{\"op\": \"io\", \"ms\": 4, \"dist\": \"lognormal\"}, "
-                                    "{\"op\": \"io\", \"ms\": 4, \"dist\": \"gamma\", \"cv\": 0.3}")),
-           &r.m);
-  const ts_step *st = r.m.classes[0].steps;
-  ck_assert_int_eq(st[0].cost.mean, MS(5));
-  ck_assert(st[0].cost.ln_mean == (double)MS(5) && st[0].cost.ln_cv == 0.3);
-  for (int k = 1; k < 4; k++)
-    ck_assert(st[k].cost.ln_mean == -1 && st[k].cost.ln_cv == -1);
-  ts_model_finish(&r.m);
-}
-END_TEST
-
-/* ts__round_ns gives llround's value on [0, TS_DRAW_MAX]: halves, the
- * doubles either side of them, whole numbers and values spread over the range. */
-START_TEST(model_round_ns_is_llround)
-{
-  static const double edge[] = {0, 0.25, 0.49999999999999994, 0.5, 0.5000000000000001, 1, 1.5, 2.5,
-                                 999999999999999.5, (double)TS_DRAW_MAX - 0.5, (double)TS_DRAW_MAX};
-  for (size_t i = 0; i < LEN(edge); i++)
-    ck_assert_int_eq(ts__round_ns(edge[i]), llround(edge[i]));
-  ts_rng *r = ts_rng_create(3);
-  for (int k = 0; k < 100000; k++) {
-    double x = ts_rng_uniform(r) * pow(10, k % 16);
-    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
-    x = floor(x) + 0.5;
-    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
-    x = nextafter(x, 0);
-    ck_assert_msg(ts__round_ns(x) == llround(x), "%.17g", x);
-  }
-  ts_rng_destroy(r);
-}
-END_TEST
-
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -1251,18 +801,12 @@ Suite *model_suite(void)
                                model_priority_policy_lets_foreground_bypass,
                                model_io_callback_waits_for_running_slice,
                                model_marks_bound_the_wave,
-                               model_random_latency_follows_seed,
-                               model_random_draw_max_of_each_shape,
                                model_cpu_scale_by_n_prices_cpu,
                                NULL};
   const TTest *const limits[] = {model_empty_world_finishes,
-                                 model_expr_folding_keeps_every_bit, model_expr_fused_code_matches_the_plain_code,
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
                                  model_processor_sharing_no_second_check_of_a_checked_row,
-                                 model_random_draws_capped_at_1000x_mean,
-                                 model_random_draws_match_their_parameters,
                                  model_horizon_bounds_simulated_time, model_state_column_entries_start_at_zero,
-                                 model_lognormal_prepared_draws_keep_every_bit, model_round_ns_is_llround,
                                  NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
