@@ -612,7 +612,7 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
     ts_actor *a = ts_world_actor(w, wk->actor);
     ts_seg *g = &a->seg;
     if (g->sliced) {
-      if (!w->slow_paths && rr_slice(w, wk, a)) /* slow_paths (tests): the general path */
+      if (rr_slice(w, wk, a)) /* slow_paths (tests): rr_able is 0 (ts_world_run), the general path */
         return;
     } else if (g->rows_target == g->rows && rate_one(w) && wk->frac_q == 1 && !w->slow_paths) {
       /* An actor's unsliced segment, planned to its end, at rate 1: what

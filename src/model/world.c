@@ -647,6 +647,9 @@ int ts_world_run(ts_world *w)
 {
   if (w->error)
     return w->error;
+  if (w->slow_paths) /* tests, set after ts_world_init: cpu.c's rr_slice off (the general slice end) */
+    for (int i = 0; i < w->nworkers; i++)
+      w->workers[i].rr_able = 0;
   if (w->win_t1 < w->horizon) {
     ts_sim_run(&w->sim, w->win_t1, budget_left(w));
     if (!w->sim.failed) {

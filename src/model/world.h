@@ -199,7 +199,7 @@ typedef struct ts_worker {
   ts_sched_queue queue;   /* event loop: the time-slice queue (a policy other than fifo) */
   ts_ring fifo_q;         /* event loop: the time-slice queue under fifo (actor ids) */
   int fifo;               /* the queue policy is fifo: fifo_q is the queue */
-  int rr_able;            /* no observer, an event loop, fifo, no loop overhead: cpu.c's fast slice end may apply */
+  int rr_able;            /* no observer, an event loop, fifo, no loop overhead, not slow_paths (cleared by ts_world_run): cpu.c's fast slice end may apply */
   ts_loop_phase phase;
   int overhead_paid;      /* this iteration's loop overhead is paid */
   size_t poll_left;       /* callbacks left in this iteration's poll phase */
@@ -357,7 +357,7 @@ typedef struct ts_world {
   ts_world_done_fn on_done;
   void *done_ctx;
   int lazy;
-  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
+  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
   uint8_t *reclaim;       /* [nclasses] */
   int32_t *chunk_left;    /* [chunk slots]: actors of the chunk not yet retired */
   uint8_t *chunk_gone;    /* [chunk slots]: freed */
