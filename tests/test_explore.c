@@ -577,6 +577,119 @@ START_TEST(optimize_reports_the_best_feasible_setting)
 }
 END_TEST
 
+/* One job of (x - c)^2 + 1 ms of CPU; the axis shape sets c = 2 (near) or
+ * 8 (far), so the mean over the two points is least at x = 5, near's value
+ * at x = 2 and far's at x = 8. A metric naming one point is that point's:
+ * minimising near gives 2, not the mean's 5. A constraint on far alone,
+ * far <= 5, holds for x >= 6 and binds: the answer is 6 (near 17), where
+ * the same constraint on every point (near <= 5 too: x <= 4) could not
+ * hold. Its baseline is far's at x = 0 (65): far <= 0.5 * baseline holds
+ * for x >= 8 - sqrt(31.5) = 2.3875 (with the mean of the points' baselines,
+ * 35, it would be 3.94). */
+static const char *const quad =
+  "{\"name\": \"quad\", \"params\": {\"x\": 0, \"c\": 2},"
+  " \"classes\": [{\"name\": \"job\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"($x - $c) * ($x - $c) + 1\"}]}]}";
+static const char *const quad_axis =
+  "\"n\": [1], \"workers\": [1], \"axes\": {\"shape\": {\"sets\": {\"near\": {\"params.c\": 2}, "
+  "\"far\": {\"params.c\": 8}}}}";
+
+/* `tssim optimize` on the quad case with ARGS (after the objective) into
+ * tmp/dir: the best x, and tried.csv's rows checked: each row's column
+ * "wave_ms[shape=near]" is near's value at its x, and it is feasible
+ * exactly when far's value is at most far_max (far_max < 0: no constraint). */
+static double quad_best(const char *objective, const char *args, double far_max, const char *dir)
+{
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize '%s' --field params.x=0:10 %s -q --no-plots -o '%s'",
+                             at("quad.json"), objective, args, at(dir)),
+                   0);
+  char rel[64];
+  snprintf(rel, sizeof rel, "%s/best.json", dir);
+  char *best = tu_read_file(at(rel), NULL);
+  ck_assert_ptr_nonnull(strstr(best, "\"feasible\":\ttrue"));
+  double x = json_num(best, "params.x");
+  free(best);
+  snprintf(rel, sizeof rel, "%s/tried.csv", dir);
+  tu_table t;
+  tu_table_read(&t, at(rel));
+  for (int r = 1; far_max >= 0 && r < t.nrows; r++) {
+    double v = tu_table_num(&t, r, "params.x"), near = (v - 2) * (v - 2) + 1, far = (v - 8) * (v - 8) + 1;
+    ck_assert_double_eq_tol(tu_table_num(&t, r, "wave_ms[shape=near]"), near, 1e-5);
+    ck_assert_double_eq_tol(tu_table_num(&t, r, "wave_ms[shape=far]"), far, 1e-5);
+    if (fabs(far - far_max) > 1e-4)
+      ck_assert_int_eq(atoi(tu_table_cell(&t, r, "feasible")), far <= far_max);
+  }
+  tu_table_free(&t);
+  return x;
+}
+
+START_TEST(optimize_metric_names_one_point)
+{
+  write_case("quad", quad, quad_axis);
+  double x = quad_best("wave_ms", "", -1, "mean");
+  ck_assert_msg(fabs(x - 5) < 0.05, "mean over the points: x %g, by hand 5", x);
+  x = quad_best("wave_ms[shape=near]", "", -1, "near");
+  ck_assert_msg(fabs(x - 2) < 0.05, "near: x %g, by hand 2", x);
+  x = quad_best("wave_ms[shape=far]", "", -1, "far");
+  ck_assert_msg(fabs(x - 8) < 0.05, "far: x %g, by hand 8", x);
+  x = quad_best("wave_ms[shape=near]", "--constraint 'wave_ms[shape=far] <= 5'", 5, "c");
+  ck_assert_msg(x >= 6 && x < 6.05, "near with far <= 5: x %g, by hand 6", x);
+  x = quad_best("wave_ms[shape=near]", "--constraint 'wave_ms[shape=far] <= 0.5 * baseline'", 32.5, "b");
+  ck_assert_msg(x >= 8 - sqrt(31.5) && x < 2.45, "near with far <= half far's baseline: x %g, by hand 2.3875", x);
+}
+END_TEST
+
+/* A bad point: one line naming the option and what it expected. */
+static void refused_point(const char *option, const char *expected, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+static void refused_point(const char *option, const char *expected, const char *fmt, ...)
+{
+  char args[4 * PATH_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  refused(option, "%s", args);
+  char *err;
+  ck_assert_int_eq(in_process(args, &err), 2);
+  ck_assert_msg(strstr(err, expected) != NULL, "%s: the message does not say \"%s\": %s", args, expected, err);
+  free(err);
+}
+
+START_TEST(optimize_refuses_a_bad_point)
+{
+  write_case("quad", quad, quad_axis);
+  write_case("quad2", quad, "\"n\": [1], \"workers\": [1, 2], \"axes\": {\"shape\": {\"sets\": {\"near\": "
+                            "{\"params.c\": 2}, \"far\": {\"params.c\": 8}}}}");
+  char s[sizeof tmp + 32], s2[sizeof tmp + 32];
+  snprintf(s, sizeof s, "%s", at("quad.json"));
+  snprintf(s2, sizeof s2, "%s", at("quad2.json"));
+  const char *f = "--field params.x=0:10";
+  refused_point("--minimize", "its keys: shape, workers, n", "optimize '%s' --minimize 'wave_ms[shap=near]' %s", s, f);
+  refused_point("--minimize", "its values: near, far", "optimize '%s' --minimize 'wave_ms[shape=nearby]' %s", s, f);
+  refused_point("--minimize", "named twice", "optimize '%s' --minimize 'wave_ms[shape=near,shape=far]' %s", s, f);
+  refused_point("--minimize", "expected KEY=LABEL", "optimize '%s' --minimize 'wave_ms[shape]' %s", s, f);
+  refused_point("--minimize", "expected METRIC[KEY=LABEL,...]", "optimize '%s' --minimize 'wave_ms[]' %s", s, f);
+  refused_point("--maximize", "expected METRIC[KEY=LABEL,...]", "optimize '%s' --maximize 'wave_ms[shape=near' %s", s,
+                f);
+  refused_point("--minimize", "does not report", "optimize '%s' --minimize 'wave_mss[shape=near]' %s", s, f);
+  refused_point("--constraint", "names 2 points of the sweep, expected one: name workers too",
+                "optimize '%s' --minimize wave_ms %s --constraint 'wave_ms[shape=near] <= 5'", s2, f);
+  refused_point("--constraint", "its values: 1, 2",
+                "optimize '%s' --minimize wave_ms %s --constraint 'wave_ms[shape=near,workers=3] <= 5'", s2, f);
+  refused_point("--minimize", "names 4 points of the sweep, expected one: name shape, workers too",
+                "optimize '%s' --minimize 'wave_ms@job[n=1]' %s", s2, f);
+  refused_point("--metric", "is for tssim optimize",
+                "sensitivity '%s' --param params.x --metric 'wave_ms[shape=near]'", s);
+  /* named fully (any order), the point is taken */
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize 'wave_ms@job[workers=2,shape=far]' %s -q "
+                                         "--no-plots -o '%s'", s2, f, at("w")),
+                   0);
+  char *best = tu_read_file(at("w/best.json"), NULL);
+  ck_assert_msg(fabs(json_num(best, "params.x") - 8) < 0.05, "%s", best);
+  free(best);
+}
+END_TEST
+
 START_TEST(optimize_is_the_same_for_any_jobs)
 {
   const char *args = "optimize scenarios/zero-cache-late-group.json --minimize wave_ms@joiner --field "
@@ -627,6 +740,7 @@ Suite *explore_suite(void)
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
                               optimize_race_grows_replications_where_close, optimize_reports_the_best_feasible_setting,
+                              optimize_metric_names_one_point, optimize_refuses_a_bad_point,
                               optimize_is_the_same_for_any_jobs,
                               optimize_refuses_bad_input, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);

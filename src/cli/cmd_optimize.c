@@ -22,9 +22,13 @@ static void usage(FILE *f)
           "a class's row) over numeric fields within bounds and choice fields, subject to\n"
           "constraints on other metrics, under common random numbers (every setting runs\n"
           "with the same seeds). A metric's value is the mean over the sweep's points of its\n"
-          "mean over replications; a constraint must hold at every point. One field: a grid,\n"
-          "then GSL's Brent minimiser; several: the grid, then GSL's Nelder-Mead simplex;\n"
-          "choice fields alone: every combination (successive halving above %d). Then the\n"
+          "mean over replications; a constraint must hold at every point. A metric may name\n"
+          "one point of the sweep, METRIC[KEY=LABEL,...] (KEY an axis key, workers or n;\n"
+          "every key with several values named), e.g. wave_ms@big[rule=ten,workers=4]: its\n"
+          "value is then that point's mean over replications, a constraint on it holds at\n"
+          "that point only, and its baseline is that point's. One field: a grid, then GSL's\n"
+          "Brent minimiser; several: the grid, then GSL's Nelder-Mead simplex; choice\n"
+          "fields alone: every combination (successive halving above %d). Then the\n"
           "best settings race: while the best one is within the 95%% interval of another\n"
           "(paired per replication), all run again at twice the replications. With two\n"
           "objectives the grid is evaluated and the Pareto front reported. Writes tried.csv\n"
@@ -185,8 +189,8 @@ static int read_inputs(const options *o, work *w, ts_err *e)
 {
   const ts_model *m = &w->ex.L.model;
   for (; w->nobj < o->nobjectives; w->nobj++)
-    if (ts_explore_metric_parse(o->objective[w->nobj], m, o->maximize[w->nobj] ? "--maximize" : "--minimize",
-                                &w->obj[w->nobj], e))
+    if (ts_explore_metric_parse_at(o->objective[w->nobj], m, &w->ex.x,
+                                   o->maximize[w->nobj] ? "--maximize" : "--minimize", &w->obj[w->nobj], e))
       return -1;
   if (o->nobjectives == 2 && strcmp(w->obj[0].text, w->obj[1].text) == 0)
     return ts_err_set(e, o->maximize[1] ? "--maximize" : "--minimize", NULL, "%s is already the first objective",
@@ -203,7 +207,7 @@ static int read_inputs(const options *o, work *w, ts_err *e)
     if (ts_opt_choice_parse(o->choices[w->nchoices], &w->ex.x, &w->choices[w->nchoices], e))
       return -1;
   for (; w->nconstraints < o->nconstraints; w->nconstraints++)
-    if (ts_opt_constraint_parse(o->constraints[w->nconstraints], m, &w->constraints[w->nconstraints], e))
+    if (ts_opt_constraint_parse(o->constraints[w->nconstraints], m, &w->ex.x, &w->constraints[w->nconstraints], e))
       return -1;
   return check_paths(w, e);
 }

@@ -246,18 +246,20 @@ static int check_metric(const char *name, const ts_model *m, const char *option,
   return rc;
 }
 
-int ts_explore_metric_parse(const char *text, const ts_model *m, const char *option, ts_explore_metric *mt,
-                            ts_err *e)
+/* Parse "NAME" or "NAME@CLASS" (the first len bytes of text) into mt. */
+static int parse_name(const char *text, size_t tlen, const ts_model *m, const char *option, ts_explore_metric *mt,
+                      ts_err *e)
 {
   memset(mt, 0, sizeof *mt);
-  const char *at = strchr(text, '@');
-  size_t len = at ? (size_t)(at - text) : strlen(text);
-  if (len == 0 || (at && !at[1]))
+  mt->point = -1;
+  const char *at = memchr(text, '@', tlen);
+  size_t len = at ? (size_t)(at - text) : tlen;
+  if (len == 0 || (at && at + 1 == text + tlen))
     return ts_err_set(e, option, NULL, "expected METRIC or METRIC@CLASS, e.g. wave_ms or wave_ms@joiner, got \"%s\"",
                       text);
   mt->text = strdup(text);
   mt->name = strndup(text, len);
-  mt->klass = at ? strdup(at + 1) : NULL;
+  mt->klass = at ? strndup(at + 1, tlen - len - 1) : NULL;
   if (!mt->text || !mt->name || (at && !mt->klass)) {
     ts_explore_metric_finish(mt);
     return ts_err_set(e, option, NULL, "out of memory");
@@ -267,6 +269,139 @@ int ts_explore_metric_parse(const char *text, const ts_model *m, const char *opt
     return -1;
   }
   return 0;
+}
+
+int ts_explore_metric_parse(const char *text, const ts_model *m, const char *option, ts_explore_metric *mt,
+                            ts_err *e)
+{
+  if (strchr(text, '['))
+    return ts_err_set(e, option, NULL, "%s: expected METRIC or METRIC@CLASS (a point of the sweep, [KEY=LABEL,...], "
+                      "is for tssim optimize's metrics; this command reports every point)", text);
+  return parse_name(text, strlen(text), m, option, mt, e);
+}
+
+/* The sweep's dimensions as a selector names them: the scenario's axes,
+ * then workers and n. */
+typedef struct dim {
+  const char *key;
+  int size;
+} dim;
+
+static int ndims(const ts_scenario *sc)
+{
+  return sc->naxes + 2;
+}
+
+static dim dim_of(const ts_scenario *sc, int d)
+{
+  if (d < sc->naxes)
+    return (dim){sc->axes[d].key, sc->axes[d].nvalues};
+  return d == sc->naxes ? (dim){"workers", (int)sc->nw} : (dim){"n", (int)sc->nn};
+}
+
+/* Value v of dimension d as a selector names it, into buf. */
+static const char *dim_label(const ts_scenario *sc, int d, int v, char *buf, size_t cap)
+{
+  if (d < sc->naxes)
+    return sc->axes[d].labels[v];
+  snprintf(buf, cap, "%d", d == sc->naxes ? sc->workers[v] : sc->ns[v]);
+  return buf;
+}
+
+/* "a, b, c": dimension d's labels (d < 0: the keys), into buf. */
+static void dim_list(const ts_scenario *sc, int d, char *buf, size_t cap)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  int n = d < 0 ? ndims(sc) : dim_of(sc, d).size;
+  for (int i = 0; i < n && len < cap; i++, len = strlen(buf)) {
+    char num[24];
+    snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", d < 0 ? dim_of(sc, i).key : dim_label(sc, d, i, num, sizeof num));
+  }
+}
+
+/* The index of label in dimension d, or -1. */
+static int find_label(const ts_scenario *sc, int d, const char *label)
+{
+  char num[24];
+  for (int v = 0; v < dim_of(sc, d).size; v++)
+    if (strcmp(dim_label(sc, d, v, num, sizeof num), label) == 0)
+      return v;
+  return -1;
+}
+
+/* The point that "KEY=LABEL,..." (sel) names in x's sweep into *point.
+ * text is the whole metric, for messages. */
+static int select_point(const ts_explore *x, char *sel, const char *option, const char *text, long *point, ts_err *e)
+{
+  const ts_scenario *sc = x->sc;
+  int nd = ndims(sc), want[18];
+  char list[400];
+  for (int d = 0; d < nd; d++)
+    want[d] = -1;
+  for (char *save = NULL, *tok = strtok_r(sel, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq || eq == tok || !eq[1])
+      return ts_err_set(e, option, NULL, "%s: expected KEY=LABEL in the point's [...], got \"%s\"", text, tok);
+    *eq = '\0';
+    int d = 0;
+    while (d < nd && strcmp(dim_of(sc, d).key, tok) != 0)
+      d++;
+    if (d == nd) {
+      dim_list(sc, -1, list, sizeof list);
+      return ts_err_set(e, option, NULL, "%s: the sweep has no key \"%s\" (its keys: %s)", text, tok, list);
+    }
+    if (want[d] >= 0)
+      return ts_err_set(e, option, NULL, "%s: %s is named twice", text, tok);
+    if ((want[d] = find_label(sc, d, eq + 1)) < 0) {
+      dim_list(sc, d, list, sizeof list);
+      return ts_err_set(e, option, NULL, "%s: %s has no value \"%s\" in this sweep (its values: %s)", text, tok,
+                        eq + 1, list);
+    }
+  }
+  size_t many = 1, len = 0;
+  list[0] = '\0';
+  for (int d = 0; d < nd; d++) {
+    dim dm = dim_of(sc, d);
+    if (want[d] >= 0 || dm.size == 1) {
+      want[d] = want[d] < 0 ? 0 : want[d];
+      continue;
+    }
+    many *= (size_t)dm.size;
+    snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", dm.key);
+    len = strlen(list);
+  }
+  if (many > 1)
+    return ts_err_set(e, option, NULL, "%s: names %zu points of the sweep, expected one: name %s too", text, many,
+                      list);
+  long combo = 0;
+  for (int a = 0; a < sc->naxes; a++)
+    combo = combo * sc->axes[a].nvalues + want[a];
+  *point = (combo * (long)sc->nw + want[sc->naxes]) * (long)sc->nn + want[sc->naxes + 1];
+  return 0;
+}
+
+int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_explore *x, const char *option,
+                               ts_explore_metric *mt, ts_err *e)
+{
+  const char *open = strchr(text, '[');
+  if (!open)
+    return parse_name(text, strlen(text), m, option, mt, e);
+  size_t tlen = strlen(text);
+  if (text[tlen - 1] != ']' || open + 2 >= text + tlen || strchr(open + 1, '[') ||
+      memchr(open, ']', (size_t)(text + tlen - 1 - open)))
+    return ts_err_set(e, option, NULL, "expected METRIC[KEY=LABEL,...] (one point of the sweep), e.g. "
+                      "wave_ms[rule=ten,workers=4], got \"%s\"", text);
+  if (x->sc->naxes > 16)
+    return ts_err_set(e, option, NULL, "%s: at most 16 axes", text);
+  if (parse_name(text, (size_t)(open - text), m, option, mt, e))
+    return -1;
+  char *sel = strndup(open + 1, (size_t)(text + tlen - 2 - open));
+  int rc = sel ? select_point(x, sel, option, text, &mt->point, e) : ts_err_set(e, option, NULL, "out of memory");
+  free(sel);
+  if (rc)
+    ts_explore_metric_finish(mt);
+  return rc;
 }
 
 /* Whether path a lies inside b or is b (b followed by '.', '[' or the end). */

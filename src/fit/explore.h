@@ -39,11 +39,14 @@ typedef struct ts_explore_variant {
 
 /* A metric as the exploration commands name it: "wave_ms" (the point's
  * first row: its first reported class, as a baseline compares) or
- * "wave_ms@joiner" (the row of class joiner). */
+ * "wave_ms@joiner" (the row of class joiner); `tssim optimize` also takes
+ * one point of the sweep after it, "wave_ms@joiner[rule=ten,workers=4]"
+ * (ts_explore_metric_parse_at). */
 typedef struct ts_explore_metric {
   char *text;        /* as given */
   char *name;        /* the metric */
   char *klass;       /* NULL: the first row */
+  long point;        /* the sweep point it names (ts_explore_point's k), or -1: every point */
 } ts_explore_metric;
 
 typedef struct ts_explore {
@@ -91,6 +94,16 @@ const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v,
  * near a known one. */
 int ts_explore_metric_parse(const char *text, const ts_model *m, const char *option, ts_explore_metric *mt,
                             ts_err *e);
+/* The same, and the metric may name one point of x's sweep:
+ * "METRIC[@CLASS][KEY=LABEL,...]", KEY an axis key of x's scenario (its
+ * LABEL one of the axis's labels), `workers` or `n` (LABEL one of the
+ * sweep's values), each key at most once; a key whose dimension has one
+ * value may be left out, every other must be named, so that the selector
+ * names exactly one point (mt->point). Returns 0, or -1 with e filled: one
+ * line naming the option and what was expected (the keys, or the key's
+ * labels, or the keys still to name). */
+int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_explore *x, const char *option,
+                               ts_explore_metric *mt, ts_err *e);
 void ts_explore_metric_finish(ts_explore_metric *mt);
 /* Check path names a field of tree that option may change: it exists and
  * no axis of sc sets it, a place inside it, or a place around it. Returns

@@ -155,7 +155,8 @@ static char *trim(char *s)
   return s;
 }
 
-int ts_opt_constraint_parse(const char *arg, const ts_model *m, ts_opt_constraint *c, ts_err *e)
+int ts_opt_constraint_parse(const char *arg, const ts_model *m, const ts_explore *x, ts_opt_constraint *c,
+                            ts_err *e)
 {
   static const char *const ops[] = {"<=", "<", ">=", ">"};
   char buf[1024];
@@ -177,7 +178,7 @@ int ts_opt_constraint_parse(const char *arg, const ts_model *m, ts_opt_constrain
     return ts_err_set(e, "--constraint", NULL, "expected \"METRIC OP LIMIT\", e.g. \"wave_ms@big <= 1.05 * "
                       "baseline\", got \"%s\"", arg);
   char why[200];
-  if (ts_explore_metric_parse(metric, m, "--constraint", &c->metric, e))
+  if (ts_explore_metric_parse_at(metric, m, x, "--constraint", &c->metric, e))
     return -1;
   c->limit = ts_expr_compile(rhs, resolve_baseline, NULL, why, sizeof why);
   c->text = strdup(arg);

@@ -106,21 +106,29 @@ static const ts_explore_metric *metric_of(const opt *o, size_t m)
   return NULL;
 }
 
-/* Fill trial t from variant v of the finished run s. */
+/* Whether metric mt counts at sweep point k: every point, or the one it names. */
+static int counts_at(const ts_explore_metric *mt, size_t k)
+{
+  return mt->point < 0 || (size_t)mt->point == k;
+}
+
+/* Fill trial t from variant v of the finished run s: per replication, the
+ * mean over the points of each metric (a metric naming one point: that
+ * point's value). */
 static void measure(const opt *o, const ts_sweep *s, size_t v, ts_opt_trial *t)
 {
   size_t np = o->r->npoints, R = (size_t)t->replications;
   for (size_t m = 0; m < o->r->nmetrics; m++) {
     const ts_explore_metric *mt = metric_of(o, m);
     int c = ts_sweep_col(s, mt->name);
-    double *rep = t->rep + m * R;
+    double *rep = t->rep + m * R, over = mt->point < 0 ? (double)np : 1;
     for (size_t r = 0; r < R; r++)
       rep[r] = 0;
     for (size_t k = 0; k < np; k++) {
       const ts_point *p = c < 0 ? NULL : ts_explore_row(o->x, s, v, k, mt);
       t->pt_mean[m * np + k] = p ? p->mean[c] : NAN;
-      for (size_t r = 0; r < R; r++)
-        rep[r] += (p && (int)r < p->replications ? p->rep[r * s->ncols + (size_t)c] : NAN) / (double)np;
+      for (size_t r = 0; r < R && counts_at(mt, k); r++)
+        rep[r] += (p && (int)r < p->replications ? p->rep[r * s->ncols + (size_t)c] : NAN) / over;
     }
     double sum = 0;
     for (size_t r = 0; r < R; r++)
@@ -142,7 +150,9 @@ static double limit_of(const ts_opt_constraint *c, double baseline)
   return ts_expr_eval(c->limit, get_baseline, &baseline);
 }
 
-/* Feasibility, violation and score of t against the baseline trial b (the same replications). */
+/* Feasibility, violation and score of t against the baseline trial b (the
+ * same replications): a constraint holds at every point, or at the one
+ * point its metric names (its limit from b at that point). */
 static void judge(const opt *o, ts_opt_trial *t, const ts_opt_trial *b)
 {
   const ts_opt_spec *sp = o->spec;
@@ -152,6 +162,8 @@ static void judge(const opt *o, ts_opt_trial *t, const ts_opt_trial *b)
     const ts_opt_constraint *c = &sp->constraints[i];
     size_t m = (size_t)o->r->constraint_metric[i];
     for (size_t k = 0; k < np; k++) {
+      if (!counts_at(&c->metric, k))
+        continue;
       double v = t->pt_mean[m * np + k], lim = limit_of(c, b->pt_mean[m * np + k]);
       if (isnan(v) || isnan(lim)) {
         t->violation += 1;

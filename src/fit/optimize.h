@@ -11,6 +11,9 @@
  * its mean over replications; a constraint "METRIC OP LIMIT" must hold at
  * every point, LIMIT an expression of numbers and `baseline` (the metric
  * at that point under the scenario's own setting, the same replications).
+ * A metric that names one point of the sweep, METRIC[KEY=LABEL,...]
+ * (ts_explore_metric_parse_at), is that point's mean over replications, and
+ * a constraint on it holds at that point only (its baseline that point's).
  *
  * One objective, the search:
  *   1. the baseline (the scenario's setting);
@@ -103,9 +106,11 @@ void ts_opt_field_finish(ts_opt_field *f);
 int ts_opt_choice_parse(const char *arg, const ts_explore *x, ts_opt_choice *c, ts_err *e);
 void ts_opt_choice_finish(ts_opt_choice *c);
 /* Parse --constraint "METRIC OP LIMIT" (OP one of <=, <, >=, >) into c
- * (free with ts_opt_constraint_finish); METRIC as ts_explore_metric_parse
- * takes it for model m. Returns 0, or -1 with e filled naming --constraint. */
-int ts_opt_constraint_parse(const char *arg, const ts_model *m, ts_opt_constraint *c, ts_err *e);
+ * (free with ts_opt_constraint_finish); METRIC as ts_explore_metric_parse_at
+ * takes it for model m and x's sweep (one point may be named). Returns 0,
+ * or -1 with e filled naming --constraint. */
+int ts_opt_constraint_parse(const char *arg, const ts_model *m, const ts_explore *x, ts_opt_constraint *c,
+                            ts_err *e);
 void ts_opt_constraint_finish(ts_opt_constraint *c);
 /* The number of settings the grid stage evaluates (for checking
  * max_evals before anything runs). */

@@ -76,16 +76,17 @@ void ts_compare_sens_rank(const ts_sens_result *r, size_t k, size_t m, size_t *o
  * choice fields' value indexes (neither: the scenario's own setting, the
  * baseline), the replications it ran, and per measured metric the mean
  * over the sweep's points of the metric's mean over replications (its
- * half-width from the per-replication means over the points). */
+ * half-width from the per-replication means over the points); a metric
+ * naming one point (fit/explore.h): that point's mean, and its half-width. */
 typedef struct ts_opt_trial {
   double *x;            /* [nfields], NULL for the baseline */
   int *choice;          /* [nchoices], NULL for the baseline */
   int replications;
   int stage;            /* TS_OPT_STAGE_* */
   double *mean, *ci95;  /* [nmetrics] */
-  double *rep;          /* [nmetrics * replications]: per replication, the mean over the points */
+  double *rep;          /* [nmetrics * replications]: per replication, the mean over the points (or the one named) */
   double *pt_mean;      /* [nmetrics * npoints]: per point, the mean over replications */
-  int feasible;         /* every constraint holds at every point */
+  int feasible;         /* every constraint holds at every point (or at the one its metric names) */
   double violation;     /* sum of the relative excesses over the limits (0 when feasible) */
   double score;         /* what the search minimises: the objective (negated to maximise) plus a penalty */
 } ts_opt_trial;
