@@ -712,6 +712,41 @@ START_TEST(speed_mutex_first_try_is_the_general_path)
 }
 END_TEST
 
+/* A mutex's release on without the general path's re-derivation (op_lock.c:
+ * exec_unlock's sub 1, release paid, and sub 2, futex wake paid; lock.c: no
+ * stop_spinners call without spinners) is the general path: 10 threads on 3
+ * cores and on a core each, unobserved and observed (the lock and wake
+ * hooks), over a std mutex (CONTENDED: every release of it pays futex_wake;
+ * spinners freed), a fifo mutex with no release cost (the release at once,
+ * sub 0) and a barging one that hands nothing over (a spinner cut short). */
+START_TEST(speed_mutex_release_is_the_general_path)
+{
+  static const char fmt[] =
+    "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": ["
+    "{\"name\": \"s\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"std\", \"acquire_ms\": 0.01,"
+    " \"release_ms\": 0.01, \"spin_ms\": 0.04, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1},"
+    "{\"name\": \"f\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"fifo\", \"acquire_ms\": 0.02,"
+    " \"release_ms\": 0, \"spin_ms\": 0.03, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.02, \"wake_latency_ms\": 0.05},"
+    "{\"name\": \"b\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"barging\", \"acquire_ms\": 0.01,"
+    " \"release_ms\": 0.02, \"spin_ms\": 0.2, \"futex_wait_ms\": 0.01, \"futex_wake_ms\": 0.01, \"wake_latency_ms\": 0.05}],"
+    " \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": ["
+    " {\"op\": \"lock\", \"lock\": \"s\"}, {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"},"
+    " {\"op\": \"unlock\", \"lock\": \"s\"}, {\"op\": \"cpu\", \"ms\": 0.3, \"dist\": \"exponential\"},"
+    " {\"op\": \"lock\", \"lock\": \"f\"}, {\"op\": \"cpu\", \"ms\": 0.1, \"dist\": \"exponential\"},"
+    " {\"op\": \"unlock\", \"lock\": \"f\"}, {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"},"
+    " {\"op\": \"lock\", \"lock\": \"b\"}, {\"op\": \"cpu\", \"ms\": 0.05},"
+    " {\"op\": \"unlock\", \"lock\": \"b\"}]}]}]}";
+  static const char *const hosts[] = {"\"host\": {\"cores\": 3}, ", ""};
+  for (int k = 0; k < 2; k++) {
+    char json[2048];
+    snprintf(json, sizeof json, fmt, hosts[k]);
+    ck_assert_uint_gt(same_without_shortcuts(json, 10, 10), 3000);
+    ck_assert_uint_gt(same_observed_without_shortcuts(json, 10, 10), 3000);
+  }
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -728,7 +763,8 @@ Suite *shortcuts_suite(void)
                                 speed_stream_seed_from_the_class_key_is_the_derivation,
                                 speed_one_lane_is_the_search_over_lanes,
                                 speed_fused_segments_are_the_general_path,
-                                speed_mutex_first_try_is_the_general_path, NULL};
+                                speed_mutex_first_try_is_the_general_path,
+                                speed_mutex_release_is_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

@@ -128,7 +128,8 @@ int ts__mutex_release(ts_world *w, ts_actor *a, int decl)
     /* swap(UNLOCKED): every spinner sees it free; FUTEX_WAKE if it was CONTENDED */
     int contended = l->contended;
     l->contended = 0;
-    ts__mutex_stop_spinners(w, l);
+    if (l->spinners.len > 0) /* (none: no call) */
+      ts__mutex_stop_spinners(w, l);
     if (contended)
       wake_waiter(w, a, d, decl, inst, l);
     return contended;
