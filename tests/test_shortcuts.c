@@ -714,12 +714,15 @@ END_TEST
 
 /* A mutex's release on without the general path's re-derivation (op_lock.c:
  * exec_unlock's sub 1, release paid, and sub 2, futex wake paid; lock.c: no
- * stop_spinners call without spinners) is the general path: 10 threads on 3
+ * stop_spinners call without spinners), and a woken waiter's acquire cost
+ * begun on its idle worker without the general path (cpu.c: ts__cpu_begin's
+ * idle case; at rate 1, and planned when 10 threads share 3 cores), are the
+ * general path: 10 threads on 3
  * cores and on a core each, unobserved and observed (the lock and wake
  * hooks), over a std mutex (CONTENDED: every release of it pays futex_wake;
  * spinners freed), a fifo mutex with no release cost (the release at once,
  * sub 0) and a barging one that hands nothing over (a spinner cut short). */
-START_TEST(speed_mutex_release_is_the_general_path)
+START_TEST(speed_mutex_release_and_wake_are_the_general_path)
 {
   static const char fmt[] =
     "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": ["
@@ -764,7 +767,7 @@ Suite *shortcuts_suite(void)
                                 speed_one_lane_is_the_search_over_lanes,
                                 speed_fused_segments_are_the_general_path,
                                 speed_mutex_first_try_is_the_general_path,
-                                speed_mutex_release_is_the_general_path, NULL};
+                                speed_mutex_release_and_wake_are_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

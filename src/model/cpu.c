@@ -466,6 +466,29 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
     arm_end(w, wk, cost);
     return TS_OP_BUSY;
   }
+  /* The same segment on an idle worker whose actor is this one: a thread
+   * that resumes on its own worker (ts__worker_on_resume set wk->actor; a
+   * mutex waiter woken, its acquire cost next). What the general path below
+   * does in that case, without the rows' arithmetic and resume's tests (no
+   * other actor's segment runs, no lap to count): the segment, the state,
+   * busy from idle, then the plan to its end at rate 1 or plan's.
+   * slow_paths (tests): the general path. */
+  if (rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_IDLE && wk->actor == a->id &&
+      !w->slow_paths) {
+    a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .active = 1, .kernel = (flags & TS_CPU_KERNEL) != 0,
+                      .state = (uint8_t)state, .exact = 1, .at_row = 1};
+    if (state != TS_ACTOR_RUNNING && a->state != state)
+      ts__actor_set_state(w, a, state);
+    become_busy(w, wk, TS_SEG_ACTOR);
+    if (rate_one(w)) {
+      a->seg.rows_target = 1;
+      a->seg.at_row = 0;
+      arm_end(w, wk, cost);
+    } else {
+      plan(w, wk);
+    }
+    return TS_OP_BUSY;
+  }
   rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
   /* one row (every lock, hop and call cost): exact and row = cost, without the divisions */
   int one = rows == 1 && !w->slow_paths;
