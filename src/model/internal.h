@@ -394,6 +394,20 @@ static inline void ts__timeout_cancel(ts_actor *a)
   if (a->x)
     a->x->wait_gen++;
 }
+/* a becomes a holder of lock decl (declaration d)'s instance inst (l),
+ * which has room (the caller checked: holders < capacity; lock.c's take
+ * checks it first). Its wait, if any, is over; the observer sees the take. */
+static inline void ts__lock_take_room(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int decl, int inst)
+{
+  l->holders++;
+  l->owner = d->capacity == 1 ? a->id : -1;
+  l->prev_worker = l->last_worker;
+  l->last_worker = a->worker;
+  ts__timeout_cancel(a);
+  ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
+  if (w->obs && w->obs->lock)
+    w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
+}
 
 /* --- the world --- */
 

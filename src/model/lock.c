@@ -30,14 +30,7 @@ static inline void take(ts_world *w, ts_actor *a, int decl, int inst)
     ts__invariant(w, "lock \"%s\"[%d] taken by actor %d beyond its capacity %d", d->name, inst, a->id, d->capacity);
     return;
   }
-  l->holders++;
-  l->owner = d->capacity == 1 ? a->id : -1;
-  l->prev_worker = l->last_worker;
-  l->last_worker = a->worker;
-  ts__timeout_cancel(a);
-  ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
-  if (w->obs && w->obs->lock)
-    w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
+  ts__lock_take_room(w, a, d, l, decl, inst);
 }
 
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)

@@ -265,7 +265,7 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
      * exec_mutex's try. */
     ts_lock *l = ts__lock_inst(w, s->ref, inst);
     if (l->holders < d->capacity) { /* (a held one: no second failed try here) */
-      ts__lock_try(w, a, s->ref, inst);
+      ts__lock_take_room(w, a, d, l, s->ref, inst); /* (ts__lock_try's take, its room just checked) */
       return took_at(w, a, d, s->ref, s->site, l);
     }
   }
