@@ -182,6 +182,100 @@ START_TEST(engine_heap_run_and_heap_give_one_order)
 }
 END_TEST
 
+/* The reference list: every pending event in an array; the least found by
+ * a linear scan (ts_event_before), removed by moving the last one in. */
+typedef struct ref_list {
+  ts_event v[4096];
+  size_t len;
+} ref_list;
+
+static ts_event ref_take_least(ref_list *r)
+{
+  size_t best = 0;
+  for (size_t i = 1; i < r->len; i++)
+    if (ts_event_before(&r->v[i], &r->v[best]))
+      best = i;
+  ts_event least = r->v[best];
+  r->v[best] = r->v[--r->len];
+  return least;
+}
+
+/* Whether a and b are the same event, payload included. */
+static int same_event(const ts_event *a, const ts_event *b)
+{
+  return a->time == b->time && a->seq == b->seq && a->kind == b->kind && a->obj == b->obj && a->gen == b->gen;
+}
+
+/* Pushes, pops, replace-tops (both entry points, and with ev pointing into
+ * the list) in a random mix, at list sizes from 1 to ~1,000, with many events
+ * at equal times, some later than everything pending (the run's tail), some
+ * earlier than the least: every event that leaves is exactly the reference's
+ * least (time, seq, and its payload), and the sizes agree after each step. */
+START_TEST(engine_heap_matches_a_reference_list)
+{
+  static const size_t sizes[] = {1, 2, 3, 4, 5, 8, 17, 63, 64, 65, 130, 500, 1000};
+  static ref_list ref;
+  ts_heap h;
+  ts_heap_init(&h);
+  uint64_t state = 11, seq = 0;
+  size_t bad = 0, ops = 0, ties = 0, via_run = 0, via_heap = 0;
+  ts_time now = 0, tail = 0; /* the latest time pushed */
+  for (size_t k = 0; k < 2 * (sizeof sizes / sizeof *sizes); k++) {
+    size_t target = sizes[k / 2];
+    int feed_run = k % 2; /* then 3 in 8 events go after the latest */
+    for (size_t step = 0; step < 10 * target + 600; step++) {
+      uint64_t r = lcg_next(&state);
+      uint64_t pick = lcg_next(&state) % 8;
+      ts_time t = pick < 1 ? now + (ts_time)(r % 3) : pick < 5 ? (feed_run ? tail : now) + (ts_time)(r % 3) : now + (pick < 7 ? 1000 + (ts_time)(r % 40) : (ts_time)(r % 5000) - 2000);
+      tail = t > tail ? t : tail;
+      ts_event e = {.time = t, .seq = seq++, .kind = (int)(r % 16), .obj = (int32_t)(r >> 7), .gen = (uint32_t)(r >> 11)};
+      size_t len = ts_heap_size(&h);
+      int grow = len < target || (len < 2 * target && r % 2 == 0);
+      int op = len == 0 ? 0 : grow ? (r % 4 == 0 ? 2 : 0) : (int)(1 + r % 4);
+      ts_event out, want;
+      if (op == 0) { /* push */
+        ck_assert_int_eq(ts_heap_push(&h, &e), 0);
+        ref.v[ref.len++] = e;
+        continue;
+      }
+      want = ref_take_least(&ref);
+      const ts_event *top = ts_heap_peek(&h);
+      out = *top;
+      if (op == 1) { /* pop */
+        ck_assert_int_eq(ts_heap_pop(&h, &out), 1);
+      } else if (op == 2 || op == 3) { /* replace the least with e */
+        int in_run = top != h.v; /* (as engine/sim.c tells it) */
+        via_run += in_run;
+        via_heap += !in_run;
+        ck_assert_int_eq(op == 2 ? ts_heap_replace_top(&h, &e) : ts_heap_replace_top_at(&h, &e, in_run), 0);
+        ref.v[ref.len++] = e;
+      } else { /* replace the least with itself: ev points into the list */
+        ck_assert_int_eq(ts_heap_replace_top(&h, top), 0);
+        ref.v[ref.len++] = out;
+      }
+      bad += !same_event(&out, &want);
+      bad += ts_heap_size(&h) != ref.len;
+      bad += h.len > 0 && h.run_len == 0; /* heap.h's invariant: the run empties only with the heap */
+      ties += ref.len > 0 && ts_heap_peek(&h)->time == out.time;
+      now = out.time;
+      ops++;
+    }
+    while (ref.len > 0) { /* drain */
+      ts_event want = ref_take_least(&ref), out;
+      ck_assert_int_eq(ts_heap_pop(&h, &out), 1);
+      bad += !same_event(&out, &want);
+    }
+    bad += ts_heap_size(&h) != 0;
+  }
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_uint_gt(ops, 10000);
+  ck_assert_uint_gt(ties, 1000); /* equal times were common */
+  ck_assert_uint_gt(via_run, 1000); /* both parts gave the least */
+  ck_assert_uint_gt(via_heap, 1000);
+  ts_heap_finish(&h);
+}
+END_TEST
+
 START_TEST(engine_sim_equal_times_run_fifo)
 {
   record r = {0};
@@ -440,6 +534,7 @@ Suite *engine_suite(void)
   const TTest *const core[] = {engine_heap_orders_by_time_then_seq,
                                engine_heap_random_pushes_pop_sorted,
                                engine_heap_interleaved_push_pop_stays_sorted, engine_heap_run_and_heap_give_one_order,
+                               engine_heap_matches_a_reference_list,
                                engine_sim_equal_times_run_fifo,
                                engine_sim_events_scheduled_now_run_after_pending_ones,
                                engine_time_ms_conversion_rounds,

@@ -11,6 +11,8 @@ void ts_heap_init(ts_heap *h)
   h->run_head = 0;
   h->run_len = 0;
   h->run_cap = 0;
+  h->run_last_time = 0;
+  h->run_last_seq = 0;
 }
 
 void ts_heap_finish(ts_heap *h)
@@ -55,7 +57,7 @@ static inline void put(ts_event *v, size_t i, const ts_event *ev)
  * before its last event. */
 static inline int fits_run(const ts_heap *h, const ts_event *ev)
 {
-  return h->run_len == 0 || !ts_event_before(ev, &h->run[(h->run_head + h->run_len - 1) & (h->run_cap - 1)]);
+  return h->run_len == 0 || !ts__event_before_key(ev, h->run_last_time, h->run_last_seq);
 }
 
 /* Double the run's ring, keeping its order. Returns 0 or -1. */
@@ -80,6 +82,8 @@ static int run_append(ts_heap *h, const ts_event *ev)
     return -1;
   put(h->run, (h->run_head + h->run_len) & (h->run_cap - 1), ev);
   h->run_len++;
+  h->run_last_time = ev->time;
+  h->run_last_seq = ev->seq;
   return 0;
 }
 
@@ -159,16 +163,46 @@ int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev)
   return heap_push(h, &e); /* ev is before the run's last, which stays */
 }
 
+/* ts__heap_replace_heap_top past its common case. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int replace_heap_top_slow(ts_heap *h, const ts_event *ev)
+{
+  if (!ts__event_before_key(ev, h->run_last_time, h->run_last_seq)) { /* fits_run: the run is not empty (the heap is not) */
+    ts_event e = *ev; /* (ev may point into the list) */
+    heap_drop_top(h);
+    return run_append(h, &e);
+  }
+  ts_time time = ev->time; /* (read before the sift: ev may point into the list) */
+  uint64_t seq = ev->seq;
+  int kind = ev->kind;
+  int32_t obj = ev->obj;
+  uint32_t gen = ev->gen;
+  ts_event *to = &h->v[sift_down_hole(h->v, h->len, time, seq)];
+  to->time = time;
+  to->seq = seq;
+  to->kind = kind;
+  to->obj = obj;
+  to->gen = gen;
+  return 0;
+}
+
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev)
 {
-  ts_event e = {.time = ev->time, .seq = ev->seq, .kind = ev->kind, .obj = ev->obj, .gen = ev->gen}; /* (ev may point into the list) */
-  if (fits_run(h, &e)) {
-    heap_drop_top(h);
-    return run_append(h, &e);
+  ts_event *v = h->v;
+  size_t len = h->len;
+  if (len > 2 ? ev->time < v[1].time && ev->time < v[2].time
+              : ev->time < (len == 2 ? v[1].time : h->run_last_time)) {
+    /* ev stays the heap's top: it precedes the heap's second level (or the
+     * other heap event, or with the top alone, the run's last), and so the
+     * run's last (it does not join the run). The common case: a handler's
+     * follow-up runs next. No registers to save, no sift. */
+    put(v, 0, ev);
+    return 0;
   }
-  put(h->v, sift_down_hole(h->v, h->len, e.time, e.seq), &e);
-  return 0;
+  return replace_heap_top_slow(h, ev);
 }

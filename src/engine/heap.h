@@ -10,7 +10,10 @@
  * lesser of the heap's top and the run's head.
  * Invariants: v[(i - 1) / 2] precedes v[i] for 0 < i < len; run[(run_head +
  * i) & (run_cap - 1)] precedes run[(run_head + i + 1) & (run_cap - 1)] for
- * 0 <= i + 1 < run_len; run_cap is 0 or a power of two. */
+ * 0 <= i + 1 < run_len; run_cap is 0 or a power of two; while run_len > 0,
+ * (run_last_time, run_last_seq) is the run's last event's key; every event
+ * in the heap precedes the run's last (an event joins the heap only then,
+ * and the run's last only grows), so the run empties only with the heap. */
 #ifndef TS_HEAP_H
 #define TS_HEAP_H
 #include <stddef.h>
@@ -34,6 +37,8 @@ typedef struct ts_heap {
   size_t run_head;
   size_t run_len;
   size_t run_cap;
+  ts_time run_last_time; /* with run_last_seq, the run's last event's key: */
+  uint64_t run_last_seq; /* whether an event joins the run is one compare */
 } ts_heap;
 
 /* Initialise an empty list in caller-provided memory. */
@@ -50,6 +55,14 @@ static inline int ts_event_before(const ts_event *a, const ts_event *b)
   if (a->time != b->time)
     return a->time < b->time;
   return a->seq < b->seq;
+}
+
+/* Whether event a runs before the event of key (time, seq). */
+static inline int ts__event_before_key(const ts_event *a, ts_time time, uint64_t seq)
+{
+  if (a->time != time)
+    return a->time < time;
+  return a->seq < seq;
 }
 
 /* The number of events in the list. */
@@ -81,11 +94,13 @@ int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev);
 static inline int ts_heap_replace_top_at(ts_heap *h, const ts_event *ev, int in_run)
 {
   if (in_run) {
-    size_t mask = h->run_cap - 1;
-    if (!ts_event_before(ev, &h->run[(h->run_head + h->run_len - 1) & mask])) {
+    if (!ts__event_before_key(ev, h->run_last_time, h->run_last_seq)) {
+      size_t mask = h->run_cap - 1;
       ts_event e = *ev; /* (ev may point into the list) */
       h->run[(h->run_head + h->run_len) & mask] = e; /* the head's slot when the ring is full: it leaves */
       h->run_head = (h->run_head + 1) & mask;
+      h->run_last_time = e.time;
+      h->run_last_seq = e.seq;
       return 0;
     }
     return ts__heap_replace_run_head(h, ev);
@@ -95,10 +110,11 @@ static inline int ts_heap_replace_top_at(ts_heap *h, const ts_event *ev, int in_
 
 /* Remove the least event and insert ev (the list must not be empty): what a
  * handler that schedules its own follow-up needs. Events then come out
- * exactly as after a pop and a push. The common case, the least is the
- * run's head and ev goes to the run's tail, is a few stores; otherwise one
- * sift when both are in the heap. Returns 0, or -1 when memory runs out
- * (the least event is removed, ev is not inserted). */
+ * exactly as after a pop and a push. The common cases are a few stores:
+ * the least is the run's head and ev goes to the run's tail, or the least
+ * is the heap's top and ev is earlier than its children (it stays on top);
+ * otherwise one sift when both are in the heap. Returns 0, or -1 when
+ * memory runs out (the least event is removed, ev is not inserted). */
 static inline int ts_heap_replace_top(ts_heap *h, const ts_event *ev)
 {
   return ts_heap_replace_top_at(h, ev, h->run_len > 0 && (h->len == 0 || ts_event_before(&h->run[h->run_head], &h->v[0])));
