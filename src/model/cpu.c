@@ -435,6 +435,8 @@ void ts__cpu_resume(ts_world *w, ts_actor *a)
   resume(w, a);
 }
 
+static int begin_general(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
+
 int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
 {
   if (cost <= 0)
@@ -489,6 +491,16 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
     }
     return TS_OP_BUSY;
   }
+  return begin_general(w, a, cost, rows, flags, state);
+}
+
+/* ts__cpu_begin's general path (out of line: the one-row cases above then
+ * save fewer registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int begin_general(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
+{
   rows = rows < 1 ? 1 : rows > INT32_MAX ? INT32_MAX : rows; /* (the loader allows at most 10^7) */
   /* one row (every lock, hop and call cost): exact and row = cost, without the divisions */
   int one = rows == 1 && !w->slow_paths;
