@@ -220,7 +220,9 @@ END_TEST
  * own min and max (so a cost added to free[], dropped, or a range changed
  * moves the study with it), and no other field; its chat-16 sample and
  * the five searches from it hold chat-16's p50 within 25% of the recorded
- * 34 ms (the fanout-16 sample is the seventh command); the docs
+ * 34 ms (the fanout-16 sample is the seventh command); the two joint
+ * searches run chat and fanout at 16 workers with each constraint naming
+ * its point: fanout-16's share within 1.25 x 0.36, chat-16's p50 held; the docs
  * show its output in a results block, so scripts/readme-results reruns it. */
 START_TEST(moq_frontier_searches_the_models_box)
 {
@@ -233,7 +235,7 @@ START_TEST(moq_frontier_searches_the_models_box)
   ck_assert_int_eq(nfree, 9);
   char *out = NULL;
   ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-frontier' --commands", tu_source_root()), 0);
-  int searches = 0, held = 0;
+  int searches = 0, held = 0, joint = 0;
   for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
     if (!strstr(line, " optimize "))
       continue;
@@ -258,9 +260,14 @@ START_TEST(moq_frontier_searches_the_models_box)
                     cJSON_GetObjectItem(f, "max")->valuedouble);
     }
     held += strstr(line, "'latency_p50_ms <= 42.5'") && strstr(line, "'latency_p50_ms >= 25.5'");
+    joint += strstr(line, " --axis workload=chat,fanout --workers 16 ") && strstr(line, "[workload=chat]' ") &&
+             strstr(line, "'lock_wait_share[workload=fanout] <= 0.45'") &&
+             strstr(line, "'latency_p50_ms[workload=chat] <= 42.5'") &&
+             strstr(line, "'latency_p50_ms[workload=chat] >= 25.5'");
   }
-  ck_assert_int_eq(searches, 7);
+  ck_assert_int_eq(searches, 9);
   ck_assert_int_eq(held, 6);
+  ck_assert_int_eq(joint, 2);
   free(out);
   cJSON_Delete(doc);
   free(path);
