@@ -637,6 +637,8 @@ static int rr_slice(ts_world *w, ts_worker *wk, ts_actor *a)
   return 1;
 }
 
+static void seg_end_general(ts_world *w, ts_worker *wk);
+
 void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
@@ -668,6 +670,16 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
       return;
     }
   }
+  seg_end_general(w, wk);
+}
+
+/* ts__cpu_on_seg_end's general path (out of line: the fused end above then
+ * saves fewer registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void seg_end_general(ts_world *w, ts_worker *wk)
+{
   if (wk->seg == TS_SEG_OVERHEAD) {
     catch_up(w, wk);
     emit_piece(w, wk);
