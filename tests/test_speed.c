@@ -21,6 +21,7 @@
 #include "io/model_json.h"
 #include "io/report.h"
 #include "model/internal.h"
+#include "run/metrics.h"
 #include "run/sweep.h"
 #include "run/sweep_internal.h"
 
@@ -725,6 +726,88 @@ END_TEST
 
 /* ---- a lazy world's classes placed at once ---- */
 
+/* ---- a span's samples sorted by their runs ---- */
+
+static int cmp_ns(const void *a, const void *b)
+{
+  ts_time x = *(const ts_time *)a, y = *(const ts_time *)b;
+  return (x > y) - (x < y);
+}
+
+/* The span statistics of ts_metric_world_values (metrics.c's span_sorted:
+ * already ascending, a merge of a few ascending runs, else gsl_sort) are
+ * those of the samples sorted by qsort, in ns, then in ms (the code before
+ * it): mean, p50, p95 and p99 bit for bit, over samples in one run, in
+ * runs * runs <= n runs (even and odd counts, the bound itself) and one
+ * more, descending, random with ties, one, none. */
+START_TEST(speed_span_runs_sort_as_qsort)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"span_begin\", \"span\": \"s\"},"
+           " {\"op\": \"cpu\", \"ms\": 5}, {\"op\": \"span_end\", \"span\": \"s\"}]}]}",
+           &m);
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 1, 1);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  ts_metric_list l;
+  char err[200];
+  ck_assert_int_eq(ts_metric_list_build(&m, &l, err, sizeof err), 0);
+  static const char *const names[] = {"s_mean_ms", "s_p50_ms", "s_p95_ms", "s_p99_ms"};
+  int at[4];
+  for (int k = 0; k < 4; k++)
+    ck_assert_int_ge(at[k] = ts_metric_list_find(&l, names[k]), 0);
+  double *v = calloc(l.n, sizeof *v);
+  ck_assert_ptr_nonnull(v);
+  /* (n, runs): how the samples are made below */
+  static const size_t cases[][2] = {{1000, 1}, {7000, 7}, {7000, 8}, {64, 8}, {63, 8}, {50, 50},
+                                    {5001, 0}, {1, 1},    {2, 2},     {0, 0}};
+  uint64_t seed = 11;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    size_t n = cases[c][0], runs = cases[c][1];
+    ts_time *t = malloc((n ? n : 1) * sizeof *t), *ref = malloc((n ? n : 1) * sizeof *ref);
+    ck_assert(t && ref);
+    for (size_t i = 0; i < n; i++) {
+      if (runs == 0) /* random, with ties */
+        t[i] = (ts_time)(lcg(&seed) % 500) * 1000003;
+      else if (runs == n) /* descending */
+        t[i] = (ts_time)(n - i) * 7919;
+      else /* runs ascending runs of about n / runs, overlapping, ties among them */
+        t[i] = (ts_time)(i % (n / runs + 1)) * 250000 + (ts_time)(i / (n / runs + 1)) * 100000;
+    }
+    memcpy(ref, t, n * sizeof *t);
+    qsort(ref, n, sizeof *ref, cmp_ns);
+    ts_time first = n ? t[0] : 0, last = n ? t[n - 1] : 0;
+    double *ms = malloc((n ? n : 1) * sizeof *ms);
+    ck_assert_ptr_nonnull(ms);
+    for (size_t i = 0; i < n; i++)
+      ms[i] = ts_time_to_ms(ref[i]);
+    double want[4] = {NAN, NAN, NAN, NAN};
+    if (n > 0) {
+      want[0] = gsl_stats_mean(ms, 1, n);
+      want[1] = gsl_stats_quantile_from_sorted_data(ms, 1, n, 0.5);
+      want[2] = gsl_stats_quantile_from_sorted_data(ms, 1, n, 0.95);
+      want[3] = gsl_stats_quantile_from_sorted_data(ms, 1, n, 0.99);
+    }
+    free(w.spans[0].v);
+    w.spans[0].v = t;
+    w.spans[0].len = w.spans[0].cap = n;
+    ts_metric_world_values(&l, &w, 0, v);
+    for (int k = 0; k < 4; k++)
+      ck_assert_msg(memcmp(&v[at[k]], &want[k], sizeof *v) == 0, "case %zu (n %zu): %s %.17g, want %.17g", c, n, names[k],
+                    v[at[k]], want[k]);
+    if (n) /* the samples are left as they were */
+      ck_assert(w.spans[0].v[0] == first && w.spans[0].v[n - 1] == last);
+    free(ms);
+    free(ref);
+  }
+  free(v);
+  ts_metric_list_finish(&l);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -740,7 +823,8 @@ Suite *speed_suite(void)
                                 speed_spilled_quantiles_are_in_memory_ones,
                                 speed_quantiles_at_once_are_one_by_one,
                                 speed_spilled_sweep_is_the_sweep_in_memory,
-                                speed_handler_follow_ups_run_as_pop_then_push, NULL};
+                                speed_handler_follow_ups_run_as_pop_then_push,
+                                speed_span_runs_sort_as_qsort, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }
