@@ -669,6 +669,16 @@ START_TEST(optimize_refuses_a_bad_point)
   refused_point("--minimize", "named twice", "optimize '%s' --minimize 'wave_ms[shape=near,shape=far]' %s", s, f);
   refused_point("--minimize", "expected KEY=LABEL", "optimize '%s' --minimize 'wave_ms[shape]' %s", s, f);
   refused_point("--minimize", "expected METRIC[KEY=LABEL,...]", "optimize '%s' --minimize 'wave_ms[]' %s", s, f);
+  /* an empty part is refused, not skipped */
+  refused_point("--minimize", "expected KEY=LABEL", "optimize '%s' --minimize 'wave_ms[shape=near,]' %s", s, f);
+  refused_point("--minimize", "expected KEY=LABEL", "optimize '%s' --minimize 'wave_ms[,shape=near]' %s", s, f);
+  refused_point("--minimize", "expected KEY=LABEL", "optimize '%s' --minimize 'wave_ms[,]' %s", s, f);
+  refused_point("--constraint", "expected KEY=LABEL",
+                "optimize '%s' --minimize wave_ms %s --constraint 'wave_ms[shape=near,,workers=2] <= 5'", s2, f);
+  /* the same point in another key order is the same metric */
+  refused_point("--minimize", "is already the first objective",
+                "optimize '%s' --minimize 'wave_ms@job[workers=2,shape=far]' --minimize "
+                "'wave_ms@job[shape=far,workers=2]' %s", s2, f);
   refused_point("--maximize", "expected METRIC[KEY=LABEL,...]", "optimize '%s' --maximize 'wave_ms[shape=near' %s", s,
                 f);
   refused_point("--minimize", "does not report", "optimize '%s' --minimize 'wave_mss[shape=near]' %s", s, f);
@@ -680,13 +690,20 @@ START_TEST(optimize_refuses_a_bad_point)
                 "optimize '%s' --minimize 'wave_ms@job[n=1]' %s", s2, f);
   refused_point("--metric", "is for tssim optimize",
                 "sensitivity '%s' --param params.x --metric 'wave_ms[shape=near]'", s);
-  /* named fully (any order), the point is taken */
+  /* named fully (any order), the point is taken; a constraint on it in another key order is measured once */
   ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize 'wave_ms@job[workers=2,shape=far]' %s -q "
-                                         "--no-plots -o '%s'", s2, f, at("w")),
+                                         "--constraint 'wave_ms@job[shape=far,workers=2] <= 100' --no-plots -o '%s'",
+                             s2, f, at("w")),
                    0);
   char *best = tu_read_file(at("w/best.json"), NULL);
   ck_assert_msg(fabs(json_num(best, "params.x") - 8) < 0.05, "%s", best);
   free(best);
+  char *tried = tu_read_file(at("w/tried.csv"), NULL);
+  *strchr(tried, '\n') = '\0'; /* the header: the metric's columns, quoted (its name holds a comma) */
+  ck_assert_msg(strstr(tried, "\"wave_ms@job[workers=2,shape=far]\",\"wave_ms@job[workers=2,shape=far]_ci95\",feasible") &&
+                  !strstr(tried, "wave_ms@job[shape=far,workers=2]"),
+                "%s", tried);
+  free(tried);
 }
 END_TEST
 

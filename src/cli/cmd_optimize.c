@@ -192,7 +192,7 @@ static int read_inputs(const options *o, work *w, ts_err *e)
     if (ts_explore_metric_parse_at(o->objective[w->nobj], m, &w->ex.x,
                                    o->maximize[w->nobj] ? "--maximize" : "--minimize", &w->obj[w->nobj], e))
       return -1;
-  if (o->nobjectives == 2 && strcmp(w->obj[0].text, w->obj[1].text) == 0)
+  if (o->nobjectives == 2 && ts_explore_metric_same(&w->obj[0], &w->obj[1]))
     return ts_err_set(e, o->maximize[1] ? "--maximize" : "--minimize", NULL, "%s is already the first objective",
                       w->obj[1].text);
   w->fields = calloc((size_t)o->nfields + 1, sizeof *w->fields);

@@ -339,7 +339,11 @@ static int select_point(const ts_explore *x, char *sel, const char *option, cons
   char list[400];
   for (int d = 0; d < nd; d++)
     want[d] = -1;
-  for (char *save = NULL, *tok = strtok_r(sel, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+  for (char *tok = sel, *next; tok; tok = next) { /* (not strtok: an empty part must be refused, not skipped) */
+    char *comma = strchr(tok, ',');
+    next = comma ? comma + 1 : NULL;
+    if (comma)
+      *comma = '\0';
     char *eq = strchr(tok, '=');
     if (!eq || eq == tok || !eq[1])
       return ts_err_set(e, option, NULL, "%s: expected KEY=LABEL in the point's [...], got \"%s\"", text, tok);
@@ -379,6 +383,13 @@ static int select_point(const ts_explore *x, char *sel, const char *option, cons
     combo = combo * sc->axes[a].nvalues + want[a];
   *point = (combo * (long)sc->nw + want[sc->naxes]) * (long)sc->nn + want[sc->naxes + 1];
   return 0;
+}
+
+int ts_explore_metric_same(const ts_explore_metric *a, const ts_explore_metric *b)
+{
+  if (strcmp(a->name, b->name) != 0 || a->point != b->point || !a->klass != !b->klass)
+    return 0;
+  return !a->klass || strcmp(a->klass, b->klass) == 0;
 }
 
 int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_explore *x, const char *option,

@@ -105,6 +105,10 @@ int ts_explore_metric_parse(const char *text, const ts_model *m, const char *opt
 int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_explore *x, const char *option,
                                ts_explore_metric *mt, ts_err *e);
 void ts_explore_metric_finish(ts_explore_metric *mt);
+
+/* Whether a and b measure the same thing: the same metric of the same row
+ * at the same point, whatever order their texts name the point's keys in. */
+int ts_explore_metric_same(const ts_explore_metric *a, const ts_explore_metric *b);
 /* Check path names a field of tree that option may change: it exists and
  * no axis of sc sets it, a place inside it, or a place around it. Returns
  * 0, or -1 with e filled (naming the option, and a nearby key when the last

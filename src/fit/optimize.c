@@ -685,6 +685,20 @@ static int front(opt *o, int *cs)
   return rc;
 }
 
+/* The measured metric of r (its index in r->metric) that mt is the same as
+ * (ts_explore_metric_same), or r->nmetrics; the constraints before
+ * r->nconstraints are already measured. */
+static size_t measured_as(const ts_opt_spec *sp, const ts_opt_result *r, const ts_explore_metric *mt)
+{
+  for (int i = 0; i < sp->nobjectives; i++)
+    if (ts_explore_metric_same(&sp->objectives[i], mt))
+      return (size_t)i;
+  for (size_t i = 0; i < r->nconstraints; i++)
+    if (ts_explore_metric_same(&sp->constraints[i].metric, mt))
+      return (size_t)r->constraint_metric[i];
+  return r->nmetrics;
+}
+
 /* r's names from spec: fields, choices and their labels, the metrics
  * measured (objectives, then the constraints' other metrics), constraints. */
 static int names(const ts_opt_spec *sp, ts_opt_result *r)
@@ -717,9 +731,7 @@ static int names(const ts_opt_spec *sp, ts_opt_result *r)
   }
   for (; r->nconstraints < sp->nconstraints; r->nconstraints++) {
     const ts_opt_constraint *c = &sp->constraints[r->nconstraints];
-    size_t m = 0;
-    while (m < r->nmetrics && strcmp(r->metric[m], c->metric.text) != 0)
-      m++;
+    size_t m = measured_as(sp, r, &c->metric);
     if (m == r->nmetrics && !(r->metric[r->nmetrics++] = strdup(c->metric.text)))
       return -1;
     r->constraint_metric[r->nconstraints] = (int)m;
