@@ -808,6 +808,65 @@ START_TEST(speed_span_runs_sort_as_qsort)
 }
 END_TEST
 
+/* A point's pooled span statistics (point.c's span_pooled: one copy of a
+ * span's samples over the replications, its mean, then the three
+ * quantiles at once, for every row) are GSL's over the samples as they
+ * ended, replication after replication: the mean in that order, the
+ * quantiles of the sorted samples. A model without draws gives the same
+ * samples in each of 3 replications, read from one world; two spans of
+ * different samples, p95 and p99 on different order statistics, two rows
+ * (reported classes). */
+START_TEST(speed_span_pooled_stats_are_gsl_on_the_samples)
+{
+  ts_model m;
+  tu_model("{\"classes\": [{\"name\": \"a\", \"count\": 40, \"report\": true, \"program\": ["
+           " {\"op\": \"span_begin\", \"span\": \"s\"}, {\"op\": \"cpu\", \"ms\": \"0.37 * i + 0.011 * i * i + 0.3\"},"
+           " {\"op\": \"span_end\", \"span\": \"s\"}, {\"op\": \"span_begin\", \"span\": \"t\"},"
+           " {\"op\": \"cpu\", \"ms\": \"0.013 * i * i - 0.4 * i + 4.2\"}, {\"op\": \"span_end\", \"span\": \"t\"}]},"
+           " {\"name\": \"b\", \"count\": 2, \"report\": true, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+           &m);
+  enum { R = 3 };
+  ts_world w;
+  ts_world_spec sp = tu_world_spec(1, 4, 1);
+  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+  int ns[] = {1}, ws[] = {4};
+  ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = R, .seed = 5, .model = &m,
+                        .horizon = TS_TIME_MAX};
+  ts_sweep out;
+  ck_assert_int_eq(ts_sweep_run(&spec, &out), 0);
+  ck_assert_uint_eq(out.npoints, 2);
+  static const char *const span[] = {"s", "t"}, *const stat[] = {"mean", "p50", "p95", "p99"};
+  for (int s = 0; s < 2; s++) {
+    size_t n = w.spans[s].len, k = 0;
+    ck_assert_uint_eq(n, 40);
+    double v[R * 40], sorted[R * 40], want[4];
+    for (int r = 0; r < R; r++)
+      for (size_t i = 0; i < n; i++)
+        v[k++] = ts_time_to_ms(w.spans[s].v[i]);
+    memcpy(sorted, v, sizeof v);
+    gsl_sort(sorted, 1, k);
+    ck_assert(sorted[0] != sorted[k - 1] && memcmp(sorted, v, sizeof v) != 0); /* (not already sorted) */
+    want[0] = gsl_stats_mean(v, 1, k);
+    want[1] = gsl_stats_median_from_sorted_data(sorted, 1, k);
+    want[2] = gsl_stats_quantile_from_sorted_data(sorted, 1, k, 0.95);
+    want[3] = gsl_stats_quantile_from_sorted_data(sorted, 1, k, 0.99);
+    for (int st = 0; st < 4; st++) {
+      char col[32];
+      snprintf(col, sizeof col, "%s_%s_ms", span[s], stat[st]);
+      int c = ts_sweep_col(&out, col);
+      ck_assert_int_ge(c, 0);
+      for (size_t p = 0; p < out.npoints; p++)
+        ck_assert_msg(memcmp(&out.points[p].value[c], &want[st], sizeof(double)) == 0, "row %zu %s: %.17g, want %.17g", p,
+                      col, out.points[p].value[c], want[st]);
+    }
+  }
+  ts_sweep_finish(&out);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *speed_suite(void)
 {
   Suite *s = suite_create("speed");
@@ -824,7 +883,8 @@ Suite *speed_suite(void)
                                 speed_quantiles_at_once_are_one_by_one,
                                 speed_spilled_sweep_is_the_sweep_in_memory,
                                 speed_handler_follow_ups_run_as_pop_then_push,
-                                speed_span_runs_sort_as_qsort, NULL};
+                                speed_span_runs_sort_as_qsort,
+                                speed_span_pooled_stats_are_gsl_on_the_samples, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

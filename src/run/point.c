@@ -288,6 +288,25 @@ ts_point *ts_sweep_add_point(ts_sweep *out, int reps)
   return p;
 }
 
+/* The pooled statistics (ts_span_stat TS_SPAN_MEAN to TS_SPAN_P99) of span
+ * s's samples over the point's replications into st[0..4): one copy of the
+ * finite samples (pr->scratch), GSL's mean of it in their order, then the
+ * three quantiles at once (ts__quantiles: each the bits of ts_quantile's,
+ * which one copy and one ts__quantile_or_nan per statistic gave before);
+ * NAN without samples. The same for every row: a span is not a class's. */
+static void span_pooled(point_run *pr, size_t s, double st[4])
+{
+  static const double q[] = {0.5, 0.95, 0.99};
+  const dvec *sv = &pr->spans[s];
+  size_t cnt = ts__finite(sv->v, 1, sv->len, pr->scratch);
+  if (cnt == 0) {
+    st[0] = st[1] = st[2] = st[3] = NAN;
+    return;
+  }
+  st[0] = gsl_stats_mean(pr->scratch, 1, cnt);
+  ts__quantiles(pr->scratch, cnt, q, 3, st + 1);
+}
+
 /* The rows' summaries become points. */
 int ts__point_emit(point_run *pr, ts_sweep *out)
 {
@@ -302,19 +321,31 @@ int ts__point_emit(point_run *pr, ts_sweep *out)
     need = pr->nactors;
   if (scratch(pr, need))
     return -1;
-  for (int k = 0; k < pr->nrows; k++) {
+  double *span_st = malloc((4 * m->nspans + 1) * sizeof *span_st); /* span_pooled's, once read */
+  unsigned char *span_got = calloc(m->nspans + 1, 1);
+  if (!span_st || !span_got) {
+    free(span_st);
+    free(span_got);
+    return -1;
+  }
+  int rc = 0;
+  for (int k = 0; k < pr->nrows && rc == 0; k++) {
     row *rw = &pr->rows[k];
     ts_point *p = ts_sweep_add_point(out, pr->reps);
-    if (!p)
-      return -1;
+    if (!p) {
+      rc = -1;
+      break;
+    }
     p->combo = pr->combo;
     p->n = pr->n;
     p->workers = pr->workers;
     p->klass = rw->klass;
     p->index = pr->index;
     p->class_name = strdup(rw->klass >= 0 ? m->classes[rw->klass].name : "all");
-    if (!p->class_name)
-      return -1;
+    if (!p->class_name) {
+      rc = -1;
+      break;
+    }
     p->replications = pr->reps;
     p->samples = rw->samples;
     p->outside = pr->outside;
@@ -337,17 +368,20 @@ int ts__point_emit(point_run *pr, ts_sweep *out)
             pr->scratch[cnt++] = qv->v[a];
         p->value[c] = ts__actor_stat(pr->scratch, cnt, x->stat, 0);
       } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {
-        const dvec *sv = &pr->spans[x->id];
-        size_t cnt = ts__finite(sv->v, 1, sv->len, pr->scratch);
-        static const double q[] = {0, 0, 0, 0.5, 0.95, 0.99};
-        p->value[c] = cnt == 0 ? NAN : x->stat == TS_SPAN_MEAN ? gsl_stats_mean(pr->scratch, 1, cnt)
-                                                               : ts__quantile_or_nan(pr->scratch, cnt, q[x->stat]);
+        double *st = span_st + 4 * (size_t)x->id;
+        if (!span_got[x->id]) {
+          span_pooled(pr, (size_t)x->id, st);
+          span_got[x->id] = 1;
+        }
+        p->value[c] = st[x->stat - TS_SPAN_MEAN];
       } else if (x->source != TS_SRC_RATIO) {
         p->value[c] = ts__median_strided(rv, nl, (size_t)pr->reps, pr->scratch);
       }
     }
   }
-  return 0;
+  free(span_st);
+  free(span_got);
+  return rc;
 }
 
 void ts__point_finish(point_run *pr)
