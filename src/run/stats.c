@@ -68,6 +68,18 @@ double ts__quantile_from(size_t k, double q, double l, double h)
   return (1 - delta) * l + delta * h;
 }
 
+/* Whether v[0..k) ascends (no NAN): its order statistics are then its
+ * values, v[r] the r-th smallest, with no selection (as often for values
+ * taken in actor-id order that grow with it: an M/M/1's done_ms, FIFO).
+ * The pass stops at the first descent. */
+static int ascends(const double *v, size_t k)
+{
+  for (size_t i = 1; i < k; i++)
+    if (v[i] < v[i - 1])
+      return 0;
+  return 1;
+}
+
 double ts_quantile(double *v, size_t k, double q)
 {
   /* gsl_stats_select leaves v partitioned around the k-th smallest (every
@@ -77,6 +89,8 @@ double ts_quantile(double *v, size_t k, double q)
     return 0.0;
   size_t lhs, rhs;
   ts__quantile_ranks(k, q, &lhs, &rhs);
+  if (ascends(v, k))
+    return ts__quantile_from(k, q, v[lhs], v[rhs]);
   if (q == 0.5) {
     double r = gsl_stats_select(v, 1, k, rhs);
     return ts__quantile_from(k, q, lhs == rhs ? r : max_of(v, rhs), r); /* the lhs-th smallest: the largest below rhs */
@@ -135,7 +149,11 @@ void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out)
       n++;
     }
   }
-  select_ascending(v, k, r, n, at);
+  if (ascends(v, k))
+    for (int j = 0; j < n; j++)
+      at[j] = v[r[j]];
+  else
+    select_ascending(v, k, r, n, at);
   for (int i = 0; i < nq; i++) {
     double l = 0, h = 0;
     for (int j = 0; j < n; j++) {

@@ -179,8 +179,8 @@ size_t ts_sweep_npoints(const ts_sweep_spec *spec);
 double ts_ci95(const double *v, size_t stride, size_t k);
 /* The q-quantile of v[0..k) (q = 0.5: the median), exactly as GSL's
  * gsl_stats_median_from_sorted_data / gsl_stats_quantile_from_sorted_data
- * give it for v sorted, found by selection (v is reordered); 0 when k is 0.
- * v must hold no NAN. */
+ * give it for v sorted, found by selection (v is reordered), or read
+ * directly when v already ascends; 0 when k is 0. v must hold no NAN. */
 double ts_quantile(double *v, size_t k, double q);
 /* ts_quantile of k copies of c, without the copies (the same arithmetic on
  * equal order statistics, so the same bits). */

@@ -74,8 +74,8 @@ static inline int ts__vals_push(ts__vals *v, double x)
  * ts_quantile(v, k, q[i])'s bits (v must hold no NAN and no -0: the order
  * statistics are then unique), with fewer passes over v than one
  * ts_quantile each: the ranks they read are selected once each, in
- * ascending order, each in the part of v above the one before. v is
- * reordered. */
+ * ascending order, each in the part of v above the one before (or read
+ * directly when v already ascends). v is reordered. */
 void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out);
 /* The q[i]-quantiles (i < nq <= 4) of v's values (at least one) into out:
  * ts_quantile's bits, from memory or by radix selection over the file. 0,
