@@ -232,6 +232,21 @@ static void forget_versions(const ts_world *w, int c, ts_let_cache *lc)
   lc->chan_epoch = w->chan_epoch;
 }
 
+/* lc (actor a's let cache) made current: emptied when a's worker or the let
+ * epoch changed, else the lets and index starts that read a channel notified
+ * since it was last current forgotten. */
+static void lets_refresh(const ts_world *w, const ts_actor *a, ts_let_cache *lc)
+{
+  if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
+    lc->known = 0;
+    lc->worker = a->worker;
+    lc->epoch = w->let_epoch;
+    lc->chan_epoch = w->chan_epoch;
+  } else if (lc->chan_epoch != w->chan_epoch) { /* a version moved on */
+    forget_versions(w, a->klass, lc);
+  }
+}
+
 /* let_value's slow path: let k evaluated (after the kept values of lc, an
  * actor's, are emptied when its worker or the let epoch changed, and the
  * lets of notified channels forgotten), and remembered. Out of line: its
@@ -244,17 +259,9 @@ static double let_eval(evctx *m, int k, ts_let_cache *lc)
   const ts_world *w = m->w;
   const ts_actor *a = m->a;
   if (lc) {
-    if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
-      lc->known = 0;
-      lc->worker = a->worker;
-      lc->epoch = w->let_epoch;
-      lc->chan_epoch = w->chan_epoch;
-    } else {
-      if (lc->chan_epoch != w->chan_epoch) /* a version moved on */
-        forget_versions(w, a->klass, lc);
-      if (lc->known >> k & 1)
-        return lc->v[k];
-    }
+    lets_refresh(w, a, lc);
+    if (lc->known >> k & 1)
+      return lc->v[k];
   }
   const ts_expr *e = w->model->classes[a->klass].lets[k];
   double val = TS_EXPR_UNLIKELY(w->slow_paths) ? ts_expr_eval(e, get, m) : ts__expr_eval_inline(e, get, m);
@@ -304,12 +311,13 @@ static int stable_var(void *ctx, ts_expr_var v)
 
 /* ts__lets_init's walk of the variables of stable let l of a class: l joins
  * lets[j] (j < n) when it reads variable j of this kind (an actor variable,
- * a channel's version), directly or through an earlier let of lets[j]. */
+ * a channel's version), directly or through an earlier let of lets[j]
+ * (likewise the slots of a kept index start, after the lets). */
 typedef struct var_walk {
   uint64_t *lets;
   size_t n;
   int kind;
-  int l;
+  uint64_t bits; /* l's bit (or the slots of a kept index start) */
 } var_walk;
 
 static int note_var(void *ctx, ts_expr_var v)
@@ -317,8 +325,43 @@ static int note_var(void *ctx, ts_expr_var v)
   var_walk *vw = ctx;
   for (size_t j = 0; j < vw->n; j++)
     if ((v.kind == vw->kind && v.index == (int)j) || (v.kind == TS_VAR_LET && v.index < 64 && (vw->lets[j] >> v.index & 1)))
-      vw->lets[j] |= UINT64_C(1) << vw->l;
+      vw->lets[j] |= vw->bits;
   return 1;
+}
+
+/* Values of an index start kept at most. */
+#define IDX_KEEP 4
+
+/* The kept index starts of class c (ts_world.idx_pre), after its lets are
+ * known (let_stable, var_lets, chan_lets): slots from the class's nlets up,
+ * while they fit in the 64 bits of the let cache. */
+static int idx_init(ts_world *w, size_t c)
+{
+  const ts_model *m = w->model;
+  const ts_class *k = &m->classes[c];
+  if (!(w->idx_pre[c] = calloc(k->nsteps + 1, sizeof *w->idx_pre[c])))
+    return -1;
+  int slot = (int)k->nlets;
+  for (size_t j = 0; j < k->nsteps; j++) {
+    const ts_step *s = &k->steps[j];
+    int n = 0;
+    size_t len = s->index && s->type != &ts_op_hop /* (its target: ts__eval) */
+                     ? ts__expr_stable_prefix(s->index, stable_var, &w->let_stable[c], IDX_KEEP, &n)
+                     : 0;
+    if (len == 0 || slot + n > 64)
+      continue;
+    uint64_t bits = ((UINT64_C(1) << n) - 1) << slot;
+    w->idx_pre[c][j] = (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot};
+    var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .bits = bits};
+    ts__expr_code_reads_only(s->index, len, note_var, &vw);
+    vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .bits = bits};
+    ts__expr_code_reads_only(s->index, len, note_var, &vw);
+    w->idx_bits[c] |= bits;
+    slot += n;
+    if (slot > w->let_slots)
+      w->let_slots = slot;
+  }
+  return 0;
 }
 
 int ts__lets_init(ts_world *w)
@@ -332,7 +375,9 @@ int ts__lets_init(ts_world *w)
   w->var_lets = calloc(m->nclasses * w->var_stride + 1, sizeof *w->var_lets);
   w->chan_lets = calloc(m->nclasses * m->nchans + 1, sizeof *w->chan_lets);
   w->chan_last = calloc(m->nchans + 1, sizeof *w->chan_last);
-  if (!w->let_stable || !w->var_lets || !w->chan_lets || !w->chan_last)
+  w->idx_pre = calloc(m->nclasses + 1, sizeof *w->idx_pre);
+  w->idx_bits = calloc(m->nclasses + 1, sizeof *w->idx_bits);
+  if (!w->let_stable || !w->var_lets || !w->chan_lets || !w->chan_last || !w->idx_pre || !w->idx_bits)
     return -1;
   for (size_t c = 0; c < m->nclasses; c++) {
     const ts_class *k = &m->classes[c];
@@ -340,14 +385,17 @@ int ts__lets_init(ts_world *w)
     for (size_t l = 0; l < k->nlets && l < 64; l++)
       if (ts_expr_reads_only(k->lets[l], stable_var, &stable)) {
         stable |= UINT64_C(1) << l;
-        var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .l = (int)l};
+        uint64_t bit = UINT64_C(1) << l;
+        var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .bits = bit};
         ts_expr_reads_only(k->lets[l], note_var, &vw);
-        vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .l = (int)l};
+        vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .bits = bit};
         ts_expr_reads_only(k->lets[l], note_var, &vw);
         if ((int)l >= w->let_slots)
           w->let_slots = (int)l + 1;
       }
     w->let_stable[c] = stable;
+    if (idx_init(w, c) != 0)
+      return -1;
   }
   return 0;
 }
@@ -368,6 +416,34 @@ double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)
   return TS_EXPR_UNLIKELY(w->slow_paths) ? ts_expr_eval(e, get, &c) : ts__expr_eval_inline(e, get, &c);
 }
 
+/* Index e of actor a's step whose start ip keeps (ts_world.idx_pre), as
+ * ts__eval gives it: the start's values from a's let cache (lc), evaluated
+ * and kept when they are not current, then the rest of e's code from them. */
+static double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip,
+                         ts_let_cache *lc)
+{
+  evctx c;
+  c.w = w;
+  c.a = a;
+  c.known = 0;
+  double st[64];
+  if (!(lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
+        (lc->known & ip->bits) == ip->bits)) {
+    lets_refresh(w, a, lc);
+    if ((lc->known & ip->bits) != ip->bits) {
+      ts__expr_run_from(e->code, (size_t)ip->len, get, &c, st, 0); /* (leaves ip->k values) */
+      for (int j = 0; j < ip->k; j++)
+        lc->v[ip->slot + j] = st[j];
+      lc->known |= ip->bits;
+    }
+  }
+  if ((size_t)ip->len == e->len) /* (the whole code: its one value) */
+    return lc->v[ip->slot];
+  for (int j = 0; j < ip->k; j++)
+    st[j] = lc->v[ip->slot + j];
+  return ts__expr_run_from(e->code + ip->len, e->len - (size_t)ip->len, get, &c, st, ip->k) == 1 ? st[0] : NAN;
+}
+
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances)
 {
   switch (scope) {
@@ -376,7 +452,13 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   case TS_SCOPE_PER_WORKER: return a->worker;
   case TS_SCOPE_INDEXED: break;
   }
-  double v = ts__eval(w, a, s->index);
+  /* a kept start (idx_pre) of the index of a's step s (steps[a->pc], where
+   * its op runs): from the actor's let cache; slow_paths (tests): ts__eval,
+   * the whole code */
+  const ts_idx_pre *ip = &w->idx_pre[a->klass][a->pc];
+  double v = ip->bits && a->x && a->x->lets && !w->slow_paths && s == &w->model->classes[a->klass].steps[a->pc]
+                 ? index_kept(w, a, s->index, ip, a->x->lets)
+                 : ts__eval(w, a, s->index);
   char quoted[TS_EXPR_QUOTE];
   if (!(v >= 0 && v < instances) || v != (double)(int)v) /* (in range: (int) is floor) */
     return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
@@ -604,8 +686,9 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   const ts_class *c = &m->classes[a->klass];
   /* one block: the extension, then the per-actor arrays of the features the model uses */
   size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans, nvar = c->nvars;
-  size_t nv = w->let_stable[a->klass] ? (sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double) + 15) & ~(size_t)15
-                                       : 0;
+  size_t nv = w->let_stable[a->klass] | w->idx_bits[a->klass]
+                  ? (sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double) + 15) & ~(size_t)15
+                  : 0;
   size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
   size_t bytes = head + nv + nvar * sizeof(double) + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
                  nc * sizeof(ts_seen);

@@ -464,6 +464,44 @@ int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), vo
   return 1;
 }
 
+/* Values instruction in adds to the stack. */
+static int stack_effect(const ts_expr_instr *in)
+{
+  switch (in->op) {
+  case TS_XOP_NUM:
+  case TS_XOP_VAR: return 1;
+  case TS_XOP_COND: return -2;
+  default: return is_binary(in->op) && !in->kb ? -1 : 0;
+  }
+}
+
+size_t ts__expr_stable_prefix(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx, int maxk, int *k)
+{
+  size_t best = 0;
+  int sp = 0, vars = 0;
+  for (size_t i = 0; i < e->len; i++) {
+    const ts_expr_instr *in = &e->code[i];
+    int var = in->op == TS_XOP_VAR || in->op == TS_XOP_VARARG;
+    if (var && !ok(ctx, in->var))
+      break;
+    vars += var;
+    sp += stack_effect(in);
+    if (vars > 0 && sp >= 1 && sp <= maxk) {
+      best = i + 1;
+      *k = sp;
+    }
+  }
+  return best;
+}
+
+int ts__expr_code_reads_only(const ts_expr *e, size_t p, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
+{
+  for (size_t i = 0; i < p && i < e->len; i++)
+    if ((e->code[i].op == TS_XOP_VAR || e->code[i].op == TS_XOP_VARARG) && !ok(ctx, e->code[i].var))
+      return 0;
+  return 1;
+}
+
 const char *ts_expr_text(const ts_expr *e)
 {
   return e->text;

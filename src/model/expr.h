@@ -65,6 +65,15 @@ int ts_expr_uses(const ts_expr *e, int kind);
 /* 1 if ok(ctx, v) holds for every variable v that e reads (0 at the first
  * that fails it). */
 int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx);
+/* The longest start code[0..p) of e's code as it runs (ts__expr_run_from,
+ * expr_run.h) that reads at least one variable, every variable it reads
+ * passing ok(ctx, v), and after which the stack holds between 1 and maxk
+ * values (*k): running code[0..p) and then code[p..) from the values it
+ * left is running e. Returns p, or 0 when there is none (*k untouched). */
+size_t ts__expr_stable_prefix(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx, int maxk, int *k);
+/* ts_expr_reads_only over the variables of the first p instructions of e's
+ * code as it runs (a prefix of ts__expr_stable_prefix). */
+int ts__expr_code_reads_only(const ts_expr *e, size_t p, int (*ok)(void *ctx, ts_expr_var v), void *ctx);
 /* Evaluate e; get is called for each variable read (NULL when e is constant).
  * Division by zero gives an infinity or NaN, which callers range-check. */
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx);

@@ -43,14 +43,14 @@ struct ts_expr {
 #define TS_EXPR_UNLIKELY(x) (x)
 #endif
 
-/* The stack machine: code[0..len) from an empty stack, reading variables
- * through get (NULL: every variable is 0). A binary operator's right
- * operand is the top value, or the instruction's number when kb is set.
- * Returns the one value left (NaN if the code leaves another count). */
-TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
+/* The stack machine: code[0..len) from the stack st[0..sp) (room for 64
+ * values), reading variables through get (NULL: every variable is 0). A
+ * binary operator's right operand is the top value, or the instruction's
+ * number when kb is set. Returns the values then on st. */
+TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx,
+                                     double *st, int sp)
 {
-  double st[64], a, b;
-  int sp = 0;
+  double a, b;
   for (const ts_expr_instr *in = code, *end = code + len; in < end; in++) {
     switch (in->op) {
     case TS_XOP_NUM: st[sp++] = in->num; continue;
@@ -95,7 +95,15 @@ TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_exp
 #undef TS_XOP_BINARY
     }
   }
-  return sp == 1 ? st[0] : NAN;
+  return sp;
+}
+
+/* The stack machine on code[0..len) from an empty stack: the one value left
+ * (NaN if the code leaves another count). */
+TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
+{
+  double st[64];
+  return ts__expr_run_from(code, len, get, ctx, st, 0) == 1 ? st[0] : NAN;
 }
 
 /* ts_expr_eval(e, get, ctx), with get inlined where the caller's is known. */

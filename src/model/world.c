@@ -533,6 +533,10 @@ void ts_world_finish(ts_world *w)
   free(w->var_lets);
   free(w->chan_lets);
   free(w->chan_last);
+  for (size_t c = 0; w->idx_pre && c < w->model->nclasses; c++)
+    free(w->idx_pre[c]);
+  free(w->idx_pre);
+  free(w->idx_bits);
   free(w->spans);
   free(w->mutex_wait_by_lock);
   free(w->lock_stat);

@@ -104,6 +104,16 @@ typedef struct ts_let_cache {
   double v[];           /* [ts_world.let_slots] */
 } ts_let_cache;
 
+/* A kept start of an index expression (ts_world.idx_pre): its code's first
+ * len instructions read only stable inputs and leave k values, kept in let
+ * cache slots slot..slot+k-1 (their bits: bits; 0: nothing kept). */
+typedef struct ts_idx_pre {
+  uint64_t bits;
+  int len;
+  int k;
+  int slot;
+} ts_idx_pre;
+
 typedef struct ts_held {
   int inst;             /* instance held, or -1 */
   ts_time since;
@@ -395,7 +405,14 @@ typedef struct ts_world {
   uint64_t let_epoch;
   uint64_t chan_epoch;    /* moves on at every notify (a version moves on) */
   uint64_t *chan_last;    /* [nchans]: chan_epoch after channel d's last notify */
-  int let_slots;          /* lets of the class with the most stable ones (<= 64) */
+  int let_slots;          /* slots of the let cache: the most a class uses (<= 64) */
+  /* the kept starts of index expressions: step j of class c's index keeps
+   * the values of its stable start in its actor's let cache as slots after
+   * the class's lets (idx_pre[c][j]; var_lets and chan_lets name the slots
+   * too, so a set, a notify, a hop or let_epoch forgets them as they do a
+   * stable let); idx_bits[c]: all of class c's such slots */
+  ts_idx_pre **idx_pre;   /* [nclasses][its steps] */
+  uint64_t *idx_bits;     /* [nclasses] */
   /* measurement window [win_t0, win_t1) and its accumulators */
   ts_time win_t0, win_t1;
   int win_all;            /* the window holds the whole run (win_t0 <= 0, win_t1 >= horizon): no clipping */
