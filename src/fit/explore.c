@@ -247,6 +247,17 @@ static int check_metric(const char *name, const ts_model *m, const char *option,
 }
 
 /* Parse "NAME" or "NAME@CLASS" (the first len bytes of text) into mt. */
+/* The index of the class whose row a metric @klass (NULL: no class named)
+ * reads: klass's, or the first reported class's; -1 when the model reports
+ * no class (one row for the whole point). */
+static int row_class(const ts_model *m, const char *klass)
+{
+  for (size_t c = 0; c < m->nclasses; c++)
+    if (klass ? strcmp(m->classes[c].name, klass) == 0 : m->classes[c].report)
+      return (int)c;
+  return -1;
+}
+
 static int parse_name(const char *text, size_t tlen, const ts_model *m, const char *option, ts_explore_metric *mt,
                       ts_err *e)
 {
@@ -268,6 +279,7 @@ static int parse_name(const char *text, size_t tlen, const ts_model *m, const ch
     ts_explore_metric_finish(mt);
     return -1;
   }
+  mt->row = row_class(m, mt->klass);
   return 0;
 }
 
@@ -387,9 +399,7 @@ static int select_point(const ts_explore *x, char *sel, const char *option, cons
 
 int ts_explore_metric_same(const ts_explore_metric *a, const ts_explore_metric *b)
 {
-  if (strcmp(a->name, b->name) != 0 || a->point != b->point || !a->klass != !b->klass)
-    return 0;
-  return !a->klass || strcmp(a->klass, b->klass) == 0;
+  return strcmp(a->name, b->name) == 0 && a->row == b->row && a->point == b->point;
 }
 
 int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_explore *x, const char *option,

@@ -46,6 +46,8 @@ typedef struct ts_explore_metric {
   char *text;        /* as given */
   char *name;        /* the metric */
   char *klass;       /* NULL: the first row */
+  int row;           /* the class whose row it reads (klass, or the model's first reported class), -1: the
+                      * only row of a model that reports no class */
   long point;        /* the sweep point it names (ts_explore_point's k), or -1: every point */
 } ts_explore_metric;
 
@@ -107,7 +109,8 @@ int ts_explore_metric_parse_at(const char *text, const ts_model *m, const ts_exp
 void ts_explore_metric_finish(ts_explore_metric *mt);
 
 /* Whether a and b measure the same thing: the same metric of the same row
- * at the same point, whatever order their texts name the point's keys in. */
+ * (wave_ms and wave_ms@FIRST, FIRST the first reported class, are one) at
+ * the same point, whatever order their texts name the point's keys in. */
 int ts_explore_metric_same(const ts_explore_metric *a, const ts_explore_metric *b);
 /* Check path names a field of tree that option may change: it exists and
  * no axis of sc sets it, a place inside it, or a place around it. Returns
