@@ -732,7 +732,7 @@ END_TEST
 
 /* ---- a lazy world's classes placed at once ---- */
 
-/* ---- a span's samples sorted by their runs ---- */
+/* ---- a span's samples sorted unless they ascend ---- */
 
 static int cmp_ns(const void *a, const void *b)
 {
@@ -741,11 +741,10 @@ static int cmp_ns(const void *a, const void *b)
 }
 
 /* The span statistics of ts_metric_world_values (metrics.c's span_sorted:
- * already ascending, a merge of a few ascending runs, else gsl_sort) are
- * those of the samples sorted by qsort, in ns, then in ms (the code before
- * it): mean, p50, p95 and p99 bit for bit, over samples in one run, in
- * runs * runs <= n runs (even and odd counts, the bound itself) and one
- * more, descending, random with ties, one, none. */
+ * kept when they already ascend, else gsl_sort) are those of the samples
+ * sorted by qsort, in ns, then in ms (the code before it): mean, p50, p95
+ * and p99 bit for bit, over samples in one ascending run, in several runs
+ * (even and odd counts), descending, random with ties, one, none. */
 START_TEST(speed_span_runs_sort_as_qsort)
 {
   ts_model m;

@@ -505,75 +505,25 @@ static double world_value(int id, const ts_world *w, double queued)
   }
 }
 
-/* The sorted run of v[0..n) from its ascending runs, whose starts are
- * at[0..runs) (at[runs] = n): adjacent runs merged pairwise, between v and
- * tmp (each room for n), until one is left; returns the buffer that holds
- * it. at is overwritten. */
-static double *merge_runs(double *v, double *tmp, size_t *at, size_t runs)
-{
-  while (runs > 1) {
-    size_t k = 0;
-    for (size_t r = 0; r < runs; r += 2) {
-      size_t lo = at[r], mid = at[r + 1], hi = r + 2 <= runs ? at[r + 2] : mid, i = lo, j = mid, o = lo;
-      while (i < mid && j < hi)
-        tmp[o++] = v[j] < v[i] ? v[j++] : v[i++];
-      memcpy(tmp + o, v + i, (mid - i) * sizeof *tmp);
-      memcpy(tmp + o + (mid - i), v + j, (hi - j) * sizeof *tmp);
-      at[k++] = lo;
-    }
-    at[k] = at[runs];
-    runs = k;
-    double *t = v;
-    v = tmp;
-    tmp = t;
-  }
-  return v;
-}
-
 /* A span's samples in ms in ascending order (NULL when memory runs out):
- * sorted once however many statistics of the span the list has. The
- * samples are in the order they ended, often one ascending run or a few
- * (a span whose samples end in the order they began, with equal costs, as
- * moq's delivery: 7 runs in 14,000 samples): one pass counts the runs;
- * one run is already sorted; a few (runs * runs <= len: at most half the
- * passes of a sort) are merged; else gsl_sort. Each gives the one
- * ascending array (equal values are the same bits: ts_time_to_ms is
- * monotone and never -0), so the same statistics as a sort of the
- * samples (metrics.c's qsort of the ns values before, then converted). */
+ * sorted once however many statistics of the span the list has, by
+ * gsl_sort unless they already ascend (a span whose samples end in the
+ * order they began, often). The same ascending array as a sort of the ns
+ * values (metrics.c's qsort before, then converted): ts_time_to_ms is
+ * monotone and never -0, so equal values are the same bits. */
 static double *span_sorted(const ts_span_rec *r)
 {
-  size_t n = r->len, runs = n > 0;
+  size_t n = r->len, i = 1;
   double *v = malloc((n ? n : 1) * sizeof *v);
   if (!v)
     return NULL;
-  for (size_t i = 0; i < n; i++)
-    v[i] = ts_time_to_ms(r->v[i]);
-  for (size_t i = 1; i < n; i++)
-    runs += v[i] < v[i - 1];
-  if (runs <= 1)
-    return v;
-  if (runs > n / runs) {
+  for (size_t k = 0; k < n; k++)
+    v[k] = ts_time_to_ms(r->v[k]);
+  while (i < n && v[i - 1] <= v[i])
+    i++;
+  if (i < n)
     gsl_sort(v, 1, n);
-    return v;
-  }
-  double *tmp = malloc(n * sizeof *tmp);
-  size_t *at = malloc((runs + 1) * sizeof *at);
-  if (!tmp || !at) {
-    free(tmp);
-    free(at);
-    free(v);
-    return NULL;
-  }
-  size_t k = 0;
-  at[k++] = 0;
-  for (size_t i = 1; i < n; i++)
-    if (v[i] < v[i - 1])
-      at[k++] = i;
-  at[k] = n;
-  double *s = merge_runs(v, tmp, at, runs);
-  free(at);
-  free(s == v ? tmp : v);
-  return s;
+  return v;
 }
 
 /* A span statistic of one replication's samples; *sorted caches the sorted
