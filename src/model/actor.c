@@ -416,11 +416,25 @@ double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e)
   return TS_EXPR_UNLIKELY(w->slow_paths) ? ts_expr_eval(e, get, &c) : ts__expr_eval_inline(e, get, &c);
 }
 
+/* to[0..k) = from[0..k), 1 <= k <= IDX_KEEP (unrolled: not a memcpy call). */
+static inline void copy_values(double *to, const double *from, int k)
+{
+  switch (k) {
+  case 4: to[3] = from[3]; /* fall through */
+  case 3: to[2] = from[2]; /* fall through */
+  case 2: to[1] = from[1]; /* fall through */
+  default: to[0] = from[0];
+  }
+}
+
 /* Index e of actor a's step whose start ip keeps (ts_world.idx_pre), as
  * ts__eval gives it: the start's values from a's let cache (lc), evaluated
  * and kept when they are not current, then the rest of e's code from them. */
-static double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip,
-                         ts_let_cache *lc)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip,
+                                ts_let_cache *lc)
 {
   evctx c;
   c.w = w;
@@ -432,16 +446,26 @@ static double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e,
     lets_refresh(w, a, lc);
     if ((lc->known & ip->bits) != ip->bits) {
       ts__expr_run_from(e->code, (size_t)ip->len, get, &c, st, 0); /* (leaves ip->k values) */
-      for (int j = 0; j < ip->k; j++)
-        lc->v[ip->slot + j] = st[j];
+      copy_values(&lc->v[ip->slot], st, ip->k);
       lc->known |= ip->bits;
     }
   }
   if ((size_t)ip->len == e->len) /* (the whole code: its one value) */
     return lc->v[ip->slot];
-  for (int j = 0; j < ip->k; j++)
-    st[j] = lc->v[ip->slot + j];
+  copy_values(st, &lc->v[ip->slot], ip->k);
   return ts__expr_run_from(e->code + ip->len, e->len - (size_t)ip->len, get, &c, st, ip->k) == 1 ? st[0] : NAN;
+}
+
+/* ts__instance's failure: index value v of a's step s is not an instance. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static int index_fail(ts_world *w, const ts_actor *a, const ts_step *s, double v, int instances)
+{
+  char quoted[TS_EXPR_QUOTE];
+  return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
+                  ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), v, a->id,
+                  w->model->classes[a->klass].name, a->index, instances);
 }
 
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances)
@@ -459,11 +483,8 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   double v = ip->bits && a->x && a->x->lets && !w->slow_paths && s == &w->model->classes[a->klass].steps[a->pc]
                  ? index_kept(w, a, s->index, ip, a->x->lets)
                  : ts__eval(w, a, s->index);
-  char quoted[TS_EXPR_QUOTE];
-  if (!(v >= 0 && v < instances) || v != (double)(int)v) /* (in range: (int) is floor) */
-    return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
-                    ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), v, a->id,
-                    w->model->classes[a->klass].name, a->index, instances);
+  if (TS_EXPR_UNLIKELY(!(v >= 0 && v < instances) || v != (double)(int)v)) /* (in range: (int) is floor) */
+    return index_fail(w, a, s, v, instances);
   return (int)v;
 }
 

@@ -47,6 +47,10 @@ struct ts_expr {
  * values), reading variables through get (NULL: every variable is 0). A
  * binary operator's right operand is the top value, or the instruction's
  * number when kb is set. Returns the values then on st. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch-enum" /* (an op without its case: an error, despite the default) */
+#endif
 TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx,
                                      double *st, int sp)
 {
@@ -93,10 +97,16 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
     case TS_XOP_MIN: TS_XOP_BINARY(a < b ? a : b);
     case TS_XOP_MAX: TS_XOP_BINARY(a > b ? a : b);
 #undef TS_XOP_BINARY
+#if defined(__GNUC__)
+    default: __builtin_unreachable(); /* (no range test: compiled code holds only the ops above) */
+#endif
     }
   }
   return sp;
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* The stack machine on code[0..len) from an empty stack: the one value left
  * (NaN if the code leaves another count). */
