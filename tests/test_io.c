@@ -282,7 +282,7 @@ static const bad_input bad_baselines[] = {
   {"{\"points\": []}", NULL, "points", "no recorded metric tssim knows"},
   {"{\"points\": [2]}", NULL, "points[0]", "expected an object with n and metrics"},
   {"{\"points\": [{\"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "missing (required)"},
-  {"{\"points\": [{\"n\": -1, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "[0, 1000000]"},
+  {"{\"points\": [{\"n\": -1, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "[1, 1000000]"},
   {"{\"points\": [{\"n\": 1, \"workers\": 0, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].workers",
    "[1, 4096]"},
   {"{\"points\": [{\"n\": 1}]}", NULL, "points[0].metrics", "missing (required)"},

@@ -66,7 +66,7 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   const cJSON *metrics = p, *axes = NULL, *it;
   if (!cJSON_IsObject(p))
     return ts_jfail(c, NULL, e, "expected an object with n and metrics");
-  if (ts_jget_int(c, p, "n", 1, 0, TS_MAX_ACTORS, &n, e) ||
+  if (ts_jget_int(c, p, "n", 1, 1, TS_MAX_ACTORS, &n, e) ||
       ts_jget_int(c, p, "workers", 0, 1, TS_MAX_WORKERS, &workers, e))
     return -1;
   if (!scaling_layout) {
