@@ -95,6 +95,12 @@ START_TEST(cli_explain_numbers_of_one_line_are_distinct)
   ck_assert_ptr_nonnull(
     strstr(out, "  mean completion: limit 78 ms, simulated 70 ms (8 ms earlier); last: limit 90 ms, simulated 90 ms\n"));
   free(out);
+  /* one actor is "1 actor", in the header and in the time-slice queue's m */
+  ck_assert_int_eq(tu_tssim("explain " RR30 " --n 1 --workers 1", &out, NULL), 0);
+  ck_assert_msg(strstr(out, ", 1 actor, one replication") && strstr(out, "m = 1 actor on the busiest worker") &&
+                  !strstr(out, " 1 actors"),
+                "%s", out);
+  free(out);
 }
 END_TEST
 
@@ -238,13 +244,16 @@ START_TEST(cli_common_mistakes_are_named)
 END_TEST
 
 /* A misspelt command is one line with the nearest command and a pointer to
- * --help (not the whole help); `tssim version --help` is version's usage. */
+ * --help (not the whole help); `tssim version --help` is version's usage,
+ * and version takes no other argument. */
 START_TEST(cli_misspelt_command_and_version_help)
 {
   static const refusal cases[] = {
     {"runn scenarios/rr-wave.json", "tssim: unknown command \"runn\"; did you mean \"run\"? (tssim --help lists the "
                                     "commands)\n"},
     {"frobnicate", "tssim: unknown command \"frobnicate\" (tssim --help lists the commands)\n"},
+    {"version extra", "tssim: version: unexpected argument \"extra\" (usage: tssim version)\n"},
+    {"--version extra", "tssim: --version: unexpected argument \"extra\" (usage: tssim version)\n"},
   };
   expect_refused(cases, sizeof cases / sizeof *cases);
   char *out;

@@ -57,9 +57,9 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
     fprintf(stderr, "tssim: %s\n", e.msg);
     return TS_EXIT_IO;
   }
-  printf("wrote %s: n=%d, workers=%d, %d actors, %.3f ms simulated, %zu run pieces\n"
+  printf("wrote %s: n=%d, workers=%d, %d actor%s, %.3f ms simulated, %zu run pieces\n"
          "open it in https://ui.perfetto.dev (Open trace file)\n",
-         t->out, p->opt.n, p->opt.workers, tl->nactors, ts_time_to_ms(tl->end), tl->npieces);
+         t->out, p->opt.n, p->opt.workers, tl->nactors, tl->nactors == 1 ? "" : "s", ts_time_to_ms(tl->end), tl->npieces);
   if (t->html)
     printf("wrote %s: the same trace as a page for any browser, offline\n", t->html);
   return 0;

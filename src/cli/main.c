@@ -53,6 +53,10 @@ int main(int argc, char **argv)
       puts("usage: tssim version\n\nPrint the version of tssim (as tssim --version does).");
       return ts_cli_stdout_status(0);
     }
+    if (argc > 2) {
+      fprintf(stderr, "tssim: %s: unexpected argument \"%s\" (usage: tssim version)\n", argv[1], argv[2]);
+      return TS_EXIT_USAGE;
+    }
     puts("tssim " TSSIM_VERSION);
     return ts_cli_stdout_status(0);
   }

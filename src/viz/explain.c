@@ -191,7 +191,7 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
             ms((double)r->last_slice).s);
   fprintf(out, "\n  (a slice ends after the first row that takes the lap past the %s ms threshold)\n",
           ms((double)m->pools[0].threshold).s);
-  fprintf(out, "  m = %d actors on the busiest worker%s\n", r->m_max,
+  fprintf(out, "  m = %d actor%s on the busiest worker%s\n", r->m_max, r->m_max == 1 ? "" : "s",
           rr_dispatch ? " = ceil(N/W)" : "");
   if (r->equal_slices)
     fprintf(out, "  the i-th actor of a worker with m actors (i from 0) finishes at ((S-1)*m + i + 1)*q\n");
@@ -328,8 +328,8 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
 static void header(FILE *out, const ts_timeline *tl, const char *title)
 {
   const ts_model *m = tl->model;
-  fprintf(out, "%s: n=%d, workers=%d, %d actors, one replication (stream seed %lu)\n", title ? title : m->name, tl->n,
-          tl->nmain, tl->nactors, tl->seed);
+  fprintf(out, "%s: n=%d, workers=%d, %d actor%s, one replication (stream seed %lu)\n", title ? title : m->name,
+          tl->n, tl->nmain, tl->nactors, tl->nactors == 1 ? "" : "s", tl->seed);
   if (m->pools[0].kind == TS_WORKER_THREAD)
     fprintf(out, "model %s: thread workers (a FIFO run queue each; a task runs until it waits),\n", m->name);
   else
