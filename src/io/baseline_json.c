@@ -77,8 +77,9 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   }
   cJSON_ArrayForEach(it, metrics)
   {
+    /* (scaling: a tssim metric's value must be a number, or null for not recorded; other fields are skipped) */
     if (scaling_layout && (!strcmp(it->string, "n") || !strcmp(it->string, "workers") ||
-                           !strcmp(it->string, "samples") || !cJSON_IsNumber(it) || !ts_metric_known(it->string)))
+                           !strcmp(it->string, "samples") || cJSON_IsNull(it) || !ts_metric_known(it->string)))
       continue;
     if (strcmp(it->string, "note") == 0)
       continue;
