@@ -500,6 +500,59 @@ START_TEST(optimize_two_objectives_give_the_front)
 }
 END_TEST
 
+/* Folder tmp/dir holds exactly the files names (a NULL-terminated list,
+ * sorted), nothing else. */
+static void holds_only(const char *dir, const char *const *names)
+{
+  char *out;
+  ck_assert_int_eq(tu_sh(&out, "ls -A '%s'", at(dir)), 0);
+  char want[256] = "";
+  for (int i = 0; names[i]; i++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s\n", names[i]);
+  ck_assert_msg(strcmp(out, want) == 0, "%s holds\n%sexpected\n%s", dir, out, want);
+  free(out);
+}
+
+/* Runs into one folder: it holds one run's files (docs/output.md). One
+ * objective after two: best.json, not the old pareto.csv and its plot; two
+ * after one: pareto.csv, not the old best.json. A run whose commit fails
+ * (best.json made a folder, so it cannot be replaced: exit 3) leaves the
+ * folder as it was, the other mode's files included. */
+START_TEST(optimize_leaves_one_run_in_its_folder)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  char one[sizeof tmp + 256], two[sizeof tmp + 256];
+  snprintf(one, sizeof one, "optimize '%s' --minimize wave_ms@small --field worker.threshold_ms=1:20 --grid 3 "
+           "-q --no-plots -o '%s'", at("slices.json"), at("d"));
+  snprintf(two, sizeof two, "optimize '%s' --minimize wave_ms@small --minimize wave_ms@big --field "
+           "worker.threshold_ms=1:20 --grid 3 -q --no-plots -o '%s'", at("slices.json"), at("d"));
+  static const char *const first[] = {"pareto.csv", "pareto.png", "pareto.svg", "tried.csv", NULL};
+  static const char *const single[] = {"best.json", "tried.csv", NULL};
+  static const char *const pair[] = {"pareto.csv", "tried.csv", NULL};
+  ck_assert_int_eq(tu_tssim(two, NULL, NULL), 0);
+  tu_write_file(at("d/pareto.png"), "an earlier run's plot"); /* as gnuplot would have drawn them */
+  tu_write_file(at("d/pareto.svg"), "an earlier run's plot");
+  holds_only("d", first);
+  ck_assert_int_eq(tu_tssim(one, NULL, NULL), 0);
+  holds_only("d", single);
+  ck_assert_int_eq(tu_tssim(two, NULL, NULL), 0);
+  holds_only("d", pair);
+  ck_assert_int_eq(tu_tssim(one, NULL, NULL), 0);
+  holds_only("d", single);
+  /* a failed commit removes nothing */
+  ck_assert_int_eq(tu_tssim(two, NULL, NULL), 0);
+  char *tried = tu_read_file(at("d/tried.csv"), NULL);
+  ck_assert_int_eq(mkdir(at("d/best.json"), 0700), 0);
+  ck_assert_int_eq(tu_tssim(one, NULL, NULL), TS_EXIT_IO);
+  static const char *const kept[] = {"best.json", "pareto.csv", "tried.csv", NULL};
+  holds_only("d", kept);
+  char *after = tu_read_file(at("d/tried.csv"), NULL);
+  ck_assert_str_eq(after, tried);
+  free(after);
+  free(tried);
+}
+END_TEST
+
 /* Replications grow where two candidates are close. M/G/1 at load 0.5
  * with service times of coefficient of variation 1, exponential, gamma or
  * lognormal: by Pollaczek-Khinchine the mean sojourn depends only on the
@@ -759,6 +812,7 @@ Suite *explore_suite(void)
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
+                              optimize_leaves_one_run_in_its_folder,
                               optimize_race_grows_replications_where_close, optimize_reports_the_best_feasible_setting,
                               optimize_metric_names_one_point, optimize_refuses_a_bad_point,
                               optimize_is_the_same_for_any_jobs,
