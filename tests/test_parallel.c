@@ -212,6 +212,59 @@ START_TEST(parallel_merge_refuses_incomplete_shards)
 }
 END_TEST
 
+/* `tssim merge DIR/p1 DIR/p2`: exit 2, one line on stderr holding what,
+ * and no results folder made. */
+static void merge_refused(const char *what)
+{
+  char cmd[2000], *out, *err;
+  snprintf(cmd, sizeof cmd, "merge '%s/p1' '%s/p2' -q --no-plots -o '%s/m'", dir, dir, dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
+  ck_assert_msg(strstr(err, what) != NULL && strchr(err, '\n') == err + strlen(err) - 1, "stderr: %s", err);
+  snprintf(cmd, sizeof cmd, "%s/m", dir);
+  ck_assert_int_ne(access(cmd, F_OK), 0);
+  free(out);
+  free(err);
+}
+
+/* A shard folder whose samples.csv was cut short, or is gone, is bad input
+ * (exit 2, naming the file and the byte its partial.json expects), not a
+ * failure to write (3); put back whole, it merges. */
+START_TEST(parallel_merge_refuses_a_cut_short_samples_file)
+{
+  char p1[700], p2[700], path[800], msg[1000];
+  snprintf(p1, sizeof p1, "%s/p1", dir);
+  snprintf(p2, sizeof p2, "%s/p2", dir);
+  ok("run " ZC " --shard 1/2 -q -o '%s'%s", p1, "");
+  ok("run " ZC " --shard 2/2 -q -o '%s'%s", p2, "");
+  snprintf(path, sizeof path, "%s/samples.csv", p1);
+  size_t len;
+  char *whole = tu_read_file(path, &len);
+  ck_assert_int_eq(truncate(path, (off_t)(len / 2)), 0);
+  snprintf(msg, sizeof msg, "%s: %zu bytes, expected at least %zu (partial.json points[", path, len / 2, len);
+  merge_refused(msg);
+  ck_assert_int_eq(unlink(path), 0);
+  snprintf(msg, sizeof msg, "%s: cannot read: No such file or directory", path);
+  merge_refused(msg);
+  tu_write_file(path, whole);
+  free(whole);
+  /* a byte range that is not one */
+  snprintf(path, sizeof path, "%s/partial.json", p1);
+  char *partial = tu_read_file(path, NULL), *at = strstr(partial, "\"samples_bytes\":\t[");
+  ck_assert_ptr_nonnull(at);
+  at += strlen("\"samples_bytes\":\t[");
+  char *changed = malloc(strlen(partial) + 8);
+  snprintf(changed, strlen(partial) + 8, "%.*s-1, %s", (int)(at - partial), partial, at);
+  tu_write_file(path, changed);
+  merge_refused("partial.json: points[0].samples_bytes: expected [FROM, TO]");
+  tu_write_file(path, partial);
+  free(changed);
+  free(partial);
+  char cmd[2400];
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' -q --no-plots -o '%s/m'", p1, p2, dir);
+  ok("%s%s", cmd, "");
+}
+END_TEST
+
 Suite *parallel_suite(void)
 {
   Suite *s = suite_create("parallel");
@@ -220,7 +273,7 @@ Suite *parallel_suite(void)
   const TTest *const shards[] = {parallel_two_shards_merged_zero_cache, parallel_two_shards_merged_axes,
                                  parallel_two_shards_merged_rr_wave, parallel_gnu_parallel_recipe,
                                  parallel_two_shards_no_samples,
-                                 parallel_merge_refuses_incomplete_shards, NULL};
+                                 parallel_merge_refuses_incomplete_shards, parallel_merge_refuses_a_cut_short_samples_file, NULL};
   tu_tcase(s, "jobs", jobs, dir_create, dir_remove, 300);
   tu_tcase(s, "shards", shards, dir_create, dir_remove, 300);
   return s;

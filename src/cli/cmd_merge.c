@@ -286,7 +286,69 @@ static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
   return 0;
 }
 
-/* Write the merged samples.csv into batch a: the header, then each point's rows from its shard. */
+/* A row's samples_bytes [*from, *to): 0, or -1 when it has none (a point's
+ * rows but its last), -2 when it is not two byte offsets, from <= to. */
+static int samples_range(const prow *r, uint64_t *from, uint64_t *to)
+{
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(r->x, "samples_bytes");
+  if (!b)
+    return -1;
+  const cJSON *f = cJSON_IsArray(b) ? b->child : NULL, *t = f ? f->next : NULL;
+  if (!cJSON_IsNumber(f) || !cJSON_IsNumber(t) || t->next || !(f->valuedouble >= 0) ||
+      !(t->valuedouble >= f->valuedouble) || t->valuedouble > 9e15)
+    return -2;
+  *from = (uint64_t)f->valuedouble;
+  *to = (uint64_t)t->valuedouble;
+  return 0;
+}
+
+/* Before anything is written: every shard's samples.csv can be opened and
+ * holds the byte ranges its partial.json names (a shard folder whose
+ * samples.csv was cut short or replaced is bad input, not an I/O failure).
+ * Returns 0, or TS_EXIT_USAGE after one line naming the file, the JSON path
+ * and what was expected. */
+static int check_samples(const prow *rows, size_t nrows, const shard *sh, int nsh, int shards)
+{
+  for (int k = 0; k < nsh; k++) {
+    uint64_t end = 0, from, to;
+    size_t at = 0; /* the row of sh[k]'s points that ends last */
+    for (size_t i = 0; i < nrows; i++) {
+      int r = rows[i].shard == k ? samples_range(&rows[i], &from, &to) : -1;
+      if (r == -2) {
+        char what[160];
+        snprintf(what, sizeof what, "partial.json: points[%zu].samples_bytes: expected [FROM, TO], byte offsets, "
+                 "FROM <= TO", rows[i].order);
+        return merge_fail(sh[k].dir, what);
+      }
+      if (r == 0 && to >= end) {
+        end = to;
+        at = rows[i].order;
+      }
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/samples.csv", sh[k].dir);
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0) {
+      fprintf(stderr, "tssim: %s: cannot read: %s (expected the samples.csv of `tssim run ... --shard %d/%d`)\n", path,
+              strerror(errno), sh[k].k, shards);
+      if (f)
+        fclose(f);
+      return TS_EXIT_USAGE;
+    }
+    fclose(f);
+    if ((uint64_t)st.st_size < end) {
+      fprintf(stderr, "tssim: %s: %lld bytes, expected at least %llu (partial.json points[%zu].samples_bytes ends "
+              "there): cut short? (run shard %d/%d again)\n", path, (long long)st.st_size, (unsigned long long)end, at,
+              sh[k].k, shards);
+      return TS_EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+/* Write the merged samples.csv into batch a: the header, then each point's
+ * rows from its shard (check_samples checked the ranges). */
 static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, const prow *rows, size_t nrows,
                          const shard *sh, int nsh)
 {
@@ -301,19 +363,17 @@ static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, c
   ts_report_samples_header(out, &L->sc, &L->model);
   int rc = 0;
   for (size_t i = 0; i < nrows && rc == 0; i++) {
-    const cJSON *r = cJSON_GetObjectItemCaseSensitive(rows[i].x, "samples_bytes");
-    if (!r)
+    uint64_t from, to;
+    if (samples_range(&rows[i], &from, &to) != 0)
       continue;
     int k = rows[i].shard;
-    double from = cJSON_IsArray(r) && r->child ? r->child->valuedouble : -1;
-    double to = cJSON_IsArray(r) && r->child && r->child->next ? r->child->next->valuedouble : -1;
     char path[4200];
     snprintf(path, sizeof path, "%s/samples.csv", sh[k].dir);
     if (!in[k] && !(in[k] = fopen(path, "rb"))) {
       fprintf(stderr, "tssim: %s: cannot read: %s\n", path, strerror(errno));
       rc = TS_EXIT_IO;
-    } else if (!(from >= 0 && to >= from) || copy_range(in[k], (uint64_t)from, (uint64_t)to, out)) {
-      fprintf(stderr, "tssim: %s: cannot read the rows partial.json names (is it the shard's own?)\n", path);
+    } else if (copy_range(in[k], from, to, out)) {
+      fprintf(stderr, "tssim: %s: cannot copy the rows partial.json names into %s/samples.csv\n", path, outdir);
       rc = TS_EXIT_IO;
     }
   }
@@ -505,6 +565,8 @@ int ts_cmd_merge(int argc, char **argv)
       rc = merge_fail("merge", what);
     }
   }
+  if (rc == 0 && o.samples)
+    rc = check_samples(rows, nrows, sh, nsh, shards);
   if (rc == 0)
     rc = adopt_points(&s, rows, nrows, sh);
   if (rc == 0) {
