@@ -773,6 +773,56 @@ START_TEST(model_state_column_entries_start_at_zero)
 }
 END_TEST
 
+/* should_stop for the test below: counts its calls, says stop at the
+ * stop_at-th (0: never). */
+typedef struct stop_count {
+  int calls, stop_at;
+} stop_count;
+
+static int stop_when_counted(void *data)
+{
+  stop_count *c = data;
+  return ++c->calls == c->stop_at;
+}
+
+/* A run with a should_stop asks it every TS_WORLD_POLL_EVENTS events and
+ * stops there when it says so (an interrupt inside a long replication);
+ * one that never says stop runs the same events as a run without it. */
+START_TEST(model_should_stop_is_asked_between_pieces)
+{
+  static const char json[] = "{\"name\": \"test\", \"classes\": [" CLASS("a", 200000, CPU(1, 1)) "]}";
+  ts_model m;
+  tu_model(json, &m);
+  uint64_t steps[4];
+  int status[4];
+  stop_count count[4] = {{0, 0}, {0, 0}, {0, 2}, {0, 1}};
+  for (int k = 0; k < 4; k++) {
+    ts_world w;
+    ts_world_spec spec = tu_world_spec(1, 1, 1);
+    if (k > 0) {
+      spec.should_stop = stop_when_counted;
+      spec.stop_data = &count[k];
+    }
+    if (k == 3) /* stopped inside the window's part of the run */
+      spec.win_t1 = MS(150000);
+    ck_assert_msg(ts_world_init(&w, &m, &spec, NULL) == 0, "%s", w.errmsg);
+    status[k] = ts_world_run(&w);
+    steps[k] = w.sim.steps;
+    ts_world_finish(&w);
+  }
+  ck_assert_int_eq(status[0], TS_WORLD_OK);
+  ck_assert_uint_gt(steps[0], 4 * TS_WORLD_POLL_EVENTS);
+  ck_assert_int_eq(status[1], TS_WORLD_OK);
+  ck_assert_uint_eq(steps[1], steps[0]);
+  ck_assert_int_eq(count[1].calls, (int)(steps[0] / TS_WORLD_POLL_EVENTS));
+  ck_assert_int_eq(status[2], TS_WORLD_STOPPED);
+  ck_assert_uint_eq(steps[2], 2 * TS_WORLD_POLL_EVENTS);
+  ck_assert_int_eq(status[3], TS_WORLD_STOPPED);
+  ck_assert_uint_eq(steps[3], TS_WORLD_POLL_EVENTS);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -807,7 +857,7 @@ Suite *model_suite(void)
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
                                  model_processor_sharing_no_second_check_of_a_checked_row,
                                  model_horizon_bounds_simulated_time, model_state_column_entries_start_at_zero,
-                                 NULL};
+                                 model_should_stop_is_asked_between_pieces, NULL};
   const TTest *const errors[] = {model_lock_cycle_deadlocks, model_broken_invariant_stops_the_run, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
   tu_tcase(s, "limits", limits, NULL, NULL, 60); /* a world of 10^6 actors */

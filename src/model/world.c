@@ -455,6 +455,8 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->win_t1 = spec->win_t1;
   w->win_all = w->win_t0 <= 0 && w->win_t1 >= w->horizon;
   w->max_events = spec->max_events;
+  w->should_stop = spec->should_stop;
+  w->stop_data = spec->stop_data;
   w->memory_at_end = -1;
   w->on_done = spec->done;
   w->done_ctx = spec->done_ctx;
@@ -632,6 +634,24 @@ static uint64_t budget_left(const ts_world *w)
   return w->max_events ? w->max_events + 1 - w->sim.steps : 0;
 }
 
+/* ts_sim_run to until within the budget; with a should_stop, in pieces of
+ * TS_WORLD_POLL_EVENTS events, asking it between two (the same events run).
+ * Returns 1 when should_stop stopped the run, else 0. */
+static int run_until(ts_world *w, ts_time until)
+{
+  if (!w->should_stop) {
+    ts_sim_run(&w->sim, until, budget_left(w));
+    return 0;
+  }
+  for (;;) {
+    uint64_t left = budget_left(w), piece = left && left < TS_WORLD_POLL_EVENTS ? left : TS_WORLD_POLL_EVENTS;
+    if (ts_sim_run(&w->sim, until, piece) < piece || w->sim.failed || over_budget(w))
+      return 0;
+    if (w->should_stop(w->stop_data))
+      return 1;
+  }
+}
+
 /* Whether an actor that arrived is neither done nor able to go on: with no
  * event left, that is a deadlock. Actors that never arrived (their arrival
  * lies past the horizon) are not. */
@@ -655,15 +675,16 @@ int ts_world_run(ts_world *w)
     for (int i = 0; i < w->nworkers; i++)
       w->workers[i].rr_able = 0;
   if (w->win_t1 < w->horizon) {
-    ts_sim_run(&w->sim, w->win_t1, budget_left(w));
+    if (run_until(w, w->win_t1))
+      return TS_WORLD_STOPPED;
     if (!w->sim.failed) {
       if (w->sim.now < w->win_t1 && ts_sim_peek(&w->sim))
         w->sim.now = w->win_t1;
       w->memory_at_end = memory_now(w);
     }
   }
-  if (!w->sim.failed && !over_budget(w))
-    ts_sim_run(&w->sim, w->horizon, budget_left(w));
+  if (!w->sim.failed && !over_budget(w) && run_until(w, w->horizon))
+    return TS_WORLD_STOPPED;
   ts__world_sweep(w);
   if (w->error)
     return w->error;
@@ -818,6 +839,7 @@ const char *ts_world_strerror(const ts_world *w, int status)
   case TS_WORLD_NOMEM: return "out of memory";
   case TS_WORLD_STUCK: return "the simulation deadlocked: actors wait on something that never comes";
   case TS_WORLD_HORIZON: return "simulated time would pass 73 years (fewer actors or shorter steps)";
+  case TS_WORLD_STOPPED: return "stopped";
   case TS_WORLD_MODEL:
   case TS_WORLD_INTERNAL: return w->errmsg;
   default: return "unknown error";

@@ -321,7 +321,10 @@ typedef struct ts_lane_class {
 typedef int (*ts_world_done_fn)(void *ctx, const struct ts_world *w, const ts_actor *a);
 
 enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTERNAL = -3, TS_WORLD_HORIZON = -4,
-       TS_WORLD_MODEL = -5, TS_WORLD_BUDGET = -6 };
+       TS_WORLD_MODEL = -5, TS_WORLD_BUDGET = -6, TS_WORLD_STOPPED = -7 };
+
+/* How many events a run goes between two polls of its spec's should_stop. */
+#define TS_WORLD_POLL_EVENTS 65536
 
 typedef struct ts_world {
   const ts_model *model;
@@ -418,6 +421,8 @@ typedef struct ts_world {
   int win_all;            /* the window holds the whole run (win_t0 <= 0, win_t1 >= horizon): no clipping */
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
   uint64_t max_events;    /* 0: no limit */
+  int (*should_stop)(void *data); /* NULL: never asked */
+  void *stop_data;
   double win_lock_wait;   /* ns all actors spent waiting for async locks, within the window (a sum: a double) */
   double win_mutex_wait;          /* ns actors spent acquiring contended mutexes, within the window */
   double *mutex_wait_by_lock;     /* [model locks]: ns, the whole run */
@@ -500,6 +505,11 @@ typedef struct ts_world_spec {
   ts_time horizon;        /* stop here; TS_TIME_MAX: when nothing is left to do */
   ts_time win_t0, win_t1; /* the measurement window; win_t1 = TS_TIME_MAX: until the end */
   uint64_t max_events;    /* stop with TS_WORLD_BUDGET after this many events (0: no limit) */
+  /* optional: asked every TS_WORLD_POLL_EVENTS events (with stop_data);
+   * nonzero stops the run with TS_WORLD_STOPPED (an interrupt). The events
+   * run are the same as without it. */
+  int (*should_stop)(void *data);
+  void *stop_data;
   /* optional: each actor is handed to done (with done_ctx) as it is done;
    * then the world is lazy (world.c): its memory is for the actors alive,
    * and whatever needs a done actor's measurements takes them there (after
@@ -525,7 +535,8 @@ void ts_world_trim(ts_world *w);
  * says who waits on what); TS_WORLD_NOMEM; TS_WORLD_HORIZON when simulated
  * time would pass TS_HORIZON_MAX; TS_WORLD_MODEL when a step failed while
  * running (w->errmsg); TS_WORLD_INTERNAL on a broken invariant (a bug:
- * w->errmsg names it); TS_WORLD_BUDGET after spec.max_events events. */
+ * w->errmsg names it); TS_WORLD_BUDGET after spec.max_events events;
+ * TS_WORLD_STOPPED when spec.should_stop said so. */
 int ts_world_run(ts_world *w);
 /* Describe up to `max` actors that are stuck (not done) and what each waits
  * on, into buf (one line). */

@@ -128,7 +128,8 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
                       .seed = ts_rng_derive_seed(spec->seed, pr->n, pr->workers, r), .horizon = spec->horizon,
                       .win_t0 = pr->cr->warmup,
                       .win_t1 = pr->cr->window > 0 ? pr->cr->warmup + pr->cr->window : spec->horizon,
-                      .done = ts__collect_done, .done_ctx = &c};
+                      .done = ts__collect_done, .done_ctx = &c, .should_stop = spec->should_stop,
+                      .stop_data = spec->progress_data};
   int rc = ts_world_init(&w, m, &ws, NULL);
   if (rc == 0)
     rc = ts_world_run(&w);
