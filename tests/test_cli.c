@@ -245,7 +245,8 @@ END_TEST
 
 /* A misspelt command is one line with the nearest command and a pointer to
  * --help (not the whole help); `tssim version --help` is version's usage,
- * and version takes no other argument. */
+ * and version takes no other argument; run's --ci-max without a CI target
+ * is refused (it was ignored). */
 START_TEST(cli_misspelt_command_and_version_help)
 {
   static const refusal cases[] = {
@@ -253,6 +254,9 @@ START_TEST(cli_misspelt_command_and_version_help)
                                     "commands)\n"},
     {"frobnicate", "tssim: unknown command \"frobnicate\" (tssim --help lists the commands)\n"},
     {"version extra", "tssim: version: unexpected argument \"extra\" (usage: tssim version)\n"},
+    {"run scenarios/examples/mm1.json --ci-max 5", "tssim: --ci-max: bounds the replications --ci-target adds, and "
+                                                  "there is no CI target (give --ci-target, or ci_target in the "
+                                                  "scenario)\n"},
     {"--version extra", "tssim: --version: unexpected argument \"extra\" (usage: tssim version)\n"},
   };
   expect_refused(cases, sizeof cases / sizeof *cases);

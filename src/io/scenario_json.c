@@ -344,6 +344,8 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
   if (ts_jget_array(c, root, "table", 0, &t, e) || ts_jget_number(c, root, "ci_target", 0, 0, 1, &target, e) ||
       ts_jget_int(c, root, "ci_max_replications", 0, 2, 100000, &max, e))
     return -1;
+  if (target == 0 && cJSON_GetObjectItemCaseSensitive(root, "ci_max_replications"))
+    return ts_jfail(c, "ci_max_replications", e, "bounds the replications ci_target adds, and there is no ci_target");
   s->ci_target = target;
   s->ci_max = (int)max;
   if (!t)

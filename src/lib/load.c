@@ -394,6 +394,9 @@ int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e)
     if (ts_load_parse_count(o->ci_max, "--ci-max", 2, 100000, &v, e))
       return -1;
     L->sc.ci_max = (int)v;
+    if (!(L->sc.ci_target > 0))
+      return ts_err_set(e, "--ci-max", NULL, "bounds the replications --ci-target adds, and there is no CI target "
+                        "(give --ci-target, or ci_target in the scenario)");
   }
   return 0;
 }
