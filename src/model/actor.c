@@ -440,7 +440,7 @@ static inline double index_kept(const ts_world *w, const ts_actor *a, const ts_e
   c.w = w;
   c.a = a;
   c.known = 0;
-  double st[64];
+  double st[TS_EXPR_STACK];
   if (!(lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
         (lc->known & ip->bits) == ip->bits)) {
     lets_refresh(w, a, lc);

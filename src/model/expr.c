@@ -405,7 +405,7 @@ ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, 
   skip(&p);
   if (!p.failed && p.s[p.pos])
     fail(&p, "unexpected '%.1s' at column %d", p.s + p.pos);
-  if (!p.failed && p.depth > 64)
+  if (!p.failed && p.depth > TS_EXPR_STACK)
     fail(&p, "nested too deeply%s (column %d)", "");
   ts_expr *e = p.failed ? NULL : make(p.code, p.len, p.depth, text);
   if (!e) {

@@ -43,8 +43,12 @@ struct ts_expr {
 #define TS_EXPR_UNLIKELY(x) (x)
 #endif
 
-/* The stack machine: code[0..len) from the stack st[0..sp) (room for 64
- * values), reading variables through get (NULL: every variable is 0). A
+/* The most values an expression's stack holds (ts_expr_compile refuses a
+ * deeper one), so the room every caller of the machine gives it. */
+#define TS_EXPR_STACK 64
+
+/* The stack machine: code[0..len) from the stack st[0..sp) (room for
+ * TS_EXPR_STACK values), reading variables through get (NULL: every variable is 0). A
  * binary operator's right operand is the top value, or the instruction's
  * number when kb is set. Returns the values then on st. */
 #if defined(__GNUC__)
@@ -112,7 +116,7 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
  * (NaN if the code leaves another count). */
 TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
 {
-  double st[64];
+  double st[TS_EXPR_STACK];
   return ts__expr_run_from(code, len, get, ctx, st, 0) == 1 ? st[0] : NAN;
 }
 

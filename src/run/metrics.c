@@ -1,4 +1,5 @@
 #include "run/metrics.h"
+#include "run/sweep_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -513,15 +514,13 @@ static double world_value(int id, const ts_world *w, double queued)
  * monotone and never -0, so equal values are the same bits. */
 static double *span_sorted(const ts_span_rec *r)
 {
-  size_t n = r->len, i = 1;
+  size_t n = r->len;
   double *v = malloc((n ? n : 1) * sizeof *v);
   if (!v)
     return NULL;
   for (size_t k = 0; k < n; k++)
     v[k] = ts_time_to_ms(r->v[k]);
-  while (i < n && v[i - 1] <= v[i])
-    i++;
-  if (i < n)
+  if (!ts__ascends(v, n))
     gsl_sort(v, 1, n);
   return v;
 }

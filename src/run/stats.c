@@ -68,11 +68,9 @@ double ts__quantile_from(size_t k, double q, double l, double h)
   return (1 - delta) * l + delta * h;
 }
 
-/* Whether v[0..k) ascends (no NAN): its order statistics are then its
- * values, v[r] the r-th smallest, with no selection (as often for values
- * taken in actor-id order that grow with it: an M/M/1's done_ms, FIFO).
- * The pass stops at the first descent. */
-static int ascends(const double *v, size_t k)
+/* (sweep_internal.h) True often for values taken in actor-id order that
+ * grow with it: an M/M/1's done_ms, FIFO. */
+int ts__ascends(const double *v, size_t k)
 {
   for (size_t i = 1; i < k; i++)
     if (v[i] < v[i - 1])
@@ -89,7 +87,7 @@ double ts_quantile(double *v, size_t k, double q)
     return 0.0;
   size_t lhs, rhs;
   ts__quantile_ranks(k, q, &lhs, &rhs);
-  if (ascends(v, k))
+  if (ts__ascends(v, k))
     return ts__quantile_from(k, q, v[lhs], v[rhs]);
   if (q == 0.5) {
     double r = gsl_stats_select(v, 1, k, rhs);
@@ -149,7 +147,7 @@ void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out)
       n++;
     }
   }
-  if (ascends(v, k))
+  if (ts__ascends(v, k))
     for (int j = 0; j < n; j++)
       at[j] = v[r[j]];
   else

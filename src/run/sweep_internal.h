@@ -68,6 +68,11 @@ static inline int ts__vals_push(ts__vals *v, double x)
   }
   return ts__vals_push_slow(v, x);
 }
+/* Whether v[0..k) ascends (v holds no NAN): its values are then its order
+ * statistics, v[r] the r-th smallest, with no sort or selection. The pass
+ * stops at the first descent. */
+int ts__ascends(const double *v, size_t k);
+
 /* The most quantiles ts__quantiles finds in one call. */
 #define TS__MAX_QUANTILES 4
 /* The q[i]-quantiles (i < nq <= TS__MAX_QUANTILES) of v[0..k) into out, each
