@@ -132,8 +132,44 @@ END_TEST
 
 START_TEST(jsonfile_malformed_json_keeps_line_and_column)
 {
-  expect_refused("{\"a\": 1,\n \"b\": }", "t.json: malformed JSON at line 2, column 7");
-  expect_refused("{\"a\": 1} x", "t.json: malformed JSON at line 1, column 10");
+  expect_refused("{\"a\": 1,\n \"b\": }", "t.json: malformed JSON at line 2, column 7: found '}' where a value was expected");
+  expect_refused("{\"a\": 1} x",
+                 "t.json: malformed JSON at line 1, column 10: found 'x' after the end of the JSON value (expected nothing more)");
+}
+END_TEST
+
+/* What is at the position and what was expected there, from the text
+ * (ts__json_explain); a key that is not a string is placed on its first byte,
+ * not one past it as cJSON reports it, and an unterminated string on its
+ * opening quote. */
+START_TEST(jsonfile_malformed_json_says_what_was_found_and_expected)
+{
+  static const struct {
+    const char *text, *want;
+  } cases[] = {
+    {"{\"name\": \"x\", \"actors\": [ }", "line 1, column 27: found '}' where a value was expected"},
+    {"{\"a\": 1,}", "line 1, column 9: trailing comma before '}'"},
+    {"[1, 2,\n]", "line 2, column 1: trailing comma before ']'"},
+    {"{name: 1}", "line 1, column 2: found 'name' where a key (a string in double quotes) or '}' was expected"},
+    {"{\"a\": 1, b: 2}", "line 1, column 10: found 'b' where a key (a string in double quotes) was expected"},
+    {"{'a': 1}", "line 1, column 2: found a single quote (JSON strings take double quotes) where a key (a string in "
+                 "double quotes) or '}' was expected"},
+    {"{\"a\" 1}", "line 1, column 6: found '1' where ':' was expected"},
+    {"{\"a\": tru}", "line 1, column 7: found 'tru' where a value was expected"},
+    {"{\"a\": [1 2]}", "line 1, column 10: found '2' where ',' or ']' was expected"},
+    {"{\"a\": 1 \"b\": 2}", "line 1, column 9: found '\"' where ',' or '}' was expected"},
+    {"{\"a\": {\"b\": 1]}", "line 1, column 14: found ']' where ',' or '}' was expected"},
+    {"{\"a\": \"abc}", "line 1, column 7: unterminated string (no closing '\"' before the end of the text)"},
+    {"{\"a\": \"x\\qy\"}", "line 1, column 9: bad escape in a string (expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)"},
+    {"{\"a\": \"\\u12\"}", "line 1, column 8: bad \\u escape in a string (expected \\u and four hex digits; a surrogate in a pair)"},
+    {"{\"a\": [1,", "line 1, column 10: the text ends where a value was expected"},
+    {"{\"a\": 1", "line 1, column 8: the text ends where ',' or '}' was expected"},
+  };
+  char want[256];
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(want, sizeof want, "t.json: malformed JSON at %s", cases[i].want);
+    expect_refused(cases[i].text, want);
+  }
 }
 END_TEST
 
@@ -295,7 +331,8 @@ Suite *jsonfile_suite(void)
                                      jsonfile_duplicate_in_set_value_names_the_override_path, NULL};
   const TTest *const text[] = {jsonfile_refuses_nul_bytes_non_utf8_and_blank_text,
                                       jsonfile_nesting_limit_refuses_without_recursing_deeper,
-                                      jsonfile_malformed_json_keeps_line_and_column, NULL};
+                                      jsonfile_malformed_json_keeps_line_and_column,
+                                      jsonfile_malformed_json_says_what_was_found_and_expected, NULL};
   const TTest *const files[] = {jsonfile_load_refuses_folders_and_files_over_the_limit, NULL};
   const TTest *const arrays[] = {jsonfile_array_each_visits_items_in_order_with_their_index, NULL};
   const TTest *const names[] = {jsonfile_distance_counts_edits_and_transpositions,

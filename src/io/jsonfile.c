@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/jsonsyntax.h"
 #include "io/suggest.h"
 
 /* ---- cJSON's memory ---- */
@@ -306,7 +307,10 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
     if (depth_at(text, off) >= CJSON_NESTING_LIMIT)
       return ts_err_set(e, file, NULL, "arrays and objects nested deeper than %d levels at line %zu, column %zu",
                         CJSON_NESTING_LIMIT, line, col);
-    return ts_err_set(e, file, NULL, "malformed JSON at line %zu, column %zu", line, col);
+    char what[160];
+    ts__json_explain(text, len, &off, what, sizeof what);
+    position(text, off, &line, &col);
+    return ts_err_set(e, file, NULL, "malformed JSON at line %zu, column %zu: %s", line, col, what);
   }
   if (check_duplicates(root, text, len, file, "", e)) {
     cJSON_Delete(root);

@@ -19,7 +19,8 @@ typedef struct ts_jctx {
 /* Parse the JSON text text[0, len), named file in errors, into *out (free
  * with cJSON_Delete); text[len] must be '\0'. Refused, each with one line
  * "FILE: ...": an empty or blank text, a NUL byte (a binary file), bytes that
- * are not UTF-8, malformed JSON (with its line and column), arrays and
+ * are not UTF-8, malformed JSON (with its line and column, and what was found
+ * and expected there: ts__json_explain), arrays and
  * objects nested deeper than CJSON_NESTING_LIMIT, and a key given twice in
  * one object ("FILE: JSON.PATH.KEY: duplicate key (first at line L, column C;
  * again at ...)"). Linear in len but for sorting the keys of objects with
