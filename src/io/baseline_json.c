@@ -52,7 +52,7 @@ static int load_axes(ts_jctx *c, const cJSON *p, const cJSON **axes, ts_err *e)
     cJSON_ArrayForEach(it, *axes) if (!cJSON_IsString(it))
     {
       size_t old = ts_jpush_key(c, "axes");
-      ts_jfail(c, it->string, e, "expected the axis value as a string (a set's name, or the value as printed)");
+      ts_jfail_got(c, it->string, it, e, "expected the axis value as a string (a set's name, or the value as printed)");
       ts_jpop(c, old);
       return -1;
     }
@@ -65,7 +65,7 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   double weight = 1;
   const cJSON *metrics = p, *axes = NULL, *it;
   if (!cJSON_IsObject(p))
-    return ts_jfail(c, NULL, e, "expected an object with n and metrics");
+    return ts_jfail_got(c, NULL, p, e, "expected an object with n and metrics");
   if (ts_jget_int(c, p, "n", 1, 1, TS_MAX_ACTORS, &n, e) ||
       ts_jget_int(c, p, "workers", 0, 1, TS_MAX_WORKERS, &workers, e))
     return -1;
@@ -112,7 +112,7 @@ int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, t
   const cJSON *pts = NULL, *it;
   int scaling = 0, rc = -1, i = 0;
   if (!cJSON_IsObject(root)) {
-    ts_jfail(&c, NULL, e, "expected a baseline object with \"points\" (or \"scaling\")");
+    ts_jfail_got(&c, NULL, root, e, "expected a baseline object with \"points\" (or \"scaling\")");
     goto out;
   }
   if (ts_jget_array(&c, root, "points", 0, &pts, e))

@@ -251,8 +251,8 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
                               cnt->valuedouble != floor(cnt->valuedouble)))
     return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n) or an integer in [0, %ld]", TS_MAX_COUNT);
   if (!cJSON_IsNumber(cnt) && !cJSON_IsString(cnt))
-    return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression",
-                    TS_MAX_COUNT);
+    return ts_jfail_got(&L->c, "count", cnt, L->e,
+                        "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression", TS_MAX_COUNT);
   return ts__ml_count_expr(L, jc, 0, TS_MAX_COUNT, &k->count);
 }
 
@@ -266,7 +266,7 @@ int ts__ml_load_class(loader *L, const cJSON *jc, int index)
   const cJSON *arr = NULL, *pl = NULL;
   int report = 1;
   if (!cJSON_IsObject(jc))
-    return ts_jfail(&L->c, NULL, L->e, "expected a class object");
+    return ts_jfail_got(&L->c, NULL, jc, L->e, "expected a class object");
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 0, &name, L->e) ||
       ts_jget_string(&L->c, jc, "queue_class", 0, &qc, L->e) || ts_jget_object(&L->c, jc, "arrival", 0, &arr, L->e) ||
       ts_jget_object(&L->c, jc, "placement", 0, &pl, L->e) || ts_jget_bool(&L->c, jc, "report", 0, &report, L->e))

@@ -88,7 +88,7 @@ static int load_lock(loader *L, const cJSON *jl, int i)
   int kind = 0, scope, inst, handoff = 0;
   int64_t cap = 1;
   if (!cJSON_IsObject(jl))
-    return ts_jfail(&L->c, NULL, L->e, "expected {\"name\": ..., \"scope\": ...}");
+    return ts_jfail_got(&L->c, NULL, jl, L->e, "expected {\"name\": ..., \"scope\": ...}");
   if (ts_jcheck_keys(&L->c, jl, keys, L->e) || ts_jget_string(&L->c, jl, "name", 1, &name, L->e) ||
       ts__ml_enum_field(L, jl, "kind", kinds, &kind) || scope_of(L, jl, &scope, &inst, "lock") ||
       int_field(L, jl, "capacity", 1, 1000000, &cap) || ts__ml_enum_field(L, jl, "handoff", handoffs, &handoff) ||
@@ -158,7 +158,7 @@ static int load_channel(loader *L, const cJSON *jc, int i)
   const char *name;
   int scope, inst, tokens = 0;
   if (!cJSON_IsObject(jc))
-    return ts_jfail(&L->c, NULL, L->e, "expected {\"name\": ..., \"scope\": ...}");
+    return ts_jfail_got(&L->c, NULL, jc, L->e, "expected {\"name\": ..., \"scope\": ...}");
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 1, &name, L->e) ||
       scope_of(L, jc, &scope, &inst, "channel") || ts_jget_bool(&L->c, jc, "tokens", 0, &tokens, L->e) ||
       ts__ml_time_field(L, jc, "wake_ms", &d->wake_cpu) ||
@@ -186,7 +186,7 @@ static int load_counter(loader *L, const cJSON *jc, int i)
   ts_counter_decl *d = &L->m->counters[i];
   const char *name;
   if (!cJSON_IsObject(jc))
-    return ts_jfail(&L->c, NULL, L->e, "expected {\"name\": ..., \"initial\": ...}");
+    return ts_jfail_got(&L->c, NULL, jc, L->e, "expected {\"name\": ..., \"initial\": ...}");
   ts_spec sp = ts__ml_spec_of(L, jc);
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 1, &name, L->e) ||
       ts_spec_number(&sp, "initial", 0, -1e15, 1e15, &d->initial))
@@ -297,7 +297,7 @@ static int load_pool(loader *L, const cJSON *jp, int i)
 {
   ts_pool *p = &L->m->pools[i + 1];
   if (!cJSON_IsObject(jp))
-    return ts_jfail(&L->c, NULL, L->e, "expected a pool object {\"name\": ..., \"count\": ...}");
+    return ts_jfail_got(&L->c, NULL, jp, L->e, "expected a pool object {\"name\": ..., \"count\": ...}");
   L->m->npools++;
   if (load_pool_fields(L, jp, p, 0))
     return -1;
@@ -337,7 +337,7 @@ static int load_server(loader *L, const cJSON *js, int i)
   int64_t conc = 1, limit = -1;
   int rr = 0;
   if (!cJSON_IsObject(js))
-    return ts_jfail(&L->c, NULL, L->e, "expected a server object {\"name\": ..., \"pool\": ...}");
+    return ts_jfail_got(&L->c, NULL, js, L->e, "expected a server object {\"name\": ..., \"pool\": ...}");
   L->m->nservers++; /* so ts_model_finish frees what it gets, even on an error */
   if (cJSON_GetObjectItemCaseSensitive(js, "worker") && cJSON_GetObjectItemCaseSensitive(js, "dispatch"))
     return ts_jfail(&L->c, "dispatch", L->e, "a server with a \"worker\" serves on that worker: \"dispatch\" picks "

@@ -20,6 +20,17 @@ static int scale_alloc(loader *L, ts_model *m, size_t k)
   return 0;
 }
 
+/* The error for table[i], the cell x: what it is if a number, else its type. */
+static int cell_fail(loader *L, const char *table, int i, const cJSON *x, const char *expected)
+{
+  size_t old = ts_jpush_key(&L->c, table);
+  ts_jpush_index(&L->c, i);
+  int r = cJSON_IsNumber(x) ? ts_jfail(&L->c, NULL, L->e, "%s, got %g", expected, x->valuedouble)
+                            : ts_jfail_got(&L->c, NULL, x, L->e, "%s", expected);
+  ts_jpop(&L->c, old);
+  return r;
+}
+
 /* {"n": [...], "scale": [...]}: the table as given. */
 static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
 {
@@ -34,9 +45,9 @@ static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
   const cJSON *x = ns->child, *v = vs->child;
   for (int i = 0; i < k; i++, x = x->next, v = v->next) {
     if (!cJSON_IsNumber(x) || x->valuedouble < 0 || (i > 0 && x->valuedouble <= m->scale_n[i - 1]))
-      return ts_jfail(&L->c, "n", L->e, "expected increasing numbers >= 0");
+      return cell_fail(L, "n", i, x, "expected increasing numbers >= 0");
     if (!cJSON_IsNumber(v) || v->valuedouble <= 0 || v->valuedouble > 1e3)
-      return ts_jfail(&L->c, "scale", L->e, "expected numbers in (0, 1000]");
+      return cell_fail(L, "scale", i, v, "expected numbers in (0, 1000]");
     m->scale_n[i] = x->valuedouble;
     m->scale_v[i] = v->valuedouble;
   }

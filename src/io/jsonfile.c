@@ -417,7 +417,7 @@ int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...)
   return -1;
 }
 
-static const char *type_name(const cJSON *v)
+const char *ts_json_type_name(const cJSON *v)
 {
   if (cJSON_IsNumber(v)) return "a number";
   if (cJSON_IsString(v)) return "a string";
@@ -426,6 +426,16 @@ static const char *type_name(const cJSON *v)
   if (cJSON_IsArray(v)) return "an array";
   if (cJSON_IsObject(v)) return "an object";
   return "an invalid value";
+}
+
+int ts_jfail_got(ts_jctx *c, const char *key, const cJSON *v, ts_err *e, const char *fmt, ...)
+{
+  char what[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return ts_jfail(c, key, e, "%s, got %s", what, ts_json_type_name(v));
 }
 
 /* Common head of the getters: 1 = present, 0 = absent and optional, -1 = error. */
@@ -444,7 +454,7 @@ int ts_jget_object(ts_jctx *c, const cJSON *obj, const char *key, int required, 
   if (r <= 0)
     return r;
   if (!cJSON_IsObject(v))
-    return ts_jfail(c, key, e, "expected an object, got %s", type_name(v));
+    return ts_jfail_got(c, key, v, e, "expected an object");
   *out = v;
   return 0;
 }
@@ -456,7 +466,7 @@ int ts_jget_array(ts_jctx *c, const cJSON *obj, const char *key, int required, c
   if (r <= 0)
     return r;
   if (!cJSON_IsArray(v))
-    return ts_jfail(c, key, e, "expected an array, got %s", type_name(v));
+    return ts_jfail_got(c, key, v, e, "expected an array");
   *out = v;
   return 0;
 }
@@ -468,7 +478,7 @@ int ts_jget_string(ts_jctx *c, const cJSON *obj, const char *key, int required, 
   if (r <= 0)
     return r;
   if (!cJSON_IsString(v))
-    return ts_jfail(c, key, e, "expected a string, got %s", type_name(v));
+    return ts_jfail_got(c, key, v, e, "expected a string");
   *out = v->valuestring;
   return 0;
 }
@@ -480,7 +490,7 @@ int ts_jget_bool(ts_jctx *c, const cJSON *obj, const char *key, int required, in
   if (r <= 0)
     return r;
   if (!cJSON_IsBool(v))
-    return ts_jfail(c, key, e, "expected true or false, got %s", type_name(v));
+    return ts_jfail_got(c, key, v, e, "expected true or false");
   *out = cJSON_IsTrue(v);
   return 0;
 }
@@ -493,7 +503,7 @@ int ts_jget_number(ts_jctx *c, const cJSON *obj, const char *key, int required, 
   if (r <= 0)
     return r;
   if (!cJSON_IsNumber(v))
-    return ts_jfail(c, key, e, "expected a number in [%g, %g], got %s", lo, hi, type_name(v));
+    return ts_jfail_got(c, key, v, e, "expected a number in [%g, %g]", lo, hi);
   double d = v->valuedouble;
   if (!isfinite(d) || d < lo || d > hi)
     return ts_jfail(c, key, e, "expected a number in [%g, %g], got %g", lo, hi, d);
@@ -511,9 +521,10 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
   double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
   if (cJSON_IsNumber(v) && isfinite(d) && d != floor(d))
     return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %g", lo, hi, d);
-  if (!cJSON_IsNumber(v) || d != floor(d) || d < (double)lo || d > (double)hi)
-    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %s", lo, hi,
-                    cJSON_IsNumber(v) ? "a number outside it" : type_name(v));
+  if (!cJSON_IsNumber(v))
+    return ts_jfail_got(c, key, v, e, "expected an integer in [%ld, %ld]", lo, hi);
+  if (d != floor(d) || d < (double)lo || d > (double)hi)
+    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got a number outside it", lo, hi);
   *out = (long)d;
   return 0;
 }

@@ -64,6 +64,15 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
 int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_err *e);
 /* Error at the cursor's path (plus key, if not NULL). Returns -1. */
 int ts_jfail(ts_jctx *c, const char *key, ts_err *e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The error for a value of the wrong JSON type, the one place type errors are
+ * worded: "MESSAGE, got TYPE" at the cursor's path (plus key), TYPE being
+ * ts_json_type_name(v). Every loader check of a value's type ("expected an
+ * object", "expected a number in [0, 10]", ...) goes through it, so each says
+ * what it found. Returns -1. */
+int ts_jfail_got(ts_jctx *c, const char *key, const cJSON *v, ts_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* "a number", "a string", "a boolean", "null", "an array" or "an object". */
+const char *ts_json_type_name(const cJSON *v);
 
 /* Set the node at a dotted path (a.b[2].c) in root to a value parsed as JSON
  * (all of it: "2 * 3" is not JSON, so it is the string), or as a string if

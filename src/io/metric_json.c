@@ -17,7 +17,7 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
   int per = -1;
   size_t old = ts_jpush_key(&L->c, jm->string);
   int bad = !cJSON_IsObject(jm)
-                ? ts_jfail(&L->c, NULL, L->e, "expected {\"span\": NAME, \"stat\": ...} or {\"expr\": ...}")
+                ? ts_jfail_got(&L->c, NULL, jm, L->e, "expected {\"span\": NAME, \"stat\": ...} or {\"expr\": ...}")
                 : ts_jcheck_keys(&L->c, jm, keys, L->e) || ts_jget_string(&L->c, jm, "span", 0, &span, L->e) ||
                       ts_jget_string(&L->c, jm, "stat", 0, &stat, L->e) ||
                       ts_jget_string(&L->c, jm, "expr", 0, &expr, L->e) ||

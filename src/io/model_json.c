@@ -163,7 +163,7 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   const char *name = "model";
   const cJSON *classes;
   if (!cJSON_IsObject(root))
-    return ts_jfail(&L.c, NULL, e, "expected a model object");
+    return ts_jfail_got(&L.c, NULL, root, e, "expected a model object");
   if (ts_jcheck_keys(&L.c, root, keys, e) || ts_jget_string(&L.c, root, "name", 0, &name, e) ||
       ts_jget_object(&L.c, root, "params", 0, &L.params, e))
     goto fail;

@@ -467,7 +467,7 @@ static int compile_step(loader *L, const cJSON *st, held *h)
 {
   const char *op, *label = NULL;
   if (!cJSON_IsObject(st))
-    return ts_jfail(&L->c, NULL, L->e, "expected a step object {\"op\": ...}");
+    return ts_jfail_got(&L->c, NULL, st, L->e, "expected a step object {\"op\": ...}");
   if (ts_jget_string(&L->c, st, "op", 1, &op, L->e) || ts_jget_string(&L->c, st, "label", 0, &label, L->e))
     return -1;
   if (strcmp(op, "repeat") == 0)

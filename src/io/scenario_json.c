@@ -117,7 +117,10 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, int require
         x->valuedouble != floor(x->valuedouble)) {
       size_t old = ts_jpush_key(c, key);
       ts_jpush_index(c, i);
-      ts_jfail(c, NULL, e, "expected an integer in [%ld, %ld]", lo, hi);
+      if (cJSON_IsNumber(x))
+        ts_jfail(c, NULL, e, "expected an integer in [%ld, %ld], got %g", lo, hi, x->valuedouble);
+      else
+        ts_jfail_got(c, NULL, x, e, "expected an integer in [%ld, %ld]", lo, hi);
       ts_jpop(c, old);
       return -1;
     }
@@ -201,7 +204,7 @@ static int load_axis(ts_jctx *c, const cJSON *ja, ts_axis *ax, ts_err *e)
   const char *path = NULL;
   const cJSON *values = NULL, *sets = NULL, *it;
   if (!cJSON_IsObject(ja))
-    return ts_jfail(c, NULL, e, "expected {\"path\": ..., \"values\": [...]} or {\"sets\": {NAME: {PATH: VALUE}}}");
+    return ts_jfail_got(c, NULL, ja, e, "expected {\"path\": ..., \"values\": [...]} or {\"sets\": {NAME: {PATH: VALUE}}}");
   if (ts_jcheck_keys(c, ja, keys, e) || ts_jget_string(c, ja, "path", 0, &path, e) ||
       ts_jget_array(c, ja, "values", 0, &values, e) || ts_jget_object(c, ja, "sets", 0, &sets, e))
     return -1;
@@ -227,7 +230,7 @@ static int load_axis(ts_jctx *c, const cJSON *ja, ts_axis *ax, ts_err *e)
         ax->sets[v][ax->nsets[v]++] = override(path, it);
     } else {
       size_t old = ts_jpush_key(c, "sets");
-      int bad = !cJSON_IsObject(it) ? ts_jfail(c, it->string, e, "expected an object of overrides {PATH: VALUE}") : 0;
+      int bad = !cJSON_IsObject(it) ? ts_jfail_got(c, it->string, it, e, "expected an object of overrides {PATH: VALUE}") : 0;
       ts_jpop(c, old);
       if (bad)
         return -1;
@@ -360,7 +363,7 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
     if (!cJSON_IsString(it)) {
       size_t old = ts_jpush_key(c, "table");
       ts_jpush_index(c, s->ntable);
-      ts_jfail(c, NULL, e, "expected a metric name");
+      ts_jfail_got(c, NULL, it, e, "expected a metric name");
       ts_jpop(c, old);
       return -1;
     }
@@ -387,7 +390,7 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
   double seed = 1;
   int rc = -1;
   if (!cJSON_IsObject(root)) {
-    ts_jfail(&c, NULL, e, "expected a scenario object");
+    ts_jfail_got(&c, NULL, root, e, "expected a scenario object");
     goto out;
   }
   if (cJSON_GetObjectItemCaseSensitive(root, "classes") && !cJSON_GetObjectItemCaseSensitive(root, "model")) {

@@ -98,7 +98,7 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
   } else if (cJSON_IsString(v)) {
     e = ts_expr_compile(v->valuestring, resolve, L, err, sizeof err);
   } else {
-    return ts_jfail(&L->c, key, L->e, "expected a number or an expression such as \"$x * 2\"");
+    return ts_jfail_got(&L->c, key, v, L->e, "expected a number or an expression such as \"$x * 2\"");
   }
   if (!e) {
     const char *hint = L->class_expr == TS_EXPR_COUNT ? " (names: $params, n, W; not i or lets, which are per actor)"
@@ -122,7 +122,7 @@ const char *ts_load_string_param(loader *L, const char *key, const char *ref)
     return NULL;
   }
   if (!cJSON_IsString(p)) {
-    ts_jfail(&L->c, key, L->e, "%s must be a string (it names something)", ref);
+    ts_jfail_got(&L->c, key, p, L->e, "%s must be a string (it names something)", ref);
     return NULL;
   }
   return p->valuestring;
@@ -157,9 +157,8 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     if (!p)
       return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
     if (!cJSON_IsNumber(p))
-      return ts_spec_fail(sp, key, "%s must be %s in %s, got a %s", v->valuestring, what,
-                          range_text(range, lo, hi, integral),
-                          cJSON_IsString(p) ? "string" : "value that is not a number");
+      return ts_jfail_got(&L->c, key, p, L->e, "%s must be %s in %s", v->valuestring, what,
+                          range_text(range, lo, hi, integral));
     double d = p->valuedouble;
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
       return ts_spec_fail(sp, key, "%s must be %s in %s, got %g", v->valuestring, what,
@@ -192,7 +191,7 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
     return 0;
   }
   if (!cJSON_IsNumber(v))
-    return ts_spec_fail(sp, key, "expected %s in %s, \"$param\" or an expression of $params", what,
+    return ts_jfail_got(&L->c, key, v, L->e, "expected %s in %s, \"$param\" or an expression of $params", what,
                         range_text(range, lo, hi, integral));
   d = v->valuedouble;
   if (!(d >= lo && d <= hi))
@@ -252,7 +251,7 @@ static int load_samples(ts_spec *sp, ts_dist *out)
       if (cJSON_IsNumber(it))
         ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g], got %g", TS_MAX_MS, it->valuedouble);
       else
-        ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g]", TS_MAX_MS);
+        ts_jfail_got(&L->c, NULL, it, L->e, "expected a duration in ms in [0, %g]", TS_MAX_MS);
       ts_jpop(&L->c, old);
       return -1;
     }
@@ -360,7 +359,7 @@ int ts_spec_dist_object(ts_spec *sp, const char *key, ts_dist *out, int *given)
   if (!o)
     return 0;
   if (!cJSON_IsObject(o))
-    return ts_spec_fail(sp, key, "expected a duration object such as {\"ms\": 5, \"dist\": \"exponential\"}");
+    return ts_jfail_got(&L->c, key, o, L->e, "expected a duration object such as {\"ms\": 5, \"dist\": \"exponential\"}");
   size_t old = ts_jpush_key(&L->c, key);
   ts_spec sub = {.L = L, .st = o, .dyn = sp->dyn};
   int bad = ts_jcheck_keys(&L->c, o, keys, L->e) || ts_spec_dist(&sub, "ms", 1, out);
@@ -382,8 +381,8 @@ int ts_spec_bool_or(ts_spec *sp, const char *key, const char *word, int *out)
     return 0;
   }
   if (v && !cJSON_IsBool(v))
-    return ts_spec_fail(sp, key, "expected true, false or \"%s\", got %s%s%s", word, cJSON_IsString(v) ? "\"" : "",
-                        cJSON_IsString(v) ? v->valuestring : "a value of another kind", cJSON_IsString(v) ? "\"" : "");
+    return cJSON_IsString(v) ? ts_spec_fail(sp, key, "expected true, false or \"%s\", got \"%s\"", word, v->valuestring)
+                             : ts_jfail_got(&sp->L->c, key, v, sp->L->e, "expected true, false or \"%s\"", word);
   return ts_spec_bool(sp, key, 0, out);
 }
 
