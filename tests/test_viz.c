@@ -767,6 +767,47 @@ START_TEST(viz_plot_with_and_without_gnuplot)
 }
 END_TEST
 
+/* TSSIM_PLOTS_DIR holding only an edited wave.gp: wave is drawn by it, the
+ * other plots by the compiled-in scripts; a TSSIM_PLOTS_DIR that is not a
+ * folder draws nothing (each plot says why). */
+START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
+{
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    return; /* nothing is drawn without gnuplot */
+  char args[1024], res[700], scripts[700], path[800];
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(res, sizeof res, "%s/res", tmpdir);
+  snprintf(scripts, sizeof scripts, "%s/scripts", tmpdir);
+  ck_assert_int_eq(mkdir(scripts, 0755), 0);
+  snprintf(args, sizeof args, "run " LOCK " -q --no-plots -o '%s'", res);
+  ck_assert_int_eq(tu_tssim(args, NULL, NULL), 0);
+  snprintf(path, sizeof path, "%s/wave.gp", scripts);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("set terminal svg size 200, 100\nset output png\nset title 'edited-wave'\nplot x\n"
+        "set terminal svg size 200, 100\nset output svg\nplot x\nset output\n",
+        f);
+  fclose(f);
+  setenv("TSSIM_PLOTS_DIR", scripts, 1);
+  int drawn = ts_plot_results(res, 1);
+  snprintf(path, sizeof path, "%s/nonexistent", tmpdir);
+  setenv("TSSIM_PLOTS_DIR", path, 1);
+  int none = ts_plot_results(res, 1);
+  unsetenv("TSSIM_PLOTS_DIR");
+  ck_assert_int_eq(drawn, 5);
+  ck_assert_int_eq(none, 0);
+  snprintf(path, sizeof path, "%s/wave.svg", res);
+  char *wave = tu_read_file(path, NULL);
+  snprintf(path, sizeof path, "%s/cpu.svg", res);
+  char *cpu = tu_read_file(path, NULL);
+  ck_assert_ptr_nonnull(strstr(wave, "edited-wave"));
+  ck_assert_ptr_null(strstr(cpu, "edited-wave"));
+  free(wave);
+  free(cpu);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *viz_suite(void)
 {
   Suite *s = suite_create("viz");
@@ -788,6 +829,7 @@ Suite *viz_suite(void)
                               viz_explain_queue_matches_round_robin,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,
+                              viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               NULL};
   const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);

@@ -29,7 +29,8 @@ static void usage(FILE *f)
         "environment:\n"
         "  TSSIM_PLOTS_DIR  a folder of gnuplot scripts (wave.gp, cpu.gp, ratio.gp, decomposition.gp,\n"
         "                   queue.gp, sensitivity.gp, pareto.gp) that replace the ones compiled into\n"
-        "                   tssim; copies to start from are installed in " TSSIM_DATADIR "/plots\n\n"
+        "                   tssim; a script it does not hold is the compiled-in one; copies to start\n"
+        "                   from are installed in " TSSIM_DATADIR "/plots\n\n"
         "documentation: the language reference, the outputs and metrics, examples and the design\n"
         "are docs/*.md in the sources, installed (with README.md) in " TSSIM_DOCDIR ".\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);

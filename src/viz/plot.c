@@ -3,8 +3,9 @@
  * (worker counts, classes, which worker counts have recorded values). Each
  * plot is written under temporary names and renamed when gnuplot succeeded,
  * so a results folder never holds half a plot. TSSIM_PLOTS_DIR, when set,
- * names a folder whose scripts replace the compiled-in ones (to edit them
- * without rebuilding). */
+ * names a folder whose scripts replace the compiled-in ones of the same name
+ * (to edit them without rebuilding); a script it does not hold is the
+ * compiled-in one. */
 #include "viz/plot.h"
 
 #include <errno.h>
@@ -149,15 +150,28 @@ static void assign(FILE *g, const char *name, const char *value)
   fputs("'\n", g);
 }
 
-/* The script text: from TSSIM_PLOTS_DIR if set (caller frees *owned), else compiled in. */
+/* The script text: from TSSIM_PLOTS_DIR/<name>.gp if that variable is set
+ * and the folder holds that script (caller frees *owned), else compiled in:
+ * a folder with only the edited scripts draws the other plots with the
+ * built-in ones. NULL (errno set) when the folder is not one, or holds the
+ * script but it cannot be read. */
 static const char *script_text(const char *name, char **owned)
 {
   const char *dir = getenv("TSSIM_PLOTS_DIR");
   *owned = NULL;
   if (dir && *dir) {
     char path[1024];
+    struct stat st;
+    if (stat(dir, &st) != 0)
+      return NULL;
+    if (!S_ISDIR(st.st_mode)) {
+      errno = ENOTDIR;
+      return NULL;
+    }
     snprintf(path, sizeof path, "%s/%s.gp", dir, name);
     FILE *f = fopen(path, "rb");
+    if (!f && errno == ENOENT)
+      return ts_embedded_find(ts_plot_scripts, name);
     if (!f)
       return NULL;
     size_t cap = 1 << 16, n = 0;
