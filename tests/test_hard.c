@@ -20,6 +20,7 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "model/expr.h"
+#include "model/world.h"
 
 #include "testutil.h"
 
@@ -344,6 +345,69 @@ START_TEST(hard_index_that_is_not_an_integer_fails)
     ck_assert_msg(strstr(err, want), "%s", err);
     free(err);
   }
+}
+END_TEST
+
+/* ---- arrivals that outpace the workers ---- */
+
+/* A class that arrives until the horizon faster than its worker serves it
+ * (a 2 ms job every 1 ms on one event loop: load 2) ends with half of its
+ * arrivals not done (arrivals at 0, 1, ..., 1000 ms; job k done at 2k + 2 ms:
+ * 500 done); the run says so on stderr (exit 0: the metrics are what
+ * happened until the horizon). The same class at load 0.5 leaves at most one
+ * job, and the run says nothing. */
+START_TEST(hard_backlog_at_the_horizon_is_said)
+{
+  tu_write_file(at("m.json"), "{\"params\": {\"cost\": 2}, \"classes\": [{\"name\": \"job\", \"count\": \"forever\",\n"
+                              " \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 1},\n"
+                              " \"program\": [{\"op\": \"cpu\", \"ms\": \"$cost\"}]}]}\n");
+  tu_write_file(at("s.json"), "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], "
+                              "\"replications\": 2, \"horizon_ms\": 1000}\n");
+  char *err;
+  ck_assert_int_eq(run_set("b", "", &err), 0);
+  ck_assert_str_eq(err, "tssim: note: 2 replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "
+                        "501 of 1001 arrivals not done at 1000 ms): the arrivals may outpace the workers (an offered "
+                        "load above what they serve), and then the metrics describe a queue that grew until the "
+                        "horizon, not a steady state\n");
+  free(err);
+  ck_assert_int_eq(run_set("b", "--set params.cost=0.5", &err), 0);
+  ck_assert_str_eq(past_replacing(err), "");
+  free(err);
+}
+END_TEST
+
+/* A world stops an arrival that would make more than spec.max_alive actors
+ * alive at once (TS_WORLD_MAX_ACTORS, 10,000,000, without one) with
+ * TS_WORLD_MODEL and a line naming the class, instead of growing until
+ * memory runs out: 100 alive at most, a 2 ms job every 1 ms (job k arrives at
+ * k ms and is done at 2k + 2 ms), so the arrival at 199 ms (199 arrived, 99
+ * done) is refused. A spec asking for more than
+ * TS_WORLD_MAX_ACTORS gets TS_WORLD_MAX_ACTORS. */
+START_TEST(hard_actors_alive_at_once_are_bounded)
+{
+  ts_model m;
+  tu_model("{\"name\": \"t\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\", \"arrival\": {\"kind\": "
+           "\"periodic\", \"period_ms\": 1}, \"program\": [{\"op\": \"cpu\", \"ms\": 2}]}]}",
+           &m);
+  for (int k = 0; k < 2; k++) {
+    ts_world w;
+    ts_world_spec spec = tu_world_spec(1, 1, 1);
+    spec.horizon = ts_time_from_ms(1000);
+    spec.max_alive = k ? TS_WORLD_MAX_ACTORS + 1 : 100;
+    ck_assert_int_eq(ts_world_init(&w, &m, &spec, NULL), 0);
+    int rc = ts_world_run(&w);
+    if (k) {
+      ck_assert_int_eq(rc, TS_WORLD_OK);
+      ck_assert_int_eq(w.max_alive, TS_WORLD_MAX_ACTORS);
+    } else {
+      ck_assert_int_eq(rc, TS_WORLD_MODEL);
+      ck_assert_str_eq(w.errmsg, "classes[0].arrival: class job: 100 actors alive at 199 ms (199 arrived, 99 done) at "
+                                 "n = 1: expected at most 100 at once (the arrivals outpace the workers: is the "
+                                 "offered load above what they serve?)");
+    }
+    ts_world_finish(&w);
+  }
+  ts_model_finish(&m);
 }
 END_TEST
 
@@ -712,7 +776,8 @@ Suite *hard_suite(void)
                                  hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, NULL};
-  const TTest *const windows[] = {hard_window_after_the_run_is_empty_and_said,
+  const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_actors_alive_at_once_are_bounded,
+                                  hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels,
                                   hard_index_that_is_not_an_integer_fails, NULL};
   tu_tcase(s, "expressions", expressions, NULL, NULL, 60);

@@ -475,6 +475,13 @@ int ts_cmd_run(int argc, char **argv)
             "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
             ts_time_to_ms(L.sc.warmup), s.window_missed, s.window_missed_at);
   }
+  if (s.backlogged) { /* on stderr even with -q: the metrics describe a growing queue */
+    fflush(stdout);
+    fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
+            "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
+            "until the horizon, not a steady state\n",
+            s.backlogged, s.backlogged_at);
+  }
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

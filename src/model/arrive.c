@@ -5,6 +5,7 @@
  * actors and calls these at init; the lane and on SOURCE events at run time. */
 #include "model/internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +301,29 @@ static int source_actor(ts_world *w, int c, int i)
   return 0;
 }
 
+/* Whether one more arrival of class c would exceed what a world holds:
+ * w->max_alive (ts_world_spec.max_alive) alive at once (arrivals that outpace the workers grow
+ * the backlog, and its memory, until the horizon), or more actor ids than an
+ * int counts. Then the run stops with TS_WORLD_MODEL, its reason in errmsg. */
+static int too_many_alive(ts_world *w, int c)
+{
+  if (w->live < w->max_alive && w->nactors < INT_MAX)
+    return 0;
+  const ts_class *k = &w->model->classes[c];
+  if (w->live >= w->max_alive)
+    snprintf(w->errmsg, sizeof w->errmsg,
+             "classes[%d].arrival: class %s: %d actors alive at %g ms (%d arrived, %d done) at n = %d: expected at "
+             "most %d at once (the arrivals outpace the workers: is the offered load above what they serve?)",
+             c, k->name, w->live, ts_time_to_ms(w->sim.now), w->nactors, w->done, w->n, w->max_alive);
+  else
+    snprintf(w->errmsg, sizeof w->errmsg,
+             "classes[%d].arrival: class %s: %d actors by %g ms at n = %d: expected at most %d in one run "
+             "(a shorter horizon_ms or a lower rate)", c, k->name, w->nactors, ts_time_to_ms(w->sim.now), w->n, INT_MAX);
+  w->error = TS_WORLD_MODEL;
+  w->sim.failed = TS_SIM_STOP;
+  return 1;
+}
+
 void ts__on_source(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
@@ -308,6 +332,8 @@ void ts__on_source(ts_sim *sim, const ts_event *ev)
   const ts_class *k = &w->model->classes[ev->obj];
   const ts_arrival *ar = &k->arrival;
   for (int b = batch_size(w->rng, ar); b > 0; b--) { /* one arrival, a batch of actors */
+    if (too_many_alive(w, ev->obj))
+      return;
     int i = w->class_count[ev->obj]++;
     w->let_epoch++; /* count(class) changed */
     if (source_actor(w, ev->obj, i))

@@ -152,7 +152,7 @@ static int count_classes(ts_world *w)
     long count = 0;
     w->class_base[c] = total;
     if (!m->classes[c].forever &&
-        init_int(w, m->classes[c].count, NULL, 0, 10000000, "classes", (int)c, "count", "count", m->classes[c].name,
+        init_int(w, m->classes[c].count, NULL, 0, TS_WORLD_MAX_ACTORS, "classes", (int)c, "count", "count", m->classes[c].name,
                  &count))
       return -1;
     w->class_count[c] = (int)count;
@@ -172,8 +172,8 @@ static int count_classes(ts_world *w)
       return -1;
     }
   }
-  if (total > 10000000) {
-    snprintf(w->errmsg, sizeof w->errmsg, "%d actors at n = %d: expected at most 10000000", total, w->n);
+  if (total > TS_WORLD_MAX_ACTORS) {
+    snprintf(w->errmsg, sizeof w->errmsg, "%d actors at n = %d: expected at most %d", total, w->n, TS_WORLD_MAX_ACTORS);
     w->error = TS_WORLD_MODEL;
     return -1;
   }
@@ -456,6 +456,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->win_all = w->win_t0 <= 0 && w->win_t1 >= w->horizon;
   w->max_events = spec->max_events;
   w->should_stop = spec->should_stop;
+  w->max_alive = spec->max_alive > 0 && spec->max_alive < TS_WORLD_MAX_ACTORS ? spec->max_alive : TS_WORLD_MAX_ACTORS;
   w->stop_data = spec->stop_data;
   w->memory_at_end = -1;
   w->on_done = spec->done;

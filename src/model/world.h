@@ -326,6 +326,11 @@ enum { TS_WORLD_OK = 0, TS_WORLD_NOMEM = -1, TS_WORLD_STUCK = -2, TS_WORLD_INTER
 /* How many events a run goes between two polls of its spec's should_stop. */
 #define TS_WORLD_POLL_EVENTS 65536
 
+/* Actors of fixed-count classes in all, and actors alive at once (those of
+ * classes that arrive until the horizon included), at most: beyond either a
+ * run stops with TS_WORLD_MODEL instead of growing until memory runs out. */
+#define TS_WORLD_MAX_ACTORS 10000000
+
 typedef struct ts_world {
   const ts_model *model;
   ts_sim sim;
@@ -439,6 +444,7 @@ typedef struct ts_world {
   int error;              /* TS_WORLD_* once the run failed */
   char errmsg[400];       /* TS_WORLD_MODEL: what went wrong, naming the step */
   uint64_t ops_at_instant;/* ops run at the current instant (livelock guard) */
+  int max_alive;          /* actors alive at once at most (ts_world_spec.max_alive) */
   ts_time ops_instant;
   const ts_observer *obs; /* optional: trace records */
 } ts_world;
@@ -505,6 +511,8 @@ typedef struct ts_world_spec {
   ts_time horizon;        /* stop here; TS_TIME_MAX: when nothing is left to do */
   ts_time win_t0, win_t1; /* the measurement window; win_t1 = TS_TIME_MAX: until the end */
   uint64_t max_events;    /* stop with TS_WORLD_BUDGET after this many events (0: no limit) */
+  int max_alive;          /* stop with TS_WORLD_MODEL when an arrival would make more actors alive at
+                           * once (0: TS_WORLD_MAX_ACTORS, also the most it may be) */
   /* optional: asked every TS_WORLD_POLL_EVENTS events (with stop_data);
    * nonzero stops the run with TS_WORLD_STOPPED (an interrupt). The events
    * run are the same as without it. */

@@ -324,6 +324,7 @@ int ts__collect_end(collector *c, const ts_world *w)
     }
     c->queued += (double)a->queue_time;
     if (ts_world_counted(a)) { /* arrived and not done (the done ones were handed over) */
+      c->unfinished += w->model->classes[a->klass].forever;
       ts_actor_stats s;
       ts_world_stats_into(w, id, &s);
       if (take(c, w, &s))

@@ -110,6 +110,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   const ts_model *m = &pr->cr->m;
   size_t nl = l->n;
   o->missed = -1;
+  o->arrived = o->unfinished = 0;
   if (spec->should_stop && spec->should_stop(spec->progress_data)) {
     o->rc = TS_SWEEP_STOPPED;
     snprintf(o->why, sizeof o->why, "stopped");
@@ -159,6 +160,9 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   }
   o->outside = outside_range(&w);
   o->missed = ts_world_window_missed(&w) ? w.sim.now : -1;
+  for (size_t k = 0; k < m->nclasses; k++)
+    o->arrived += m->classes[k].forever ? w.class_count[k] : 0;
+  o->unfinished = c.unfinished;
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
@@ -190,6 +194,16 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   }
 }
 
+/* Whether o's run ended with a backlog: at least TS_SWEEP_BACKLOG_MIN
+ * actors of "forever" classes, and TS_SWEEP_BACKLOG_SHARE of their arrivals,
+ * not done (a stable queue leaves about its mean occupancy, a small share of a
+ * long run's arrivals; arrivals that outpace the workers leave a share that
+ * grows toward 1 - 1/load). */
+static int backlogged(const rep_out *o)
+{
+  return o->unfinished >= TS_SWEEP_BACKLOG_MIN && o->unfinished >= TS_SWEEP_BACKLOG_SHARE * o->arrived;
+}
+
 /* Fold replication r's o into pr (in the sweep's order). */
 int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
 {
@@ -202,6 +216,10 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   if (o->missed >= 0 && out->window_missed++ == 0)
     snprintf(out->window_missed_at, sizeof out->window_missed_at, "n=%d workers=%d replication %d ended at %g ms",
              pr->n, pr->workers, r, ts_time_to_ms(o->missed));
+  if (backlogged(o) && out->backlogged++ == 0)
+    snprintf(out->backlogged_at, sizeof out->backlogged_at,
+             "n=%d workers=%d replication %d: %d of %d arrivals not done at %g ms", pr->n, pr->workers, r,
+             o->unfinished, o->arrived, ts_time_to_ms(spec->horizon));
   for (size_t s = 0; s < pr->cr->m.nspans; s++)
     if (ts__dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");

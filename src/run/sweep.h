@@ -82,6 +82,8 @@ typedef struct ts_sweep {
   size_t points_total;      /* points of the whole sweep (all shards) */
   size_t window_missed;     /* replications that ended before the window began (their window metrics NAN) */
   char window_missed_at[160]; /* the first of them: "n=1 workers=1 replication 0 ended at 12.5 ms" */
+  size_t backlogged;        /* replications whose "forever" classes left a backlog at the horizon (point.c's backlogged) */
+  char backlogged_at[200];  /* the first of them: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not done at 1000 ms" */
   char errmsg[1024];        /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 

@@ -134,6 +134,12 @@ typedef struct point_run {
   size_t scratch_cap;
 } point_run;
 
+/* A replication "ends with a backlog" (ts_sweep.backlogged, a note on
+ * stderr) when at least this many actors of "forever" classes, and this share
+ * of their arrivals, are not done when it ends. */
+#define TS_SWEEP_BACKLOG_MIN 100
+#define TS_SWEEP_BACKLOG_SHARE 0.05
+
 /* One replication reduced to what its point folds in. */
 typedef struct rep_out {
   int rc;            /* 0, or a TS_SWEEP_* failure described in why */
@@ -141,6 +147,8 @@ typedef struct rep_out {
   uint64_t events;
   int outside;
   ts_time missed;    /* when the run ended, if that was before its window began; else -1 */
+  int arrived;       /* actors of the classes that arrive until the horizon ("forever") */
+  int unfinished;    /* of those, not done when the run ended */
   double *rows;      /* [nrows * nl] */
   size_t *rowsamples;/* [nrows] */
   dvec *spans;       /* [model spans] */
@@ -188,6 +196,7 @@ typedef struct collector {
   size_t spill_at;   /* ts__vals.spill_at of the values kept (ts_sweep_spec.spill_values) */
   const ts__vals *failed; /* the values whose temporary file failed, or NULL */
   double queued;     /* every actor's time in time-slice queues (ns), summed in id order (as doubles: the bits of slice_wait_ms) */
+  int unfinished;    /* actors of "forever" classes not done at the end (ts__collect_end) */
 } collector;
 
 /* Ready c to take replication r of pr into o (o->rowsamples, o->q). 0 or -1 (out of memory). */
