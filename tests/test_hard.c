@@ -376,6 +376,38 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
 }
 END_TEST
 
+/* A sweep over n of a model that reads n nowhere gets a note (its rows
+ * would differ only by their random streams); a model whose count is n, or
+ * one n, does not. */
+START_TEST(hard_n_read_nowhere_is_said)
+{
+  static const char *const counts[] = {"3", "\"n\""};
+  for (int k = 0; k < 2; k++) {
+    char model[300];
+    snprintf(model, sizeof model, "{\"classes\": [{\"name\": \"a\", \"count\": %s, \"program\": [{\"op\": \"cpu\", "
+             "\"ms\": 1, \"dist\": \"exponential\"}]}]}\n", counts[k]);
+    tu_write_file(at("m.json"), model);
+    for (int many = 0; many < 2; many++) {
+      tu_write_file(at("s.json"), many ? "{\"name\": \"u\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1]}\n"
+                                       : "{\"name\": \"u\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1]}\n");
+      char *err;
+      ck_assert_int_eq(run_set("u", "", &err), 0);
+      const char *said = strstr(err, "tssim: note: ");
+      if (k == 0 && many) {
+        ck_assert_ptr_nonnull(said);
+        ck_assert_msg(strstr(said, "/s.json sweeps n over 2 values, but model ") &&
+                        strstr(said, "/m.json reads n nowhere (no expression, no host.cpu_scale_by_n): its points "
+                                     "differ only by their random streams\n"),
+                    "%s", err);
+      } else {
+        ck_assert_msg(!said, "count %s, %s: %s", counts[k], many ? "n [1, 2]" : "n [2]", err);
+      }
+      free(err);
+    }
+  }
+}
+END_TEST
+
 /* A world stops an arrival that would make more than spec.max_alive actors
  * alive at once (TS_WORLD_MAX_ACTORS, 10,000,000, without one) with
  * TS_WORLD_MODEL and a line naming the class, instead of growing until
@@ -777,6 +809,7 @@ Suite *hard_suite(void)
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, NULL};
   const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_actors_alive_at_once_are_bounded,
+                                  hard_n_read_nowhere_is_said,
                                   hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels,
                                   hard_index_that_is_not_an_integer_fails, NULL};

@@ -239,6 +239,19 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   o->sets = NULL;
 }
 
+/* A note on stderr when the sweep gives n several values but the model
+ * reads n nowhere (no expression, no CPU price by n): its points then differ
+ * only by their random streams (n enters the seed), which a row per n hides. */
+static void note_n_unread(const ts_loaded *L)
+{
+  const ts_model *m = &L->model;
+  if (L->sc.nn < 2 || m->reads_n || (m->nscale > 0 && !m->scale_by_worker))
+    return;
+  fprintf(stderr, "tssim: note: %s sweeps n over %zu values, but model %s reads n nowhere (no expression, no "
+          "host.cpu_scale_by_n): its points differ only by their random streams\n",
+          L->sc.file, L->sc.nn, L->sc.model_path);
+}
+
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
   int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
@@ -392,6 +405,7 @@ int ts_cmd_run(int argc, char **argv)
     ts_cli_run_opts_finish(&o);
     return rc;
   }
+  note_n_unread(&L);
   int sizes[16];
   ts_sweep_spec spec;
   ts_cli_run_spec(&o, &L, sizes, &spec);
