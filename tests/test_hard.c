@@ -754,6 +754,47 @@ START_TEST(hard_second_run_waits_for_the_folder)
 }
 END_TEST
 
+/* `tssim sensitivity` and `tssim optimize` hold their results folder as a
+ * run does: one into a folder another command holds waits, saying so, and
+ * writes nothing until it is released; then it cleans what a killed run left
+ * there (a dead pid's temporary) and writes its files. */
+START_TEST(hard_sensitivity_and_optimize_wait_for_the_folder)
+{
+  static const char *const cmds[][2] = {
+    {"sensitivity scenarios/rr-wave.json --n 2 -r 1 --param params.c_ms --metric wave_ms --scales 1 --no-plots",
+     "sensitivity.csv"},
+    {"optimize scenarios/rr-wave.json --n 2 -r 1 --minimize wave_ms --field params.c_ms=1:10 --no-plots", "best.json"},
+  };
+  for (int c = 0; c < 2; c++) {
+    char outdir[PATH_MAX + 80], args[2 * PATH_MAX], path[PATH_MAX + 128], dead[PATH_MAX + 128], errfile[PATH_MAX + 80];
+    snprintf(outdir, sizeof outdir, "%s%d", at("out"), c);
+    snprintf(errfile, sizeof errfile, "%s%d", at("err"), c);
+    ck_assert_int_eq(mkdir(outdir, 0777), 0);
+    snprintf(dead, sizeof dead, "%s/%s.tmp.%ld", outdir, cmds[c][1], dead_pid());
+    tu_write_file(dead, "half a file\n");
+    int fd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0); /* as a run holds it */
+    snprintf(args, sizeof args, "%s -o '%s'", cmds[c][0], outdir);
+    pid_t pid = spawn(args, errfile);
+    char want[PATH_MAX + 256];
+    snprintf(want, sizeof want, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n",
+             outdir);
+    ck_assert_msg(appears(errfile, want, 120), "%s: no waiting line", cmds[c][1]);
+    snprintf(path, sizeof path, "%s/%s", outdir, cmds[c][1]);
+    ck_assert_int_ne(access(path, F_OK), 0); /* nothing written while it waits */
+    ck_assert_int_eq(leftovers(outdir), 1);
+    ck_assert_int_eq(close(fd), 0);
+    ck_assert_int_eq(reap(pid), 0);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_ne(access(dead, F_OK), 0);
+    ck_assert_int_eq(leftovers(outdir), 0);
+    snprintf(want, sizeof want, "tssim: %s: removed 1 temporary file(s) a run that did not finish left there (", outdir);
+    ck_assert_msg(appears(errfile, want, 1), "%s: the dead run's temporary was not said to be removed", cmds[c][1]);
+  }
+}
+END_TEST
+
 /* Three runs at once into one folder, each with its own cost: they take
  * turns, all succeed, and the folder is one run's whole (its summary's
  * cpu_ms is its samples' cpu_ms), round after round. It was mixed in about
@@ -807,6 +848,7 @@ Suite *hard_suite(void)
   const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_version_to_a_full_device_fails,
                                  hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
+                                  hard_sensitivity_and_optimize_wait_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, NULL};
   const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_actors_alive_at_once_are_bounded,
                                   hard_n_read_nowhere_is_said,

@@ -269,6 +269,9 @@ int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *setting
   if (rc)
     return rc;
   ts_cli_interrupt_catch();
+  if ((rc = ts_cli_outdir_lock(ex->outdir, &ex->made, ex->quiet, &ex->lock)) != 0)
+    return rc;
+  ex->locked = 1;
   ex->progress = !ex->quiet && isatty(2);
   ex->total = total;
   ex->settings = settings;
@@ -338,6 +341,8 @@ void ts_cli_explore_finish(ts_cli_explore *ex)
     ts_atomic_abort(&ex->batch);
     ts_cli_outdir_unmake(&ex->made);
   }
+  if (ex->locked)
+    ts_cli_outdir_unlock(ex->lock);
   while (ex->made.n > 0)
     free(ex->made.made[--ex->made.n]);
   if (ex->explored)

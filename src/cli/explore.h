@@ -60,6 +60,8 @@ typedef struct ts_cli_explore {
   char dirbuf[1024];
   ts_atomic batch;
   ts_outdir made;
+  int locked;                 /* the results folder is locked (ts_cli_outdir_lock), by lock (-1: no locks there) */
+  int lock;
   int committed;
   int quiet;
   /* the progress line (on a terminal, unless quiet) */
@@ -78,7 +80,10 @@ typedef struct ts_cli_explore {
 int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix);
 /* Before the simulations: check the results folder can be written (exit
  * status 3 if not, after saying why), catch SIGINT and SIGTERM (the
- * exploration then stops after the replications in progress) and, on a
+ * exploration then stops after the replications in progress), make and lock
+ * the results folder as `tssim run` does (ts_cli_outdir_lock: one command at
+ * a time writes into it, until ts_cli_explore_finish, plots included; a
+ * second one waits, saying so; what killed runs left there is cleaned) and, on a
  * terminal unless quiet, show one progress line on stderr: replications
  * run (of total, when not 0), settings evaluated (when settings is not
  * NULL), rate and time left. Returns 0 or the exit status. */
@@ -98,7 +103,8 @@ int ts_cli_explore_io_failed(ts_cli_explore *ex, const ts_err *e);
  * leaves the folder as it was). what lists the files for the closing
  * "wrote DIR/..." line. Returns the exit status. */
 int ts_cli_explore_commit(ts_cli_explore *ex, const char *what);
-/* Free ex: an uncommitted batch is aborted and the folders it made removed. */
+/* Free ex: an uncommitted batch is aborted and the folders it made removed;
+ * the results folder is unlocked. */
 void ts_cli_explore_finish(ts_cli_explore *ex);
 
 #endif
