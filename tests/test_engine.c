@@ -528,6 +528,127 @@ START_TEST(engine_rng_derive_seed_no_collisions_over_a_sweep)
 }
 END_TEST
 
+/* A random run for ts_sim_next_in_place: the handlers of kinds 0 and 1
+ * each schedule 0 to 2 events (kind 0 or 1, often at now: equal times) and
+ * note (handler, obj, now, steps) per event; kind 0's handler, with `use`,
+ * runs the next kind-0 event in place. A lane (kind 2) brings 400 events. */
+typedef struct inplace {
+  int use;
+  uint64_t rng;
+  int32_t next_obj;
+  int64_t *trace;
+  size_t len, cap;
+  long in_place; /* events run in place */
+  int lane_left;
+  ts_time lane_t;
+} inplace;
+
+static void inplace_note(inplace *p, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+  if (p->len + 4 > p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 4096;
+    p->trace = realloc(p->trace, p->cap * sizeof *p->trace);
+    ck_assert_ptr_nonnull(p->trace);
+  }
+  p->trace[p->len++] = a;
+  p->trace[p->len++] = b;
+  p->trace[p->len++] = c;
+  p->trace[p->len++] = d;
+}
+
+static void inplace_event(ts_sim *sim, const ts_event *ev, int handler)
+{
+  inplace *p = sim->data;
+  inplace_note(p, handler, ev->obj, sim->now, (int64_t)sim->steps);
+  int n = (int)(lcg_next(&p->rng) % 3);
+  for (int i = 0; i < n && p->next_obj < 30000; i++) {
+    int kind = lcg_next(&p->rng) % 4 ? 0 : 1;
+    ts_time dt = lcg_next(&p->rng) % 3 ? (ts_time)(lcg_next(&p->rng) % 20) : 0;
+    ck_assert_int_eq(ts_sim_at(sim, sim->now + dt, kind, p->next_obj++, 0), 0);
+  }
+}
+
+static void on_inplace0(ts_sim *sim, const ts_event *ev)
+{
+  inplace *p = sim->data;
+  ts_event buf;
+  for (;;) {
+    inplace_event(sim, ev, 0);
+    if (!p->use || !(ev = ts_sim_next_in_place(sim, 0, &buf)))
+      return;
+    p->in_place++;
+  }
+}
+
+static void on_inplace1(ts_sim *sim, const ts_event *ev)
+{
+  inplace_event(sim, ev, 1);
+}
+
+static void on_inplace2(ts_sim *sim, const ts_event *ev)
+{
+  inplace_event(sim, ev, 2);
+}
+
+static int inplace_lane(void *ctx, ts_time *time, int32_t *obj)
+{
+  inplace *p = ctx;
+  if (p->lane_left == 0)
+    return 0;
+  p->lane_left--;
+  p->lane_t += 13;
+  *time = p->lane_t;
+  *obj = -p->lane_left;
+  return 1;
+}
+
+/* The run's trace, run in pieces: to untils 7 apart, single steps, pieces
+ * of 37 steps, then to the end (each piece's count noted too). */
+static void inplace_run(inplace *p, int use)
+{
+  *p = (inplace){.use = use, .rng = 42, .lane_left = 400};
+  ts_sim sim;
+  ts_sim_init(&sim, p);
+  ts_sim_on(&sim, 0, on_inplace0);
+  ts_sim_on(&sim, 1, on_inplace1);
+  ts_sim_on(&sim, 2, on_inplace2);
+  ck_assert_int_eq(ts_sim_lane(&sim, 2, inplace_lane, p), 0);
+  for (int i = 0; i < 50; i++)
+    ck_assert_int_eq(ts_sim_at(&sim, (ts_time)(lcg_next(&p->rng) % 100), (int)(lcg_next(&p->rng) % 2), p->next_obj++, 0),
+                     0);
+  for (ts_time until = 0; until < 2000; until += 7)
+    inplace_note(p, -1, (int64_t)ts_sim_run(&sim, until, 0), sim.now, 0);
+  for (int i = 0; i < 5; i++)
+    inplace_note(p, -2, ts_sim_step(&sim), sim.now, 0);
+  for (uint64_t ran = 37; ran == 37;) {
+    ran = ts_sim_run(&sim, TS_TIME_MAX - 1, 37);
+    inplace_note(p, -3, (int64_t)ran, sim.now, 0);
+  }
+  inplace_note(p, -4, (int64_t)ts_sim_run(&sim, TS_TIME_MAX, 0), sim.now, (int64_t)sim.steps);
+  ck_assert_int_eq(sim.failed, 0);
+  ck_assert_ptr_null(ts_sim_peek(&sim));
+  ts_sim_finish(&sim);
+}
+
+START_TEST(engine_sim_next_in_place_runs_as_dispatch)
+{
+  inplace a, b;
+  inplace_run(&a, 0);
+  inplace_run(&b, 1);
+  ck_assert_uint_gt(a.len, 4 * 20000);
+  ck_assert_uint_eq(a.len, b.len);
+  size_t first_diff = a.len;
+  for (size_t i = 0; i < a.len && first_diff == a.len; i++)
+    if (a.trace[i] != b.trace[i])
+      first_diff = i;
+  ck_assert_uint_eq(first_diff, a.len); /* the same events, order, clock, steps and piece counts */
+  ck_assert_int_eq(a.in_place, 0);
+  ck_assert_int_gt(b.in_place, 5000); /* the in-place path ran */
+  free(a.trace);
+  free(b.trace);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
   Suite *s = suite_create("engine");
@@ -537,6 +658,7 @@ Suite *engine_suite(void)
                                engine_heap_matches_a_reference_list,
                                engine_sim_equal_times_run_fifo,
                                engine_sim_events_scheduled_now_run_after_pending_ones,
+                               engine_sim_next_in_place_runs_as_dispatch,
                                engine_time_ms_conversion_rounds,
                                engine_rng_same_seed_same_sequence,
                                engine_rng_distributions_have_their_mean,

@@ -92,20 +92,23 @@ int ts_sim_step(ts_sim *sim)
   const ts_event *next = next_event(sim, &lane);
   if (!next)
     return 0;
+  sim->until = TS_TIME_MAX;
+  sim->steps_end = sim->steps + 1; /* one event: none in place */
   dispatch(sim, next, lane);
   return 1;
 }
 
 uint64_t ts_sim_run(ts_sim *sim, ts_time until, uint64_t max_steps)
 {
-  uint64_t ran = 0;
-  while (!sim->failed && (!max_steps || ran < max_steps)) {
+  uint64_t first = sim->steps; /* (events run in place count as steps too) */
+  sim->until = until;
+  sim->steps_end = max_steps && max_steps <= UINT64_MAX - first ? first + max_steps : UINT64_MAX;
+  while (!sim->failed && sim->steps < sim->steps_end) {
     int lane;
     const ts_event *next = next_event(sim, &lane);
     if (!next || next->time > until)
       break;
     dispatch(sim, next, lane);
-    ran++;
   }
-  return ran;
+  return sim->steps - first;
 }

@@ -13,7 +13,13 @@
  * first event the handler schedules replaces it in one operation (a handler
  * that schedules its own follow-up costs one sift, or one ring append,
  * instead of a pop and a push), and the least is removed after the handler
- * when it scheduled nothing. */
+ * when it scheduled nothing.
+ *
+ * A handler may run the next event in place of a return and a call
+ * (ts_sim_next_in_place): when it is of the handler's own kind and the
+ * running ts_sim_run or ts_sim_step would dispatch it next, it is dispatched
+ * there (the clock, the step count, the list as dispatch leaves them) and
+ * the handler loops. Same events, same order, same steps. */
 #ifndef TS_SIM_H
 #define TS_SIM_H
 #include <stdint.h>
@@ -41,6 +47,8 @@ struct ts_sim {
   int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed; TS_SIM_STOP: a handler stopped the run */
   int pending;         /* a handler runs and the heap's top is its event, not yet removed */
   int top_in_run;      /* with pending: that event is the run's head (else the heap's top; engine/heap.h) */
+  ts_time until;       /* the running ts_sim_run's until (ts_sim_next_in_place stops beyond it) */
+  uint64_t steps_end;  /* and its end: steps never go past it (ts_sim_step: one) */
   int lane_on;         /* lane_ev is the lane's next event */
   ts_event lane_ev;
   ts_sim_lane_fn lane_next;
@@ -82,6 +90,30 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   }
   return 0;
 }
+/* For a handler of events of this kind, when it is done with its event:
+ * the next event, dispatched as ts_sim_run would dispatch it next (the clock
+ * moves to it, it counts as a step, it is the list's least while the handler
+ * runs it), when it is the list's (not the lane's), of this kind, and the
+ * running ts_sim_run or ts_sim_step would run it now (no failure, not past
+ * until, steps left); the handler then runs it in place of a return and a
+ * call, and asks again. It is copied into *buf. NULL otherwise (or when the
+ * handler scheduled nothing: dispatch removes its event): the handler
+ * returns. Only from a handler that ts_sim_run or ts_sim_step called. */
+static inline const ts_event *ts_sim_next_in_place(ts_sim *sim, int kind, ts_event *buf)
+{
+  if (sim->pending || sim->failed || sim->steps >= sim->steps_end)
+    return NULL;
+  const ts_event *top = ts_heap_peek(&sim->heap);
+  if (!top || top->kind != kind || top->time > sim->until || (sim->lane_on && sim->lane_ev.time <= top->time))
+    return NULL;
+  *buf = *top;
+  sim->now = buf->time;
+  sim->steps++;
+  sim->pending = 1;
+  sim->top_in_run = top != sim->heap.v; /* (ts_heap_peek gave the run's head or v[0]) */
+  return buf;
+}
+
 /* The next event to run (lane or heap) without removing it, or NULL when
  * nothing is left. Not for handlers. */
 const ts_event *ts_sim_peek(const ts_sim *sim);
