@@ -340,7 +340,8 @@ START_TEST(viz_gantt_rr_wave_matches_hand_drawn_schedule)
     "actor 2   |::::::::::#####..........#####..........#####| done 90 ms\n"
     "workers: 0-9a-zA-Z the actor running (* beyond 61)  ~ loop overhead  blank idle\n"
     "actors:  # running  . queued (time-slice queue)  : callback wait (I/O callback queue)  _ I/O\n"
-    "         x lock wait  blank not arrived or done\n";
+    "         x lock wait  blank not arrived or done\n"
+    "ends:    done T: finished at T\n";
   ck_assert_str_eq(got, want);
   free(got);
   got = render(&tl, 100, 0);
@@ -644,8 +645,9 @@ START_TEST(viz_explain_accounting_is_exact)
       for (int s = 0; s <= TS_ACTOR_DONE; s++)
         sum += x[a].state[s];
       ck_assert_int_eq(sum, x[a].wave);
-      ck_assert_int_eq(x[a].wave, x[a].worker_busy + x[a].state[TS_ACTOR_IO] - x[a].io_busy - x[a].outside +
-                                     x[a].wait_idle);
+      ck_assert_int_eq(x[a].wave, x[a].worker_busy + x[a].state[TS_ACTOR_IO] + x[a].state[TS_ACTOR_SLEEP] -
+                                     x[a].io_busy - x[a].sleep_busy - x[a].outside + x[a].wait_idle +
+                                     x[a].other_gap);
       ck_assert_int_eq(x[a].wait_others + x[a].wait_loop + x[a].wait_idle,
                        x[a].state[TS_ACTOR_QUEUED] + x[a].state[TS_ACTOR_READY] + x[a].state[TS_ACTOR_LOCK_WAIT]);
       ck_assert_int_le(x[a].held[TS_ACTOR_QUEUED], x[a].state[TS_ACTOR_QUEUED]);
@@ -662,7 +664,8 @@ START_TEST(viz_explain_zero_cache_names_terms)
   ck_assert_int_eq(tu_tssim("explain " ZC " --n 4", &out, NULL), 0);
   static const char *const terms[] = {
     "own CPU (running)", "queue wait (time-slice queue)", "I/O-callback wait", "I/O (off CPU)", "lock wait",
-    "held while descheduled", "held while queued", "does not apply: the program has I/O",
+    "held while descheduled", "held while queued",
+    "does not apply: the program has repeat, io, add, if, wait, notify, lock, yield and unlock steps, not only CPU.",
     "wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency", "queued CPU (time-sliced steps)",
     "loop CPU (other steps + share of overhead)", "overlappable latency", "from n=1",
     "worker busy while the actor was in I/O (latency hidden)", "= simulated - law",
@@ -695,6 +698,114 @@ START_TEST(viz_explain_law_refused_only_for_hops_that_happen)
     free(out);
     tu_rmtree(dir);
   }
+}
+END_TEST
+
+/* A closed loop (walkthrough): clients that think (sleep) and compute
+ * (cpu) in a repeat, `count` times ("forever": a 400 ms horizon stops them),
+ * 4 on one worker. Runs `tssim CMD DIR/s.json`, checks it exits 0 and
+ * returns its standard output (caller frees). */
+static char *closed_loop(const char *count, const char *cmd)
+{
+  char dir[512], path[600], model[800], *out;
+  tu_mkdtemp(dir, sizeof dir, "closed");
+  snprintf(model, sizeof model,
+           "{\"name\": \"closed\", \"classes\": [{\"name\": \"client\", \"count\": \"n\", \"program\": ["
+           "{\"op\": \"repeat\", \"count\": %s, \"steps\": [{\"op\": \"sleep\", \"ms\": 50, \"dist\": \"exponential\"},"
+           " {\"op\": \"cpu\", \"ms\": 10, \"dist\": \"exponential\"}]}]}]}",
+           count);
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, model);
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, strstr(count, "forever")
+                          ? "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [4], \"workers\": [1], \"horizon_ms\": 400}"
+                          : "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [4], \"workers\": [1]}");
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "%s '%s/s.json'", cmd, dir), 0);
+  tu_rmtree(dir);
+  return out;
+}
+
+/* No actor finished by the horizon: each class says so in one line and the
+ * report ends there (no closed form, no law of a wave that never ended). */
+START_TEST(viz_explain_no_wave_stops_after_the_class_line)
+{
+  char *out = closed_loop("\"forever\"", "explain");
+  const char *line = "\n  none finished by the horizon (a program that runs forever): no wave to break down\n";
+  const char *at = strstr(out, line);
+  ck_assert_msg(at && at[strlen(line)] == '\0', "not the last line:\n%s", out);
+  ck_assert_msg(!strstr(out, "law") && !strstr(out, "simulated") && !strstr(out, "closed form"), "%s", out);
+  free(out);
+}
+END_TEST
+
+/* The lines of "differs from the law ... by exactly" sum to the printed
+ * difference (to the printed precision, 0.001 ms a line) on a model with
+ * sleep, which the law counts as latency; the closed form's refusal names the
+ * step kinds the program has. */
+START_TEST(viz_explain_law_lines_sum_with_sleep)
+{
+  char *out = closed_loop("20", "explain");
+  ck_assert_msg(strstr(out, "does not apply: the program has repeat and sleep steps, not only CPU.\n"), "%s", out);
+  ck_assert_msg(strstr(out, "... and sleep in the wave (think time)"), "%s", out);
+  const char *p = strstr(out, "by exactly (mean per actor):\n");
+  ck_assert_ptr_nonnull(p);
+  p = strchr(p, '\n') + 1;
+  double sum = 0, total = 0;
+  int lines = 0, slept = 0;
+  for (;;) {
+    const char *eol = strchr(p, '\n'), *ms = strstr(p, " ms\n");
+    ck_assert_msg(eol && ms == eol - 3, "%s", p);
+    const char *num = ms;
+    while (num > p && num[-1] != ' ')
+      num--;
+    double v = atof(num);
+    slept |= strncmp(p, "    worker busy while the actor slept", 37) == 0 && v < 0;
+    if (strncmp(p, "    = simulated - law", 21) == 0) {
+      total = v;
+      break;
+    }
+    sum += v;
+    lines++;
+    p = eol + 1;
+  }
+  ck_assert_msg(slept, "no hidden think time:\n%s", out);
+  ck_assert_msg(total < 0 && fabs(sum - total) <= 0.0005 * (lines + 1), "lines sum to %.4f, total %.3f:\n%s", sum,
+                total, out);
+  free(out);
+}
+END_TEST
+
+/* An actor with no wave (here the last job, which the horizon stopped) is
+ * left out of the means instead of counting as a wave of 0. */
+START_TEST(viz_explain_means_leave_out_actors_without_a_wave)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/periodic-window.json", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "\n  1 ended no wave (dropped, or stopped by the horizon): the means below are over the 100 "
+                            "that did\n  wave (wave_start to wave_end) per actor: mean 1 ms, median 1, min 1, max 1\n") &&
+                    strstr(out, "does not apply: the program has span_begin and span_end steps, not only CPU.\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/batch.json", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "does not apply: the program has a span_end step, not only CPU.\n"), "%s", out);
+  free(out);
+}
+END_TEST
+
+/* Actor rows the horizon stopped end "at horizon", a deadlock's "stuck";
+ * the legend says what each ending means. */
+START_TEST(viz_gantt_horizon_is_not_stuck)
+{
+  char *out = closed_loop("\"forever\"", "gantt --ascii");
+  ck_assert_msg(strstr(out, "| at horizon\nactor 1 ") && !strstr(out, "stuck") &&
+                    strstr(out, "\nends:    at horizon: running or waiting when the run ended\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "gantt tests/data/deadlock.json --ascii"), 1);
+  ck_assert_msg(strstr(out, "| stuck\n") && !strstr(out, "at horizon") &&
+                    strstr(out, "\nends:    stuck: waiting in a deadlock (exit status 1)\n"),
+                "%s", out);
+  free(out);
 }
 END_TEST
 
@@ -827,6 +938,8 @@ Suite *viz_suite(void)
                               viz_explain_rr_report_states_the_law,
                               viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_queue_matches_round_robin,
+                              viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
+                              viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,

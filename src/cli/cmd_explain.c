@@ -19,7 +19,9 @@ static void usage(FILE *f)
         "stayed held while their holder was descheduled. Then the closed forms: round robin\n"
         "with equal demands (exact when it applies), its processor-sharing limit (q -> 0), and\n"
         "the wave law wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency, with its\n"
-        "terms from n=1 and at this n, and the exact reasons the simulation differs from it.\n"
+        "terms from n=1 and at this n, and the exact reasons the simulation differs from it\n"
+        "(I/O and sleep count as latency). Actors the horizon stopped before their wave ended\n"
+        "are left out of the means; when none ended, the report stops after saying so.\n"
         "\n"
         "options:\n" TS_VIZOPT_HELP
         "  -h, --help              this help\n"

@@ -47,10 +47,20 @@ static msstr sms(double ns)
   return r;
 }
 
+/* Whether actor a counts in its class's means: visible, and its wave ended
+ * (an actor the horizon stopped has no wave). */
+static int has_wave(const ts_timeline *tl, int a, int k)
+{
+  return tl->stats[a].klass == k && !tl->stats[a].hidden && tl->stats[a].wave_end >= 0;
+}
+
+/* Class means over the actors with a wave (count); unfinished: the class's
+ * other visible actors. */
 typedef struct class_sum {
-  int count;
+  int count, unfinished;
   double wave, state[TS_NSTATES], held[TS_NSTATES];
-  double wait_others, wait_loop, wait_idle, io_busy, outside, busy, queued, loop, peers, slices, yields, cpu;
+  double wait_others, wait_loop, wait_idle, io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers,
+      slices, yields, cpu;
   ts_time wmin, wmax;
 } class_sum;
 
@@ -59,7 +69,8 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
   memset(s, 0, sizeof *s);
   s->wmin = TS_TIME_MAX;
   for (int a = 0; a < tl->nactors; a++) {
-    if (tl->stats[a].klass != k || tl->stats[a].hidden)
+    s->unfinished += tl->stats[a].klass == k && !tl->stats[a].hidden && !has_wave(tl, a, k);
+    if (!has_wave(tl, a, k))
       continue;
     const ts_explain_actor *e = &x[a];
     s->count++;
@@ -72,6 +83,8 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->wait_loop += (double)e->wait_loop;
     s->wait_idle += (double)e->wait_idle;
     s->io_busy += (double)e->io_busy;
+    s->sleep_busy += (double)e->sleep_busy;
+    s->other_gap += (double)e->other_gap;
     s->outside += (double)e->outside;
     s->busy += (double)e->worker_busy;
     s->queued += (double)e->queued_cpu;
@@ -84,8 +97,9 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->wmax = e->wave > s->wmax ? e->wave : s->wmax;
   }
   double n = s->count ? s->count : 1;
-  double *f[] = {&s->wave, &s->wait_others, &s->wait_loop, &s->wait_idle, &s->io_busy, &s->outside, &s->busy,
-                 &s->queued, &s->loop, &s->peers, &s->slices, &s->yields, &s->cpu};
+  double *f[] = {&s->wave,   &s->wait_others, &s->wait_loop, &s->wait_idle, &s->io_busy,
+                 &s->sleep_busy, &s->other_gap, &s->outside, &s->busy,   &s->queued,
+                 &s->loop,   &s->peers,       &s->slices,    &s->yields,    &s->cpu};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     *f[i] /= n;
   for (int i = 0; i <= TS_ACTOR_DONE; i++) {
@@ -108,7 +122,7 @@ static double median_wave(const ts_timeline *tl, const ts_explain_actor *x, int 
   if (!v)
     return 0;
   for (int a = 0; a < tl->nactors; a++)
-    if (tl->stats[a].klass == k && !tl->stats[a].hidden)
+    if (has_wave(tl, a, k))
       v[n++] = x[a].wave;
   qsort(v, n, sizeof *v, cmp_time);
   double m = n == 0 ? 0 : n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
@@ -126,16 +140,17 @@ static void row(FILE *out, const char *what, double v, double total)
 
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
 {
-  fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, s->count, s->count == 1 ? "" : "s");
-  fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
-  int finished = 0;
-  for (int a = 0; a < tl->nactors && !finished; a++)
-    finished = tl->stats[a].klass == k && !tl->stats[a].hidden && tl->stats[a].done >= 0;
-  if (!finished) {
-    fprintf(out, "  none finished by the horizon (a program that runs forever): no wave to break down%s\n",
+  int all = s->count + s->unfinished;
+  fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, all, all == 1 ? "" : "s");
+  if (!s->count) {
+    fprintf(out, "\n  none finished by the horizon (a program that runs forever): no wave to break down%s\n",
             tl->model->nlocks ? "; see the contention on mutexes below" : "");
     return;
   }
+  fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
+  if (s->unfinished)
+    fprintf(out, "  %d ended no wave (dropped, or stopped by the horizon): the means below are over the %d that did\n",
+            s->unfinished, s->count);
   fprintf(out, "  wave (wave_start to wave_end) per actor: mean %s ms, median %s, min %s, max %s\n",
           ms(s->wave).s, ms(median_wave(tl, x, k)).s, ms((double)s->wmin).s, ms((double)s->wmax).s);
   fprintf(out, "  where the wave goes (mean per actor):\n");
@@ -292,7 +307,9 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
 static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const ts_timeline *ref,
                 const class_sum *r, const double *pw)
 {
-  double pred = s->busy + s->state[TS_ACTOR_IO];
+  double sleep1 = ref ? r->state[TS_ACTOR_SLEEP] : 0, sleep = s->state[TS_ACTOR_SLEEP];
+  double pred = s->busy + s->state[TS_ACTOR_IO] + sleep;
+  int slept = sleep > 0 || sleep1 > 0;
   fprintf(out, "\nwave law for class %s: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n",
           tl->model->classes[k].name);
   fprintf(out, "  %-44s %12s %12s\n", "term (mean per actor)", ref ? "from n=1" : "", "at this n");
@@ -301,9 +318,11 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", ms(r->loop).s, ms(s->loop).s);
     fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", ms(r->state[TS_ACTOR_IO]).s,
             ms(s->state[TS_ACTOR_IO]).s);
+    if (slept)
+      fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", ms(sleep1).s, ms(sleep).s);
     fprintf(out, "  %-44s %12g %12g\n", "slices", r->slices, s->slices);
     fprintf(out, "  %-44s %12g %12g\n", "m (actors on its worker)", r->peers, s->peers);
-    double p1 = predict_from_ref(tl, k, pw, r->state[TS_ACTOR_IO]);
+    double p1 = predict_from_ref(tl, k, pw, r->state[TS_ACTOR_IO] + sleep1);
     fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", ms(p1).s, ms(pred).s);
     fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
     fprintf(out, "  %-44s %11.1f%% %11.1f%%\n", "simulated vs law", p1 > 0 ? 100 * (s->wave - p1) / p1 : 0.0, pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
@@ -311,6 +330,8 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", "", ms(s->queued).s);
     fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", "", ms(s->loop).s);
     fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", "", ms(s->state[TS_ACTOR_IO]).s);
+    if (slept)
+      fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", "", ms(sleep).s);
     fprintf(out, "  %-44s %12s %12g\n", "m (actors on its worker)", "", s->peers);
     fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", "", ms(pred).s);
     fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
@@ -319,7 +340,11 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
   fprintf(out, "  the simulation differs from the law at this n by exactly (mean per actor):\n");
   fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy).s);
   fprintf(out, "    %-58s %12s ms\n", "worker busy outside its wave (others before or after it)", sms(-s->outside).s);
+  if (slept)
+    fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor slept (think time hidden)", sms(-s->sleep_busy).s);
   fprintf(out, "    %-58s %12s ms\n", "worker idle while it waited", sms(s->wait_idle).s);
+  if (s->other_gap != 0)
+    fprintf(out, "    %-58s %12s ms\n", "other states, less the worker's busy time in them", sms(s->other_gap).s);
   fprintf(out, "    %-58s %12s ms\n", "= simulated - law", sms(s->wave - pred).s);
   if (ref && s->queued + s->loop != r->queued + r->loop)
     cpu_moved(out, tl, s, r);
@@ -382,13 +407,18 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     worker_cpu_from_ref(tl, c1, pw);
   }
   header(out, tl, title);
+  int waves = 0;
   for (size_t k = 0; k < nc; k++) {
     class_sum s;
     sum_class(tl, x, (int)k, &s);
-    if (s.count)
+    if (s.count || s.unfinished)
       decomposition(out, tl, x, (int)k, &s);
+    waves += s.count;
   }
   if (ts_explain_queue(out, tl) || ts_explain_contention(out, tl) || ts_explain_calls(out, tl))
+    goto done;
+  rc = 0;
+  if (!waves) /* the horizon stopped every actor: no wave for the closed form or the law */
     goto done;
   closed_form(out, tl, &rr);
   const ts_model *m = tl->model;

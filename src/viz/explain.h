@@ -3,11 +3,16 @@
  *
  * The accounting is exact. For an actor whose wave window is [ws, we) on a
  * worker that was busy B (all actors' CPU plus loop overhead, whole run):
- *   wave = own CPU + queue wait + callback wait + I/O + lock wait     (states)
- *   wave = B + I/O - (worker busy during own I/O) - (worker busy outside
- *          [ws, we)) + (worker idle while waiting)                    (law)
- * so the law wave(N) ~ m*(queued CPU + loop CPU) + latency, where m*(...) = B,
- * misses exactly by the three bracketed terms, which the report prints. */
+ *   wave = own CPU + queue wait + callback wait + I/O + lock wait + sleep
+ *          + other states                                         (states)
+ *   wave = B + I/O + sleep - (worker busy during own I/O) - (worker busy
+ *          during own sleep) - (worker busy outside [ws, we)) + (worker idle
+ *          while waiting) + (other states less the worker's busy time in
+ *          them)                                                     (law)
+ * so the law wave(N) ~ m*(queued CPU + loop CPU) + latency (I/O and sleep),
+ * where m*(...) = B, misses exactly by the bracketed terms, which the report
+ * prints. Only actors whose wave ended (wave_end >= 0) have a wave: the
+ * others, stopped by the horizon, are left out of the means. */
 #ifndef TS_EXPLAIN_H
 #define TS_EXPLAIN_H
 #include <stdio.h>
@@ -23,6 +28,9 @@ typedef struct ts_explain_actor {
   ts_time wait_loop;                   /* ...loop overhead */
   ts_time wait_idle;                   /* ...worker idle */
   ts_time io_busy;                     /* worker busy while this actor was in I/O */
+  ts_time sleep_busy;                  /* worker busy while this actor slept (sleep steps) */
+  ts_time other_gap;                   /* time in the other states (neither running, waiting, I/O
+                                          nor sleeping) less its worker's busy time in them */
   ts_time outside;                     /* worker busy outside the window */
   ts_time worker_busy;                 /* B: its worker's busy time, whole run */
   ts_time queued_cpu;                  /* CPU in timed (time-sliced) steps, whole run */
@@ -79,7 +87,10 @@ int ts_explain_queue(FILE *out, const ts_timeline *tl);
 
 /* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
  * the same workers: the law's terms are then also predicted from it. title
- * names the scenario. Returns 0, or -1 when memory runs out. */
+ * names the scenario. When no actor's wave ended (the horizon stopped them
+ * all), each class says so in one line and the report ends after the
+ * whole-run sections (queue, mutexes, calls): no closed form, no law.
+ * Returns 0, or -1 when memory runs out. */
 int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, const char *title);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/op.h"
+
 /* Pieces grouped by a key (a worker, or an actor), each group in time
  * order: idx[at[k] .. at[k + 1]); cum[j + k], for j in [at[k], at[k + 1]],
  * is the total duration of the group's pieces before slot j (one more entry
@@ -157,14 +159,19 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
     if (s1 <= s0)
       continue;
     ts_time o = 0, oth = 0, l = 0;
+    if (s == TS_ACTOR_RUNNING)
+      continue; /* its own CPU: B counts it, as the wave does */
+    busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
     if (s == TS_ACTOR_IO) {
-      busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
       x->io_busy += oth + l;
+    } else if (s == TS_ACTOR_SLEEP) {
+      x->sleep_busy += oth + l;
     } else if (s == TS_ACTOR_QUEUED || s == TS_ACTOR_READY || s == TS_ACTOR_LOCK_WAIT) {
-      busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
       x->wait_others += oth;
       x->wait_loop += l;
       x->wait_idle += (s1 - s0) - oth - l;
+    } else {
+      x->other_gap += (s1 - s0) - (o + oth + l);
     }
   }
 }
@@ -206,30 +213,54 @@ static ts_time cum(ts_time c, int64_t rows, int64_t j)
   return j * (c / rows) + (j * (c % rows)) / rows;
 }
 
-/* Why the closed form does not apply to tl's model, or NULL if it does.
- * *cpu receives the one cpu step. */
-static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
+/* The name a step of the program is written with ("sleep", "repeat", ...). */
+static const char *step_name(const ts_op_type *t)
+{
+  static const struct {
+    const ts_op_type *t;
+    const char *name;
+  } compiled[] = {{&ts_op_repeat, "repeat"}, {&ts_op_if, "if"}, {&ts_op_call, "call"}, {&ts_op_spawn, "spawn"}};
+  if (t->name)
+    return t->name;
+  for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++)
+    if (compiled[i].t == t)
+      return compiled[i].name;
+  return NULL; /* the end of a block, a jump, a child: part of the step that began it */
+}
+
+/* Into buf: "the program has sleep and repeat steps, not only CPU", naming
+ * every kind of step of class k other than cpu and mark, in program order. */
+static void other_steps(const ts_class *k, char *buf, size_t len)
+{
+  const char *seen[64];
+  size_t n = 0;
+  for (size_t i = 0; i < k->nsteps; i++) {
+    const char *name = step_name(k->steps[i].type);
+    if (!name || k->steps[i].type == &ts_op_cpu || k->steps[i].type == &ts_op_mark)
+      continue;
+    size_t j = 0;
+    while (j < n && strcmp(seen[j], name) != 0)
+      j++;
+    if (j == n && n < sizeof seen / sizeof *seen)
+      seen[n++] = name;
+  }
+  size_t at = (size_t)snprintf(buf, len, "the program has %s", n == 1 ? "a " : "");
+  for (size_t j = 0; j < n && at < len; j++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", j == 0 ? "" : j + 1 == n ? " and " : ", ", seen[j]);
+  if (at < len)
+    snprintf(buf + at, len - at, " step%s, not only CPU", n == 1 ? "" : "s");
+}
+
+/* Why the closed form does not apply to class k's one cpu step on tl's
+ * workers, or NULL if it does. */
+static const char *rr_why_not_cpu(const ts_timeline *tl, const ts_class *k, const ts_step *cpu)
 {
   const ts_model *m = tl->model;
-  if (m->nclasses != 1)
-    return "the model has more than one actor class";
-  const ts_class *k = &m->classes[0];
-  *cpu = NULL;
-  for (size_t i = 0; i < k->nsteps; i++) {
-    const ts_step *s = &k->steps[i];
-    if (s->type == &ts_op_mark)
-      continue;
-    if (s->type != &ts_op_cpu)
-      return "the program has I/O, yield or lock steps, not only CPU";
-    if (*cpu)
-      return "the program has more than one cpu step";
-    *cpu = s;
-  }
-  if (!*cpu)
+  if (!cpu)
     return "the program has no cpu step";
-  if ((*cpu)->cost.kind != TS_DIST_FIXED)
+  if (cpu->cost.kind != TS_DIST_FIXED)
     return "the CPU demand is random, not equal for every actor";
-  if ((*cpu)->cost.mean <= 0)
+  if (cpu->cost.mean <= 0)
     return "the CPU demand is zero";
   if (m->pools[0].yield_overhead > 0 || m->pools[0].loop_overhead > 0)
     return "yields and loop iterations cost CPU (overheads)";
@@ -242,6 +273,34 @@ static const char *rr_why_not(const ts_timeline *tl, const ts_step **cpu)
   if (m->cores > 0 && m->cores < tl->nworkers)
     return "workers share fewer cores than there are workers (processor sharing)";
   return NULL;
+}
+
+/* Why the closed form does not apply to tl's model, into buf (len bytes).
+ * Returns 1 when it does not apply, 0 when it does (*cpu: the one cpu step). */
+static int rr_why_not(const ts_timeline *tl, const ts_step **cpu, char *buf, size_t len)
+{
+  const ts_model *m = tl->model;
+  const char *why = NULL;
+  *cpu = NULL;
+  const ts_class *k = m->nclasses == 1 ? &m->classes[0] : NULL;
+  if (!k)
+    why = "the model has more than one actor class";
+  for (size_t i = 0; k && i < k->nsteps && !why; i++) {
+    const ts_step *s = &k->steps[i];
+    if (s->type == &ts_op_mark)
+      continue;
+    if (s->type != &ts_op_cpu) {
+      other_steps(k, buf, len);
+      return 1;
+    }
+    why = *cpu ? "the program has more than one cpu step" : NULL;
+    *cpu = s;
+  }
+  if (!why)
+    why = rr_why_not_cpu(tl, k, *cpu);
+  if (why)
+    snprintf(buf, len, "%s", why);
+  return why != NULL;
 }
 
 /* The slices one actor's cpu step is cut into: count, first and last. */
@@ -278,10 +337,15 @@ static void rr_slices(const ts_timeline *tl, const ts_step *s, ts_explain_rr *r)
 int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
 {
   const ts_step *cpu = NULL;
-  const char *why = rr_why_not(tl, &cpu);
   memset(r, 0, sizeof *r);
-  if (why) {
-    snprintf(r->why_not, sizeof r->why_not, "%s", why);
+  if (rr_why_not(tl, &cpu, r->why_not, sizeof r->why_not))
+    return 0;
+  int unfinished = 0;
+  for (int a = 0; a < tl->nactors; a++)
+    unfinished += tl->stats[a].done < 0;
+  if (unfinished) {
+    snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors did not finish by the horizon", unfinished,
+             tl->nactors);
     return 0;
   }
   int *count = calloc((size_t)tl->nworkers, sizeof *count), *pos = calloc((size_t)tl->nworkers, sizeof *pos);

@@ -31,6 +31,7 @@ typedef struct chart {
   ts_time unit;      /* ns per unit of the labels */
   const char *uname;
   int label_w;       /* row label width, with its trailing space */
+  int shown;         /* actor rows drawn */
   tally *cells;
 } chart;
 
@@ -156,6 +157,16 @@ static void worker_row(chart *c, FILE *out, int w)
   print_row(c, out, label, 'w', note);
 }
 
+/* The note ending the row of an actor that is not done: "stuck" when the
+ * run deadlocked (exit status 1), else "at horizon" (the horizon stopped it
+ * running or waiting; nothing is wrong); "not arrived" before its arrival. */
+static const char *end_note(const ts_timeline *tl, int a)
+{
+  if (tl->state_at[a] == tl->state_at[a + 1])
+    return "not arrived";
+  return tl->stuck ? "stuck" : "at horizon";
+}
+
 static void actor_rows(chart *c, FILE *out, int a)
 {
   const ts_timeline *tl = c->tl;
@@ -175,7 +186,10 @@ static void actor_rows(chart *c, FILE *out, int a)
   char label[32], note[64], t[32];
   snprintf(label, sizeof label, "actor %d", a);
   fmt_time(c, tl->stats[a].done, t, sizeof t);
-  snprintf(note, sizeof note, done ? "done %s %s" : "stuck", t, c->uname);
+  if (done)
+    snprintf(note, sizeof note, "done %s %s", t, c->uname);
+  else
+    snprintf(note, sizeof note, "%s", end_note(tl, a));
   print_row(c, out, label, 'a', note);
   if (tl->model->nlocks == 0)
     return;
@@ -271,6 +285,22 @@ static void legend(chart *c, FILE *out)
     ac[n++] = a ? "= lock held" : "━ lock held";
   legend_line(c, out, "workers: ", wk, 3);
   legend_line(c, out, "actors:  ", ac, n);
+  /* the notes ending the actor rows drawn, in this order */
+  static const char *const ends[][2] = {{"done T", "done T: finished at T"},
+                                        {"at horizon", "at horizon: running or waiting when the run ended"},
+                                        {"stuck", "stuck: waiting in a deadlock (exit status 1)"},
+                                        {"not arrived", "not arrived: none of its steps ran"}};
+  const char *en[4];
+  int ne = 0;
+  for (size_t e = 0; e < 4; e++) {
+    int used = 0;
+    for (int a = 0; a < c->shown && !used; a++)
+      used = e == 0 ? c->tl->stats[a].done >= 0 : c->tl->stats[a].done < 0 && strcmp(end_note(c->tl, a), ends[e][0]) == 0;
+    if (used)
+      en[ne++] = ends[e][1];
+  }
+  if (ne)
+    legend_line(c, out, "ends:    ", en, ne);
 }
 
 static void pick_unit(chart *c)
@@ -314,6 +344,7 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
     return -1;
   chart c = {.tl = tl, .o = o};
   int shown = tl->nactors < o->max_actors ? tl->nactors : o->max_actors;
+  c.shown = shown;
   char buf[64], t[32];
   snprintf(buf, sizeof buf, "worker %d", tl->nworkers - 1);
   c.label_w = (int)strlen(buf);
@@ -325,7 +356,8 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   int note_w = (int)strlen("busy 100%");
   for (int a = 0; a < shown; a++) {
     fmt_time(&c, tl->stats[a].done, t, sizeof t);
-    int w = (int)(strlen("done  ") + strlen(t) + strlen(c.uname));
+    int w = tl->stats[a].done >= 0 ? (int)(strlen("done  ") + strlen(t) + strlen(c.uname))
+                                   : (int)strlen(end_note(tl, a));
     note_w = w > note_w ? w : note_w;
   }
   pick_step(&c, o->width - c.label_w - 2 - (note_w + 1));

@@ -182,8 +182,10 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
     tl->nactors = w.nactors; /* with those made while running */
     tl->stats = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->stats);
     if (rc != 0 && rc != TS_WORLD_NOMEM && rc != TS_WORLD_BUDGET) {
-      if (rc == TS_WORLD_STUCK)
+      if (rc == TS_WORLD_STUCK) {
+        tl->stuck = 1;
         ts_world_stuck(&w, tl->errmsg, sizeof tl->errmsg, 4);
+      }
       else
         snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, rc));
     }

@@ -76,6 +76,8 @@ typedef struct ts_timeline {
   int nactors;
   unsigned long seed;
   ts_time end;                /* the last instant anything happened */
+  int stuck;                  /* the run deadlocked (-2 from ts_timeline_record): actors not done
+                                 are stuck; otherwise the horizon stopped them */
   ts_actor_stats *stats;      /* per actor, at the end */
   ts_tl_piece *pieces;
   size_t npieces, cap_pieces;
