@@ -226,16 +226,30 @@ static void merge_refused(const char *what)
   free(err);
 }
 
+/* `tssim merge P1 P2 -o DIR/m` succeeds. */
+static void merges(const char *p1, const char *p2)
+{
+  char cmd[2400];
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' -q --no-plots -o '%s/m'", p1, p2, dir);
+  ok("%s%s", cmd, "");
+}
+
+/* Shards 1/2 and 2/2 of ZC into DIR/p1 and DIR/p2 (700 bytes each). */
+static void two_shards(char *p1, char *p2)
+{
+  snprintf(p1, 700, "%s/p1", dir);
+  snprintf(p2, 700, "%s/p2", dir);
+  ok("run " ZC " --shard 1/2 -q -o '%s'%s", p1, "");
+  ok("run " ZC " --shard 2/2 -q -o '%s'%s", p2, "");
+}
+
 /* A shard folder whose samples.csv was cut short, or is gone, is bad input
  * (exit 2, naming the file and the byte its partial.json expects), not a
  * failure to write (3); put back whole, it merges. */
 START_TEST(parallel_merge_refuses_a_cut_short_samples_file)
 {
   char p1[700], p2[700], path[800], msg[1000];
-  snprintf(p1, sizeof p1, "%s/p1", dir);
-  snprintf(p2, sizeof p2, "%s/p2", dir);
-  ok("run " ZC " --shard 1/2 -q -o '%s'%s", p1, "");
-  ok("run " ZC " --shard 2/2 -q -o '%s'%s", p2, "");
+  two_shards(p1, p2);
   snprintf(path, sizeof path, "%s/samples.csv", p1);
   size_t len;
   char *whole = tu_read_file(path, &len);
@@ -259,9 +273,31 @@ START_TEST(parallel_merge_refuses_a_cut_short_samples_file)
   tu_write_file(path, partial);
   free(changed);
   free(partial);
-  char cmd[2400];
-  snprintf(cmd, sizeof cmd, "merge '%s' '%s' -q --no-plots -o '%s/m'", p1, p2, dir);
-  ok("%s%s", cmd, "");
+  merges(p1, p2);
+}
+END_TEST
+
+/* A shard folder whose samples.csv has the length its partial.json names
+ * but other bytes (a digit changed in a row) is bad input too: exit 2,
+ * naming the file, nothing written (the length alone let it through: the
+ * merged samples.csv was not the unsharded run's); put back, it merges. */
+START_TEST(parallel_merge_refuses_a_changed_samples_file)
+{
+  char p1[700], p2[700], path[800], msg[1000];
+  two_shards(p1, p2);
+  snprintf(path, sizeof path, "%s/samples.csv", p2);
+  size_t len;
+  char *whole = tu_read_file(path, &len), *changed = strdup(whole);
+  char *digit = strpbrk(strchr(changed, '\n') + 1, "0123456789"); /* in the first row */
+  ck_assert_ptr_nonnull(digit);
+  *digit = *digit == '9' ? '8' : (char)(*digit + 1);
+  tu_write_file(path, changed);
+  snprintf(msg, sizeof msg, "%s: its rows are not the bytes shard 2/2 wrote (FNV-1a ", path);
+  merge_refused(msg);
+  tu_write_file(path, whole);
+  free(changed);
+  free(whole);
+  merges(p1, p2);
 }
 END_TEST
 
@@ -273,7 +309,8 @@ Suite *parallel_suite(void)
   const TTest *const shards[] = {parallel_two_shards_merged_zero_cache, parallel_two_shards_merged_axes,
                                  parallel_two_shards_merged_rr_wave, parallel_gnu_parallel_recipe,
                                  parallel_two_shards_no_samples,
-                                 parallel_merge_refuses_incomplete_shards, parallel_merge_refuses_a_cut_short_samples_file, NULL};
+                                 parallel_merge_refuses_incomplete_shards, parallel_merge_refuses_a_cut_short_samples_file,
+                                 parallel_merge_refuses_a_changed_samples_file, NULL};
   tu_tcase(s, "jobs", jobs, dir_create, dir_remove, 300);
   tu_tcase(s, "shards", shards, dir_create, dir_remove, 300);
   return s;

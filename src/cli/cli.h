@@ -86,11 +86,20 @@ struct ts_atomic;
 int ts_cli_run_commit(struct ts_atomic *a, const char *outdir, const ts_loaded *L, struct ts_sweep *s, int samples,
                       int quiet);
 /* Commit a shard's partial folder: partial.json beside the samples.csv that
- * a holds (rows from header_bytes on; point i's end at point_end[i]). The
- * folder's summary.csv and summary.json, if any, go. Returns the exit
+ * a holds (rows from header_bytes on; point i's end at point_end[i];
+ * samples_hash the ts_cli_fnv1a of those rows, all of them in file order).
+ * The folder's summary.csv and summary.json, if any, go. Returns the exit
  * status (a is aborted on failure). */
 int ts_cli_partial_commit(struct ts_atomic *a, const char *outdir, int argc, char **argv, const ts_run_opts *o,
-                          const struct ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end, int quiet);
+                          const struct ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end,
+                          uint64_t samples_hash, int quiet);
+/* FNV-1a, 64 bits (Fowler, Noll, Vo: offset basis TS_CLI_FNV1A_INIT, prime
+ * 0x100000001b3), of n more bytes p after hash h: what a shard's partial.json
+ * records of its samples.csv rows, and tssim merge checks the rows it copies
+ * against (not a defence against tampering: a check that the file is the one
+ * the shard wrote). */
+#define TS_CLI_FNV1A_INIT 0xcbf29ce484222325ULL
+uint64_t ts_cli_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* The folders ts_cli_outdir_make created, to remove if the run fails. */
 typedef struct ts_outdir {

@@ -9,7 +9,8 @@
  * index in the sweep, its values, means, half-widths and per-replication
  * values (numbers exact: written with 17 significant digits, which read back
  * as the same double; NAN as null, infinities as "inf" / "-inf") and the
- * byte range of its samples. wave_ratio and the columns comparing points
+ * byte range of its samples, and the FNV-1a hash of all the rows (the merge
+ * refuses a samples.csv whose rows are not the bytes the shard wrote). wave_ratio and the columns comparing points
  * need other points, so the merge computes them once all are in; the rest is
  * copied. The merged files are then written by the same code as tssim run's. */
 #include <errno.h>
@@ -30,7 +31,16 @@
 #include "run/sweep.h"
 #include "viz/plot.h"
 
-#define PARTIAL_FORMAT 1
+/* 2: samples_fnv1a, the hash of samples.csv's rows (1 had none: merge checked their length only) */
+#define PARTIAL_FORMAT 2
+
+uint64_t ts_cli_fnv1a(uint64_t h, const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001b3ULL;
+  return h;
+}
 
 /* ---- writing a partial folder ---- */
 
@@ -74,7 +84,8 @@ static cJSON *run_key(const ts_run_opts *o)
 }
 
 int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **argv, const ts_run_opts *o,
-                          const ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end, int quiet)
+                          const ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end,
+                          uint64_t samples_hash, int quiet)
 {
   ts_err e;
   char cwd[4096];
@@ -99,6 +110,11 @@ int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **arg
   cJSON_AddRawToObject(root, "events", events);
   cJSON_AddNumberToObject(root, "max_replications", s->max_replications);
   cJSON_AddNumberToObject(root, "ncols", (double)s->ncols);
+  if (o->samples) {
+    char hex[24];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)samples_hash);
+    cJSON_AddStringToObject(root, "samples_fnv1a", hex);
+  }
   cJSON *pts = cJSON_AddArrayToObject(root, "points");
   uint64_t start = header_bytes;
   for (size_t i = 0; i < s->npoints; i++) {
@@ -239,8 +255,8 @@ static int absolute(const char *dir, const char *cwd, char *buf, size_t cap)
   return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* Copy bytes [from, to) of file f into out. */
-static int copy_range(FILE *f, uint64_t from, uint64_t to, FILE *out)
+/* Copy bytes [from, to) of file f into out, hashing them into *hash (ts_cli_fnv1a). */
+static int copy_range(FILE *f, uint64_t from, uint64_t to, FILE *out, uint64_t *hash)
 {
   char buf[1 << 16];
   if (fseeko(f, (off_t)from, SEEK_SET) != 0)
@@ -250,6 +266,7 @@ static int copy_range(FILE *f, uint64_t from, uint64_t to, FILE *out)
     size_t got = fread(buf, 1, want, f);
     if (got != want || fwrite(buf, 1, got, out) != got)
       return -1;
+    *hash = ts_cli_fnv1a(*hash, buf, got);
     from += got;
   }
   return 0;
@@ -348,18 +365,25 @@ static int check_samples(const prow *rows, size_t nrows, const shard *sh, int ns
 }
 
 /* Write the merged samples.csv into batch a: the header, then each point's
- * rows from its shard (check_samples checked the ranges). */
+ * rows from its shard (check_samples checked the ranges). The rows copied
+ * from each shard, in its file's order, must hash to its partial.json's
+ * samples_fnv1a: else the batch is aborted (the folder stays as it was) and
+ * TS_EXIT_USAGE returned after one line naming the shard's samples.csv. */
 static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, const prow *rows, size_t nrows,
-                         const shard *sh, int nsh)
+                         const shard *sh, int nsh, int shards)
 {
   ts_err e;
   FILE **in = calloc((size_t)nsh, sizeof *in);
-  FILE *out = in ? ts_atomic_open(a, outdir, "samples.csv", &e) : NULL;
+  uint64_t *hash = calloc((size_t)nsh, sizeof *hash);
+  FILE *out = in && hash ? ts_atomic_open(a, outdir, "samples.csv", &e) : NULL;
   if (!out) {
+    fprintf(stderr, "tssim: %s\n", in && hash ? e.msg : "out of memory");
     free(in);
-    fprintf(stderr, "tssim: %s\n", in ? e.msg : "out of memory");
+    free(hash);
     return TS_EXIT_IO;
   }
+  for (int k = 0; k < nsh; k++)
+    hash[k] = TS_CLI_FNV1A_INIT;
   ts_report_samples_header(out, &L->sc, &L->model);
   int rc = 0;
   for (size_t i = 0; i < nrows && rc == 0; i++) {
@@ -372,15 +396,27 @@ static int merge_samples(ts_atomic *a, const char *outdir, const ts_loaded *L, c
     if (!in[k] && !(in[k] = fopen(path, "rb"))) {
       fprintf(stderr, "tssim: %s: cannot read: %s\n", path, strerror(errno));
       rc = TS_EXIT_IO;
-    } else if (copy_range(in[k], from, to, out)) {
+    } else if (copy_range(in[k], from, to, out, &hash[k])) {
       fprintf(stderr, "tssim: %s: cannot copy the rows partial.json names into %s/samples.csv\n", path, outdir);
       rc = TS_EXIT_IO;
+    }
+  }
+  for (int k = 0; k < nsh && rc == 0; k++) {
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(sh[k].root, "samples_fnv1a");
+    char have[24];
+    snprintf(have, sizeof have, "%016llx", (unsigned long long)hash[k]);
+    if (!cJSON_IsString(want) || strcmp(want->valuestring, have) != 0) {
+      fprintf(stderr, "tssim: %s/samples.csv: its rows are not the bytes shard %d/%d wrote (FNV-1a %s, partial.json "
+              "samples_fnv1a %s): changed since? (run shard %d/%d again)\n", sh[k].dir, sh[k].k, shards, have,
+              cJSON_IsString(want) ? want->valuestring : "missing", sh[k].k, shards);
+      rc = TS_EXIT_USAGE;
     }
   }
   for (int k = 0; k < nsh; k++)
     if (in[k])
       fclose(in[k]);
   free(in);
+  free(hash);
   if (rc)
     ts_atomic_abort(a);
   return rc;
@@ -589,7 +625,7 @@ int ts_cmd_merge(int argc, char **argv)
     ts_atomic_init(&a);
     ts_cli_interrupt_catch();
     if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0 &&
-        (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh)) == 0)) {
+        (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
       if (rc == 0 && plots && !ts_cli_interrupted())
         ts_plot_results(outdir, quiet);

@@ -323,6 +323,8 @@ typedef struct samples_out {
   FILE *f;
   progress *pr;
   int err;              /* errno of a failed write */
+  int hashed;           /* a shard's: the rows' ts_cli_fnv1a goes in hash, for partial.json */
+  uint64_t hash;
 } samples_out;
 
 static int format_samples(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo, int rep,
@@ -336,6 +338,8 @@ static int write_samples(void *ctx, const char *text, size_t len)
 {
   samples_out *so = ctx;
   so->pr->bytes += len;
+  if (so->hashed)
+    so->hash = ts_cli_fnv1a(so->hash, text, len);
   errno = 0;
   if (fwrite(text, 1, len, so->f) == len)
     return 0;
@@ -420,7 +424,7 @@ int ts_cmd_run(int argc, char **argv)
   ts_outdir made = {0};
   int lock = -1; /* the results folder's */
   progress pr = {.on = !o.quiet && isatty(2)};
-  samples_out so = {.L = &L, .pr = &pr};
+  samples_out so = {.L = &L, .pr = &pr, .hashed = o.shards > 0, .hash = TS_CLI_FNV1A_INIT};
   ts_sweep s;
   memset(&s, 0, sizeof s);
   if ((rc = ts_cli_outdir_check(outdir)) != 0)
@@ -499,7 +503,7 @@ int ts_cmd_run(int argc, char **argv)
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);
-    rc = ts_cli_partial_commit(&a, outdir, argc, argv, &o, &s, header, pr.point_end, o.quiet);
+    rc = ts_cli_partial_commit(&a, outdir, argc, argv, &o, &s, header, pr.point_end, so.hash, o.quiet);
     so.f = NULL;
     ts_sweep_finish(&s);
     goto done;
