@@ -377,8 +377,8 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
 END_TEST
 
 /* A sweep over n of a model that reads n nowhere gets a note (its rows
- * would differ only by their random streams); a model whose count is n, or
- * one n, does not. */
+ * would differ only by their random streams); a model whose count is n, one
+ * whose axis makes its count n in one variant, or one n, does not. */
 START_TEST(hard_n_read_nowhere_is_said)
 {
   static const char *const counts[] = {"3", "\"n\""};
@@ -405,6 +405,14 @@ START_TEST(hard_n_read_nowhere_is_said)
       free(err);
     }
   }
+  tu_write_file(at("s.json"), "{\"name\": \"u\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1], "
+                              "\"axes\": {\"c\": {\"path\": \"classes[0].count\", \"values\": [3, \"n\"]}}}\n");
+  tu_write_file(at("m.json"), "{\"classes\": [{\"name\": \"a\", \"count\": 3, \"program\": [{\"op\": \"cpu\", "
+                              "\"ms\": 1}]}]}\n");
+  char *err;
+  ck_assert_int_eq(run_set("u", "", &err), 0);
+  ck_assert_msg(!strstr(err, "tssim: note: "), "an axis variant reads n: %s", err);
+  free(err);
 }
 END_TEST
 
@@ -412,7 +420,7 @@ END_TEST
  * alive at once (TS_WORLD_MAX_ACTORS, 10,000,000, without one) with
  * TS_WORLD_MODEL and a line naming the class, instead of growing until
  * memory runs out: 100 alive at most, a 2 ms job every 1 ms (job k arrives at
- * k ms and is done at 2k + 2 ms), so the arrival at 199 ms (199 arrived, 99
+ * k ms and is done at 2k + 2 ms), so the arrival at 199 ms (199 made, 99
  * done) is refused. A spec asking for more than
  * TS_WORLD_MAX_ACTORS gets TS_WORLD_MAX_ACTORS. */
 START_TEST(hard_actors_alive_at_once_are_bounded)
@@ -433,9 +441,8 @@ START_TEST(hard_actors_alive_at_once_are_bounded)
       ck_assert_int_eq(w.max_alive, TS_WORLD_MAX_ACTORS);
     } else {
       ck_assert_int_eq(rc, TS_WORLD_MODEL);
-      ck_assert_str_eq(w.errmsg, "classes[0].arrival: class job: 100 actors alive at 199 ms (199 arrived, 99 done) at "
-                                 "n = 1: expected at most 100 at once (the arrivals outpace the workers: is the "
-                                 "offered load above what they serve?)");
+      ck_assert_str_eq(w.errmsg, "classes[0].arrival: class job: 100 actors alive at 199 ms (199 made, 99 done) at "
+                                 "n = 1: expected at most 100 at once (do the arrivals outpace the workers?)");
     }
     ts_world_finish(&w);
   }

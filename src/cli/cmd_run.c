@@ -240,12 +240,12 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
 }
 
 /* A note on stderr when the sweep gives n several values but the model
- * reads n nowhere (no expression, no CPU price by n): its points then differ
+ * reads n nowhere, in none of its axis variants (no expression, no CPU
+ * price by n: ts_loaded.n_read): its points then differ
  * only by their random streams (n enters the seed), which a row per n hides. */
 static void note_n_unread(const ts_loaded *L)
 {
-  const ts_model *m = &L->model;
-  if (L->sc.nn < 2 || m->reads_n || (m->nscale > 0 && !m->scale_by_worker))
+  if (L->sc.nn < 2 || L->n_read)
     return;
   fprintf(stderr, "tssim: note: %s sweeps n over %zu values, but model %s reads n nowhere (no expression, no "
           "host.cpu_scale_by_n): its points differ only by their random streams\n",

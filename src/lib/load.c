@@ -93,7 +93,8 @@ void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *w
     }
 }
 
-/* Every axis path names a place in the model (or the window), and every combination loads. */
+/* Every axis path names a place in the model (or the window), and every
+ * combination loads; L->n_read says whether one of them reads n. */
 static int check_axes(ts_loaded *L, ts_err *e)
 {
   const ts_scenario *sc = &L->sc;
@@ -132,6 +133,7 @@ static int check_axes(ts_loaded *L, ts_err *e)
       return ts_err_set(e, sc->file, "axes", "more than 100000 combinations of axis values");
   }
   int values[16];
+  L->n_read = ts_model_reads_n(&L->model) || combos > 1000;
   for (long c = 0; sc->naxes > 0 && c < combos && c < 1000; c++) {
     ts_model m;
     char err[sizeof e->msg];
@@ -142,6 +144,7 @@ static int check_axes(ts_loaded *L, ts_err *e)
       e->nomem = 0;
       return -1;
     }
+    L->n_read |= ts_model_reads_n(&m);
     ts_model_finish(&m);
   }
   return 0;

@@ -19,6 +19,8 @@ typedef struct ts_loaded {
   cJSON *resolved;     /* model tree after overrides */
   ts_baseline baseline;
   int has_baseline;
+  int n_read;          /* the model or one of its axis variants reads n (ts_model_reads_n;
+                        * assumed of a scenario with more variants than ts_load checks) */
 } ts_loaded;
 
 /* Where a scenario comes from: the file path, or JSON text (scenario and

@@ -3,6 +3,8 @@
  * protocol); ts__actor_continue returns when the worker is busy or the actor
  * left the CPU. */
 #include "model/internal.h"
+
+#include <limits.h>
 #include "model/expr_run.h"
 
 #include <math.h>
@@ -783,6 +785,15 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
   const ts_model *m = w->model;
   const ts_class *c = &m->classes[k];
   int id = w->nactors;
+  if (id == INT_MAX) { /* ids, class counts and the chunk table are ints */
+    snprintf(w->errmsg, sizeof w->errmsg,
+             "class %s: %d actors (arrivals and spawned tasks) by %g ms at n = %d: expected at most %d in one run "
+             "(a shorter horizon_ms, a lower rate or fewer spawns)", c->name, id, ts_time_to_ms(w->sim.now), w->n,
+             INT_MAX);
+    w->error = TS_WORLD_MODEL;
+    w->sim.failed = TS_SIM_STOP;
+    return NULL;
+  }
   ts_actor *chunk = ts__chunk(w, id >> TS_CHUNK_BITS);
   if (!chunk)
     return NULL;

@@ -5,7 +5,6 @@
  * actors and calls these at init; the lane and on SOURCE events at run time. */
 #include "model/internal.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,24 +300,20 @@ static int source_actor(ts_world *w, int c, int i)
   return 0;
 }
 
-/* Whether one more arrival of class c would exceed what a world holds:
- * w->max_alive (ts_world_spec.max_alive) alive at once (arrivals that outpace the workers grow
- * the backlog, and its memory, until the horizon), or more actor ids than an
- * int counts. Then the run stops with TS_WORLD_MODEL, its reason in errmsg. */
+/* Whether one more arrival of class c would make more than w->max_alive
+ * (ts_world_spec.max_alive) actors alive at once, of every class and spawned
+ * tasks included (arrivals that outpace the workers grow the backlog, and its
+ * memory, until the horizon). Then the run stops with TS_WORLD_MODEL, its
+ * reason in errmsg. (ts__actor_new bounds the actor ids.) */
 static int too_many_alive(ts_world *w, int c)
 {
-  if (w->live < w->max_alive && w->nactors < INT_MAX)
+  if (w->live < w->max_alive)
     return 0;
   const ts_class *k = &w->model->classes[c];
-  if (w->live >= w->max_alive)
-    snprintf(w->errmsg, sizeof w->errmsg,
-             "classes[%d].arrival: class %s: %d actors alive at %g ms (%d arrived, %d done) at n = %d: expected at "
-             "most %d at once (the arrivals outpace the workers: is the offered load above what they serve?)",
-             c, k->name, w->live, ts_time_to_ms(w->sim.now), w->nactors, w->done, w->n, w->max_alive);
-  else
-    snprintf(w->errmsg, sizeof w->errmsg,
-             "classes[%d].arrival: class %s: %d actors by %g ms at n = %d: expected at most %d in one run "
-             "(a shorter horizon_ms or a lower rate)", c, k->name, w->nactors, ts_time_to_ms(w->sim.now), w->n, INT_MAX);
+  snprintf(w->errmsg, sizeof w->errmsg,
+           "classes[%d].arrival: class %s: %d actors alive at %g ms (%d made, %d done) at n = %d: expected at "
+           "most %d at once (do the arrivals outpace the workers?)",
+           c, k->name, w->live, ts_time_to_ms(w->sim.now), w->nactors, w->done, w->n, w->max_alive);
   w->error = TS_WORLD_MODEL;
   w->sim.failed = TS_SIM_STOP;
   return 1;

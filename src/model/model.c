@@ -114,6 +114,11 @@ int ts_model_main_class(const ts_model *m)
   return 0;
 }
 
+int ts_model_reads_n(const ts_model *m)
+{
+  return m->reads_n || (m->nscale > 0 && !m->scale_by_worker);
+}
+
 double ts_model_cpu_scale(const ts_model *m, double x)
 {
   size_t k = m->nscale;

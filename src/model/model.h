@@ -338,5 +338,8 @@ int ts_model_find_pool(const ts_model *m, const char *name);
 int ts_model_find_class(const ts_model *m, const char *name);
 /* The first class counted by the sweep's n (whose count reads n), or 0. */
 int ts_model_main_class(const ts_model *m);
+/* Whether the sweep's n changes m's runs: an expression reads n, or the CPU
+ * price is by n (host.cpu_scale_by_n without scale_by_worker). */
+int ts_model_reads_n(const ts_model *m);
 
 #endif
