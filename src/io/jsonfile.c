@@ -286,7 +286,7 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
     return ts_err_set(e, file, NULL, "not UTF-8 text: byte 0x%02x at line %zu, column %zu (expected JSON)",
                       (unsigned char)text[bad], line, col);
   }
-  size_t blank = 0;
+  size_t blank = len >= 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* (a BOM cJSON skips) */
   while (blank < len && (unsigned char)text[blank] <= ' ')
     blank++;
   if (blank == len) {
@@ -304,7 +304,7 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
   if (!root) {
     size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
     position(text, off, &line, &col);
-    if (depth_at(text, off) >= CJSON_NESTING_LIMIT)
+    if (off < len && (text[off] == '[' || text[off] == '{') && depth_at(text, off) >= CJSON_NESTING_LIMIT)
       return ts_err_set(e, file, NULL, "arrays and objects nested deeper than %d levels at line %zu, column %zu",
                         CJSON_NESTING_LIMIT, line, col);
     char what[160];
@@ -523,8 +523,10 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
     return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %g", lo, hi, d);
   if (!cJSON_IsNumber(v))
     return ts_jfail_got(c, key, v, e, "expected an integer in [%ld, %ld]", lo, hi);
-  if (d != floor(d) || d < (double)lo || d > (double)hi)
+  if (!isfinite(d))
     return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got a number outside it", lo, hi);
+  if (d < (double)lo || d > (double)hi)
+    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %.15g", lo, hi, d);
   *out = (long)d;
   return 0;
 }

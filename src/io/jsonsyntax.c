@@ -19,16 +19,36 @@ static int blank(char ch)
   return (unsigned char)ch <= ' '; /* cJSON's whitespace */
 }
 
+/* 3 when text starts with a UTF-8 byte order mark that cJSON skips (its
+ * skip_utf8_bom: only in a text of at least 4 bytes), else 0. */
+static size_t bom(const char *text, size_t len)
+{
+  return len >= 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
+/* Whether the string whose opening quote is at text[open] has its closing
+ * quote before len (cJSON refuses a string without one at its opening). */
+static int string_closes(const char *text, size_t len, size_t open)
+{
+  for (size_t i = open + 1; i < len; i++) {
+    if (text[i] == '\\')
+      i++;
+    else if (text[i] == '"')
+      return 1;
+  }
+  return 0;
+}
+
 /* The state before byte upto. The kinds of the open brackets are kept up to
  * a depth of 1024 (cJSON refuses more than CJSON_NESTING_LIMIT, 1000, so
  * text it parsed that far is never deeper); past it the innermost kind is a
  * guess. */
-static lex lex_at(const char *text, size_t upto)
+static lex lex_at(const char *text, size_t len, size_t upto)
 {
   lex s = {0};
   char stack[1024];
   size_t depth = 0;
-  for (size_t i = 0; i < upto; i++) {
+  for (size_t i = bom(text, len); i < upto; i++) {
     char ch = text[i];
     if (s.in_string) {
       if (ch == '\\')
@@ -75,9 +95,9 @@ static void token(const char *text, size_t len, size_t off, char *out, size_t ca
 void ts__json_explain(const char *text, size_t len, size_t *off, char *what, size_t cap)
 {
   size_t at = *off;
-  lex s = lex_at(text, at);
+  lex s = lex_at(text, len, at);
   if (s.in_string) {
-    if (at < len && text[at] == '\\') {
+    if (at < len && text[at] == '\\' && string_closes(text, len, s.string_at)) {
       if (at + 1 < len && text[at + 1] == 'u')
         snprintf(what, cap, "bad \\u escape in a string (expected \\u and four hex digits; a surrogate in a pair)");
       else
@@ -89,9 +109,10 @@ void ts__json_explain(const char *text, size_t len, size_t *off, char *what, siz
     return;
   }
   /* cJSON reports a key that does not start with '"' one byte past it. */
-  if (at > 0 && !blank(text[at - 1]) && text[at - 1] != '"') {
-    lex b = lex_at(text, at - 1);
-    if (!b.in_string && b.open == '{' && (b.prev == '{' || b.prev == ',')) {
+  if (at > bom(text, len) && !blank(text[at - 1]) && text[at - 1] != '"') {
+    lex b = lex_at(text, len, at - 1);
+    /* (a '}' right after '{' closed an empty object: no key was refused there) */
+    if (!b.in_string && b.open == '{' && (b.prev == ',' || (b.prev == '{' && text[at - 1] != '}'))) {
       s = b;
       *off = at = at - 1;
     }
@@ -101,7 +122,7 @@ void ts__json_explain(const char *text, size_t len, size_t *off, char *what, siz
   int end = at >= len;
   if (!end)
     token(text, len, at, found, sizeof found);
-  int closer = !end && (text[at] == '}' || text[at] == ']');
+  int closer = !end && ((text[at] == '}' && s.open == '{') || (text[at] == ']' && s.open == '['));
   if (s.open == '{' && (s.prev == '{' || s.prev == ',')) {
     expected = s.prev == '{' ? "a key (a string in double quotes) or '}'" : "a key (a string in double quotes)";
   } else if (s.prev == ':' || s.prev == ',' || s.prev == '[' || s.prev == 0) {
