@@ -461,6 +461,11 @@ START_TEST(fit_error_bounds)
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[0].max=10'", "free[0]: expected min < max", NULL);
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1].start=300'",
                "fit-rr.json: free[1].start: 300 is outside [min, max] = [0, 200]", NULL);
+  expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1].start=\"10\"'",
+               "fit-rr.json: free[1].start: expected a number within [min, max] = [0, 200], got a string", NULL);
+  expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1]=3'",
+               "fit-rr.json: free[1]: expected {\"name\": ..., \"path\": ..., \"min\": ..., \"max\": ...}, got a number",
+               NULL);
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1].min=-1'",
                "fit-rr.json: free[1]: the model rejects classes[0].program[0].ms = -1 (its min)", NULL);
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[0].min=300'",

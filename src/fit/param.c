@@ -30,7 +30,7 @@ static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, const char *const 
   static const char *const keys[] = {"name", "path", "min", "max", "start", "note", NULL};
   const char *name, *path, *note = NULL;
   if (!cJSON_IsObject(jp))
-    return ts_jfail(c, NULL, e, "expected {\"name\": ..., \"path\": ..., \"min\": ..., \"max\": ...}");
+    return ts_jfail_got(c, NULL, jp, e, "expected {\"name\": ..., \"path\": ..., \"min\": ..., \"max\": ...}");
   if (ts_jcheck_keys(c, jp, keys, e) || ts_jget_string(c, jp, "name", 1, &name, e) ||
       ts_jget_string(c, jp, "path", 1, &path, e) || ts_jget_string(c, jp, "note", 0, &note, e) ||
       ts_jget_number(c, jp, "min", 1, -1e300, 1e300, &p->min, e) ||
@@ -49,7 +49,7 @@ static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, const char *const 
     return ts_jfail(c, NULL, e, "expected min < max, got min %g and max %g", p->min, p->max);
   const cJSON *js = cJSON_GetObjectItemCaseSensitive(jp, "start");
   if (js && !cJSON_IsNumber(js))
-    return ts_jfail(c, "start", e, "expected a number within [min, max] = [%g, %g]", p->min, p->max);
+    return ts_jfail_got(c, "start", js, e, "expected a number within [min, max] = [%g, %g]", p->min, p->max);
   if (js)
     p->start = js->valuedouble;
   else if (cJSON_IsNumber(at))
@@ -97,7 +97,7 @@ int ts_fit_params_read(cJSON *root, const char *file, const char *const *sets, i
   const cJSON *arr = NULL;
   memset(ps, 0, sizeof *ps);
   if (!cJSON_IsObject(root))
-    return ts_jfail(&c, NULL, e, "expected a model object");
+    return ts_jfail_got(&c, NULL, root, e, "expected a model object");
   if (ts_jget_array(&c, root, "free", 0, &arr, e))
     return -1;
   int n = arr ? cJSON_GetArraySize(arr) : 0;

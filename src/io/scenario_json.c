@@ -92,6 +92,22 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
 }
 
 /* The array of distinct integers at root[key]; absent and not required: [lo]. */
+/* The optional "seed": an integer in [0, TS_SEED_MAX] (beyond a long's
+ * range on some hosts, so not ts_jget_int). 0, or -1 with e filled. */
+static int load_seed(ts_jctx *c, const cJSON *root, double *seed, ts_err *e)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "seed");
+  if (!v)
+    return 0;
+  if (!cJSON_IsNumber(v))
+    return ts_jfail_got(c, "seed", v, e, "expected an integer in [0, %llu]", (unsigned long long)TS_SEED_MAX);
+  double d = v->valuedouble;
+  if (!(d >= 0 && d <= (double)TS_SEED_MAX && d == floor(d)))
+    return ts_jfail(c, "seed", e, "expected an integer in [0, %llu], got %.15g", (unsigned long long)TS_SEED_MAX, d);
+  *seed = d;
+  return 0;
+}
+
 static int int_array(ts_jctx *c, const cJSON *root, const char *key, int required, long lo, long hi, int **out,
                      size_t *len, ts_err *e)
 {
@@ -404,13 +420,9 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
       int_array(&c, root, "n", 0, 1, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
       int_array(&c, root, "workers", 1, 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||
       ts_jget_int(&c, root, "replications", 0, 1, 100000, &reps, e) ||
-      ts_jget_number(&c, root, "seed", 0, 0, (double)TS_SEED_MAX, &seed, e) || load_sets(&c, root, s, e) ||
+      load_seed(&c, root, &seed, e) || load_sets(&c, root, s, e) ||
       load_axes(&c, root, s, e) || load_times(&c, root, s, e) || load_table(&c, root, s, e))
     goto out;
-  if (seed != floor(seed)) { /* already within [0, TS_SEED_MAX] */
-    ts_jfail(&c, "seed", e, "expected an integer in [0, %llu]", (unsigned long long)TS_SEED_MAX);
-    goto out;
-  }
   if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(name) ||
       !*name || name[0] == '.') {
     ts_jfail(&c, "name", e, "expected letters, digits, '-', '_' or '.' (it names the results folder)");
