@@ -879,8 +879,9 @@ START_TEST(viz_plot_with_and_without_gnuplot)
 END_TEST
 
 /* TSSIM_PLOTS_DIR holding only an edited wave.gp: wave is drawn by it, the
- * other plots by the compiled-in scripts; a TSSIM_PLOTS_DIR that is not a
- * folder draws nothing (each plot says why). */
+ * other plots by the compiled-in scripts; a script there that cannot be read
+ * (a folder, a dangling link) is not drawn, and neither is anything when
+ * TSSIM_PLOTS_DIR is not a folder (each plot says why). */
 START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
 {
   if (system("command -v gnuplot >/dev/null 2>&1") != 0)
@@ -901,11 +902,22 @@ START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
   fclose(f);
   setenv("TSSIM_PLOTS_DIR", scripts, 1);
   int drawn = ts_plot_results(res, 1);
+  /* a folder named cpu.gp and a dangling link queue.gp are scripts that cannot be read, not absent ones */
+  snprintf(path, sizeof path, "%s/cpu.gp", scripts);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  snprintf(path, sizeof path, "%s/queue.gp", scripts);
+  ck_assert_int_eq(symlink("no-such-script.gp", path), 0);
+  int unreadable = ts_plot_results(res, 1);
+  snprintf(path, sizeof path, "%s/cpu.gp", scripts);
+  ck_assert_int_eq(rmdir(path), 0);
+  snprintf(path, sizeof path, "%s/queue.gp", scripts);
+  ck_assert_int_eq(unlink(path), 0);
   snprintf(path, sizeof path, "%s/nonexistent", tmpdir);
   setenv("TSSIM_PLOTS_DIR", path, 1);
   int none = ts_plot_results(res, 1);
   unsetenv("TSSIM_PLOTS_DIR");
   ck_assert_int_eq(drawn, 5);
+  ck_assert_int_eq(unreadable, 3);
   ck_assert_int_eq(none, 0);
   snprintf(path, sizeof path, "%s/wave.svg", res);
   char *wave = tu_read_file(path, NULL);

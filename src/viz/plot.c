@@ -168,12 +168,20 @@ static const char *script_text(const char *name, char **owned)
       errno = ENOTDIR;
       return NULL;
     }
-    snprintf(path, sizeof path, "%s/%s.gp", dir, name);
+    if (snprintf(path, sizeof path, "%s/%s.gp", dir, name) >= (int)sizeof path) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
     FILE *f = fopen(path, "rb");
-    if (!f && errno == ENOENT)
+    if (!f && errno == ENOENT && lstat(path, &st) != 0) /* (a dangling link is not an absent script) */
       return ts_embedded_find(ts_plot_scripts, name);
     if (!f)
+      return NULL; /* (errno: fopen's; lstat succeeding leaves it) */
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+      fclose(f);
+      errno = EISDIR;
       return NULL;
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     while (buf && (n += fread(buf + n, 1, cap - n, f)) == cap) {
@@ -186,7 +194,13 @@ static const char *script_text(const char *name, char **owned)
       buf = nb;
       cap *= 2;
     }
+    int failed = ferror(f), err = errno;
     fclose(f);
+    if (buf && failed) {
+      free(buf);
+      errno = err;
+      return NULL;
+    }
     if (buf)
       buf[n] = '\0';
     *owned = buf;
