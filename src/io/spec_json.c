@@ -83,6 +83,20 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   return 0;
 }
 
+/* The parameter an expression's "unknown name \"$x\" ..." error names when
+ * params holds x but not as a number (resolve then refuses it), else NULL. */
+static const cJSON *unusable_param(const loader *L, const char *err)
+{
+  static const char prefix[] = "unknown name \"$";
+  if (!L->params || strncmp(err, prefix, sizeof prefix - 1) != 0)
+    return NULL;
+  const char *name = err + sizeof prefix - 1, *end = strchr(name, '"');
+  for (const cJSON *p = L->params->child; p && end; p = p->next)
+    if (p->string && strlen(p->string) == (size_t)(end - name) && strncmp(p->string, name, (size_t)(end - name)) == 0)
+      return cJSON_IsNumber(p) ? NULL : p;
+  return NULL;
+}
+
 int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_expr **out)
 {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -105,6 +119,10 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
                        : L->class_expr ? " (names: $params, n, W, i, the class's lets)"
                                      : " (names: $params, n, W, i, worker, pool_size, now, arrived, loop names, counters, lets)";
     char quoted[TS_EXPR_QUOTE];
+    const cJSON *param = unusable_param(L, err);
+    if (param)
+      return ts_jfail_got(&L->c, key, param, L->e, "\"%s\": $%s names params.%s, which must be a number",
+                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), param->string, param->string);
     return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s",
                     cJSON_IsString(v) ? ts_expr_excerpt(v->valuestring, quoted, sizeof quoted) : "", err,
                     strncmp(err, "unknown name", 12) == 0 ? hint : "");
