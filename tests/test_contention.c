@@ -119,6 +119,43 @@ START_TEST(contention_mutex_barging_and_fifo_differ)
 }
 END_TEST
 
+/* A barging mutex whose release cuts a spin while another spinner waits,
+ * three threads on three workers (acquire, release and futex costs 0; spin 1 ms).
+ * h: takes it at 0, holds it to 0.3.  a: cpu 0-0.1, spins from 0.1.
+ * b: cpu 0-0.2, spins from 0.2 (behind a).
+ * h's release at 0.3 has no waiter: it cuts the oldest spin, a's: a takes it
+ *     at 0.3 (its spin's end finds itself gone from the spinners, b at
+ *     their head, and must leave b there), holds it to 0.4.
+ * a's release at 0.4 cuts b's spin: b takes it at 0.4 and ends at 0.5 (had
+ *     a's end removed b, b would spin on to 1.2 and end at 1.3). */
+START_TEST(contention_mutex_cut_spin_leaves_the_other_spinners)
+{
+  ts_model m;
+  load("{\"worker\": {\"kind\": \"thread\"}, \"dispatch\": {\"policy\": \"round_robin\"},"
+       "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"handoff\": \"barging\","
+       " \"acquire_ms\": 0, \"release_ms\": 0, \"spin_ms\": 1, \"futex_wait_ms\": 0, \"futex_wake_ms\": 0,"
+       " \"wake_latency_ms\": 0.1}],"
+       "\"classes\": ["
+       "{\"name\": \"h\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.3},"
+       " {\"op\": \"unlock\", \"lock\": \"m\"}]},"
+       "{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"lock\", \"lock\": \"m\"},"
+       " {\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"unlock\", \"lock\": \"m\"}]},"
+       "{\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 0.2}, {\"op\": \"lock\", \"lock\": \"m\"},"
+       " {\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
+       &m);
+  ts_world w;
+  ck_assert_int_eq(run(&w, &m, 3, 3), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(0.3));
+  ck_assert_int_eq(st(&w, 1)->done, MS(0.4));
+  ck_assert_int_eq(st(&w, 2)->done, MS(0.5));
+  ck_assert_int_eq(st(&w, 1)->state[TS_ACTOR_SPIN], MS(0.2));
+  ck_assert_int_eq(st(&w, 2)->state[TS_ACTOR_SPIN], MS(0.2));
+  ck_assert_int_eq(w.mutex_contended, 2);
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* Rust std's futex mutex ("std"), four threads arriving 0.03 ms apart, one
  * turn each.
  * t0 (0): CAS takes it LOCKED: acquire 0-0.01, critical -2.01, release -2.02.
@@ -606,6 +643,7 @@ Suite *contention_suite(void)
   Suite *s = suite_create("contention");
   const TTest *const mutex[] = {contention_mutex_two_threads_exact_timeline,
                                        contention_mutex_barging_and_fifo_differ,
+                                       contention_mutex_cut_spin_leaves_the_other_spinners,
                                        contention_mutex_one_worker_never_contended,
                                        contention_std_mutex_spins_only_while_locked,
                                        contention_std_mutex_spin_success_is_contended,

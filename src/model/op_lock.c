@@ -50,10 +50,22 @@ static int load(ts_spec *sp, ts_step *s)
   return 0;
 }
 
+/* a stops spinning on l: ts_ring_remove of a from the spinners, whose first
+ * case (a is the head, the oldest spinner: spins of one lock end in the
+ * order they began) needs no call. a may be gone already (a release cut
+ * its spin: it popped a), and then the head is another spinner. */
+static inline void unspin(ts_lock *l, const ts_actor *a)
+{
+  if (l->spinners.len > 0 && l->spinners.v[l->spinners.head] == a->id)
+    ts_ring_pop(&l->spinners);
+  else
+    ts_ring_remove(&l->spinners, a->id);
+}
+
 /* A contended acquire gave up (its timeout expired): its wait counts as mutex wait. */
 static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
 {
-  ts_ring_remove(&l->spinners, a->id);
+  unspin(l, a);
   ts__mutex_took(w, a, s->ref, s->site);
   ts__x(w, a)->wait_inst = -1;
   return ts__give_up(w, a, s);
@@ -159,7 +171,7 @@ static int exec_std(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, i
       return spin(w, a, d, l, SUB_SPUN);
     return contend(w, a, d, decl, inst, l);
   case SUB_SPUN:
-    ts_ring_remove(&l->spinners, a->id);
+    unspin(l, a);
     if (ts__lock_try(w, a, decl, inst)) { /* CAS UNLOCKED -> LOCKED */
       l->contended = 0;
       return took(w, a, d, decl, l);
@@ -174,7 +186,7 @@ static int exec_std(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, i
       return enter_futex(w, a, d, decl, inst, l);
     return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, d, decl, inst, l);
   case SUB_RESPUN:
-    ts_ring_remove(&l->spinners, a->id);
+    unspin(l, a);
     if (ts__lock_free(w, decl, inst))
       return take_contended(w, a, d, decl, inst, l);
     return contend(w, a, d, decl, inst, l);
@@ -207,7 +219,7 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
       return spin(w, a, d, l, SUB_SPUN);
     return enter_futex(w, a, d, s->ref, inst, l);
   case SUB_SPUN:
-    ts_ring_remove(&l->spinners, a->id);
+    unspin(l, a);
     if (ts__lock_try(w, a, s->ref, inst))
       return took_at(w, a, d, s->ref, s->site, l);
     return enter_futex(w, a, d, s->ref, inst, l);
