@@ -373,6 +373,24 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
   ck_assert_int_eq(run_set("b", "--set params.cost=0.5", &err), 0);
   ck_assert_str_eq(past_replacing(err), "");
   free(err);
+  /* sensitivity and optimize say it too (once, summed over their sweeps), and not at load 0.5 */
+  static const char *const explore[] = {"sensitivity '%s/s.json' -q --no-plots -o '%s/x' --param params.cost "
+                                        "--scales 1 --metric wave_ms --set params.cost=%s",
+                                        "optimize '%s/s.json' -q --no-plots -o '%s/x' --minimize wave_ms "
+                                        "--grid 3 --max-evals 6 --field params.cost=%s"};
+  static const char *const values[][2] = {{"2", "0.5"}, {"1.5:2 --set params.cost=2", "0.1:0.5 --set params.cost=0.5"}};
+  for (int k = 0; k < 4; k++) {
+    char args[3 * PATH_MAX];
+    snprintf(args, sizeof args, explore[k / 2], tmp, tmp, values[k / 2][k % 2]);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    if (k % 2) {
+      ck_assert_msg(!strstr(err, "backlog"), "%s: %s", args, err);
+    } else {
+      ck_assert_msg(strstr(err, "replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "),
+                    "%s: %s", args, err);
+    }
+    free(err);
+  }
 }
 END_TEST
 

@@ -239,6 +239,17 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   o->sets = NULL;
 }
 
+void ts_cli_note_backlog(size_t count, const char *first)
+{
+  if (count == 0)
+    return;
+  fflush(stdout);
+  fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
+          "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
+          "until the horizon, not a steady state\n",
+          count, first);
+}
+
 /* A note on stderr when the sweep gives n several values but the model
  * reads n nowhere, in none of its axis variants (no expression, no CPU
  * price by n: ts_loaded.n_read): its points then differ
@@ -493,13 +504,7 @@ int ts_cmd_run(int argc, char **argv)
             "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
             ts_time_to_ms(L.sc.warmup), s.window_missed, s.window_missed_at);
   }
-  if (s.backlogged) { /* on stderr even with -q: the metrics describe a growing queue */
-    fflush(stdout);
-    fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
-            "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
-            "until the horizon, not a steady state\n",
-            s.backlogged, s.backlogged_at);
-  }
+  ts_cli_note_backlog(s.backlogged, s.backlogged_at);
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

@@ -224,6 +224,7 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
     return ts_cli_usage_error("%s", e.msg);
   ex->explored = 1;
   ex->x.should_stop = ts_cli_should_stop;
+  ex->x.notes = &ex->notes;
   ex->outdir = o->run.outdir;
   if (!ex->outdir) {
     snprintf(ex->dirbuf, sizeof ex->dirbuf, "results/%s-%s", ex->L.sc.name, suffix);
@@ -332,6 +333,7 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
   ex->committed = 1;
   if (!ex->quiet)
     printf("\nwrote %s%s%s\n", ex->outdir, slash(ex->outdir), what);
+  ts_cli_note_backlog(ex->notes.backlogged, ex->notes.backlogged_at);
   return 0;
 }
 

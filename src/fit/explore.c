@@ -170,7 +170,13 @@ int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, 
                         .axis_label = axis_label, .ctx = &ctx,
                         .should_stop = x->should_stop, .progress = x->progress, .progress_data = x->data,
                         .jobs = x->jobs};
-  return ts_sweep_run(&spec, out);
+  int rc = ts_sweep_run(&spec, out);
+  if (rc == 0 && x->notes && out->backlogged) {
+    if (x->notes->backlogged == 0)
+      snprintf(x->notes->backlogged_at, sizeof x->notes->backlogged_at, "%s", out->backlogged_at);
+    x->notes->backlogged += out->backlogged;
+  }
+  return rc;
 }
 
 const ts_point *ts_explore_row(const ts_explore *x, const ts_sweep *s, size_t v, size_t k,
