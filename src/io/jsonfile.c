@@ -91,29 +91,6 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t len)
   return len;
 }
 
-/* The nesting depth (open arrays and objects) just before offset off of text. */
-static size_t depth_at(const char *text, size_t off)
-{
-  size_t depth = 0;
-  int in_string = 0;
-  for (size_t i = 0; i < off; i++) {
-    char ch = text[i];
-    if (in_string) {
-      if (ch == '\\')
-        i++;
-      else if (ch == '"')
-        in_string = 0;
-    } else if (ch == '"') {
-      in_string = 1;
-    } else if (ch == '[' || ch == '{') {
-      depth++;
-    } else if ((ch == ']' || ch == '}') && depth > 0) {
-      depth--;
-    }
-  }
-  return depth;
-}
-
 /* Duplicate keys. A tree walk in document order, checking each object's
  * members once when it is reached: pairwise for small objects, by sorting
  * (key, then position) for larger ones, so an object of k members costs
@@ -286,7 +263,7 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
     return ts_err_set(e, file, NULL, "not UTF-8 text: byte 0x%02x at line %zu, column %zu (expected JSON)",
                       (unsigned char)text[bad], line, col);
   }
-  size_t blank = len >= 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0; /* (a BOM cJSON skips) */
+  size_t blank = ts__json_bom(text, len);
   while (blank < len && (unsigned char)text[blank] <= ' ')
     blank++;
   if (blank == len) {
@@ -304,7 +281,7 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
   if (!root) {
     size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
     position(text, off, &line, &col);
-    if (off < len && (text[off] == '[' || text[off] == '{') && depth_at(text, off) >= CJSON_NESTING_LIMIT)
+    if (off < len && (text[off] == '[' || text[off] == '{') && ts__json_depth_at(text, len, off) >= CJSON_NESTING_LIMIT)
       return ts_err_set(e, file, NULL, "arrays and objects nested deeper than %d levels at line %zu, column %zu",
                         CJSON_NESTING_LIMIT, line, col);
     char what[160];

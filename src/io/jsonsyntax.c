@@ -11,6 +11,7 @@ typedef struct lex {
   size_t string_at;  /* the opening quote of the string being read or last read */
   int string_is_key; /* that string was opened where an object expects a key */
   char open;         /* '{', '[' or 0 at the top level */
+  size_t depth;      /* open arrays and objects */
   char prev;         /* 0 at the start */
 } lex;
 
@@ -19,9 +20,8 @@ static int blank(char ch)
   return (unsigned char)ch <= ' '; /* cJSON's whitespace */
 }
 
-/* 3 when text starts with a UTF-8 byte order mark that cJSON skips (its
- * skip_utf8_bom: only in a text of at least 4 bytes), else 0. */
-static size_t bom(const char *text, size_t len)
+/* (jsonsyntax.h; cJSON's skip_utf8_bom skips it only in a text of at least 4 bytes) */
+size_t ts__json_bom(const char *text, size_t len)
 {
   return len >= 4 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 }
@@ -48,7 +48,7 @@ static lex lex_at(const char *text, size_t len, size_t upto)
   lex s = {0};
   char stack[1024];
   size_t depth = 0;
-  for (size_t i = bom(text, len); i < upto; i++) {
+  for (size_t i = ts__json_bom(text, len); i < upto; i++) {
     char ch = text[i];
     if (s.in_string) {
       if (ch == '\\')
@@ -75,7 +75,13 @@ static lex lex_at(const char *text, size_t len, size_t upto)
     if (ch != '"')
       s.prev = ch;
   }
+  s.depth = depth;
   return s;
+}
+
+size_t ts__json_depth_at(const char *text, size_t len, size_t off)
+{
+  return lex_at(text, len, off).depth;
 }
 
 /* "'tru'", "'}'" or "a non-ASCII character": the token at text[off]. */
@@ -109,7 +115,7 @@ void ts__json_explain(const char *text, size_t len, size_t *off, char *what, siz
     return;
   }
   /* cJSON reports a key that does not start with '"' one byte past it. */
-  if (at > bom(text, len) && !blank(text[at - 1]) && text[at - 1] != '"') {
+  if (at > ts__json_bom(text, len) && !blank(text[at - 1]) && text[at - 1] != '"') {
     lex b = lex_at(text, len, at - 1);
     /* (a '}' right after '{' closed an empty object: no key was refused there) */
     if (!b.in_string && b.open == '{' && (b.prev == ',' || (b.prev == '{' && text[at - 1] != '}'))) {

@@ -14,5 +14,11 @@
  * it (cJSON reports a key that is not a string one byte late) or to the
  * opening quote of an unterminated string. Linear in *off. */
 void ts__json_explain(const char *text, size_t len, size_t *off, char *what, size_t cap);
+/* 3 when text[0, len) starts with a UTF-8 byte order mark that cJSON skips,
+ * else 0. */
+size_t ts__json_bom(const char *text, size_t len);
+/* The nesting depth (open arrays and objects, strings skipped) just before
+ * byte off of text[0, len). Linear in off. */
+size_t ts__json_depth_at(const char *text, size_t len, size_t off);
 
 #endif

@@ -3,10 +3,9 @@
  * protocol); ts__actor_continue returns when the worker is busy or the actor
  * left the CPU. */
 #include "model/internal.h"
-
-#include <limits.h>
 #include "model/expr_run.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -32,6 +32,7 @@ enum { TS_OP_NEXT, TS_OP_GOTO, TS_OP_BUSY, TS_OP_FREE, TS_OP_SWITCH };
 
 struct ts_op_type {
   const char *name;           /* as written in JSON "op"; NULL for compiled-only ops */
+  const char *structured;     /* a compiled op that begins a structured step: that step's "op" ("repeat", ...) */
   const char *const *keys;    /* the JSON keys it takes besides op, label and note; NULL-terminated */
   const char *summary;        /* one line for --help and the docs */
   /* Read the step's fields from sp into s. Returns 0, or -1 after ts_spec_fail. */

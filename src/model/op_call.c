@@ -106,6 +106,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
 
 const ts_op_type ts_op_call = {
   .name = NULL,
+  .structured = "call",
   .summary = "send a request to a server and wait for its reply",
   .exec = exec_call,
 };

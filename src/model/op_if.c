@@ -40,6 +40,7 @@ static int exec_jump(ts_world *w, ts_actor *a, const ts_step *s)
 
 const ts_op_type ts_op_if = {
   .name = NULL,
+  .structured = "if",
   .summary = "branch on a condition",
   .exec = exec_if,
 };

@@ -56,6 +56,7 @@ static int exec_end(ts_world *w, ts_actor *a, const ts_step *s)
 
 const ts_op_type ts_op_repeat = {
   .name = NULL,
+  .structured = "repeat",
   .summary = "loop: a count or forever around a block of steps",
   .exec = exec_begin,
 };

@@ -32,6 +32,7 @@ static int exec_exit(ts_world *w, ts_actor *a, const ts_step *s)
 
 const ts_op_type ts_op_spawn = {
   .name = NULL,
+  .structured = "spawn",
   .summary = "start a task running a block of steps; the spawner goes on",
   .exec = exec_spawn,
 };

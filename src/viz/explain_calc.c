@@ -213,19 +213,11 @@ static ts_time cum(ts_time c, int64_t rows, int64_t j)
   return j * (c / rows) + (j * (c % rows)) / rows;
 }
 
-/* The name a step of the program is written with ("sleep", "repeat", ...). */
+/* The name a step of the program is written with ("sleep", "repeat", ...);
+ * NULL for the end of a block, a jump, a child: part of the step that began it. */
 static const char *step_name(const ts_op_type *t)
 {
-  static const struct {
-    const ts_op_type *t;
-    const char *name;
-  } compiled[] = {{&ts_op_repeat, "repeat"}, {&ts_op_if, "if"}, {&ts_op_call, "call"}, {&ts_op_spawn, "spawn"}};
-  if (t->name)
-    return t->name;
-  for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++)
-    if (compiled[i].t == t)
-      return compiled[i].name;
-  return NULL; /* the end of a block, a jump, a child: part of the step that began it */
+  return t->name ? t->name : t->structured;
 }
 
 /* Into buf: "the program has sleep and repeat steps, not only CPU", naming
