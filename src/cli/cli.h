@@ -79,10 +79,11 @@ void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_s
 /* Print the header lines and the table of a finished sweep. */
 struct ts_sweep;
 void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
-/* On stderr (even quiet: it says what the metrics describe): count
+/* On stderr (even quiet: it says what the metrics describe): n->count
  * replications ended with a backlog of arrivals not done, the first as
- * first (ts_sweep.backlogged, backlogged_at). Nothing when count is 0. */
-void ts_cli_note_backlog(size_t count, const char *first);
+ * n->first (ts_sweep_notes.backlogged). Nothing when the count is 0. */
+struct ts_sweep_note;
+void ts_cli_note_backlog(const struct ts_sweep_note *n);
 /* Add summary.csv and summary.json (and the removal of old plots, and of an
  * old samples.csv when samples is 0) to batch a and commit it. Returns the
  * exit status; on failure s is freed and a aborted. */

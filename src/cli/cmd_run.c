@@ -239,15 +239,15 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   o->sets = NULL;
 }
 
-void ts_cli_note_backlog(size_t count, const char *first)
+void ts_cli_note_backlog(const ts_sweep_note *n)
 {
-  if (count == 0)
+  if (n->count == 0)
     return;
   fflush(stdout);
   fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
           "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
           "until the horizon, not a steady state\n",
-          count, first);
+          n->count, n->first);
 }
 
 /* A note on stderr when the sweep gives n several values but the model
@@ -498,13 +498,13 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
   }
-  if (s.window_missed) { /* on stderr even with -q: it says why values are empty */
+  if (s.notes.window_missed.count) { /* on stderr even with -q: it says why values are empty */
     fflush(stdout);
     fprintf(stderr, "tssim: note: the measurement window starts at %g ms (warmup_ms), after %zu replication(s) had "
             "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
-            ts_time_to_ms(L.sc.warmup), s.window_missed, s.window_missed_at);
+            ts_time_to_ms(L.sc.warmup), s.notes.window_missed.count, s.notes.window_missed.first);
   }
-  ts_cli_note_backlog(s.backlogged, s.backlogged_at);
+  ts_cli_note_backlog(&s.notes.backlogged);
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

@@ -55,7 +55,7 @@ typedef struct ts_cli_explore {
   ts_loaded L;
   int loaded;
   ts_explore x;
-  ts_explore_notes notes;     /* what x's sweeps noted (said at the commit) */
+  ts_sweep_notes notes;       /* what x's sweeps noted (said at the commit) */
   int explored;
   const char *outdir;
   char dirbuf[1024];

@@ -171,11 +171,8 @@ int ts_explore_run(const ts_explore *x, const ts_explore_variant *v, size_t nv, 
                         .should_stop = x->should_stop, .progress = x->progress, .progress_data = x->data,
                         .jobs = x->jobs};
   int rc = ts_sweep_run(&spec, out);
-  if (rc == 0 && x->notes && out->backlogged) {
-    if (x->notes->backlogged == 0)
-      snprintf(x->notes->backlogged_at, sizeof x->notes->backlogged_at, "%s", out->backlogged_at);
-    x->notes->backlogged += out->backlogged;
-  }
+  if (rc == 0 && x->notes)
+    ts_sweep_notes_add(x->notes, &out->notes);
   return rc;
 }
 

@@ -64,14 +64,8 @@ typedef struct ts_explore {
   int (*should_stop)(void *data);
   int (*progress)(void *data, size_t point, size_t points, int replication);
   void *data;
-  struct ts_explore_notes *notes; /* optional: what the sweeps noted, summed by ts_explore_run */
+  ts_sweep_notes *notes;        /* optional: what the sweeps noted, summed by ts_explore_run in the order run */
 } ts_explore;
-
-/* What an exploration's sweeps noted, summed over them (ts_explore.notes). */
-typedef struct ts_explore_notes {
-  size_t backlogged;            /* replications that ended with a backlog (ts_sweep.backlogged) */
-  char backlogged_at[200];      /* the first of them (its ts_sweep.backlogged_at) */
-} ts_explore_notes;
 
 /* Set up x over scenario sc (borrowed, must outlive x) and the model tree
  * resolved (after the scenario's set and --set; copied). Returns 0, or -1

@@ -213,11 +213,12 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   if (o->rc != 0)
     return ts__point_fail(out, o->rc, pr, r, o->why);
   pr->outside |= o->outside;
-  if (o->missed >= 0 && out->window_missed++ == 0)
-    snprintf(out->window_missed_at, sizeof out->window_missed_at, "n=%d workers=%d replication %d ended at %g ms",
+  ts_sweep_notes *nt = &out->notes;
+  if (o->missed >= 0 && nt->window_missed.count++ == 0)
+    snprintf(nt->window_missed.first, sizeof nt->window_missed.first, "n=%d workers=%d replication %d ended at %g ms",
              pr->n, pr->workers, r, ts_time_to_ms(o->missed));
-  if (backlogged(o) && out->backlogged++ == 0)
-    snprintf(out->backlogged_at, sizeof out->backlogged_at,
+  if (backlogged(o) && nt->backlogged.count++ == 0)
+    snprintf(nt->backlogged.first, sizeof nt->backlogged.first,
              "n=%d workers=%d replication %d: %d of %d arrivals not done at %g ms", pr->n, pr->workers, r,
              o->unfinished, o->arrived, ts_time_to_ms(spec->horizon));
   for (size_t s = 0; s < pr->cr->m.nspans; s++)

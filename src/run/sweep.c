@@ -252,6 +252,21 @@ void ts_sweep_finish(ts_sweep *s)
   memset(s, 0, sizeof *s);
 }
 
+static void note_add(ts_sweep_note *a, const ts_sweep_note *b)
+{
+  if (b->count == 0)
+    return;
+  if (a->count == 0)
+    memcpy(a->first, b->first, sizeof a->first);
+  a->count += b->count;
+}
+
+void ts_sweep_notes_add(ts_sweep_notes *a, const ts_sweep_notes *b)
+{
+  note_add(&a->window_missed, &b->window_missed);
+  note_add(&a->backlogged, &b->backlogged);
+}
+
 const ts_point *ts_sweep_find(const ts_sweep *s, int combo, int n, int workers, const char *class_name)
 {
   for (size_t i = 0; i < s->npoints; i++) {

@@ -67,6 +67,27 @@ int ts_text_drain(ts_text *t);
 /* Free t's storage. */
 void ts_text_finish(ts_text *t);
 
+/* What a sweep notes about some of its replications (said on stderr by the
+ * commands): how many, and the first of them in the sweep's order. */
+typedef struct ts_sweep_note {
+  size_t count;
+  char first[200];
+} ts_sweep_note;
+
+/* A sweep's notes, or those of several sweeps summed (ts_sweep_notes_add). */
+typedef struct ts_sweep_notes {
+  ts_sweep_note window_missed; /* replications that ended before the window began (their window metrics NAN);
+                                * first: "n=1 workers=1 replication 0 ended at 12.5 ms" */
+  ts_sweep_note backlogged;    /* replications whose "forever" classes left a backlog at the horizon (point.c's
+                                * backlogged); first: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not
+                                * done at 1000 ms" */
+} ts_sweep_notes;
+
+/* Add the notes of b to a: each count summed, and each first kept, or b's
+ * when a had none of that note (so a sum in a fixed order of the sweeps
+ * names the first replication in that order). */
+void ts_sweep_notes_add(ts_sweep_notes *a, const ts_sweep_notes *b);
+
 typedef struct ts_sweep {
   ts_point *points;
   size_t npoints, cap_points;
@@ -80,10 +101,7 @@ typedef struct ts_sweep {
   int max_replications;     /* the most any point took (with a CI target) */
   size_t points_done;       /* sweep points complete (all their rows) */
   size_t points_total;      /* points of the whole sweep (all shards) */
-  size_t window_missed;     /* replications that ended before the window began (their window metrics NAN) */
-  char window_missed_at[160]; /* the first of them: "n=1 workers=1 replication 0 ended at 12.5 ms" */
-  size_t backlogged;        /* replications whose "forever" classes left a backlog at the horizon (point.c's backlogged) */
-  char backlogged_at[200];  /* the first of them: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not done at 1000 ms" */
+  ts_sweep_notes notes;     /* window missed, backlog at the horizon */
   char errmsg[1024];        /* what failed, when ts_sweep_run fails */
 } ts_sweep;
 

@@ -134,7 +134,7 @@ typedef struct point_run {
   size_t scratch_cap;
 } point_run;
 
-/* A replication "ends with a backlog" (ts_sweep.backlogged, a note on
+/* A replication "ends with a backlog" (ts_sweep_notes.backlogged, a note on
  * stderr) when at least this many actors of "forever" classes, and this share
  * of their arrivals, are not done when it ends. */
 #define TS_SWEEP_BACKLOG_MIN 100
