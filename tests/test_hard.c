@@ -355,7 +355,12 @@ END_TEST
  * arrivals not done (arrivals at 0, 1, ..., 1000 ms; job k done at 2k + 2 ms:
  * 500 done); the run says so on stderr (exit 0: the metrics are what
  * happened until the horizon). The same class at load 0.5 leaves at most one
- * job, and the run says nothing. */
+ * job, and the run says nothing. sensitivity, optimize and calibrate say it
+ * once, summed. calibrate's first is that of its first evaluation, the start
+ * (a 1 ms job every 0.1 ms: 9001 of 10001 not done), with any number of
+ * threads, though with two the other evaluates a quasi-random start (a
+ * longer period: fewer arrivals, done sooner) at the same time; a search of
+ * periods of 2-4 ms says nothing. */
 START_TEST(hard_backlog_at_the_horizon_is_said)
 {
   tu_write_file(at("m.json"), "{\"params\": {\"cost\": 2}, \"classes\": [{\"name\": \"job\", \"count\": \"forever\",\n"
@@ -391,12 +396,39 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
     }
     free(err);
   }
+  char *said[2] = {NULL, NULL};
+  for (int k = 0; k < 4; k++) {
+    char model[600], args[5 * PATH_MAX];
+    snprintf(model, sizeof model, "{\"params\": {\"p\": 1}, \"free\": [{\"name\": \"p\", \"path\": \"params.p\", "
+             "\"min\": %s}], \"classes\": [{\"name\": \"job\", \"count\": \"forever\", \"arrival\": {\"kind\": "
+             "\"periodic\", \"period_ms\": \"$p\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}\n",
+             k < 2 ? "0.1, \"max\": 0.75, \"start\": 0.1" : "2, \"max\": 4, \"start\": 2");
+    tu_write_file(at("mc.json"), model);
+    tu_write_file(at("bl.json"), "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"wave_ms\": 1000}}]}\n");
+    snprintf(args, sizeof args, "calibrate '%s/mc.json' '%s/bl.json' --scenario '%s/s.json' -r 2 --starts 3 --searches 1 "
+             "--max-iter 2 -q -o '%s/fitted.json' --jobs %d", tmp, tmp, tmp, tmp, k % 2 + 1);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    if (k < 2) {
+      ck_assert_msg(strstr(err, "tssim: note: ") == err && !strstr(err + 1, "tssim: note: ") &&
+                      strstr(err, " replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: 9001 "
+                                  "of 10001 arrivals not done at 1000 ms): the arrivals may outpace the workers"),
+                    "%s: %s", args, err);
+      said[k] = err;
+    } else {
+      ck_assert_msg(!strstr(err, "backlog"), "%s: %s", args, err);
+      free(err);
+    }
+  }
+  ck_assert_str_eq(said[0], said[1]); /* --jobs 1 and 2: the same count, the same first */
+  free(said[0]);
+  free(said[1]);
 }
 END_TEST
 
 /* A sweep over n of a model that reads n nowhere gets a note (its rows
  * would differ only by their random streams); a model whose count is n, one
- * whose axis makes its count n in one variant, or one n, does not. */
+ * whose axis makes its count n in one variant, or one n, does not. So do
+ * sensitivity (the same sweep) and calibrate (a baseline recording two n). */
 START_TEST(hard_n_read_nowhere_is_said)
 {
   static const char *const counts[] = {"3", "\"n\""};
@@ -431,6 +463,32 @@ START_TEST(hard_n_read_nowhere_is_said)
   ck_assert_int_eq(run_set("u", "", &err), 0);
   ck_assert_msg(!strstr(err, "tssim: note: "), "an axis variant reads n: %s", err);
   free(err);
+  tu_write_file(at("s.json"), "{\"name\": \"u\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1]}\n");
+  tu_write_file(at("bl.json"), "{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}}, {\"n\": 2, \"metrics\": "
+                               "{\"wave_ms\": 2}}]}\n");
+  for (int k = 0; k < 4; k++) {
+    char model[300], args[5 * PATH_MAX];
+    snprintf(model, sizeof model, "{\"params\": {\"c\": 1}, \"free\": [{\"name\": \"c\", \"path\": \"params.c\", "
+             "\"min\": 0.5, \"max\": 2}], \"classes\": [{\"name\": \"a\", \"count\": %s, \"program\": [{\"op\": "
+             "\"cpu\", \"ms\": \"$c\"}]}]}\n", counts[k % 2]);
+    tu_write_file(at("m.json"), model);
+    if (k < 2)
+      snprintf(args, sizeof args, "sensitivity '%s/s.json' -q --no-plots -o '%s/x' --param params.c --scales 1 "
+               "--metric wave_ms", tmp, tmp);
+    else
+      snprintf(args, sizeof args, "calibrate '%s/m.json' '%s/bl.json' --starts 0 --max-iter 2 -q -o '%s/f.json'", tmp,
+               tmp, tmp);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    char want[3 * PATH_MAX];
+    snprintf(want, sizeof want, "tssim: note: %s/%s, but model %s/m.json reads n nowhere (no expression, no "
+             "host.cpu_scale_by_n): its points differ only by their random streams\n", tmp,
+             k < 2 ? "s.json sweeps n over 2 values" : "bl.json records n at 2 values", tmp);
+    if (k % 2)
+      ck_assert_msg(!strstr(err, "tssim: note: "), "%s: %s", args, err);
+    else
+      ck_assert_str_eq(err, want);
+    free(err);
+  }
 }
 END_TEST
 
@@ -473,7 +531,7 @@ END_TEST
 /* A window that starts after the run ended measured nothing: its metrics
  * are empty (not 0.000000 as if measured) and a note says why; the
  * metrics of the whole run keep their values; a window that starts before
- * the end is measured. */
+ * the end is measured. sensitivity and calibrate say it too, once. */
 START_TEST(hard_window_after_the_run_is_empty_and_said)
 {
   tu_write_file(at("m.json"), "{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}],\n"
@@ -497,6 +555,23 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
     else
       ck_assert_str_eq(past_replacing(err), ""); /* the folder holds the late run */
     free(err);
+    tu_write_file(at("bl.json"), "{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}}]}\n");
+    for (int k = 0; k < 2; k++) {
+      char args[5 * PATH_MAX];
+      if (k == 0)
+        snprintf(args, sizeof args, "sensitivity '%s/s.json' -q --no-plots -o '%s/x' --param 'classes[0].program[2].ms' "
+                 "--scales 1 --metric wave_ms", tmp, tmp);
+      else
+        snprintf(args, sizeof args, "calibrate '%s/m.json' '%s/bl.json' --scenario '%s/s.json' --starts 0 --max-iter 2 "
+                 "-q -o '%s/f.json' --set 'free=[{\"name\": \"c\", \"path\": \"classes[0].program[2].ms\", "
+                 "\"min\": 0.5, \"max\": 2}]'", tmp, tmp, tmp, tmp);
+      ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+      const char *said = strstr(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after ");
+      ck_assert_msg(late ? said && strstr(said, " replication(s) had ended (the first: n=1 workers=1 replication 0 "
+                                                "ended at 1 ms): their CPU") && !strstr(said + 1, "tssim: note")
+                         : !strstr(err, "tssim: note"), "%s: %s", args, err);
+      free(err);
+    }
     tu_table t;
     tu_table_read(&t, at("w/summary.csv"));
     for (int row = 0; row < 2; row++) {

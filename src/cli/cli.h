@@ -70,7 +70,8 @@ typedef struct ts_run_opts {
  * what was wrong); o needs no finish then. */
 int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status);
 void ts_cli_run_opts_finish(ts_run_opts *o);
-/* Load o's scenario with its overrides into L. Returns 0, or the exit status
+/* Load o's scenario with its overrides into L, and note on stderr when it
+ * sweeps n over values its model reads nowhere. Returns 0, or the exit status
  * after printing the error (L needs no unload then). */
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
 /* The sweep of o and L into spec (sizes: the axis sizes, >= 16 slots). */
@@ -79,11 +80,13 @@ void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_s
 /* Print the header lines and the table of a finished sweep. */
 struct ts_sweep;
 void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
-/* On stderr (even quiet: it says what the metrics describe): n->count
- * replications ended with a backlog of arrivals not done, the first as
- * n->first (ts_sweep_notes.backlogged). Nothing when the count is 0. */
-struct ts_sweep_note;
-void ts_cli_note_backlog(const struct ts_sweep_note *n);
+/* On stderr (even quiet: they say what the metrics describe), the notes
+ * of a sweep or of several summed (ts_sweep_notes): how many replications
+ * ended before the measurement window (it starts at warmup) and how many
+ * with a backlog of arrivals not done, each with the first of them.
+ * Nothing for a count of 0. */
+struct ts_sweep_notes;
+void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup);
 /* Add summary.csv and summary.json (and the removal of old plots, and of an
  * old samples.csv when samples is 0) to batch a and commit it. Returns the
  * exit status; on failure s is freed and a aborted. */

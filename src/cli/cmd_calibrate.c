@@ -330,6 +330,30 @@ static int failed(const options *o, const run *R, int rc, const char *stage)
   return ts_cli_interrupt_status();
 }
 
+/* A note on stderr, as tssim run's on a sweep, when the baseline records
+ * several values of n but the model reads n nowhere (at the axis
+ * combinations it records): the points then differ only by their random
+ * streams. Returns 0, or -1 with e filled. */
+static int note_n_unread(const options *o, run *R, ts_err *e)
+{
+  size_t values = 0;
+  for (size_t i = 0; i < R->pb.npt; i++) {
+    size_t j = 0;
+    while (j < i && R->pb.pt[j].n != R->pb.pt[i].n)
+      j++;
+    values += j == i;
+  }
+  int reads = values < 2 ? 1 : ts_fit_problem_reads_n(&R->pb, e);
+  if (reads < 0)
+    return -1;
+  if (!reads) {
+    fflush(stdout);
+    fprintf(stderr, "tssim: note: %s records n at %zu values, but model %s reads n nowhere (no expression, no "
+            "host.cpu_scale_by_n): its points differ only by their random streams\n", o->baseline, values, o->model);
+  }
+  return 0;
+}
+
 static int calibrate(const options *o, run *R, ts_err *e)
 {
   if (o->scenario) {
@@ -345,6 +369,8 @@ static int calibrate(const options *o, run *R, ts_err *e)
     return e->nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out, or bad input */
   if (o->loo && ts_fit_loo_check(&R->pb, e))
     return 2;
+  if (note_n_unread(o, R, e))
+    return TS_EXIT_USAGE;
   R->pb.should_stop = ts_cli_should_stop;
   R->start = calloc(R->ps.n, sizeof *R->start);
   if (!R->start) {
@@ -403,6 +429,9 @@ static int calibrate(const options *o, run *R, ts_err *e)
     return TS_EXIT_IO;
   if (!o->quiet)
     printf("\nwrote %s\n", out);
+  /* what the evaluations' sweeps noted, summed over all of them (the search
+   * and the refits included) in the order one thread would run them */
+  ts_cli_notes(&R->pb.notes, R->has_sc ? R->sc.warmup : 0);
   return 0;
 }
 

@@ -239,15 +239,20 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   o->sets = NULL;
 }
 
-void ts_cli_note_backlog(const ts_sweep_note *n)
+void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup)
 {
-  if (n->count == 0)
+  if (n->window_missed.count == 0 && n->backlogged.count == 0)
     return;
   fflush(stdout);
-  fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
-          "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
-          "until the horizon, not a steady state\n",
-          n->count, n->first);
+  if (n->window_missed.count)
+    fprintf(stderr, "tssim: note: the measurement window starts at %g ms (warmup_ms), after %zu replication(s) had "
+            "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
+            ts_time_to_ms(warmup), n->window_missed.count, n->window_missed.first);
+  if (n->backlogged.count)
+    fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
+            "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
+            "until the horizon, not a steady state\n",
+            n->backlogged.count, n->backlogged.first);
 }
 
 /* A note on stderr when the sweep gives n several values but the model
@@ -276,6 +281,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     ts_cli_unload(L);
     return 2;
   }
+  note_n_unread(L);
   return 0;
 }
 
@@ -420,7 +426,6 @@ int ts_cmd_run(int argc, char **argv)
     ts_cli_run_opts_finish(&o);
     return rc;
   }
-  note_n_unread(&L);
   int sizes[16];
   ts_sweep_spec spec;
   ts_cli_run_spec(&o, &L, sizes, &spec);
@@ -498,13 +503,7 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
   }
-  if (s.notes.window_missed.count) { /* on stderr even with -q: it says why values are empty */
-    fflush(stdout);
-    fprintf(stderr, "tssim: note: the measurement window starts at %g ms (warmup_ms), after %zu replication(s) had "
-            "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
-            ts_time_to_ms(L.sc.warmup), s.notes.window_missed.count, s.notes.window_missed.first);
-  }
-  ts_cli_note_backlog(&s.notes.backlogged);
+  ts_cli_notes(&s.notes, L.sc.warmup); /* on stderr even with -q: they say what the metrics describe */
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

@@ -333,7 +333,7 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
   ex->committed = 1;
   if (!ex->quiet)
     printf("\nwrote %s%s%s\n", ex->outdir, slash(ex->outdir), what);
-  ts_cli_note_backlog(&ex->notes.backlogged);
+  ts_cli_notes(&ex->notes, ex->L.sc.warmup);
   return 0;
 }
 

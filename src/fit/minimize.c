@@ -1,6 +1,7 @@
 #include "fit/minimize.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,8 @@ static int choose(const ts_fit_params *ps, const cand *pts, size_t npoints, cons
  * tree). Results are kept per item and folded in the order one thread would
  * have run them, failures included (the first fit that failed, at its first
  * failing item, is the one reported), so the outcome is the same for any
- * number of threads. */
+ * number of threads; so are the notes of the items' sweeps (the counts
+ * summed, each note's first from the earliest item in that order). */
 
 typedef struct fit_run {
   const unsigned char *use;
@@ -191,7 +193,9 @@ typedef struct fit_many {
   fit_run *runs;
   size_t nruns;
   size_t *first;       /* [nruns + 1]: the items of each run in a stage, prefix sums */
-  pthread_mutex_t mu;  /* around progress callbacks and the runs' evaluation counts */
+  ts_sweep_notes notes; /* what the items' sweeps noted (item_done) */
+  size_t note_key[2];  /* the order key (item_key) of the item the first window missed, backlog is from */
+  pthread_mutex_t mu;  /* around progress callbacks, the runs' evaluation counts and the notes */
 } fit_many;
 
 /* Item i of a stage: which run and which item within it. */
@@ -209,12 +213,37 @@ static void item_of(const fit_many *M, size_t i, size_t *run, size_t *k)
   *k = i - M->first[lo];
 }
 
-/* Add n evaluations to run R's count (any thread). */
-static void add_evals(fit_many *M, fit_run *R, size_t n)
+/* The place of item k of run R's stage (1 points, 2 searches, 3 the final
+ * evaluation) in the order one thread would run them: run by run, stage by
+ * stage, item by item. */
+static size_t item_key(const fit_many *M, const fit_run *R, int stage, size_t k)
+{
+  size_t per = R->npoints + (size_t)R->want + 1;
+  return (size_t)(R - M->runs) * per + (stage > 1 ? R->npoints : 0) + (stage > 2 ? (size_t)R->want : 0) + k;
+}
+
+/* Add note b of the item at key to a (its first, when no earlier item's is there). */
+static void note_fold(ts_sweep_note *a, size_t *akey, const ts_sweep_note *b, size_t key)
+{
+  if (b->count == 0)
+    return;
+  if (key < *akey) {
+    memcpy(a->first, b->first, sizeof a->first);
+    *akey = key;
+  }
+  a->count += b->count;
+}
+
+/* An item (at key) of run R done on thread copy pb (any thread): add the
+ * evaluations it ran (pb's count was before at its start) to R's and the
+ * notes of its sweeps (pb's, zeroed at its start) to M's. */
+static void item_done(fit_many *M, fit_run *R, const ts_fit_problem *pb, size_t before, size_t key)
 {
   if (M->threads > 1)
     pthread_mutex_lock(&M->mu);
-  R->evals += n;
+  R->evals += pb->evaluations - before;
+  note_fold(&M->notes.window_missed, &M->note_key[0], &pb->notes.window_missed, key);
+  note_fold(&M->notes.backlogged, &M->note_key[1], &pb->notes.backlogged, key);
   if (M->threads > 1)
     pthread_mutex_unlock(&M->mu);
 }
@@ -238,11 +267,12 @@ static void stage_points(void *ctx, size_t i, int thread)
   fit_run *R = &M->runs[ri];
   ts_fit_problem *pb = &M->th[thread];
   size_t n = pb->params->n, before = pb->evaluations;
+  memset(&pb->notes, 0, sizeof pb->notes);
   ts__fit_unmap_all(pb->params, R->xs + k * n, M->values[thread]);
   R->pt_rc[k] = ts_fit_eval(pb, M->values[thread], M->sim[thread], &R->pt_err[k]);
   double f = R->pt_rc[k] ? TS_FIT_FAILED_OBJECTIVE : ts_fit_objective(pb, M->sim[thread], R->use);
   R->pts[k] = (cand){isfinite(f) ? f : TS_FIT_FAILED_OBJECTIVE, (int)k};
-  add_evals(M, R, pb->evaluations - before);
+  item_done(M, R, pb, before, item_key(M, R, 1, k));
 }
 
 /* A progress callback of one local search: the fit's run index added. */
@@ -267,6 +297,7 @@ static void stage_search(void *ctx, size_t i, int thread)
   fit_run *R = &M->runs[ri];
   ts_fit_problem *pb = &M->th[thread];
   size_t n = pb->params->n, before = pb->evaluations;
+  memset(&pb->notes, 0, sizeof pb->notes);
   const cand *from = &R->pts[R->chosen[j]];
   ts_fit_local *L = &R->r->local[j];
   L->from = from->from;
@@ -279,7 +310,7 @@ static void stage_search(void *ctx, size_t i, int thread)
   memcpy(x, R->xs + (size_t)from->from * n, n * sizeof *R->xs);
   R->se_rc[j] = methods[opt.method].search(pb, R->use, &opt, x, L, (int)j + 1, R->r->nlocal, M->values[thread],
                                            M->sim[thread], &R->se_err[j]);
-  add_evals(M, R, pb->evaluations - before);
+  item_done(M, R, pb, before, item_key(M, R, 2, j));
 }
 
 static void stage_final(void *ctx, size_t i, int thread)
@@ -290,11 +321,12 @@ static void stage_final(void *ctx, size_t i, int thread)
   size_t before = pb->evaluations;
   if (R->stage < 3)
     return;
+  memset(&pb->notes, 0, sizeof pb->notes);
   R->rc = ts_fit_eval(pb, R->r->values, R->r->sim, &R->err);
   R->r->objective = ts_fit_objective(pb, R->r->sim, R->use);
   if (R->rc)
     R->stage = 3;
-  add_evals(M, R, pb->evaluations - before);
+  item_done(M, R, pb, before, item_key(M, R, 3, 0));
 }
 
 static void run_free(fit_run *R)
@@ -331,7 +363,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
                       n, TS_FIT_MAX_QRNG_PARAMS);
   size_t npoints = 1 + (size_t)opt.starts;
   int want = opt.searches < (int)npoints ? opt.searches : (int)npoints;
-  fit_many M = {.pb = pb, .o = &opt, .nruns = nfits};
+  fit_many M = {.pb = pb, .o = &opt, .nruns = nfits, .note_key = {SIZE_MAX, SIZE_MAX}};
   M.threads = ts_parallel_threads(opt.jobs, nfits * npoints);
   M.runs = calloc(nfits + 1, sizeof *M.runs);
   M.first = calloc(nfits + 1, sizeof *M.first);
@@ -455,6 +487,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
     R->r->evaluations = R->evals;
     pb->evaluations += R->evals;
   }
+  ts_sweep_notes_add(&pb->notes, &M.notes);
   for (size_t k = 0; k < last && rc == 0; k++)
     if (M.runs[k].rc) {
       rc = M.runs[k].rc;

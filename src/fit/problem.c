@@ -290,6 +290,7 @@ int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out)
   *out = *pb;
   out->is_clone = 1;
   out->evaluations = 0;
+  memset(&out->notes, 0, sizeof out->notes);
   out->tree = cJSON_Duplicate(pb->tree, 1);
   return out->tree ? 0 : -1;
 }
@@ -340,6 +341,19 @@ static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e)
   return rc;
 }
 
+int ts_fit_problem_reads_n(ts_fit_problem *pb, ts_err *e)
+{
+  int reads = 0;
+  for (size_t k = 0; k < pb->ng && !reads; k++) {
+    ts_model m;
+    if (combo_model(pb, pb->g[k].combo, &m, e))
+      return -1;
+    reads = ts_model_reads_n(&m);
+    ts_model_finish(&m);
+  }
+  return reads;
+}
+
 /* Sweep one group and copy its targets' values into sim. */
 static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *g, double *sim, ts_err *e)
 {
@@ -360,6 +374,7 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
     ts_sweep_finish(&s);
     return -2;
   }
+  ts_sweep_notes_add(&pb->notes, &s.notes);
   for (size_t i = 0; i < pb->nt; i++) {
     if (pb->t[i].workers != g->workers || pb->t[i].combo != g->combo)
       continue;

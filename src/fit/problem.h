@@ -14,6 +14,7 @@
 #include "io/baseline_json.h"
 #include "io/err.h"
 #include "io/scenario_json.h"
+#include "run/sweep.h"
 
 /* One recorded value to reproduce. */
 typedef struct ts_fit_target {
@@ -55,6 +56,8 @@ typedef struct ts_fit_problem {
   uint64_t seed;
   int replications;
   size_t evaluations;           /* sweeps run so far */
+  ts_sweep_notes notes;         /* what their sweeps noted (window missed, backlog), summed in the order one
+                                 * thread would run them (ts_fit_minimize folds its threads' in that order) */
   char **mnames;                /* the recorded metrics' names, in order of first appearance */
   size_t nmnames;
   const ts_scenario *sc;        /* axes, horizon and window (NULL: none) */
@@ -84,15 +87,20 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
 /* Free what ts_fit_problem_init allocated; NULL is accepted. */
 void ts_fit_problem_finish(ts_fit_problem *pb);
 /* A copy of pb for another thread: its own model tree (evaluations write
- * there) and evaluation count (from 0), everything else shared read-only
+ * there), evaluation count and notes (from 0), everything else shared read-only
  * with pb, which must outlive it. Free with ts_fit_problem_finish. Returns
  * 0, or -1 when memory runs out. */
 int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out);
 /* Run the model with values (one per parameter, in ps order): sim[i]
- * receives target i's simulated value. Returns 0; -1 when the model rejects
+ * receives target i's simulated value; the notes of its sweeps are added
+ * to pb->notes. Returns 0; -1 when the model rejects
  * the values; -2 when the simulation failed (deadlock, out of memory); -3
  * when should_stop stopped it; e is filled on failure. */
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
+/* Whether the model reads n (ts_model_reads_n: an expression, or a CPU
+ * price by n) at one of the axis combinations pb's targets are at: 1 or 0,
+ * or -1 with e filled (a combination's model does not load). */
+int ts_fit_problem_reads_n(ts_fit_problem *pb, ts_err *e);
 /* The objective over the targets i with use == NULL or use[i] != 0. */
 double ts_fit_objective(const ts_fit_problem *pb, const double *sim, const unsigned char *use);
 /* The target with the largest |relative error| of sim among those of metric
