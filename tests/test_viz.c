@@ -809,6 +809,33 @@ START_TEST(viz_gantt_horizon_is_not_stuck)
 }
 END_TEST
 
+/* An arrival refused by a full worker (capacity 1: three 1 ms jobs at 0 on
+ * one event loop, the first runs, the other two are dropped at once) ends
+ * its row "dropped at 0 ms", not "done" (the model marks it done without a
+ * done time) nor "at horizon", and the legend says what that means; the
+ * job that ran ends "done 1 ms". */
+START_TEST(viz_gantt_dropped_actor_says_dropped)
+{
+  char dir[512], path[600], *out;
+  tu_mkdtemp(dir, sizeof dir, "dropped");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, "{\"name\": \"d\", \"worker\": {\"capacity\": 1}, \"classes\": [{\"name\": \"job\", "
+                      "\"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}");
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [3], \"workers\": [1]}");
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "gantt '%s' --ascii --width 70", path), 0);
+  ck_assert_msg(strstr(out, "\nactor 0   |####################| done 1 ms\n"
+                            "actor 1   |                    | dropped at 0 ms\n"
+                            "actor 2   |                    | dropped at 0 ms\n") &&
+                  strstr(out, "\nends:    done T: finished at T\n         dropped at T: arrived at T at a worker "
+                              "holding its capacity, and never ran\n") &&
+                  !strstr(out, "at horizon"),
+                "%s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* ---- shared options ---- */
 
 START_TEST(viz_vizopt_defaults_and_errors)
@@ -952,6 +979,7 @@ Suite *viz_suite(void)
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,
+                              viz_gantt_dropped_actor_says_dropped,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,

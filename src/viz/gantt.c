@@ -157,14 +157,39 @@ static void worker_row(chart *c, FILE *out, int w)
   print_row(c, out, label, 'w', note);
 }
 
-/* The note ending the row of an actor that is not done: "stuck" when the
- * run deadlocked (exit status 1), else "at horizon" (the horizon stopped it
- * running or waiting; nothing is wrong); "not arrived" before its arrival. */
-static const char *end_note(const ts_timeline *tl, int a)
+/* How an actor's row ends (the legend's order). */
+enum { END_DONE, END_DROPPED, END_HORIZON, END_STUCK, END_NOT_ARRIVED, NENDS };
+
+/* How actor a's row ends: done; dropped (its arrival refused by a full
+ * worker, tl->dropped: the model marks it done at once, without a done
+ * time); else not done: "stuck" when the run deadlocked (exit status 1),
+ * "at horizon" (the horizon stopped it running or waiting; nothing is
+ * wrong), "not arrived" before its arrival. */
+static int end_kind(const ts_timeline *tl, int a)
 {
+  if (tl->dropped[a])
+    return END_DROPPED;
+  if (tl->stats[a].done >= 0)
+    return END_DONE;
   if (tl->state_at[a] == tl->state_at[a + 1])
-    return "not arrived";
-  return tl->stuck ? "stuck" : "at horizon";
+    return END_NOT_ARRIVED;
+  return tl->stuck ? END_STUCK : END_HORIZON;
+}
+
+/* The note ending actor a's row, into buf: "done T", "dropped at T" (its
+ * arrival), "at horizon", "stuck" or "not arrived". */
+static void end_note(const chart *c, int a, char *buf, size_t len)
+{
+  static const char *const fixed[] = {[END_HORIZON] = "at horizon", [END_STUCK] = "stuck",
+                                      [END_NOT_ARRIVED] = "not arrived"};
+  const ts_actor_stats *s = &c->tl->stats[a];
+  int k = end_kind(c->tl, a);
+  char t[32];
+  fmt_time(c, k == END_DROPPED ? s->arrive : s->done, t, sizeof t);
+  if (k == END_DONE || k == END_DROPPED)
+    snprintf(buf, len, "%s %s %s", k == END_DONE ? "done" : "dropped at", t, c->uname);
+  else
+    snprintf(buf, len, "%s", fixed[k]);
 }
 
 static void actor_rows(chart *c, FILE *out, int a)
@@ -172,7 +197,7 @@ static void actor_rows(chart *c, FILE *out, int a)
   const ts_timeline *tl = c->tl;
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   ts_time prev_t = 0;
-  int prev = TS_ACTOR_NEW, done = 0;
+  int prev = TS_ACTOR_NEW;
   clear(c);
   for (size_t i = lo; i <= hi; i++) {
     ts_time t = i < hi ? tl->states[i].t : tl->end;
@@ -180,16 +205,11 @@ static void actor_rows(chart *c, FILE *out, int a)
     if (i < hi) {
       prev_t = t;
       prev = tl->states[i].state;
-      done = prev == TS_ACTOR_DONE;
     }
   }
-  char label[32], note[64], t[32];
+  char label[32], note[64];
   snprintf(label, sizeof label, "actor %d", a);
-  fmt_time(c, tl->stats[a].done, t, sizeof t);
-  if (done)
-    snprintf(note, sizeof note, "done %s %s", t, c->uname);
-  else
-    snprintf(note, sizeof note, "%s", end_note(tl, a));
+  end_note(c, a, note, sizeof note);
   print_row(c, out, label, 'a', note);
   if (tl->model->nlocks == 0)
     return;
@@ -286,19 +306,20 @@ static void legend(chart *c, FILE *out)
   legend_line(c, out, "workers: ", wk, 3);
   legend_line(c, out, "actors:  ", ac, n);
   /* the notes ending the actor rows drawn, in this order */
-  static const char *const ends[][2] = {{"done T", "done T: finished at T"},
-                                        {"at horizon", "at horizon: running or waiting when the run ended"},
-                                        {"stuck", "stuck: waiting in a deadlock (exit status 1)"},
-                                        {"not arrived", "not arrived: none of its steps ran"}};
-  const char *en[4];
+  static const char *const ends[NENDS] = {
+    [END_DONE] = "done T: finished at T",
+    [END_DROPPED] = "dropped at T: arrived at T at a worker holding its capacity, and never ran",
+    [END_HORIZON] = "at horizon: running or waiting when the run ended",
+    [END_STUCK] = "stuck: waiting in a deadlock (exit status 1)",
+    [END_NOT_ARRIVED] = "not arrived: none of its steps ran"};
+  int used[NENDS] = {0};
+  for (int a = 0; a < c->shown; a++)
+    used[end_kind(c->tl, a)] = 1;
+  const char *en[NENDS];
   int ne = 0;
-  for (size_t e = 0; e < 4; e++) {
-    int used = 0;
-    for (int a = 0; a < c->shown && !used; a++)
-      used = e == 0 ? c->tl->stats[a].done >= 0 : c->tl->stats[a].done < 0 && strcmp(end_note(c->tl, a), ends[e][0]) == 0;
-    if (used)
-      en[ne++] = ends[e][1];
-  }
+  for (int e = 0; e < NENDS; e++)
+    if (used[e])
+      en[ne++] = ends[e];
   if (ne)
     legend_line(c, out, "ends:    ", en, ne);
 }
@@ -345,7 +366,7 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   chart c = {.tl = tl, .o = o};
   int shown = tl->nactors < o->max_actors ? tl->nactors : o->max_actors;
   c.shown = shown;
-  char buf[64], t[32];
+  char buf[64];
   snprintf(buf, sizeof buf, "worker %d", tl->nworkers - 1);
   c.label_w = (int)strlen(buf);
   snprintf(buf, sizeof buf, "actor %d", shown > 0 ? shown - 1 : 0);
@@ -355,9 +376,9 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   pick_unit(&c);
   int note_w = (int)strlen("busy 100%");
   for (int a = 0; a < shown; a++) {
-    fmt_time(&c, tl->stats[a].done, t, sizeof t);
-    int w = tl->stats[a].done >= 0 ? (int)(strlen("done  ") + strlen(t) + strlen(c.uname))
-                                   : (int)strlen(end_note(tl, a));
+    char note[64];
+    end_note(&c, a, note, sizeof note);
+    int w = (int)strlen(note);
     note_w = w > note_w ? w : note_w;
   }
   pick_step(&c, o->width - c.label_w - 2 - (note_w + 1));

@@ -189,9 +189,12 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
       else
         snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, rc));
     }
-    for (int a = 0; tl->stats && a < w.nactors; a++)
+    tl->dropped = calloc(w.nactors ? (size_t)w.nactors : 1, sizeof *tl->dropped);
+    for (int a = 0; tl->stats && tl->dropped && a < w.nactors; a++) {
       tl->stats[a] = ts_world_stats(&w, a);
-    if (!tl->stats)
+      tl->dropped[a] = ts_world_actor(&w, a)->dropped;
+    }
+    if (!tl->stats || !tl->dropped)
       tl->failed = FAIL_NOMEM;
     tl->mutex_wait = calloc(m->nlocks + 1, sizeof *tl->mutex_wait);
     if (tl->mutex_wait)
@@ -241,6 +244,7 @@ const char *ts_timeline_strerror(const ts_timeline *tl, int rc)
 void ts_timeline_finish(ts_timeline *tl)
 {
   free(tl->stats);
+  free(tl->dropped);
   free(tl->pieces);
   free(tl->states);
   free(tl->state_at);

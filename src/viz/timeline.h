@@ -79,6 +79,8 @@ typedef struct ts_timeline {
   int stuck;                  /* the run deadlocked (-2 from ts_timeline_record): actors not done
                                  are stuck; otherwise the horizon stopped them */
   ts_actor_stats *stats;      /* per actor, at the end */
+  unsigned char *dropped;     /* per actor: 1 when its arrival was refused (a worker full at its capacity:
+                                 ts_actor.dropped), done at once without running (its stats' done stays -1) */
   ts_tl_piece *pieces;
   size_t npieces, cap_pieces;
   ts_tl_state *states;        /* grouped by actor after recording */
