@@ -402,6 +402,43 @@ START_TEST(report_baseline_adds_recorded_columns)
 }
 END_TEST
 
+/* With "compare", each change from the compare axis's first value gets a
+ * paired interval: replication r draws the same numbers at every axis value,
+ * so a fixed 5 ms shift has a zero-width interval (the unpaired ones are
+ * not), and doubling an exponential demand changes each replication by its
+ * own draw, whose interval over the first value's mean is that value's
+ * relative half-width. */
+START_TEST(report_compare_interval_is_paired)
+{
+  const char *model = "{\"name\": \"m\", \"params\": {\"k\": 1, \"d\": 0}, \"classes\": [{\"name\": \"job\", \"count\": \"n\","
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": \"$k\", \"dist\": \"exponential\"},"
+                      " {\"op\": \"sleep\", \"ms\": \"$d\"}]}]}";
+  const char *scenario = "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], \"replications\": 8,"
+                         " \"axes\": {\"v\": {\"sets\": {\"a\": {\"params.d\": 0}, \"shift\": {\"params.d\": 5},"
+                         " \"double\": {\"params.k\": 2}}}}, \"compare\": \"v\"}";
+  char d[256], *out, *err;
+  ck_assert_int_eq(tu_run_files("compare", model, scenario, d, sizeof d, &out, &err), 0);
+  char path[512];
+  snprintf(path, sizeof path, "%s/out/summary.csv", d);
+  tu_table t;
+  tu_table_read(&t, path);
+  ck_assert_str_eq(tu_table_cell(&t, 0, "v"), "a");
+  ck_assert_str_eq(tu_table_cell(&t, 0, "wave_ms_vs_a_ci95"), "");
+  double rel = tu_table_num(&t, 0, "wave_ms_ci95") / tu_table_num(&t, 0, "wave_ms_mean");
+  ck_assert_double_gt(rel, 0.1);
+  ck_assert_str_eq(tu_table_cell(&t, 1, "v"), "shift");
+  ck_assert_double_gt(tu_table_num(&t, 1, "wave_ms_ci95"), 0.1);
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_vs_a_ci95"), 0, 1e-6);
+  ck_assert_str_eq(tu_table_cell(&t, 2, "v"), "double");
+  ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_vs_a_ci95"), rel, 1e-4);
+  ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_mean"), 2 * tu_table_num(&t, 0, "wave_ms_mean"), 1e-5);
+  tu_table_free(&t);
+  free(out);
+  free(err);
+  tu_rmtree(d);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
   Suite *s = suite_create("report");
@@ -414,6 +451,7 @@ Suite *report_suite(void)
                                report_unfinished_actors_have_no_wave,
                                report_json_model_holds_overrides,
                                report_baseline_adds_recorded_columns,
+                               report_compare_interval_is_paired,
                                NULL};
   const TTest *const seeds[] = {report_summary_is_pooled_median_and_p95_of_samples,
                                 report_same_seed_byte_identical,

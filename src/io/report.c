@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "io/atomic.h"
+#include "run/compare.h"
 #include "run/metrics.h"
 
 void ts_report_labels(const ts_scenario *sc, const ts_sweep *s, const ts_point *p, const char **labels)
@@ -98,6 +99,27 @@ static const ts_point *compare_base(const ts_scenario *sc, const ts_sweep *s, co
   return NULL;
 }
 
+/* The 95% half-width of p's change in metric c from base (its compare
+ * point), paired per replication: replication r runs with the same seeds at
+ * both points (common random numbers), so the interval is Student-t over the
+ * replications' differences, as a fraction of base's replication mean. NAN
+ * for base itself, without a base, with fewer than 2 replications in common
+ * or a zero mean. */
+static double compare_ci95(const ts_sweep *s, const ts_point *p, const ts_point *base, size_t c)
+{
+  if (!base || base == p)
+    return NAN;
+  size_t k = (size_t)(p->replications < base->replications ? p->replications : base->replications);
+  if (k < 2)
+    return NAN;
+  double diff, h, sum = 0;
+  ts_compare_paired(base->rep + c, p->rep + c, s->ncols, k, &diff, &h);
+  for (size_t r = 0; r < k; r++)
+    sum += base->rep[r * s->ncols + c];
+  double mean = sum / (double)k;
+  return isnan(h) || mean == 0 ? NAN : h / fabs(mean);
+}
+
 static int has_spans(const ts_sweep *s)
 {
   for (size_t c = 0; c < s->ncols; c++)
@@ -177,6 +199,8 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
       fprintf(out, " %9s %7s", "recorded", "err");
     if (sc->compare >= 0)
       fprintf(out, " %8s", "vs first");
+    if (sc->compare >= 0 && reps)
+      fprintf(out, " %7s", "+-95%");
   }
   fputc('\n', out);
   for (size_t p = 0; p < s->npoints; p++) {
@@ -223,6 +247,13 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
           fprintf(out, " %8s", "-");
         else
           fprintf(out, " %+7.1f%%", 100 * (v - bv) / bv);
+        if (reps) {
+          double h = compare_ci95(s, pt, base, (size_t)cols[i]);
+          if (isnan(h))
+            fprintf(out, " %7s", "-");
+          else
+            fprintf(out, " %6.1f%%", 100 * h);
+        }
       }
     }
     if (pt->outside)
@@ -261,6 +292,9 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
   if (sc->compare >= 0)
     for (size_t c = 0; c < s->ncols; c++)
       fprintf(f, ",%s_vs_%s", s->cols[c].name, sc->axes[sc->compare].labels[0]);
+  if (sc->compare >= 0)
+    for (size_t c = 0; c < s->ncols; c++)
+      fprintf(f, ",%s_vs_%s_ci95", s->cols[c].name, sc->axes[sc->compare].labels[0]);
   if (scaled)
     fputs(",cpu_by_load", f);
   fputc('\n', f);
@@ -292,6 +326,8 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
         double bv = base ? base->value[c] : NAN;
         num(f, isnan(bv) || bv == 0 ? NAN : pt->value[c] / bv);
       }
+      for (size_t c = 0; c < s->ncols; c++)
+        num(f, compare_ci95(s, pt, base, c));
     }
     if (scaled)
       fprintf(f, ",%s", pt->outside ? "held flat" : "recorded");
