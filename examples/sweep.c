@@ -35,7 +35,7 @@ int main(int argc, char **argv)
   int wave = tssim_result_metric_index(r, "wave_ms");
   int col = tssim_result_actor_column_index(r, "wave_ms");
   printf("%s with libtssim %s\n%8s %8s %12s %10s %14s\n", tssim_scenario_name(s), tssim_version(), "n", "workers",
-         "wave_ms", "+-95%", "slowest actor");
+         "wave_ms mean", "+-95%", "slowest actor");
   for (size_t p = 0; p < tssim_result_points(r); p++) {
     /* the slowest actor of this point's rows (any replication) */
     double slowest = NAN;
