@@ -4,6 +4,7 @@
  * `tssim calibrate`. The fixture model
  * (tests/data/fit-rr.json) is deterministic, so one replication suffices. */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -437,6 +438,40 @@ END_TEST
 #define RR "@tests/data/fit-rr.json "
 #define BASE "@tests/data/fit-bad-metric.json "
 
+/* A target with no value at an evaluation (its span has no sample: the
+ * model runs it only when x >= 1) fails that evaluation, as a failed run
+ * does. Counted as 0 it scored an error of 100%, better than any x >= 1
+ * (26 and more against 10 recorded, 160% and more), so the fit chose an x
+ * where the metric does not exist. */
+START_TEST(fit_target_without_value_fails_the_evaluation)
+{
+  char d[256], path[512];
+  tu_mkdtemp(d, sizeof d, "novalue");
+  snprintf(path, sizeof path, "%s/m.json", d);
+  tu_write_file(path, "{\"params\": {\"x\": 0.5}, \"free\": [{\"name\": \"x\", \"path\": \"params.x\", \"min\": 0, \"max\": 2}],"
+                      " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"if\", \"cond\": \"$x >= 1\","
+                      " \"then\": [{\"op\": \"span_begin\", \"span\": \"s\"}, {\"op\": \"cpu\", \"ms\": \"25 + $x\"},"
+                      " {\"op\": \"span_end\", \"span\": \"s\"}]}]}]}");
+  snprintf(path, sizeof path, "%s/b.json", d);
+  tu_write_file(path, "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"s_mean_ms\": 10}}]}");
+  char *out, *err;
+  ck_assert_int_eq(tu_tssimf(&out, &err, "calibrate %s/m.json %s/b.json -o %s/fit.json -q -r 1 --starts 8 --jobs 1", d, d,
+                             d),
+                   0);
+  snprintf(path, sizeof path, "%s/fit.json", d);
+  char *text = tu_read_file(path, NULL);
+  cJSON *m = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(m);
+  double x = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "params"), "x")->valuedouble;
+  ck_assert_msg(x >= 1 && x < 1.05, "x = %g: the fit must stay where the span exists, at its cheapest end", x);
+  cJSON_Delete(m);
+  free(text);
+  free(out);
+  free(err);
+  tu_rmtree(d);
+}
+END_TEST
+
 START_TEST(fit_error_no_free)
 {
   expect_error("@models/rr-wave.json @tests/data/fit-one-value.json -q", "rr-wave.json: free: missing",
@@ -654,6 +689,7 @@ Suite *fit_suite(void)
                                     fit_cli_deterministic,
                                     fit_cli_pinned,
                                     fit_cli_starts,
+                                    fit_target_without_value_fails_the_evaluation,
                                     NULL};
   const TTest *const errors[] = {fit_error_no_free,
                                  fit_error_bad_path,

@@ -386,7 +386,7 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
       ts_sweep_finish(&s);
       return -1;
     }
-    sim[i] = p && !isnan(p->value[c]) ? p->value[c] : 0;
+    sim[i] = p ? p->value[c] : NAN; /* no value: the evaluation fails (ts_fit_objective is NAN) */
   }
   ts_sweep_finish(&s);
   return 0;

@@ -92,8 +92,10 @@ void ts_fit_problem_finish(ts_fit_problem *pb);
  * 0, or -1 when memory runs out. */
 int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out);
 /* Run the model with values (one per parameter, in ps order): sim[i]
- * receives target i's simulated value; the notes of its sweeps are added
- * to pb->notes. Returns 0; -1 when the model rejects
+ * receives target i's simulated value (NAN where the run gives the metric
+ * no value there, e.g. a span with no sample in the window: the objective is
+ * then NAN and the searches count the evaluation as failed, as they do a
+ * failed run); the notes of its sweeps are added to pb->notes. Returns 0; -1 when the model rejects
  * the values; -2 when the simulation failed (deadlock, out of memory); -3
  * when should_stop stopped it; e is filled on failure. */
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
