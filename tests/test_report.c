@@ -403,11 +403,12 @@ START_TEST(report_baseline_adds_recorded_columns)
 END_TEST
 
 /* With "compare", each change from the compare axis's first value gets a
- * paired interval: replication r draws the same numbers at every axis value,
- * so a fixed 5 ms shift has a zero-width interval (the unpaired ones are
- * not), and doubling an exponential demand changes each replication by its
- * own draw, whose interval over the first value's mean is that value's
- * relative half-width. */
+ * paired interval of the ratio of the replication means: replication r draws
+ * the same numbers at every axis value, so doubling an exponential demand
+ * (every replication's wave exactly twice the first value's) has a
+ * zero-width interval, while a fixed 5 ms shift moves the ratio by 5 / X_r
+ * and has the delta method's 5 ci / m^2 (m, ci: the first value's mean and
+ * half-width over the replications). */
 START_TEST(report_compare_interval_is_paired)
 {
   const char *model = "{\"name\": \"m\", \"params\": {\"k\": 1, \"d\": 0}, \"classes\": [{\"name\": \"job\", \"count\": \"n\","
@@ -426,12 +427,17 @@ START_TEST(report_compare_interval_is_paired)
   ck_assert_str_eq(tu_table_cell(&t, 0, "wave_ms_vs_a_ci95"), "");
   double rel = tu_table_num(&t, 0, "wave_ms_ci95") / tu_table_num(&t, 0, "wave_ms_mean");
   ck_assert_double_gt(rel, 0.1);
+  double m = tu_table_num(&t, 0, "wave_ms_mean"), ci = tu_table_num(&t, 0, "wave_ms_ci95");
   ck_assert_str_eq(tu_table_cell(&t, 1, "v"), "shift");
-  ck_assert_double_gt(tu_table_num(&t, 1, "wave_ms_ci95"), 0.1);
-  ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_vs_a_ci95"), 0, 1e-6);
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_mean"), m + 5, 1e-5);
+  double want = 5 * ci / (m * m);
+  ck_assert_double_gt(want, 0.01);
+  ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_vs_a_ci95"), want, 1e-4 * want);
   ck_assert_str_eq(tu_table_cell(&t, 2, "v"), "double");
-  ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_vs_a_ci95"), rel, 1e-4);
-  ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_mean"), 2 * tu_table_num(&t, 0, "wave_ms_mean"), 1e-5);
+  ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_mean"), 2 * m, 1e-5);
+  ck_assert_double_gt(tu_table_num(&t, 2, "wave_ms_ci95"), 2 * ci - 1e-5);
+  ck_assert_str_ne(tu_table_cell(&t, 2, "wave_ms_vs_a_ci95"), "");
+  ck_assert_double_lt(tu_table_num(&t, 2, "wave_ms_vs_a_ci95"), 1e-5); /* demands rounded to whole ns */
   tu_table_free(&t);
   free(out);
   free(err);

@@ -100,24 +100,19 @@ static const ts_point *compare_base(const ts_scenario *sc, const ts_sweep *s, co
 }
 
 /* The 95% half-width of p's change in metric c from base (its compare
- * point), paired per replication: replication r runs with the same seeds at
- * both points (common random numbers), so the interval is Student-t over the
- * replications' differences, as a fraction of base's replication mean. NAN
- * for base itself, without a base, with fewer than 2 replications in common
- * or a zero mean. */
+ * point) as a fraction: the interval of the ratio of their replication means,
+ * paired per replication (ts_compare_ratio), since replication r runs with
+ * the same seeds at both points (common random numbers). NAN for base
+ * itself, without a base, with fewer than 2 replications in common, or when
+ * a replication has no value. */
 static double compare_ci95(const ts_sweep *s, const ts_point *p, const ts_point *base, size_t c)
 {
   if (!base || base == p)
     return NAN;
   size_t k = (size_t)(p->replications < base->replications ? p->replications : base->replications);
-  if (k < 2)
-    return NAN;
-  double diff, h, sum = 0;
-  ts_compare_paired(base->rep + c, p->rep + c, s->ncols, k, &diff, &h);
-  for (size_t r = 0; r < k; r++)
-    sum += base->rep[r * s->ncols + c];
-  double mean = sum / (double)k;
-  return isnan(h) || mean == 0 ? NAN : h / fabs(mean);
+  double ratio, h;
+  ts_compare_ratio(base->rep + c, p->rep + c, s->ncols, k, &ratio, &h);
+  return h;
 }
 
 static int has_spans(const ts_sweep *s)

@@ -51,6 +51,28 @@ void ts_compare_paired(const double *a, const double *b, size_t stride, size_t r
   free(d);
 }
 
+void ts_compare_ratio(const double *a, const double *b, size_t stride, size_t reps, double *ratio, double *ci95)
+{
+  *ratio = *ci95 = NAN;
+  double sa = 0, sb = 0;
+  for (size_t k = 0; k < reps; k++) {
+    if (isnan(a[k * stride]) || isnan(b[k * stride]))
+      return;
+    sa += a[k * stride];
+    sb += b[k * stride];
+  }
+  if (reps == 0 || sa == 0)
+    return;
+  *ratio = sb / sa;
+  double *d = malloc(reps * sizeof *d);
+  if (!d)
+    return;
+  for (size_t k = 0; k < reps; k++)
+    d[k] = b[k * stride] - *ratio * a[k * stride];
+  *ci95 = ts_ci95(d, 1, reps) / fabs(sa / (double)reps);
+  free(d);
+}
+
 static int usable(const double *f1, const double *f2, const unsigned char *skip, size_t i)
 {
   return !isnan(f1[i]) && !isnan(f2[i]) && !(skip && skip[i]);

@@ -22,6 +22,12 @@ void ts_compare_elasticity(const double *lo, const double *base, const double *h
 /* The mean over replications of b_r - a_r and its Student-t 95%
  * half-width (NAN with one replication; NAN both when a value is NAN). */
 void ts_compare_paired(const double *a, const double *b, size_t stride, size_t reps, double *mean, double *ci95);
+/* The ratio of b's replication mean to a's, mean(b) / mean(a), and its 95%
+ * half-width, paired per replication (the delta method: Student-t over the
+ * replications' b_r - ratio * a_r, divided by mean(a)): a b that is a fixed
+ * multiple of a has width 0, a fixed shift does not. Both NAN when a value
+ * is NAN or mean(a) is 0; the half-width NAN with one replication. */
+void ts_compare_ratio(const double *a, const double *b, size_t stride, size_t reps, double *ratio, double *ci95);
 /* Mark in front (n entries) the points (f1[i], f2[i]) no other point
  * dominates, both objectives minimised: j dominates i when it is no worse
  * in both and better in one. Points with a NAN, or with skip[i] set (skip
