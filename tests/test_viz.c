@@ -813,7 +813,8 @@ END_TEST
  * one event loop, the first runs, the other two are dropped at once) ends
  * its row "dropped at 0 ms", not "done" (the model marks it done without a
  * done time) nor "at horizon", and the legend says what that means; the
- * job that ran ends "done 1 ms". */
+ * job that ran ends "done 1 ms". explain says the drops are why its law
+ * does not apply (not "did not finish by the horizon"). */
 START_TEST(viz_gantt_dropped_actor_says_dropped)
 {
   char dir[512], path[600], *out;
@@ -830,6 +831,13 @@ START_TEST(viz_gantt_dropped_actor_says_dropped)
                   strstr(out, "\nends:    done T: finished at T\n         dropped at T: arrived at T at a worker "
                               "holding its capacity, and never ran\n") &&
                   !strstr(out, "at horizon"),
+                "%s", out);
+  free(out);
+  /* explain's round-robin law says why it does not apply: drops, not the horizon */
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s'", path), 0);
+  ck_assert_msg(strstr(out, "does not apply: 2 of the 3 actors were dropped (arrived at a worker holding its "
+                            "capacity).\n") &&
+                  !strstr(out, "did not finish by the horizon"),
                 "%s", out);
   free(out);
   tu_rmtree(dir);

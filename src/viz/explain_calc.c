@@ -332,9 +332,16 @@ int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
   memset(r, 0, sizeof *r);
   if (rr_why_not(tl, &cpu, r->why_not, sizeof r->why_not))
     return 0;
-  int unfinished = 0;
-  for (int a = 0; a < tl->nactors; a++)
-    unfinished += tl->stats[a].done < 0;
+  int unfinished = 0, dropped = 0;
+  for (int a = 0; a < tl->nactors; a++) {
+    dropped += tl->dropped && tl->dropped[a];
+    unfinished += tl->stats[a].done < 0 && !(tl->dropped && tl->dropped[a]);
+  }
+  if (dropped) {
+    snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors were dropped (arrived at a worker holding its capacity)",
+             dropped, tl->nactors);
+    return 0;
+  }
   if (unfinished) {
     snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors did not finish by the horizon", unfinished,
              tl->nactors);
