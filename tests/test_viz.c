@@ -833,6 +833,19 @@ START_TEST(viz_gantt_dropped_actor_says_dropped)
                   !strstr(out, "at horizon"),
                 "%s", out);
   free(out);
+  /* trace marks their ends "dropped", the job that ran "done" */
+  char trace[600];
+  snprintf(trace, sizeof trace, "%s/t.json", dir);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "trace '%s' -o '%s'", path, trace), 0);
+  free(out);
+  out = tu_read_file(trace, NULL);
+  int dropped = 0, done = 0;
+  for (const char *p = out; (p = strstr(p, "{\"name\":\"dropped\",\"cat\":\"state\",\"ph\":\"i\"")); p++)
+    dropped++;
+  for (const char *p = out; (p = strstr(p, "{\"name\":\"done\",\"cat\":\"state\",\"ph\":\"i\"")); p++)
+    done++;
+  ck_assert_msg(dropped == 2 && done == 1, "dropped %d, done %d", dropped, done);
+  free(out);
   /* explain's round-robin law says why it does not apply: drops, not the horizon */
   ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s'", path), 0);
   ck_assert_msg(strstr(out, "does not apply: 2 of the 3 actors were dropped (arrived at a worker holding its "

@@ -198,8 +198,8 @@ static void actor_states(builder *b, int a)
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   for (size_t i = lo; i < hi && !b->failed; i++) {
     const ts_tl_state *s = &tl->states[i];
-    if (s->state == TS_ACTOR_DONE) {
-      cJSON *o = event(b, "i", "done", "state", pid, tid, s->t);
+    if (s->state == TS_ACTOR_DONE) { /* a dropped actor is done at its arrival: say which */
+      cJSON *o = event(b, "i", tl->dropped && tl->dropped[a] ? "dropped" : "done", "state", pid, tid, s->t);
       str(b, o, "s", "t");
       continue;
     }
