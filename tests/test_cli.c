@@ -17,6 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "io/jsonfile.h"
+#include "io/model_json.h"
+#include "model/model.h"
 #include "testutil.h"
 
 #define RR "scenarios/rr-wave.json"
@@ -188,6 +193,34 @@ START_TEST(cli_calibrate_progress_only_on_a_terminal)
   ck_assert_str_eq(err, "");
   free(out);
   free(err);
+}
+END_TEST
+
+/* The walkthrough of run 12: calibrate -o OTHER/x.json copied the model's
+ * relative host.cpu_scale_by_n.baseline ("baselines/zero-cache-wave.json",
+ * relative to models/) as it was, so the written model named a file that is
+ * not there ("cannot read the baseline"). It now names the same file from
+ * its own folder, with a relative path; the model loads. */
+START_TEST(cli_calibrate_elsewhere_keeps_file_paths)
+{
+  ck_assert_int_eq(mkdir(at("elsewhere"), 0777), 0);
+  ck_assert_int_eq(run(NULL, NULL,
+                       "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
+                       "--max-iter 1 -r 1 -q -o '%s'",
+                       at("elsewhere/fitted.json")),
+                   0);
+  cJSON *doc;
+  ts_err e;
+  ck_assert_int_eq(ts_json_load(at("elsewhere/fitted.json"), &doc, &e), 0);
+  const cJSON *b = ts_json_get_path(doc, "host.cpu_scale_by_n.baseline");
+  ck_assert(cJSON_IsString(b));
+  ck_assert_msg(b->valuestring[0] != '/' && strstr(b->valuestring, "models/baselines/zero-cache-wave.json"), "%s",
+                b->valuestring);
+  cJSON_Delete(doc);
+  ts_model m;
+  int rc = ts_model_load(at("elsewhere/fitted.json"), NULL, 0, &m, NULL, &e);
+  ck_assert_msg(rc == 0, "%s", e.msg);
+  ts_model_finish(&m);
 }
 END_TEST
 
@@ -559,6 +592,7 @@ Suite *cli_suite(void)
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_run_output_is_a_file_exits_3,
                                   cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
+                                  cli_calibrate_elsewhere_keeps_file_paths,
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,

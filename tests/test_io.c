@@ -2,6 +2,9 @@
  * checked for its file, its JSON path and what was expected; --set
  * overrides; and the CLI's exit statuses. Inputs are written into a fresh
  * temporary folder per test. */
+/* realpath is an XSI function */
+#define _XOPEN_SOURCE 700
+
 #include <check.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include "io/baseline_json.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "io/paths.h"
 #include "io/scenario_json.h"
 #include "model/op.h"
 #include "run/metrics.h"
@@ -505,6 +509,34 @@ START_TEST(io_scenario_fields_and_relative_paths)
 }
 END_TEST
 
+/* A model's file path as a model written elsewhere must say it
+ * (tssim calibrate -o OTHER/x.json): kept when absolute or in the same
+ * folder, else relative from the new folder, absolute when that folder
+ * is not there. */
+START_TEST(io_path_rebase_names_the_same_file)
+{
+  char real[PATH_MAX], f[4][PATH_MAX + 32], want[PATH_MAX + 32];
+  ck_assert_ptr_nonnull(realpath(tmp, real));
+  snprintf(f[0], sizeof f[0], "%s/a/b", tmp);
+  snprintf(f[1], sizeof f[1], "%s/c", tmp);
+  ck_assert_int_eq(mkdir(tmp_path(0, "a"), 0777) | mkdir(f[0], 0777) | mkdir(f[1], 0777), 0);
+  snprintf(f[0], sizeof f[0], "%s/a/m.json", tmp);
+  snprintf(f[1], sizeof f[1], "%s/c/o.json", tmp);
+  snprintf(f[2], sizeof f[2], "%s/a/b/o.json", tmp);
+  snprintf(f[3], sizeof f[3], "%s/gone/o.json", tmp);
+  const char *cases[][3] = {{f[0], "/x/y.json", "/x/y.json"},  {f[0], "b/../f.json", "b/../f.json"},
+                            {f[0], "b/f.json", "../a/b/f.json"}, {f[0], "../c/f.json", "../../c/f.json"},
+                            {f[0], "b/f.json", want}};
+  const char *to[] = {f[1], f[0], f[1], f[2], f[3]};
+  snprintf(want, sizeof want, "%s/a/b/f.json", real);
+  for (size_t i = 0; i < LEN(cases); i++) {
+    char *p = ts_path_rebase(cases[i][0], cases[i][1], to[i]);
+    ck_assert_msg(p && strcmp(p, cases[i][2]) == 0, "%zu: %s, want %s", i, p, cases[i][2]);
+    free(p);
+  }
+}
+END_TEST
+
 START_TEST(io_cpu_scale_from_baseline)
 {
   /* per_group_cpu_ms 400 at n=1 and 200 at n=4 (workers 1); the n=2, workers=2 point is ignored */
@@ -804,6 +836,7 @@ Suite *io_suite(void)
                                io_set_null_clears_cpu_scale_table,
                                io_scenario_fields_and_relative_paths,
                                io_cpu_scale_from_baseline,
+                               io_path_rebase_names_the_same_file,
                                io_parse_int_list,
                                io_baseline_layouts,
                                io_json_set_path_edits_tree,

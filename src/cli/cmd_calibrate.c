@@ -415,7 +415,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
   char defbuf[1024];
   const char *out = output_path(o, defbuf, sizeof defbuf);
   ts_fit_report rp = {o->model, o->baseline, (const char *const *)o->sets, o->nsets, &R->fit,
-                      o->loo ? &R->loo : NULL};
+                      o->loo ? &R->loo : NULL, out};
   cJSON *doc = ts_fit_calibrated(R->tree, &R->pb, &rp, e);
   if (!doc)
     return TS_EXIT_FAILED;

@@ -6,6 +6,7 @@
 
 #include "fit/print.h"
 #include "io/atomic.h"
+#include "io/paths.h"
 #include "run/metrics.h"
 
 /* v rounded to `digits` significant digits, so the file stays readable. */
@@ -250,7 +251,8 @@ cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_
     ts_err_set(e, rp->model_file, NULL, "out of memory");
     return NULL;
   }
-  if (ts_fit_set_values(doc, rp->model_file, pb->params, rp->fit->values, e)) {
+  if (ts_fit_set_values(doc, rp->model_file, pb->params, rp->fit->values, e) ||
+      (rp->output_file && ts_model_rebase_paths(doc, rp->model_file, rp->output_file, e))) {
     cJSON_Delete(doc);
     return NULL;
   }

@@ -18,12 +18,15 @@ typedef struct ts_fit_report {
   int nsets;
   const ts_fit_result *fit;
   const ts_fit_loo *loo;       /* NULL without --loo */
+  const char *output_file;     /* where the calibrated model goes (its file paths are made to resolve from there) */
 } ts_fit_report;
 
 /* A new tree (free with cJSON_Delete): model with every fitted value written
  * at its path, each fitted "free" entry given the "start" the fit used (so
- * calibrating the result again repeats this fit), and "provenance" set to
- * the calibration's record. Returns NULL with e filled on failure. */
+ * calibrating the result again repeats this fit), "provenance" set to the
+ * calibration's record, and every file path field (relative to
+ * rp->model_file) rewritten to name the same file from rp->output_file's
+ * folder (io/paths.h). Returns NULL with e filled on failure. */
 cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_fit_report *rp, ts_err *e);
 /* Write doc to path atomically (a temporary file renamed over path). Returns 0 or -1 with e filled. */
 int ts_fit_write(const char *path, const cJSON *doc, ts_err *e);

@@ -55,7 +55,8 @@ static int scale_from_table(loader *L, ts_model *m, const cJSON *t)
 }
 
 /* {"baseline": FILE, "metric": NAME}: scale(x) = metric(x) / metric(smallest x),
- * read from a recorded baseline (workers = 1 points), so no number is copied by hand. */
+ * read from a recorded baseline (workers = 1 points), so no number is copied by hand.
+ * FILE is relative to the model file: listed in io/paths.c's ts_model_path_fields. */
 static int scale_from_baseline(loader *L, ts_model *m, const cJSON *t)
 {
   const char *file, *metric = "per_group_cpu_ms";

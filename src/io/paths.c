@@ -1,0 +1,126 @@
+/* realpath is an XSI function */
+#define _XOPEN_SOURCE 700
+
+#include "io/paths.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/scenario_json.h"
+
+const char *const ts_model_path_fields[] = {
+    "host.cpu_scale_by_n.baseline", /* io/host_json.c scale_from_baseline */
+    NULL,
+};
+
+/* The folder of file, resolved with realpath (a new string), or NULL. */
+static char *real_folder(const char *file)
+{
+  const char *slash = strrchr(file, '/');
+  if (!slash)
+    return realpath(".", NULL);
+  if (slash == file)
+    return realpath("/", NULL);
+  char *dir = strndup(file, (size_t)(slash - file));
+  char *real = dir ? realpath(dir, NULL) : NULL;
+  free(dir);
+  return real;
+}
+
+/* "dir/name" in a new string. */
+static char *join(const char *dir, const char *name)
+{
+  size_t len = strlen(dir) + strlen(name) + 2;
+  char *s = malloc(len);
+  if (s)
+    snprintf(s, len, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name);
+  return s;
+}
+
+/* The path of absolute file `target` from absolute folder `from` (both
+ * without "." or ".." parts): "../" for each part of from below their
+ * common folder, then the rest of target. */
+static char *relative(const char *from, const char *target)
+{
+  size_t common = 0; /* their common folder: target[0, common) */
+  for (size_t i = 0;; i++) {
+    if ((from[i] == '\0' || from[i] == '/') && target[i] == '/')
+      common = i;
+    if (from[i] == '\0' || from[i] != target[i])
+      break;
+  }
+  size_t ups = 0;
+  for (const char *p = from + common; *p; p++)
+    ups += p[0] == '/' && p[1] != '\0';
+  char *out = malloc(3 * ups + strlen(target) + 1);
+  if (!out)
+    return NULL;
+  out[0] = '\0';
+  for (size_t i = 0; i < ups; i++)
+    strcat(out, "../");
+  strcat(out, target + common + 1);
+  return out;
+}
+
+char *ts_path_rebase(const char *from_file, const char *rel, const char *to_file)
+{
+  if (rel[0] == '/')
+    return strdup(rel);
+  char *from = real_folder(from_file), *to = real_folder(to_file);
+  if (from && to && strcmp(from, to) == 0) {
+    free(from);
+    free(to);
+    return strdup(rel);
+  }
+  free(from);
+  char *joined = ts_path_relative_to(from_file, rel), *target = NULL, *out = NULL;
+  if (!joined) {
+    free(to);
+    return NULL;
+  }
+  /* target: the file's absolute path (its folder resolved, its name kept) */
+  char *tdir = real_folder(joined);
+  const char *slash = strrchr(joined, '/'), *name = slash ? slash + 1 : joined;
+  if (tdir)
+    target = join(tdir, name);
+  else if (joined[0] == '/')
+    target = strdup(joined);
+  else {
+    char cwd[PATH_MAX];
+    target = getcwd(cwd, sizeof cwd) ? join(cwd, joined) : strdup(joined);
+  }
+  if (target)
+    out = to && target[0] == '/' ? relative(to, target) : strdup(target);
+  free(tdir);
+  free(joined);
+  free(target);
+  free(to);
+  return out;
+}
+
+int ts_model_rebase_paths(cJSON *model, const char *from_file, const char *to_file, ts_err *e)
+{
+  for (const char *const *f = ts_model_path_fields; *f; f++) {
+    cJSON *node = model;
+    char key[128];
+    for (const char *p = *f; node && *p;) {
+      size_t l = strcspn(p, ".");
+      snprintf(key, sizeof key, "%.*s", (int)l, p);
+      node = cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
+      p += l + (p[l] == '.');
+    }
+    if (!cJSON_IsString(node))
+      continue; /* absent, or not a path (the loader said so when it read it) */
+    char *moved = ts_path_rebase(from_file, node->valuestring, to_file);
+    if (!moved || !cJSON_SetValuestring(node, moved)) {
+      free(moved);
+      return ts_err_set(e, to_file, *f, "out of memory");
+    }
+    free(moved);
+  }
+  return 0;
+}
