@@ -19,6 +19,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/cli.h"
+#include "io/atomic.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "model/model.h"
@@ -562,6 +564,39 @@ START_TEST(cli_run_sigterm_keeps_previous_results)
 }
 END_TEST
 
+/* The walkthrough of run 12: `timeout -s INT 1 tssim run ...` signals tssim
+ * twice (timeout signals it, then its process group); the second signal
+ * ended the process at once and samples.csv.tmp.PID (3-32 MB) stayed beside
+ * the results. A second signal still ends the process at once, by the
+ * signal, but first removes the temporaries of the batch being written.
+ * In a child: the two signals raised where a temporary exists. */
+START_TEST(cli_second_signal_removes_temporaries)
+{
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    ts_atomic a;
+    ts_err e;
+    ts_atomic_init(&a);
+    ts_cli_interrupt_catch();
+    ts_cli_interrupt_files(&a);
+    FILE *f = ts_atomic_open(&a, tmp, "samples.csv", &e);
+    if (!f || fputs("n,workers\n", f) < 0 || fflush(f) != 0)
+      _exit(10);
+    raise(SIGINT);
+    if (ts_cli_interrupted() != SIGINT) /* the first one is only recorded */
+      _exit(11);
+    raise(SIGINT);
+    _exit(12); /* not reached */
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %d", status);
+  ck_assert_int_eq(leftovers(tmp), 0);
+  ck_assert(!exists(at("samples.csv")));
+}
+END_TEST
+
 /* The same for a calibration writing over an existing model file. */
 START_TEST(cli_calibrate_sigterm_keeps_previous_output)
 {
@@ -601,7 +636,8 @@ Suite *cli_suite(void)
   const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
                                  NULL};
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
-                                     cli_calibrate_sigterm_keeps_previous_output, NULL};
+                                     cli_calibrate_sigterm_keeps_previous_output,
+                                     cli_second_signal_removes_temporaries, NULL};
   tu_tcase(s, "output", out, NULL, NULL, 300);
   tu_tcase(s, "results", results, make_tmp, remove_tmp, 300);
   tu_tcase(s, "limits", limits, make_tmp, remove_tmp, 300);

@@ -147,8 +147,13 @@ int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);
 int ts_cli_stdout_status(int rc);
 
 /* Catch SIGINT and SIGTERM: the handler only records the signal (once; a
- * second one ends the process). */
+ * second one ends the process, after removing the temporaries of the batch
+ * given to ts_cli_interrupt_files). */
 void ts_cli_interrupt_catch(void);
+/* The batch whose temporaries a second signal removes before the process
+ * ends (NULL: none); a must stay valid until this is called again with NULL. */
+struct ts_atomic;
+void ts_cli_interrupt_files(const struct ts_atomic *a);
 /* The signal caught since ts_cli_interrupt_catch, or 0. */
 int ts_cli_interrupted(void);
 /* ts_cli_interrupted() != 0, as a ts_sweep_spec.should_stop. */

@@ -624,6 +624,7 @@ int ts_cmd_merge(int argc, char **argv)
     int lock = -1;
     ts_atomic_init(&a);
     ts_cli_interrupt_catch();
+    ts_cli_interrupt_files(&a);
     if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0 &&
         (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
@@ -632,6 +633,7 @@ int ts_cmd_merge(int argc, char **argv)
       if (rc != 0)
         memset(&s, 0, sizeof s);
     }
+    ts_cli_interrupt_files(NULL);
     if (rc != 0)
       ts_cli_outdir_unmake(&made);
     ts_cli_outdir_unlock(lock);

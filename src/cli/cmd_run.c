@@ -446,6 +446,7 @@ int ts_cmd_run(int argc, char **argv)
   if ((rc = ts_cli_outdir_check(outdir)) != 0)
     goto done;
   ts_cli_interrupt_catch();
+  ts_cli_interrupt_files(&a); /* a second signal removes samples.csv.tmp.PID */
   /* one run at a time writes into a folder: this one from here to its plots */
   if ((rc = ts_cli_outdir_lock(outdir, &made, o.quiet, &lock)) != 0)
     goto done;
@@ -532,6 +533,7 @@ done:
     ts_atomic_abort(&a); /* (nothing, after a commit) */
     ts_cli_outdir_unmake(&made);
   }
+  ts_cli_interrupt_files(NULL);
   ts_cli_outdir_unlock(lock);
   while (made.n > 0)
     free(made.made[--made.n]);

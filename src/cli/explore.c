@@ -270,6 +270,7 @@ int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *setting
   if (rc)
     return rc;
   ts_cli_interrupt_catch();
+  ts_cli_interrupt_files(&ex->batch);
   if ((rc = ts_cli_outdir_lock(ex->outdir, &ex->made, ex->quiet, &ex->lock)) != 0)
     return rc;
   ex->locked = 1;
@@ -343,6 +344,7 @@ void ts_cli_explore_finish(ts_cli_explore *ex)
     ts_atomic_abort(&ex->batch);
     ts_cli_outdir_unmake(&ex->made);
   }
+  ts_cli_interrupt_files(NULL);
   if (ex->locked)
     ts_cli_outdir_unlock(ex->lock);
   while (ex->made.n > 0)

@@ -1,22 +1,35 @@
 /* SIGINT and SIGTERM during tssim run and tssim calibrate. The handler only
- * records which signal came (a sig_atomic_t: one of the two pieces of static
- * mutable state in tssim, since a handler has no context to write to; the
+ * records which signal came (a sig_atomic_t: static mutable state, as is the
+ * batch pointer below, since a handler has no context to write to; the only
  * other, for the same reason, is io/jsonfile.c's flag for cJSON's failed
  * allocations); the sweep and
  * the calibration poll it between replications and evaluations, stop, and
  * the command removes its temporaries, says what was not finished and exits
- * 128 + the signal. The handler is reset when it runs, so a second signal
- * ends the process at once. */
+ * 128 + the signal. A second signal ends the process at once, by the
+ * signal's default action, after removing the temporaries of the batch the
+ * command is writing (ts_cli_interrupt_files). Without that, `timeout
+ * -s INT 1 tssim run ...` (timeout signals tssim, then its process group)
+ * left samples.csv.tmp.PID, megabytes, beside the results. */
 #include <signal.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "io/atomic.h"
 
 static volatile sig_atomic_t caught;
+static const ts_atomic *volatile writing;
 
 static void on_signal(int sig)
 {
-  caught = sig;
+  if (!caught) {
+    caught = sig;
+    return;
+  }
+  const ts_atomic *a = writing;
+  if (a)
+    ts_atomic_unlink_temporaries(a);
+  signal(sig, SIG_DFL);
+  raise(sig); /* delivered when the handler returns: the default action, as before */
 }
 
 void ts_cli_interrupt_catch(void)
@@ -24,11 +37,16 @@ void ts_cli_interrupt_catch(void)
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
-  sa.sa_flags = SA_RESETHAND;
+  sa.sa_flags = 0;
   sigemptyset(&sa.sa_mask);
   caught = 0;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+}
+
+void ts_cli_interrupt_files(const ts_atomic *a)
+{
+  writing = a;
 }
 
 int ts_cli_interrupted(void)

@@ -1,6 +1,7 @@
 #include "io/atomic.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +65,7 @@ FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e)
   a->final[a->n] = fin;
   a->tmp[a->n] = tmp;
   a->f[a->n] = f;
+  atomic_signal_fence(memory_order_seq_cst); /* the path is stored before the count says so */
   a->n++;
   return f;
 }
@@ -81,15 +83,19 @@ int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e)
 
 static void release(ts_atomic *a, int remove_tmp)
 {
-  for (int i = 0; i < a->n; i++) {
+  int n = a->n;
+  for (int i = 0; i < n; i++) {
     if (a->f[i])
       fclose(a->f[i]);
     if (remove_tmp)
       remove(a->tmp[i]);
+  }
+  a->n = 0; /* before any path is freed (ts_atomic_unlink_temporaries) */
+  atomic_signal_fence(memory_order_seq_cst);
+  for (int i = 0; i < n; i++) {
     free(a->final[i]);
     free(a->tmp[i]);
   }
-  a->n = 0;
   for (int i = 0; i < a->ngone; i++)
     free(a->gone[i]);
   a->ngone = 0;
@@ -183,4 +189,10 @@ int ts_atomic_commit(ts_atomic *a, ts_err *e)
 void ts_atomic_abort(ts_atomic *a)
 {
   release(a, 1);
+}
+
+void ts_atomic_unlink_temporaries(const ts_atomic *a)
+{
+  for (int i = 0; i < a->n; i++)
+    unlink(a->tmp[i]);
 }

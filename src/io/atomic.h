@@ -40,5 +40,11 @@ int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e)
 int ts_atomic_commit(ts_atomic *a, ts_err *e);
 /* Abandon the batch: close and remove the temporaries. */
 void ts_atomic_abort(ts_atomic *a);
+/* Remove the batch's temporaries and nothing else (no close, no free):
+ * async-signal-safe (unlink only), for a signal handler that ends the
+ * process at once. The batch's count of temporaries is raised only once a
+ * temporary's path is stored and lowered before a path is freed, so a
+ * handler that interrupts the batch's own calls reads only live paths. */
+void ts_atomic_unlink_temporaries(const ts_atomic *a);
 
 #endif
