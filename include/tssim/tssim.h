@@ -83,7 +83,8 @@ TSSIM_API void tssim_close(tssim_scenario *s);
 /* Override a model field, "PATH=VALUE" as `tssim run --set` takes it (VALUE
  * is JSON, or a string), after the scenario's own overrides and the earlier
  * ones; the model is checked again. Returns TSSIM_OK, or TSSIM_INPUT with
- * err filled (the scenario is then as it was). */
+ * err filled (the scenario is then as it was; a message blaming an override
+ * ends "(from tssim_set PATH=VALUE)"). */
 TSSIM_API int tssim_set(tssim_scenario *s, const char *path_value, tssim_error *err);
 /* Replace the sweep's actor counts n (count values) or worker counts, as
  * `tssim run --n` and `--workers` do. Returns TSSIM_OK or TSSIM_INPUT. */

@@ -28,9 +28,10 @@ static int names_override(const char *msg, const char *set)
 }
 
 /* Write into by (size cap) which override a model error comes from:
- * " (from --set P=V)" or " (from the scenario's "set": FILE)", or "". */
+ * " (from --set P=V)" (set_by names the caller's call, NULL: "--set") or
+ * " (from the scenario's "set": FILE)", or "". */
 static void blame_override(const char *msg, const char *const *sets, int from_scenario, int total,
-                           const char *scenario, char *by, size_t cap)
+                           const char *scenario, const char *set_by, char *by, size_t cap)
 {
   by[0] = '\0';
   for (int i = total - 1; i >= 0; i--) /* the last override of a path wins */
@@ -38,7 +39,7 @@ static void blame_override(const char *msg, const char *const *sets, int from_sc
       if (i < from_scenario)
         snprintf(by, cap, " (from the scenario's \"set\": %s)", scenario);
       else
-        snprintf(by, cap, " (from --set %.400s)", sets[i]);
+        snprintf(by, cap, " (from %.40s %.400s)", set_by ? set_by : "--set", sets[i]);
       return;
     }
 }
@@ -311,7 +312,7 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
     all[out->sc.nsets + i] = sets[i];
   if (load_model(src, all, total, out, e)) {
     char by[600];
-    blame_override(e->msg, all, out->sc.nsets, total, out->sc.file, by, sizeof by);
+    blame_override(e->msg, all, out->sc.nsets, total, out->sc.file, src->set_by, by, sizeof by);
     size_t len = strlen(e->msg);
     snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
     free(all);

@@ -25,10 +25,13 @@ typedef struct ts_loaded {
 
 /* Where a scenario comes from: the file path, or JSON text (scenario and
  * model; baseline NULL for none), named "<scenario>", "<model>" and
- * "<baseline>" in messages. */
+ * "<baseline>" in messages; and what the caller's overrides are called in a
+ * message that blames one ("(from --set P=V)": set_by NULL is "--set", the
+ * library's is "tssim_set"). */
 typedef struct ts_load_src {
   const char *path;
   const char *scenario_json, *model_json, *baseline_json;
+  const char *set_by;
 } ts_load_src;
 
 /* Load src's scenario, then its model with the scenario's overrides

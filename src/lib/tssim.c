@@ -67,7 +67,7 @@ static int apply_overrides(const tssim_scenario *s, ts_loaded *L, ts_err *e)
 static int reload(tssim_scenario *s, const char *extra, tssim_error *err)
 {
   ts_load_src src = {.path = s->path, .scenario_json = s->scenario_json, .model_json = s->model_json,
-                     .baseline_json = s->baseline_json};
+                     .baseline_json = s->baseline_json, .set_by = "tssim_set"};
   const char **sets = calloc((size_t)s->nsets + 2, sizeof *sets);
   if (!sets)
     return fail(err, TSSIM_FAILED, "out of memory");
