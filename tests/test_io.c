@@ -111,6 +111,10 @@ static const bad_input bad_models[] = {
   {MODEL("{\"count\": [1], \"program\": [" OK_STEP "]}"), NULL, "classes[0].count",
    "an integer in [0, 10000000] or an expression, got an array"},
   {WITH("\"metrics\": {\"m\": 3}"), NULL, "metrics.m", "or {\"expr\": ...}, got a number"},
+  /* a count out of range says what it was (the walkthrough of run 12 saw no -3) */
+  {MODEL("{\"count\": -3, \"program\": [" OK_STEP "]}"), NULL, "classes[0].count",
+   "expected \"n\" (the sweep's n) or an integer in [0, 10000000], got -3"},
+  {MODEL("{\"count\": 2.5, \"program\": [" OK_STEP "]}"), NULL, "classes[0].count", "[0, 10000000], got 2.5"},
   {WITH("\"locks\": [\"l\"]"), NULL, "locks[0]", "expected {\"name\": ..., \"scope\": ...}, got a string"},
   {PROGRAM_WITH("\"params\": {\"x\": \"1\"}", "{\"op\": \"cpu\", \"ms\": \"$x\"}"), NULL, "classes[0].program[0].ms",
    "$x must be a number of ms in [0, 3.6e+06], got a string"},

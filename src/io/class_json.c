@@ -249,7 +249,8 @@ static int load_count(loader *L, const cJSON *jc, ts_class *k)
   }
   if (cJSON_IsNumber(cnt) && (cnt->valuedouble < 0 || cnt->valuedouble > TS_MAX_COUNT ||
                               cnt->valuedouble != floor(cnt->valuedouble)))
-    return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n) or an integer in [0, %ld]", TS_MAX_COUNT);
+    return ts_jfail(&L->c, "count", L->e, "expected \"n\" (the sweep's n) or an integer in [0, %ld], got %.15g",
+                    TS_MAX_COUNT, cnt->valuedouble);
   if (!cJSON_IsNumber(cnt) && !cJSON_IsString(cnt))
     return ts_jfail_got(&L->c, "count", cnt, L->e,
                         "expected \"n\" (the sweep's n), an integer in [0, %ld] or an expression", TS_MAX_COUNT);
