@@ -630,8 +630,13 @@ static const bad_case bad[] = {
   {NULL, ", \"horizon_ms\": 100, \"warmup_ms\": 50, \"window_ms\": 60", "window_ms", "beyond horizon_ms"},
   {"{\"classes\": [{\"name\": \"b\", \"count\": 1, \"arrival\": {\"kind\": \"after\", \"after\": \"ghost\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    "", "classes[0].arrival.after", "no class named \"ghost\""},
-  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.treshold_ms\", \"values\": [1, 2]}}", "worker.treshold_ms",
-   "did you mean \"threshold_ms\"?"},
+  /* a misspelt key under an existing object: blamed on the scenario's axis, not on the model file */
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.treshold_ms\", \"values\": [1, 2]}}",
+   "/s.json: axes.t.path: worker.treshold_ms: unknown key", "did you mean \"threshold_ms\"?"},
+  {NULL, ", \"axes\": {\"t\": {\"sets\": {\"a\": {\"worker.treshold_ms\": 1}}}}",
+   "/s.json: axes.t.sets.a: worker.treshold_ms: unknown key", "(in the model "},
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.bogus.threshold_ms\", \"values\": [1, 2]}}",
+   "/s.json: axes.t.path: worker.bogus: unknown key", "/m.json, with axes t=1)"},
   /* an axis path under an array index that does not exist */
   {NULL, ", \"axes\": {\"t\": {\"path\": \"classes[5].count\", \"values\": [1, 2]}}", "axes.t",
    "classes[5].count is not a field of the model"},

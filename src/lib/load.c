@@ -200,6 +200,43 @@ static int check_metrics(ts_loaded *L, ts_err *e)
   return rc;
 }
 
+/* Whether model error msg ("MODEL: PATH: ...") is about a path that an axis
+ * override of combination `values` sets: the override's path, one under it
+ * (the value was an object) or one above it (a misspelt key under an
+ * existing object: "worker.bogus" for an axis on worker.bogus.threshold_ms).
+ * If so, where (size cap) gets its JSON path in the scenario, as
+ * check_axes names it: axes.KEY.path or axes.KEY.sets.LABEL (the last
+ * override of the path wins, so the last axis is blamed first). */
+static int blame_axis(const ts_scenario *sc, const int *values, const char *msg, char *where, size_t cap)
+{
+  size_t ml = strlen(sc->model_path);
+  if (strncmp(msg, sc->model_path, ml) != 0 || strncmp(msg + ml, ": ", 2) != 0)
+    return 0;
+  const char *mpath = msg + ml + 2;
+  size_t plen = strcspn(mpath, " ");
+  if (plen == 0 || mpath[plen - 1] != ':')
+    return 0;
+  plen--; /* "worker.bogus: unknown key": the path before the colon */
+  for (int a = sc->naxes - 1; a >= 0; a--) {
+    const ts_axis *ax = &sc->axes[a];
+    for (int k = ax->nsets[values[a]] - 1; k >= 0; k--) {
+      const char *set = ax->sets[values[a]][k];
+      size_t slen = strcspn(set, "=");
+      if (ts_load_window_axis(set))
+        continue;
+      int above = plen <= slen && strncmp(set, mpath, plen) == 0 && set[plen] && strchr("=.[", set[plen]);
+      if (!above && !names_override(msg, set))
+        continue;
+      if (ax->path)
+        snprintf(where, cap, "axes.%s.path", ax->key);
+      else
+        snprintf(where, cap, "axes.%s.sets.%s", ax->key, ax->labels[values[a]]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap)
 {
   const ts_loaded *L = ctx;
@@ -226,7 +263,13 @@ int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_
       size_t l = strlen(by);
       snprintf(by + l, sizeof by - l, "%s%s=%s", k ? ", " : "", sc->axes[k].key, sc->axes[k].labels[values[k]]);
     }
-    snprintf(err, cap, "%s (with axes %s)", e.msg, by);
+    char where[160];
+    if (blame_axis(sc, values, e.msg, where, sizeof where)) { /* the scenario's axis, in the model */
+      size_t ml = strlen(sc->model_path);
+      const char *rest = strncmp(e.msg, sc->model_path, ml) == 0 && strncmp(e.msg + ml, ": ", 2) == 0 ? e.msg + ml + 2 : e.msg;
+      snprintf(err, cap, "%s: %s: %s (in the model %s, with axes %s)", sc->file, where, rest, sc->model_path, by);
+    } else
+      snprintf(err, cap, "%s (with axes %s)", e.msg, by);
   }
   return rc;
 }
