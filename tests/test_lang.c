@@ -722,6 +722,32 @@ START_TEST(lang_bad_input_exit_2_with_path)
 }
 END_TEST
 
+/* A combination past the first 1000 (not checked before the run) whose
+ * model does not load: the sweep's line named the model file twice, or the
+ * model and then the scenario ("tssim: m.json: s.json: axes.t.path: ..."):
+ * it names the scenario's axis once. */
+START_TEST(lang_late_bad_combination_names_one_file)
+{
+  char t[200] = "[", u[200] = "[", dir[256], text[600], want[400], *out, *err;
+  for (int v = 1; v <= 33; v++) { /* t = -1 with u = 1 is combination 32 * 33 = 1056 */
+    snprintf(t + strlen(t), sizeof t - strlen(t), v < 33 ? "%d, " : "-1]", v);
+    snprintf(u + strlen(u), sizeof u - strlen(u), v < 33 ? "%d, " : "%d]", v);
+  }
+  snprintf(text, sizeof text,
+           "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], \"axes\": "
+           "{\"t\": {\"path\": \"params.c\", \"values\": %s}, \"u\": {\"path\": \"params.d\", \"values\": %s}}}",
+           t, u);
+  const char *model = "{\"params\": {\"c\": 1, \"d\": 1}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", "
+                      "\"program\": [{\"op\": \"cpu\", \"ms\": \"$c\"}, {\"op\": \"cpu\", \"ms\": \"$d\"}]}]}";
+  ck_assert_int_eq(tu_run_files("late", model, text, dir, sizeof dir, &out, &err), 2);
+  snprintf(want, sizeof want, "tssim: %s/s.json: axes.t.path: classes[0].program[0].ms: $c must be", dir);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0 && strstr(err, "with axes t=-1, u=1)\n"), "%s", err);
+  free(out);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(lang_examples_run)
 {
   static const char *const ex[] = {"periodic-window", "mm1", NULL};
@@ -744,7 +770,8 @@ Suite *lang_suite(void)
   const TTest *const spans[] = {lang_span_quantiles_are_gsl, lang_actor_statistics_are_gsl, lang_span_ends_on_another_actor,
                                 lang_settle_ms_from_arrival_to_the_mark, NULL};
   const TTest *const crn[] = {lang_crn_other_class_unchanged, lang_crn_variants_identical,
-                              lang_ci_target_and_t_halfwidth, lang_examples_run, lang_counter_initial_from_params, NULL};
+                              lang_ci_target_and_t_halfwidth, lang_examples_run, lang_counter_initial_from_params,
+                              lang_late_bad_combination_names_one_file, NULL};
   tu_tcase(s, "queueing", queueing, NULL, NULL, 120);
   tu_tcase(s, "structure", structure, NULL, NULL, 0);
   tu_tcase(s, "spans", spans, NULL, NULL, 0);

@@ -499,7 +499,9 @@ int ts_cmd_run(int argc, char **argv)
     goto done;
   }
   if (sr != 0) {
-    fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? L.sc.model_path : L.sc.file, s.errmsg);
+    char line[1600];
+    ts_load_sweep_error(&L, sr, s.errmsg, line, sizeof line);
+    fprintf(stderr, "tssim: %s\n", line);
     ts_sweep_finish(&s);
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;

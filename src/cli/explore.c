@@ -303,7 +303,9 @@ int ts_cli_explore_failed(ts_cli_explore *ex, int sr, const char *err)
     fprintf(stderr, "tssim: interrupted: %s%s left as it was\n", ex->outdir, slash(ex->outdir));
     return ts_cli_interrupt_status();
   }
-  fprintf(stderr, "tssim: %s: %s\n", sr == TS_SWEEP_MODEL ? ex->L.sc.model_path : ex->L.sc.file, err);
+  char line[1600];
+  ts_load_sweep_error(&ex->L, sr, err, line, sizeof line);
+  fprintf(stderr, "tssim: %s\n", line);
   return sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : sr == TS_SWEEP_TEMP ? TS_EXIT_IO : TS_EXIT_FAILED;
 }
 

@@ -274,6 +274,21 @@ int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_
   return rc;
 }
 
+/* Whether msg opens with "file: ". */
+static int opens_with(const char *msg, const char *file)
+{
+  size_t l = strlen(file);
+  return strncmp(msg, file, l) == 0 && strncmp(msg + l, ": ", 2) == 0;
+}
+
+void ts_load_sweep_error(const ts_loaded *L, int sr, const char *errmsg, char *out, size_t cap)
+{
+  if (sr == TS_SWEEP_MODEL && (opens_with(errmsg, L->sc.model_path) || opens_with(errmsg, L->sc.file)))
+    snprintf(out, cap, "%s", errmsg);
+  else
+    snprintf(out, cap, "%s: %s", sr == TS_SWEEP_MODEL ? L->sc.model_path : L->sc.file, errmsg);
+}
+
 /* Parse JSON text named name into *root. Returns 0 or -1 with e filled. */
 static int parse(const char *text, const char *name, cJSON **root, ts_err *e)
 {

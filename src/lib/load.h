@@ -45,6 +45,12 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
  * resolved tree with the axis overrides applied. A ts_sweep_spec.model_of
  * callback; ctx is the ts_loaded. */
 int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_t cap);
+/* The line (without "tssim: ") for a sweep of L that failed with status sr
+ * and errmsg: "FILE: errmsg", FILE the model for TS_SWEEP_MODEL and the
+ * scenario otherwise, or errmsg alone when it opens with one of them (a
+ * combination's model that does not load: ts_load_model_of names the
+ * model, or the scenario's axis). Written into out (size cap). */
+void ts_load_sweep_error(const ts_loaded *L, int sr, const char *errmsg, char *out, size_t cap);
 /* A ts_sweep_spec.window_of over a ts_loaded: the scenario's window with
  * the combination's axis values of warmup_ms and window_ms. */
 void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *window);

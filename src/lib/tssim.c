@@ -310,9 +310,12 @@ static int run(tssim_scenario *s, const int *ns, size_t nn, const int *ws, size_
   int rc = TSSIM_OK;
   if (sr == TS_SWEEP_STOPPED)
     rc = fail(err, TSSIM_STOPPED, "%s: stopped: %zu sweep points done", s->L.sc.file, r->s.points_done);
-  else if (sr != 0)
-    rc = fail(err, sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TSSIM_INPUT : sr == TS_SWEEP_TEMP ? TSSIM_IO : TSSIM_FAILED, "%s: %s",
-              sr == TS_SWEEP_MODEL ? s->L.sc.model_path : s->L.sc.file, r->s.errmsg);
+  else if (sr != 0) {
+    char line[1600];
+    ts_load_sweep_error(&s->L, sr, r->s.errmsg, line, sizeof line);
+    rc = fail(err, sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TSSIM_INPUT : sr == TS_SWEEP_TEMP ? TSSIM_IO : TSSIM_FAILED,
+              "%s", line);
+  }
   else if (ts_lib_result_finish(r, &s->L))
     rc = fail(err, TSSIM_FAILED, "out of memory");
   if (rc) {
