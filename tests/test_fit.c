@@ -468,6 +468,15 @@ START_TEST(fit_target_without_value_fails_the_evaluation)
   free(text);
   free(out);
   free(err);
+  /* bounds where the span never runs: no setting gives it a value, and calibrate says so (exit 1) */
+  ck_assert_int_eq(tu_tssimf(&out, &err, "calibrate %s/m.json %s/b.json --set 'free[0].max=0.9' -o %s/fit9.json -q -r 1 "
+                             "--starts 8 --jobs 1", d, d, d),
+                   1);
+  ck_assert_msg(strstr(err, "b.json: no setting tried gives every fitted metric a value: s_mean_ms has none at n=1, "
+                            "workers=1"),
+                "%s", err);
+  free(out);
+  free(err);
   tu_rmtree(d);
 }
 END_TEST

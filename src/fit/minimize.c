@@ -313,6 +313,23 @@ static void stage_search(void *ctx, size_t i, int thread)
   item_done(M, R, pb, before, item_key(M, R, 2, j));
 }
 
+/* When the best setting leaves a fitted target without a value (every
+ * setting tried failed the same way: ts_fit_eval's NAN), its error into e
+ * and -2, a failed simulation's code; else 0. */
+static int no_value(const ts_fit_problem *pb, const double *sim, const unsigned char *use, ts_err *e)
+{
+  size_t i = 0;
+  while (i < pb->nt && !(isnan(sim[i]) && pb->t[i].weight > 0 && (!use || use[i])))
+    i++;
+  if (i == pb->nt)
+    return 0;
+  ts_err_set(e, pb->baseline_file, NULL,
+             "no setting tried gives every fitted metric a value: %s has none at n=%d, workers=%d (a span "
+             "with no sample, a statistic of no actor)",
+             pb->mnames[pb->t[i].metric], pb->t[i].n, pb->t[i].workers);
+  return -2;
+}
+
 static void stage_final(void *ctx, size_t i, int thread)
 {
   fit_many *M = ctx;
@@ -324,6 +341,8 @@ static void stage_final(void *ctx, size_t i, int thread)
   memset(&pb->notes, 0, sizeof pb->notes);
   R->rc = ts_fit_eval(pb, R->r->values, R->r->sim, &R->err);
   R->r->objective = ts_fit_objective(pb, R->r->sim, R->use);
+  if (R->rc == 0 && !isfinite(R->r->objective))
+    R->rc = no_value(pb, R->r->sim, R->use, &R->err);
   if (R->rc)
     R->stage = 3;
   item_done(M, R, pb, before, item_key(M, R, 3, 0));
