@@ -41,29 +41,17 @@ static char *join(const char *dir, const char *name)
   return s;
 }
 
-/* The path of absolute file `target` from absolute folder `from` (both
- * without "." or ".." parts): "../" for each part of from below their
- * common folder, then the rest of target. */
-static char *relative(const char *from, const char *target)
+/* Absolute file `target` as a file in absolute folder `from` names it: the
+ * rest of target when it lies under from, else target itself. No "../"
+ * part is ever written: the loader joins a relative path to the folder as
+ * the model file was named (ts_path_relative_to), which a "../" through a
+ * symlinked folder would leave at another place than realpath's. */
+static char *from_folder(const char *from, const char *target)
 {
-  size_t common = 0; /* their common folder: target[0, common) */
-  for (size_t i = 0;; i++) {
-    if ((from[i] == '\0' || from[i] == '/') && target[i] == '/')
-      common = i;
-    if (from[i] == '\0' || from[i] != target[i])
-      break;
-  }
-  size_t ups = 0;
-  for (const char *p = from + common; *p; p++)
-    ups += p[0] == '/' && p[1] != '\0';
-  char *out = malloc(3 * ups + strlen(target) + 1);
-  if (!out)
-    return NULL;
-  out[0] = '\0';
-  for (size_t i = 0; i < ups; i++)
-    strcat(out, "../");
-  strcat(out, target + common + 1);
-  return out;
+  size_t l = strlen(from);
+  if (strcmp(from, "/") != 0 && strncmp(target, from, l) == 0 && target[l] == '/')
+    return strdup(target + l + 1);
+  return strdup(target);
 }
 
 char *ts_path_rebase(const char *from_file, const char *rel, const char *to_file)
@@ -94,7 +82,7 @@ char *ts_path_rebase(const char *from_file, const char *rel, const char *to_file
     target = getcwd(cwd, sizeof cwd) ? join(cwd, joined) : strdup(joined);
   }
   if (target)
-    out = to && target[0] == '/' ? relative(to, target) : strdup(target);
+    out = to && target[0] == '/' ? from_folder(to, target) : strdup(target);
   free(tdir);
   free(joined);
   free(target);

@@ -9,9 +9,11 @@ struct cJSON;
 
 /* rel as read from a file at from_file, as a file at to_file must say it to
  * name the same file: rel itself when it is absolute or both files are in
- * the same folder; else a path relative to to_file's folder (both folders
- * resolved with realpath), or an absolute one when to_file's folder cannot
- * be resolved. Returns a new string, or NULL when memory ran out. */
+ * the same folder; else, with both folders resolved with realpath, a path
+ * relative to to_file's folder when the file lies under it, and otherwise
+ * (or when to_file's folder cannot be resolved) an absolute one: never a
+ * "../", which the loader's textual join would resolve elsewhere through a
+ * symlinked folder. Returns a new string, or NULL when memory ran out. */
 char *ts_path_rebase(const char *from_file, const char *rel, const char *to_file);
 /* Rewrite every file path field of model (a model tree read from from_file,
  * see ts_model_path_fields) with ts_path_rebase so that it resolves from
