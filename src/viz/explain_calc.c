@@ -338,8 +338,8 @@ int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
     unfinished += tl->stats[a].done < 0 && !(tl->dropped && tl->dropped[a]);
   }
   if (dropped) {
-    snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors were dropped (arrived at a worker holding its capacity)",
-             dropped, tl->nactors);
+    snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors %s dropped (arrived at a worker holding its capacity)",
+             dropped, tl->nactors, dropped == 1 ? "was" : "were");
     return 0;
   }
   if (unfinished) {
