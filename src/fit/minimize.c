@@ -214,8 +214,8 @@ static void item_of(const fit_many *M, size_t i, size_t *run, size_t *k)
 }
 
 /* The place of item k of run R's stage (1 points, 2 searches, 3 the final
- * evaluation) in the order one thread would run them: run by run, stage by
- * stage, item by item. */
+ * evaluation) in a fixed order, the same for any number of threads: run by
+ * run, stage by stage, item by item. */
 static size_t item_key(const fit_many *M, const fit_run *R, int stage, size_t k)
 {
   size_t per = R->npoints + (size_t)R->want + 1;

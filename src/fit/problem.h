@@ -56,8 +56,8 @@ typedef struct ts_fit_problem {
   uint64_t seed;
   int replications;
   size_t evaluations;           /* sweeps run so far */
-  ts_sweep_notes notes;         /* what their sweeps noted (window missed, backlog), summed in the order one
-                                 * thread would run them (ts_fit_minimize folds its threads' in that order) */
+  ts_sweep_notes notes;         /* what their sweeps noted (window missed, backlog), summed; each note's
+                                 * first in a fixed order (ts_fit_minimize folds its threads' fit by fit) */
   char **mnames;                /* the recorded metrics' names, in order of first appearance */
   size_t nmnames;
   const ts_scenario *sc;        /* axes, horizon and window (NULL: none) */

@@ -200,6 +200,13 @@ static int check_metrics(ts_loaded *L, ts_err *e)
   return rc;
 }
 
+/* Whether msg opens with "file: ". */
+static int opens_with(const char *msg, const char *file)
+{
+  size_t l = strlen(file);
+  return strncmp(msg, file, l) == 0 && strncmp(msg + l, ": ", 2) == 0;
+}
+
 /* Whether model error msg ("MODEL: PATH: ...") is about a path that an axis
  * override of combination `values` sets: the override's path, one under it
  * (the value was an object) or one above it (a misspelt key under an
@@ -209,10 +216,9 @@ static int check_metrics(ts_loaded *L, ts_err *e)
  * override of the path wins, so the last axis is blamed first). */
 static int blame_axis(const ts_scenario *sc, const int *values, const char *msg, char *where, size_t cap)
 {
-  size_t ml = strlen(sc->model_path);
-  if (strncmp(msg, sc->model_path, ml) != 0 || strncmp(msg + ml, ": ", 2) != 0)
+  if (!opens_with(msg, sc->model_path))
     return 0;
-  const char *mpath = msg + ml + 2;
+  const char *mpath = msg + strlen(sc->model_path) + 2;
   size_t plen = strcspn(mpath, " ");
   if (plen == 0 || mpath[plen - 1] != ':')
     return 0;
@@ -265,20 +271,12 @@ int ts_load_model_of(void *ctx, const int *values, ts_model *m, char *err, size_
     }
     char where[160];
     if (blame_axis(sc, values, e.msg, where, sizeof where)) { /* the scenario's axis, in the model */
-      size_t ml = strlen(sc->model_path);
-      const char *rest = strncmp(e.msg, sc->model_path, ml) == 0 && strncmp(e.msg + ml, ": ", 2) == 0 ? e.msg + ml + 2 : e.msg;
+      const char *rest = e.msg + strlen(sc->model_path) + 2; /* blame_axis: e.msg opens with "MODEL: " */
       snprintf(err, cap, "%s: %s: %s (in the model %s, with axes %s)", sc->file, where, rest, sc->model_path, by);
     } else
       snprintf(err, cap, "%s (with axes %s)", e.msg, by);
   }
   return rc;
-}
-
-/* Whether msg opens with "file: ". */
-static int opens_with(const char *msg, const char *file)
-{
-  size_t l = strlen(file);
-  return strncmp(msg, file, l) == 0 && strncmp(msg + l, ": ", 2) == 0;
 }
 
 void ts_load_sweep_error(const ts_loaded *L, int sr, const char *errmsg, char *out, size_t cap)

@@ -334,8 +334,8 @@ int ts_explain_rr_check(const ts_timeline *tl, ts_explain_rr *r)
     return 0;
   int unfinished = 0, dropped = 0;
   for (int a = 0; a < tl->nactors; a++) {
-    dropped += tl->dropped && tl->dropped[a];
-    unfinished += tl->stats[a].done < 0 && !(tl->dropped && tl->dropped[a]);
+    dropped += tl->dropped[a];
+    unfinished += tl->stats[a].done < 0 && !tl->dropped[a];
   }
   if (dropped) {
     snprintf(r->why_not, sizeof r->why_not, "%d of the %d actors %s dropped (arrived at a worker holding its capacity)",

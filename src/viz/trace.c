@@ -199,7 +199,7 @@ static void actor_states(builder *b, int a)
   for (size_t i = lo; i < hi && !b->failed; i++) {
     const ts_tl_state *s = &tl->states[i];
     if (s->state == TS_ACTOR_DONE) { /* a dropped actor is done at its arrival: say which */
-      cJSON *o = event(b, "i", tl->dropped && tl->dropped[a] ? "dropped" : "done", "state", pid, tid, s->t);
+      cJSON *o = event(b, "i", tl->dropped[a] ? "dropped" : "done", "state", pid, tid, s->t);
       str(b, o, "s", "t");
       continue;
     }
