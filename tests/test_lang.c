@@ -680,6 +680,13 @@ static const bad_case bad[] = {
    "", "counters[0].initial", "$nope, which is not in params"},
   /* a table naming a metric the model does not report was dropped */
   {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
+  /* an axis key named like an output column: summary.csv had two "slices" columns, summary.json one key twice */
+  {NULL, ", \"axes\": {\"slices\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}", "axes.slices",
+   "\"slices\" is a metric of the model"},
+  {NULL, ", \"axes\": {\"wave_ms_ci95\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}",
+   "axes.wave_ms_ci95", "a column summary.csv derives from a metric"},
+  {NULL, ", \"axes\": {\"actor\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}", "axes.actor",
+   "\"actor\" is a column of samples.csv"},
 };
 
 /* A counter starts at its initial value, given as a number, "$param" or an

@@ -167,9 +167,57 @@ static int list_reports(const void *ctx, const char *metric)
   return ts_metric_list_find(ctx, metric) >= 0;
 }
 
+/* The columns samples.csv writes for every actor (ts_report_samples_header),
+ * and summary.csv's last, which an axis key may not repeat. */
+static const char *const fixed_columns[] = {"replication", "actor", "worker", "arrive_ms", "wave_ms", "per_group_cpu_ms",
+                                            "cpu_ms", "queue_wait_ms", "ready_wait_ms", "io_ms", "lock_wait_ms",
+                                            "lock_work_ms", "slices", "yields", "done_ms", "settle_ms", "cpu_by_load",
+                                            NULL};
+
+/* Whether column name col is metric m or a column summary.csv derives from
+ * it (m_mean, m_ci95, recorded_m, err_m, m_vs_LABEL, m_vs_LABEL_ci95). */
+static int derived_from(const char *col, const char *m)
+{
+  size_t l = strlen(m);
+  if (strncmp(col, "recorded_", 9) == 0 && strcmp(col + 9, m) == 0)
+    return 1;
+  if (strncmp(col, "err_", 4) == 0 && strcmp(col + 4, m) == 0)
+    return 1;
+  if (strncmp(col, m, l) != 0)
+    return 0;
+  const char *rest = col + l;
+  return !*rest || strcmp(rest, "_mean") == 0 || strcmp(rest, "_ci95") == 0 || strncmp(rest, "_vs_", 4) == 0;
+}
+
+/* No axis key is the name of a column summary.csv or samples.csv writes
+ * besides the axes' own: the file would hold two columns of one name (and
+ * summary.json one object with the key twice). Returns 0 or -1 with e
+ * naming the axis. */
+static int check_axis_keys(const ts_loaded *L, const ts_metric_list *l, ts_err *e)
+{
+  const ts_scenario *sc = &L->sc;
+  for (int a = 0; a < sc->naxes; a++) {
+    const char *key = sc->axes[a].key, *clash = NULL;
+    for (size_t i = 0; i < l->n && !clash; i++)
+      if (derived_from(key, l->v[i].name))
+        clash = strcmp(key, l->v[i].name) == 0 ? "a metric of the model" : "a column summary.csv derives from a metric";
+    for (int i = 0; fixed_columns[i] && !clash; i++)
+      if (strcmp(key, fixed_columns[i]) == 0)
+        clash = "a column of samples.csv";
+    if (clash) {
+      char where[64];
+      snprintf(where, sizeof where, "axes.%s", key);
+      return ts_err_set(e, sc->file, where, "expected an axis key that no output column has: \"%s\" is %s, so the "
+                        "files would hold two columns of that name (rename the axis)", key, clash);
+    }
+  }
+  return 0;
+}
+
 /* Every metric the scenario's table shows and the baseline records is one
- * the model reports (and the model's metric names are distinct); the
- * baseline's loose records of others are dropped. */
+ * the model reports (and the model's metric names are distinct), and no
+ * axis key is an output column's name; the baseline's loose records of
+ * others are dropped. */
 static int check_metrics(ts_loaded *L, ts_err *e)
 {
   ts_metric_list l;
@@ -178,7 +226,7 @@ static int check_metrics(ts_loaded *L, ts_err *e)
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
   if (L->has_baseline)
     ts_baseline_keep(&L->baseline, list_reports, &l);
-  int rc = 0;
+  int rc = check_axis_keys(L, &l, e);
   for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
     if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)
       continue;
