@@ -405,6 +405,26 @@ END_TEST
 
 /* ---- size guards ---- */
 
+/* A lecturer's walkthrough: an open system's gantt drew its whole 100 s
+ * horizon in 2 s columns, and --set horizon_ms is not a model field.
+ * --horizon MS (trace, gantt, explain) simulates only the first MS ms. */
+START_TEST(cli_viz_horizon_draws_a_window)
+{
+  char *out, *err;
+  ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --horizon 5 --max-actors 2"), 0);
+  ck_assert_ptr_nonnull(strstr(out, "one column = 0.1 ms"));
+  ck_assert_ptr_null(strstr(out, "20000 actors"));
+  free(out);
+  ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --max-actors 2"), 0);
+  ck_assert_ptr_null(strstr(out, "one column = 0.1 ms"));
+  free(out);
+  ck_assert_int_eq(run(NULL, &err, "gantt scenarios/examples/mm1.json --horizon 0"), 2);
+  ck_assert_str_eq(err, "tssim: --horizon: expected a number of ms in [1e-06, 1e+12], got \"0\"\n");
+  free(err);
+  ck_assert_int_eq(run(NULL, NULL, "explain scenarios/examples/mm1.json --horizon 5"), 0);
+}
+END_TEST
+
 /* Issue 13 item 9: tssim trace had no size guard (rr-wave at n = 10,000:
  * 25 s, 3 GB, a 264 MB file). A point past --max-events is refused with one
  * line saying how to override, and nothing is written. */
@@ -413,8 +433,8 @@ START_TEST(cli_viz_refuse_points_past_max_events)
   char *err;
   ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 10000 -o '%s'", at("t.json")), 2);
   ck_assert_str_eq(err, "tssim: scenarios/rr-wave.json: n=10000, workers=1 records more than 500000 events (run "
-                        "pieces, state changes, counters); draw a smaller --n, or raise the limit with "
-                        "--max-events N (0: no limit)\n");
+                        "pieces, state changes, counters); draw a smaller --n or a shorter --horizon MS, or raise "
+                        "the limit with --max-events N (0: no limit)\n");
   free(err);
   ck_assert(!exists(at("t.json")));
   ck_assert_int_eq(leftovers(tmp), 0);
@@ -634,7 +654,7 @@ Suite *cli_suite(void)
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
-  const TTest *const limits[] = {cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
+  const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
                                  NULL};
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
                                      cli_calibrate_sigterm_keeps_previous_output,

@@ -193,7 +193,7 @@ START_TEST(install_completions_know_commands_options_and_files)
   free(want);
   completes(bash, dir, "tssim ca", "calibrate\n");
   completes(bash, dir, "tssim run --se", "--seed\n--set\n");
-  completes(bash, dir, "tssim trace --h", "--help\n--html\n");
+  completes(bash, dir, "tssim trace --h", "--help\n--horizon\n--html\n");
   completes(bash, dir, "tssim run \"\"", "m.json\nsub\n");                 /* SCENARIO.json */
   completes(bash, dir, "tssim calibrate m.json \"\"", "m.json\nsub\n");    /* BASELINE.json */
   completes(bash, dir, "tssim run m.json -o \"\"", "sub\n");               /* DIR */

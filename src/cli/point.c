@@ -64,7 +64,7 @@ int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
 {
   const ts_vizopt *o = &p->opt;
   return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
-                            p->L.sc.horizon, o->max_events);
+                            o->horizon, o->max_events);
 }
 
 int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint)
@@ -72,7 +72,7 @@ int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const
   if (r == -6) {
     fprintf(stderr,
             "tssim: %s: n=%d, workers=%d records more than %zu events (run pieces, state changes, counters); "
-            "draw a smaller --n, or raise the limit with --max-events N (0: no limit)\n",
+            "draw a smaller --n or a shorter --horizon MS, or raise the limit with --max-events N (0: no limit)\n",
             p->L.sc.file, p->opt.n, p->opt.workers, p->opt.max_events);
     return 2;
   }

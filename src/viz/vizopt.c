@@ -27,6 +27,7 @@ int ts_vizopt_take(ts_vizopt *o, int c, const char *arg)
   case 'S': o->seed_arg = arg; return 1;
   case 's': o->sets[o->nsets++] = arg; return 1;
   case 'E': o->max_events_arg = arg; return 1;
+  case 'T': o->horizon_arg = arg; return 1;
   default: return 0;
   }
 }
@@ -46,6 +47,7 @@ int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
   o->n = sc->nn ? sc->ns[0] : 1;
   o->workers = sc->nw ? sc->workers[0] : 1;
   o->seed = sc->seed;
+  o->horizon = sc->horizon;
   if (o->n_arg && one_int(o->n_arg, "--n", 1, TS_MAX_ACTORS, &o->n, e))
     return -1;
   if (o->w_arg && one_int(o->w_arg, "--workers", 1, TS_MAX_WORKERS, &o->workers, e))
@@ -60,6 +62,14 @@ int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e)
       return ts_err_set(e, "--max-events", NULL, "expected an integer in [0, %lld], got \"%s\"",
                         (long long)TS_VIZOPT_MAX_EVENTS, o->max_events_arg);
     o->max_events = (size_t)v;
+  }
+  if (o->horizon_arg) {
+    char *end;
+    errno = 0;
+    double ms = strtod(o->horizon_arg, &end);
+    if (end == o->horizon_arg || *end || errno || !(ms >= 1e-6 && ms <= 1e12))
+      return ts_err_set(e, "--horizon", NULL, "expected a number of ms in [1e-06, 1e+12], got \"%s\"", o->horizon_arg);
+    o->horizon = ts_time_from_ms(ms);
   }
   return 0;
 }

@@ -7,13 +7,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine/time.h"
 #include "io/err.h"
 #include "io/scenario_json.h"
 
 #define TS_VIZOPT_LONG                                                                              \
   {"n", required_argument, NULL, 'n'}, {"workers", required_argument, NULL, 'w'},                  \
   {"seed", required_argument, NULL, 'S'}, {"set", required_argument, NULL, 's'},                   \
-  {"max-events", required_argument, NULL, 'E'}
+  {"max-events", required_argument, NULL, 'E'}, {"horizon", required_argument, NULL, 'T'}
 
 /* The help lines of the shared options. */
 #define TS_VIZOPT_HELP                                                                              \
@@ -24,7 +25,9 @@
   "      --set PATH=VALUE    override a model field by its JSON path (repeatable), e.g.\n"        \
   "                          --set params.c_ms=30\n"                                            \
   "      --max-events N      refuse a point that records more than N events (run pieces,\n"      \
-  "                          state changes, counter samples, lock changes); 0: no limit\n"
+  "                          state changes, counter samples, lock changes); 0: no limit\n"      \
+  "      --horizon MS        simulate only the first MS ms of the point (default: the\n"         \
+  "                          scenario's horizon_ms): a window of an open system\n"
 
 /* --max-events: its largest value, and the defaults. A trace costs about
  * 1.5 KB of memory and 130 bytes of file per event while it is built;
@@ -36,13 +39,14 @@
 #define TS_VIZOPT_VIEW_EVENTS 25000000
 
 typedef struct ts_vizopt {
-  const char *n_arg, *w_arg, *seed_arg, *max_events_arg;
+  const char *n_arg, *w_arg, *seed_arg, *max_events_arg, *horizon_arg;
   const char **sets;   /* argv entries; room for every argument */
   int nsets;
   /* after ts_vizopt_resolve */
   int n, workers;
   uint64_t seed;
   size_t max_events;   /* 0: no limit; ts_vizopt_resolve keeps the caller's default without --max-events */
+  ts_time horizon;     /* --horizon, else the scenario's horizon_ms (TS_TIME_MAX: none) */
 } ts_vizopt;
 
 /* Prepare o for a command line of argc arguments. Returns 0 or -1 (memory). */
@@ -52,8 +56,9 @@ void ts_vizopt_finish(ts_vizopt *o);
 /* Take option c (a getopt_long result) with argument arg. Returns 1 if it is
  * a shared option, else 0. */
 int ts_vizopt_take(ts_vizopt *o, int c, const char *arg);
-/* Check the options and fill n, workers and seed, defaulting to the
- * scenario's first sweep point and its seed, and max_events when given.
+/* Check the options and fill n, workers, seed and horizon, defaulting to
+ * the scenario's first sweep point, its seed and its horizon_ms, and
+ * max_events when given.
  * Returns 0, or -1 with e filled. */
 int ts_vizopt_resolve(ts_vizopt *o, const ts_scenario *sc, ts_err *e);
 
