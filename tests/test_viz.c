@@ -400,6 +400,48 @@ static void chart_row(const char *chart, const char *label, char *cells, size_t 
  * n = 64 on 4 workers), worker rows were drawn blank ("idle") beside "busy
  * 100%". A worker cell is blank exactly when the worker was idle for more
  * than half of it; actors beyond 61 share '*', drawn or not. */
+/* A lecturer's walkthrough: the M/M/3's server threads were drawn as
+ * "worker 1..3" ("event loop (CPU)" in the trace, whose metadata said
+ * workers: 4 where the command said workers=1). A pool's worker is named by
+ * its pool and index, as a thread; the main pool's stay "worker W". */
+START_TEST(viz_pool_workers_are_named_by_their_pool)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  char *got, name[64];
+  size_t len;
+  ts_gantt_opts o = {.width = 80, .ascii = 1, .max_actors = 0};
+  record("scenarios/examples/rpc-server.json", NULL, 0, 1, 1, &L, &tl);
+  ck_assert_int_gt(tl.nworkers, tl.nmain);
+  ck_assert_str_eq(ts_timeline_worker_name(&tl, 0, name, sizeof name), "worker 0");
+  ck_assert_str_eq(ts_timeline_worker_name(&tl, 1, name, sizeof name), "db 0");
+  ck_assert(ts_timeline_worker_is_thread(&tl, 1));
+  FILE *f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(got, "\ndb 0 "));
+  ck_assert_ptr_null(strstr(got, "\nworker 1 "));
+  free(got);
+  cJSON *tree = ts_trace_build(&tl, NULL);
+  const cJSON *od = cJSON_GetObjectItemCaseSensitive(tree, "otherData");
+  ck_assert_int_eq((int)num(od, "workers"), 1);
+  ck_assert_int_eq((int)num(od, "pool_workers"), tl.nworkers - 1);
+  int named = 0;
+  const cJSON *ev;
+  cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(tree, "traceEvents"))
+  {
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    if (strcmp(str(ev, "name"), "process_name") == 0 && strcmp(str(args, "name"), "db 0") == 0)
+      named++;
+    if (strcmp(str(ev, "name"), "thread_name") == 0 && (int)num(ev, "pid") == 2)
+      ck_assert_str_eq(str(args, "name"), "thread (CPU)");
+  }
+  ck_assert_int_eq(named, 1);
+  cJSON_Delete(tree);
+  release(&L, &tl);
+}
+END_TEST
+
 START_TEST(viz_gantt_worker_rows_show_busy)
 {
   ts_loaded L;
@@ -987,7 +1029,7 @@ Suite *viz_suite(void)
                                viz_trace_lock_flows_and_counters,
                                viz_gantt_rr_wave_matches_hand_drawn_schedule,
                                viz_gantt_fits_width,
-                               viz_gantt_worker_rows_show_busy,
+                               viz_gantt_worker_rows_show_busy, viz_pool_workers_are_named_by_their_pool,
                                viz_explain_rr_closed_form_exact,
                                viz_explain_rr_unequal_last_slice,
                                viz_explain_accounting_is_exact,

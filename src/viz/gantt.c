@@ -151,8 +151,8 @@ static void worker_row(chart *c, FILE *out, int w)
     span(c, p->actor < 0 ? LOOP : p->actor < NGLYPHS ? p->actor : OTHER, p->t0, p->t1);
     busy += p->t1 - p->t0;
   }
-  char label[32], note[32];
-  snprintf(label, sizeof label, "worker %d", w);
+  char label[64], note[32];
+  ts_timeline_worker_name(tl, w, label, sizeof label);
   snprintf(note, sizeof note, "busy %d%%", (int)(100 * busy / (tl->end > 0 ? tl->end : 1)));
   print_row(c, out, label, 'w', note);
 }
@@ -367,8 +367,9 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   int shown = tl->nactors < o->max_actors ? tl->nactors : o->max_actors;
   c.shown = shown;
   char buf[64];
-  snprintf(buf, sizeof buf, "worker %d", tl->nworkers - 1);
-  c.label_w = (int)strlen(buf);
+  for (int w = 0; w < tl->nworkers; w++)
+    if ((int)strlen(ts_timeline_worker_name(tl, w, buf, sizeof buf)) > c.label_w)
+      c.label_w = (int)strlen(buf);
   snprintf(buf, sizeof buf, "actor %d", shown > 0 ? shown - 1 : 0);
   if ((int)strlen(buf) > c.label_w)
     c.label_w = (int)strlen(buf);

@@ -171,9 +171,19 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
     ts_world_finish(&w);
     return irc == -1 ? -1 : -5;
   }
-  tl->world = &w;
   tl->nworkers = w.nworkers; /* every pool's */
   tl->nmain = w.nmain;
+  tl->worker_pool = malloc((size_t)w.nworkers * sizeof *tl->worker_pool);
+  tl->worker_index = malloc((size_t)w.nworkers * sizeof *tl->worker_index);
+  if (!tl->worker_pool || !tl->worker_index) {
+    ts_world_finish(&w);
+    return -1;
+  }
+  for (int k = 0; k < w.nworkers; k++) {
+    tl->worker_pool[k] = w.workers[k].pool;
+    tl->worker_index[k] = w.workers[k].index;
+  }
+  tl->world = &w;
   tl->cap_runs = w.nactors ? (size_t)w.nactors : 1;
   tl->runs = calloc(tl->cap_runs, sizeof *tl->runs);
   int rc = TS_WORLD_NOMEM;
@@ -241,8 +251,25 @@ const char *ts_timeline_strerror(const ts_timeline *tl, int rc)
   }
 }
 
+const char *ts_timeline_worker_name(const ts_timeline *tl, int w, char *buf, size_t cap)
+{
+  int p = tl->worker_pool ? tl->worker_pool[w] : 0;
+  if (p == 0)
+    snprintf(buf, cap, "worker %d", w);
+  else
+    snprintf(buf, cap, "%s %d", tl->model->pools[p].name, tl->worker_index[w]);
+  return buf;
+}
+
+int ts_timeline_worker_is_thread(const ts_timeline *tl, int w)
+{
+  return tl->model->pools[tl->worker_pool ? tl->worker_pool[w] : 0].kind == TS_WORKER_THREAD;
+}
+
 void ts_timeline_finish(ts_timeline *tl)
 {
+  free(tl->worker_pool);
+  free(tl->worker_index);
   free(tl->stats);
   free(tl->dropped);
   free(tl->pieces);

@@ -73,6 +73,8 @@ typedef struct ts_timeline {
   int n;
   int nworkers;               /* every pool's workers */
   int nmain;                  /* the main pool's (the sweep's workers) */
+  int *worker_pool;           /* [nworkers]: the pool of each worker (the model's pools[]) */
+  int *worker_index;          /* [nworkers]: its index within that pool */
   int nactors;
   unsigned long seed;
   ts_time end;                /* the last instant anything happened */
@@ -127,6 +129,11 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
 const char *ts_timeline_strerror(const ts_timeline *tl, int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */
 void ts_timeline_finish(ts_timeline *tl);
+/* The name of worker w (main pool: "worker W"; another pool: its name and
+ * index, "srv 0") into buf of size cap; returns buf. */
+const char *ts_timeline_worker_name(const ts_timeline *tl, int w, char *buf, size_t cap);
+/* Whether worker w is a thread (else an event loop). */
+int ts_timeline_worker_is_thread(const ts_timeline *tl, int w);
 /* Short name of an actor state ("running", "queued", ...). */
 const char *ts_timeline_state_name(int state);
 

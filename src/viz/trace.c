@@ -101,10 +101,9 @@ static void names(builder *b)
   const ts_timeline *tl = b->tl;
   char buf[160];
   for (int w = 0; w < tl->nworkers; w++) {
-    snprintf(buf, sizeof buf, "worker %d", w);
-    metadata(b, "process_name", w + 1, w + 1, buf, w);
-    int thread = w < tl->nmain ? tl->model->pools[0].kind == TS_WORKER_THREAD : 0;
-    metadata(b, "thread_name", w + 1, w + 1, thread ? "thread (CPU)" : "event loop (CPU)", -1);
+    metadata(b, "process_name", w + 1, w + 1, ts_timeline_worker_name(tl, w, buf, sizeof buf), w);
+    metadata(b, "thread_name", w + 1, w + 1, ts_timeline_worker_is_thread(tl, w) ? "thread (CPU)" : "event loop (CPU)",
+             -1);
   }
   for (int a = 0; a < tl->nactors; a++) {
     char name[128];
@@ -290,7 +289,9 @@ static void other_data(builder *b, cJSON *root, const ts_trace_info *info)
     str(b, o, "model_file", info->model_file);
   str(b, o, "model", tl->model->name);
   num(b, o, "n", tl->n);
-  num(b, o, "workers", tl->nworkers);
+  num(b, o, "workers", tl->nmain);
+  if (tl->nworkers > tl->nmain)
+    num(b, o, "pool_workers", tl->nworkers - tl->nmain);
   num(b, o, "actors", tl->nactors);
   num(b, o, "seed", (double)tl->seed);
   str(b, o, "time_unit", "ts and dur in microseconds of simulated time");
