@@ -123,6 +123,7 @@ START_TEST(browser_page_draws_tracks_and_slices)
   ck_assert_int_eq(count(dom, "class=\"state\""), events(path, "X", "state"));
   ck_assert_int_eq(count(dom, "class=\"step\""), events(path, "X", "step"));
   ck_assert_int_eq(count(dom, "class=\"lock\""), 0);
+  ck_assert_ptr_null(strstr(dom, "lock held</span>")); /* no legend entry for what is not drawn */
   ck_assert_int_gt(count(dom, ": &lt;/script&gt;&lt;!--x, "), 0);
   ck_assert_int_eq(count(dom, "</script>"), 2); /* the page's own two */
   free(title);
@@ -136,6 +137,7 @@ START_TEST(browser_page_draws_tracks_and_slices)
   ck_assert_int_eq(count(dom, "class=\"run\""), events(path, "X", "run"));
   ck_assert_int_eq(count(dom, "class=\"lock\""), events(path, "b", NULL));
   ck_assert_int_gt(events(path, "b", NULL), 0);
+  ck_assert_ptr_nonnull(strstr(dom, "lock held</span>"));
   ck_assert_int_eq(count(dom, "class=\"flow\""), events(path, "s", NULL));
   ck_assert_int_gt(events(path, "s", NULL), 0);
   ck_assert_ptr_nonnull(strstr(dom, ">max "));
