@@ -402,16 +402,20 @@ static void chart_row(const char *chart, const char *label, char *cells, size_t 
  * than half of it; actors beyond 61 share '*', drawn or not. */
 /* A lecturer's walkthrough: the M/M/3's server threads were drawn as
  * "worker 1..3" ("event loop (CPU)" in the trace, whose metadata said
- * workers: 4 where the command said workers=1). A pool's worker is named by
- * its pool and index, as a thread; the main pool's stay "worker W". */
+ * workers: 4 where the command said workers=1), and gantt's actor rows did
+ * not say their class. A pool's worker is named by its pool and index, as a
+ * thread; the main pool's stay "worker W"; an actor's row names its class
+ * when the model has several. */
 START_TEST(viz_pool_workers_are_named_by_their_pool)
 {
   ts_loaded L;
   ts_timeline tl;
   char *got, name[64];
   size_t len;
-  ts_gantt_opts o = {.width = 80, .ascii = 1, .max_actors = 0};
+  ts_gantt_opts o = {.width = 80, .ascii = 1, .max_actors = 1};
   record("scenarios/examples/rpc-server.json", NULL, 0, 1, 1, &L, &tl);
+  /* two classes: an actor's row says its class, as the trace's does */
+  ck_assert_str_eq(ts_timeline_actor_name(&tl, 0, name, sizeof name), "actor 0 (batch)");
   ck_assert_int_gt(tl.nworkers, tl.nmain);
   ck_assert_str_eq(ts_timeline_worker_name(&tl, 0, name, sizeof name), "worker 0");
   ck_assert_str_eq(ts_timeline_worker_name(&tl, 1, name, sizeof name), "db 0");
@@ -421,6 +425,7 @@ START_TEST(viz_pool_workers_are_named_by_their_pool)
   fclose(f);
   ck_assert_ptr_nonnull(strstr(got, "\ndb 0 "));
   ck_assert_ptr_null(strstr(got, "\nworker 1 "));
+  ck_assert_ptr_nonnull(strstr(got, "\nactor 0 (batch) "));
   free(got);
   cJSON *tree = ts_trace_build(&tl, NULL);
   const cJSON *od = cJSON_GetObjectItemCaseSensitive(tree, "otherData");

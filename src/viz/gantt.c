@@ -120,10 +120,13 @@ static const char *state_glyph(int s, int ascii)
   return ascii ? ts_state_get(s)->ascii : ts_state_get(s)->glyph;
 }
 
+/* The widest row label drawn (a longer one is cut). */
+#define GANTT_MAX_LABEL 24
+
 static void print_row(chart *c, FILE *out, const char *label, int kind, const char *note)
 {
   const char *bar = c->o->ascii ? "|" : "│";
-  fprintf(out, "%-*s%s", c->label_w, label, bar);
+  fprintf(out, "%-*.*s%s", c->label_w, c->label_w - 2, label, bar);
   for (int k = 0; k < c->cols; k++) {
     int v = best(&c->cells[k], cell_len(c, k), kind == 'w');
     char g[2];
@@ -207,8 +210,8 @@ static void actor_rows(chart *c, FILE *out, int a)
       prev = tl->states[i].state;
     }
   }
-  char label[32], note[64];
-  snprintf(label, sizeof label, "actor %d", a);
+  char label[96], note[64];
+  ts_timeline_actor_name(tl, a, label, sizeof label);
   end_note(c, a, note, sizeof note);
   print_row(c, out, label, 'a', note);
   if (tl->model->nlocks == 0)
@@ -370,9 +373,11 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   for (int w = 0; w < tl->nworkers; w++)
     if ((int)strlen(ts_timeline_worker_name(tl, w, buf, sizeof buf)) > c.label_w)
       c.label_w = (int)strlen(buf);
-  snprintf(buf, sizeof buf, "actor %d", shown > 0 ? shown - 1 : 0);
-  if ((int)strlen(buf) > c.label_w)
-    c.label_w = (int)strlen(buf);
+  for (int a = 0; a < shown; a++)
+    if ((int)strlen(ts_timeline_actor_name(tl, a, buf, sizeof buf)) > c.label_w)
+      c.label_w = (int)strlen(buf);
+  if (c.label_w > GANTT_MAX_LABEL) /* a long pool or class name is cut, the chart keeps its columns */
+    c.label_w = GANTT_MAX_LABEL;
   c.label_w += 2;
   pick_unit(&c);
   int note_w = (int)strlen("busy 100%");

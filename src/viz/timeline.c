@@ -261,6 +261,15 @@ const char *ts_timeline_worker_name(const ts_timeline *tl, int w, char *buf, siz
   return buf;
 }
 
+const char *ts_timeline_actor_name(const ts_timeline *tl, int a, char *buf, size_t cap)
+{
+  if (tl->model->nclasses > 1)
+    snprintf(buf, cap, "actor %d (%s)", a, tl->model->classes[tl->stats[a].klass].name);
+  else
+    snprintf(buf, cap, "actor %d", a);
+  return buf;
+}
+
 int ts_timeline_worker_is_thread(const ts_timeline *tl, int w)
 {
   return tl->model->pools[tl->worker_pool ? tl->worker_pool[w] : 0].kind == TS_WORKER_THREAD;

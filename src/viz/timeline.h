@@ -132,6 +132,9 @@ void ts_timeline_finish(ts_timeline *tl);
 /* The name of worker w (main pool: "worker W"; another pool: its name and
  * index, "srv 0") into buf of size cap; returns buf. */
 const char *ts_timeline_worker_name(const ts_timeline *tl, int w, char *buf, size_t cap);
+/* The name of actor a ("actor A", with its class when the model has
+ * several: "actor A (high)") into buf of size cap; returns buf. */
+const char *ts_timeline_actor_name(const ts_timeline *tl, int a, char *buf, size_t cap);
 /* Whether worker w is a thread (else an event loop). */
 int ts_timeline_worker_is_thread(const ts_timeline *tl, int w);
 /* Short name of an actor state ("running", "queued", ...). */

@@ -88,14 +88,6 @@ static void metadata(builder *b, const char *what, int pid, int tid, const char 
   num(b, args(b, o), "sort_index", sort);
 }
 
-static void actor_name(const ts_timeline *tl, int a, char *buf, size_t len)
-{
-  if (tl->model->nclasses > 1)
-    snprintf(buf, len, "actor %d (%s)", a, tl->model->classes[tl->stats[a].klass].name);
-  else
-    snprintf(buf, len, "actor %d", a);
-}
-
 static void names(builder *b)
 {
   const ts_timeline *tl = b->tl;
@@ -107,7 +99,7 @@ static void names(builder *b)
   }
   for (int a = 0; a < tl->nactors; a++) {
     char name[128];
-    actor_name(tl, a, name, sizeof name);
+    ts_timeline_actor_name(tl, a, name, sizeof name);
     snprintf(buf, sizeof buf, "%s: %s", name, tl->model->classes[tl->stats[a].klass].name);
     metadata(b, "thread_name", actor_pid(tl, a), actor_tid(tl, a), tl->model->nclasses > 1 ? name : buf, a);
   }
@@ -127,7 +119,7 @@ static void flush_run(builder *b, open_run *r)
   const ts_timeline *tl = b->tl;
   const ts_tl_piece *p = &tl->pieces[r->first];
   char name[128];
-  actor_name(tl, p->actor, name, sizeof name);
+  ts_timeline_actor_name(tl, p->actor, name, sizeof name);
   cJSON *a = args(b, complete(b, name, "run", p->worker + 1, p->worker + 1, r->t0, r->t1));
   num(b, a, "actor", p->actor);
   str(b, a, "class", tl->model->classes[tl->stats[p->actor].klass].name);
