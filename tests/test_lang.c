@@ -684,9 +684,9 @@ static const bad_case bad[] = {
   {NULL, ", \"axes\": {\"slices\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}", "axes.slices",
    "\"slices\" is a metric of the model"},
   {NULL, ", \"axes\": {\"wave_ms_ci95\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}",
-   "axes.wave_ms_ci95", "a column summary.csv derives from a metric"},
+   "axes.wave_ms_ci95", "a column summary.csv derives from the metric wave_ms"},
   {NULL, ", \"axes\": {\"actor\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}", "axes.actor",
-   "\"actor\" is a column of samples.csv"},
+   "\"actor\" is a column of samples.csv or summary.csv"},
 };
 
 /* A counter starts at its initial value, given as a number, "$param" or an

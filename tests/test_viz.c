@@ -395,18 +395,13 @@ static void chart_row(const char *chart, const char *label, char *cells, size_t 
   cells[b - a - 1] = '\0';
 }
 
-/* Issue 13: with many actors per column (rr-wave, 125 actors a worker) or
- * more distinct actors in a column than a cell could tally (zero-cache,
- * n = 64 on 4 workers), worker rows were drawn blank ("idle") beside "busy
- * 100%". A worker cell is blank exactly when the worker was idle for more
- * than half of it; actors beyond 61 share '*', drawn or not. */
 /* A lecturer's walkthrough: the M/M/3's server threads were drawn as
  * "worker 1..3" ("event loop (CPU)" in the trace, whose metadata said
  * workers: 4 where the command said workers=1), and gantt's actor rows did
  * not say their class. A pool's worker is named by its pool and index, as a
  * thread; the main pool's stay "worker W"; an actor's row names its class
  * when the model has several. */
-START_TEST(viz_pool_workers_are_named_by_their_pool)
+START_TEST(viz_gantt_rows_name_pool_workers_and_classes)
 {
   ts_loaded L;
   ts_timeline tl;
@@ -444,9 +439,28 @@ START_TEST(viz_pool_workers_are_named_by_their_pool)
   ck_assert_int_eq(named, 1);
   cJSON_Delete(tree);
   release(&L, &tl);
+  /* a label too long for its column keeps its tail: three threads of a long-named pool stay apart */
+  const char *const sets[] = {"pools[0].name=\"database_connection_pool\"", "pools[0].count=3",
+                              "servers[0].pool=\"database_connection_pool\""};
+  record("scenarios/examples/rpc-server.json", sets, 3, 1, 1, &L, &tl);
+  f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  for (int k = 0; k < 3; k++) {
+    char row[64];
+    snprintf(row, sizeof row, "\ndatabase_co..tion_pool %d  |", k);
+    ck_assert_msg(strstr(got, row) != NULL, "no row \"%s\" in\n%s", row + 1, got);
+  }
+  free(got);
+  release(&L, &tl);
 }
 END_TEST
 
+/* Issue 13: with many actors per column (rr-wave, 125 actors a worker) or
+ * more distinct actors in a column than a cell could tally (zero-cache,
+ * n = 64 on 4 workers), worker rows were drawn blank ("idle") beside "busy
+ * 100%". A worker cell is blank exactly when the worker was idle for more
+ * than half of it; actors beyond 61 share '*', drawn or not. */
 START_TEST(viz_gantt_worker_rows_show_busy)
 {
   ts_loaded L;
@@ -777,7 +791,8 @@ static char *closed_loop(const char *count, const char *cmd)
 START_TEST(viz_explain_no_wave_stops_after_the_class_line)
 {
   char *out = closed_loop("\"forever\"", "explain");
-  const char *line = "\n  none finished by the horizon (a program that runs forever): no wave to break down\n";
+  const char *line = "\n  none finished by the horizon (horizon_ms or --horizon; or a program that runs forever): no wave to "
+                     "break down\n";
   const char *at = strstr(out, line);
   ck_assert_msg(at && at[strlen(line)] == '\0', "not the last line:\n%s", out);
   ck_assert_msg(!strstr(out, "law") && !strstr(out, "simulated") && !strstr(out, "closed form"), "%s", out);
@@ -1034,7 +1049,7 @@ Suite *viz_suite(void)
                                viz_trace_lock_flows_and_counters,
                                viz_gantt_rr_wave_matches_hand_drawn_schedule,
                                viz_gantt_fits_width,
-                               viz_gantt_worker_rows_show_busy, viz_pool_workers_are_named_by_their_pool,
+                               viz_gantt_worker_rows_show_busy, viz_gantt_rows_name_pool_workers_and_classes,
                                viz_explain_rr_closed_form_exact,
                                viz_explain_rr_unequal_last_slice,
                                viz_explain_accounting_is_exact,

@@ -334,9 +334,10 @@ void ts_report_samples_header(FILE *f, const ts_scenario *sc, const ts_model *m)
 {
   for (int a = 0; a < sc->naxes; a++)
     fprintf(f, "%s,", sc->axes[a].key);
-  fprintf(f, "replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
-             "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms%s\n",
-          m->has_settle ? ",settle_ms" : "");
+  /* the numeric columns of ts_report_actor_columns, and the class's name after the actor's index */
+  for (int i = 0; ts_report_actor_columns[i]; i++)
+    fprintf(f, "%s%s%s", i ? "," : "", ts_report_actor_columns[i], strcmp(ts_report_actor_columns[i], "actor") ? "" : ",class");
+  fprintf(f, "%s\n", m->has_settle ? ",settle_ms" : "");
 }
 
 /* Write the decimal digits of u at p; returns the end. */

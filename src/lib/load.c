@@ -167,12 +167,20 @@ static int list_reports(const void *ctx, const char *metric)
   return ts_metric_list_find(ctx, metric) >= 0;
 }
 
-/* The columns samples.csv writes for every actor (ts_report_samples_header),
- * and summary.csv's last, which an axis key may not repeat. */
-static const char *const fixed_columns[] = {"replication", "actor", "worker", "arrive_ms", "wave_ms", "per_group_cpu_ms",
-                                            "cpu_ms", "queue_wait_ms", "ready_wait_ms", "io_ms", "lock_wait_ms",
-                                            "lock_work_ms", "slices", "yields", "done_ms", "settle_ms", "cpu_by_load",
-                                            NULL};
+/* The columns samples.csv and summary.csv write besides the axes and the
+ * metrics (ts_report_actor_columns, then the few ts_report_samples_header
+ * and ts_report_summary_csv add), which an axis key may not repeat. */
+static int fixed_column(const char *key)
+{
+  static const char *const more[] = {"class", "settle_ms", "samples", "cpu_by_load", NULL};
+  for (int i = 0; ts_report_actor_columns[i]; i++)
+    if (strcmp(key, ts_report_actor_columns[i]) == 0)
+      return 1;
+  for (int i = 0; more[i]; i++)
+    if (strcmp(key, more[i]) == 0)
+      return 1;
+  return 0;
+}
 
 /* Whether column name col is metric m or a column summary.csv derives from
  * it (m_mean, m_ci95, recorded_m, err_m, m_vs_LABEL, m_vs_LABEL_ci95). */
@@ -197,14 +205,18 @@ static int check_axis_keys(const ts_loaded *L, const ts_metric_list *l, ts_err *
 {
   const ts_scenario *sc = &L->sc;
   for (int a = 0; a < sc->naxes; a++) {
-    const char *key = sc->axes[a].key, *clash = NULL;
-    for (size_t i = 0; i < l->n && !clash; i++)
+    const char *key = sc->axes[a].key, *metric = NULL;
+    for (size_t i = 0; i < l->n && !metric; i++)
       if (derived_from(key, l->v[i].name))
-        clash = strcmp(key, l->v[i].name) == 0 ? "a metric of the model" : "a column summary.csv derives from a metric";
-    for (int i = 0; fixed_columns[i] && !clash; i++)
-      if (strcmp(key, fixed_columns[i]) == 0)
-        clash = "a column of samples.csv";
-    if (clash) {
+        metric = l->v[i].name;
+    char clash[160] = "";
+    if (metric && strcmp(key, metric) == 0)
+      snprintf(clash, sizeof clash, "a metric of the model");
+    else if (metric)
+      snprintf(clash, sizeof clash, "a column summary.csv derives from the metric %s", metric);
+    else if (fixed_column(key))
+      snprintf(clash, sizeof clash, "a column of samples.csv or summary.csv");
+    if (*clash) {
       char where[64];
       snprintf(where, sizeof where, "axes.%s", key);
       return ts_err_set(e, sc->file, where, "expected an axis key that no output column has: \"%s\" is %s, so the "

@@ -143,7 +143,8 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   int all = s->count + s->unfinished;
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, all, all == 1 ? "" : "s");
   if (!s->count) {
-    fprintf(out, "\n  none finished by the horizon (a program that runs forever): no wave to break down%s\n",
+    fprintf(out, "\n  none finished by the horizon (horizon_ms or --horizon; or a program that runs forever): no wave to "
+            "break down%s\n",
             tl->model->nlocks ? "; see the contention on mutexes below" : "");
     return;
   }

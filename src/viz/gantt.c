@@ -120,13 +120,19 @@ static const char *state_glyph(int s, int ascii)
   return ascii ? ts_state_get(s)->ascii : ts_state_get(s)->glyph;
 }
 
-/* The widest row label drawn (a longer one is cut). */
+/* The widest row label drawn: a longer one keeps its head and its tail
+ * (a pool's thread index, an actor's class) around "..". */
 #define GANTT_MAX_LABEL 24
 
 static void print_row(chart *c, FILE *out, const char *label, int kind, const char *note)
 {
   const char *bar = c->o->ascii ? "|" : "│";
-  fprintf(out, "%-*.*s%s", c->label_w, c->label_w - 2, label, bar);
+  int len = (int)strlen(label), room = c->label_w - 2;
+  if (len > room) {
+    int head = (room - 2) / 2, tail = room - 2 - head;
+    fprintf(out, "%.*s..%s  %s", head, label, label + len - tail, bar);
+  } else
+    fprintf(out, "%-*s%s", c->label_w, label, bar);
   for (int k = 0; k < c->cols; k++) {
     int v = best(&c->cells[k], cell_len(c, k), kind == 'w');
     char g[2];
@@ -407,8 +413,19 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
     worker_row(&c, out, w);
   for (int a = 0; a < shown; a++)
     actor_rows(&c, out, a);
-  if (shown < tl->nactors)
-    fprintf(out, "(%d more actors not drawn: see --max-actors)\n", tl->nactors - shown);
+  if (shown < tl->nactors) {
+    int unarrived = 0;
+    for (int a = shown; a < tl->nactors; a++)
+      unarrived += end_kind(tl, a) == END_NOT_ARRIVED;
+    int more = tl->nactors - shown - unarrived;
+    if (more == 0)
+      fprintf(out, "(%d more actor%s, none arrived by the end)\n", unarrived, unarrived == 1 ? "" : "s");
+    else if (unarrived > 0)
+      fprintf(out, "(%d more actor%s not drawn: see --max-actors; and %d that had not arrived by the end)\n", more,
+              more == 1 ? "" : "s", unarrived);
+    else
+      fprintf(out, "(%d more actor%s not drawn: see --max-actors)\n", more, more == 1 ? "" : "s");
+  }
   legend(&c, out);
   free(c.cells);
   return 0;

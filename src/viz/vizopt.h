@@ -26,8 +26,8 @@
   "                          --set params.c_ms=30\n"                                            \
   "      --max-events N      refuse a point that records more than N events (run pieces,\n"      \
   "                          state changes, counter samples, lock changes); 0: no limit\n"      \
-  "      --horizon MS        simulate only the first MS ms of the point (default: the\n"         \
-  "                          scenario's horizon_ms): a window of an open system\n"
+  "      --horizon MS        end the run at MS ms, in place of the scenario's horizon_ms\n"       \
+  "                          (shorter or longer): a window of an open system\n"
 
 /* --max-events: its largest value, and the defaults. A trace costs about
  * 1.5 KB of memory and 130 bytes of file per event while it is built;
