@@ -57,7 +57,7 @@ do for [out = 1:2] {
   do for [k = 1:panels] {
     set title (words(points) > 0 ? P(k) : "every point").(words(metrics) > 0 ? ": ".M(k) : "")
     set ylabel (words(metrics) > 0 ? M(k) : "value")
-    plot for [j = 1:nlines] file using "scale":(sel(k, j) ? column("value") : NaN):(sel(k, j) ? column("value_ci95") : NaN) \
+    plot for [j = 1:nlines] file using "scale":(sel(k, j) ? column("value") : NaN):(sel(k, j) ? (column("value_ci95") == column("value_ci95") ? column("value_ci95") : 0) : NaN) \
            with yerrorlines lw 2 pt 7 ps 1 lc j title PL(j)
   }
   unset multiplot

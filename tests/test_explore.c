@@ -801,6 +801,25 @@ START_TEST(optimize_refuses_bad_input)
 }
 END_TEST
 
+/* An axis over the scenario's window kept at one value (--axis KEY=LABEL)
+ * set the model's field "warmup_ms" (exit 2, unknown key) where it sets the
+ * scenario's warmup; and with one replication the sensitivity plot had no
+ * point to draw (every error bar undefined): it draws the curve. */
+START_TEST(sensitivity_window_axis_and_one_replication)
+{
+  write_mm1("\"count\":  2000", "\"n\": [1], \"workers\": [1], \"horizon_ms\": 10000,"
+                                 " \"axes\": {\"win\": {\"path\": \"warmup_ms\", \"values\": [0, 100]}}");
+  char *err;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --axis win=100 --param params.service_ms --scales 1,0.5 "
+                                         "-r 1 -q -o '%s'", at("mm1.json"), at("w")),
+                   0);
+  ck_assert_msg(strstr(err, "could not draw") == NULL, "%s", err);
+  free(err);
+  if (system("command -v gnuplot >/dev/null 2>&1") == 0)
+    ck_assert(access(at("w/sensitivity.png"), F_OK) == 0);
+}
+END_TEST
+
 Suite *explore_suite(void)
 {
   Suite *s = suite_create("explore");
@@ -808,7 +827,7 @@ Suite *explore_suite(void)
                                sensitivity_fifo_wave_curve_is_linear_in_the_cost,
                                sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,
                                sensitivity_names_the_setting_a_run_fails_at,
-                               sensitivity_refuses_bad_input, NULL};
+                               sensitivity_refuses_bad_input, sensitivity_window_axis_and_one_replication, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   const TTest *const opt[] = {optimize_finds_the_balanced_pipeline_split, optimize_finds_the_threshold_within_the_constraint,
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,

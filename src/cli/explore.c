@@ -152,7 +152,10 @@ static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep
   int rc = 0;
   for (int v = 0; v < ax->nvalues; v++) {
     for (int k = 0; keep[v] && rc == 0 && k < ax->nsets[v]; k++)
-      rc = ts_model_apply_set(L->resolved, sc->model_path, ax->sets[v][k], e);
+      if (ts_load_window_axis(ax->sets[v][k]))
+        ts_load_window_set(sc, ax->sets[v][k]);
+      else
+        rc = ts_model_apply_set(L->resolved, sc->model_path, ax->sets[v][k], e);
     free_value(ax, v);
   }
   free(ax->labels), free(ax->sets), free(ax->nsets), free(ax->key), free(ax->path);

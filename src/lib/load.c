@@ -82,6 +82,11 @@ static int check_window_value(const ts_scenario *sc, const char *set, const char
   return 0;
 }
 
+void ts_load_window_set(ts_scenario *sc, const char *set)
+{
+  *(set[1] == 'a' ? &sc->warmup : &sc->window) = ts_time_from_ms(window_value(set));
+}
+
 void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *window)
 {
   const ts_loaded *L = ctx;

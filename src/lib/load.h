@@ -57,6 +57,9 @@ void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *w
 /* Whether an axis override "PATH=VALUE" sets the scenario's window
  * (warmup_ms, window_ms) instead of a model field. */
 int ts_load_window_axis(const char *set);
+/* Apply window axis override set (ts_load_window_axis, checked at load) to
+ * the scenario: its warmup or its window. */
+void ts_load_window_set(ts_scenario *sc, const char *set);
 /* The sweep overrides of `tssim run` (--n, --workers, -r, --seed,
  * --ci-target, --ci-max) and of the library's setters, as text; NULL keeps
  * the scenario's. */
