@@ -405,6 +405,43 @@ END_TEST
 
 /* ---- size guards ---- */
 
+/* A relay engineer's walkthrough: explain, gantt and trace drew the model's
+ * own setting and ignored the scenario's axes (std-mutex's table starts
+ * with fifo, explain showed std), with no way to pick one. They draw each
+ * axis's first value, or the --axis KEY=LABEL given, and say which. */
+START_TEST(cli_viz_axis_picks_the_drawn_value)
+{
+  char *fifo, *std, *err;
+  ck_assert_int_eq(run(&fifo, NULL, "explain scenarios/examples/std-mutex.json"), 0);
+  ck_assert_ptr_nonnull(strstr(fifo, "example-std-mutex (handoff=fifo): n=16, workers=4"));
+  ck_assert_int_eq(run(&std, NULL, "explain scenarios/examples/std-mutex.json --axis handoff=std"), 0);
+  ck_assert_ptr_nonnull(strstr(std, "example-std-mutex (handoff=std): n=16, workers=4"));
+  /* the same as the model's field set by hand */
+  char *byset;
+  ck_assert_int_eq(run(&byset, NULL, "explain scenarios/examples/std-mutex.json --axis handoff=std --set "
+                                     "'locks[0].handoff=\"fifo\"'"), 0);
+  ck_assert_str_eq(byset, std); /* the axis's value overrides --set, as in tssim run */
+  const char *body_fifo = strchr(fifo, '\n'), *body_std = strchr(std, '\n');
+  ck_assert_str_ne(body_fifo, body_std);
+  free(byset);
+  free(fifo);
+  free(std);
+  ck_assert_int_eq(run(&fifo, NULL, "gantt scenarios/examples/batch.json --horizon 3 --axis batch=geometric-2"), 0);
+  ck_assert_ptr_nonnull(strstr(fifo, "example-batch (batch=geometric-2): n=1, workers=1: 0 to"));
+  free(fifo);
+  static const char *const bad[][2] = {
+    {"handoff=bogus", "tssim: --axis: handoff: no value \"bogus\" (its values: fifo, barging, std)\n"},
+    {"hand=std", "tssim: --axis: hand: scenarios/examples/std-mutex.json has no such axis (its axes: handoff)\n"},
+    {"handoff=std,fifo", "tssim: --axis: expected KEY=LABEL, one value to draw, got \"handoff=std,fifo\"\n"},
+    {"handoff=std --axis handoff=fifo", "tssim: --axis: handoff is given twice\n"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    ck_assert_int_eq(run(NULL, &err, "explain scenarios/examples/std-mutex.json --axis %s", bad[i][0]), 2);
+    ck_assert_str_eq(err, bad[i][1]);
+    free(err);
+  }
+}
+END_TEST
+
 /* A lecturer's walkthrough: an open system's gantt drew its whole 100 s
  * horizon in 2 s columns, and --set horizon_ms is not a model field.
  * --horizon MS (trace, gantt, explain) simulates only the first MS ms. */
@@ -655,7 +692,7 @@ Suite *cli_suite(void)
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
-  const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
+  const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_viz_axis_picks_the_drawn_value, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
                                  NULL};
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
                                      cli_calibrate_sigterm_keeps_previous_output,

@@ -186,7 +186,8 @@ typedef struct ts_cli_point_cmd {
 
 typedef struct ts_cli_point {
   ts_vizopt opt; /* n, workers and seed resolved */
-  ts_loaded L;
+  ts_loaded L;   /* its scenario's axes applied, one value each (none left) */
+  char title[512]; /* the scenario's name and the axis values drawn: "NAME (KEY=LABEL, ...)" */
 } ts_cli_point;
 
 /* Parse cmd's command line argv, load its scenario (with the --set

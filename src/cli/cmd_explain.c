@@ -49,7 +49,7 @@ int ts_cmd_explain(int argc, char **argv)
     goto done;
   }
   rc = 1;
-  if (ts_explain_report(stdout, &tl, n == 1 ? NULL : &ref, p.L.sc.name)) {
+  if (ts_explain_report(stdout, &tl, n == 1 ? NULL : &ref, p.title)) {
     fprintf(stderr, "tssim: out of memory explaining the run\n");
     goto done;
   }

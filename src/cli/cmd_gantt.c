@@ -56,7 +56,7 @@ static int take(void *ctx, int c, const char *arg)
 static int draw(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
 {
   ts_gantt_opts *g = ctx;
-  g->title = p->L.sc.name;
+  g->title = p->title;
   if (ts_gantt_render(stdout, tl, g)) {
     fprintf(stderr, "tssim: out of memory drawing the chart\n");
     return 1;

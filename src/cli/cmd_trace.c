@@ -51,7 +51,7 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
 {
   const trace_opts *t = ctx;
   const ts_scenario *sc = &p->L.sc;
-  ts_trace_info info = {.scenario = sc->name, .model_file = sc->model_path};
+  ts_trace_info info = {.scenario = p->title, .model_file = sc->model_path};
   ts_err e;
   if (ts_trace_write(tl, &info, t->out, &e) || (t->html && ts_trace_write_html(tl, &info, t->html, &e))) {
     fprintf(stderr, "tssim: %s\n", e.msg);

@@ -169,8 +169,7 @@ static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep
   return ts_model_from_json(L->resolved, sc->model_path, &L->model, e);
 }
 
-/* --axis KEY=LABEL,LABEL,...: keep those values of axis KEY. */
-static int restrict_axis(ts_loaded *L, const char *arg, ts_err *e)
+int ts_cli_axis_keep(ts_loaded *L, const char *arg, ts_err *e)
 {
   ts_scenario *sc = &L->sc;
   const char *eq = strchr(arg, '=');
@@ -221,7 +220,7 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
     return rc;
   ex->loaded = 1;
   for (int i = 0; i < o->naxes; i++)
-    if (restrict_axis(&ex->L, o->axes[i], &e))
+    if (ts_cli_axis_keep(&ex->L, o->axes[i], &e))
       return ts_cli_usage_error("%s", e.msg);
   if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
     return ts_cli_usage_error("%s", e.msg);

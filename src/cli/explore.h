@@ -73,6 +73,12 @@ typedef struct ts_cli_explore {
   const size_t *settings;     /* settings evaluated so far (NULL: not shown) */
 } ts_cli_explore;
 
+/* --axis KEY=LABEL,LABEL,...: keep only those values of L's scenario's
+ * axis KEY, in the scenario's order. With one left the axis goes: its
+ * overrides are applied to the model (a window axis's to the scenario's
+ * window). Returns 0, or -1 with e naming --axis and what was wrong. */
+int ts_cli_axis_keep(ts_loaded *L, const char *arg, ts_err *e);
+
 /* Load o's scenario with its overrides into ex, keep the axis values
  * --axis names, and set up its exploration; the results folder is -o,
  * else results/<scenario name>-<suffix>. Returns

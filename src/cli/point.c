@@ -2,8 +2,10 @@
  * their command line. */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "cli/explore.h"
 #include "engine/rng.h"
 
 /* Parse the options into p->opt and cmd's own. Returns 0 when there is
@@ -34,6 +36,53 @@ static int parse(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_poin
   return 0;
 }
 
+/* The user's --axis for axis key, or NULL. */
+static const char *axis_arg(const ts_vizopt *o, const char *key)
+{
+  size_t l = strlen(key);
+  for (int i = 0; i < o->naxes; i++)
+    if (strncmp(o->axes[i], key, l) == 0 && o->axes[i][l] == '=')
+      return o->axes[i];
+  return NULL;
+}
+
+/* Draw one value of every axis of the scenario: the --axis KEY=LABEL given,
+ * else the axis's first (summary.csv's first row); each applied as a
+ * sensitivity --axis of one value. p->title gets the scenario's name and
+ * the values drawn, "NAME (KEY=LABEL, ...)". Returns 0, or -1 with e set. */
+static int pick_axes(ts_cli_point *p, ts_err *e)
+{
+  ts_scenario *sc = &p->L.sc;
+  for (int i = 0; i < p->opt.naxes; i++) {
+    const char *arg = p->opt.axes[i], *eq = strchr(arg, '=');
+    if (eq && strchr(eq, ','))
+      return ts_err_set(e, "--axis", NULL, "expected KEY=LABEL, one value to draw, got \"%s\"", arg);
+    int a = 0;
+    while (eq && a < sc->naxes && (strlen(sc->axes[a].key) != (size_t)(eq - arg) ||
+                                   strncmp(sc->axes[a].key, arg, (size_t)(eq - arg)) != 0))
+      a++;
+    if (!eq || a == sc->naxes) /* ts_cli_axis_keep says what is wrong */
+      return ts_cli_axis_keep(&p->L, arg, e);
+    for (int j = 0; j < i; j++)
+      if (strncmp(p->opt.axes[j], arg, (size_t)(eq - arg) + 1) == 0)
+        return ts_err_set(e, "--axis", NULL, "%s is given twice", sc->axes[a].key);
+  }
+  snprintf(p->title, sizeof p->title, "%s", sc->name);
+  for (int k = 0; sc->naxes > 0; k++) {
+    char one[512];
+    const char *arg = axis_arg(&p->opt, sc->axes[0].key);
+    if (arg)
+      snprintf(one, sizeof one, "%s", arg);
+    else
+      snprintf(one, sizeof one, "%s=%s", sc->axes[0].key, sc->axes[0].labels[0]);
+    size_t len = strlen(p->title);
+    snprintf(p->title + len, sizeof p->title - len, "%s%s%s", k ? ", " : " (", one, sc->naxes == 1 ? ")" : "");
+    if (ts_cli_axis_keep(&p->L, one, e))
+      return -1;
+  }
+  return 0;
+}
+
 int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli_point *p, int *status)
 {
   ts_err e;
@@ -52,7 +101,7 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     return -1;
   }
   *status = 2;
-  if (ts_vizopt_resolve(&p->opt, &p->L.sc, &e)) {
+  if (pick_axes(p, &e) || ts_vizopt_resolve(&p->opt, &p->L.sc, &e)) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_cli_point_finish(p);
     return -1;

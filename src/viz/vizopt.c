@@ -10,13 +10,19 @@ int ts_vizopt_init(ts_vizopt *o, int argc)
 {
   memset(o, 0, sizeof *o);
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-  return o->sets ? 0 : -1;
+  o->axes = calloc((size_t)argc + 1, sizeof *o->axes);
+  if (o->sets && o->axes)
+    return 0;
+  ts_vizopt_finish(o);
+  return -1;
 }
 
 void ts_vizopt_finish(ts_vizopt *o)
 {
   free(o->sets);
+  free(o->axes);
   o->sets = NULL;
+  o->axes = NULL;
 }
 
 int ts_vizopt_take(ts_vizopt *o, int c, const char *arg)
@@ -28,6 +34,7 @@ int ts_vizopt_take(ts_vizopt *o, int c, const char *arg)
   case 's': o->sets[o->nsets++] = arg; return 1;
   case 'E': o->max_events_arg = arg; return 1;
   case 'T': o->horizon_arg = arg; return 1;
+  case 'X': o->axes[o->naxes++] = arg; return 1;
   default: return 0;
   }
 }

@@ -1,5 +1,6 @@
 /* The options trace, gantt and explain share: which sweep point of a
- * scenario to record (--n, --workers, --seed) and model overrides (--set).
+ * scenario to record (--n, --workers, --seed, --axis, --horizon) and model
+ * overrides (--set).
  * A command puts TS_VIZOPT_LONG in its getopt_long table and hands every
  * option to ts_vizopt_take. */
 #ifndef TS_VIZOPT_H
@@ -14,7 +15,8 @@
 #define TS_VIZOPT_LONG                                                                              \
   {"n", required_argument, NULL, 'n'}, {"workers", required_argument, NULL, 'w'},                  \
   {"seed", required_argument, NULL, 'S'}, {"set", required_argument, NULL, 's'},                   \
-  {"max-events", required_argument, NULL, 'E'}, {"horizon", required_argument, NULL, 'T'}
+  {"max-events", required_argument, NULL, 'E'}, {"horizon", required_argument, NULL, 'T'},       \
+  {"axis", required_argument, NULL, 'X'}
 
 /* The help lines of the shared options. */
 #define TS_VIZOPT_HELP                                                                              \
@@ -22,8 +24,10 @@
   "                          scenario's first n)\n"                                               \
   "      --workers W         workers (default: the scenario's first worker count)\n"              \
   "      --seed S            scenario seed (default: the scenario's); replication 0 is drawn\n"   \
+  "      --axis KEY=LABEL    the value of the scenario's axis KEY to draw (repeatable;\n"       \
+  "                          default: each axis's first value, summary.csv's first row)\n"     \
   "      --set PATH=VALUE    override a model field by its JSON path (repeatable), e.g.\n"        \
-  "                          --set params.c_ms=30\n"                                            \
+  "                          --set params.c_ms=30 (an axis's value overrides it)\n"            \
   "      --max-events N      refuse a point that records more than N events (run pieces,\n"      \
   "                          state changes, counter samples, lock changes); 0: no limit\n"      \
   "      --horizon MS        end the run at MS ms, in place of the scenario's horizon_ms\n"       \
@@ -42,6 +46,8 @@ typedef struct ts_vizopt {
   const char *n_arg, *w_arg, *seed_arg, *max_events_arg, *horizon_arg;
   const char **sets;   /* argv entries; room for every argument */
   int nsets;
+  const char **axes;   /* --axis KEY=LABEL argv entries, likewise */
+  int naxes;
   /* after ts_vizopt_resolve */
   int n, workers;
   uint64_t seed;
