@@ -212,6 +212,62 @@ START_TEST(parallel_merge_refuses_incomplete_shards)
 }
 END_TEST
 
+/* The notes of a sharded run's points (ts_sweep_notes: replications that
+ * ended with a backlog at the horizon, or before the measurement window
+ * began; a sweep of n that the model reads nowhere) are said by the merge as
+ * the unsharded run says them, with the same counts and the same first
+ * replication in the sweep's order: shard 1/2 holds the points 0, 2, ... and
+ * its first backlog (n=1 workers=1) comes before shard 2/2's (n=2 workers=1),
+ * though the merge is given shard 2/2 first. */
+START_TEST(parallel_merge_says_the_notes_of_the_unsharded_run)
+{
+  char path[700];
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, "{\"params\": {\"cost\": 2}, \"classes\": [{\"name\": \"job\", \"count\": \"forever\",\n"
+                      " \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 1},\n"
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": \"$cost\"}]}]}\n");
+  snprintf(path, sizeof path, "%s/backlog.json", dir);
+  tu_write_file(path, "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1, 2, 3], \"workers\": [1, 2], "
+                      "\"replications\": 2, \"horizon_ms\": 1000}\n");
+  snprintf(path, sizeof path, "%s/f.json", dir);
+  tu_write_file(path, "{\"classes\": [{\"name\": \"job\", \"count\": \"n\",\n"
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}\n");
+  snprintf(path, sizeof path, "%s/late.json", dir);
+  tu_write_file(path, "{\"name\": \"w\", \"model\": \"f.json\", \"n\": [1, 2, 3], \"workers\": [1], "
+                      "\"replications\": 2, \"warmup_ms\": 1e9}\n");
+  static const char *const scenarios[] = {"backlog.json", "late.json"};
+  static const char *const notes[] = {"6 replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "
+                                      "501 of 1001 arrivals not done at 1000 ms)",
+                                      "after 6 replication(s) had ended (the first: n=1 workers=1 replication 0 ended "
+                                      "at 1 ms)"};
+  for (int k = 0; k < 2; k++) {
+    char *said[2], *out;
+    ck_assert_int_eq(tu_tssimf(&out, &said[0], "run '%s/%s' -q --no-plots -o '%s/whole%d'", dir, scenarios[k], dir, k),
+                     0);
+    free(out);
+    for (int j = 1; j <= 2; j++) {
+      ck_assert_int_eq(tu_tssimf(&out, NULL, "run '%s/%s' --shard %d/2 -q -o '%s/p%d_%d'", dir, scenarios[k], j, dir, k,
+                                 j), 0);
+      free(out);
+    }
+    ck_assert_int_eq(tu_tssimf(&out, &said[1], "merge '%s/p%d_2' '%s/p%d_1' -q --no-plots -o '%s/merged%d'", dir, k,
+                               dir, k, dir, k), 0);
+    free(out);
+    ck_assert_msg(strstr(said[0], notes[k]), "run: %s", said[0]);
+    ck_assert_msg(strcmp(said[0], said[1]) == 0, "run said:\n%smerge said:\n%s", said[0], said[1]);
+    free(said[0]);
+    free(said[1]);
+  }
+  /* a partial.json whose notes are not what run writes is refused, naming them */
+  ck_assert_int_eq(tu_sh(NULL, "sed -i 's/\"first_point\":/\"first_place\":/' '%s/p1_1/partial.json'", dir), 0);
+  char *err;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "merge '%s/p1_1' '%s/p1_2' -q --no-plots -o '%s/m'", dir, dir, dir), 2);
+  ck_assert_msg(strstr(err, "p1_1: partial.json: notes: expected {\"window_missed\": {\"count\", \"first\", "
+                            "\"first_point\"}") && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+  free(err);
+}
+END_TEST
+
 /* `tssim merge DIR/p1 DIR/p2`: exit 2, one line on stderr holding what,
  * and no results folder made. */
 static void merge_refused(const char *what)
@@ -310,7 +366,8 @@ Suite *parallel_suite(void)
                                  parallel_two_shards_merged_rr_wave, parallel_gnu_parallel_recipe,
                                  parallel_two_shards_no_samples,
                                  parallel_merge_refuses_incomplete_shards, parallel_merge_refuses_a_cut_short_samples_file,
-                                 parallel_merge_refuses_a_changed_samples_file, NULL};
+                                 parallel_merge_refuses_a_changed_samples_file,
+                                 parallel_merge_says_the_notes_of_the_unsharded_run, NULL};
   tu_tcase(s, "jobs", jobs, dir_create, dir_remove, 300);
   tu_tcase(s, "shards", shards, dir_create, dir_remove, 300);
   return s;

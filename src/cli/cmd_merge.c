@@ -9,7 +9,8 @@
  * index in the sweep, its values, means, half-widths and per-replication
  * values (numbers exact: written with 17 significant digits, which read back
  * as the same double; NAN as null, infinities as "inf" / "-inf") and the
- * byte range of its samples, and the FNV-1a hash of all the rows (the merge
+ * byte range of its samples, what the shard's sweep noted (ts_sweep_notes:
+ * the merge says the notes of the unsharded run), and the FNV-1a hash of all the rows (the merge
  * refuses a samples.csv whose rows are not the bytes the shard wrote). wave_ratio and the columns comparing points
  * need other points, so the merge computes them once all are in; the rest is
  * copied. The merged files are then written by the same code as tssim run's. */
@@ -31,8 +32,9 @@
 #include "run/sweep.h"
 #include "viz/plot.h"
 
-/* 2: samples_fnv1a, the hash of samples.csv's rows (1 had none: merge checked their length only) */
-#define PARTIAL_FORMAT 2
+/* 3: notes, what the shard's sweep noted (2 had none: merge said no backlog nor missed window);
+ * 2: samples_fnv1a, the hash of samples.csv's rows (1 had none: merge checked their length only) */
+#define PARTIAL_FORMAT 3
 
 uint64_t ts_cli_fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -63,6 +65,23 @@ static cJSON *numbers(const double *v, size_t n)
   for (size_t i = 0; a && i < n; i++)
     cJSON_AddItemToArray(a, number(v[i]));
   return a;
+}
+
+static const char *const note_names[] = {"window_missed", "backlogged"};
+
+/* The notes of a sweep as partial.json's "notes": {"window_missed":
+ * {"count", "first", "first_point"}, "backlogged": {...}}. */
+static cJSON *notes_json(const ts_sweep_notes *n)
+{
+  const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged};
+  cJSON *o = cJSON_CreateObject();
+  for (int i = 0; o && i < 2; i++) {
+    cJSON *x = cJSON_AddObjectToObject(o, note_names[i]);
+    cJSON_AddNumberToObject(x, "count", (double)v[i]->count);
+    cJSON_AddStringToObject(x, "first", v[i]->count ? v[i]->first : "");
+    cJSON_AddNumberToObject(x, "first_point", (double)(v[i]->count ? v[i]->first_point : 0));
+  }
+  return o;
 }
 
 /* What must be equal for shards to belong to one run: every option that
@@ -110,6 +129,7 @@ int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **arg
   cJSON_AddRawToObject(root, "events", events);
   cJSON_AddNumberToObject(root, "max_replications", s->max_replications);
   cJSON_AddNumberToObject(root, "ncols", (double)s->ncols);
+  cJSON_AddItemToObject(root, "notes", notes_json(&s->notes));
   if (o->samples) {
     char hex[24];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)samples_hash);
@@ -299,6 +319,32 @@ static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
       return merge_fail(sh[rows[i].shard].dir, "partial.json: a point's values do not match the scenario's columns");
     if (reps > s->max_replications)
       s->max_replications = reps;
+  }
+  return 0;
+}
+
+/* Add the notes in shard root's partial.json to n: counts summed, and each
+ * first the one of the earliest point in the sweep's order (the first the
+ * unsharded run says: the points are the shards', disjoint). Returns 0, or
+ * -1 when "notes" is not what notes_json writes. */
+static int add_notes(ts_sweep_notes *n, const cJSON *root)
+{
+  ts_sweep_note *v[] = {&n->window_missed, &n->backlogged};
+  const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "notes");
+  for (int i = 0; i < 2; i++) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, note_names[i]),
+                *first = cJSON_GetObjectItemCaseSensitive(x, "first");
+    double count = num(x, "count"), at = num(x, "first_point");
+    if (!(count >= 0 && count < 9e15) || !(at >= 0 && at < 9e15) || !cJSON_IsString(first) ||
+        strlen(first->valuestring) >= sizeof v[i]->first)
+      return -1;
+    if (count == 0)
+      continue;
+    if (v[i]->count == 0 || (size_t)at < v[i]->first_point) {
+      snprintf(v[i]->first, sizeof v[i]->first, "%s", first->valuestring);
+      v[i]->first_point = (size_t)at;
+    }
+    v[i]->count += (size_t)count;
   }
   return 0;
 }
@@ -583,6 +629,11 @@ int ts_cmd_merge(int argc, char **argv)
       }
       rows[nrows++] = (prow){x, i, (size_t)idx, order++};
     }
+    if (rc == 0 && add_notes(&s.notes, sh[i].root)) {
+      rc = merge_fail(sh[i].dir, "partial.json: notes: expected {\"window_missed\": {\"count\", \"first\", "
+                      "\"first_point\"}, \"backlogged\": {...}}");
+      break;
+    }
     uint64_t ev = 0;
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(sh[i].root, "events");
     if (cJSON_IsNumber(e))
@@ -608,6 +659,7 @@ int ts_cmd_merge(int argc, char **argv)
   if (rc == 0) {
     s.points_done = (size_t)total;
     ts_sweep_ratios(&s);
+    ts_cli_notes(&s.notes, L.sc.warmup); /* the unsharded run's, on stderr even with -q */
     if (!quiet)
       ts_cli_run_print(&L, &s);
   }

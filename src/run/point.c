@@ -214,13 +214,17 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     return ts__point_fail(out, o->rc, pr, r, o->why);
   pr->outside |= o->outside;
   ts_sweep_notes *nt = &out->notes;
-  if (o->missed >= 0 && nt->window_missed.count++ == 0)
+  if (o->missed >= 0 && nt->window_missed.count++ == 0) {
+    nt->window_missed.first_point = pr->index;
     snprintf(nt->window_missed.first, sizeof nt->window_missed.first, "n=%d workers=%d replication %d ended at %g ms",
              pr->n, pr->workers, r, ts_time_to_ms(o->missed));
-  if (backlogged(o) && nt->backlogged.count++ == 0)
+  }
+  if (backlogged(o) && nt->backlogged.count++ == 0) {
+    nt->backlogged.first_point = pr->index;
     snprintf(nt->backlogged.first, sizeof nt->backlogged.first,
              "n=%d workers=%d replication %d: %d of %d arrivals not done at %g ms", pr->n, pr->workers, r,
              o->unfinished, o->arrived, ts_time_to_ms(spec->horizon));
+  }
   for (size_t s = 0; s < pr->cr->m.nspans; s++)
     if (ts__dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");

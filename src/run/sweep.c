@@ -256,8 +256,10 @@ static void note_add(ts_sweep_note *a, const ts_sweep_note *b)
 {
   if (b->count == 0)
     return;
-  if (a->count == 0)
+  if (a->count == 0) {
     memcpy(a->first, b->first, sizeof a->first);
+    a->first_point = b->first_point;
+  }
   a->count += b->count;
 }
 

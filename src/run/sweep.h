@@ -72,6 +72,7 @@ void ts_text_finish(ts_text *t);
 typedef struct ts_sweep_note {
   size_t count;
   char first[200];
+  size_t first_point; /* the index (ts_point.index) of first's point in its sweep (a shard's, merged: cmd_merge.c) */
 } ts_sweep_note;
 
 /* A sweep's notes, or those of several sweeps summed (ts_sweep_notes_add). */
