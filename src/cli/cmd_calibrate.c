@@ -16,6 +16,7 @@
 #include "fit/output.h"
 #include "fit/param.h"
 #include "fit/problem.h"
+#include "io/atomic.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "run/metrics.h"
@@ -423,7 +424,11 @@ static int calibrate(const options *o, run *R, ts_err *e)
     cJSON_Delete(doc);
     return failed(o, R, -3, "writing the calibrated model");
   }
-  rc = ts_fit_write(out, doc, e);
+  ts_atomic a;
+  ts_atomic_init(&a);
+  ts_cli_interrupt_files(&a); /* a second signal removes MODEL.tmp.PID */
+  rc = ts_fit_write(&a, out, doc, e);
+  ts_cli_interrupt_files(NULL);
   cJSON_Delete(doc);
   if (rc)
     return TS_EXIT_IO;

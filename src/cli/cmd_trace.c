@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "io/atomic.h"
 #include "viz/timeline.h"
 #include "viz/trace.h"
 #include "viz/vizopt.h"
@@ -53,7 +54,16 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
   const ts_scenario *sc = &p->L.sc;
   ts_trace_info info = {.scenario = p->title, .model_file = sc->model_path};
   ts_err e;
-  if (ts_trace_write(tl, &info, t->out, &e) || (t->html && ts_trace_write_html(tl, &info, t->html, &e))) {
+  ts_atomic a, b;
+  ts_atomic_init(&a);
+  ts_atomic_init(&b);
+  ts_cli_interrupt_catch(); /* while the files are written: a first signal waits for them, a second removes them */
+  ts_cli_interrupt_files(&a);
+  int bad = ts_trace_write(&a, tl, &info, t->out, &e);
+  ts_cli_interrupt_files(&b);
+  bad = bad || (t->html && ts_trace_write_html(&b, tl, &info, t->html, &e));
+  ts_cli_interrupt_files(NULL);
+  if (bad) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     return TS_EXIT_IO;
   }
@@ -62,6 +72,11 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
          t->out, p->opt.n, p->opt.workers, tl->nactors, tl->nactors == 1 ? "" : "s", ts_time_to_ms(tl->end), tl->npieces);
   if (t->html)
     printf("wrote %s: the same trace as a page for any browser, offline\n", t->html);
+  if (ts_cli_interrupted()) {
+    fflush(stdout);
+    fprintf(stderr, "tssim: interrupted: the trace was written whole\n");
+    return ts_cli_interrupt_status();
+  }
   return 0;
 }
 

@@ -276,7 +276,7 @@ cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_
   return doc;
 }
 
-int ts_fit_write(const char *path, const cJSON *doc, ts_err *e)
+int ts_fit_write(ts_atomic *a, const char *path, const cJSON *doc, ts_err *e)
 {
   char *text = ts_fit_json_print(doc);
   size_t len = strlen(path);
@@ -300,13 +300,11 @@ int ts_fit_write(const char *path, const cJSON *doc, ts_err *e)
     memcpy(dir, path, (size_t)(slash - path));
     dir[slash - path] = '\0';
   }
-  ts_atomic a;
-  ts_atomic_init(&a);
-  FILE *f = ts_atomic_open(&a, dir, base, e);
+  FILE *f = ts_atomic_open(a, dir, base, e);
   int rc = -1;
   if (f) {
     fputs(text, f);
-    rc = ts_atomic_commit(&a, e);
+    rc = ts_atomic_commit(a, e);
   }
   free(text);
   free(dir);

@@ -11,6 +11,8 @@
 #include "fit/minimize.h"
 #include "fit/problem.h"
 
+struct ts_atomic;
+
 typedef struct ts_fit_report {
   const char *model_file;
   const char *baseline_file;
@@ -28,8 +30,11 @@ typedef struct ts_fit_report {
  * rp->model_file) rewritten to name the same file from rp->output_file's
  * folder (io/paths.h). Returns NULL with e filled on failure. */
 cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_fit_report *rp, ts_err *e);
-/* Write doc to path atomically (a temporary file renamed over path). Returns 0 or -1 with e filled. */
-int ts_fit_write(const char *path, const cJSON *doc, ts_err *e);
+/* Write doc to path atomically (a temporary file renamed over path) through
+ * batch a, which the caller initialized (ts_atomic_init) and may have given
+ * to a signal handler (ts_cli_interrupt_files: a second signal removes the
+ * temporary); a is committed or aborted on return. Returns 0 or -1 with e filled. */
+int ts_fit_write(struct ts_atomic *a, const char *path, const cJSON *doc, ts_err *e);
 /* Print the fitted parameters with their start and bounds. */
 void ts_fit_print_params(FILE *out, const ts_fit_problem *pb, const ts_fit_result *r);
 /* Print each target's recorded value, its simulated value in sim under the

@@ -29,12 +29,17 @@ typedef struct ts_trace_info {
 /* The trace of tl as a new cJSON tree (caller frees with cJSON_Delete), or
  * NULL when memory runs out. info may be NULL. */
 cJSON *ts_trace_build(const ts_timeline *tl, const ts_trace_info *info);
+struct ts_atomic;
 /* Write the trace of tl to path atomically (the file appears whole or not at
- * all; its folder is created). Returns 0, or -1 with e filled. */
-int ts_trace_write(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
+ * all; its folder is created) through batch a, which the caller initialized
+ * (ts_atomic_init) and may have given to a signal handler (a second signal
+ * removes the temporary: ts_cli_interrupt_files); a is committed or left
+ * empty on return. Returns 0, or -1 with e filled. */
+int ts_trace_write(struct ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
 /* The same trace inside a self-contained HTML page that draws it as an SVG
  * timeline in any browser, offline (the trace viewer compiled into tssim).
  * Returns 0, or -1 with e filled. */
-int ts_trace_write_html(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
+int ts_trace_write_html(struct ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path,
+                        ts_err *e);
 
 #endif

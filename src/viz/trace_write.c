@@ -14,7 +14,7 @@
 
 /* Write before + json + after to path atomically; json is escaped for a
  * <script> element when `script`. Returns 0 or -1 with e filled. */
-static int write_atomic(const char *path, const char *before, size_t before_len, const char *json, int script,
+static int write_atomic(ts_atomic *a, const char *path, const char *before, size_t before_len, const char *json, int script,
                         const char *after, ts_err *e)
 {
   const char *slash = strrchr(path, '/');
@@ -32,9 +32,7 @@ static int write_atomic(const char *path, const char *before, size_t before_len,
     snprintf(dir, sizeof dir, ".");
   if (ts_mkdirs(dir, e))
     return -1;
-  ts_atomic a;
-  ts_atomic_init(&a);
-  FILE *f = ts_atomic_open(&a, dir, name, e);
+  FILE *f = ts_atomic_open(a, dir, name, e);
   if (!f)
     return -1;
   fwrite(before, 1, before_len, f);
@@ -46,7 +44,7 @@ static int write_atomic(const char *path, const char *before, size_t before_len,
     fputc(*p, f);
   }
   fputs(after, f);
-  return ts_atomic_commit(&a, e);
+  return ts_atomic_commit(a, e);
 }
 
 static char *trace_text(const ts_timeline *tl, const ts_trace_info *info)
@@ -57,17 +55,17 @@ static char *trace_text(const ts_timeline *tl, const ts_trace_info *info)
   return text;
 }
 
-int ts_trace_write(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
+int ts_trace_write(ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
 {
   char *text = trace_text(tl, info);
   if (!text)
     return ts_err_set(e, path, NULL, "out of memory building the trace");
-  int rc = write_atomic(path, "", 0, text, 0, "\n", e);
+  int rc = write_atomic(a, path, "", 0, text, 0, "\n", e);
   cJSON_free(text);
   return rc;
 }
 
-int ts_trace_write_html(const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
+int ts_trace_write_html(ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e)
 {
   const char *page = ts_embedded_find(ts_viz_pages, "trace_viewer");
   const char *hole = page ? strstr(page, PLACEHOLDER) : NULL;
@@ -76,7 +74,7 @@ int ts_trace_write_html(const ts_timeline *tl, const ts_trace_info *info, const 
   char *text = trace_text(tl, info);
   if (!text)
     return ts_err_set(e, path, NULL, "out of memory building the trace");
-  int rc = write_atomic(path, page, (size_t)(hole - page), text, 1, hole + strlen(PLACEHOLDER), e);
+  int rc = write_atomic(a, path, page, (size_t)(hole - page), text, 1, hole + strlen(PLACEHOLDER), e);
   cJSON_free(text);
   return rc;
 }
