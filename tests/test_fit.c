@@ -481,6 +481,51 @@ START_TEST(fit_target_without_value_fails_the_evaluation)
 }
 END_TEST
 
+/* A leave-one-out prediction can have no value: the span s runs only at
+ * n <= x, so the fit to both points keeps x >= 2, but the refit without n=2
+ * lands at the cheapest x the point n=1 allows, x near 1, where n=2 has no
+ * span. The predicted table says "no value" and no error, not nan, the
+ * summary line counts it beside the worst errors (of the values there are),
+ * and the JSON has "predicted": null and the loo's "no_value": 1. */
+START_TEST(fit_loo_prediction_without_value_is_said)
+{
+  char d[256], path[512];
+  tu_mkdtemp(d, sizeof d, "loonone");
+  snprintf(path, sizeof path, "%s/m.json", d);
+  tu_write_file(path, "{\"params\": {\"x\": 2.5}, \"free\": [{\"name\": \"x\", \"path\": \"params.x\", \"min\": 0, "
+                      "\"max\": 3}], \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"if\", "
+                      "\"cond\": \"$x >= n\", \"then\": [{\"op\": \"span_begin\", \"span\": \"s\"}, {\"op\": \"cpu\", "
+                      "\"ms\": \"25 + $x\"}, {\"op\": \"span_end\", \"span\": \"s\"}]}, {\"op\": \"cpu\", \"ms\": 1}]}]}");
+  snprintf(path, sizeof path, "%s/b.json", d);
+  tu_write_file(path, "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"s_mean_ms\": 10, \"wave_ms\": 30}},"
+                      " {\"n\": 2, \"workers\": 1, \"metrics\": {\"s_mean_ms\": 10, \"wave_ms\": 60}}]}");
+  char *out, *err;
+  ck_assert_int_eq(tu_tssimf(&out, &err, "calibrate %s/m.json %s/b.json --loo -o %s/fit.json -r 1 --starts 8 --jobs 1",
+                             d, d, d), 0);
+  const char *pred = strstr(out, "leave-one-out: each point predicted");
+  ck_assert_msg(pred && !strstr(out, "nan"), "%s", out);
+  ck_assert_msg(strstr(pred, "\n     2       1 s_mean_ms                   10     no value          -  (none at the "
+                             "values refitted without this point)\n"), "%s", out);
+  ck_assert_msg(strstr(pred, "\nworst |rel_error|: s_mean_ms 170.00% (n=1, workers=1), wave_ms 97.50% (n=2, "
+                             "workers=1); 1 predicted without a value (s_mean_ms at n=2, workers=1)\n"), "%s", out);
+  snprintf(path, sizeof path, "%s/fit.json", d);
+  char *text = tu_read_file(path, NULL);
+  cJSON *m = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(m);
+  const cJSON *loo = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "provenance"), "loo");
+  const cJSON *p2 = cJSON_GetArrayItem(cJSON_GetObjectItem(loo, "points"), 1);
+  const cJSON *s = cJSON_GetArrayItem(cJSON_GetObjectItem(p2, "predictions"), 0);
+  ck_assert_str_eq(cJSON_GetObjectItem(s, "metric")->valuestring, "s_mean_ms");
+  ck_assert(cJSON_IsNull(cJSON_GetObjectItem(s, "predicted")) && cJSON_IsNull(cJSON_GetObjectItem(s, "rel_error")));
+  ck_assert_int_eq(cJSON_GetObjectItem(loo, "no_value")->valueint, 1);
+  cJSON_Delete(m);
+  free(text);
+  free(out);
+  free(err);
+  tu_rmtree(d);
+}
+END_TEST
+
 START_TEST(fit_error_no_free)
 {
   expect_error("@models/rr-wave.json @tests/data/fit-one-value.json -q", "rr-wave.json: free: missing",
@@ -699,6 +744,7 @@ Suite *fit_suite(void)
                                     fit_cli_pinned,
                                     fit_cli_starts,
                                     fit_target_without_value_fails_the_evaluation,
+                                    fit_loo_prediction_without_value_is_said,
                                     NULL};
   const TTest *const errors[] = {fit_error_no_free,
                                  fit_error_bad_path,

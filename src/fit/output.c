@@ -191,6 +191,11 @@ static cJSON *loo_table(const ts_fit_problem *pb, const ts_fit_loo *l)
         cJSON_AddItemToArray(pred, target_row(pb, &pb->t[i], l->predicted[i], "predicted", 0));
   }
   cJSON_AddItemToObject(o, "worst", worst_table(pb, l->predicted));
+  size_t none = 0;
+  for (size_t i = 0; i < pb->nt; i++)
+    none += isnan(l->predicted[i]) != 0;
+  if (none) /* predictions with "predicted": null, which "worst" leaves out */
+    cJSON_AddNumberToObject(o, "no_value", (double)none);
   return o;
 }
 
@@ -356,8 +361,13 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     const ts_fit_target *t = &pb->t[i];
     if (aw)
       fprintf(out, "%-*s ", aw, combo_text(pb, t->combo, axes, sizeof axes));
-    fprintf(out, "%6d %7d %-*s %12.6g %12.6g", t->n, t->workers, mw, pb->mnames[t->metric], t->recorded,
-            sim[i]);
+    fprintf(out, "%6d %7d %-*s %12.6g", t->n, t->workers, mw, pb->mnames[t->metric], t->recorded);
+    if (isnan(sim[i])) { /* the run left the metric empty (a span without a sample, ...): no number to compare */
+      fprintf(out, " %12s %10s  (%s)\n", "no value", "-",
+              strcmp(label, "predicted") == 0 ? "none at the values refitted without this point" : "none here");
+      continue;
+    }
+    fprintf(out, " %12.6g", sim[i]);
     double pct = 100 * rel_error(sim[i], t->recorded);
     if (t->recorded != 0)
       fprintf(out, " %+9.2f%%", fabs(pct) < 0.005 ? 0.0 : pct);
@@ -375,6 +385,18 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     fprintf(out, "%s%s %.2f%% (%s%sn=%d, workers=%d)", sep, pb->mnames[m],
             100 * fabs(rel_error(sim[i], pb->t[i].recorded)), axes, *axes ? ", " : "", pb->t[i].n, pb->t[i].workers);
     sep = ", ";
+  }
+  size_t none = 0, first = 0;
+  for (size_t i = pb->nt; i-- > 0;)
+    if (isnan(sim[i])) {
+      none++;
+      first = i;
+    }
+  if (none) { /* the worst are of the values there are: say those without */
+    combo_text(pb, pb->t[first].combo, axes, sizeof axes);
+    fprintf(out, "%s; %zu %s without a value (%s%s at %s%sn=%d, workers=%d)", *sep == ',' ? "" : " -", none, label,
+            none > 1 ? "the first: " : "", pb->mnames[pb->t[first].metric], axes, *axes ? ", " : "", pb->t[first].n,
+            pb->t[first].workers);
   }
   fputc('\n', out);
 }
