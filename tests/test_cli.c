@@ -354,6 +354,55 @@ START_TEST(cli_run_says_it_replaces_previous_results)
 }
 END_TEST
 
+/* The names in folder dir, sorted, comma-separated, into buf. */
+static const char *names_in(const char *dir, char *buf, size_t cap)
+{
+  char *out;
+  ck_assert_int_eq(tu_sh(&out, "LC_ALL=C ls '%s' | tr '\\n' ,", dir), 0);
+  snprintf(buf, cap, "%s", out);
+  free(out);
+  return buf;
+}
+
+/* A results folder holds one command's files, whichever wrote there before:
+ * sensitivity into a run's folder replaces the run's files (data and plots)
+ * in its commit, saying so as run does; optimize replaces sensitivity's, and
+ * run optimize's. Files no results command writes (a trace, the user's)
+ * stay. (Before, sensitivity.csv stood beside the run's summary.csv.) */
+START_TEST(cli_results_folder_holds_one_commands_files)
+{
+  static const char *const cmds[] = {
+    "run tests/data/exp.json -r 1 -q --no-plots -o '%s'",
+    "sensitivity tests/data/exp.json -r 1 -q --no-plots -o '%s' --param 'classes[0].program[0].ms' --scales 1 "
+    "--metric wave_ms",
+    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 "
+    "--field 'classes[0].program[0].ms=0.5:1'",
+    "run tests/data/exp.json -r 1 -q --no-plots --samples none -o '%s'"};
+  static const char *const left[] = {"notes.txt,samples.csv,summary.csv,summary.json,trace-n8-w1.json,",
+                                     "curve.csv,notes.txt,sensitivity.csv,trace-n8-w1.json,",
+                                     "best.json,notes.txt,trace-n8-w1.json,tried.csv,",
+                                     "notes.txt,summary.csv,summary.json,trace-n8-w1.json,"};
+  static const char *const plots[] = {"wave.png", "sensitivity.svg", "pareto.png", "wave.svg"};
+  char *err, buf[1024], want[1200], cmd[2 * PATH_MAX];
+  ck_assert_int_eq(mkdir(at("out"), 0777), 0);
+  for (int k = 0; k < 4; k++) {
+    if (k > 0) { /* as if the previous command had drawn its plot */
+      char plot[PATH_MAX + 64];
+      snprintf(plot, sizeof plot, "%s/%s", at("out"), plots[k - 1]);
+      tu_write_file(plot, "a plot\n");
+    }
+    tu_write_file(at("out/trace-n8-w1.json"), "{}\n");
+    tu_write_file(at("out/notes.txt"), "mine\n");
+    snprintf(cmd, sizeof cmd, cmds[k], at("out"));
+    ck_assert_int_eq(run(NULL, &err, "%s", cmd), 0);
+    snprintf(want, sizeof want, "tssim: replacing %s/ (previous run: 2", at("out"));
+    ck_assert_msg(k == 0 ? !strstr(err, "replacing") : strncmp(err, want, strlen(want)) == 0, "%s: %s", cmd, err);
+    free(err);
+    ck_assert_msg(strcmp(names_in(at("out"), buf, sizeof buf), left[k]) == 0, "after %s: %s", cmd, buf);
+  }
+}
+END_TEST
+
 /* A failed write of standard output is an I/O failure too. */
 START_TEST(cli_stdout_write_failure_exits_3)
 {
@@ -748,6 +797,7 @@ Suite *cli_suite(void)
                                   cli_calibrate_elsewhere_keeps_file_paths,
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
+                                  cli_results_folder_holds_one_commands_files,
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};

@@ -139,9 +139,21 @@ int ts_cli_outdir_check(const char *dir);
 int ts_cli_outdir_lock(const char *dir, ts_outdir *m, int quiet, int *fd);
 /* Release what ts_cli_outdir_lock took (fd -1: nothing). */
 void ts_cli_outdir_unlock(int fd);
-/* Whether dir holds the files of a previous run (summary.json, summary.csv
- * or samples.csv); if so the newest one's time goes into when. */
+/* Whether dir holds the files of a previous run of a results command (run,
+ * merge, a shard's partial.json, sensitivity, optimize: summary.json,
+ * sensitivity.csv, tried.csv, ...); if so the newest one's time goes into when. */
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);
+/* Say on stderr (even quiet: it says what is lost) "tssim: replacing DIR/
+ * (previous run: TIME)" when dir holds a previous run's files. */
+void ts_cli_outdir_say_replacing(const char *dir);
+/* Have batch a remove, when it commits, every file that a results command
+ * (run, merge, run --shard, sensitivity, optimize) writes into a results
+ * folder and a itself neither writes nor removes already: data files and
+ * plots (drawn afresh after the commit), so that dir then holds this run's
+ * files only, whichever command wrote there before (docs/output.md); other
+ * files (a trace, the user's) stay. Call it once every file of a is open.
+ * Returns 0 or -1 with e filled. */
+int ts_cli_outdir_replace(struct ts_atomic *a, const char *dir, struct ts_err *e);
 /* rc, unless standard output could not be flushed: then one line says so and
  * TS_EXIT_IO is returned (when rc was 0). */
 int ts_cli_stdout_status(int rc);

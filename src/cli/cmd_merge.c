@@ -165,7 +165,8 @@ int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **arg
   cJSON_Delete(root);
   FILE *f = text && ts_mkdirs(outdir, &e) == 0 ? ts_atomic_open(a, outdir, "partial.json", &e) : NULL;
   if (!f || (!o->samples && ts_atomic_remove(a, outdir, "samples.csv", &e)) ||
-      ts_atomic_remove(a, outdir, "summary.csv", &e) || ts_atomic_remove(a, outdir, "summary.json", &e)) {
+      ts_atomic_remove(a, outdir, "summary.csv", &e) || ts_atomic_remove(a, outdir, "summary.json", &e) ||
+      ts_cli_outdir_replace(a, outdir, &e)) {
     if (!text)
       ts_err_set(&e, outdir, NULL, "out of memory writing partial.json");
     cJSON_free(text);
@@ -677,8 +678,9 @@ int ts_cmd_merge(int argc, char **argv)
     ts_atomic_init(&a);
     ts_cli_interrupt_catch();
     ts_cli_interrupt_files(&a);
-    if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0 &&
-        (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
+    if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0)
+      ts_cli_outdir_say_replacing(outdir);
+    if (rc == 0 && (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
       if (rc == 0 && plots && !ts_cli_interrupted())
         ts_plot_results(outdir, quiet);

@@ -34,8 +34,8 @@ static void usage(FILE *f)
           "(paired per replication), all run again at twice the replications. With two\n"
           "objectives the grid is evaluated and the Pareto front reported. Writes tried.csv\n"
           "(every setting), best.json (one objective) or pareto.csv and pareto.png (two) into\n"
-          "the output folder, removing the other's left there by an earlier run. Formats:\n"
-          "docs/explore.md.\n"
+          "the output folder, replacing the results an earlier command left there (the\n"
+          "other's, a run's; a line on stderr says so). Formats: docs/explore.md.\n"
           "\n"
           "options:\n"
           "      --minimize M        the objective, to make as small as possible\n"
@@ -244,27 +244,12 @@ static void header(const options *o, const work *w, const ts_opt_spec *spec)
          w->ex.x.npoints);
 }
 
-/* Have the batch remove, when it commits, the files of an earlier run
- * in the other mode (best.json with two objectives; pareto.csv and its
- * plot with one), and this mode's old plot (drawn afresh after the
- * commit): the folder holds one run's files (docs/output.md), and a run
- * that fails or is interrupted before the commit leaves it as it was.
- * Returns 0 or -1 with e filled. */
-static int mark_stale(work *w, ts_err *e)
-{
-  ts_atomic *a = &w->ex.batch;
-  const char *dir = w->ex.outdir;
-  if (ts_plot_mark_stale_one(a, dir, "pareto", e))
-    return -1;
-  return ts_atomic_remove(a, dir, w->nobj == 2 ? "best.json" : "pareto.csv", e);
-}
-
 static int write_results(work *w)
 {
   ts_err e;
   const ts_scenario *sc = &w->ex.L.sc;
   FILE *tried = ts_cli_explore_file(&w->ex, "tried.csv", &e);
-  if (!tried || mark_stale(w, &e))
+  if (!tried) /* the files of an earlier run of another kind (best.json, pareto.csv, run's) go at the commit */
     return ts_cli_explore_io_failed(&w->ex, &e);
   ts_report_opt_tried_csv(tried, &w->r);
   if (w->nobj == 2) {

@@ -372,8 +372,8 @@ static int write_samples(void *ctx, const char *text, size_t len)
 int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_sweep *s, int samples, int quiet)
 {
   ts_err e;
-  if (ts_plot_mark_stale(a, outdir, &e) ||
-      ts_report_add(a, outdir, &L->sc, L->resolved, s, L->has_baseline ? &L->baseline : NULL, samples, &e)) {
+  if (ts_report_add(a, outdir, &L->sc, L->resolved, s, L->has_baseline ? &L->baseline : NULL, samples, &e) ||
+      ts_cli_outdir_replace(a, outdir, &e)) {
     ts_atomic_abort(a);
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_sweep_finish(s);
@@ -429,7 +429,7 @@ int ts_cmd_run(int argc, char **argv)
   int sizes[16];
   ts_sweep_spec spec;
   ts_cli_run_spec(&o, &L, sizes, &spec);
-  char dirbuf[1024], when[64];
+  char dirbuf[1024];
   const char *outdir = o.outdir;
   if (!outdir) {
     snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
@@ -450,9 +450,7 @@ int ts_cmd_run(int argc, char **argv)
   /* one run at a time writes into a folder: this one from here to its plots */
   if ((rc = ts_cli_outdir_lock(outdir, &made, o.quiet, &lock)) != 0)
     goto done;
-  if (ts_cli_outdir_previous(outdir, when, sizeof when)) /* even with -q: it says what is lost */
-    fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", outdir,
-            outdir[strlen(outdir) - 1] == '/' ? "" : "/", when);
+  ts_cli_outdir_say_replacing(outdir);
   size_t total = ts_sweep_npoints(&spec);
   pr.points = o.shards ? total / (size_t)o.shards + ((size_t)(o.shard - 1) < total % (size_t)o.shards) : total;
   pr.expected = L.sc.ci_target > 0 ? 0 : pr.points * (size_t)L.sc.replications;

@@ -1,7 +1,8 @@
 /* The output a command writes: checking a results folder can be made before
  * any time is spent simulating, locking it while a run writes into it and
- * cleaning what a killed run left there, noticing a previous run in it, and
- * checking that standard output took everything. */
+ * cleaning what a killed run left there, noticing a previous run in it and
+ * replacing its files whichever command wrote them, and checking that
+ * standard output took everything. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "io/atomic.h"
 #include "io/err.h"
+#include "viz/plot.h"
 
 int ts_cli_outdir_check(const char *dir)
 {
@@ -168,15 +171,21 @@ void ts_cli_outdir_unlock(int fd)
     close(fd);
 }
 
+/* The data files the results commands write into a results folder: run and
+ * merge, run --shard, sensitivity, optimize (their plots: plots[]). */
+static const char *const data_files[] = {"summary.json", "summary.csv", "samples.csv", "partial.json",
+                                         "sensitivity.csv", "curve.csv", "tried.csv", "best.json", "pareto.csv"};
+/* The plots of sensitivity and optimize (run's: ts_plot_mark_stale). */
+static const char *const plots[] = {"sensitivity", "pareto"};
+
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap)
 {
-  static const char *const names[] = {"summary.json", "summary.csv", "samples.csv"};
   time_t newest = 0;
   int found = 0;
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+  for (size_t i = 0; i < sizeof data_files / sizeof *data_files; i++) {
     char path[1200];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    snprintf(path, sizeof path, "%s/%s", dir, data_files[i]);
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
       newest = !found || st.st_mtime > newest ? st.st_mtime : newest;
       found = 1;
@@ -188,6 +197,37 @@ int ts_cli_outdir_previous(const char *dir, char *when, size_t cap)
   if (!localtime_r(&newest, &tm) || strftime(when, cap, "%Y-%m-%d %H:%M:%S", &tm) == 0)
     snprintf(when, cap, "unknown time");
   return 1;
+}
+
+void ts_cli_outdir_say_replacing(const char *dir)
+{
+  char when[64];
+  if (ts_cli_outdir_previous(dir, when, sizeof when))
+    fprintf(stderr, "tssim: replacing %s%s (previous run: %s)\n", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", when);
+}
+
+/* Whether batch a writes or removes a file named name (in any folder). */
+static int in_batch(const ts_atomic *a, const char *name)
+{
+  for (int i = 0; i < a->n + a->ngone; i++) {
+    const char *path = i < a->n ? a->final[i] : a->gone[i - a->n], *slash = strrchr(path, '/');
+    if (strcmp(slash ? slash + 1 : path, name) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+int ts_cli_outdir_replace(ts_atomic *a, const char *dir, ts_err *e)
+{
+  if (ts_plot_mark_stale(a, dir, e))
+    return -1;
+  for (size_t i = 0; i < sizeof plots / sizeof *plots; i++)
+    if (ts_plot_mark_stale_one(a, dir, plots[i], e))
+      return -1;
+  for (size_t i = 0; i < sizeof data_files / sizeof *data_files; i++)
+    if (!in_batch(a, data_files[i]) && ts_atomic_remove(a, dir, data_files[i], e))
+      return -1;
+  return 0;
 }
 
 int ts_cli_stdout_status(int rc)

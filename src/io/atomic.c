@@ -72,7 +72,7 @@ FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e)
 
 int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e)
 {
-  if (a->ngone == TS_ATOMIC_MAX)
+  if (a->ngone == TS_ATOMIC_GONE_MAX)
     return ts_err_set(e, dir, NULL, "too many files to remove");
   char *path = join(dir, name, "");
   if (!path)
@@ -157,7 +157,7 @@ int ts_atomic_commit(ts_atomic *a, ts_err *e)
   }
   /* Move the old files aside, then install the new ones; on any failure put
    * every old file back, so the batch happens entirely or not at all. */
-  char *backup[2 * TS_ATOMIC_MAX] = {0};
+  char *backup[TS_ATOMIC_MAX + TS_ATOMIC_GONE_MAX] = {0};
   int rc = 0;
   for (int i = 0; i < a->n + a->ngone && rc == 0; i++) {
     const char *old = old_file(a, i);

@@ -10,13 +10,14 @@
 #include "io/err.h"
 
 #define TS_ATOMIC_MAX 16
+#define TS_ATOMIC_GONE_MAX 32 /* files a batch removes: a results folder's every kind (cli/results.c) */
 
 typedef struct ts_atomic {
   char *final[TS_ATOMIC_MAX];
   char *tmp[TS_ATOMIC_MAX];
   FILE *f[TS_ATOMIC_MAX];
   int n;
-  char *gone[TS_ATOMIC_MAX];   /* files the commit removes */
+  char *gone[TS_ATOMIC_GONE_MAX]; /* files the commit removes */
   int ngone;
 } ts_atomic;
 
