@@ -487,10 +487,11 @@ END_TEST
  * span. The predicted table says "no value" and no error, not nan, the
  * summary line counts it beside the worst errors (of the values there are),
  * and the JSON has "predicted": null and the loo's "no_value": 1. */
-START_TEST(fit_loo_prediction_without_value_is_said)
+/* Into folder d: m.json, whose span s runs only at n <= x, and b.json,
+ * recording s_mean_ms and wave_ms at n = 1 and 2 (one worker). */
+static void write_span_below_x(const char *d)
 {
-  char d[256], path[512];
-  tu_mkdtemp(d, sizeof d, "loonone");
+  char path[512];
   snprintf(path, sizeof path, "%s/m.json", d);
   tu_write_file(path, "{\"params\": {\"x\": 2.5}, \"free\": [{\"name\": \"x\", \"path\": \"params.x\", \"min\": 0, "
                       "\"max\": 3}], \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"if\", "
@@ -499,6 +500,13 @@ START_TEST(fit_loo_prediction_without_value_is_said)
   snprintf(path, sizeof path, "%s/b.json", d);
   tu_write_file(path, "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"s_mean_ms\": 10, \"wave_ms\": 30}},"
                       " {\"n\": 2, \"workers\": 1, \"metrics\": {\"s_mean_ms\": 10, \"wave_ms\": 60}}]}");
+}
+
+START_TEST(fit_loo_prediction_without_value_is_said)
+{
+  char d[256], path[512];
+  tu_mkdtemp(d, sizeof d, "loonone");
+  write_span_below_x(d);
   char *out, *err;
   ck_assert_int_eq(tu_tssimf(&out, &err, "calibrate %s/m.json %s/b.json --loo -o %s/fit.json -r 1 --starts 8 --jobs 1",
                              d, d, d), 0);
@@ -522,6 +530,35 @@ START_TEST(fit_loo_prediction_without_value_is_said)
   free(text);
   free(out);
   free(err);
+  tu_rmtree(d);
+}
+END_TEST
+
+/* With --loo the screen shows two tables of the same shape, recorded against
+ * a simulated value: the fit's (in sample: the fit saw every point) and the
+ * refits' (held out: each point predicted by the refit without it). A line
+ * above each says which; without --loo the fit's table has no such line. */
+START_TEST(fit_loo_tables_say_in_sample_and_held_out)
+{
+  char d[256];
+  tu_mkdtemp(d, sizeof d, "lootables");
+  write_span_below_x(d);
+  static const char *const in = "\nin sample: each recorded value against the fit to every point, its own included\n"
+                                "     n workers metric                recorded       fitted  rel_error\n";
+  static const char *const held = "\nheld out: each recorded value against the refit without its point, which did "
+                                  "not see it\n     n workers metric                recorded    predicted  rel_error\n";
+  for (int loo = 1; loo >= 0; loo--) {
+    char *out;
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "calibrate %s/m.json %s/b.json %s -o %s/fit.json -r 1 --starts 8 --jobs 1",
+                               d, d, loo ? "--loo" : "", d), 0);
+    const char *a = strstr(out, in), *b = strstr(out, held);
+    if (loo)
+      ck_assert_msg(a && b && a < b && !strstr(a + 1, in) && !strstr(b + 1, held), "%s", out);
+    else
+      ck_assert_msg(!a && !b && !strstr(out, "in sample:") &&
+                    strstr(out, "\n     n workers metric                recorded       fitted  rel_error\n"), "%s", out);
+    free(out);
+  }
   tu_rmtree(d);
 }
 END_TEST
@@ -745,6 +782,7 @@ Suite *fit_suite(void)
                                     fit_cli_starts,
                                     fit_target_without_value_fails_the_evaluation,
                                     fit_loo_prediction_without_value_is_said,
+                                    fit_loo_tables_say_in_sample_and_held_out,
                                     NULL};
   const TTest *const errors[] = {fit_error_no_free,
                                  fit_error_bad_path,

@@ -400,6 +400,8 @@ static int calibrate(const options *o, run *R, ts_err *e)
   if (!o->quiet) {
     ts_fit_print_params(stdout, &R->pb, &R->fit);
     putchar('\n');
+    if (o->loo) /* beside the held-out table below, which looks the same */
+      puts("in sample: each recorded value against the fit to every point, its own included");
     ts_fit_print_targets(stdout, &R->pb, R->fit.sim, "fitted");
     fflush(stdout);
   }
@@ -410,6 +412,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
       puts("\nleave-one-out: each point predicted by a fit without it");
       ts_fit_print_loo(stdout, &R->pb, &R->loo);
       putchar('\n');
+      puts("held out: each recorded value against the refit without its point, which did not see it");
       ts_fit_print_targets(stdout, &R->pb, R->loo.predicted, "predicted");
     }
   }
