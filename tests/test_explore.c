@@ -229,6 +229,38 @@ START_TEST(sensitivity_fifo_wave_curve_is_linear_in_the_cost)
 }
 END_TEST
 
+/* A curve that goes both up and down over its scales is noted on stderr
+ * (the count, the first with its values); a linear one is not. fifo_wave
+ * with 100 ms more CPU when c_ms < 30: wave_ms at scales 0, 0.2, 0.5 is
+ * high (310, 334, 370 ms), at 0.8 low (106), at 1 higher again (130) (its elasticity at 1 knows nothing
+ * of it). The model draws nothing random, so that is said too. */
+START_TEST(sensitivity_turning_curve_is_noted)
+{
+  write_case("turn", "{\"name\": \"turn\", \"params\": {\"c_ms\": 40, \"io_ms\": 10, \"groups\": 5},"
+                     " \"classes\": [{\"name\": \"group\", \"count\": \"$groups\", \"program\": ["
+                     "   {\"op\": \"io\", \"ms\": \"$io_ms\"}, {\"op\": \"cpu\", \"ms\": \"$c_ms\"},"
+                     "   {\"op\": \"if\", \"cond\": \"$c_ms < 30\", \"then\": [{\"op\": \"cpu\", \"ms\": 100}]}]}]}",
+             "\"n\": [1], \"workers\": [1], \"replications\": 2");
+  char *err;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --param params.c_ms --param params.io_ms --metric wave_ms "
+                                   "--scales 1,0.8,0.5,0.2,0 -q --no-plots -o '%s'", at("turn.json"), at("out")),
+                   0);
+  const char *said = strstr(err, "tssim: note: 1 of 2 curve(s) go both up and down over their scales, by more than "
+                                 "their intervals (the first: params.c_ms on wave_ms at n=1 workers=1: 130.0 at x1, "
+                                 "106.0 at x0.8, 370.0 at x0.5, ");
+  ck_assert_msg(said && strstr(said, "): there the elasticity is the slope between x0.95 and x1.05 only, not a guide "
+                                     "to a larger cut"), "%s", err);
+  ck_assert_msg(strstr(err, "tssim: note: every point's replications gave identical values ("), "%s", err);
+  free(err);
+  write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1], \"replications\": 2");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --param params.c_ms --param params.io_ms --metric wave_ms "
+                                   "--scales 1,0.8,0.5,0.2,0 -q --no-plots -o '%s'", at("fifo.json"), at("out")),
+                   0);
+  ck_assert_msg(!strstr(err, "curve(s) go both up and down"), "%s", err);
+  free(err);
+}
+END_TEST
+
 /* The issue's command, as written: a group of eight paths, one metric,
  * four scales. The curve falls as the hydration costs fall. */
 START_TEST(sensitivity_issue_command_writes_the_curve)
@@ -824,7 +856,7 @@ Suite *explore_suite(void)
 {
   Suite *s = suite_create("explore");
   const TTest *const sens[] = {sensitivity_mm1_elasticity_is_one_over_one_minus_rho,
-                               sensitivity_fifo_wave_curve_is_linear_in_the_cost,
+                               sensitivity_fifo_wave_curve_is_linear_in_the_cost, sensitivity_turning_curve_is_noted,
                                sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,
                                sensitivity_names_the_setting_a_run_fails_at,
                                sensitivity_refuses_bad_input, sensitivity_window_axis_and_one_replication, NULL};

@@ -57,6 +57,23 @@ static const char *past_replacing(const char *err)
   return strncmp(err, "tssim: replacing ", 17) == 0 && strchr(err, '\n') ? strchr(err, '\n') + 1 : err;
 }
 
+/* The note of a sweep whose every point gave identical replications (a
+ * model without random draws), up to its count of points. */
+#define IDENTICAL_NOTE "tssim: note: every point's replications gave identical values ("
+#define IDENTICAL_REST " point(s) run with 2 or more replications; the first: "
+
+/* Remove from err the identical-replications note (its line), and return
+ * whether it was there: what a test of another note on a model without
+ * random draws expects besides its own. */
+static int drop_identical(char *err)
+{
+  char *at = strstr(err, IDENTICAL_NOTE), *end = at ? strchr(at, '\n') : NULL;
+  if (!end)
+    return 0;
+  memmove(at, end + 1, strlen(end + 1) + 1);
+  return 1;
+}
+
 /* Each way to nest (parentheses, unary minus and !, a function's argument,
  * ?: in the else branch and in the then branch) compiles at the limit and
  * is refused one level past it, and at 20,000 levels (a recursive parser
@@ -370,12 +387,14 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
                               "\"replications\": 2, \"horizon_ms\": 1000}\n");
   char *err;
   ck_assert_int_eq(run_set("b", "", &err), 0);
+  ck_assert(drop_identical(err)); /* periodic arrivals, fixed costs: nothing random */
   ck_assert_str_eq(err, "tssim: note: 2 replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "
                         "501 of 1001 arrivals not done at 1000 ms): the arrivals may outpace the workers (an offered "
                         "load above what they serve), and then the metrics describe a queue that grew until the "
                         "horizon, not a steady state\n");
   free(err);
   ck_assert_int_eq(run_set("b", "--set params.cost=0.5", &err), 0);
+  ck_assert(drop_identical(err));
   ck_assert_str_eq(past_replacing(err), "");
   free(err);
   /* sensitivity and optimize say it too (once, summed over their sweeps), and not at load 0.5 */
@@ -408,6 +427,7 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
     snprintf(args, sizeof args, "calibrate '%s/mc.json' '%s/bl.json' --scenario '%s/s.json' -r 2 --starts 3 --searches 1 "
              "--max-iter 2 -q -o '%s/fitted.json' --jobs %d", tmp, tmp, tmp, tmp, k % 2 + 1);
     ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    ck_assert_msg(drop_identical(err), "%s: %s", args, err);
     if (k < 2) {
       ck_assert_msg(strstr(err, "tssim: note: ") == err && !strstr(err + 1, "tssim: note: ") &&
                       strstr(err, " replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: 9001 "
@@ -479,6 +499,7 @@ START_TEST(hard_n_read_nowhere_is_said)
       snprintf(args, sizeof args, "calibrate '%s/m.json' '%s/bl.json' --starts 0 --max-iter 2 -q -o '%s/f.json'", tmp,
                tmp, tmp);
     ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    ck_assert_msg(drop_identical(err) == (k >= 2), "%s: %s", args, err); /* calibrate's 3 replications */
     char want[3 * PATH_MAX];
     snprintf(want, sizeof want, "tssim: note: %s/%s, but model %s/m.json reads n nowhere (no expression, no "
              "host.cpu_scale_by_n): its points differ only by their random streams\n", tmp,
@@ -489,6 +510,54 @@ START_TEST(hard_n_read_nowhere_is_said)
       ck_assert_str_eq(err, want);
     free(err);
   }
+}
+END_TEST
+
+/* A model without random draws gives every replication the same values:
+ * a note says its intervals are 0 because nothing varies (all points, the
+ * first named; with -q too), and sensitivity says it as well. A spread on
+ * the CPU step, or one replication, says nothing; nor does a random model
+ * at a point where a metric happens not to vary (workers 2: no wait),
+ * since the others do. A table of metrics that never vary gets the note. */
+START_TEST(hard_identical_replications_are_said)
+{
+  static const char *const models[] = {"", ", \"dist\": \"exponential\""};
+  for (int k = 0; k < 2; k++) {
+    char model[400];
+    snprintf(model, sizeof model, "{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\"}], \"classes\": [{\"name\": "
+             "\"a\", \"count\": \"n\", \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", "
+             "\"ms\": 1%s}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}\n", models[k]);
+    tu_write_file(at("m.json"), model);
+    tu_write_file(at("s.json"), "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [2, 3], \"workers\": [1, 2], "
+                                "\"replications\": 3, \"table\": [\"wave_ms\", \"mutex_wait_ms\"]}\n");
+    char *err;
+    ck_assert_int_eq(run_set("d", "", &err), 0);
+    if (k == 0)
+      ck_assert_str_eq(past_replacing(err), IDENTICAL_NOTE "4" IDENTICAL_REST "n=2 workers=1): the model draws nothing "
+                       "random that reaches the metrics, so the 95% intervals are 0 because nothing varies, not "
+                       "because the estimates are exact, and more replications add nothing; give CPU steps a spread "
+                       "(\"dist\": \"lognormal\", \"cv\": 0.3) or the arrivals randomness (\"poisson\", or "
+                       "\"jitter_ms\") (docs/language.md)\n");
+    else
+      ck_assert_str_eq(past_replacing(err), "");
+    free(err);
+    ck_assert_int_eq(run_set("d", "-r 1", &err), 0);
+    ck_assert_str_eq(past_replacing(err), "");
+    free(err);
+    char args[3 * PATH_MAX];
+    snprintf(args, sizeof args, "sensitivity '%s/s.json' -q --no-plots -o '%s/x' --param 'classes[0].program[1].ms' "
+             "--scales 1 --metric wave_ms", tmp, tmp);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+    ck_assert_msg((strstr(err, IDENTICAL_NOTE) != NULL) == (k == 0), "%s: %s", args, err);
+    free(err);
+  }
+  /* the random model, with a table of a metric it never makes vary (one worker: no lock wait) */
+  tu_write_file(at("s.json"), "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1], "
+                              "\"replications\": 3, \"table\": [\"mutex_wait_ms\"]}\n");
+  char *err;
+  ck_assert_int_eq(run_set("d", "", &err), 0);
+  ck_assert_msg(strstr(err, IDENTICAL_NOTE "1" IDENTICAL_REST "n=2 workers=1)"), "%s", err);
+  free(err);
 }
 END_TEST
 
@@ -548,6 +617,7 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
     tu_write_file(at("s.json"), scen);
     char *err;
     ck_assert_int_eq(run_set("w", "", &err), 0);
+    ck_assert(drop_identical(err)); /* fixed costs, no arrivals: nothing random */
     if (late)
       ck_assert_str_eq(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after 4 "
                             "replication(s) had ended (the first: n=1 workers=1 replication 0 ended at 1 ms): their "
@@ -566,6 +636,7 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
                  "-q -o '%s/f.json' --set 'free=[{\"name\": \"c\", \"path\": \"classes[0].program[2].ms\", "
                  "\"min\": 0.5, \"max\": 2}]'", tmp, tmp, tmp, tmp);
       ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
+      drop_identical(err); /* calibrate's replications; sensitivity runs one */
       const char *said = strstr(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after ");
       ck_assert_msg(late ? said && strstr(said, " replication(s) had ended (the first: n=1 workers=1 replication 0 "
                                                 "ended at 1 ms): their CPU") && !strstr(said + 1, "tssim: note")
@@ -951,7 +1022,7 @@ Suite *hard_suite(void)
                                   hard_sensitivity_and_optimize_wait_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, NULL};
   const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_actors_alive_at_once_are_bounded,
-                                  hard_n_read_nowhere_is_said,
+                                  hard_n_read_nowhere_is_said, hard_identical_replications_are_said,
                                   hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels,
                                   hard_index_that_is_not_an_integer_fails, NULL};

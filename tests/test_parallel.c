@@ -218,7 +218,8 @@ END_TEST
  * the unsharded run says them, with the same counts and the same first
  * replication in the sweep's order: shard 1/2 holds the points 0, 2, ... and
  * its first backlog (n=1 workers=1) comes before shard 2/2's (n=2 workers=1),
- * though the merge is given shard 2/2 first. */
+ * though the merge is given shard 2/2 first. So is the note that every
+ * point's replications were identical (both models draw nothing random). */
 START_TEST(parallel_merge_says_the_notes_of_the_unsharded_run)
 {
   char path[700];
@@ -254,6 +255,11 @@ START_TEST(parallel_merge_says_the_notes_of_the_unsharded_run)
                                dir, k, dir, k), 0);
     free(out);
     ck_assert_msg(strstr(said[0], notes[k]), "run: %s", said[0]);
+    /* fixed costs, periodic arrivals: every replication identical, said by both (partial.json's "identical") */
+    char same[200];
+    snprintf(same, sizeof same, "tssim: note: every point's replications gave identical values (%d point(s) run with 2 "
+             "or more replications; the first: n=1 workers=1)", k ? 3 : 6);
+    ck_assert_msg(strstr(said[0], same), "run: %s", said[0]);
     ck_assert_msg(strcmp(said[0], said[1]) == 0, "run said:\n%smerge said:\n%s", said[0], said[1]);
     free(said[0]);
     free(said[1]);

@@ -83,7 +83,9 @@ void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
 /* On stderr (even quiet: they say what the metrics describe), the notes
  * of a sweep or of several summed (ts_sweep_notes): how many replications
  * ended before the measurement window (it starts at warmup) and how many
- * with a backlog of arrivals not done, each with the first of them.
+ * with a backlog of arrivals not done, each with the first of them; and,
+ * when every point run with 2 or more replications gave identical
+ * replications (ts_sweep_notes.identical), that its intervals say nothing.
  * Nothing for a count of 0. */
 struct ts_sweep_notes;
 void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup);

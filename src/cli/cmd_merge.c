@@ -67,15 +67,17 @@ static cJSON *numbers(const double *v, size_t n)
   return a;
 }
 
-static const char *const note_names[] = {"window_missed", "backlogged"};
+static const char *const note_names[] = {"window_missed", "backlogged", "identical"};
 
 /* The notes of a sweep as partial.json's "notes": {"window_missed":
- * {"count", "first", "first_point"}, "backlogged": {...}}. */
+ * {"count", "first", "first_point"}, "backlogged": {...}, "identical":
+ * {...}, "replicated": N}. */
 static cJSON *notes_json(const ts_sweep_notes *n)
 {
-  const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged};
+  const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical};
   cJSON *o = cJSON_CreateObject();
-  for (int i = 0; o && i < 2; i++) {
+  cJSON_AddNumberToObject(o, "replicated", (double)n->replicated);
+  for (int i = 0; o && i < 3; i++) {
     cJSON *x = cJSON_AddObjectToObject(o, note_names[i]);
     cJSON_AddNumberToObject(x, "count", (double)v[i]->count);
     cJSON_AddStringToObject(x, "first", v[i]->count ? v[i]->first : "");
@@ -326,15 +328,22 @@ static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
 
 /* Add the notes in shard root's partial.json to n: counts summed, and each
  * first the one of the earliest point in the sweep's order (the first the
- * unsharded run says: the points are the shards', disjoint). Returns 0, or
- * -1 when "notes" is not what notes_json writes. */
+ * unsharded run says: the points are the shards', disjoint). "identical"
+ * and "replicated" may be missing (a shard of an earlier tssim: none).
+ * Returns 0, or -1 when "notes" is not what notes_json writes. */
 static int add_notes(ts_sweep_notes *n, const cJSON *root)
 {
-  ts_sweep_note *v[] = {&n->window_missed, &n->backlogged};
+  ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical};
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "notes");
-  for (int i = 0; i < 2; i++) {
+  const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "replicated");
+  if (rep && !(cJSON_IsNumber(rep) && rep->valuedouble >= 0 && rep->valuedouble < 9e15))
+    return -1;
+  n->replicated += rep ? (size_t)rep->valuedouble : 0;
+  for (int i = 0; i < 3; i++) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, note_names[i]),
                 *first = cJSON_GetObjectItemCaseSensitive(x, "first");
+    if (i == 2 && !x)
+      continue;
     double count = num(x, "count"), at = num(x, "first_point");
     if (!(count >= 0 && count < 9e15) || !(at >= 0 && at < 9e15) || !cJSON_IsString(first) ||
         strlen(first->valuestring) >= sizeof v[i]->first)
@@ -632,7 +641,7 @@ int ts_cmd_merge(int argc, char **argv)
     }
     if (rc == 0 && add_notes(&s.notes, sh[i].root)) {
       rc = merge_fail(sh[i].dir, "partial.json: notes: expected {\"window_missed\": {\"count\", \"first\", "
-                      "\"first_point\"}, \"backlogged\": {...}}");
+                      "\"first_point\"}, \"backlogged\": {...}, \"identical\": {...}, \"replicated\": N}");
       break;
     }
     uint64_t ev = 0;

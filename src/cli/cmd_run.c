@@ -241,7 +241,8 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
 
 void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup)
 {
-  if (n->window_missed.count == 0 && n->backlogged.count == 0)
+  int same = n->replicated > 0 && n->identical.count == n->replicated;
+  if (n->window_missed.count == 0 && n->backlogged.count == 0 && !same)
     return;
   fflush(stdout);
   if (n->window_missed.count)
@@ -253,6 +254,13 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup)
             "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
             "until the horizon, not a steady state\n",
             n->backlogged.count, n->backlogged.first);
+  if (same)
+    fprintf(stderr, "tssim: note: every point's replications gave identical values (%zu point(s) run with 2 or "
+            "more replications; the first: %s): the model draws nothing random that reaches the metrics, so the "
+            "95%% intervals are 0 because nothing varies, not because the estimates are exact, and more "
+            "replications add nothing; give CPU steps a spread (\"dist\": \"lognormal\", \"cv\": 0.3) or the "
+            "arrivals randomness (\"poisson\", or \"jitter_ms\") (docs/language.md)\n",
+            n->replicated, n->identical.first);
 }
 
 /* A note on stderr when the sweep gives n several values but the model

@@ -283,6 +283,33 @@ static void draw(const work *w, const char *dir, int quiet)
   ts_plot_draw(dir, "sensitivity", vars, quiet);
 }
 
+/* On stderr: how many curves turn (ts_compare_sens_turns), the first named
+ * with its values, and what that means for their elasticities. */
+static void note_turns(const work *w)
+{
+  const ts_sens_result *r = &w->r;
+  size_t count = 0, total = r->npoints * r->nmetrics * r->nparams, first = 0;
+  for (size_t k = 0; k < r->npoints; k++)
+    for (size_t m = 0; m < r->nmetrics; m++)
+      for (size_t p = 0; p < r->nparams; p++)
+        if (ts_compare_sens_turns(r, k, m, p) && count++ == 0)
+          first = (k * r->nmetrics + m) * r->nparams + p;
+  if (count == 0)
+    return;
+  char name[300], values[400] = "";
+  size_t k = first / (r->nmetrics * r->nparams), m = first / r->nparams % r->nmetrics;
+  ts_report_point_name(&w->ex.L.sc, &r->pt[k], name, sizeof name);
+  for (size_t j = 0; j < r->nscales && j < 6; j++)
+    snprintf(values + strlen(values), sizeof values - strlen(values), "%s%.*f at x%g", j ? ", " : "", r->digits[m],
+             r->value[first * r->nscales + j], r->scale[j]);
+  fflush(stdout);
+  fprintf(stderr, "tssim: note: %zu of %zu curve(s) go both up and down over their scales, by more than their "
+          "intervals (the first: %s on %s at %s: %s%s): there the elasticity is the slope between x%g and x%g only, "
+          "not a guide to a larger cut (fixed durations can lock into phase: docs/explore.md)\n", count, total,
+          r->param[first % r->nparams], r->metric[m], name, values, r->nscales > 6 ? ", ..." : "", 1 - r->step,
+          1 + r->step);
+}
+
 static int run(const options *o, work *w)
 {
   ts_err e;
@@ -321,6 +348,7 @@ static int run(const options *o, work *w)
   ts_report_curve_csv(f2, sc, &w->r);
   if ((rc = ts_cli_explore_commit(&w->ex, "sensitivity.csv, curve.csv")) != 0)
     return rc;
+  note_turns(w);
   if (o->x.run.plots)
     draw(w, w->ex.outdir, o->x.run.quiet);
   return 0;

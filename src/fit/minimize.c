@@ -194,7 +194,7 @@ typedef struct fit_many {
   size_t nruns;
   size_t *first;       /* [nruns + 1]: the items of each run in a stage, prefix sums */
   ts_sweep_notes notes; /* what the items' sweeps noted (item_done) */
-  size_t note_key[2];  /* the order key (item_key) of the item the first window missed, backlog is from */
+  size_t note_key[3];  /* the order key (item_key) of the item the first window missed, backlog, identical is from */
   pthread_mutex_t mu;  /* around progress callbacks, the runs' evaluation counts and the notes */
 } fit_many;
 
@@ -244,6 +244,8 @@ static void item_done(fit_many *M, fit_run *R, const ts_fit_problem *pb, size_t 
   R->evals += pb->evaluations - before;
   note_fold(&M->notes.window_missed, &M->note_key[0], &pb->notes.window_missed, key);
   note_fold(&M->notes.backlogged, &M->note_key[1], &pb->notes.backlogged, key);
+  note_fold(&M->notes.identical, &M->note_key[2], &pb->notes.identical, key);
+  M->notes.replicated += pb->notes.replicated;
   if (M->threads > 1)
     pthread_mutex_unlock(&M->mu);
 }
@@ -382,7 +384,7 @@ int ts__fit_minimize_runs(ts_fit_problem *pb, size_t nfits, const unsigned char 
                       n, TS_FIT_MAX_QRNG_PARAMS);
   size_t npoints = 1 + (size_t)opt.starts;
   int want = opt.searches < (int)npoints ? opt.searches : (int)npoints;
-  fit_many M = {.pb = pb, .o = &opt, .nruns = nfits, .note_key = {SIZE_MAX, SIZE_MAX}};
+  fit_many M = {.pb = pb, .o = &opt, .nruns = nfits, .note_key = {SIZE_MAX, SIZE_MAX, SIZE_MAX}};
   M.threads = ts_parallel_threads(opt.jobs, nfits * npoints);
   M.runs = calloc(nfits + 1, sizeof *M.runs);
   M.first = calloc(nfits + 1, sizeof *M.first);

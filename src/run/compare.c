@@ -158,6 +158,30 @@ void ts_compare_sens_rank(const ts_sens_result *r, size_t k, size_t m, size_t *o
     }
 }
 
+int ts_compare_sens_turns(const ts_sens_result *r, size_t k, size_t m, size_t p)
+{
+  size_t at = ((k * r->nmetrics + m) * r->nparams + p) * r->nscales;
+  const double *v = r->value + at, *h = r->value_ci95 + at;
+  int up = 0, down = 0;
+  double last = NAN, last_h = 0, last_s = -1;
+  for (;;) { /* the scales in ascending order: the least above last_s, each time */
+    size_t j = r->nscales;
+    for (size_t i = 0; i < r->nscales; i++)
+      if (r->scale[i] > last_s && !isnan(v[i]) && (j == r->nscales || r->scale[i] < r->scale[j]))
+        j = i;
+    if (j == r->nscales)
+      break;
+    double hj = isnan(h[j]) ? 0 : h[j], d = v[j] - last;
+    double tol = fmax(last_h + hj, 1e-9 * fmax(fabs(v[j]), fabs(last)));
+    up |= d > tol;
+    down |= d < -tol;
+    last = v[j];
+    last_h = hj;
+    last_s = r->scale[j];
+  }
+  return up && down;
+}
+
 const char *ts_compare_stage_name(int stage)
 {
   static const char *const names[] = {"baseline", "grid", "brent", "simplex", "halving", "race"};

@@ -76,6 +76,12 @@ void ts_compare_sens_finish(ts_sens_result *r);
  * |elasticity| descending, an undefined elasticity last, ties in the order
  * given. order receives nparams indexes. */
 void ts_compare_sens_rank(const ts_sens_result *r, size_t k, size_t m, size_t *order);
+/* Whether the curve of parameter p for metric m at point k turns: taken in
+ * the order of its scales (ascending), it has both a step up and a step
+ * down, a step counting when its change exceeds the sum of the two values'
+ * 95% half-widths (0 when undefined) and 1e-9 of the larger |value|.
+ * Undefined values are skipped; fewer than 3 scales never turn. */
+int ts_compare_sens_turns(const ts_sens_result *r, size_t k, size_t m, size_t p);
 
 
 /* One setting `tssim optimize` evaluated: its numeric fields' values and

@@ -280,6 +280,37 @@ static int tight(const point_run *pr, const unsigned char *ci_col)
   return 1;
 }
 
+/* Whether pr's replications gave the same value in every column ci_col
+ * marks, on every row (NAN equal to NAN). */
+static int same_everywhere(const point_run *pr, const unsigned char *ci_col)
+{
+  size_t nl = pr->cr->l.n;
+  for (int k = 0; k < pr->nrows; k++)
+    for (size_t i = 0; i < nl; i++) {
+      if (!ci_col[pr->cr->colmap[i]])
+        continue;
+      const double *v = pr->rows[k].rep.v + i;
+      for (int r = 1; r < pr->reps; r++) {
+        double b = v[(size_t)r * nl];
+        if (!(b == v[0] || (isnan(b) && isnan(v[0]))))
+          return 0;
+      }
+    }
+  return 1;
+}
+
+void ts__point_note(const point_run *pr, const unsigned char *ci_col, ts_sweep *out)
+{
+  if (pr->reps < 2)
+    return;
+  ts_sweep_notes *nt = &out->notes;
+  nt->replicated++;
+  if (same_everywhere(pr, ci_col) && nt->identical.count++ == 0) {
+    nt->identical.first_point = pr->index;
+    snprintf(nt->identical.first, sizeof nt->identical.first, "n=%d workers=%d", pr->n, pr->workers);
+  }
+}
+
 ts_point *ts_sweep_add_point(ts_sweep *out, int reps)
 {
   size_t ncols = out->ncols;

@@ -271,6 +271,7 @@ static int run_points(runner *R, combo_run *crs, const unsigned char *ci_col, co
       rc = ts__point_fail(out, TS_SWEEP_NOMEM, pr, 0, "out of memory");
       break;
     }
+    ts__point_note(pr, ci_col, out);
     out->points_done++;
     ts__point_finish(pr);
     open[cur++] = NULL;

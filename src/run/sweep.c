@@ -267,6 +267,8 @@ void ts_sweep_notes_add(ts_sweep_notes *a, const ts_sweep_notes *b)
 {
   note_add(&a->window_missed, &b->window_missed);
   note_add(&a->backlogged, &b->backlogged);
+  note_add(&a->identical, &b->identical);
+  a->replicated += b->replicated;
 }
 
 const ts_point *ts_sweep_find(const ts_sweep *s, int combo, int n, int workers, const char *class_name)

@@ -82,9 +82,14 @@ typedef struct ts_sweep_notes {
   ts_sweep_note backlogged;    /* replications whose "forever" classes left a backlog at the horizon (point.c's
                                 * backlogged); first: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not
                                 * done at 1000 ms" */
+  size_t replicated;           /* points run with 2 or more replications */
+  ts_sweep_note identical;     /* of those, the points whose replications gave the same value in every column
+                                * the sweep checks (ts_sweep_spec.ci_cols: the table's; NULL: every column;
+                                * NAN equal to NAN); first: "n=1 workers=1". All of them (count == replicated):
+                                * the model draws nothing random that reaches those metrics */
 } ts_sweep_notes;
 
-/* Add the notes of b to a: each count summed, and each first kept, or b's
+/* Add the notes of b to a: each count (and replicated) summed, and each first kept, or b's
  * when a had none of that note (so a sum in a fixed order of the sweeps
  * names the first replication in that order). */
 void ts_sweep_notes_add(ts_sweep_notes *a, const ts_sweep_notes *b);

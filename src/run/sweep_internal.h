@@ -229,6 +229,10 @@ void ts__point_finish(point_run *pr);
 int ts__point_next_batch(point_run *pr, const unsigned char *ci_col);
 /* Turn pr's rows into points of out; 0, or -1 when memory runs out. */
 int ts__point_emit(point_run *pr, ts_sweep *out);
+/* Count complete point pr in out's notes: replicated when it ran 2 or more
+ * replications, and identical too when they gave the same value in every
+ * column ci_col marks, on every row. */
+void ts__point_note(const point_run *pr, const unsigned char *ci_col, ts_sweep *out);
 /* Fill out->errmsg with what failed at replication r of pr and where; returns rc. */
 int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what);
 /* Run replication r of point pr into o (any thread: pr and out are only read). */
