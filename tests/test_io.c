@@ -176,6 +176,16 @@ static const bad_input bad_models[] = {
    "register, pending, poll_children, exit, repeat, "
    "if, call, spawn, child; got \"nap\""},
   {PROGRAM("{\"op\": \"lock\", \"lock\": \"m\"}"), NULL, "classes[0].program[0].lock", "no lock named \"m\" in locks"},
+  /* a name near a declared one is suggested (walk13b: a notify on "msg" among channels ["msgs"]) */
+  {PROGRAM_WITH("\"channels\": [{\"name\": \"msgs\"}]", "{\"op\": \"notify\", \"channel\": \"msg\"}"), NULL,
+   "classes[0].program[0].channel", "no channel named \"msg\" in channels; did you mean \"msgs\"?"},
+  {PROGRAM_WITH("\"locks\": [{\"name\": \"track\", \"kind\": \"mutex\"}]", "{\"op\": \"lock\", \"lock\": \"trak\"}"),
+   NULL, "classes[0].program[0].lock", "no lock named \"trak\" in locks; did you mean \"track\"?"},
+  {PROGRAM_WITH("\"counters\": [{\"name\": \"sent\"}]", "{\"op\": \"add\", \"counter\": \"snt\", \"value\": 1}"),
+   NULL, "classes[0].program[0].counter", "no counter named \"snt\" in counters; did you mean \"sent\"?"},
+  {PROGRAM_WITH("\"metrics\": {\"w\": {\"span\": \"wav\", \"stat\": \"p50\"}}",
+                "{\"op\": \"span_begin\", \"span\": \"wave\"}, {\"op\": \"span_end\", \"span\": \"wave\"}"),
+   NULL, "metrics.w.span", "no span named \"wav\" in the programs; did you mean \"wave\"?"},
   {WITH("\"worker\": {\"policy\": \"lifo\"}"), NULL, "worker.policy",
    "expected a queue policy (fifo, priority_barrier, strict_priority, shortest_first, weighted_fair); got \"lifo\""},
   {WITH("\"dispatch\": {\"policy\": \"random\"}"), NULL, "dispatch.policy",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/model_load.h"
+#include "io/suggest.h"
 #include "run/metrics.h"
 
 static int load_metric(loader *L, ts_model *m, const cJSON *jm)
@@ -40,11 +41,20 @@ static int load_metric(loader *L, ts_model *m, const cJSON *jm)
   if (!bad && span) {
     d->kind = TS_MDEF_SPAN;
     d->span = -1;
-    for (size_t s = 0; s < m->nspans; s++)
+    const char *names[65]; /* the first 64, for a suggestion */
+    size_t nnames = 0;
+    for (size_t s = 0; s < m->nspans; s++) {
       if (strcmp(m->spans[s].name, span) == 0)
         d->span = (int)s;
+      if (nnames < 64)
+        names[nnames++] = m->spans[s].name;
+    }
+    names[nnames] = NULL;
     d->stat = ts_span_stat_find(stat);
-    if (d->span < 0)
+    const char *near = d->span < 0 ? ts_suggest(span, names) : NULL;
+    if (near)
+      bad = ts_jfail(&L->c, "span", L->e, "no span named \"%s\" in the programs; did you mean \"%s\"?", span, near);
+    else if (d->span < 0)
       bad = ts_jfail(&L->c, "span", L->e, "no span named \"%s\" in the programs", span);
     else if (d->stat < 0)
       bad = ts_jfail(&L->c, "stat", L->e, "expected count, rate_per_s, mean, p50, p95 or p99; got \"%s\"", stat);

@@ -9,6 +9,7 @@
 
 #include "io/model_json.h"
 #include "io/model_load.h"
+#include "io/suggest.h"
 
 int ts_spec_fail(ts_spec *sp, const char *key, const char *fmt, ...)
 {
@@ -454,6 +455,8 @@ int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, in
   if (!name)
     return 0;
   size_t n = 0;
+  const char *names[65]; /* the first 64, for a suggestion */
+  size_t nnames = 0;
   for (size_t i = 0;; i++) {
     const char *have = NULL;
     switch (kind) {
@@ -474,7 +477,14 @@ int ts_spec_ref(ts_spec *sp, const char *key, int required, ts_ref_kind kind, in
       *out = (int)i;
       return 0;
     }
+    if (nnames < 64)
+      names[nnames++] = have;
   }
+  names[nnames] = NULL;
+  const char *near = ts_suggest(name, names);
+  if (near)
+    return ts_spec_fail(sp, key, "no %s named \"%s\" in %s; did you mean \"%s\"?", what[kind], name, where[kind],
+                        near);
   return ts_spec_fail(sp, key, "no %s named \"%s\" in %s", what[kind], name, where[kind]);
 }
 
