@@ -199,6 +199,10 @@ START_TEST(viz_trace_page_colors_every_state)
     for (int o = 0; o < s; o++)
       ck_assert_msg(strcmp(colors[s], colors[o]), "\"%s\" and \"%s\" share the color %s", ts_state_get(s)->name,
                     ts_state_get(o)->name, colors[s]);
+    if (ts_state_get(s)->thread_name) { /* its name on a thread worker: the same color */
+      snprintf(key, sizeof key, "\"%s\": \"%s\"", ts_state_get(s)->thread_name, colors[s]);
+      ck_assert_msg(strstr(page, key), "the trace page has no %s", key);
+    }
   }
   free(page);
   free(path);
@@ -451,6 +455,50 @@ START_TEST(viz_gantt_rows_name_pool_workers_and_classes)
     snprintf(row, sizeof row, "\ndatabase_co..tion_pool %d  |", k);
     ck_assert_msg(strstr(got, row) != NULL, "no row \"%s\" in\n%s", row + 1, got);
   }
+  free(got);
+  release(&L, &tl);
+}
+END_TEST
+
+/* walk13b: a thread's ready actor waits in its run queue, not an event
+ * loop's I/O callback queue: the Gantt legend and the trace name the state
+ * "runnable" on thread workers (ts_state_info.thread_name); a chart with both
+ * kinds of worker names both; an event loop's stay "callback wait" (the rr
+ * wave's legend: viz_gantt_rr_wave_matches_hand_drawn_schedule). mutex.json
+ * on one thread: actor 1 waits runnable while actor 0 runs. */
+START_TEST(viz_thread_ready_state_is_runnable)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  char *got;
+  size_t len;
+  ts_gantt_opts o = {.width = 80, .ascii = 1};
+  record("scenarios/examples/mutex.json", NULL, 0, 2, 1, &L, &tl);
+  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 1, TS_ACTOR_READY), "runnable");
+  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 1, TS_ACTOR_LOCK_WAIT), "lock wait");
+  FILE *f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(got, "  : runnable (run queue)  ") && !strstr(got, "callback wait"), "%s", got);
+  free(got);
+  cJSON *tree = ts_trace_build(&tl, NULL);
+  int runnable = 0;
+  const cJSON *ev;
+  cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(tree, "traceEvents"))
+  {
+    ck_assert_str_ne(str(ev, "name"), "callback wait");
+    runnable += strcmp(str(ev, "name"), "runnable") == 0;
+  }
+  ck_assert_int_eq(runnable, 1);
+  cJSON_Delete(tree);
+  release(&L, &tl);
+  /* an event loop and a pool of threads: both names */
+  record("scenarios/examples/rpc-server.json", NULL, 0, 1, 1, &L, &tl);
+  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 0, TS_ACTOR_READY), "callback wait");
+  f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(got, ": callback wait (I/O callback queue) or runnable (run queue)"), "%s", got);
   free(got);
   release(&L, &tl);
 }
@@ -1050,6 +1098,7 @@ Suite *viz_suite(void)
                                viz_gantt_rr_wave_matches_hand_drawn_schedule,
                                viz_gantt_fits_width,
                                viz_gantt_worker_rows_show_busy, viz_gantt_rows_name_pool_workers_and_classes,
+                               viz_thread_ready_state_is_runnable,
                                viz_explain_rr_closed_form_exact,
                                viz_explain_rr_unequal_last_slice,
                                viz_explain_accounting_is_exact,

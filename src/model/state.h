@@ -29,6 +29,7 @@ typedef struct ts_state_info {
   const char *ascii;   /* the same, in ASCII */
   int on_cpu;          /* the actor holds a CPU in this state */
   int waiting;         /* the actor waits for something it cannot do itself */
+  const char *thread_name; /* the name on a thread worker, when it differs ("runnable"); NULL: name */
 } ts_state_info;
 
 /* The row of state s (0 <= s < TS_NSTATES); out of range gives a "?" row. */

@@ -287,11 +287,21 @@ static void legend_line(const chart *c, FILE *out, const char *head, const char 
 static void legend(chart *c, FILE *out)
 {
   int a = c->o->ascii;
-  char run[32], q[48], r[64], io[16], lw[24];
+  char run[32], q[48], r[96], io[16], lw[24];
   static const char *const wk[] = {"0-9a-zA-Z the actor running (* beyond 61)", "~ loop overhead", "blank idle"};
   snprintf(run, sizeof run, "%s running", state_glyph(TS_ACTOR_RUNNING, a));
   snprintf(q, sizeof q, "%s queued (time-slice queue)", state_glyph(TS_ACTOR_QUEUED, a));
-  snprintf(r, sizeof r, "%s callback wait (I/O callback queue)", state_glyph(TS_ACTOR_READY, a));
+  /* ready: an event loop's I/O callback queue, or a thread's run queue (ts_state_info.thread_name) */
+  int threads = 0, loops = 0;
+  for (int w = 0; w < c->tl->nworkers; w++)
+    if (ts_timeline_worker_is_thread(c->tl, w))
+      threads++;
+    else
+      loops++;
+  snprintf(r, sizeof r, "%s %s", state_glyph(TS_ACTOR_READY, a),
+           !threads ? "callback wait (I/O callback queue)"
+           : loops  ? "callback wait (I/O callback queue) or runnable (run queue)"
+                    : "runnable (run queue)");
   snprintf(io, sizeof io, "%s I/O", state_glyph(TS_ACTOR_IO, a));
   snprintf(lw, sizeof lw, "%s lock wait", state_glyph(TS_ACTOR_LOCK_WAIT, a));
   /* the five states of every model, then the others this chart shows, from the state table */

@@ -302,6 +302,12 @@ const char *ts_timeline_state_name(int state)
   return ts_state_get(state)->name;
 }
 
+const char *ts_timeline_actor_state_name(const ts_timeline *tl, int a, int state)
+{
+  const ts_state_info *info = ts_state_get(state);
+  return info->thread_name && ts_timeline_worker_is_thread(tl, tl->stats[a].worker) ? info->thread_name : info->name;
+}
+
 static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
 {
   ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;

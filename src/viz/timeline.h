@@ -139,6 +139,10 @@ const char *ts_timeline_actor_name(const ts_timeline *tl, int a, char *buf, size
 int ts_timeline_worker_is_thread(const ts_timeline *tl, int w);
 /* Short name of an actor state ("running", "queued", ...). */
 const char *ts_timeline_state_name(int state);
+/* The name of actor a's state: ts_timeline_state_name, or the state's
+ * thread_name (ready: "runnable", in a run queue, not an I/O callback
+ * queue) when a's worker (ts_actor_stats.worker) is a thread. */
+const char *ts_timeline_actor_state_name(const ts_timeline *tl, int a, int state);
 
 /* Time actor a spent in each state (indexed by ts_actor_state) within [t0, t1),
  * added into out[TS_NSTATES]. When `lock_only`, only the time it held
