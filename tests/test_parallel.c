@@ -209,6 +209,21 @@ START_TEST(parallel_merge_refuses_incomplete_shards)
   ck_assert_msg(strstr(err, "partial.json") != NULL, "stderr: %s", err);
   free(out);
   free(err);
+  /* the results folder is a shard's (here by another path): its partial.json would be replaced */
+  char p2[700], p3[700];
+  snprintf(p2, sizeof p2, "%s/p2", dir);
+  snprintf(p3, sizeof p3, "%s/p3", dir);
+  ok("run " ZC " --shard 2/3 -q -o '%s'%s", p2, "");
+  ok("run " ZC " --shard 3/3 -q -o '%s'%s", p3, "");
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' '%s' -q -o '%s/../%s/p2'", p1, p2, p3, dir, strrchr(dir, '/') + 1);
+  ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
+  ck_assert_msg(strstr(err, "is the shard folder") != NULL && strstr(err, "write them to another folder\n") != NULL,
+                "stderr: %s", err);
+  free(out);
+  free(err);
+  char path[800];
+  snprintf(path, sizeof path, "%s/partial.json", p2);
+  ck_assert_int_eq(access(path, F_OK), 0);
 }
 END_TEST
 

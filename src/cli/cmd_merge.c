@@ -32,9 +32,10 @@
 #include "run/sweep.h"
 #include "viz/plot.h"
 
-/* 3: notes, what the shard's sweep noted (2 had none: merge said no backlog nor missed window);
+/* 4: notes.identical and notes.replicated (3 had none: merge counted only the newer shards' points);
+ * 3: notes, what the shard's sweep noted (2 had none: merge said no backlog nor missed window);
  * 2: samples_fnv1a, the hash of samples.csv's rows (1 had none: merge checked their length only) */
-#define PARTIAL_FORMAT 3
+#define PARTIAL_FORMAT 4
 
 uint64_t ts_cli_fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -240,6 +241,21 @@ static int merge_fail(const char *dir, const char *what)
 {
   fprintf(stderr, "tssim: %s: %s\n", dir, what);
   return TS_EXIT_USAGE;
+}
+
+/* The results folder is none of the shard folders (the same folder by
+ * device and inode, whatever the path): the merged results would replace
+ * that shard's partial.json and samples.csv. Returns 0, or 2 after saying so. */
+static int outdir_not_a_shard(const char *outdir, const shard *sh, int nsh)
+{
+  struct stat out, in;
+  if (stat(outdir, &out) != 0)
+    return 0; /* a new folder */
+  for (int i = 0; i < nsh; i++)
+    if (stat(sh[i].dir, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return ts_cli_usage_error("merge: -o %s is the shard folder %s: the merged results would replace its "
+                                "partial.json; write them to another folder", outdir, sh[i].dir);
+  return 0;
 }
 
 /* n doubles of array a into v. Returns 0, or -1 when a is not such an array. */
@@ -680,6 +696,8 @@ int ts_cmd_merge(int argc, char **argv)
     snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
     outdir = dirbuf;
   }
+  if (rc == 0)
+    rc = outdir_not_a_shard(outdir, sh, nsh);
   if (rc == 0 && (rc = ts_cli_outdir_check(outdir)) == 0) {
     ts_atomic a;
     ts_outdir made = {0};
