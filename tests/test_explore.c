@@ -250,7 +250,7 @@ START_TEST(sensitivity_turning_curve_is_noted)
                                  "106.0 at x0.8, 370.0 at x0.5, ");
   ck_assert_msg(said && strstr(said, "): there the elasticity is the slope between x0.95 and x1.05 only, not a guide "
                                      "to a larger cut"), "%s", err);
-  ck_assert_msg(strstr(err, "tssim: note: every point's replications gave identical values ("), "%s", err);
+  ck_assert_msg(strstr(err, "tssim: note: every setting tried gave identical replications ("), "%s", err);
   free(err);
   write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1], \"replications\": 2");
   ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --param params.c_ms --param params.io_ms --metric wave_ms "

@@ -239,7 +239,12 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   o->sets = NULL;
 }
 
-void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup)
+/* The end of the identical-replications note: how to make a model vary. */
+#define SPREAD_HINT                                                                                                  \
+  "give CPU steps a spread (\"dist\": \"lognormal\", \"cv\": 0.3) or the arrivals randomness (\"poisson\", or "  \
+  "\"jitter_ms\") (docs/language.md)"
+
+void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, int tried)
 {
   int same = n->replicated > 0 && n->identical.count == n->replicated;
   if (n->window_missed.count == 0 && n->backlogged.count == 0 && !same)
@@ -254,13 +259,16 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup)
             "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
             "until the horizon, not a steady state\n",
             n->backlogged.count, n->backlogged.first);
-  if (same)
+  if (same && !tried)
     fprintf(stderr, "tssim: note: every point's replications gave identical values (%zu point(s) run with 2 or "
             "more replications; the first: %s): the model draws nothing random that reaches the metrics, so the "
             "95%% intervals are 0 because nothing varies, not because the estimates are exact, and more "
-            "replications add nothing; give CPU steps a spread (\"dist\": \"lognormal\", \"cv\": 0.3) or the "
-            "arrivals randomness (\"poisson\", or \"jitter_ms\") (docs/language.md)\n",
-            n->replicated, n->identical.first);
+            "replications add nothing; %s\n", n->replicated, n->identical.first, SPREAD_HINT);
+  else if (same)
+    fprintf(stderr, "tssim: note: every setting tried gave identical replications (%zu evaluation(s) of a point "
+            "with 2 or more replications, over all the settings tried; the first: %s): the model draws nothing "
+            "random that reaches the metrics, so more replications add nothing and an interval is 0 because "
+            "nothing varies; %s\n", n->replicated, n->identical.first, SPREAD_HINT);
 }
 
 /* A note on stderr when the sweep gives n several values but the model
@@ -512,7 +520,7 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
   }
-  ts_cli_notes(&s.notes, L.sc.warmup); /* on stderr even with -q: they say what the metrics describe */
+  ts_cli_notes(&s.notes, L.sc.warmup, 0); /* on stderr even with -q: they say what the metrics describe */
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

@@ -363,8 +363,9 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
       fprintf(out, "%-*s ", aw, combo_text(pb, t->combo, axes, sizeof axes));
     fprintf(out, "%6d %7d %-*s %12.6g", t->n, t->workers, mw, pb->mnames[t->metric], t->recorded);
     if (isnan(sim[i])) { /* the run left the metric empty (a span without a sample, ...): no number to compare */
-      fprintf(out, " %12s %10s  (%s)\n", "no value", "-",
-              strcmp(label, "predicted") == 0 ? "none at the values refitted without this point" : "none here");
+      fprintf(out, " %12s %10s  (%s)%s\n", "no value", "-",
+              strcmp(label, "predicted") == 0 ? "none at the values refitted without this point" : "none here",
+              t->weight == 0 ? "  (weight 0)" : "");
       continue;
     }
     fprintf(out, " %12.6g", sim[i]);
@@ -394,7 +395,7 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
     }
   if (none) { /* the worst are of the values there are: say those without */
     combo_text(pb, pb->t[first].combo, axes, sizeof axes);
-    fprintf(out, "%s; %zu %s without a value (%s%s at %s%sn=%d, workers=%d)", *sep == ',' ? "" : " -", none, label,
+    fprintf(out, "%s; %zu %s without a value (%s%s at %s%sn=%d, workers=%d)", *sep == ',' ? "" : " none", none, label,
             none > 1 ? "the first: " : "", pb->mnames[pb->t[first].metric], axes, *axes ? ", " : "", pb->t[first].n,
             pb->t[first].workers);
   }
