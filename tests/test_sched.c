@@ -3,6 +3,8 @@
  * strings of class letters: F foreground, N normal, B background; item i gets
  * actor id i. */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sched/policy.h"
@@ -221,6 +223,129 @@ START_TEST(sched_queue_pop_empty)
 }
 END_TEST
 
+/* A two-class M/G/1 model (high: foreground, low: normal) on one event loop
+ * under strict_priority, with `pre` before each class's work (JSON steps and
+ * a comma, or ""), and `worker` extra worker keys. */
+static void loop_model(ts_model *m, const char *pre, const char *worker)
+{
+  tu_modelf(m,
+            "{\"name\": \"p\", \"worker\": {\"policy\": \"strict_priority\"%s},"
+            " \"classes\": ["
+            "{\"name\": \"high\", \"count\": \"forever\", \"queue_class\": \"foreground\","
+            " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400},"
+            " \"program\": [%s{\"op\": \"cpu\", \"ms\": 0.5}]},"
+            "{\"name\": \"low\", \"count\": \"forever\","
+            " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+            " \"program\": [%s{\"op\": \"cpu\", \"ms\": 2}]}]}",
+            worker, pre, pre);
+}
+
+/* The same two classes calling server "cpu" of policy `policy`, the high
+ * class's call with the extra keys `call` (a comma first, or ""). */
+static void server_model(ts_model *m, const char *policy, const char *call)
+{
+  tu_modelf(m,
+            "{\"name\": \"p\", \"pools\": [{\"name\": \"srv\", \"kind\": \"thread\", \"count\": 1}],"
+            " \"servers\": [{\"name\": \"cpu\", \"pool\": \"srv\", \"policy\": \"%s\"}],"
+            " \"classes\": ["
+            "{\"name\": \"high\", \"count\": \"forever\", \"queue_class\": \"foreground\","
+            " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400},"
+            " \"program\": [{\"op\": \"call\", \"server\": \"cpu\"%s,"
+            " \"handler\": [{\"op\": \"cpu\", \"ms\": 0.5}]}]},"
+            "{\"name\": \"low\", \"count\": \"forever\","
+            " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+            " \"program\": [{\"op\": \"call\", \"server\": \"cpu\","
+            " \"handler\": [{\"op\": \"cpu\", \"ms\": 2}]}]}]}",
+            policy, call);
+}
+
+static void expect_note(const ts_model *m, const char *want)
+{
+  char note[1024] = "";
+  int got = ts_model_policy_note(m, note, sizeof note);
+  if (!want) {
+    ck_assert_msg(!got, "unexpected note: %s", note);
+    return;
+  }
+  ck_assert_msg(got && strstr(note, want), "note: %s", note);
+  ck_assert_ptr_null(strchr(note, '\n'));
+}
+
+/* On an event loop arrivals are I/O callbacks, run in arrival order; the
+ * policy orders only the time-slice queue, which nothing enters without a
+ * yield. With a yield (or preempt) the classes are served by class. */
+START_TEST(sched_loop_policy_without_yield_is_noted)
+{
+  ts_model m;
+  loop_model(&m, "", "");
+  expect_note(&m, "worker.policy strict_priority never reorders anything here");
+  expect_note(&m, "no step yields");
+  expect_note(&m, "{\"op\": \"yield\"} before the work");
+  ts_model_finish(&m);
+  loop_model(&m, "{\"op\": \"yield\"},", "");
+  expect_note(&m, NULL);
+  ts_model_finish(&m);
+  loop_model(&m, "", ", \"preempt\": true");
+  expect_note(&m, NULL);
+  ts_model_finish(&m);
+  /* one class only: a class policy has nothing to order by */
+  tu_modelf(&m, "{\"name\": \"p\", \"worker\": {\"policy\": \"weighted_fair\"}, \"classes\": [{\"name\": \"a\","
+                " \"count\": 2, \"program\": [{\"op\": \"yield\"}, {\"op\": \"cpu\", \"ms\": 1}]}]}");
+  expect_note(&m, "worker.policy weighted_fair never reorders anything here: it orders by priority class, and every "
+                  "actor and call has class normal");
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* A server orders by the call's class, which defaults to normal whatever the
+ * caller's queue_class. */
+START_TEST(sched_server_policy_with_one_call_class_is_noted)
+{
+  ts_model m;
+  server_model(&m, "strict_priority", "");
+  expect_note(&m, "servers[0].policy strict_priority never reorders anything here");
+  expect_note(&m, "every call to \"cpu\" has class normal");
+  expect_note(&m, "e.g. classes[0].program[0].class \"foreground\"");
+  ts_model_finish(&m);
+  server_model(&m, "strict_priority", ", \"class\": \"foreground\"");
+  expect_note(&m, NULL);
+  ts_model_finish(&m);
+  server_model(&m, "shortest_first", ", \"work_ms\": 2");
+  expect_note(&m, "servers[0].policy shortest_first never reorders anything here: it orders calls by their declared "
+                  "work (work_ms, else the handler's fixed cpu ms), and every call to \"cpu\" declares 2 ms");
+  ts_model_finish(&m);
+  server_model(&m, "shortest_first", ""); /* 0.5 and 2 ms: the handlers' */
+  expect_note(&m, NULL);
+  ts_model_finish(&m);
+  server_model(&m, "fifo", "");
+  expect_note(&m, NULL);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* The command line prints the note, one line on stderr, and runs: the
+ * model is valid. */
+START_TEST(sched_policy_note_on_the_command_line)
+{
+  char dir[512], path[600];
+  tu_mkdtemp(dir, sizeof dir, "sched");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, "{\"name\": \"p\", \"worker\": {\"policy\": \"strict_priority\"}, \"classes\": ["
+                      "{\"name\": \"a\", \"count\": 1, \"queue_class\": \"foreground\", \"program\": [{\"op\": "
+                      "\"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", "
+                      "\"ms\": 1}]}]}");
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"replications\": 1}");
+  char *err = NULL;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s/s.json -o %s/out -q --no-plots --samples none", dir, dir), 0);
+  const char *want = "/m.json: worker.policy strict_priority never reorders anything here: ";
+  ck_assert_msg(strncmp(err, "tssim: note: ", 13) == 0 && strstr(err, want) && strchr(err, '\n') == err + strlen(err) - 1,
+                "stderr: %s", err);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *sched_suite(void)
 {
   Suite *s = suite_create("sched");
@@ -238,6 +363,11 @@ Suite *sched_suite(void)
                                  sched_queue_pop_empty,
                                  NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
+  const TTest *const notes[] = {sched_loop_policy_without_yield_is_noted,
+                                sched_server_policy_with_one_call_class_is_noted,
+                                sched_policy_note_on_the_command_line,
+                                NULL};
   tu_tcase(s, "limits", limits, NULL, NULL, 0);
+  tu_tcase(s, "notes", notes, NULL, NULL, 0);
   return s;
 }

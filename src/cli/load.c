@@ -31,6 +31,9 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     ts_cli_usage_error("%s", e.msg);
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
+  char note[1024];
+  if (ts_model_policy_note(&out->model, note, sizeof note))
+    fprintf(stderr, "tssim: note: %s: %s\n", out->sc.model_path, note);
   return 0;
 }
 

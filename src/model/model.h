@@ -341,5 +341,12 @@ int ts_model_main_class(const ts_model *m);
 /* Whether the sweep's n changes m's runs: an expression reads n, or the CPU
  * price is by n (host.cpu_scale_by_n without scale_by_worker). */
 int ts_model_reads_n(const ts_model *m);
+/* Whether a queue policy of m can never reorder anything as m is written (an
+ * event loop's non-fifo policy while no step yields, or every item has one
+ * class; a server's class policy while every call to it has one class, or
+ * shortest_first while every call declares the same work): 1 with the first
+ * such reason and its fix, one line starting with the policy's JSON path,
+ * written into out (size cap), else 0. A valid model: a note, not an error. */
+int ts_model_policy_note(const ts_model *m, char *out, size_t cap);
 
 #endif
