@@ -785,6 +785,61 @@ START_TEST(viz_explain_zero_cache_names_terms)
 }
 END_TEST
 
+/* Open arrivals (poisson, or count forever) are no closed wave: explain
+ * gives no m and no law, says why, and names the queues the arrivals wait
+ * in (a server's, the event loop's callbacks); a class arriving at once
+ * beside an open one keeps its law. */
+START_TEST(viz_explain_open_arrivals_have_no_wave_law)
+{
+  char dir[256], cmd[600], *out;
+  const char *model =
+      "{\"name\": \"o\", \"worker\": {\"policy\": \"strict_priority\"},"
+      " \"pools\": [{\"name\": \"srv\", \"kind\": \"thread\", \"count\": 3}],"
+      " \"servers\": [{\"name\": \"desk\", \"pool\": \"srv\", \"concurrency\": 3}],"
+      " \"classes\": [{\"name\": \"customer\", \"count\": \"forever\","
+      " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 2400},"
+      " \"program\": [{\"op\": \"call\", \"server\": \"desk\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1,"
+      " \"dist\": \"exponential\"}]}]}]}";
+  ck_assert_int_eq(tu_run_files("explain-open", model,
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"horizon_ms\": 1000}", dir,
+                                sizeof dir, NULL, NULL),
+                   0);
+  snprintf(cmd, sizeof cmd, "explain %s/s.json", dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  static const char *const terms[] = {
+    "model o: strict_priority time-slice queue,",
+    "  server desk: fifo queue of calls, 3 in service at once, on pool srv (threads)\n",
+    "open arrivals (count forever, poisson 2400/s): no m, the actors do not start together\n",
+    "does not apply: open arrivals (class customer: count forever, poisson 2400/s), not all at one instant.\n",
+    "wave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: open arrivals\n"
+    "  (class customer: count forever, poisson 2400/s).\n",
+    "  - server desk (pool srv): calls wait in its fifo queue for one of 3 places in service;\n",
+    "no step yields, so the strict_priority time-slice queue stays empty and orders nothing\n"};
+  for (size_t i = 0; i < sizeof terms / sizeof *terms; i++)
+    ck_assert_msg(strstr(out, terms[i]) != NULL, "missing \"%s\" in:\n%s", terms[i], out);
+  ck_assert_msg(!strstr(out, "m (actors on its worker)") && !strstr(out, "m = "), "%s", out);
+  free(out);
+  tu_rmtree(dir);
+  /* beside an open class, one whose n actors arrive at once keeps its law */
+  model = "{\"name\": \"o\", \"classes\": [{\"name\": \"wave\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\","
+          " \"ms\": 5}]}, {\"name\": \"tick\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\","
+          " \"period_ms\": 7}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}";
+  ck_assert_int_eq(tu_run_files("explain-open", model,
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [4], \"workers\": [1],"
+                                " \"horizon_ms\": 100}",
+                                dir, sizeof dir, NULL, NULL),
+                   0);
+  snprintf(cmd, sizeof cmd, "explain %s/s.json", dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "\nwave law for class wave: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n") &&
+                    strstr(out, "\nwave law for class tick: does not apply: open arrivals (count forever, periodic every "
+                                "7 ms): its actors do not start together\n"),
+                "%s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* The wave law is refused for what a run did, not for what its model could
  * do: a hop class of count 0 never hops. */
 START_TEST(viz_explain_law_refused_only_for_hops_that_happen)
@@ -893,11 +948,13 @@ START_TEST(viz_explain_means_leave_out_actors_without_a_wave)
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/periodic-window.json", &out, NULL), 0);
   ck_assert_msg(strstr(out, "\n  1 ended no wave (dropped, or stopped by the horizon): the means below are over the 100 "
                             "that did\n  wave (wave_start to wave_end) per actor: mean 1 ms, median 1, min 1, max 1\n") &&
-                    strstr(out, "does not apply: the program has span_begin and span_end steps, not only CPU.\n"),
+                    strstr(out, "does not apply: open arrivals (class job: count forever, periodic every 100 ms), not all at "
+                                "one instant.\n"),
                 "%s", out);
   free(out);
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/batch.json", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "does not apply: the program has a span_end step, not only CPU.\n"), "%s", out);
+  ck_assert_msg(strstr(out, "does not apply: open arrivals (class job: poisson 600/s), not all at one instant.\n"), "%s",
+                out);
   free(out);
 }
 END_TEST
@@ -1108,6 +1165,7 @@ Suite *viz_suite(void)
                               viz_gantt_cli_options_and_errors,
                               viz_explain_rr_report_states_the_law,
                               viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
+                              viz_explain_open_arrivals_have_no_wave_law,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,

@@ -148,7 +148,11 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
             tl->model->nlocks ? "; see the contention on mutexes below" : "");
     return;
   }
-  fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
+  char open[96];
+  if (ts_explain_open_class(tl->model, k, open, sizeof open))
+    fprintf(out, ", open arrivals (%s): no m, the actors do not start together\n", open);
+  else
+    fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
   if (s->unfinished)
     fprintf(out, "  %d ended no wave (dropped, or stopped by the horizon): the means below are over the %d that did\n",
             s->unfinished, s->count);
@@ -190,11 +194,32 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   row(out, "held while waiting for another lock", s->held[TS_ACTOR_LOCK_WAIT], 0);
 }
 
+/* Whether every class of tl with an actor arrives over the run
+ * (ts_explain_open_class). */
+static int every_class_open(const ts_timeline *tl)
+{
+  char buf[96];
+  int seen = 0;
+  for (int a = 0; a < tl->nactors; a++) {
+    if (tl->stats[a].hidden)
+      continue;
+    if (!ts_explain_open_class(tl->model, tl->stats[a].klass, buf, sizeof buf))
+      return 0;
+    seen = 1;
+  }
+  return seen;
+}
+
 static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r)
 {
   const ts_model *m = tl->model;
   int rr_dispatch = m->dispatch == TS_DISPATCH_ROUND_ROBIN || m->dispatch == TS_DISPATCH_LEAST_LOADED;
   fprintf(out, "\nclosed form: round robin with equal demands\n");
+  char open[400];
+  if (every_class_open(tl) && ts_explain_open(m, open, sizeof open)) {
+    fprintf(out, "  does not apply: open arrivals (%s), not all at one instant.\n", open);
+    return;
+  }
   if (!r->applies) {
     fprintf(out, "  does not apply: %s.\n", r->why_not);
     return;
@@ -359,13 +384,17 @@ static void header(FILE *out, const ts_timeline *tl, const char *title)
   if (m->pools[0].kind == TS_WORKER_THREAD)
     fprintf(out, "model %s: thread workers (a FIFO run queue each; a task runs until it waits),\n", m->name);
   else
-    fprintf(out, "model %s: %s queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
+    fprintf(out, "model %s: %s time-slice queue, yield threshold %s ms, yield overhead %s ms, loop overhead %s ms,\n", m->name,
             m->pools[0].policy->name, ms((double)m->pools[0].threshold).s, ms((double)m->pools[0].yield_overhead).s,
             ms((double)m->pools[0].loop_overhead).s);
   if (m->cores > 0)
     fprintf(out, "  %d cores shared by the workers, dispatch %s\n", m->cores, ts_dispatch_name(m->dispatch));
   else
     fprintf(out, "  one core per worker, dispatch %s\n", ts_dispatch_name(m->dispatch));
+  for (size_t i = 0; i < m->nservers; i++) /* a server's queue is another queue than the main pool's */
+    fprintf(out, "  server %s: %s queue of calls, %d in service at once, on pool %s (%s)\n", m->servers[i].name,
+            m->servers[i].policy->name, m->servers[i].concurrency, m->pools[m->servers[i].pool].name,
+            m->pools[m->servers[i].pool].kind == TS_WORKER_THREAD ? "threads" : "event loops");
 }
 
 /* Whether some actor entered state st during the recorded run. */
@@ -430,7 +459,11 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
                        : tl->mutex_contended > 0 ? "the actors contend on mutexes"
                        : entered_in_wave(tl, TS_ACTOR_CHAN_WAIT) ? "the actors wait on channels in their waves"
                                                          : NULL;
-  if (no_law) {
+  char open[400];
+  if (every_class_open(tl) && ts_explain_open(m, open, sizeof open)) {
+    ts_explain_open_queues(out, tl, open);
+    nc = 0;
+  } else if (no_law) {
     fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);
     nc = 0;
   }
@@ -439,7 +472,11 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     sum_class(tl, x, (int)k, &s);
     if (ref)
       sum_class(ref, rx, (int)k, &r);
-    if (s.count)
+    char arr[96];
+    if (s.count && ts_explain_open_class(m, (int)k, arr, sizeof arr))
+      fprintf(out, "\nwave law for class %s: does not apply: open arrivals (%s): its actors do not start together\n",
+              m->classes[k].name, arr);
+    else if (s.count)
       law(out, tl, (int)k, &s, ref && r.count ? ref : NULL, &r, pw);
   }
   rc = 0;

@@ -85,6 +85,19 @@ int ts_explain_calls(FILE *out, const ts_timeline *tl);
  * 0, or -1 when memory runs out. */
 int ts_explain_queue(FILE *out, const ts_timeline *tl);
 
+/* Whether m is open: some class's actors arrive over the run (poisson
+ * arrivals, or "count": "forever"; a fixed count arriving periodically is a
+ * staggered closed wave), so no closed wave of m actors that start
+ * together; then why (each such class and its arrivals, "class high: count
+ * forever, poisson 400/s; ...") is written into why (size cap). */
+int ts_explain_open(const ts_model *m, char *why, size_t cap);
+/* The same for class k alone, its arrivals ("count forever, poisson 400/s") into buf. */
+int ts_explain_open_class(const ts_model *m, int k, char *buf, size_t cap);
+/* For an open model (why: ts_explain_open's): the wave law does not apply,
+ * and the queues the arrivals of tl waited in (the servers called, the main
+ * pool's callbacks and time-slice queue). */
+void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why);
+
 /* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
  * the same workers: the law's terms are then also predicted from it. title
  * names the scenario. When no actor's wave ended (the horizon stopped them
