@@ -378,6 +378,52 @@ START_TEST(queueing_erlang_b_loss)
 }
 END_TEST
 
+/* ---- the documented figures ---- */
+
+/* In text, the row of the results block after `after` whose first word is
+ * label: its job_mean_ms and +-95% (the first two numbers after n, workers). */
+static void doc_row(const char *text, const char *after, const char *label, double *mean, double *h)
+{
+  const char *p = strstr(text, after);
+  ck_assert_msg(p != NULL, "no \"%s\" in docs/examples.md", after);
+  char want[64];
+  snprintf(want, sizeof want, "\n%s ", label);
+  p = strstr(p, want);
+  ck_assert_msg(p != NULL, "no row %s after \"%s\"", label, after);
+  int n, w;
+  ck_assert_int_eq(sscanf(p + strlen(want), "%d %d %lf %lf", &n, &w, mean, h), 4);
+}
+
+/* docs/examples.md's round robin: its block's intervals cover processor
+ * sharing's 2 ms (sliced by time) and Pollaczek-Khinchine's 3.5 ms (first
+ * come first served), within the suite's 2%; the text, the model's
+ * description and the scenario agree on the rows a job has. */
+START_TEST(queueing_documented_round_robin_covers_closed_forms)
+{
+  char *path = tu_source_path("docs/examples.md");
+  char *doc = tu_read_file(path, NULL);
+  free(path);
+  const char *block = "<!-- results: ./build/src/tssim run scenarios/examples/round-robin.json";
+  double mean, h;
+  doc_row(doc, block, "time", &mean, &h);
+  ck_assert_msg(fabs(mean - 2) <= h + 0.02 * 2, "sliced by time: %.3f +- %.3f, processor sharing 2", mean, h);
+  doc_row(doc, block, "none", &mean, &h);
+  ck_assert_msg(fabs(mean - 3.5) <= h + 0.02 * 3.5, "first come first served: %.3f +- %.3f, P-K 3.5", mean, h);
+  ck_assert_ptr_nonnull(strstr(doc, "sliced by rows (10 rows a job)"));
+  free(doc);
+  path = tu_source_path("models/examples/round-robin.json");
+  char *model = tu_read_file(path, NULL);
+  free(path);
+  ck_assert_msg(strstr(model, "10 rows a job") && !strstr(model, "1000 rows"), "%s", model);
+  free(model);
+  path = tu_source_path("scenarios/examples/round-robin.json");
+  char *scen = tu_read_file(path, NULL);
+  free(path);
+  ck_assert_ptr_nonnull(strstr(scen, "\"classes[0].program[0].rows\": 10}"));
+  free(scen);
+}
+END_TEST
+
 Suite *queueing_suite(void)
 {
   Suite *s = suite_create("queueing");
@@ -386,9 +432,11 @@ Suite *queueing_suite(void)
   const TTest *const net[] = {queueing_mg1_processor_sharing, queueing_tandem, queueing_feedback_routing,
                               queueing_machine_repairman_mva, queueing_mutex_as_mva_server, queueing_batch_arrivals, NULL};
   const TTest *const give_up[] = {queueing_erlang_a_abandonment, queueing_mm1k_drops, queueing_erlang_b_loss, NULL};
+  const TTest *const docs[] = {queueing_documented_round_robin_covers_closed_forms, NULL};
   tu_tcase(s, "mmc", mmc, NULL, NULL, 120);
   tu_tcase(s, "giving up", give_up, NULL, NULL, 120);
   tu_tcase(s, "priorities", prio, NULL, NULL, 120);
   tu_tcase(s, "networks", net, NULL, NULL, 120);
+  tu_tcase(s, "docs", docs, NULL, NULL, 120);
   return s;
 }
