@@ -591,14 +591,14 @@ START_TEST(contention_bad_input_named)
   tu_refuse("{\"pools\": [{\"name\": \"db\", \"count\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"call\", \"server\": \"db\"}]}]}",
          "classes[0].program[0].server", "is a pool of workers, not a server");
   tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"capacity\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
-         "locks[0].capacity", "expected a number in [1, 1000000]");
+         "locks[0].capacity", "expected an integer in [1, 1000000]");
   tu_refuse("{\"locks\": [{\"name\": \"m\", \"spin_ms\": 1}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
          "locks[0].spin_ms", "only for \"kind\": \"mutex\"");
   tu_refuse("{\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": ["
          "{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
          "classes[0].program[1].op", "while mutex \"m\" is held");
   tu_refuse("{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
-         "servers[0].concurrency", "expected a number in [1, 1000000]");
+         "servers[0].concurrency", "expected an integer in [1, 1000000]");
   tu_refuse("{\"locks\": [{\"name\": \"m\", \"scope\": \"shared\"}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\","
             " \"site\": \"a\"}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
             "classes[0].program[0].site", "lock \"m\" is not a mutex");

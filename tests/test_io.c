@@ -726,6 +726,33 @@ START_TEST(io_cli_bad_options_exit_2_one_line)
 }
 END_TEST
 
+/* Each message says what was expected, with the file and the JSON path (a
+ * lecturer's walkthrough, walk13 item 8). */
+START_TEST(io_cli_messages_say_what_was_expected)
+{
+  char args[PATH_MAX + 200];
+  /* "=>" is no operator, not a metric named "srv =" */
+  expect_one_line_error(cli("optimize scenarios/examples/mm1.json --minimize wait_mean_ms --choice "
+                            "params.service_ms=1,1.1 --constraint 'cpu_cores => 0.2'"),
+                        "--constraint: \"cpu_cores => 0.2\": unknown operator \"=>\": expected one of <=, <, >=, >");
+  /* a scenario's model that is a folder: the scenario and its key "model" */
+  write_tmp("s.json", "{\"name\": \"s\", \"model\": \"..\", \"workers\": [1]}");
+  snprintf(args, sizeof args, "run '%s'", tmp_path(1, "s.json"));
+  expect_one_line_error(cli(args), "s.json: model: \"..\" (");
+  expect_one_line_error(cli(args), ") is a directory, expected a JSON model file");
+  /* a word where ms are expected */
+  write_tmp("m.json", PROGRAM("{\"op\": \"cpu\", \"ms\": \"fast\"}"));
+  write_tmp("s.json", SCENARIO(""));
+  expect_one_line_error(cli(args), "m.json: classes[0].program[0].ms: expected a number or an expression such as "
+                                   "\"$x * 2\"; got \"fast\": unknown name \"fast\"");
+  /* an integer field says integer whether the value is out of range or not whole */
+  write_tmp("m.json", "{\"servers\": [{\"name\": \"s\", \"concurrency\": 0}], \"classes\": [" CLASS_OF(OK_STEP) "]}");
+  expect_one_line_error(cli(args), "m.json: servers[0].concurrency: expected an integer in [1, 1000000], got 0");
+  write_tmp("m.json", "{\"servers\": [{\"name\": \"s\", \"concurrency\": 2.5}], \"classes\": [" CLASS_OF(OK_STEP) "]}");
+  expect_one_line_error(cli(args), "m.json: servers[0].concurrency: expected an integer in [1, 1000000], got 2.5");
+}
+END_TEST
+
 START_TEST(io_cli_usage_statuses)
 {
   ck_assert_int_eq(cli("run"), 2);
@@ -864,6 +891,7 @@ Suite *io_suite(void)
                                     io_cli_bad_options_exit_2_one_line,
                                     io_cli_error_is_one_line_for_any_input,
                                     io_cli_usage_statuses,
+                                    io_cli_messages_say_what_was_expected,
                                     io_cli_failed_run_keeps_old_results,
                                     io_cli_failed_write_keeps_old_results,
                                     NULL};

@@ -170,6 +170,14 @@ int ts_opt_constraint_parse(const char *arg, const ts_model *m, const ts_explore
   int op = 0;
   while (strncmp(at, ops[op], strlen(ops[op])) != 0)
     op++;
+  const char *from = at, *to = at; /* the whole operator as written: "=>" is not ">" after a metric "x =" */
+  while (from > buf && strchr("=!<>", from[-1]))
+    from--;
+  while (*to && strchr("=!<>", *to))
+    to++;
+  if ((size_t)(to - from) != strlen(ops[op]) || from != at)
+    return ts_err_set(e, "--constraint", NULL, "\"%s\": unknown operator \"%.*s\": expected one of <=, <, >=, >, e.g. "
+                      "\"wave_ms@big <= 1.05 * baseline\"", arg, (int)(to - from), from);
   char *rhs = at + strlen(ops[op]);
   *at = '\0';
   char *metric = trim(buf);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/jsonfile.h"
@@ -94,6 +95,20 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
 /* The array of distinct integers at root[key]; absent and not required: [lo]. */
 /* The optional "seed": an integer in [0, TS_SEED_MAX] (beyond a long's
  * range on some hosts, so not ts_jget_int). 0, or -1 with e filled. */
+/* The file the scenario's key names (given as written, at path): 0 when it
+ * is a file tssim can read, else -1 with the scenario's key blamed. */
+static int readable(ts_jctx *c, const char *key, const char *given, const char *path, ts_err *e)
+{
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ts_jfail(c, key, e, "\"%s\" (%s, relative to the scenario's folder) is a directory, expected a JSON %s file",
+                    given, path, key);
+  if (access(path, R_OK) != 0)
+    return ts_jfail(c, key, e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", given, path,
+                    strerror(errno));
+  return 0;
+}
+
 static int load_seed(ts_jctx *c, const cJSON *root, double *seed, ts_err *e)
 {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "seed");
@@ -437,16 +452,9 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
     ts_jfail(&c, NULL, e, "out of memory");
     goto out;
   }
-  if (check_files && access(s->model_path, R_OK) != 0) {
-    ts_jfail(&c, "model", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", model, s->model_path,
-             strerror(errno));
+  if (check_files && (readable(&c, "model", model, s->model_path, e) ||
+                      (baseline && readable(&c, "baseline", baseline, s->baseline_path, e))))
     goto out;
-  }
-  if (check_files && baseline && access(s->baseline_path, R_OK) != 0) {
-    ts_jfail(&c, "baseline", e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", baseline,
-             s->baseline_path, strerror(errno));
-    goto out;
-  }
   s->replications = (int)reps;
   s->n_given = cJSON_GetObjectItemCaseSensitive(root, "n") != NULL;
   s->seed = (uint64_t)seed;

@@ -124,9 +124,11 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
     if (param)
       return ts_jfail_got(&L->c, key, param, L->e, "\"%s\": $%s names params.%s, which must be a number",
                           ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), param->string, param->string);
-    return ts_jfail(&L->c, key, L->e, "\"%s\": %s%s",
+    int unknown = strncmp(err, "unknown name", 12) == 0;
+    return ts_jfail(&L->c, key, L->e, "%s\"%s\": %s%s",
+                    unknown ? "expected a number or an expression such as \"$x * 2\"; got " : "",
                     cJSON_IsString(v) ? ts_expr_excerpt(v->valuestring, quoted, sizeof quoted) : "", err,
-                    strncmp(err, "unknown name", 12) == 0 ? hint : "");
+                    unknown ? hint : "");
   }
   ts_expr_free(*out);
   *out = e;
@@ -214,7 +216,8 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                         range_text(range, lo, hi, integral));
   d = v->valuedouble;
   if (!(d >= lo && d <= hi))
-    return ts_spec_fail(sp, key, "expected a number in %s, got %g", range_text(range, lo, hi, integral), d);
+    return ts_spec_fail(sp, key, "expected %s in %s, got %g", integral ? "an integer" : "a number",
+                        range_text(range, lo, hi, integral), d);
   if (integral && d != floor(d))
     return ts_spec_fail(sp, key, "expected an integer in %s, got %g", range_text(range, lo, hi, integral), d);
   *out = d;
