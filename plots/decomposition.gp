@@ -1,6 +1,8 @@
 # Per-group time decomposition: one stacked bar per row of summary.csv (N,
 # workers, class): own CPU, queue wait, I/O-callback wait, I/O and lock wait
-# (medians over groups), with the median wave as a marker. Medians of parts
+# (medians over groups), then the waits of the features the model uses (call
+# wait: a server's queue and the call's legs; channel wait, hops, sleep, mutex
+# wait), with the median wave as a marker. Medians of parts
 # need not add up to the median whole, and the parts count a group's whole
 # run while the wave counts from wave_start to wave_end.
 #
@@ -8,13 +10,15 @@
 # By hand:  gnuplot -e "dir='results/rr-wave'" plots/decomposition.gp
 # Variables (all optional): dir, png, svg, title, workers ("1 8": worker
 # counts), classes ("job": class names), rec_workers (worker counts that have
-# recorded values of this plot's metric; needs recorded_* columns).
+# recorded values of this plot's metric; needs recorded_* columns), waits
+# ("call_wait_ms sleep_ms": the extra wait columns summary.csv has).
 if (!exists("dir")) dir = "."
 if (!exists("png")) png = dir."/decomposition.png"
 if (!exists("svg")) svg = dir."/decomposition.svg"
 if (!exists("workers")) workers = "1"
 if (!exists("classes")) classes = ""
 if (!exists("rec_workers")) rec_workers = ""
+if (!exists("waits")) waits = ""
 if (!exists("title")) title = "tssim"
 file = dir."/summary.csv"
 set datafile separator ","
@@ -40,6 +44,11 @@ if (nrows > 12) { set xtics rotate by 60 right }
 barlab(dummy) = (onew ? sprintf("%d", column("n")) : sprintf("%d/%d", column("n"), column("workers"))) \
                 . (onecls ? "" : "/".strcol("class"))
 
+wait_colours = "#9467bd #8c564b #e377c2 #17becf #7f7f7f"
+wait_title(c) = c eq "call_wait_ms" ? "call wait (server queue, legs)" : \
+                c eq "chan_wait_ms" ? "channel wait" : c eq "hop_ms" ? "hops" : c eq "sleep_ms" ? "sleep" : \
+                c eq "actor_mutex_wait_ms" ? "mutex wait" : c
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal pngcairo size 1000, 640 font "sans,11" noenhanced
@@ -52,6 +61,8 @@ plot file using "cpu_ms":xtic(barlab(0)) lc rgb "#1f77b4" title "own CPU", \
      '' using "ready_wait_ms" lc rgb "#bcbd22" title "callback wait", \
      '' using "io_ms" lc rgb "#2ca02c" title "I/O", \
      '' using "lock_wait_ms" lc rgb "#d62728" title "lock wait", \
+     for [i = 1:words(waits)] '' using (column(word(waits, i))) lc rgb word(wait_colours, i) \
+       title wait_title(word(waits, i)), \
      '' using 0:"wave_ms" with points pt 9 ps 2 lc rgb "black" title "wave (median)"
 set terminal svg size 1000, 640 dynamic font "sans,11" noenhanced
 set output svg

@@ -1093,6 +1093,36 @@ START_TEST(viz_plot_with_and_without_gnuplot)
 }
 END_TEST
 
+/* A model that calls a server: the decomposition draws its call wait (the
+ * server's queue) beside own CPU; one without calls has no such bar. */
+START_TEST(viz_decomposition_draws_the_server_wait)
+{
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    return; /* nothing is drawn without gnuplot */
+  char dir[256], args[700], path[800];
+  const char *model =
+      "{\"name\": \"o\", \"pools\": [{\"name\": \"srv\", \"kind\": \"thread\", \"count\": 1}],"
+      " \"servers\": [{\"name\": \"desk\", \"pool\": \"srv\"}],"
+      " \"classes\": [{\"name\": \"job\", \"count\": \"n\", \"program\": [{\"op\": \"call\", \"server\": \"desk\","
+      " \"handler\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  for (int calls = 0; calls <= 1; calls++) {
+    ck_assert_int_eq(tu_run_files("viz-decomp", calls ? model : "{\"name\": \"o\", \"classes\": [{\"name\": "
+                                  "\"job\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+                                  "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1, 4], \"workers\": [1]}", dir,
+                                  sizeof dir, NULL, NULL),
+                     0);
+    snprintf(args, sizeof args, "run %s/s.json -o %s/plots -q", dir, dir);
+    ck_assert_int_eq(tu_tssim(args, NULL, NULL), 0);
+    snprintf(path, sizeof path, "%s/plots/decomposition.svg", dir);
+    char *svg = tu_read_file(path, NULL);
+    ck_assert_msg((strstr(svg, "call wait (server queue, legs)") != NULL) == calls, "calls %d", calls);
+    ck_assert_ptr_nonnull(strstr(svg, "own CPU"));
+    free(svg);
+    tu_rmtree(dir);
+  }
+}
+END_TEST
+
 /* TSSIM_PLOTS_DIR holding only an edited wave.gp: wave is drawn by it, the
  * other plots by the compiled-in scripts; a script there that cannot be read
  * (a folder, a dangling link) is not drawn, and neither is anything when
@@ -1172,6 +1202,7 @@ Suite *viz_suite(void)
                               viz_gantt_dropped_actor_says_dropped,
                               viz_cli_point_usage_and_errors,
                               viz_plot_with_and_without_gnuplot,
+                              viz_decomposition_draws_the_server_wait,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               NULL};
   const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};

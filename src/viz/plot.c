@@ -41,7 +41,15 @@ typedef struct summary {
   char classes[LIST];        /* distinct class names */
   char rec[NKINDS][LIST];    /* per plot: worker counts with recorded values */
   int has[NKINDS];           /* per plot: some row defines the column it needs */
+  char waits[LIST];          /* the per-actor waits beyond the decomposition's five that summary.csv has
+                              * (a model's calls, channels, hops, sleep, mutexes), in extra_waits order */
 } summary;
+
+/* Where an actor's time goes besides own CPU, queue, callback, I/O and lock
+ * wait: columns summary.csv has only when the model uses the feature
+ * (run/metrics.c), drawn by decomposition.gp when present. */
+static const char *const extra_waits[] = {"call_wait_ms", "chan_wait_ms", "hop_ms", "sleep_ms",
+                                          "actor_mutex_wait_ms", NULL};
 
 /* Append word to a space-separated list unless it is there already. */
 static void add_word(char *list, const char *word)
@@ -94,6 +102,10 @@ static int read_summary(const char *path, summary *s)
     rcol[k] = ncol[k] = -1;
     s->has[k] = !kinds[k].needs;
   }
+  for (const char *const *w = extra_waits; *w; w++)
+    for (int i = 0; i < nf; i++)
+      if (strcmp(fld[i], *w) == 0)
+        add_word(s->waits, *w);
   for (int i = 0; i < nf; i++) {
     wcol = strcmp(fld[i], "workers") == 0 ? i : wcol;
     ccol = strcmp(fld[i], "class") == 0 ? i : ccol;
@@ -362,7 +374,8 @@ int ts_plot_results(const char *dir, int quiet)
   for (size_t k = 0; k < NKINDS; k++) {
     if (!s.has[k])
       continue;
-    const char *vars[] = {"title", title, "workers", s.workers, "classes", s.classes, "rec_workers", s.rec[k], NULL};
+    const char *vars[] = {"title",       title,    "workers", s.workers, "classes", s.classes,
+                          "rec_workers", s.rec[k], "waits",   s.waits,   NULL};
     int ok = draw(gnuplot, dir, kinds[k].script, vars);
     if (ok && !quiet)
       printf("%s%s", drawn ? ", " : "wrote plots ", kinds[k].script);
