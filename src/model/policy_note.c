@@ -22,8 +22,7 @@ static int by_class(const ts_sched_type *p)
   return p != &ts_sched_fifo && p != &ts_sched_shortest_first;
 }
 
-/* Whether some step of m can put an actor in a time-slice queue. */
-static int some_step_yields(const ts_model *m)
+int ts_model_some_step_yields(const ts_model *m)
 {
   for (size_t c = 0; c < m->nclasses; c++)
     for (size_t i = 0; i < m->classes[c].nsteps; i++) {
@@ -148,7 +147,7 @@ static int server_note(const ts_model *m, int sv, char *out, size_t cap)
 
 int ts_model_policy_note(const ts_model *m, char *out, size_t cap)
 {
-  int yields = some_step_yields(m), klass = only_class(m);
+  int yields = ts_model_some_step_yields(m), klass = only_class(m);
   for (size_t p = 0; p < m->npools; p++)
     if (pool_note(m, p, yields, klass, out, cap))
       return 1;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/op.h"
 
 /* Class k's arrivals as text ("count forever, poisson 400/s") into buf,
  * when they come over the run: 1, else 0 (a fixed count arriving at once or
@@ -47,18 +46,6 @@ int ts_explain_open(const ts_model *m, char *why, size_t cap)
   return open;
 }
 
-/* Whether some actor of tl's model can enter a time-slice queue. */
-static int some_step_yields(const ts_model *m)
-{
-  for (size_t c = 0; c < m->nclasses; c++)
-    for (size_t i = 0; i < m->classes[c].nsteps; i++) {
-      const ts_step *s = &m->classes[c].steps[i];
-      if (s->type == &ts_op_yield || (s->type == &ts_op_cpu && s->sliced))
-        return 1;
-    }
-  return 0;
-}
-
 void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
 {
   const ts_model *m = tl->model;
@@ -90,7 +77,7 @@ void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
   fprintf(out, "  - the main pool's event loops (%d): arrivals and wakeups wait as I/O callbacks, run %s\n"
           "    (\"I/O-callback wait\" above)",
           tl->nmain, p->preempt ? "highest queue class first (preempt)" : "in arrival order");
-  if (some_step_yields(m))
+  if (ts_model_some_step_yields(m))
     fprintf(out, "; actors that yield wait in the %s time-slice queue (\"queue wait\" above)\n", p->policy->name);
   else if (p->policy != &ts_sched_fifo)
     fprintf(out, ";\n    no step yields, so the %s time-slice queue stays empty and orders nothing\n", p->policy->name);
