@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Class k's arrivals as text ("count forever, poisson 400/s") into buf,
  * when they come over the run: 1, else 0 (a fixed count arriving at once or
  * periodically, as zero-cache's staggered clients: a closed wave). */
@@ -17,8 +16,10 @@ static int open_class(const ts_class *k, char *buf, size_t cap)
   const ts_arrival *a = &k->arrival;
   if (a->kind == TS_ARRIVE_POISSON)
     snprintf(buf, cap, "%spoisson %g/s", k->forever ? "count forever, " : "", a->rate_per_s);
-  else if (k->forever)
+  else if (k->forever && a->kind == TS_ARRIVE_PERIODIC)
     snprintf(buf, cap, "count forever, periodic every %g ms", ts_time_to_ms(a->period));
+  else if (k->forever)
+    snprintf(buf, cap, "count forever");
   else
     return 0;
   return 1;
