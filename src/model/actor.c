@@ -810,6 +810,14 @@ ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *paren
       memcpy(x->loops, parent->x->loops, (size_t)c->loops * sizeof(ts_loop));
     if (parent->x && parent->x->vars && x->vars)
       memcpy(x->vars, parent->x->vars, c->nvars * sizeof(double));
+    /* its stable lets and kept index starts read what its parent's read
+     * (the same class, i and worker, its variables, the counters and
+     * versions): the parent's kept values are its own, as current as they
+     * were (the let epoch and versions they were kept at come with them);
+     * slow_paths (tests): evaluated anew */
+    if (parent->x && parent->x->lets && x->lets && parent->klass == k && parent->index == i && parent->worker == wk &&
+        !w->slow_paths)
+      memcpy(x->lets, parent->x->lets, sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double));
     if (parent->x)
       x->carried = parent->x->carried; /* the timestamp its parent was last carried */
   }
