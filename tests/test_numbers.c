@@ -130,14 +130,18 @@ static void random_expr(uint64_t *s, int d, char *buf, size_t cap, size_t *len)
 }
 
 /* The evaluation of compiled code (numbers fused into the operators after
- * them) gives bit for bit what the reference machine gives on the code one
+ * them, chains "x == c1 || x == c2 ..." as one instruction) gives bit for bit what the reference machine gives on the code one
  * instruction per value and operator: on moq's lock indexes and 4,000
  * random expressions, with $a..$c folded and as variables, at 17 values of i. */
 START_TEST(numbers_expr_fused_code_matches_the_plain_code)
 {
   static const char *const fixed[] = {"$a * $b + (i - 1 - $c // 2) % $a", "i * $a + (i - 1 - i // 3) % $a", "i",
                                       "$a", "2", "i // 2 - 1", "1 - i", "2 / i", "2 % (i - 1)", "i >= 1 || 0",
-                                      "max(i, 3) - min(2, i)", "-i * 2 + !i"};
+                                      "max(i, 3) - min(2, i)", "-i * 2 + !i",
+                                      /* chains of one variable against numbers (one IN instruction) */
+                                      "i == 1 || i == 2 || i == -0.5 || i == 4", "i == 0 || i == 1 ? i : -i",
+                                      "i == 1 || i == 2 && i == 2 || i == 3 || i == 4", "i * 2 == 4 || i == 1 || i == 2",
+                                      "i == 1 || (i == 2 || i == 3)", "$a == 2 || $a == 3 || i == -4 || i == 3"};
   uint64_t s = 42;
   int numbers = 0;
   for (int k = 0; k < 4000 + (int)LEN(fixed); k++) {

@@ -12,7 +12,10 @@
  * operator whose right operand is a number fused with it (kb: "x // 2" is
  * VAR x, IDIV 2 instead of VAR x, NUM 2, IDIV): fewer instructions
  * dispatched, the same arithmetic in the same order, so the same bits
- * (ts__expr_eval_plain runs the plain code, for the tests to compare). */
+ * (ts__expr_eval_plain runs the plain code, for the tests to compare); and
+ * a chain "x == c1 || x == c2 || ..." of one variable against numbers is
+ * VAR x, IN {c1, c2, ...} (the variable read once: it has one value within
+ * an evaluation; the result 1 or 0 as the chain's). */
 #include "model/expr.h"
 #include "model/expr_run.h"
 
@@ -376,6 +379,59 @@ static size_t fuse(const ts_expr_instr *plain, size_t len, ts_expr_instr *out)
   return n;
 }
 
+/* Whether a and b are the same variable. */
+static int same_var(ts_expr_var a, ts_expr_var b)
+{
+  return a.kind == b.kind && a.index == b.index && a.arg == b.arg;
+}
+
+/* The constants a chain "x == c1 || x == c2 || ..." starting at code[i]
+ * (VAR x, EQ c1, then VAR x, EQ c, OR for each further c) compares x with:
+ * their count, and (set not NULL) the constants in set; 0 and nothing
+ * written when there are fewer than 2. */
+static int chain_at(const ts_expr_instr *code, size_t len, size_t i, double *set)
+{
+  if (!(i + 1 < len && code[i].op == TS_XOP_VAR && code[i + 1].op == TS_XOP_EQ && code[i + 1].kb))
+    return 0;
+  int n = 1;
+  for (size_t j = i + 2; j + 2 < len && code[j].op == TS_XOP_VAR && same_var(code[j].var, code[i].var) &&
+                         code[j + 1].op == TS_XOP_EQ && code[j + 1].kb && code[j + 2].op == TS_XOP_OR && !code[j + 2].kb;
+       j += 3)
+    n++;
+  if (n < 2)
+    return 0;
+  for (int k = 0; set && k < n; k++) /* (c1 at i + 1, each further one 3 on) */
+    set[k] = code[k ? i + 3 * (size_t)k : i + 1].num;
+  return n;
+}
+
+/* code[0..len) with each chain (chain_at) as VAR x, IN (its constants in
+ * e->sets, made here). Returns the new length, or 0 when memory runs out. */
+static size_t fuse_chains(ts_expr *e, ts_expr_instr *code, size_t len)
+{
+  size_t total = 0;
+  for (size_t i = 0; i < len; i++) {
+    int n = chain_at(code, len, i, NULL);
+    total += (size_t)n;
+    i += n ? 3 * (size_t)n - 2 : 0;
+  }
+  if (total == 0)
+    return len;
+  if (!(e->sets = malloc(total * sizeof *e->sets)))
+    return 0;
+  size_t out = 0, used = 0;
+  for (size_t i = 0; i < len; i++) {
+    int n = chain_at(code, len, i, &e->sets[used]);
+    code[out++] = code[i];
+    if (n) {
+      code[out++] = (ts_expr_instr){.op = TS_XOP_IN, .kb = n, .set = &e->sets[used]};
+      used += (size_t)n;
+      i += 3 * (size_t)n - 2;
+    }
+  }
+  return out;
+}
+
 static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *text)
 {
   ts_expr *e = calloc(1, sizeof *e);
@@ -390,7 +446,13 @@ static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *te
   e->plain = plain;
   e->plain_len = len;
   e->code = code;
-  e->len = fuse(plain, len, code);
+  e->len = fuse_chains(e, code, fuse(plain, len, code));
+  if (e->len == 0) { /* (out of memory: code is never empty) */
+    free(e);
+    free(t);
+    free(code);
+    return NULL;
+  }
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
@@ -436,6 +498,7 @@ void ts_expr_free(ts_expr *e)
     return;
   free(e->code);
   free(e->plain);
+  free(e->sets);
   free(e->text);
   free(e);
 }

@@ -15,14 +15,18 @@
 typedef enum {
   TS_XOP_NUM, TS_XOP_VAR, TS_XOP_VARARG, TS_XOP_NEG, TS_XOP_NOT, TS_XOP_ADD, TS_XOP_SUB, TS_XOP_MUL, TS_XOP_DIV,
   TS_XOP_IDIV, TS_XOP_MOD, TS_XOP_EQ, TS_XOP_NE, TS_XOP_LT, TS_XOP_LE, TS_XOP_GT, TS_XOP_GE, TS_XOP_AND, TS_XOP_OR,
-  TS_XOP_COND, TS_XOP_MIN, TS_XOP_MAX, TS_XOP_FLOOR, TS_XOP_CEIL, TS_XOP_ABS
+  TS_XOP_COND, TS_XOP_MIN, TS_XOP_MAX, TS_XOP_FLOOR, TS_XOP_CEIL, TS_XOP_ABS,
+  TS_XOP_IN /* code only: the top value is one of set[0..kb) (1) or not (0) */
 } ts_expr_op;
 
 typedef struct ts_expr_instr {
   ts_expr_op op;
-  int kb;         /* code: a binary operator whose right operand is num */
+  int kb;         /* code: a binary operator whose right operand is num; TS_XOP_IN: set's length */
   double num;
-  ts_expr_var var;
+  union {
+    ts_expr_var var;   /* TS_XOP_VAR, TS_XOP_VARARG */
+    const double *set; /* TS_XOP_IN: constants (ts_expr.sets) */
+  };
 } ts_expr_instr;
 
 struct ts_expr {
@@ -32,6 +36,7 @@ struct ts_expr {
   size_t plain_len;
   int depth;            /* largest stack the code needs */
   int nvars;            /* TS_XOP_VAR instructions */
+  double *sets;         /* the constants of code's TS_XOP_IN instructions */
   char *text;
 };
 
@@ -74,6 +79,13 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
     case TS_XOP_FLOOR: st[sp - 1] = floor(st[sp - 1]); continue;
     case TS_XOP_CEIL: st[sp - 1] = ceil(st[sp - 1]); continue;
     case TS_XOP_ABS: st[sp - 1] = fabs(st[sp - 1]); continue;
+    case TS_XOP_IN: { /* "x == c1 || x == c2 || ...": the same 1 or 0 */
+      int hit = 0;
+      for (int j = 0; j < in->kb; j++)
+        hit |= st[sp - 1] == in->set[j];
+      st[sp - 1] = hit;
+      continue;
+    }
     case TS_XOP_COND:
       st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
       sp -= 2;
