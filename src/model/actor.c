@@ -349,7 +349,18 @@ static int idx_init(ts_world *w, size_t c)
     size_t len = s->index && s->type != &ts_op_hop /* (its target: ts__eval) */
                      ? ts__expr_stable_prefix(s->index, stable_var, &w->let_stable[c], IDX_KEEP, &n)
                      : 0;
-    if (len == 0 || slot + n > 64)
+    if (len == 0)
+      continue;
+    /* the same start as an earlier step's (an index written twice): its slots */
+    size_t same = 0;
+    while (same < j && !(w->idx_pre[c][same].bits && w->idx_pre[c][same].len == (int)len &&
+                         ts__expr_same_start(k->steps[same].index, s->index, len)))
+      same++;
+    if (same < j) {
+      w->idx_pre[c][j] = w->idx_pre[c][same];
+      continue;
+    }
+    if (slot + n > 64)
       continue;
     uint64_t bits = ((UINT64_C(1) << n) - 1) << slot;
     w->idx_pre[c][j] = (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot};

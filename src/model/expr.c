@@ -557,6 +557,23 @@ size_t ts__expr_stable_prefix(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var
   return best;
 }
 
+int ts__expr_same_start(const ts_expr *a, const ts_expr *b, size_t p)
+{
+  if (p > a->len || p > b->len)
+    return 0;
+  for (size_t i = 0; i < p; i++) {
+    const ts_expr_instr *x = &a->code[i], *y = &b->code[i];
+    if (x->op != y->op || x->kb != y->kb || memcmp(&x->num, &y->num, sizeof x->num) != 0)
+      return 0;
+    if ((x->op == TS_XOP_VAR || x->op == TS_XOP_VARARG) && !same_var(x->var, y->var))
+      return 0;
+    for (int j = 0; x->op == TS_XOP_IN && j < x->kb; j++)
+      if (memcmp(&x->set[j], &y->set[j], sizeof *x->set) != 0)
+        return 0;
+  }
+  return 1;
+}
+
 int ts__expr_code_reads_only(const ts_expr *e, size_t p, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
 {
   for (size_t i = 0; i < p && i < e->len; i++)

@@ -71,6 +71,9 @@ int ts_expr_reads_only(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), vo
  * values (*k): running code[0..p) and then code[p..) from the values it
  * left is running e. Returns p, or 0 when there is none (*k untouched). */
 size_t ts__expr_stable_prefix(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var v), void *ctx, int maxk, int *k);
+/* 1 if the first p instructions of a's and b's code as they run are the
+ * same (the same values from the same variables), else 0. */
+int ts__expr_same_start(const ts_expr *a, const ts_expr *b, size_t p);
 /* ts_expr_reads_only over the variables of the first p instructions of e's
  * code as it runs (a prefix of ts__expr_stable_prefix). */
 int ts__expr_code_reads_only(const ts_expr *e, size_t p, int (*ok)(void *ctx, ts_expr_var v), void *ctx);

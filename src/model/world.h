@@ -418,7 +418,8 @@ typedef struct ts_world {
    * the values of its stable start in its actor's let cache as slots after
    * the class's lets (idx_pre[c][j]; var_lets and chan_lets name the slots
    * too, so a set, a notify, a hop or let_epoch forgets them as they do a
-   * stable let); idx_bits[c]: all of class c's such slots */
+   * stable let; steps whose starts are the same code share slots);
+   * idx_bits[c]: all of class c's such slots */
   ts_idx_pre **idx_pre;   /* [nclasses][its steps] */
   uint64_t *idx_bits;     /* [nclasses] */
   /* measurement window [win_t0, win_t1) and its accumulators */
