@@ -629,11 +629,149 @@ START_TEST(contention_hop_out_of_range_named)
 }
 END_TEST
 
+/* ---- idle states (host.idle_states, idle.c) ---- */
+
+/* The model json with the host section host added (a C1 of 2 us and a C6 of
+ * 133 us entered from 100 us under governor gov). */
+static void load_idle(const char *json, const char *gov, ts_model *m)
+{
+  char host[400];
+  snprintf(host, sizeof host,
+           "{\"idle_states\": [{\"name\": \"C1\", \"target_residency_ms\": 0.002, \"exit_latency_ms\": 0.002},"
+           " {\"name\": \"C6\", \"target_residency_ms\": 0.1, \"exit_latency_ms\": 0.133}], \"idle_governor\": \"%s\"}",
+           gov);
+  cJSON *root = cJSON_Parse(json), *h = cJSON_Parse(host);
+  ck_assert_ptr_nonnull(root);
+  ck_assert_ptr_nonnull(h);
+  cJSON_AddItemToObject(root, "host", h);
+  ts_err e;
+  int rc = ts_model_from_json(root, "test.json", m, &e);
+  cJSON_Delete(root);
+  ck_assert_msg(rc == 0, "%s", e.msg);
+}
+
+/* A sleeper thread (worker 1) waits on a counting channel three times
+ * (0.001 ms of CPU after each); a waker (worker 0) notifies it after 0.01,
+ * 1 and 0.2 ms of sleep: at 0.01, 1.01 and 1.21. Wake latency 0.05.
+ * none: resumes 0.06, 1.06, 1.26: done 1.261.
+ * actual: slept 0.01 (C1: +0.002): 0.062, parks 0.063; slept 0.947 (C6:
+ *   +0.133): 1.193, parks 1.194; slept 0.016 (C1): 1.262: done 1.263.
+ * last: predicts 0 (no state): 0.06, parks 0.061; predicts the previous
+ *   0.01 (C1): 1.062, parks 1.063; predicts the previous 0.949 (C6) for a
+ *   sleep of 0.147: 1.21 + 0.05 + 0.133 = 1.393: done 1.394. */
+#define IDLE_CHAN_MODEL                                                                                              \
+  "{\"worker\": {\"kind\": \"thread\"}, \"channels\": [{\"name\": \"c\", \"scope\": \"shared\", \"tokens\": true,"   \
+  " \"wake_latency_ms\": 0.05}], \"classes\": ["                                                                    \
+  "{\"name\": \"sleeper\", \"count\": 1, \"placement\": {\"worker\": 1}, \"program\": ["                            \
+  "{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.001}, {\"op\": \"wait\", \"channel\": \"c\"},"  \
+  " {\"op\": \"cpu\", \"ms\": 0.001}, {\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.001}]},"    \
+  "{\"name\": \"waker\", \"count\": 1, \"placement\": {\"worker\": 0}, \"program\": ["                              \
+  "{\"op\": \"sleep\", \"ms\": 0.01}, {\"op\": \"notify\", \"channel\": \"c\"}, {\"op\": \"sleep\", \"ms\": 1},"      \
+  " {\"op\": \"notify\", \"channel\": \"c\"}, {\"op\": \"sleep\", \"ms\": 0.2}, {\"op\": \"notify\", \"channel\": \"c\"}]}]}"
+
+START_TEST(contention_idle_exit_follows_the_sleep)
+{
+  ts_model m;
+  ts_world w;
+  load(IDLE_CHAN_MODEL, &m);
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(1.261));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  load_idle(IDLE_CHAN_MODEL, "actual", &m);
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(1.263));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  load_idle(IDLE_CHAN_MODEL, "last", &m);
+  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(1.394));
+  ck_assert_int_eq(w.workers[1].idle_prev, MS(0.147)); /* the last sleep, 1.063 to 1.21 */
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* The two-thread mutex timeline above (t1 parks in the futex at 0.07 and is
+ * woken at 2.02) with idle states: actual: it slept 1.95 ms, C6, so it
+ * resumes at 2.02 + 0.1 + 0.133 = 2.253 and ends at 4.273 (mutex wait
+ * 2.253); last: its previous sleep (none before its arrival at 0) predicts 0,
+ * no state: as without idle states (4.14). */
+START_TEST(contention_idle_exit_delays_a_futex_wake)
+{
+  ts_model m;
+  ts_world w;
+  load_idle(MUTEX_MODEL("fifo", "1"), "actual", &m);
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 0)->done, MS(2.05));
+  ck_assert_int_eq(st(&w, 1)->done, MS(4.273));
+  ck_assert_int_eq(st(&w, 1)->mutex_wait, MS(2.253));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+  load_idle(MUTEX_MODEL("fifo", "1"), "last", &m);
+  ck_assert_int_eq(run(&w, &m, 2, 2), TS_WORLD_OK);
+  ck_assert_int_eq(st(&w, 1)->done, MS(4.14));
+  ts_world_finish(&w);
+  ts_model_finish(&m);
+}
+END_TEST
+
+/* Idle states are checked at load: each error names host.idle_states[i] or
+ * host.idle_governor and what was expected. */
+START_TEST(contention_idle_bad_input_named)
+{
+#define IDLE_BAD(host) "{\"host\": " host ", \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}"
+#define IDLE_S(n, r, x) "{\"name\": \"" n "\", \"target_residency_ms\": " r ", \"exit_latency_ms\": " x "}"
+  tu_refuse(IDLE_BAD("{\"idle_states\": [" IDLE_S("C1", "0.002", "0.002") ", " IDLE_S("C6", "0.002", "0.133")
+                     "], \"idle_governor\": \"actual\"}"),
+            "host.idle_states[1].target_residency_ms", "expected the states by increasing target residency");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [" IDLE_S("C1", "0.002", "-1") "], \"idle_governor\": \"actual\"}"),
+            "host.idle_states[0].exit_latency_ms", "expected a number in [0");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [{\"name\": \"C1\", \"exit_latency_ms\": 0.002}], \"idle_governor\": \"last\"}"),
+            "host.idle_states[0].target_residency_ms", "missing (required)");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [" IDLE_S("C1", "0.002", "0.002") "]}"), "host.idle_governor",
+            "expected \"actual\" or \"last\"");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [" IDLE_S("C1", "0.002", "0.002") "], \"idle_governor\": \"menu\"}"),
+            "host.idle_governor", "expected one of \"actual\", \"last\"");
+  tu_refuse(IDLE_BAD("{\"idle_governor\": \"last\"}"), "host.idle_governor", "needs \"idle_states\"");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [], \"idle_governor\": \"last\"}"), "host.idle_states",
+            "expected at least one idle state");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [3], \"idle_governor\": \"last\"}"), "host.idle_states[0]",
+            "expected an object");
+  tu_refuse(IDLE_BAD("{\"idle_states\": [{\"name\": \"C1\", \"target_residency_ms\": 0, \"exit_latency_ms\": 0,"
+                     " \"exit_ms\": 1}], \"idle_governor\": \"last\"}"),
+            "host.idle_states[0]", "exit_ms");
+#undef IDLE_S
+#undef IDLE_BAD
+}
+END_TEST
+
+/* The example (no idle states, actual, last) is byte-identical with --jobs 1 and 2. */
+START_TEST(contention_idle_example_deterministic)
+{
+  char a[256], b[256], pa[300], pb[300];
+  tu_mkdtemp(a, sizeof a, "idle1");
+  tu_mkdtemp(b, sizeof b, "idle2");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run scenarios/examples/idle-states.json --jobs 1 -q --no-plots -o '%s'", a), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run scenarios/examples/idle-states.json --jobs 2 -q --no-plots -o '%s'", b), 0);
+  snprintf(pa, sizeof pa, "%s/summary.csv", a);
+  snprintf(pb, sizeof pb, "%s/summary.csv", b);
+  size_t la, lb;
+  char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
+  ck_assert_uint_eq(la, lb);
+  ck_assert_int_eq(memcmp(x, y, la), 0);
+  free(x);
+  free(y);
+  tu_rmtree(a);
+  tu_rmtree(b);
+}
+END_TEST
+
 /* ---- the examples run ---- */
 
 START_TEST(contention_examples_run)
 {
-  static const char *const ex[] = {"mutex", "std-mutex", "fanout", "rpc-server", NULL};
+  static const char *const ex[] = {"mutex", "std-mutex", "fanout", "rpc-server", "idle-states", NULL};
   tu_run_examples(ex);
 }
 END_TEST
@@ -650,6 +788,7 @@ Suite *contention_suite(void)
                                        contention_std_mutex_woken_loser_sleeps_again, contention_mutex_migration_cost,
                                        contention_sites_attribute_the_wait,
                                        contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
+                                       contention_idle_exit_follows_the_sleep, contention_idle_exit_delays_a_futex_wake,
                                        NULL};
   const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,
                                       contention_wait_after_unseen_notify_returns, NULL};
@@ -658,7 +797,8 @@ Suite *contention_suite(void)
                                       contention_call_concurrency_two_overlaps, NULL};
   const TTest *const errors[] = {contention_mutex_order_cycle_refused,
                                         contention_channel_deadlock_exits_1, contention_bad_input_named,
-                                        contention_hop_out_of_range_named, contention_examples_run, NULL};
+                                        contention_hop_out_of_range_named, contention_examples_run,
+                                        contention_idle_bad_input_named, contention_idle_example_deterministic, NULL};
   tu_tcase(s, "mutex", mutex, NULL, NULL, 0);
   tu_tcase(s, "channels", chan, NULL, NULL, 0);
   tu_tcase(s, "hops and calls", move, NULL, NULL, 0);

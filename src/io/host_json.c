@@ -1,5 +1,6 @@
 /* The host and dispatch sections: cores, the CPU scale and its table by n
- * (given, or read from a recorded baseline), instructions per ms, and how
+ * (given, or read from a recorded baseline), instructions per ms, the idle
+ * states of its cores and their governor, and how
  * arriving tasks are dispatched to workers. */
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +136,61 @@ static int load_cpu_scale_by_n(loader *L, ts_model *m, const cJSON *h)
   return bad ? -1 : 0;
 }
 
+/* host.idle_states (an array of {"name", "target_residency_ms",
+ * "exit_latency_ms"}, residencies increasing) and host.idle_governor
+ * ("actual" or "last"), which go together; null stands for absent. */
+static int load_idle(loader *L, ts_model *m, const cJSON *h)
+{
+  static const char *const keys[] = {"name", "target_residency_ms", "exit_latency_ms", "note", NULL};
+  static const char *const governors[] = {"actual", "last", NULL};
+  const cJSON *states = NULL;
+  int governor = -1;
+  if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "idle_states")) &&
+      ts_jget_array(&L->c, h, "idle_states", 0, &states, L->e))
+    return -1;
+  if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "idle_governor")) &&
+      ts__ml_enum_field(L, h, "idle_governor", governors, &governor))
+    return -1;
+  if (!states)
+    return governor < 0 ? 0 : ts_jfail(&L->c, "idle_governor", L->e, "an idle governor needs \"idle_states\", and there are none");
+  int k = cJSON_GetArraySize(states);
+  if (k == 0)
+    return ts_jfail(&L->c, "idle_states", L->e, "expected at least one idle state (or null: none)");
+  if (governor < 0)
+    return ts_jfail(&L->c, "idle_governor", L->e, "expected \"actual\" or \"last\" with \"idle_states\"");
+  if (!(m->idle_states = calloc((size_t)k, sizeof *m->idle_states)))
+    return ts_jfail(&L->c, "idle_states", L->e, "out of memory");
+  m->nidle = (size_t)k; /* (all of them, so that a failed load frees the names read so far) */
+  m->idle_governor = (ts_idle_governor)governor;
+  size_t old = ts_jpush_key(&L->c, "idle_states");
+  int bad = 0;
+  TS_JARRAY_EACH(i, st, states) {
+    ts_idle_state *is = &m->idle_states[i];
+    const char *name = NULL;
+    size_t o2 = ts_jpush_index(&L->c, i);
+    ts_spec sp = ts__ml_spec_of(L, st);
+    if (!cJSON_IsObject(st))
+      bad = ts_jfail_got(&L->c, NULL, st, L->e, "expected an object {\"name\", \"target_residency_ms\", \"exit_latency_ms\"}");
+    else
+      bad = ts_jcheck_keys(&L->c, st, keys, L->e) || ts_jget_string(&L->c, st, "name", 1, &name, L->e) ||
+            ts_spec_time(&sp, "target_residency_ms", 1, &is->residency) ||
+            ts_spec_time(&sp, "exit_latency_ms", 1, &is->exit) || !(is->name = ts__ml_dup_or_fail(L, name));
+    if (!bad && i > 0 && is->residency <= m->idle_states[i - 1].residency)
+      bad = ts_jfail(&L->c, "target_residency_ms", L->e,
+                     "expected the states by increasing target residency: more than the previous state's %g ms",
+                     (double)m->idle_states[i - 1].residency / 1e6);
+    ts_jpop(&L->c, o2);
+    if (bad)
+      break;
+  }
+  ts_jpop(&L->c, old);
+  return bad ? -1 : 0;
+}
+
 int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
 {
-  static const char *const hkeys[] = {"cores", "cpu_scale", "cpu_scale_by_n", "instructions_per_ms", "note", NULL};
+  static const char *const hkeys[] = {"cores",          "cpu_scale",     "cpu_scale_by_n", "instructions_per_ms",
+                                      "idle_states",    "idle_governor", "note",           NULL};
   static const char *const dkeys[] = {"policy", "task_id", "group_prefix", "note", NULL};
   const cJSON *h = NULL, *d = NULL, *ip = NULL;
   int64_t cores = 0;
@@ -150,7 +203,8 @@ int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
     ts_spec sp = ts__ml_spec_of(L, h); /* numbers, $params or expressions of $params */
     int bad = ts_jcheck_keys(&L->c, h, hkeys, L->e) || ts_spec_int(&sp, "cores", 0, 0, 4096, &cores) ||
               ts_spec_number(&sp, "cpu_scale", 0, 1e-6, 1e3, &m->cpu_scale) ||
-              load_cpu_scale_by_n(L, m, h) || ts_jget_object(&L->c, h, "instructions_per_ms", 0, &ip, L->e);
+              load_cpu_scale_by_n(L, m, h) || load_idle(L, m, h) ||
+              ts_jget_object(&L->c, h, "instructions_per_ms", 0, &ip, L->e);
     if (!bad && ip) {
       static const char *const ikeys[] = {"user", "kernel", "note", NULL};
       size_t o2 = ts_jpush_key(&L->c, "instructions_per_ms");

@@ -229,6 +229,21 @@ int64_t ts__rows_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x, int fast
 /* Event handler: a planned segment ends (ignored when its gen is stale). */
 void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev);
 
+/* --- idle states (idle.c) --- */
+
+/* wk's idle-state bookkeeping at the start of a run (a thread sleeps from 0
+ * when the host declares idle states). */
+void ts__idle_init(const ts_world *w, ts_worker *wk);
+/* wk's thread goes to sleep now: it blocks in a futex (blocks = 1: a new
+ * sleep) or parks with an empty run queue (a sleep already begun goes on). */
+void ts__idle_sleep(const ts_world *w, ts_worker *wk, int blocks);
+/* wk's sleeping thread is woken now by a wake that pays a wake latency: the
+ * exit latency of the idle state its governor chose, to add to it (0 when
+ * the host declares none or the thread is not asleep). */
+ts_time ts__idle_exit(ts_world *w, ts_worker *wk);
+/* wk's thread runs again after a sleep (call only when idle_since >= 0). */
+void ts__idle_run(const ts_world *w, ts_worker *wk);
+
 /* --- workers (worker.c) --- */
 
 /* wk has work: schedule its WAKE at time at (>= now), unless one comes sooner. */

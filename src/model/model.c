@@ -85,6 +85,9 @@ void ts_model_finish(ts_model *m)
   free(m->scale_n);
   free(m->scale_v);
   free(m->name);
+  for (size_t i = 0; i < m->nidle; i++)
+    free(m->idle_states[i].name);
+  free(m->idle_states);
   free(m->task_id);
   free(m->group_prefix);
   memset(m, 0, sizeof *m);

@@ -254,6 +254,17 @@ typedef struct ts_metric_spec {
   int per_replication;        /* value = median over replications of per-replication values */
 } ts_metric_spec;
 
+/* A host idle state (a C-state, idle.c): an idle core whose predicted idle
+ * length is at least residency may enter it; leaving it takes exit. */
+typedef struct ts_idle_state {
+  char *name;
+  ts_time residency, exit;
+} ts_idle_state;
+
+/* What the idle governor predicts an idle length from: this sleep's own
+ * length (an ideal governor) or the worker's previous sleep's. */
+typedef enum { TS_IDLE_ACTUAL, TS_IDLE_LAST } ts_idle_governor;
+
 typedef struct ts_model {
   char *name;
   double cpu_scale;           /* host.cpu_scale: every CPU cost is multiplied by it (constants at load) */
@@ -270,6 +281,9 @@ typedef struct ts_model {
   size_t nscale;
   int scale_by_worker;
   double ipms_user, ipms_kernel;  /* instructions per ms of CPU (0: not reported) */
+  ts_idle_state *idle_states; /* the host's idle states, by increasing residency (none: wakes pay no exit) */
+  size_t nidle;
+  ts_idle_governor idle_governor;
   /* dispatch (the main pool's rule; other pools use it too) */
   ts_dispatch_kind dispatch;
   char *task_id;              /* dispatch hash: taskID */

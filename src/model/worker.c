@@ -121,6 +121,8 @@ static int start_actor(ts_world *w, ts_worker *wk, int id)
   a->lap_counted = 0;
   wk->seg_threshold = ts__worker_threshold(wk);
   wk->actor = id;
+  if (wk->idle_since >= 0)
+    ts__idle_run(w, wk);
   ts__worker_counters(w, wk);
   if (a->seg.active) {
     ts__cpu_resume(w, a);
@@ -156,6 +158,7 @@ static int pop_ready(ts_world *w, ts_worker *wk)
 static void park(ts_world *w, ts_worker *wk)
 {
   ts__cpu_idle(w, wk);
+  ts__idle_sleep(w, wk, 0);
   wk->wake_charged = 0; /* a new park cycle */
 }
 
@@ -384,6 +387,7 @@ void ts__worker_loop(ts_world *w, ts_worker *wk)
 void ts__worker_block(ts_world *w, ts_worker *wk, ts_actor *a)
 {
   wk->blocked = a->id;
+  ts__idle_sleep(w, wk, 1);
   if (w->obs && w->obs->blocked)
     w->obs->blocked(w->obs->data, w->sim.now, wk->id, a->id, 1);
 }
@@ -403,6 +407,8 @@ void ts__worker_on_resume(ts_sim *sim, const ts_event *ev)
     return;
   }
   wk->blocked = -1;
+  if (wk->idle_since >= 0)
+    ts__idle_run(w, wk);
   if (w->obs && w->obs->blocked)
     w->obs->blocked(w->obs->data, sim->now, wk->id, a->id, 0);
   /* the poll that blocked goes on: same run period, same lap */

@@ -68,6 +68,7 @@ static int lay_out_pools(ts_world *w, int workers)
       wk->actor = -1;
       wk->blocked = -1;
       wk->cpu_scale = 1;
+      ts__idle_init(w, wk);
       ts_ring_init(&wk->ready);
       ts_ring_init(&wk->timers);
       ts_ring_init(&wk->micro);

@@ -221,6 +221,9 @@ typedef struct ts_worker {
   ts_time wake_kernel;    /* ...and the kernel CPU of the one it is waking now */
   int preempt_pending;    /* preempt: a PREEMPT check is scheduled now */
   int blocked;            /* the actor whose mutex wait blocks the whole worker, or -1 */
+  ts_time idle_since;     /* idle states: when its thread went to sleep, or -1 (idle.c) */
+  ts_time idle_exit;      /* ...the exit latency a wake of this sleep priced, or -1 */
+  ts_time idle_prev;      /* ...the length of its previous sleep */
   int prio_inflight;      /* priority operations in flight in this worker's process */
   int head_timer;         /* priority_yield "timer": the time-slice queue's head waits for its timer (a RELEASE event) */
   ts_seg_kind seg;
