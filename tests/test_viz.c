@@ -840,6 +840,74 @@ START_TEST(viz_explain_open_arrivals_have_no_wave_law)
 }
 END_TEST
 
+/* An open model's queues against queueing theory: M/M/1 at load 0.5 on one
+ * event loop (Pollaczek-Khinchine: rho / (mu (1 - rho)) = 1 ms), M/M/4 at
+ * load 0.8 behind a server of 4 threads (Erlang C: P(wait) = 0.5964, mean
+ * wait 0.5964 / (4 (1 - 0.8)) = 0.7455 ms), each beside its simulated mean
+ * wait; round-robin dispatch onto busy threads and sliced demands keep rho
+ * but say why no closed form applies. */
+START_TEST(viz_explain_open_queue_theory)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mm1.json", &out, NULL), 0);
+  const char *mm1 = "\nqueueing theory (from the declared arrivals and service distributions; simulated: this run):\n"
+                    "  - the main pool's event loops (I/O-callback queue): class job, Poisson 500/s, service E[S] = 1 ms"
+                    " (exponential, cv 1)\n    rho = lambda E[S] / c = 0.5 with c = 1 server\n"
+                    "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
+                    "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1 ms; simulated ";
+  const char *at = strstr(out, mm1);
+  ck_assert_msg(at, "%s", out);
+  double sim = atof(at + strlen(mm1));
+  ck_assert_msg(fabs(sim - 1) < 0.1, "simulated %g ms, Pollaczek-Khinchine 1 ms", sim);
+  ck_assert_ptr_nonnull(strstr(at, " ms (mean of 20000 jobs)\n"));
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json", &out, NULL), 0);
+  const char *mmc = "  - server db (fifo queue of calls): class request, Poisson 3200/s, service E[S] = 1 ms"
+                    " (exponential, cv 1)\n    rho = lambda E[S] / c = 0.8 with c = 4 servers\n"
+                    "    M/M/4 (Poisson arrivals, exponential service, first come first served): Erlang C\n"
+                    "    P(wait) = 0.5964, mean wait P(wait) E[S] / (c (1 - rho)) = 0.7455 ms; simulated ";
+  at = strstr(out, mmc);
+  ck_assert_msg(at, "%s", out);
+  sim = atof(at + strlen(mmc));
+  ck_assert_msg(fabs(sim - 0.7455) < 0.1, "simulated %g ms, Erlang C 0.7455 ms", sim);
+  ck_assert_msg(!strstr(out, "main pool's event loops (I/O-callback queue)"), "the callers only wait there:\n%s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json --axis dispatch=round_robin", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: does not apply: admitted "
+                            "calls go to the next worker in turn (dispatch round_robin), busy or not\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "  - the main pool's event loops (I/O-callback queue): does not apply: a sliced cpu step "
+                            "yields: round robin, not first come first served\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json --axis slicing=none", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "service E[S] = 1 ms (lognormal, cv 2)\n") &&
+                    strstr(out, "mean wait lambda E[S^2] / (2 (1 - rho)) = 2.5 ms; simulated "),
+                "%s", out);
+  free(out);
+  /* CPU on the loop, then a call: each queue has its load, neither a closed form */
+  char dir[256];
+  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"cm\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                                " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
+                                " \"classes\": [{\"name\": \"r\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\","
+                                " \"rate_per_s\": 500}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"},"
+                                " {\"op\": \"call\", \"server\": \"db\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1,"
+                                " \"dist\": \"exponential\"}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.25 with c = 1 server\n    mean wait: does not apply: its actors "
+                            "come back from their calls to server db and queue again\n") &&
+                    strstr(out, "    rho = lambda E[S] / c = 0.25 with c = 2 servers\n    mean wait: does not apply: "
+                                "the calls come after CPU on the callers' workers, so they do not arrive as Poisson\n"),
+                "%s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* The wave law is refused for what a run did, not for what its model could
  * do: a hop class of count 0 never hops. */
 START_TEST(viz_explain_law_refused_only_for_hops_that_happen)
@@ -1195,7 +1263,7 @@ Suite *viz_suite(void)
                               viz_gantt_cli_options_and_errors,
                               viz_explain_rr_report_states_the_law,
                               viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
-                              viz_explain_open_arrivals_have_no_wave_law,
+                              viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,

@@ -462,6 +462,7 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
   char open[400];
   if (every_class_open(tl) && ts_explain_open(m, open, sizeof open)) {
     ts_explain_open_queues(out, tl, open);
+    ts_explain_theory(out, tl, x);
     nc = 0;
   } else if (no_law) {
     fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);

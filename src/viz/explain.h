@@ -97,6 +97,14 @@ int ts_explain_open_class(const ts_model *m, int k, char *buf, size_t cap);
  * and the queues the arrivals of tl waited in (the servers called, the main
  * pool's callbacks and time-slice queue). */
 void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why);
+/* For an open model: per queue (the main pool's, each server's) its load
+ * rho = lambda E[S] / c from the declared arrivals and distributions and,
+ * when it is M/G/1 (Pollaczek-Khinchine) or M/M/c (Erlang C: GSL's Poisson
+ * distribution), the mean wait beside the simulated one (x: the accounting
+ * of tl); otherwise "does not apply: " and the assumption that fails (several
+ * classes, arrivals not Poisson, a policy other than first come first served,
+ * a step that is not CPU, ...). */
+void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x);
 
 /* Print the report for tl. ref, if not NULL, is the same model at n = 1 on
  * the same workers: the law's terms are then also predicted from it. title

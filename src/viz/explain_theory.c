@@ -1,0 +1,352 @@
+/* Queueing theory beside an open model's simulation in tssim explain: per
+ * queue its load rho = lambda E[S] / c from the declared arrival rate and
+ * service distributions and, where the model is a textbook queue, the
+ * closed-form mean wait next to the simulated one: Pollaczek-Khinchine for
+ * one server (M/G/1), Erlang C for c servers with exponential service
+ * (M/M/c). A queue that is not one says which assumption fails.
+ *
+ * A service time is the sum of a class's cpu steps on the queue's workers
+ * (the main pool's, or a server's handler); the steps around them must take
+ * no time (marks, spans), so the workers do nothing but serve. */
+#include "viz/explain.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dispatch.h"
+#include "model/op.h"
+
+/* The service a class's program asks of one queue: its moments, or why it is not a service time. */
+typedef struct service {
+  double mean, var;  /* ns, ns^2 */
+  int terms;         /* cpu steps with a nonzero mean */
+  int exponential;   /* one term, exponential */
+  const char *kind;  /* the distribution of the last term */
+  double cv;         /* of the sum */
+} service;
+
+typedef struct program {
+  service main;      /* cpu steps outside call handlers: on the class's own pool */
+  service handler;   /* cpu steps of its call's handler */
+  int server;        /* the one server it calls (-1: none) */
+  char why[160];     /* not empty: no service time can be read from it */
+} program;
+
+static const char *const dist_names[] = {"fixed", "exponential", "lognormal", "gamma", "uniform", "empirical"};
+
+static int zero(const ts_dist *d)
+{
+  return !d->mean_ms && d->kind == TS_DIST_FIXED && d->mean == 0;
+}
+
+/* Add one draw of d to s: 0, or -1 when its mean is an expression. */
+static int add_dist(service *s, const ts_dist *d)
+{
+  if (d->mean_ms)
+    return -1;
+  double m = (double)d->mean, v = 0;
+  switch (d->kind) {
+  case TS_DIST_FIXED: v = 0; break;
+  case TS_DIST_EXPONENTIAL: v = m * m; break;
+  case TS_DIST_LOGNORMAL:
+  case TS_DIST_GAMMA: v = d->cv * m * d->cv * m; break;
+  case TS_DIST_UNIFORM: v = (double)(d->hi - d->lo) * (double)(d->hi - d->lo) / 12; break;
+  case TS_DIST_EMPIRICAL: {
+    double sq = 0;
+    for (size_t i = 0; i < d->nemp; i++)
+      sq += d->emp[i] * d->emp[i];
+    v = d->nemp ? m * m * (sq / (double)d->nemp - 1) : 0;
+    v = v > 0 ? v : 0;
+    break;
+  }
+  }
+  if (m <= 0)
+    return 0;
+  s->mean += m;
+  s->var += v;
+  s->terms++;
+  s->exponential = s->terms == 1 && d->kind == TS_DIST_EXPONENTIAL;
+  s->kind = dist_names[d->kind];
+  s->cv = sqrt(s->var) / s->mean;
+  return 0;
+}
+
+/* Read class k's program into p. */
+static void read_program(const ts_model *m, int k, program *p)
+{
+  memset(p, 0, sizeof *p);
+  p->server = -1;
+  const ts_class *c = &m->classes[k];
+  int handler_end = -1;
+  for (size_t i = 0; i < c->nsteps && !p->why[0]; i++) {
+    const ts_step *s = &c->steps[i];
+    int in_handler = (int)i < handler_end;
+    if (s->type == &ts_op_mark || s->type == &ts_op_span_begin || s->type == &ts_op_span_end)
+      continue;
+    if (s->type == &ts_op_cpu) {
+      if (s->sliced)
+        snprintf(p->why, sizeof p->why, "a sliced cpu step yields: round robin, not first come first served");
+      else if (add_dist(in_handler ? &p->handler : &p->main, &s->cost))
+        snprintf(p->why, sizeof p->why, "a cpu demand given by an expression");
+    } else if (s->type == &ts_op_call && !in_handler && p->server < 0) {
+      if (!zero(&s->cost) || !zero(&s->cost2) || s->send || s->recv)
+        snprintf(p->why, sizeof p->why, "the call has request, reply, send or receive times besides the handler");
+      else if (!s->wait || s->limited)
+        snprintf(p->why, sizeof p->why, "the call %s", s->limited ? "times out" : "does not wait for its reply");
+      p->server = s->ref;
+      handler_end = s->jump;
+    } else if (s->type == &ts_op_call_end && (int)i == handler_end) {
+      continue;
+    } else if (s->type == &ts_op_call) {
+      snprintf(p->why, sizeof p->why, "the program calls more than once");
+    } else {
+      const char *name = s->type->name ? s->type->name : s->type->structured;
+      snprintf(p->why, sizeof p->why, "the program has a%s %s step (only cpu steps make a service time)",
+               name && strchr("aeiou", name[0]) ? "n" : "", name ? name : "compiled");
+    }
+  }
+}
+
+/* Arrivals of class k per ns, or 0 with why set when they are not Poisson of single actors. */
+static double poisson_rate(const ts_class *c, char *why, size_t cap)
+{
+  const ts_arrival *a = &c->arrival;
+  if (a->kind != TS_ARRIVE_POISSON)
+    snprintf(why, cap, "arrivals of class %s are not Poisson (%s)", c->name,
+             a->kind == TS_ARRIVE_PERIODIC ? "periodic" : a->kind == TS_ARRIVE_AT ? "at fixed times" : "after another class");
+  else if (a->batch_kind != TS_BATCH_FIXED || a->batch != 1)
+    snprintf(why, cap, "class %s arrives in batches", c->name);
+  else
+    return a->rate_per_s / 1e9;
+  return 0;
+}
+
+static void ms(char *buf, size_t cap, double ns)
+{
+  snprintf(buf, cap, "%.4g", ns / 1e6);
+}
+
+/* The closed form for a queue of c servers with Poisson arrivals at lambda
+ * per ns and service s, next to the simulated mean wait (sim ns over n). */
+static void closed_form(FILE *out, int c, double lambda, const service *s, double sim, int n, const char *what)
+{
+  double rho = lambda * s->mean / c;
+  char a[32], b[32];
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ms(b, sizeof b, sim);
+  if (c == 1) {
+    double wq = lambda * (s->var + s->mean * s->mean) / (2 * (1 - rho));
+    ms(a, sizeof a, wq);
+    fprintf(out,
+            "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
+            "    mean wait lambda E[S^2] / (2 (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
+            a, b, n, what);
+    return;
+  }
+  if (!s->exponential) {
+    fprintf(out, "    mean wait: does not apply: %d servers with %s service (cv %.3g): Erlang C needs exponential\n"
+                 "    service, and M/G/%d has no exact closed form; simulated %s ms (mean of %d %s)\n",
+            c, s->kind, s->cv, c, b, n, what);
+    return;
+  }
+  double load = lambda * s->mean; /* offered load in erlangs */
+  double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
+  double erlang_c = erlang_b / (1 - rho * (1 - erlang_b));
+  ms(a, sizeof a, erlang_c * s->mean / (c * (1 - rho)));
+  fprintf(out,
+          "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
+          "    P(wait) = %.4g, mean wait P(wait) E[S] / (c (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
+          c, erlang_c, a, b, n, what);
+}
+
+/* The queue's line and its load: lambda per ns, service s, c servers. */
+static void head(FILE *out, const char *queue, const char *klass, double lambda, const service *s, int c)
+{
+  char a[32];
+  ms(a, sizeof a, s->mean);
+  fprintf(out, "  - %s: class %s, Poisson %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
+               "    rho = lambda E[S] / c = %.4g with c = %d server%s\n",
+          queue, klass, lambda * 1e9, a, s->terms == 1 ? s->kind : "a sum of cpu steps", s->cv,
+          lambda * s->mean / c, c, c == 1 ? "" : "s");
+}
+
+/* Why the workers of pool p are not c servers doing only this queue's work, or NULL. */
+static const char *shared_workers(const ts_timeline *tl, int pool, char *buf, size_t cap)
+{
+  const ts_model *m = tl->model;
+  if (m->nscale)
+    return "the CPU is priced by load (host.cpu_scale_by_n)";
+  if (m->cores > 0 && m->cores < tl->nworkers) {
+    snprintf(buf, cap, "%d workers share %d cores", tl->nworkers, m->cores);
+    return buf;
+  }
+  if (m->pools[pool].kind == TS_WORKER_EVENT_LOOP && m->pools[pool].loop_overhead > 0)
+    return "each loop iteration's overhead adds to the service";
+  if (m->pools[pool].capacity > 0) {
+    snprintf(buf, cap, "a capacity of %d live actors per worker drops arrivals: a finite queue", m->pools[pool].capacity);
+    return buf;
+  }
+  return NULL;
+}
+
+/* The classes with visible actors in tl (1 each) into seen; returns how many. */
+static int classes_seen(const ts_timeline *tl, char *seen)
+{
+  int n = 0;
+  for (int a = 0; a < tl->nactors; a++) {
+    int k = tl->stats[a].klass;
+    if (!tl->stats[a].hidden && !seen[k]) {
+      seen[k] = 1;
+      n++;
+    }
+  }
+  return n;
+}
+
+/* The main pool's queue: the class whose actors run their cpu steps there. */
+static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, const program *pr,
+                       const char *seen, int nseen)
+{
+  const ts_model *m = tl->model;
+  int k = -1;
+  for (size_t i = 0; i < m->nclasses; i++)
+    if (seen[i] && (pr[i].main.terms || pr[i].why[0]) && k < 0)
+      k = (int)i;
+  if (k < 0) /* its actors only wait there for their replies */
+    return;
+  const ts_class *c = &m->classes[k];
+  const char *queue = m->pools[0].kind == TS_WORKER_THREAD ? "the main pool's threads (run queue)"
+                                                            : "the main pool's event loops (I/O-callback queue)";
+  char why[200] = "", buf[120];
+  const char *shared = shared_workers(tl, 0, buf, sizeof buf);
+  double lambda = poisson_rate(c, why, sizeof why);
+  if (nseen > 1)
+    snprintf(why, sizeof why, "%d classes share the queues", nseen);
+  else if (pr[k].why[0])
+    snprintf(why, sizeof why, "%s", pr[k].why);
+  if (why[0]) { /* no load to give */
+    fprintf(out, "  - %s: does not apply: %s\n", queue, why);
+    return;
+  }
+  head(out, queue, c->name, lambda, &pr[k].main, tl->nmain);
+  if (pr[k].server >= 0)
+    snprintf(why, sizeof why, "its actors come back from their calls to server %s and queue again",
+             m->servers[pr[k].server].name);
+  else if (tl->nmain > 1)
+    snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals): not one queue",
+             tl->nmain, ts_dispatch_name(m->dispatch));
+  else if (shared)
+    snprintf(why, sizeof why, "%s", shared);
+  if (why[0]) {
+    fprintf(out, "    mean wait: does not apply: %s\n", why);
+    return;
+  }
+  double sum = 0;
+  int n = 0;
+  for (int a = 0; a < tl->nactors; a++)
+    if (tl->stats[a].klass == k && !tl->stats[a].hidden && tl->stats[a].wave_end >= 0) {
+      sum += (double)(x[a].state[TS_ACTOR_READY] + x[a].state[TS_ACTOR_QUEUED]);
+      n++;
+    }
+  closed_form(out, 1, lambda, &pr[k].main, n ? sum / n : 0, n, "jobs");
+}
+
+/* Server s's queue: the class whose actors call it. */
+static void server_queue(FILE *out, const ts_timeline *tl, int s, const program *pr, const char *seen)
+{
+  const ts_model *m = tl->model;
+  const ts_server_decl *d = &m->servers[s];
+  int k = -1, callers = 0, threads = 0, others = 0;
+  for (size_t i = 0; i < m->nclasses; i++)
+    if (seen[i] && pr[i].server == s) {
+      k = k < 0 ? (int)i : k;
+      callers++;
+    }
+  if (k < 0)
+    return;
+  for (int w = 0; w < tl->nworkers; w++)
+    threads += tl->worker_pool[w] == d->pool;
+  for (size_t i = 0; i < m->nclasses; i++)
+    others += seen[i] && m->classes[i].pool == d->pool;
+  for (size_t i = 0; i < m->nservers; i++)
+    others += i != (size_t)s && m->servers[i].pool == d->pool;
+  char queue[160], why[200] = "", buf[120];
+  snprintf(queue, sizeof queue, "server %s (%s queue of calls)", d->name, d->policy->name);
+  const ts_class *c = &m->classes[k];
+  const char *shared = shared_workers(tl, d->pool, buf, sizeof buf);
+  double lambda = poisson_rate(c, why, sizeof why);
+  if (callers > 1)
+    snprintf(why, sizeof why, "%d classes call it", callers);
+  else if (pr[k].why[0])
+    snprintf(why, sizeof why, "%s", pr[k].why);
+  else if (pr[k].handler.terms == 0)
+    snprintf(why, sizeof why, "its handler takes no CPU");
+  if (why[0]) { /* no load to give */
+    fprintf(out, "  - %s: does not apply: %s\n", queue, why);
+    return;
+  }
+  head(out, queue, c->name, lambda, &pr[k].handler, d->concurrency);
+  if (pr[k].main.terms)
+    snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
+  else if (d->policy != &ts_sched_fifo)
+    snprintf(why, sizeof why, "its policy %s is not first come first served", d->policy->name);
+  else if (d->queue_limit >= 0)
+    snprintf(why, sizeof why, "its queue_limit %d refuses calls: a finite queue", d->queue_limit);
+  else if (d->worker || d->round_robin)
+    snprintf(why, sizeof why, "admitted calls go to %s, busy or not",
+             d->worker ? "one fixed worker" : "the next worker in turn (dispatch round_robin)");
+  else if (d->concurrency > threads)
+    snprintf(why, sizeof why, "%d in service at once on %d workers: admitted calls queue again on the workers",
+             d->concurrency, threads);
+  else if (others)
+    snprintf(why, sizeof why, "its pool %s runs other work too", m->pools[d->pool].name);
+  else if (shared)
+    snprintf(why, sizeof why, "%s", shared);
+  if (why[0]) {
+    fprintf(out, "    mean wait: does not apply: %s\n", why);
+    return;
+  }
+  /* the simulated wait: each call from its queueing to its admission (an actor has one call open at a time) */
+  ts_time *since = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *since);
+  double sum = 0;
+  int n = 0;
+  for (int a = 0; since && a < tl->nactors; a++)
+    since[a] = -1;
+  for (size_t i = 0; since && i < tl->ncalls; i++) {
+    const ts_tl_call *e = &tl->calls[i];
+    if (e->server != s || e->actor < 0 || e->actor >= tl->nactors)
+      continue;
+    if (e->ev == 0)
+      since[e->actor] = e->t;
+    else if (e->ev == 1 && since[e->actor] >= 0) {
+      sum += (double)(e->t - since[e->actor]);
+      n++;
+    }
+  }
+  free(since);
+  closed_form(out, d->concurrency, lambda, &pr[k].handler, n ? sum / n : 0, n, "calls");
+}
+
+void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x)
+{
+  const ts_model *m = tl->model;
+  program *pr = calloc(m->nclasses ? m->nclasses : 1, sizeof *pr);
+  char *seen = calloc(m->nclasses ? m->nclasses : 1, 1);
+  if (pr && seen) {
+    for (size_t k = 0; k < m->nclasses; k++)
+      read_program(m, (int)k, &pr[k]);
+    int nseen = classes_seen(tl, seen);
+    fprintf(out, "\nqueueing theory (from the declared arrivals and service distributions; simulated: this run):\n");
+    main_queue(out, tl, x, pr, seen, nseen);
+    for (size_t s = 0; s < m->nservers; s++)
+      server_queue(out, tl, (int)s, pr, seen);
+  }
+  free(pr);
+  free(seen);
+}
