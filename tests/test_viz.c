@@ -466,6 +466,17 @@ END_TEST
  * kinds of worker names both; an event loop's stay "callback wait" (the rr
  * wave's legend: viz_gantt_rr_wave_matches_hand_drawn_schedule). mutex.json
  * on one thread: actor 1 waits runnable while actor 0 runs. */
+/* The name of actor a's first recorded entry into state; none recorded: of
+ * an entry on an unknown worker (named by the actor's home worker). */
+static const char *entry_name(const ts_timeline *tl, int a, int state)
+{
+  for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++)
+    if (tl->states[i].state == state)
+      return ts_timeline_entry_state_name(tl, &tl->states[i]);
+  ts_tl_state e = {.actor = a, .state = (int16_t)state, .worker = -1};
+  return ts_timeline_entry_state_name(tl, &e);
+}
+
 START_TEST(viz_thread_ready_state_is_runnable)
 {
   ts_loaded L;
@@ -474,8 +485,8 @@ START_TEST(viz_thread_ready_state_is_runnable)
   size_t len;
   ts_gantt_opts o = {.width = 80, .ascii = 1};
   record("scenarios/examples/mutex.json", NULL, 0, 2, 1, &L, &tl);
-  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 1, TS_ACTOR_READY), "runnable");
-  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 1, TS_ACTOR_LOCK_WAIT), "lock wait");
+  ck_assert_str_eq(entry_name(&tl, 1, TS_ACTOR_READY), "runnable");
+  ck_assert_str_eq(entry_name(&tl, 1, TS_ACTOR_LOCK_WAIT), "lock wait");
   FILE *f = open_memstream(&got, &len);
   ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
   fclose(f);
@@ -494,13 +505,72 @@ START_TEST(viz_thread_ready_state_is_runnable)
   release(&L, &tl);
   /* an event loop and a pool of threads: both names */
   record("scenarios/examples/rpc-server.json", NULL, 0, 1, 1, &L, &tl);
-  ck_assert_str_eq(ts_timeline_actor_state_name(&tl, 0, TS_ACTOR_READY), "callback wait");
+  ck_assert_str_eq(entry_name(&tl, 0, TS_ACTOR_READY), "callback wait");
   f = open_memstream(&got, &len);
   ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
   fclose(f);
-  ck_assert_msg(strstr(got, ": callback wait (I/O callback queue) or runnable (run queue)"), "%s", got);
+  ck_assert_msg(strstr(got, ": callback wait (I/O callback queue)  ") && !strstr(got, "runnable"),
+                "no actor waited in the db thread's run queue:\n%s", got);
   free(got);
   release(&L, &tl);
+}
+END_TEST
+
+/* A ready actor is named by the worker it waits on, not its home: two jobs
+ * of an event loop hop at once to one thread and run 5 ms there, holding
+ * their own lock; the second waits runnable in the thread's run queue (the
+ * trace, the chart's legend, explain's rows). With 1 ms of CPU on the loop
+ * before the hop, it first waits as a callback on the loop, then runnable
+ * on the thread: both names. */
+START_TEST(viz_ready_state_named_by_the_worker_it_waits_on)
+{
+  for (int before = 0; before <= 1; before++) {
+    char dir[256], model[1024], path[600], *out;
+    snprintf(model, sizeof model,
+             "{\"name\": \"hop\", \"pools\": [{\"name\": \"t\", \"kind\": \"thread\", \"count\": 1}],"
+             " \"locks\": [{\"name\": \"mine\", \"scope\": \"actor\"}],"
+             " \"classes\": [{\"name\": \"job\", \"count\": 2, \"program\": [{\"op\": \"lock\", \"lock\": \"mine\"},"
+             " %s{\"op\": \"hop\", \"pool\": \"t\", \"to\": 0}, {\"op\": \"cpu\", \"ms\": 5},"
+             " {\"op\": \"unlock\", \"lock\": \"mine\"}]}]}",
+             before ? "{\"op\": \"cpu\", \"ms\": 1}, " : "");
+    ck_assert_int_eq(tu_run_files("ready-worker", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}",
+                                  dir, sizeof dir, NULL, NULL),
+                     0);
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "trace '%s/s.json' -o '%s/t.json'", dir, dir), 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    char *text = tu_read_file(path, NULL);
+    cJSON *tree = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(tree);
+    int runnable = 0, callback = 0;
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(tree, "traceEvents"))
+    {
+      runnable += strcmp(str(ev, "name"), "runnable") == 0;
+      callback += strcmp(str(ev, "name"), "callback wait") == 0;
+    }
+    cJSON_Delete(tree);
+    ck_assert_int_eq(runnable, 1);
+    ck_assert_int_eq(callback, before);
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "gantt '%s/s.json' --ascii --width 80", dir), 0);
+    ck_assert_msg(before ? strstr(out, ": callback wait (I/O callback queue) or runnable (run queue)") != NULL
+                         : strstr(out, ": runnable (run queue)") && !strstr(out, "callback wait"),
+                  "%s", out);
+    free(out);
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+    const char *rows[][3] = {{"\n    run-queue wait (runnable, thread busy)              2.5 ms   33.3%\n",
+                              "\n  while it waited (queue, run queue, lock: 2.5 ms)",
+                              "\n    held while runnable                                 2.5 ms\n"},
+                             {"\n    ready wait (I/O callbacks, run queues)              2.5 ms   29.4%\n",
+                              "\n  while it waited (queue, ready, lock: 2.5 ms)",
+                              "\n    held while ready                                      2 ms\n"}};
+    for (int i = 0; i < 3; i++)
+      ck_assert_msg(strstr(out, rows[before][i]), "missing \"%s\" in:\n%s", rows[before][i], out);
+    ck_assert_msg(!strstr(out, "callback wait"), "%s", out);
+    free(out);
+    tu_rmtree(dir);
+  }
 }
 END_TEST
 
@@ -1264,6 +1334,7 @@ Suite *viz_suite(void)
                               viz_explain_rr_report_states_the_law,
                               viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory,
+                              viz_ready_state_named_by_the_worker_it_waits_on,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,

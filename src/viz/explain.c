@@ -138,8 +138,43 @@ static void row(FILE *out, const char *what, double v, double total)
     fprintf(out, "    %-42s %12s ms\n", what, ms(v).s);
 }
 
+/* Where class k's actors waited ready to run, as the rows name it: an event
+ * loop's I/O-callback queue or a thread's run queue, by the worker of each
+ * wait that took time (a hop or a call's admission moves an actor to a
+ * worker of the other kind); without one, by the class's pool. */
+typedef struct ready_words {
+  const char *row;       /* the decomposition row */
+  const char *held;      /* the row of locks held meanwhile */
+  const char *short_;    /* in "while it waited (queue, ..., lock)" */
+} ready_words;
+
+static ready_words ready_words_of(const ts_timeline *tl, int k)
+{
+  static const ready_words loop = {"I/O-callback wait (ready, loop busy)", "held in callback wait", "callback"},
+                           thread = {"run-queue wait (runnable, thread busy)", "held while runnable", "run queue"},
+                           both = {"ready wait (I/O callbacks, run queues)", "held while ready", "ready"};
+  int threads = 0, loops = 0;
+  for (int a = 0; a < tl->nactors; a++) {
+    if (tl->stats[a].klass != k || tl->stats[a].hidden)
+      continue;
+    for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) {
+      const ts_tl_state *e = &tl->states[i];
+      ts_time t1 = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
+      if (e->state != TS_ACTOR_READY || t1 <= e->t)
+        continue;
+      int on = ts_timeline_entry_on_thread(tl, e);
+      threads += on;
+      loops += !on;
+    }
+  }
+  if (!threads && !loops)
+    return tl->model->pools[tl->model->classes[k].pool].kind == TS_WORKER_THREAD ? thread : loop;
+  return threads && loops ? both : threads ? thread : loop;
+}
+
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
 {
+  ready_words rw = ready_words_of(tl, k);
   int all = s->count + s->unfinished;
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, all, all == 1 ? "" : "s");
   if (!s->count) {
@@ -161,7 +196,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "  where the wave goes (mean per actor):\n");
   row(out, "own CPU (running)", s->state[TS_ACTOR_RUNNING], s->wave);
   row(out, "queue wait (time-slice queue)", s->state[TS_ACTOR_QUEUED], s->wave);
-  row(out, "I/O-callback wait (ready, loop busy)", s->state[TS_ACTOR_READY], s->wave);
+  row(out, rw.row, s->state[TS_ACTOR_READY], s->wave);
   row(out, "I/O (off CPU)", s->state[TS_ACTOR_IO], s->wave);
   row(out, "lock wait", s->state[TS_ACTOR_LOCK_WAIT], s->wave);
   for (int st = 0; st < TS_NSTATES; st++) { /* the other states, where they took time (state table) */
@@ -175,7 +210,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   }
   row(out, "= wave", s->wave, 0);
   double waited = s->state[TS_ACTOR_QUEUED] + s->state[TS_ACTOR_READY] + s->state[TS_ACTOR_LOCK_WAIT];
-  fprintf(out, "  while it waited (queue, callback, lock: %s ms) its worker ran:\n", ms(waited).s);
+  fprintf(out, "  while it waited (queue, %s, lock: %s ms) its worker ran:\n", rw.short_, ms(waited).s);
   row(out, "other actors' CPU", s->wait_others, waited);
   row(out, "loop overhead (yields, loop iterations)", s->wait_loop, waited);
   row(out, "nothing (idle)", s->wait_idle, waited);
@@ -189,7 +224,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "  locks: held %s ms of the wave; held while descheduled %s ms (%.1f%% of the wave):\n",
           ms(held).s, ms(desched).s, s->wave > 0 ? 100 * desched / s->wave : 0.0);
   row(out, "held while queued", s->held[TS_ACTOR_QUEUED], 0);
-  row(out, "held in callback wait", s->held[TS_ACTOR_READY], 0);
+  row(out, rw.held, s->held[TS_ACTOR_READY], 0);
   row(out, "held during I/O", s->held[TS_ACTOR_IO], 0);
   row(out, "held while waiting for another lock", s->held[TS_ACTOR_LOCK_WAIT], 0);
 }

@@ -291,9 +291,21 @@ static void legend(chart *c, FILE *out)
   static const char *const wk[] = {"0-9a-zA-Z the actor running (* beyond 61)", "~ loop overhead", "blank idle"};
   snprintf(run, sizeof run, "%s running", state_glyph(TS_ACTOR_RUNNING, a));
   snprintf(q, sizeof q, "%s queued (time-slice queue)", state_glyph(TS_ACTOR_QUEUED, a));
-  /* ready: an event loop's I/O callback queue, or a thread's run queue (ts_state_info.thread_name) */
+  /* ready: an event loop's I/O callback queue, or a thread's run queue (ts_state_info.thread_name), by the
+   * worker each ready actor waited on (after a hop or a call's admission, not its home); none ready: by the
+   * kinds of worker */
   int threads = 0, loops = 0;
-  for (int w = 0; w < c->tl->nworkers; w++)
+  for (int x = 0; x < c->tl->nactors; x++)
+    for (size_t i = c->tl->state_at[x]; i < c->tl->state_at[x + 1]; i++) {
+      const ts_tl_state *e = &c->tl->states[i];
+      ts_time t1 = i + 1 < c->tl->state_at[x + 1] ? e[1].t : c->tl->end;
+      if (e->state != TS_ACTOR_READY || t1 <= e->t) /* a wait that took no time is not drawn */
+        continue;
+      int on = ts_timeline_entry_on_thread(c->tl, e);
+      threads += on;
+      loops += !on;
+    }
+  for (int w = 0; !threads && !loops && w < c->tl->nworkers; w++)
     if (ts_timeline_worker_is_thread(c->tl, w))
       threads++;
     else

@@ -68,7 +68,10 @@ static void on_state(void *data, ts_time t, int actor, int state)
     }
     tl->runs[actor]++;
   }
-  PUSH(tl, states, nstates, cap_states, ((ts_tl_state){.t = t, .actor = actor, .state = state}));
+  const ts_actor *x = tl->world ? ts_world_actor_at(tl->world, actor) : NULL;
+  int16_t worker = x && x->worker >= 0 && x->worker < tl->nworkers ? (int16_t)x->worker : -1;
+  PUSH(tl, states, nstates, cap_states,
+       ((ts_tl_state){.t = t, .actor = actor, .state = (int16_t)state, .worker = worker}));
 }
 
 static void on_run(void *data, const ts_run_piece *r)
@@ -302,10 +305,16 @@ const char *ts_timeline_state_name(int state)
   return ts_state_get(state)->name;
 }
 
-const char *ts_timeline_actor_state_name(const ts_timeline *tl, int a, int state)
+int ts_timeline_entry_on_thread(const ts_timeline *tl, const ts_tl_state *e)
 {
-  const ts_state_info *info = ts_state_get(state);
-  return info->thread_name && ts_timeline_worker_is_thread(tl, tl->stats[a].worker) ? info->thread_name : info->name;
+  int w = e->worker >= 0 && e->worker < tl->nworkers ? e->worker : tl->stats[e->actor].worker;
+  return ts_timeline_worker_is_thread(tl, w);
+}
+
+const char *ts_timeline_entry_state_name(const ts_timeline *tl, const ts_tl_state *e)
+{
+  const ts_state_info *info = ts_state_get(e->state);
+  return info->thread_name && ts_timeline_entry_on_thread(tl, e) ? info->thread_name : info->name;
 }
 
 static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)

@@ -30,11 +30,14 @@ typedef struct ts_tl_piece {
   const char *label;  /* the step's label (owned by the model), or "loop" */
 } ts_tl_piece;
 
-/* An actor entered state (ts_actor_state) at t. */
+/* An actor entered state (ts_actor_state) at t, on worker (where it runs
+ * now, or is bound for: a hop's or an admitted call's target; -1 unknown).
+ * Narrow fields keep the record at 16 bytes (at most 4096 workers). */
 typedef struct ts_tl_state {
   ts_time t;
   int actor;
-  int state;
+  int16_t state;
+  int16_t worker;
 } ts_tl_state;
 
 typedef struct ts_tl_counter {
@@ -139,10 +142,14 @@ const char *ts_timeline_actor_name(const ts_timeline *tl, int a, char *buf, size
 int ts_timeline_worker_is_thread(const ts_timeline *tl, int w);
 /* Short name of an actor state ("running", "queued", ...). */
 const char *ts_timeline_state_name(int state);
-/* The name of actor a's state: ts_timeline_state_name, or the state's
- * thread_name (ready: "runnable", in a run queue, not an I/O callback
- * queue) when a's worker (ts_actor_stats.worker) is a thread. */
-const char *ts_timeline_actor_state_name(const ts_timeline *tl, int a, int state);
+/* The name of a recorded state change e: ts_timeline_state_name, or the
+ * state's thread_name (ready: "runnable", in a run queue, not an I/O
+ * callback queue) when the worker it happened on (e->worker; unknown: the
+ * actor's home worker) is a thread. An actor of an event loop that hopped
+ * to, or is served on, a thread is runnable there. */
+const char *ts_timeline_entry_state_name(const ts_timeline *tl, const ts_tl_state *e);
+/* Whether the worker of state change e (e->worker; unknown: its actor's home) is a thread. */
+int ts_timeline_entry_on_thread(const ts_timeline *tl, const ts_tl_state *e);
 
 /* Time actor a spent in each state (indexed by ts_actor_state) within [t0, t1),
  * added into out[TS_NSTATES]. When `lock_only`, only the time it held

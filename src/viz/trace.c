@@ -196,7 +196,7 @@ static void actor_states(builder *b, int a)
     }
     ts_time t1 = i + 1 < hi ? tl->states[i + 1].t : tl->end;
     if (t1 > s->t)
-      complete(b, ts_timeline_actor_state_name(tl, a, s->state), "state", pid, tid, s->t, t1);
+      complete(b, ts_timeline_entry_state_name(tl, s), "state", pid, tid, s->t, t1);
     /* an I/O completion: arrow to the run of its callback on the loop */
     if (s->state == TS_ACTOR_READY && i > lo && tl->states[i - 1].state == TS_ACTOR_IO && i + 1 < hi &&
         tl->states[i + 1].state == TS_ACTOR_RUNNING) {
