@@ -978,6 +978,50 @@ START_TEST(viz_explain_open_queue_theory)
 }
 END_TEST
 
+/* A window that ends before the work begins is not a deadlock: viewers
+ * wait on a channel for a publisher that arrives at 10 ms; with a 5 ms
+ * horizon the publisher's arrival lies past it, so the run ends at the
+ * horizon (it was "stuck", exit 1) and explain says the window ended first.
+ * A 20 ms horizon lets it notify them all; a publisher that never notifies
+ * leaves them stuck whatever the horizon. */
+START_TEST(viz_explain_window_ends_before_the_work_is_not_stuck)
+{
+  for (int c = 0; c < 3; c++) {
+    char dir[256], model[1024], scen[200], *out, *err;
+    snprintf(model, sizeof model,
+             "{\"name\": \"late\", \"channels\": [{\"name\": \"frames\", \"scope\": \"shared\"}],"
+             " \"classes\": [{\"name\": \"publisher\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 10},"
+             " \"program\": [{\"op\": \"cpu\", \"ms\": 1}%s]},"
+             " {\"name\": \"viewer\", \"count\": 2, \"program\": [{\"op\": \"wait\", \"channel\": \"frames\"},"
+             " {\"op\": \"cpu\", \"ms\": 1}]}]}",
+             c < 2 ? ", {\"op\": \"notify\", \"channel\": \"frames\"}" : "");
+    snprintf(scen, sizeof scen, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"horizon_ms\": %d}",
+             c == 0 ? 5 : 20);
+    tu_run_files("late", model, scen, dir, sizeof dir, NULL, NULL);
+    int rc = tu_tssimf(&out, &err, "explain '%s/s.json'", dir);
+    if (c == 0) {
+      ck_assert_msg(rc == 0, "%s", err);
+      ck_assert_msg(strstr(out, "\nclass publisher: 1 actor\n  none arrived by the horizon (5 ms): the window ended "
+                                "before their work began, nothing is stuck\n"),
+                    "%s", out);
+      ck_assert_msg(strstr(out, "\nclass viewer: 2 actors\n  none finished by the horizon"), "%s", out);
+    } else if (c == 1) {
+      ck_assert_msg(rc == 0 && strstr(out, "\nclass viewer: 2 actors, m = 3"), "%s%s", out, err);
+    } else {
+      ck_assert_msg(rc == 1 && strstr(err, "waiting on a channel \"frames\""), "exit %d: %s%s", rc, out, err);
+    }
+    free(out);
+    free(err);
+    if (c == 0) { /* the chart: the viewers at the horizon, the publisher not arrived */
+      ck_assert_int_eq(tu_tssimf(&out, NULL, "gantt '%s/s.json' --ascii", dir), 0);
+      ck_assert_msg(!strstr(out, "stuck") && strstr(out, "| not arrived\n") && strstr(out, "| at horizon\n"), "%s", out);
+      free(out);
+    }
+    tu_rmtree(dir);
+  }
+}
+END_TEST
+
 /* The wave law is refused for what a run did, not for what its model could
  * do: a hop class of count 0 never hops. */
 START_TEST(viz_explain_law_refused_only_for_hops_that_happen)
@@ -1335,6 +1379,7 @@ Suite *viz_suite(void)
                               viz_explain_zero_cache_names_terms, viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory,
                               viz_ready_state_named_by_the_worker_it_waits_on,
+                              viz_explain_window_ends_before_the_work_is_not_stuck,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,

@@ -113,8 +113,10 @@ void ts__lane_gen_next(ts_world *w, ts_lane_class *lc)
       ts__at_failed(w, at); /* simulated time would pass the limit */
       break;
     }
-    if (at > w->horizon)
+    if (at > w->horizon) {
+      w->arrivals_cut = 1;
       break; /* and so would every later one */
+    }
     if (at >= 0) {
       lc->gen_t = at;
       return;
@@ -131,6 +133,7 @@ void ts__lane_note(ts_world *w, ts_lane_class *lc, int i, ts_time at)
     at = -1;
   }
   int in = at >= 0 && at <= w->horizon;
+  w->arrivals_cut |= at > w->horizon;
   if (lc->stored) {
     lc->t[i] = in ? at : -1;
     if (in && lc->hi > 0 && at < lc->last)
@@ -267,6 +270,8 @@ void ts__start_sources(ts_world *w)
       at += (ts_time)(ts_rng_uniform(w->rng) * (double)ar->jitter);
     if (at <= w->horizon)
       ts__at(w, at, TS_EV_SOURCE, (int32_t)c, 0);
+    else
+      w->arrivals_cut = 1;
   }
 }
 
@@ -343,4 +348,6 @@ void ts__on_source(ts_sim *sim, const ts_event *ev)
     next = sim->now;
   if (next <= w->horizon)
     ts__at(w, next, TS_EV_SOURCE, ev->obj, 0);
+  else
+    w->arrivals_cut = 1;
 }

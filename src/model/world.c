@@ -701,7 +701,7 @@ int ts_world_run(ts_world *w)
   close_states(w);
   if (w->memory_at_end < 0)
     w->memory_at_end = memory_now(w);
-  if (reached || w->done == w->nactors || !any_blocked(w))
+  if (reached || w->arrivals_cut || w->done == w->nactors || !any_blocked(w))
     return TS_WORLD_OK;
   return TS_WORLD_STUCK;
 }

@@ -177,6 +177,15 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   ready_words rw = ready_words_of(tl, k);
   int all = s->count + s->unfinished;
   fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, all, all == 1 ? "" : "s");
+  int arrived = 0; /* actors with a recorded state: the others' arrival lay past the end */
+  for (int a = 0; a < tl->nactors; a++)
+    arrived += tl->stats[a].klass == k && !tl->stats[a].hidden && tl->state_at[a] < tl->state_at[a + 1];
+  if (!s->count && !arrived && tl->horizon != TS_TIME_MAX && !tl->stuck) {
+    fprintf(out, "\n  none arrived by the horizon (%s ms): the window ended before their work began, nothing is "
+            "stuck\n  (a longer horizon_ms or --horizon shows it)\n",
+            ms((double)tl->horizon).s);
+    return;
+  }
   if (!s->count) {
     fprintf(out, "\n  none finished by the horizon (horizon_ms or --horizon; or a program that runs forever): no wave to "
             "break down%s\n",

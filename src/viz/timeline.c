@@ -162,6 +162,7 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->n = n;
   tl->nworkers = tl->nmain = workers;
   tl->seed = seed;
+  tl->horizon = horizon;
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
                      .lock = on_lock, .wake = on_wake, .blocked = on_blocked, .call = on_call};
   ts_world w;

@@ -81,6 +81,7 @@ typedef struct ts_timeline {
   int nactors;
   unsigned long seed;
   ts_time end;                /* the last instant anything happened */
+  ts_time horizon;            /* the run's horizon (TS_TIME_MAX: none) */
   int stuck;                  /* the run deadlocked (-2 from ts_timeline_record): actors not done
                                  are stuck; otherwise the horizon stopped them */
   ts_actor_stats *stats;      /* per actor, at the end */
