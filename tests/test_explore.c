@@ -261,6 +261,26 @@ START_TEST(sensitivity_turning_curve_is_noted)
 }
 END_TEST
 
+/* The identical-replications note after a search counts the points that
+ * were identical apart from the evaluations: fifo_wave (no random draws) at
+ * 2 points (workers 1 and 2), one parameter at 1 -+ h and the scales 1, 0.5:
+ * 4 settings (1 is the base), so 2 points and 8 evaluations (it said "8
+ * evaluation(s) of a point" and named no count of points). */
+START_TEST(sensitivity_identical_note_counts_the_points)
+{
+  char *err;
+  write_case("fifo", fifo_wave, "\"n\": [1], \"workers\": [1, 2], \"replications\": 2");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "sensitivity '%s' --param params.c_ms --metric wave_ms --scales 1,0.5 -q "
+                                   "--no-plots -o '%s'", at("fifo.json"), at("out")),
+                   0);
+  ck_assert_msg(strstr(err, "tssim: note: every setting tried gave identical replications (2 point(s) run with 2 or "
+                            "more replications, identical at each setting tried: 8 evaluation(s) in all; the first: "
+                            "n=1 workers=1): "),
+                "%s", err);
+  free(err);
+}
+END_TEST
+
 /* The issue's command, as written: a group of eight paths, one metric,
  * four scales. The curve falls as the hydration costs fall. */
 START_TEST(sensitivity_issue_command_writes_the_curve)
@@ -857,6 +877,7 @@ Suite *explore_suite(void)
   Suite *s = suite_create("explore");
   const TTest *const sens[] = {sensitivity_mm1_elasticity_is_one_over_one_minus_rho,
                                sensitivity_fifo_wave_curve_is_linear_in_the_cost, sensitivity_turning_curve_is_noted,
+                               sensitivity_identical_note_counts_the_points,
                                sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,
                                sensitivity_names_the_setting_a_run_fails_at,
                                sensitivity_refuses_bad_input, sensitivity_window_axis_and_one_replication, NULL};

@@ -86,11 +86,13 @@ void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
  * with a backlog of arrivals not done, each with the first of them; and,
  * when every point run with 2 or more replications gave identical
  * replications (ts_sweep_notes.identical), that its intervals say nothing.
- * tried: the notes are summed over the settings a search tried
- * (sensitivity, optimize, calibrate), and the identical note says so.
+ * points: 0 for one sweep (run, merge); else the notes are summed over the
+ * settings a search tried (sensitivity, optimize, calibrate), each setting
+ * evaluated at these distinct points, and the identical note counts them
+ * (the points that were identical) apart from the evaluations in all.
  * Nothing for a count of 0. */
 struct ts_sweep_notes;
-void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup, int tried);
+void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup, size_t points);
 /* Add summary.csv and summary.json (and the removal of old plots, and of an
  * old samples.csv when samples is 0) to batch a and commit it. Returns the
  * exit status; on failure s is freed and a aborted. */

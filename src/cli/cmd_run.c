@@ -244,8 +244,9 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   "give CPU steps a spread (\"dist\": \"lognormal\", \"cv\": 0.3) or the arrivals randomness (\"poisson\", or "  \
   "\"jitter_ms\") (docs/language.md)"
 
-void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, int tried)
+void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
 {
+  int tried = points > 0;
   int same = n->replicated > 0 && n->identical.count == n->replicated;
   if (n->window_missed.count == 0 && n->backlogged.count == 0 && !same)
     return;
@@ -265,10 +266,10 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, int tried)
             "95%% intervals are 0 because nothing varies, not because the estimates are exact, and more "
             "replications add nothing; %s\n", n->replicated, n->identical.first, SPREAD_HINT);
   else if (same)
-    fprintf(stderr, "tssim: note: every setting tried gave identical replications (%zu evaluation(s) of a point "
-            "with 2 or more replications, over all the settings tried; the first: %s): the model draws nothing "
-            "random that reaches the metrics, so more replications add nothing and an interval is 0 because "
-            "nothing varies; %s\n", n->replicated, n->identical.first, SPREAD_HINT);
+    fprintf(stderr, "tssim: note: every setting tried gave identical replications (%zu point(s) run with 2 or more "
+            "replications, identical at each setting tried: %zu evaluation(s) in all; the first: %s): the model "
+            "draws nothing random that reaches the metrics, so more replications add nothing and an interval is 0 "
+            "because nothing varies; %s\n", points, n->replicated, n->identical.first, SPREAD_HINT);
 }
 
 /* A note on stderr when the sweep gives n several values but the model
