@@ -12,6 +12,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "engine/rng.h"
+#include "model/expr_run.h" /* the compiled code, to count its IN instructions */
 #include "model/internal.h" /* ts__draw: the cap on one draw */
 
 #include "model_run.h"
@@ -132,7 +133,8 @@ static void random_expr(uint64_t *s, int d, char *buf, size_t cap, size_t *len)
 /* The evaluation of compiled code (numbers fused into the operators after
  * them, chains "x == c1 || x == c2 ..." as one instruction) gives bit for bit what the reference machine gives on the code one
  * instruction per value and operator: on moq's lock indexes and 4,000
- * random expressions, with $a..$c folded and as variables, at 17 values of i. */
+ * random expressions, with $a..$c folded and as variables, at 17 values of i
+ * and NaN. */
 START_TEST(numbers_expr_fused_code_matches_the_plain_code)
 {
   static const char *const fixed[] = {"$a * $b + (i - 1 - $c // 2) % $a", "i * $a + (i - 1 - i // 3) % $a", "i",
@@ -155,7 +157,8 @@ START_TEST(numbers_expr_fused_code_matches_the_plain_code)
       char err[128];
       ts_expr *e = ts_expr_compile(text, fold_resolve, &fold, err, sizeof err);
       ck_assert_msg(e, "%s: %s", text, err);
-      for (double i = -4; i <= 4; i += 0.5) {
+      for (double step = 0; step <= 17; step++) { /* i = -4, -3.5, ..., 4, then NaN */
+        double i = step < 17 ? -4 + step / 2 : NAN;
         double a = ts_expr_eval(e, fold_get, &i), b = ts__expr_eval_plain(e, fold_get, &i);
         ck_assert_msg(memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b), "%s at i = %g: %.17g, reference %.17g",
                       text, i, a, b);
@@ -165,6 +168,37 @@ START_TEST(numbers_expr_fused_code_matches_the_plain_code)
     }
   }
   ck_assert_int_gt(numbers, 4000); /* most are numbers, not NaN */
+}
+END_TEST
+
+/* The chains of one variable against numbers are compiled into one IN
+ * instruction each (what the test above compares with the reference machine
+ * is the fused code, not code the fusion left alone): the IN instructions
+ * and the code's length, for whole, partial and no chains. */
+START_TEST(numbers_expr_chains_are_fused)
+{
+  static const struct {
+    const char *text;
+    int in, len;
+  } cases[] = {{"i == 1 || i == 2 || i == -0.5 || i == 4", 1, 2},
+               {"i == 0 || i == 1 ? i : -i", 1, 6},
+               {"i == 1 || i == 2 || i * 2 == 4", 1, 6},
+               {"i * 2 == 4 || i == 1 || i == 2", 0, 9},
+               {"i == 1 || i == 2 && i == 2 || i == 3", 0, 11},
+               {"i == 1 || i < 2", 0, 5},
+               {"i == 1", 0, 2}};
+  for (size_t k = 0; k < LEN(cases); k++) {
+    char err[128];
+    int fold = 1;
+    ts_expr *e = ts_expr_compile(cases[k].text, fold_resolve, &fold, err, sizeof err);
+    ck_assert_msg(e, "%s: %s", cases[k].text, err);
+    int in = 0;
+    for (size_t c = 0; c < e->len; c++)
+      in += e->code[c].op == TS_XOP_IN;
+    ck_assert_msg(in == cases[k].in && (int)e->len == cases[k].len, "%s: %d IN in %zu instructions, expected %d in %d",
+                  cases[k].text, in, e->len, cases[k].in, cases[k].len);
+    ts_expr_free(e);
+  }
 }
 END_TEST
 
@@ -405,6 +439,7 @@ Suite *numbers_suite(void)
   Suite *s = suite_create("numbers");
   const TTest *const tests[] = {numbers_expr_folding_keeps_every_bit,
                                 numbers_expr_fused_code_matches_the_plain_code,
+                                numbers_expr_chains_are_fused,
                                 numbers_random_latency_follows_seed,
                                 numbers_random_draws_capped_at_1000x_mean,
                                 numbers_random_draws_match_their_parameters,

@@ -456,8 +456,9 @@ END_TEST
  * name lock and channel instances: a stale start notifies another instance
  * (the channels' versions are compared) or locks another mutex. Kept
  * whole ("G", "T + 900") and up to the loop's j (T * 8 and c - 1, two
- * values; T * 8, one, which no set forgets). 8 threads on 4 workers, and
- * each on its own. */
+ * values; T * 8, one, which no set forgets; T * 4, which must not share
+ * T * 8's kept start: ts__expr_same_start compares the numbers too). 8
+ * threads on 4 workers, and each on its own. */
 START_TEST(speed_index_starts_are_the_general_path)
 {
   static const char json[] =
@@ -470,6 +471,7 @@ START_TEST(speed_index_starts_are_the_general_path)
     " \"let\": {\"T\": \"worker * 4 + k + version(v)\", \"G\": \"T * 8 + c % 8\"},"
     " \"program\": [{\"op\": \"repeat\", \"count\": 6, \"name\": \"j\", \"steps\": ["
     " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T * 8 + j % 8\"},"
+    " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T * 4 + j % 8\"},"
     " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T + 900\"},"
     " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G\"},"
     " {\"op\": \"lock\", \"lock\": \"m\", \"index\": \"T * 8 + (c - 1 - j // 2) % 8\"},"
@@ -482,6 +484,54 @@ START_TEST(speed_index_starts_are_the_general_path)
     " {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
   ck_assert_uint_gt(same_without_shortcuts(json, 8, 4), 150);
   ck_assert_uint_gt(same_without_shortcuts(json, 8, 8), 150);
+}
+END_TEST
+
+/* A spawned task and a call's task start with their parent's kept lets and
+ * index starts (when class, i and worker are its parent's): the runs are the
+ * general path's (slow_paths evaluates them anew). Nested spawns whose
+ * parent set a variable, notified an actor-scoped and a shared channel
+ * (whose versions lets read), hopped; a call's task on the server's pool
+ * (another worker: nothing carried) whose handler sets a variable. */
+START_TEST(speed_spawned_tasks_start_with_their_parents_lets_as_the_general_path)
+{
+  static const char spawn[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"counters\": [{\"name\": \"k\"}], \"channels\": [{\"name\": \"ch\", \"scope\": "
+    "\"indexed\", \"instances\": 1024}, {\"name\": \"v\", \"scope\": \"shared\"}, {\"name\": \"av\", \"scope\": \"actor\"}], "
+    "\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"indexed\", \"instances\": 1024, \"acquire_ms\": 0.01, "
+    "\"release_ms\": 0.01, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.02}], \"classes\": [{\"name\": \"a\", "
+    "\"count\": \"n\", \"vars\": {\"c\": 0}, \"let\": {\"T\": \"worker * 4 + k + version(v) + version(av) + c % 3\", "
+    "\"G\": \"T * 8 + c % 8\", \"F\": \"c == 1 || c == 3 || c == 5 || c == 7\"}, \"program\": [{\"op\": \"repeat\", "
+    "\"count\": 6, \"name\": \"j\", \"steps\": [{\"op\": \"set\", \"var\": \"c\", \"value\": \"c + 1\"}, {\"op\": \"notify\", "
+    "\"channel\": \"ch\", \"index\": \"G\"}, {\"op\": \"spawn\", \"steps\": [{\"op\": \"notify\", \"channel\": \"ch\", \"index\": "
+    "\"T\"}, {\"op\": \"lock\", \"lock\": \"m\", \"index\": \"T * 8 + (c - 1 - j // 2) % 8\"}, {\"op\": \"cpu\", \"ms\": 1}, "
+    "{\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G + F * 100\"}, {\"op\": "
+    "\"set\", \"var\": \"c\", \"value\": \"c + 2\"}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G\"}, {\"op\": "
+    "\"notify\", \"channel\": \"av\"}, {\"op\": \"spawn\", \"steps\": [{\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T "
+    "+ 900\"}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G + F * 100\"}]}, {\"op\": \"hop\", \"to\": \"(worker + "
+    "1) % W\", \"ms\": 0.5}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T + 900\"}, {\"op\": \"spawn\", \"steps\": "
+    "[{\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T + 900\"}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": "
+    "\"G\"}]}]}, {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T * 8 + (c - 1 - j // 2) % 8\"}, {\"op\": "
+    "\"notify\", \"channel\": \"ch\", \"index\": \"G + F * 100\"}, {\"op\": \"if\", \"cond\": \"j == 2\", \"then\": [{\"op\": "
+    "\"add\", \"counter\": \"k\"}]}, {\"op\": \"if\", \"cond\": \"j == 4 && i % 2 == 0\", \"then\": [{\"op\": \"notify\", "
+    "\"channel\": \"v\"}]}, {\"op\": \"if\", \"cond\": \"j == 3\", \"then\": [{\"op\": \"hop\", \"to\": \"(worker + 1) % W\", "
+    "\"ms\": 0.5}]}, {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  static const char call[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 2}], \"servers\": "
+    "[{\"name\": \"s\", \"pool\": \"db\", \"concurrency\": 2}], \"channels\": [{\"name\": \"ch\", \"scope\": \"indexed\", "
+    "\"instances\": 4096}, {\"name\": \"v\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"a\", \"count\": \"n\", "
+    "\"vars\": {\"c\": 0}, \"let\": {\"T\": \"worker * 16 + c % 7 + version(v)\", \"G\": \"T * 8 + c % 8\"}, \"program\": "
+    "[{\"op\": \"repeat\", \"count\": 5, \"name\": \"j\", \"steps\": [{\"op\": \"notify\", \"channel\": \"ch\", \"index\": "
+    "\"G\"}, {\"op\": \"set\", \"var\": \"c\", \"value\": \"c + 1\"}, {\"op\": \"call\", \"server\": \"s\", \"wait\": false, "
+    "\"request_ms\": 0.2, \"reply_ms\": 0.3, \"handler\": [{\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T\"}, "
+    "{\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G + 1000\"}, {\"op\": \"set\", \"var\": \"c\", \"value\": \"c + 3\"}, "
+    "{\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"G\"}, {\"op\": \"cpu\", \"ms\": 0.5}]}, {\"op\": \"notify\", "
+    "\"channel\": \"ch\", \"index\": \"T\"}, {\"op\": \"if\", \"cond\": \"j == 2 && i % 2 == 0\", \"then\": [{\"op\": "
+    "\"notify\", \"channel\": \"v\"}]}, {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  for (int n = 1; n <= 16; n *= 4) {
+    ck_assert_uint_gt(same_without_shortcuts(spawn, n, 4), 20);
+    ck_assert_uint_gt(same_without_shortcuts(call, n, 2), 20);
+  }
 }
 END_TEST
 
@@ -799,6 +849,7 @@ Suite *shortcuts_suite(void)
                                 speed_one_row_segments_are_the_general_ones,
                                 speed_moq_relay_is_the_general_path,
                                 speed_index_starts_are_the_general_path,
+                                speed_spawned_tasks_start_with_their_parents_lets_as_the_general_path,
                                 speed_arrivals_find_their_chunk_and_worker_as_asked,
                                 speed_stats_record_is_written_whole,
                                 speed_stream_seed_from_the_class_key_is_the_derivation,

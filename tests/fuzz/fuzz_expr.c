@@ -8,8 +8,9 @@
  * and given raw as a --set value. The file target (fuzz_load.c)
  * reaches expressions only inside 32 KB of JSON; this one feeds them
  * directly, long and deep. Findings are crashes (a recursion without a
- * bound), sanitizer reports, leaks, hangs, and any refusal that is not one
- * line naming the file (abort()).
+ * bound), sanitizer reports, leaks, hangs, any refusal that is not one
+ * line naming the file, and compiled code whose value differs from the
+ * reference machine's (ts__expr_eval_plain) (abort()).
  *
  * Built by -Dfuzz=true (clang) as tests/fuzz/fuzz_expr, run by scripts/fuzz
  * beside fuzz_load; also linked into tests/test_badinput.c, which replays
@@ -92,8 +93,13 @@ static int compile_and_eval(const char *text)
   double v;
   if (ts_expr_is_constant(e, &v))
     (void)v;
-  for (size_t k = 0; k < sizeof at / sizeof *at; k++)
-    (void)ts_expr_eval(e, get, (void *)at[k]);
+  for (size_t k = 0; k < sizeof at / sizeof *at; k++) { /* the running code is the reference machine, bit for bit */
+    double a = ts_expr_eval(e, get, (void *)at[k]), b = ts__expr_eval_plain(e, get, (void *)at[k]);
+    if (memcmp(&a, &b, sizeof a) != 0 && !(a != a && b != b)) {
+      fprintf(stderr, "fuzz_expr: %s at point %zu: %.17g, reference %.17g\n", text, k, a, b);
+      abort();
+    }
+  }
   (void)ts_expr_uses(e, 0);
   ts_expr_free(e);
   return 1;
