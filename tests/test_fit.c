@@ -766,6 +766,37 @@ START_TEST(fit_inlined_baseline_scale_is_the_same_model)
 }
 END_TEST
 
+/* walk14 item 1: without --scenario, a model that repeats forever ran
+ * each evaluation until memory ran out (9.2 GB after 12 minutes). It needs a
+ * horizon, as tssim run says: without a scenario, or with one without
+ * horizon_ms, calibrate refuses (exit 2, one line); with horizon_ms it fits. */
+START_TEST(fit_error_forever_needs_a_horizon)
+{
+  scratch s;
+  scratch_open(&s, "rec.json");
+  char model[700], scen[700], nohz[700], args[3000];
+  snprintf(model, sizeof model, "%s/m.json", s.dir);
+  snprintf(scen, sizeof scen, "%s/sc.json", s.dir);
+  snprintf(nohz, sizeof nohz, "%s/nohz.json", s.dir);
+  tu_write_file(model, "{\"name\": \"t\", \"params\": {\"c_ms\": 2},"
+                       " \"free\": [{\"name\": \"c_ms\", \"path\": \"params.c_ms\", \"min\": 1, \"max\": 10}],"
+                       " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+                       " \"count\": \"forever\", \"steps\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"},"
+                       " {\"op\": \"sleep\", \"ms\": 50}]}]}]}");
+  tu_write_file(s.baseline, "{\"points\": [{\"n\": 2, \"metrics\": {\"cpu_cores\": 0.1}}]}");
+  tu_write_file(scen, "{\"name\": \"hz\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1], \"horizon_ms\": 1000}");
+  tu_write_file(nohz, "{\"name\": \"nohz\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1]}");
+  snprintf(args, sizeof args, "%s %s --starts 0 -r 1 -q -o %s/out.json", model, s.baseline, s.dir);
+  expect_error(args, "m.json: classes[0].program[0] repeats forever, so its runs need a horizon: give --scenario FILE "
+               "with horizon_ms", NULL);
+  snprintf(args, sizeof args, "%s %s --scenario %s --starts 0 -r 1 -q -o %s/out.json", model, s.baseline, nohz, s.dir);
+  expect_error(args, "nohz.json: horizon_ms: missing: classes[0].program[0] repeats forever, so the scenario needs "
+               "horizon_ms", NULL);
+  free(cli_ok("%s %s --scenario %s --starts 0 -r 1 -q -o %s/out.json", model, s.baseline, scen, s.dir));
+  clean(&s);
+}
+END_TEST
+
 Suite *fit_suite(void)
 {
   Suite *s = suite_create("fit");
@@ -791,6 +822,7 @@ Suite *fit_suite(void)
                                  fit_error_metrics,
                                  fit_error_usage,
                                  fit_error_starts_dimension,
+                                 fit_error_forever_needs_a_horizon,
                                  NULL};
   const TTest *const inline_tests[] = {fit_inlined_baseline_scale_is_the_same_model,
                                        fit_axis_over_the_cpu_scale_is_honoured, NULL};

@@ -124,6 +124,7 @@ static int wanted(const char *const *use_metric, const char *name)
 
 static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *reported, const char *const *use_metric,
                            ts_err *e);
+static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e);
 
 /* Whether the model (the tree as it stands) reports each of b's metrics,
  * into out[] (1 or 0). */
@@ -259,6 +260,30 @@ static int axes_touch_host(const ts_scenario *sc)
   return 0;
 }
 
+/* Every run of a calibration ends at the scenario's horizon, or when no
+ * event is left: a model that runs forever (at one of the recorded axis
+ * combinations) needs a horizon, as tssim run asks. */
+static int check_horizon(ts_fit_problem *pb, ts_err *e)
+{
+  if (pb->sc && pb->sc->horizon != TS_TIME_MAX)
+    return 0;
+  for (size_t k = 0; k < pb->ng; k++) {
+    ts_model m;
+    char why[512];
+    if (combo_model(pb, pb->g[k].combo, &m, e))
+      return -1;
+    int forever = ts_model_forever(&m, why, sizeof why);
+    ts_model_finish(&m);
+    if (!forever)
+      continue;
+    if (pb->sc)
+      return ts_err_set(e, pb->sc->file, "horizon_ms", "missing: %s, so the scenario needs horizon_ms", why);
+    return ts_err_set(e, pb->file, NULL, "%s, so its runs need a horizon: give --scenario FILE with horizon_ms "
+                      "(docs/calibration.md)", why);
+  }
+  return 0;
+}
+
 int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file, const ts_fit_params *ps,
                         const ts_baseline *b, const ts_scenario *sc, const char *const *use_metric, uint64_t seed,
                         int replications, ts_err *e)
@@ -278,7 +303,8 @@ int ts_fit_problem_init(ts_fit_problem *pb, const cJSON *model, const char *file
   /* every evaluation converts the tree: read its files (a baseline the CPU
    * scale comes from) once, here, unless an axis overrides the host (then
    * each combination reads them as the model says) */
-  if ((!axes_touch_host(sc) && ts_model_inline_files(pb->tree, pb->file, e)) || probe(pb, e) || select_targets(pb, b, use_metric, e)) {
+  if ((!axes_touch_host(sc) && ts_model_inline_files(pb->tree, pb->file, e)) || probe(pb, e) || select_targets(pb, b, use_metric, e) ||
+      check_horizon(pb, e)) {
     ts_fit_problem_finish(pb);
     return -1;
   }

@@ -528,19 +528,10 @@ int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e)
 
 int ts_load_check_horizon(const ts_loaded *L, ts_err *e)
 {
-  if (L->sc.horizon != TS_TIME_MAX)
+  char why[512];
+  if (L->sc.horizon != TS_TIME_MAX || !ts_model_forever(&L->model, why, sizeof why))
     return 0;
-  for (size_t c = 0; c < L->model.nclasses; c++) {
-    const ts_class *k = &L->model.classes[c];
-    if (k->forever)
-      return ts_err_set(e, L->sc.file, "horizon_ms", "missing: class %s arrives until the horizon (\"count\": "
-                        "\"forever\"), so the scenario needs horizon_ms", k->name);
-    for (size_t i = 0; i < k->nsteps; i++)
-      if (k->steps[i].forever)
-        return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s repeats forever, so the scenario needs horizon_ms",
-                          k->steps[i].where);
-  }
-  return 0;
+  return ts_err_set(e, L->sc.file, "horizon_ms", "missing: %s, so the scenario needs horizon_ms", why);
 }
 
 /* The confidence target applies to the metrics the table reports. */

@@ -1,6 +1,7 @@
 #include "model/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,23 @@ int ts_model_main_class(const ts_model *m)
 int ts_model_reads_n(const ts_model *m)
 {
   return m->reads_n || (m->nscale > 0 && !m->scale_by_worker);
+}
+
+int ts_model_forever(const ts_model *m, char *out, size_t cap)
+{
+  for (size_t c = 0; c < m->nclasses; c++) {
+    const ts_class *k = &m->classes[c];
+    if (k->forever) {
+      snprintf(out, cap, "class %s arrives until the horizon (\"count\": \"forever\")", k->name);
+      return 1;
+    }
+    for (size_t i = 0; i < k->nsteps; i++)
+      if (k->steps[i].forever) {
+        snprintf(out, cap, "%s repeats forever", k->steps[i].where);
+        return 1;
+      }
+  }
+  return 0;
 }
 
 double ts_model_cpu_scale(const ts_model *m, double x)
