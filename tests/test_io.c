@@ -318,7 +318,7 @@ static const bad_input bad_baselines[] = {
   {"{}", NULL, "points", "missing: a baseline needs \"points\" (or \"scaling\")"},
   {"{\"points\": {}}", NULL, "points", "expected an array, got an object"},
   {"{\"scaling\": 1}", NULL, "scaling", "expected an array, got a number"},
-  {"{\"points\": []}", NULL, "points", "no recorded metric tssim knows"},
+  {"{\"points\": []}", NULL, "points", "expected at least one recorded value, got none"},
   {"{\"points\": [2]}", NULL, "points[0]", "expected an object with n and metrics, got a number"},
   {"{\"points\": [{\"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "missing (required)"},
   {"{\"points\": [{\"n\": -1, \"metrics\": {\"wave_ms\": 1}}]}", NULL, "points[0].n", "[1, 1000000]"},
@@ -336,12 +336,17 @@ static const bad_input bad_baselines[] = {
    "unknown key"},
   {"{\"points\": [{\"n\": 1, \"metrics\": {\"wave_ms\": 1}, \"weight\": -2}]}", NULL, "points[0].weight",
    "expected a number in [0, "},
-  {"{\"scaling\": [{\"n\": 1, \"tracker_ms\": 5}]}", NULL, "scaling", "no recorded metric tssim knows"},
+  {"{\"scaling\": [{\"n\": 1, \"samples\": 3, \"tracker_ms\": null}]}", NULL, "scaling",
+   "expected at least one recorded value, got none"},
+  /* the shared layout: every other field is a recorded value, a number (or null) */
+  {"{\"scaling\": [{\"n\": 1, \"wave_ms\": 5, \"settle_ms\": \"n/a\"}]}", NULL, "scaling[0].settle_ms",
+   "got a string"},
+  {"{\"scaling\": [{\"n\": 1, \"Wave_ms\": 5}]}", NULL, "scaling[0].Wave_ms", "expected a metric name"},
   {"{\"scaling\": [{\"n\": 1, \"wave_ms\": -5}]}", NULL, "scaling[0].wave_ms", "got -5"},
   {"{\"scaling\": [{\"wave_ms\": 5}]}", NULL, "scaling[0].n", "missing (required)"},
 };
 
-/* A model that reports the first twelve metrics, not settle_ms. */
+/* A model that reports the first twelve metrics, not settle_ms nor tracker_ms. */
 static int reports_no_settle(const void *ctx, const char *metric)
 {
   (void)ctx;
@@ -612,16 +617,18 @@ START_TEST(io_baseline_layouts)
   ck_assert_int_eq(ts_baseline_find(&b, 2, 1, NULL, NULL, 0, "wave_ms", &v), 0);
   ck_assert_int_eq(ts_baseline_find(&b, 2, 4, NULL, NULL, 0, "lock_wait_ms", &v), 0);
   ts_baseline_finish(&b);
-  /* the shared layout: workers default to 1; unknown and non-numeric fields
-   * are skipped; a metric only some models report (settle_ms) is loose */
-  const char *sc = write_tmp("scaling.json", "{\"system\": \"x\", \"scaling\": [{\"n\": 1, \"samples\": 3,"
+  /* the shared layout: workers default to 1; every field but n, workers,
+   * samples and note is a recorded value; one that the top-level "metrics"
+   * object describes (settle_ms, tracker_ms) is loose */
+  const char *sc = write_tmp("scaling.json", "{\"system\": \"x\", \"metrics\": {\"settle_ms\": \"s\", \"tracker_ms\": \"t\"},"
+                                             " \"scaling\": [{\"n\": 1, \"samples\": 3,"
                                              " \"wave_ms\": 496.8, \"settle_ms\": 998, \"tracker_ms\": 224.8, \"note\": \"a\"},"
                                              " {\"n\": 2, \"wave_ms\": 882.4, \"wave_ratio\": 1.78}]}");
   ck_assert_msg(ts_baseline_load(sc, &b, &e) == 0, "%s", e.msg);
-  ck_assert_uint_eq(b.nrec, 4);
+  ck_assert_uint_eq(b.nrec, 5);
   ck_assert_int_eq(ts_baseline_find(&b, 1, 1, NULL, NULL, 0, "settle_ms", &v), 1);
   for (size_t i = 0; i < b.nrec; i++)
-    ck_assert_int_eq(b.rec[i].loose, strcmp(b.rec[i].metric, "settle_ms") == 0);
+    ck_assert_int_eq(b.rec[i].loose, strcmp(b.rec[i].metric, "settle_ms") == 0 || strcmp(b.rec[i].metric, "tracker_ms") == 0);
   ts_baseline_keep(&b, reports_no_settle, NULL);
   ck_assert_uint_eq(b.nrec, 3);
   ck_assert_int_eq(ts_baseline_find(&b, 1, 1, NULL, NULL, 0, "settle_ms", &v), 0);
@@ -683,6 +690,29 @@ static void expect_one_line_error(int status, const char *what)
 }
 
 #define RR_ARGS "run scenarios/rr-wave.json --n 16 --workers 1 -q --no-plots"
+
+/* walk14 item 2: the "scaling" layout kept only built-in metric names, so a
+ * recorded span metric (t_p50_ms) was dropped, and so was a typo, silently.
+ * Every field is now a recorded value: one the model does not report is an
+ * error with a near name, unless the file's "metrics" object describes it
+ * (the shared baselines describe what the real system measured). */
+START_TEST(io_cli_scaling_baseline_keeps_every_field)
+{
+  write_tmp("m.json", PROGRAM("{\"op\": \"span_begin\", \"span\": \"t\"}, {\"op\": \"cpu\", \"ms\": 1},"
+                              " {\"op\": \"span_end\", \"span\": \"t\"}"));
+  write_tmp("s.json", SCENARIO(", \"baseline\": \"b.json\", \"table\": [\"t_p50_ms\", \"wave_ms\"]"));
+  write_tmp("b.json", "{\"scaling\": [{\"n\": 1, \"t_p50_ms\": 2, \"t_p99ms\": 3}]}");
+  char args[2 * PATH_MAX + 64];
+  snprintf(args, sizeof args, "run '%s' --no-plots -o '%s'", tmp_path(1, "s.json"), tmp_path(0, "out"));
+  expect_one_line_error(cli(args), "b.json: scaling[0].t_p99ms: unknown metric: model ");
+  ck_assert_ptr_nonnull(strstr(cli_err, "m.json does not report it; did you mean \"t_p99_ms\"?"));
+  write_tmp("b.json", "{\"metrics\": {\"settle_ms\": \"s\", \"tracker_ms\": \"t\"}, \"scaling\": [{\"n\": 1, \"samples\": 3,"
+                      " \"t_p50_ms\": 2, \"settle_ms\": 9, \"tracker_ms\": 5}]}");
+  ck_assert_msg(cli(args) == 0, "%s", cli_err);
+  ck_assert_msg(strstr(cli_out, "t_p50_ms  recorded     err"), "%s", cli_out);
+  ck_assert_ptr_nonnull(strstr(cli_out, "1.000     2.000  -50.0%"));
+}
+END_TEST
 
 START_TEST(io_cli_bad_file_exits_2_one_line)
 {
@@ -887,7 +917,7 @@ Suite *io_suite(void)
                                io_atomic_remove_goes_with_the_commit,
                                NULL};
   const TTest *const errors[] = {io_missing_files_are_named, NULL};
-  const TTest *const cli_tests[] = {io_cli_bad_file_exits_2_one_line,
+  const TTest *const cli_tests[] = {io_cli_bad_file_exits_2_one_line, io_cli_scaling_baseline_keeps_every_field,
                                     io_cli_bad_options_exit_2_one_line,
                                     io_cli_error_is_one_line_for_any_input,
                                     io_cli_usage_statuses,

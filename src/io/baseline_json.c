@@ -59,7 +59,15 @@ static int load_axes(ts_jctx *c, const cJSON *p, const cJSON **axes, ts_err *e)
   return 0;
 }
 
-static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baseline *b, ts_err *e)
+/* Whether the shared layout's top-level "metrics" object (its fields'
+ * descriptions) describes field name. */
+static int described(const cJSON *described_fields, const char *name)
+{
+  return cJSON_IsObject(described_fields) && cJSON_GetObjectItemCaseSensitive(described_fields, name) != NULL;
+}
+
+static int load_point(ts_jctx *c, const cJSON *p, const cJSON *described_fields, int scaling_layout, ts_baseline *b,
+                      ts_err *e)
 {
   long n, workers = 1;
   double weight = 1;
@@ -77,14 +85,15 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
   }
   cJSON_ArrayForEach(it, metrics)
   {
-    /* (scaling: a tssim metric's value must be a number, or null for not recorded; other fields are skipped) */
+    /* (scaling: every field but n, workers, samples and note is a recorded
+     * value, a number or null for not recorded) */
     if (scaling_layout && (!strcmp(it->string, "n") || !strcmp(it->string, "workers") ||
-                           !strcmp(it->string, "samples") || cJSON_IsNull(it) || !ts_metric_known(it->string)))
+                           !strcmp(it->string, "samples") || cJSON_IsNull(it)))
       continue;
     if (strcmp(it->string, "note") == 0)
       continue;
     if (!*it->string || strspn(it->string, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(it->string)) {
-      size_t old = ts_jpush_key(c, "metrics");
+      size_t old = scaling_layout ? strlen(c->path) : ts_jpush_key(c, "metrics");
       ts_jfail(c, it->string, e, "expected a metric name (lower-case letters, digits, '_')");
       ts_jpop(c, old);
       return -1;
@@ -100,7 +109,7 @@ static int load_point(ts_jctx *c, const cJSON *p, int scaling_layout, ts_baselin
              it->string);
     if (add(b, (int)n, (int)workers, it->string, v, weight, axes, where))
       return ts_jfail(c, NULL, e, "out of memory");
-    b->rec[b->nrec - 1].loose = scaling_layout && ts_metric_builtin(it->string) < 0;
+    b->rec[b->nrec - 1].loose = scaling_layout && described(described_fields, it->string);
   }
   return 0;
 }
@@ -130,13 +139,13 @@ int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, t
   {
     size_t old = ts_jpush_key(&c, scaling ? "scaling" : "points");
     ts_jpush_index(&c, i++);
-    int bad = load_point(&c, it, scaling, b, e);
+    int bad = load_point(&c, it, cJSON_GetObjectItemCaseSensitive(root, "metrics"), scaling, b, e);
     ts_jpop(&c, old);
     if (bad)
       goto out;
   }
   if (b->nrec == 0) {
-    ts_jfail(&c, scaling ? "scaling" : "points", e, "no recorded metric tssim knows");
+    ts_jfail(&c, scaling ? "scaling" : "points", e, "expected at least one recorded value, got none");
     goto out;
   }
   b->file = strdup(path);
@@ -204,6 +213,11 @@ int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const
   return 0;
 }
 
+static int list_reports(const void *ctx, const char *metric)
+{
+  return ts_metric_list_find(ctx, metric) >= 0;
+}
+
 void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx)
 {
   size_t k = 0;
@@ -221,5 +235,28 @@ int ts_baseline_has(const ts_baseline *b, const char *metric)
   for (size_t i = 0; b && i < b->nrec; i++)
     if (strcmp(b->rec[i].metric, metric) == 0)
       return 1;
+  return 0;
+}
+
+int ts_baseline_check_metrics(ts_baseline *b, const ts_metric_list *l, const char *model, ts_err *e)
+{
+  ts_baseline_keep(b, list_reports, l);
+  for (size_t i = 0; i < b->nrec; i++) {
+    const ts_record *r = &b->rec[i];
+    if (ts_metric_list_find(l, r->metric) >= 0)
+      continue;
+    const char **names = calloc(l->n + 1, sizeof *names);
+    for (size_t k = 0; names && k < l->n; k++)
+      names[k] = l->v[k].name;
+    const char *near = names ? ts_suggest(r->metric, names) : NULL;
+    char hint[160] = "";
+    if (near)
+      snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+    free(names);
+    return ts_err_set(e, b->file, r->where, "unknown metric: model %s does not report it%s (tssim run --help lists "
+                      "the metrics; a model adds its spans' and its own%s)", model, hint,
+                      strncmp(r->where, "scaling[", 8) == 0 ? "; a \"scaling\" field that the file's top-level "
+                      "\"metrics\" object describes is left out for a model that does not report it" : "");
+  }
   return 0;
 }

@@ -3,10 +3,11 @@
  *   {"points": [{"n": 2, "workers": 1, "axes": {"workload": "chat"},
  *                "metrics": {"wave_ms": 882.4}, "weight": 1}]}
  *   {"scaling": [{"n": 2, "wave_ms": 882.4, ...}]}  (the shared baselines' layout;
- *   workers defaults to 1, and every numeric field other than n, workers and
- *   samples that names a built-in metric is kept; one that only some models
- *   report, settle_ms say, is loose: ts_baseline_keep drops it for a model
- *   that does not)
+ *   workers defaults to 1, and every field other than n, workers, samples
+ *   and note is a recorded value, a number, or null for not recorded; one
+ *   that the file's top-level "metrics" object describes is loose:
+ *   ts_baseline_keep drops it for a model that does not report it, since the
+ *   shared layout records what the real system measured)
  * A record belongs to the sweep point with the same n, workers and axis
  * values (a record without axes to points without axes). Metric names are
  * checked against a run's metrics when the baseline is used. */
@@ -17,6 +18,7 @@
 #include "io/err.h"
 
 struct cJSON;
+struct ts_metric_list;
 
 typedef struct ts_record {
   int n;
@@ -27,7 +29,8 @@ typedef struct ts_record {
   double weight;
   char **axes;       /* naxes pairs: key, label; NULL when none */
   int naxes;
-  int loose;         /* the shared layout's field of a metric only some models report */
+  int loose;         /* the shared layout's field that its "metrics" object describes: kept only for a model
+                      * that reports it */
 } ts_record;
 
 typedef struct ts_baseline {
@@ -56,5 +59,11 @@ int ts_baseline_has(const ts_baseline *b, const char *metric);
  * metric) is 0): the shared layout records what the real system measured,
  * and a model need not report all of it. */
 void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx);
+/* Check b against the metrics a model reports (l; model is its file, for
+ * the message): drop the loose records of metrics it does not report
+ * (ts_baseline_keep), then every record left must name one of l. Returns 0,
+ * or -1 with e filled: the first unknown one, with its JSON path and the
+ * nearest name of l. */
+int ts_baseline_check_metrics(ts_baseline *b, const struct ts_metric_list *l, const char *model, ts_err *e);
 
 #endif

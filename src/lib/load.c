@@ -167,11 +167,6 @@ static void metric_hint(const ts_metric_list *l, const char *name, char *hint, s
   free(names);
 }
 
-static int list_reports(const void *ctx, const char *metric)
-{
-  return ts_metric_list_find(ctx, metric) >= 0;
-}
-
 /* The columns samples.csv and summary.csv write besides the axes and the
  * metrics (ts_report_actor_columns, then the few ts_report_samples_header
  * and ts_report_summary_csv add), which an axis key may not repeat. */
@@ -241,8 +236,6 @@ static int check_metrics(ts_loaded *L, ts_err *e)
   char why[300], hint[120];
   if (ts_metric_list_build(&L->model, &l, why, sizeof why))
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
-  if (L->has_baseline)
-    ts_baseline_keep(&L->baseline, list_reports, &l);
   int rc = check_axis_keys(L, &l, e);
   for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
     if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)
@@ -253,14 +246,8 @@ static int check_metrics(ts_loaded *L, ts_err *e)
     rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it%s (tssim run --help lists the "
                     "metrics; a model adds its spans' and its own)", L->sc.table[i], L->sc.model_path, hint);
   }
-  for (size_t i = 0; L->has_baseline && i < L->baseline.nrec && rc == 0; i++) {
-    const ts_record *r = &L->baseline.rec[i];
-    if (ts_metric_list_find(&l, r->metric) >= 0)
-      continue;
-    metric_hint(&l, r->metric, hint, sizeof hint);
-    rc = ts_err_set(e, L->baseline.file, r->where, "unknown metric: model %s does not report it%s (tssim run --help "
-                    "lists the metrics; a model adds its spans' and its own)", L->sc.model_path, hint);
-  }
+  if (rc == 0 && L->has_baseline)
+    rc = ts_baseline_check_metrics(&L->baseline, &l, L->sc.model_path, e);
   ts_metric_list_finish(&l);
   return rc;
 }
