@@ -317,7 +317,8 @@ START_TEST(cli_run_ci_target_header_says_replications_run)
 END_TEST
 
 /* A baseline none of whose records is at a point of the sweep compared
- * nothing, while the header still said "recorded: FILE": a note says so. */
+ * nothing, while the header still said "recorded: FILE": a note says so;
+ * and when some are not at a point, how many. */
 START_TEST(cli_run_notes_a_baseline_that_matches_nothing)
 {
   char *out, *err;
@@ -326,7 +327,14 @@ START_TEST(cli_run_notes_a_baseline_that_matches_nothing)
                                     "to a point of this sweep"));
   free(out);
   free(err);
+  /* some records at no point (walk14 item 3): how many are not compared */
   ck_assert_int_eq(run(&out, &err, "run scenarios/zero-cache-wave.json --n 1,3 -r 1 --no-plots -o '%s'", at("n13")), 0);
+  ck_assert_msg(strstr(err, "tssim: note: 20 of the 25 recorded values of models/baselines/zero-cache-wave.json belong "
+                            "to no point of this sweep, so they are not compared (the first, scaling[1]."), "%s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(run(&out, &err, "run scenarios/zero-cache-wave.json --n 1,2,4,8,16 -r 1 -q --no-plots -o '%s'",
+                       at("n13")), 0);
   ck_assert_ptr_null(strstr(err, "note:"));
   free(out);
   free(err);

@@ -80,6 +80,10 @@ void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_s
 /* Print the header lines and the table of a finished sweep. */
 struct ts_sweep;
 void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
+/* On stderr (even quiet), when recorded values of L's baseline belong to no
+ * point of the sweep s (a typo'd n, a narrower --n): how many, and the first
+ * with its JSON path; they are not compared. Nothing when all belong. */
+void ts_cli_baseline_note(const ts_loaded *L, const struct ts_sweep *s);
 /* On stderr (even quiet: they say what the metrics describe), the notes
  * of a sweep or of several summed (ts_sweep_notes): how many replications
  * ended before the measurement window (it starts at warmup) and how many

@@ -422,14 +422,22 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
            "replications run\n", 100 * L->sc.ci_target, s->max_replications);
   putchar('\n');
   ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
-  size_t first = 0;
-  if (L->has_baseline && L->baseline.nrec > 0 &&
-      ts_report_unmatched(&L->sc, s, &L->baseline, &first) == L->baseline.nrec) {
-    fflush(stdout);
+}
+
+void ts_cli_baseline_note(const ts_loaded *L, const ts_sweep *s)
+{
+  size_t first = 0, count = L->has_baseline ? ts_report_unmatched(&L->sc, s, &L->baseline, &first) : 0;
+  if (count == 0)
+    return;
+  const ts_record *r = &L->baseline.rec[first];
+  fflush(stdout);
+  if (count == L->baseline.nrec)
     fprintf(stderr, "tssim: note: no recorded value of %s belongs to a point of this sweep (the first, %s, is at "
-            "n=%d workers=%d): nothing was compared\n", L->baseline.file, L->baseline.rec[first].where,
-            L->baseline.rec[first].n, L->baseline.rec[first].workers);
-  }
+            "n=%d workers=%d): nothing was compared\n", L->baseline.file, r->where, r->n, r->workers);
+  else
+    fprintf(stderr, "tssim: note: %zu of the %zu recorded values of %s belong to no point of this sweep, so they "
+            "are not compared (the first, %s, is at n=%d workers=%d%s)\n", count, L->baseline.nrec,
+            L->baseline.file, r->where, r->n, r->workers, r->naxes ? " and its axis values" : "");
 }
 
 int ts_cmd_run(int argc, char **argv)
@@ -532,6 +540,7 @@ int ts_cmd_run(int argc, char **argv)
   }
   if (!o.quiet)
     ts_cli_run_print(&L, &s);
+  ts_cli_baseline_note(&L, &s); /* on stderr even with -q: summary.csv leaves those records out */
   rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, o.quiet);
   so.f = NULL;
   if (rc != 0)
