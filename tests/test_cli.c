@@ -272,7 +272,7 @@ START_TEST(cli_common_mistakes_are_named)
      "tssim: tests/data/bad/scenario-axis-set-misspelt.json: axes.a.sets.v: params.trakcer_ms is not a field of the "
      "model models/zero-cache.json; did you mean params.tracker_ms?\n"},
     {"run scenarios/zero-cache-wave.json --set params.trackr_ms=5",
-     "tssim: models/zero-cache.json: params.trackr_ms: --set: no such parameter in params; did you mean "
+     "tssim: models/zero-cache.json: params.trackr_ms: no such parameter in params; did you mean "
      "\"tracker_ms\"? (from --set params.trackr_ms=5)\n"},
   };
   expect_refused(cases, sizeof cases / sizeof *cases);

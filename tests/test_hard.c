@@ -222,7 +222,7 @@ START_TEST(hard_set_value_is_parsed_whole)
   static const char *const broken[] = {"[1", "{\"x\": 1} y", "\"abc", " [1, 2] 3", NULL};
   for (int i = 0; broken[i]; i++) {
     ck_assert_int_eq(ts_json_set_path(root, "f", "a.ms", broken[i], &e), -1);
-    ck_assert_msg(strstr(e.msg, "f: a.ms: --set: not valid JSON at column ") == e.msg, "%s", e.msg);
+    ck_assert_msg(strstr(e.msg, "f: a.ms: not valid JSON at column ") == e.msg, "%s", e.msg);
   }
   cJSON_Delete(root);
 }

@@ -243,7 +243,7 @@ START_TEST(install_example_builds_with_pkg_config)
   /* its errors are tssim's */
   rc = tu_sh(&out, "cd '%s/run' && LD_LIBRARY_PATH='%s' ../sweep '%s' 16 params.bogus=1", tmpdir, lib, scenario);
   ck_assert_int_eq(rc, 2);
-  ck_assert_msg(strstr(out, "params.bogus: --set: no such parameter in params"), "%s", out);
+  ck_assert_msg(strstr(out, "params.bogus: no such parameter in params"), "%s", out);
   free(out);
   free(src);
   free(scenario);

@@ -241,13 +241,13 @@ static const bad_input bad_models[] = {
    "host.cpu_scale_by_n.metric", "unknown metric \"bogus\""},
   {WITH("\"host\": {\"cpu_scale_by_n\": 3}"), NULL, "host.cpu_scale_by_n", "expected an object"},
   /* --set overrides that fail */
-  {OK_MODEL, "classes[3].count=2", "classes[3].count", "--set: no such place in the model"},
-  {OK_MODEL, "classes[0].program[2]={\"op\": \"yield\"}", "classes[0].program[2]", "--set: array index out of range"},
-  {OK_MODEL, "classes[0].program[4].ms=2", "classes[0].program[4].ms", "--set: no such place in the model"},
-  {OK_MODEL, "classes[0].count.x=1", "classes[0].count.x", "--set: no such place in the model"},
+  {OK_MODEL, "classes[3].count=2", "classes[3].count", "no such place in the model"},
+  {OK_MODEL, "classes[0].program[2]={\"op\": \"yield\"}", "classes[0].program[2]", "array index out of range"},
+  {OK_MODEL, "classes[0].program[4].ms=2", "classes[0].program[4].ms", "no such place in the model"},
+  {OK_MODEL, "classes[0].count.x=1", "classes[0].count.x", "no such place in the model"},
   {WITH("\"worker\": {}"), "worker.treshold_ms=5", "worker.treshold_ms", "unknown key"},
   {OK_MODEL, "wroker.threshold_ms=5", "wroker", "unknown key; did you mean \"worker\"?"},
-  {WITH("\"params\": {\"c_ms\": 1}"), "params.c_mss=5", "params.c_mss", "--set: no such parameter in params; did you mean \"c_ms\"?"},
+  {WITH("\"params\": {\"c_ms\": 1}"), "params.c_mss=5", "params.c_mss", "no such parameter in params; did you mean \"c_ms\"?"},
   {OK_MODEL, "classes[0].program[0].ms=-3", "classes[0].program[0].ms", "got -3"},
   {OK_MODEL, "worker.threshold_ms", "--set", "expected PATH=VALUE, got \"worker.threshold_ms\""},
   {OK_MODEL, "=5", "--set", "expected PATH=VALUE"},
@@ -773,7 +773,7 @@ END_TEST
 START_TEST(io_cli_bad_options_exit_2_one_line)
 {
   expect_one_line_error(cli(RR_ARGS " --set worker.treshold_ms=5"), "worker.treshold_ms: unknown key");
-  expect_one_line_error(cli(RR_ARGS " --set classes[4].count=1"), "classes[4].count: --set: no such place");
+  expect_one_line_error(cli(RR_ARGS " --set classes[4].count=1"), "classes[4].count: no such place");
   expect_one_line_error(cli(RR_ARGS " --n 1,x"), "--n: expected a comma-separated list");
   expect_one_line_error(cli(RR_ARGS " --workers 0"), "--workers: expected");
   expect_one_line_error(cli(RR_ARGS " -r 0"), "--replications: expected an integer");

@@ -52,7 +52,9 @@ enum {
 
 /* What went wrong: the code returned and the one-line message tssim prints
  * (without its "tssim: " prefix), naming the file, the JSON path and what
- * was expected. */
+ * was expected. Every call given a NULL scenario (what a failed tssim_open
+ * leaves) returns TSSIM_INPUT ("tssim_run: expected a scenario, got NULL
+ * ..."); the accessors of a NULL scenario return NULL or 0. */
 typedef struct tssim_error {
   int code;
   char message[1024];
@@ -92,7 +94,8 @@ TSSIM_API int tssim_set_n(tssim_scenario *s, const int *n, size_t count, tssim_e
 TSSIM_API int tssim_set_workers(tssim_scenario *s, const int *workers, size_t count, tssim_error *err);
 /* Replace the number of replications (1..100000) or the seed (0..2^53-1).
  * Each setter checks its value as the command line's option does (the
- * message names the option) and changes nothing when it fails. */
+ * message names the call and its argument: "tssim_set_n: n[0]: expected an
+ * integer in [1, 1000000], got 0") and changes nothing when it fails. */
 TSSIM_API int tssim_set_replications(tssim_scenario *s, int replications, tssim_error *err);
 TSSIM_API int tssim_set_seed(tssim_scenario *s, uint64_t seed, tssim_error *err);
 /* Add replications (in batches of the scenario's, up to max_replications in

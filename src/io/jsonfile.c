@@ -658,7 +658,7 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   if (!node && parents(root, path, 0) && parents(root, path, 1)) /* objects left out on the way: made */
     node = walk(root, path, &parent, key, &index);
   if (!node || !parent)
-    return ts_err_set(e, file, path, "--set: no such place in the model (check names and [indexes])");
+    return ts_err_set(e, file, path, "no such place in the model (check names and [indexes])");
   /* The value is JSON when all of it is ("2 * 3" is the string, not 2);
    * one that opens an object, array or string must close it. */
   const char *end = NULL;
@@ -670,13 +670,13 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   size_t lead = strspn(value, " \t\r\n");
   if (!v && strchr("{[\"", value[lead]) && value[lead]) {
     size_t col = end && end >= value ? (size_t)(end - value) + 1 : 1;
-    return ts_err_set(e, file, path, "--set: not valid JSON at column %zu (a value that opens with %c must be "
+    return ts_err_set(e, file, path, "not valid JSON at column %zu (a value that opens with %c must be "
                       "JSON; other values that are not JSON are taken as strings)", col, value[lead]);
   }
   if (!v)
     v = cJSON_CreateString(value);
   if (!v)
-    return ts_err_set(e, file, path, "--set: out of memory");
+    return ts_err_set(e, file, path, "out of memory");
   if (node == (cJSON *)-1) {
     if (index >= 0 && index == cJSON_GetArraySize(parent)) {
       cJSON_AddItemToArray(parent, v); /* one past the end: append */
@@ -684,7 +684,7 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     }
     if (index >= 0) {
       cJSON_Delete(v);
-      return ts_err_set(e, file, path, "--set: array index out of range (an index one past the end appends)");
+      return ts_err_set(e, file, path, "array index out of range (an index one past the end appends)");
     }
     if (parent == cJSON_GetObjectItemCaseSensitive(root, "params")) {
       cJSON_Delete(v);
@@ -695,8 +695,8 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
       names[k] = NULL;
       const char *near = ts_suggest(key, names);
       if (near)
-        return ts_err_set(e, file, path, "--set: no such parameter in params; did you mean \"%s\"?", near);
-      return ts_err_set(e, file, path, "--set: no such parameter in params (a typo?)");
+        return ts_err_set(e, file, path, "no such parameter in params; did you mean \"%s\"?", near);
+      return ts_err_set(e, file, path, "no such parameter in params (a typo?)");
     }
     cJSON_AddItemToObject(parent, key, v);
     return 0;

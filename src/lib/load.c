@@ -484,31 +484,45 @@ static int override_list(const char *arg, const char *what, long lo, long hi, in
   return 0;
 }
 
+/* A message of option opt ("--seed: ...") named by name instead. */
+static int renamed(ts_err *e, const char *opt, const char *name)
+{
+  size_t l = strlen(opt);
+  if (name && strncmp(e->msg, opt, l) == 0 && e->msg[l] == ':') {
+    char rest[sizeof e->msg];
+    snprintf(rest, sizeof rest, "%s", e->msg + l);
+    snprintf(e->msg, sizeof e->msg, "%s%s", name, rest);
+  }
+  return -1;
+}
+
 int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e)
 {
-  if (override_list(o->n, "--n", 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, e) ||
-      override_list(o->workers, "--workers", 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, e))
+  static const char *const options[6] = {"--n", "--workers", "--replications", "--seed", "--ci-target", "--ci-max"};
+  const char *const *nm = o->names ? o->names : options;
+  if (override_list(o->n, nm[0], 1, TS_MAX_ACTORS, &L->sc.ns, &L->sc.nn, e) ||
+      override_list(o->workers, nm[1], 1, TS_MAX_WORKERS, &L->sc.workers, &L->sc.nw, e))
     return -1;
   if (!L->sc.n_given && !o->n && L->model.reads_n)
-    return ts_err_set(e, L->sc.file, "n", "missing (required: model %s reads n, the sweep's n; give \"n\" or --n)",
-                      L->sc.model_path);
+    return ts_err_set(e, L->sc.file, "n", "missing (required: model %s reads n, the sweep's n; give \"n\" or %s)",
+                      L->sc.model_path, nm[0]);
   long v = 0;
   if (o->replications) {
-    if (ts_load_parse_count(o->replications, "--replications", 1, 100000, &v, e))
+    if (ts_load_parse_count(o->replications, nm[2], 1, 100000, &v, e))
       return -1;
     L->sc.replications = (int)v;
   }
   if (o->seed && ts_parse_seed(o->seed, &L->sc.seed, e))
-    return -1;
+    return renamed(e, options[3], o->names ? nm[3] : NULL);
   if (o->ci_target && parse_target(o->ci_target, &L->sc.ci_target, e))
-    return -1;
+    return renamed(e, options[4], o->names ? nm[4] : NULL);
   if (o->ci_max) {
-    if (ts_load_parse_count(o->ci_max, "--ci-max", 2, 100000, &v, e))
+    if (ts_load_parse_count(o->ci_max, nm[5], 2, 100000, &v, e))
       return -1;
     L->sc.ci_max = (int)v;
     if (!(L->sc.ci_target > 0))
-      return ts_err_set(e, "--ci-max", NULL, "bounds the replications --ci-target adds, and there is no CI target "
-                        "(give --ci-target, or ci_target in the scenario)");
+      return ts_err_set(e, nm[5], NULL, "bounds the replications %s adds, and there is no CI target "
+                        "(give %s, or ci_target in the scenario)", nm[4], nm[4]);
   }
   return 0;
 }

@@ -65,10 +65,11 @@ void ts_load_window_set(ts_scenario *sc, const char *set);
  * the scenario's. */
 typedef struct ts_load_overrides {
   const char *n, *workers, *replications, *seed, *ci_target, *ci_max;
+  const char *const *names;  /* what messages call the six (the library's setters); NULL: the options, "--n" ... */
 } ts_load_overrides;
 
 /* Apply o to L's scenario, each checked as its option is (the message names
- * the option). Returns 0, or -1 with e filled (L then partly changed). */
+ * the option, or o->names'). Returns 0, or -1 with e filled (L then partly changed). */
 int ts_load_override(ts_loaded *L, const ts_load_overrides *o, ts_err *e);
 /* An option's integer in [lo, hi] into *out: 0, or -1 with e filled (what
  * names the option). */

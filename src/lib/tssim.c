@@ -44,6 +44,33 @@ static int ok(tssim_error *err)
   return TSSIM_OK;
 }
 
+/* A NULL scenario handle (a failed tssim_open leaves *out NULL): the
+ * message names the call. */
+static int no_handle(tssim_error *err, const char *call)
+{
+  return fail(err, TSSIM_INPUT, "%s: expected a scenario, got NULL (did tssim_open fail?)", call);
+}
+
+/* An int array argument of call, each value in [lo, hi], distinct, at least
+ * one: TSSIM_OK or TSSIM_INPUT with err naming call, the argument and the
+ * value. */
+static int check_ints(const char *call, const char *arg, const int *v, size_t count, long lo, long hi,
+                      tssim_error *err)
+{
+  if (!v || count == 0)
+    return fail(err, TSSIM_INPUT, "%s: %s: expected at least one value, got %s", call, arg, v ? "count 0" : "NULL");
+  for (size_t i = 0; i < count; i++) {
+    if (v[i] < lo || v[i] > hi)
+      return fail(err, TSSIM_INPUT, "%s: %s[%zu]: expected an integer in [%ld, %ld], got %d", call, arg, i, lo, hi,
+                  v[i]);
+    for (size_t j = 0; j < i; j++)
+      if (v[j] == v[i])
+        return fail(err, TSSIM_INPUT, "%s: %s[%zu]: %d appears twice (at %zu too): each value would repeat a row",
+                    call, arg, i, v[i], j);
+  }
+  return TSSIM_OK;
+}
+
 static char *dup_or_null(const char *s, int *failed)
 {
   char *d = s ? strdup(s) : NULL;
@@ -53,12 +80,14 @@ static char *dup_or_null(const char *s, int *failed)
 
 /* ---- scenarios ---- */
 
+static const char *const setter_names[6];
+
 /* Put s's sweep overrides (n, workers, replications, seed, confidence
  * target) into L. */
 static int apply_overrides(const tssim_scenario *s, ts_loaded *L, ts_err *e)
 {
   ts_load_overrides o = {.n = s->over[0], .workers = s->over[1], .replications = s->over[2], .seed = s->over[3],
-                         .ci_target = s->over[4], .ci_max = s->over[5]};
+                         .ci_target = s->over[4], .ci_max = s->over[5], .names = setter_names};
   return ts_load_override(L, &o, e);
 }
 
@@ -117,9 +146,11 @@ static int open_src(const char *path, const char *scenario_json, const char *mod
 
 int tssim_open(const char *path, tssim_scenario **out, tssim_error *err)
 {
+  if (!out)
+    return fail(err, TSSIM_INPUT, "tssim_open: out: expected a place for the scenario, got NULL");
   if (!path) {
     *out = NULL;
-    return fail(err, TSSIM_INPUT, "no scenario file given");
+    return fail(err, TSSIM_INPUT, "tssim_open: path: expected a scenario file, got NULL");
   }
   return open_src(path, NULL, NULL, NULL, out, err);
 }
@@ -127,6 +158,8 @@ int tssim_open(const char *path, tssim_scenario **out, tssim_error *err)
 int tssim_open_json(const char *scenario_json, const char *model_json, const char *baseline_json,
                     tssim_scenario **out, tssim_error *err)
 {
+  if (!out)
+    return fail(err, TSSIM_INPUT, "tssim_open_json: out: expected a place for the scenario, got NULL");
   if (!scenario_json || !model_json) {
     *out = NULL;
     return fail(err, TSSIM_INPUT, "%s: no JSON text given", scenario_json ? "<model>" : "<scenario>");
@@ -153,8 +186,12 @@ void tssim_close(tssim_scenario *s)
 
 int tssim_set(tssim_scenario *s, const char *path_value, tssim_error *err)
 {
-  if (!path_value)
-    return fail(err, TSSIM_INPUT, "--set: expected PATH=VALUE, got nothing");
+  if (!s)
+    return no_handle(err, "tssim_set");
+  const char *eq = path_value ? strchr(path_value, '=') : NULL;
+  if (!eq || eq == path_value)
+    return fail(err, TSSIM_INPUT, "tssim_set: expected PATH=VALUE, got %s%s%s", path_value ? "\"" : "NULL",
+                path_value ? path_value : "", path_value ? "\"" : "");
   char *copy = strdup(path_value);
   char **sets = copy ? realloc(s->sets, ((size_t)s->nsets + 1) * sizeof *sets) : NULL;
   if (!sets) {
@@ -175,12 +212,17 @@ int tssim_set(tssim_scenario *s, const char *path_value, tssim_error *err)
  * line's option is; kept for the reloads of tssim_set. */
 enum { TS_OVER_N, TS_OVER_WORKERS, TS_OVER_REPLICATIONS, TS_OVER_SEED, TS_OVER_CI_TARGET, TS_OVER_CI_MAX };
 
+/* What messages call the overrides: the setters, not the command line's options. */
+static const char *const setter_names[6] = {"tssim_set_n", "tssim_set_workers", "tssim_set_replications",
+                                            "tssim_set_seed", "tssim_set_ci_target: fraction",
+                                            "tssim_set_ci_target: max_replications"};
+
 static int override(tssim_scenario *s, int k, const char *text, tssim_error *err)
 {
   const char *texts[6] = {NULL};
   texts[k] = text;
   ts_load_overrides o = {.n = texts[0], .workers = texts[1], .replications = texts[2], .seed = texts[3],
-                         .ci_target = texts[4], .ci_max = texts[5]};
+                         .ci_target = texts[4], .ci_max = texts[5], .names = setter_names};
   ts_err e;
   char *copy = strdup(text);
   if (!copy)
@@ -218,21 +260,31 @@ static int override_list(tssim_scenario *s, int k, const int *v, size_t count, t
 
 int tssim_set_n(tssim_scenario *s, const int *n, size_t count, tssim_error *err)
 {
-  return override_list(s, TS_OVER_N, n, count, err);
+  if (!s)
+    return no_handle(err, "tssim_set_n");
+  int rc = check_ints("tssim_set_n", "n", n, count, 1, TS_MAX_ACTORS, err);
+  return rc ? rc : override_list(s, TS_OVER_N, n, count, err);
 }
 
 int tssim_set_workers(tssim_scenario *s, const int *workers, size_t count, tssim_error *err)
 {
-  return override_list(s, TS_OVER_WORKERS, workers, count, err);
+  if (!s)
+    return no_handle(err, "tssim_set_workers");
+  int rc = check_ints("tssim_set_workers", "workers", workers, count, 1, TS_MAX_WORKERS, err);
+  return rc ? rc : override_list(s, TS_OVER_WORKERS, workers, count, err);
 }
 
 int tssim_set_replications(tssim_scenario *s, int replications, tssim_error *err)
 {
+  if (!s)
+    return no_handle(err, "tssim_set_replications");
   return override_list(s, TS_OVER_REPLICATIONS, &replications, 1, err);
 }
 
 int tssim_set_seed(tssim_scenario *s, uint64_t seed, tssim_error *err)
 {
+  if (!s)
+    return no_handle(err, "tssim_set_seed");
   char text[32];
   snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
   return override(s, TS_OVER_SEED, text, err);
@@ -240,12 +292,14 @@ int tssim_set_seed(tssim_scenario *s, uint64_t seed, tssim_error *err)
 
 int tssim_set_ci_target(tssim_scenario *s, double fraction, int max_replications, tssim_error *err)
 {
+  if (!s)
+    return no_handle(err, "tssim_set_ci_target");
   char text[64], max[16];
   long v;
   ts_err e;
   snprintf(text, sizeof text, "%.17g", fraction);
   snprintf(max, sizeof max, "%d", max_replications);
-  if (ts_load_parse_count(max, "--ci-max", 2, 100000, &v, &e)) /* checked first: a failure changes nothing */
+  if (ts_load_parse_count(max, setter_names[TS_OVER_CI_MAX], 2, 100000, &v, &e)) /* first: a failure changes nothing */
     return fail(err, TSSIM_INPUT, "%s", e.msg);
   int rc = override(s, TS_OVER_CI_TARGET, text, err);
   return rc ? rc : override(s, TS_OVER_CI_MAX, max, err);
@@ -253,17 +307,17 @@ int tssim_set_ci_target(tssim_scenario *s, double fraction, int max_replications
 
 const char *tssim_scenario_name(const tssim_scenario *s)
 {
-  return s->L.sc.name;
+  return s ? s->L.sc.name : NULL;
 }
 
 size_t tssim_scenario_axes(const tssim_scenario *s)
 {
-  return (size_t)s->L.sc.naxes;
+  return s ? (size_t)s->L.sc.naxes : 0;
 }
 
 const char *tssim_scenario_axis(const tssim_scenario *s, size_t a)
 {
-  return a < (size_t)s->L.sc.naxes ? s->L.sc.axes[a].key : NULL;
+  return s && a < (size_t)s->L.sc.naxes ? s->L.sc.axes[a].key : NULL;
 }
 
 /* ---- running ---- */
@@ -328,24 +382,26 @@ static int run(tssim_scenario *s, const int *ns, size_t nn, const int *ws, size_
 
 int tssim_run(tssim_scenario *s, const tssim_options *o, tssim_result **out, tssim_error *err)
 {
+  if (!out)
+    return fail(err, TSSIM_INPUT, "tssim_run: out: expected a place for the result, got NULL");
+  *out = NULL;
+  if (!s)
+    return no_handle(err, "tssim_run");
   return run(s, s->L.sc.ns, s->L.sc.nn, s->L.sc.workers, s->L.sc.nw, o, out, err);
 }
 
 int tssim_run_point(tssim_scenario *s, int n, int workers, const tssim_options *o, tssim_result **out,
                     tssim_error *err)
 {
+  if (!out)
+    return fail(err, TSSIM_INPUT, "tssim_run_point: out: expected a place for the result, got NULL");
   *out = NULL;
-  char text[2][16];
-  int *v[2] = {NULL, NULL};
-  size_t len;
-  ts_err e;
-  snprintf(text[0], sizeof text[0], "%d", n);
-  snprintf(text[1], sizeof text[1], "%d", workers);
-  int bad = ts_parse_int_list(text[0], "--n", 1, TS_MAX_ACTORS, &v[0], &len, &e) ||
-            ts_parse_int_list(text[1], "--workers", 1, TS_MAX_WORKERS, &v[1], &len, &e);
-  free(v[0]);
-  free(v[1]);
-  if (bad)
-    return fail(err, TSSIM_INPUT, "%s", e.msg);
+  if (!s)
+    return no_handle(err, "tssim_run_point");
+  if (n < 1 || n > TS_MAX_ACTORS)
+    return fail(err, TSSIM_INPUT, "tssim_run_point: n: expected an integer in [1, %ld], got %d", (long)TS_MAX_ACTORS, n);
+  if (workers < 1 || workers > TS_MAX_WORKERS)
+    return fail(err, TSSIM_INPUT, "tssim_run_point: workers: expected an integer in [1, %ld], got %d", (long)TS_MAX_WORKERS,
+                workers);
   return run(s, &n, 1, &workers, 1, o, out, err);
 }
