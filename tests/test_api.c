@@ -304,6 +304,21 @@ START_TEST(api_errors_are_the_command_line_s)
 }
 END_TEST
 
+/* walk14 item 4: the header says a text scenario's "model" is not read, yet
+ * leaving it out failed with "<scenario>: model: missing (required)". */
+START_TEST(api_json_scenario_needs_no_model_field)
+{
+  tssim_scenario *s;
+  tssim_error err;
+  ck_assert_msg(tssim_open_json("{\"name\": \"x\", \"n\": [1], \"workers\": [1]}", model_json, NULL, &s, &err) ==
+                TSSIM_OK, "%s", err.message);
+  tssim_result *r = run_ok(s, 1);
+  ck_assert_uint_eq(tssim_result_points(r), 1);
+  tssim_result_free(r);
+  tssim_close(s);
+}
+END_TEST
+
 /* walk14 item 8: the handle a failed tssim_open leaves (NULL) given to the
  * other calls is bad input, not a crash; so is a NULL out. */
 START_TEST(api_null_handle_is_bad_input)
@@ -342,6 +357,7 @@ Suite *api_suite(void)
   tcase_add_test(tc, api_json_text_equals_files_for_any_jobs);
   tcase_add_test(tc, api_errors_are_the_command_line_s);
   tcase_add_test(tc, api_null_handle_is_bad_input);
+  tcase_add_test(tc, api_json_scenario_needs_no_model_field);
   tcase_add_test(tc, api_confidence_target_adds_replications_as_the_command_line);
   suite_add_tcase(s, tc);
   return s;

@@ -72,9 +72,9 @@ typedef struct tssim_scenario tssim_scenario;
  * Returns TSSIM_OK, or a code with err filled (err may be NULL); *out is
  * then NULL. */
 TSSIM_API int tssim_open(const char *path, tssim_scenario **out, tssim_error *err);
-/* The same from JSON text: scenario_json is a scenario (its "model" field is
- * not read: model_json is the model), baseline_json a baseline or NULL
- * (none). Messages name them "<scenario>", "<model>" and "<baseline>"; a file
+/* The same from JSON text: scenario_json is a scenario (its "model" field
+ * may be left out, and is not read: model_json is the model; nor is its
+ * "baseline": baseline_json is the baseline, or NULL for none). Messages name them "<scenario>", "<model>" and "<baseline>"; a file
  * the model names (a cpu_scale_by_n baseline) is read relative to the current
  * folder. */
 TSSIM_API int tssim_open_json(const char *scenario_json, const char *model_json, const char *baseline_json,

@@ -416,7 +416,7 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
                                      "table", "ci_target", "ci_max_replications", "notes", NULL};
   memset(s, 0, sizeof *s);
   ts_jctx c = {.file = path};
-  const char *name = NULL, *model, *baseline = NULL, *desc = "";
+  const char *name = NULL, *model = "<model>", *baseline = NULL, *desc = "";
   long reps = 1;
   double seed = 1;
   int rc = -1;
@@ -430,7 +430,7 @@ int ts_scenario_convert(const cJSON *root, const char *path, int check_files, ts
     goto out;
   }
   if (ts_jcheck_keys(&c, root, keys, e) || ts_jget_string(&c, root, "name", 1, &name, e) ||
-      ts_jget_string(&c, root, "description", 0, &desc, e) || ts_jget_string(&c, root, "model", 1, &model, e) ||
+      ts_jget_string(&c, root, "description", 0, &desc, e) || ts_jget_string(&c, root, "model", check_files, &model, e) ||
       ts_jget_string(&c, root, "baseline", 0, &baseline, e) ||
       int_array(&c, root, "n", 0, 1, TS_MAX_ACTORS, &s->ns, &s->nn, e) ||
       int_array(&c, root, "workers", 1, 1, TS_MAX_WORKERS, &s->workers, &s->nw, e) ||

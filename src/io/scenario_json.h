@@ -57,7 +57,8 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e);
  * model and baseline paths (which must be readable). */
 int ts_scenario_from_json(const struct cJSON *root, const char *path, ts_scenario *s, ts_err *e);
 /* ts_scenario_from_json, checking the model and baseline files are readable
- * only when check_files (a scenario given as text comes with its model). */
+ * only when check_files; without, "model" may be left out (a scenario given
+ * as text comes with its model). */
 int ts_scenario_convert(const struct cJSON *root, const char *path, int check_files, ts_scenario *s, ts_err *e);
 /* Free a scenario's memory; NULL is accepted. */
 void ts_scenario_finish(ts_scenario *s);
