@@ -603,7 +603,11 @@ END_TEST
 START_TEST(fit_error_baseline)
 {
   /* metric names are checked against the model's metrics when the baseline is used, not at load */
-  expect_error(RR BASE "-q", "fit-bad-metric.json: settle_ms is recorded but is not a metric of the model", NULL);
+  /* as tssim run says it (walk14 item 6: it had no JSON path, no near name) */
+  expect_error(RR BASE "-q", "fit-bad-metric.json: points[0].metrics.settle_ms: unknown metric: model ",
+               "fit-rr.json does not report it (tssim run --help lists the metrics");
+  expect_error(RR "@tests/data/fit-typo-metric.json -q", "fit-typo-metric.json: points[1].metrics.wave_ratoi: unknown "
+               "metric: model ", "does not report it; did you mean \"wave_ratio\"?");
   expect_error(RR "@tests/data/fit-one-value.json -q",
                "fit-one-value.json: 1 recorded value(s) with a weight above 0 for 2 free parameters", NULL);
   expect_error(RR "@tests/data/fit-zero.json -q", "fit-zero.json: n=1 workers=1: queue_wait_ms is recorded as 0",

@@ -127,7 +127,7 @@ static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *
 static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e);
 
 /* Whether the model (the tree as it stands) reports each of b's metrics,
- * into out[] (1 or 0). */
+ * into out[] (1 or 0); a record that is not loose must name one of them. */
 static int model_reports(const ts_fit_problem *pb, const ts_baseline *b, int *out, ts_err *e)
 {
   ts_model m;
@@ -141,8 +141,9 @@ static int model_reports(const ts_fit_problem *pb, const ts_baseline *b, int *ou
     return ts_err_set(e, pb->file, NULL, "%s", why);
   for (size_t i = 0; i < b->nrec; i++)
     out[i] = ts_metric_list_find(&l, b->rec[i].metric) >= 0;
+  rc = ts_baseline_check_metrics(b, &l, pb->file, e); /* tssim run's message: path, nearest name */
   ts_metric_list_finish(&l);
-  return 0;
+  return rc;
 }
 
 static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const char *const *use_metric, ts_err *e)

@@ -213,9 +213,9 @@ int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const
   return 0;
 }
 
-static int list_reports(const void *ctx, const char *metric)
+int ts_baseline_reports(const void *list, const char *metric)
 {
-  return ts_metric_list_find(ctx, metric) >= 0;
+  return ts_metric_list_find(list, metric) >= 0;
 }
 
 void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx)
@@ -238,12 +238,11 @@ int ts_baseline_has(const ts_baseline *b, const char *metric)
   return 0;
 }
 
-int ts_baseline_check_metrics(ts_baseline *b, const ts_metric_list *l, const char *model, ts_err *e)
+int ts_baseline_check_metrics(const ts_baseline *b, const ts_metric_list *l, const char *model, ts_err *e)
 {
-  ts_baseline_keep(b, list_reports, l);
   for (size_t i = 0; i < b->nrec; i++) {
     const ts_record *r = &b->rec[i];
-    if (ts_metric_list_find(l, r->metric) >= 0)
+    if (r->loose || ts_metric_list_find(l, r->metric) >= 0)
       continue;
     const char **names = calloc(l->n + 1, sizeof *names);
     for (size_t k = 0; names && k < l->n; k++)

@@ -59,11 +59,13 @@ int ts_baseline_has(const ts_baseline *b, const char *metric);
  * metric) is 0): the shared layout records what the real system measured,
  * and a model need not report all of it. */
 void ts_baseline_keep(ts_baseline *b, int (*reports)(const void *ctx, const char *metric), const void *ctx);
+/* Whether the metric list (a ts_metric_list: a model's) has metric: the
+ * reports argument of ts_baseline_keep. */
+int ts_baseline_reports(const void *list, const char *metric);
 /* Check b against the metrics a model reports (l; model is its file, for
- * the message): drop the loose records of metrics it does not report
- * (ts_baseline_keep), then every record left must name one of l. Returns 0,
- * or -1 with e filled: the first unknown one, with its JSON path and the
- * nearest name of l. */
-int ts_baseline_check_metrics(ts_baseline *b, const struct ts_metric_list *l, const char *model, ts_err *e);
+ * the message): every record that is not loose must name one of l (loose
+ * ones are for ts_baseline_keep to drop). Returns 0, or -1 with e filled:
+ * the first unknown one, with its JSON path and the nearest name of l. */
+int ts_baseline_check_metrics(const ts_baseline *b, const struct ts_metric_list *l, const char *model, ts_err *e);
 
 #endif

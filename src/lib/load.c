@@ -246,8 +246,10 @@ static int check_metrics(ts_loaded *L, ts_err *e)
     rc = ts_err_set(e, L->sc.file, where, "\"%s\": model %s does not report it%s (tssim run --help lists the "
                     "metrics; a model adds its spans' and its own)", L->sc.table[i], L->sc.model_path, hint);
   }
-  if (rc == 0 && L->has_baseline)
+  if (rc == 0 && L->has_baseline) {
+    ts_baseline_keep(&L->baseline, ts_baseline_reports, &l);
     rc = ts_baseline_check_metrics(&L->baseline, &l, L->sc.model_path, e);
+  }
   ts_metric_list_finish(&l);
   return rc;
 }
