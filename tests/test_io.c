@@ -90,6 +90,14 @@ static void expect_message(const char *msg, const char *file, const bad_input *c
 #define WITH(extra) PROGRAM_WITH(extra, OK_STEP)
 
 static const bad_input bad_models[] = {
+  /* walk14 item 5: a field fixed at load names the name it cannot read */
+  {MODEL("{\"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\", \"period_ms\": \"50 / n\"}, \"program\": ["
+         OK_STEP "]}"), NULL, "classes[0].arrival.period_ms",
+   "\"50 / n\" reads n, the sweep's n, which is not known when the model loads: expected a number of ms in"},
+  {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"lognormal\", \"cv\": \"W / 10\"}"), NULL, "classes[0].program[0].cv",
+   "\"W / 10\" reads W, the workers of the main pool, which is not known when the model loads"},
+  {MODEL("{\"count\": 1, \"size_bytes\": \"i * 8\", \"program\": [" OK_STEP "]}"), NULL, "classes[0].size_bytes",
+   "it reads i, the actor's index, which is not known when the model loads"},
   /* malformed JSON: line and column */
   {"{\"classes\": [\n  {\"count\": 1, \"program\": ]}\n]}", NULL, NULL, "malformed JSON at line 2, column 27"},
   /* cJSON points at the second comma or just past it: column 15 or 16 */

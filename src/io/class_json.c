@@ -148,9 +148,11 @@ static int const_field(loader *L, const cJSON *obj, const char *key, double lo, 
   if (bad)
     return -1;
   int known = ts_expr_is_constant(e, &v);
+  const char *why = known ? NULL : ts__ml_not_constant_why(e);
   ts_expr_free(e);
   if (!known)
-    return ts_jfail(&L->c, key, L->e, "expected a value known at load time (numbers and $params only)");
+    return ts_jfail(&L->c, key, L->e, "it reads %s, which is not known when the model loads: expected a value "
+                    "known at load time (numbers and $params only)", why);
   if (!(v >= lo && v <= hi) || v != floor(v))
     return ts_jfail(&L->c, key, L->e, "expected an integer in [%g, %g], got %g", lo, hi, v);
   *out = (int64_t)v;

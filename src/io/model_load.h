@@ -72,6 +72,10 @@ int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required
 /* The required "count" of obj (a class's actors or a pool's workers: $params, n, W) into *out;
  * when it is known at load time, an integer in [lo, hi]. */
 int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr **out);
+/* Why expression e is not known at load time, for a message: "n, the
+ * sweep's n" and the like, naming the first name it reads that only a run
+ * knows ("a name known only while running" if none of the usual). */
+const char *ts__ml_not_constant_why(const ts_expr *e);
 /* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
 int ts__ml_class_of_name(const char *s);
 

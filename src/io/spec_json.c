@@ -200,9 +200,12 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                           range_text(range, lo, hi, integral), ts_expr_excerpt(v->valuestring, quoted, sizeof quoted),
                           err);
     int known = ts_expr_is_constant(e, &d);
+    const char *why = known ? NULL : ts__ml_not_constant_why(e);
     ts_expr_free(e);
     if (!known)
-      return ts_spec_fail(sp, key, "expected %s in %s known at load time (numbers and $params only)", what,
+      return ts_spec_fail(sp, key, "\"%s\" reads %s, which is not known when the model loads: expected %s in %s "
+                          "known at load time (numbers and $params only)",
+                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), why, what,
                           range_text(range, lo, hi, integral));
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
       return ts_spec_fail(sp, key, "\"%s\" is %g: expected %s in %s",
@@ -568,4 +571,19 @@ int ts_spec_has(ts_spec *sp, const char *key)
 const ts_model *ts_spec_model(ts_spec *sp)
 {
   return sp->L->m;
+}
+
+const char *ts__ml_not_constant_why(const ts_expr *e)
+{
+  static const struct {
+    int kind;
+    const char *why;
+  } names[] = {{TS_VAR_N, "n, the sweep's n"},
+               {TS_VAR_W, "W, the workers of the main pool"},
+               {TS_VAR_INDEX, "i, the actor's index"},
+               {TS_VAR_LET, "a let of the class"}};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (ts_expr_uses(e, names[k].kind))
+      return names[k].why;
+  return "a name known only while running";
 }
