@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "io/jsonfile.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 
 #include "testutil.h"
 

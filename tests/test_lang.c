@@ -665,6 +665,13 @@ static const bad_case bad[] = {
   /* a model metric named like a built-in replaced that column */
   {"{\"metrics\": {\"cpu_cores\": {\"expr\": \"cpu_ms * 2\"}}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    "", "metrics.cpu_cores", "a metric the model already reports"},
+  /* walk14 item 9: a model metric's unknown name gets the nearest, at the field's path */
+  {"{\"metrics\": {\"r\": {\"expr\": \"cpu_mss * 2\"}}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "metrics.r.expr", "unknown name \"cpu_mss\" before column 9; did you mean \"cpu_ms\"?"},
+  {"{\"params\": {\"rate\": 2}, \"metrics\": {\"r\": {\"expr\": \"cpu_ms * $rat\"}}, \"classes\": [{\"count\": 1,"
+   " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "metrics.r.expr", "did you mean \"$rate\"?"},
+  {"{\"metrics\": {\"r\": {\"actor\": \"wave_mss\"}}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+   "", "metrics.r.actor", "\"wave_mss\" is not a per-actor metric; did you mean \"wave_ms\"?"},
   /* a span whose statistics would be called like a built-in */
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"span_begin\", \"span\": \"wave\"},"
    " {\"op\": \"cpu\", \"ms\": 1}, {\"op\": \"span_end\", \"span\": \"wave\"}]}]}", "", "spans", "would report wave_p95_ms"},

@@ -5,7 +5,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 
 static const ts_command commands[] = {
   {"run", "sweep a scenario: table, summary.csv, samples.csv, summary.json, plots", ts_cmd_run},

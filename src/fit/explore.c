@@ -6,7 +6,7 @@
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 #include "run/metrics.h"
 
 /* Whether an axis value of sc overrides something under the model's host. */

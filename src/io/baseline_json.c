@@ -6,7 +6,7 @@
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 #include "run/metrics.h"
 
 static int add(ts_baseline *b, int n, int workers, const char *metric, double value, double weight,

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "io/jsonsyntax.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 
 /* ---- cJSON's memory ---- */
 

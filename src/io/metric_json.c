@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "io/model_load.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 #include "run/metrics.h"
 
 static int load_metric(loader *L, ts_model *m, const cJSON *jm)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "io/model_load.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 #include "model/op.h"
 
 /* The numeric params, kept for metric expressions ($name). */

@@ -9,7 +9,7 @@
 
 #include "io/model_json.h"
 #include "io/model_load.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 
 int ts_spec_fail(ts_spec *sp, const char *key, const char *fmt, ...)
 {

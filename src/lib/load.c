@@ -6,7 +6,7 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "io/report.h"
-#include "io/suggest.h"
+#include "run/suggest.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
 

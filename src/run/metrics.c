@@ -1,4 +1,5 @@
 #include "run/metrics.h"
+#include "run/suggest.h"
 #include "run/sweep_internal.h"
 
 #include <math.h>
@@ -178,12 +179,14 @@ static int taken(const ts_metric_list *l, const char *name)
 typedef struct rctx {
   const ts_metric_list *l;
   const ts_model *m;
+  char unknown[TS_SUGGEST_MAX_LEN + 2];  /* the last name resolve did not know, for a suggestion */
 } rctx;
 
 /* Names in a metric's expression: the metrics before it, and $params. */
 static int resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
 {
-  const rctx *r = ctx;
+  rctx *r = ctx;
+  snprintf(r->unknown, sizeof r->unknown, "%s", name); /* kept when it is not known */
   if (name[0] == '$') {
     for (size_t p = 0; p < r->m->nparams; p++)
       if (strcmp(r->m->param_names[p], name + 1) == 0) {
@@ -197,6 +200,24 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
     return 0;
   *var = (ts_expr_var){.kind = 0, .index = i};
   return 1;
+}
+
+/* "; did you mean \"x\"?" into hint (size cap) when a name of l (with
+ * source src, or any when src < 0) or, for a "$name", a parameter of m is
+ * near name; else "". */
+static void near_hint(const ts_metric_list *l, int src, const ts_model *m, const char *name, char *hint, size_t cap)
+{
+  size_t n = name[0] == '$' ? m->nparams : l->n;
+  const char **names = calloc(n + 1, sizeof *names);
+  size_t k = 0;
+  for (size_t i = 0; names && i < n; i++)
+    if (name[0] == '$')
+      names[k++] = m->param_names[i];
+    else if (src < 0 || (int)l->v[i].source == src)
+      names[k++] = l->v[i].name;
+  const char *near = names ? ts_suggest(name[0] == '$' ? name + 1 : name, names) : NULL;
+  snprintf(hint, cap, near ? "; did you mean \"%s%s\"?" : "", name[0] == '$' ? "$" : "", near ? near : "");
+  free(names);
 }
 
 /* One world metric of a model with sites; -1 after a name clash or out of memory (err says). */
@@ -349,8 +370,10 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
         if (builtins[k].source == TS_SRC_ACTOR && strcmp(builtins[k].name, d->actor) == 0)
           b = (int)k;
       if (b < 0) {
-        snprintf(err, cap, "metrics.%s.actor: \"%s\" is not a per-actor metric (wave_ms, cpu_ms, ready_wait_ms, ...)",
-                 d->name, d->actor);
+        char hint[120];
+        near_hint(out, TS_SRC_ACTOR, m, d->actor, hint, sizeof hint);
+        snprintf(err, cap, "metrics.%s.actor: \"%s\" is not a per-actor metric%s (wave_ms, cpu_ms, ready_wait_ms, "
+                 "...)", d->name, d->actor, hint);
         ts_metric_list_finish(out);
         return -1;
       }
@@ -370,14 +393,16 @@ int ts_metric_list_build(const ts_model *m, ts_metric_list *out, char *err, size
     x->source = TS_SRC_EXPR;
     x->unit = "";
     out->n--; /* not findable by its own expression */
-    rctx r = {out, m};
-    char why[160];
+    rctx r = {.l = out, .m = m};
+    char why[160], hint[120] = "";
     ts_expr *e = ts_expr_compile(d->expr, resolve, &r, why, sizeof why);
+    if (!e && strstr(why, "unknown name")) /* the name resolve saw last is the unknown one */
+      near_hint(out, -1, m, r.unknown, hint, sizeof hint);
     out->n++;
     if (!e) {
       char quoted[TS_EXPR_QUOTE];
-      snprintf(err, cap, "metrics.%s: \"%s\": %s (names: the metrics listed by `tssim run --help` and those before it)",
-               d->name, ts_expr_excerpt(d->expr, quoted, sizeof quoted), why);
+      snprintf(err, cap, "metrics.%s.expr: \"%s\": %s%s (names: the metrics listed by `tssim run --help` and those "
+               "before it)", d->name, ts_expr_excerpt(d->expr, quoted, sizeof quoted), why, hint);
       ts_metric_list_finish(out);
       return -1;
     }

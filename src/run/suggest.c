@@ -3,7 +3,7 @@
  * every prefix of b. Invariant that makes the early exit sound: a row's
  * smallest entry M(i) is at least min(M(i-1), M(i-2) + 1) and at most
  * M(i-1) + 1, so once M(i) > max every later row, and the distance, is too. */
-#include "io/suggest.h"
+#include "run/suggest.h"
 
 #include <string.h>
 #include <strings.h>
