@@ -126,9 +126,34 @@ static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *
                            ts_err *e);
 static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e);
 
-/* Whether the model (the tree as it stands) reports each of b's metrics,
- * into out[] (1 or 0); a record that is not loose must name one of them. */
-static int model_reports(const ts_fit_problem *pb, const ts_baseline *b, int *out, ts_err *e)
+/* 1 if the model of record r's axis combination reports r's metric, 0 if
+ * not, -1 on error (an axis value the scenario lacks, a set that fails). */
+static int combo_reports(ts_fit_problem *pb, const ts_record *r, ts_err *e)
+{
+  int combo = record_combo(pb, r, e);
+  if (combo < 0)
+    return -1;
+  ts_model m;
+  ts_metric_list l;
+  char why[300];
+  if (combo_model(pb, combo, &m, e))
+    return -1;
+  int rc = ts_metric_list_build(&m, &l, why, sizeof why);
+  ts_model_finish(&m);
+  if (rc)
+    return ts_err_set(e, pb->file, NULL, "%s", why);
+  rc = ts_metric_list_find(&l, r->metric) >= 0;
+  ts_metric_list_finish(&l);
+  return rc;
+}
+
+/* Whether the model reports each of b's metrics, into out[] (1 or 0): the
+ * model as it stands, or else the model of the record's axis combination
+ * (an axis value may turn a metric on). A record that is not loose, and
+ * that use_metric (NULL: all) asks for, must name one of them: tssim run's
+ * message (JSON path, nearest name) when it does not. */
+static int model_reports(ts_fit_problem *pb, const ts_baseline *b, const char *const *use_metric, int *out,
+                         ts_err *e)
 {
   ts_model m;
   ts_metric_list l;
@@ -139,9 +164,26 @@ static int model_reports(const ts_fit_problem *pb, const ts_baseline *b, int *ou
   ts_model_finish(&m);
   if (rc)
     return ts_err_set(e, pb->file, NULL, "%s", why);
-  for (size_t i = 0; i < b->nrec; i++)
+  ts_baseline missing = *b; /* the asked-for records neither model reports */
+  missing.nrec = 0;
+  missing.rec = calloc(b->nrec + 1, sizeof *missing.rec);
+  if (!missing.rec)
+    rc = ts_err_set(e, b->file, NULL, "out of memory");
+  for (size_t i = 0; rc == 0 && i < b->nrec; i++) {
     out[i] = ts_metric_list_find(&l, b->rec[i].metric) >= 0;
-  rc = ts_baseline_check_metrics(b, &l, pb->file, e); /* tssim run's message: path, nearest name */
+    if (out[i] || b->rec[i].loose || !wanted(use_metric, b->rec[i].metric))
+      continue;
+    int in_combo = combo_reports(pb, &b->rec[i], e);
+    if (in_combo < 0)
+      rc = -1;
+    else if (in_combo)
+      out[i] = 1;
+    else
+      missing.rec[missing.nrec++] = b->rec[i];
+  }
+  if (rc == 0)
+    rc = ts_baseline_check_metrics(&missing, &l, pb->file, e);
+  free(missing.rec);
   ts_metric_list_finish(&l);
   return rc;
 }
@@ -151,7 +193,7 @@ static int select_targets(ts_fit_problem *pb, const ts_baseline *b, const char *
   int *reported = calloc(b->nrec + 1, sizeof *reported);
   if (!reported)
     return ts_err_set(e, b->file, NULL, "out of memory");
-  int rc = model_reports(pb, b, reported, e);
+  int rc = model_reports(pb, b, use_metric, reported, e);
   for (size_t i = 0; rc == 0 && i < b->nrec; i++)
     if (b->rec[i].loose && !reported[i])
       reported[i] = -1; /* the shared layout's field of a metric this model does not report: left out */
