@@ -345,6 +345,19 @@ START_TEST(api_null_handle_is_bad_input)
   ck_assert_int_eq(tssim_open(NULL, NULL, &err), TSSIM_INPUT);
   ck_assert_int_eq(tssim_open_json("{}", "{}", NULL, NULL, &err), TSSIM_INPUT);
   tssim_close(NULL);
+  /* the accessors of a NULL result (what a failed run leaves): nothing, not a crash */
+  ck_assert_uint_eq(tssim_result_points(NULL), 0);
+  ck_assert_uint_eq(tssim_result_metrics(NULL), 0);
+  ck_assert_ptr_null(tssim_result_metric(NULL, 0));
+  ck_assert_int_eq(tssim_result_metric_index(NULL, "wave_ms"), -1);
+  ck_assert_int_eq(tssim_result_n(NULL, 0), -1);
+  ck_assert_ptr_null(tssim_result_label(NULL, 0, 0));
+  ck_assert(isnan(tssim_result_value(NULL, 0, 0)) && isnan(tssim_result_recorded(NULL, 0, 0)));
+  ck_assert_uint_eq(tssim_result_actors(NULL), 0);
+  ck_assert(isnan(tssim_result_actor_value(NULL, 0, 0)));
+  ck_assert_ptr_null(tssim_result_actor_class(NULL, 0));
+  ck_assert_ptr_null(tssim_result_actor_label(NULL, 0, 0));
+  tssim_result_free(NULL);
 }
 END_TEST
 

@@ -138,6 +138,9 @@ TSSIM_API void tssim_result_free(tssim_result *r);
 
 /* ---- results per point: the rows of summary.csv ---- */
 
+/* Every accessor below accepts a NULL result (what a failed tssim_run
+ * leaves in *out): counts are 0, names NULL, indexes -1, values NAN. */
+
 /* The points (a row per axis combination, n, workers and reported class, in
  * summary.csv's order) and the metrics (its columns). */
 TSSIM_API size_t tssim_result_points(const tssim_result *r);

@@ -148,28 +148,28 @@ void tssim_result_free(tssim_result *r)
 
 size_t tssim_result_points(const tssim_result *r)
 {
-  return r->s.npoints;
+  return r ? r->s.npoints : 0;
 }
 
 size_t tssim_result_metrics(const tssim_result *r)
 {
-  return r->s.ncols;
+  return r ? r->s.ncols : 0;
 }
 
 const char *tssim_result_metric(const tssim_result *r, size_t m)
 {
-  return m < r->s.ncols ? r->s.cols[m].name : NULL;
+  return r && m < r->s.ncols ? r->s.cols[m].name : NULL;
 }
 
 int tssim_result_metric_index(const tssim_result *r, const char *name)
 {
-  return ts_sweep_col(&r->s, name);
+  return r && name ? ts_sweep_col(&r->s, name) : -1;
 }
 
-/* Point p, or NULL. */
+/* Point p, or NULL (also when r is NULL). */
 static const ts_point *point(const tssim_result *r, size_t p)
 {
-  return p < r->s.npoints ? &r->s.points[p] : NULL;
+  return r && p < r->s.npoints ? &r->s.points[p] : NULL;
 }
 
 int tssim_result_n(const tssim_result *r, size_t p)
@@ -237,7 +237,7 @@ double tssim_result_recorded(const tssim_result *r, size_t p, size_t m)
 
 size_t tssim_result_actors(const tssim_result *r)
 {
-  return r->nactors;
+  return r ? r->nactors : 0;
 }
 
 size_t tssim_result_actor_columns(const tssim_result *r)
@@ -263,15 +263,15 @@ int tssim_result_actor_column_index(const tssim_result *r, const char *name)
 
 double tssim_result_actor_value(const tssim_result *r, size_t i, size_t c)
 {
-  return i < r->nactors && c < TS_LIB_ACTOR_COLS ? r->actors[i].v[c] : NAN;
+  return r && i < r->nactors && c < TS_LIB_ACTOR_COLS ? r->actors[i].v[c] : NAN;
 }
 
 const char *tssim_result_actor_class(const tssim_result *r, size_t i)
 {
-  return i < r->nactors ? r->classes[r->actors[i].klass] : NULL;
+  return r && i < r->nactors ? r->classes[r->actors[i].klass] : NULL;
 }
 
 const char *tssim_result_actor_label(const tssim_result *r, size_t i, size_t a)
 {
-  return i < r->nactors && a < r->naxes ? r->labels[(size_t)r->actors[i].combo * r->naxes + a] : NULL;
+  return r && i < r->nactors && a < r->naxes ? r->labels[(size_t)r->actors[i].combo * r->naxes + a] : NULL;
 }
