@@ -744,6 +744,12 @@ START_TEST(io_cli_unmatched_records_are_noted)
   write_tmp("b.json", "{\"points\": [{\"n\": 2, \"metrics\": {\"wave_ms\": 1}}]}");
   ck_assert_int_eq(cli(args), 0);
   ck_assert_msg(strstr(cli_err, "tssim: note") == NULL, "%s", cli_err);
+  /* records at the sweep's n that name no value of an axis: the note says which axis (review14c) */
+  write_tmp("s.json", "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1], \"baseline\": \"b.json\","
+                      " \"axes\": {\"h\": {\"sets\": {\"c1\": {\"host.cores\": 1}}}}}");
+  ck_assert_int_eq(cli(args), 0);
+  ck_assert_msg(strstr(cli_err, "is at n=2 workers=1; it names no value of the scenario's axis \"h\"): nothing was "
+                                "compared\n"), "%s", cli_err);
 }
 END_TEST
 

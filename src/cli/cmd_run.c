@@ -424,20 +424,50 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
   ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
 }
 
+/* Why record r matches no point, as far as its axes go, into buf: an axis
+ * of the scenario it names no value of, an axis it names that the scenario
+ * has not, or else its axis values (none when it names no axes). */
+static void axes_reason(const ts_scenario *sc, const ts_record *r, char *buf, size_t cap)
+{
+  buf[0] = '\0';
+  for (int a = 0; a < sc->naxes; a++) {
+    int named = 0;
+    for (int k = 0; k < r->naxes && !named; k++)
+      named = strcmp(r->axes[2 * k], sc->axes[a].key) == 0;
+    if (!named) {
+      snprintf(buf, cap, "; it names no value of the scenario's axis \"%s\"", sc->axes[a].key);
+      return;
+    }
+  }
+  for (int k = 0; k < r->naxes; k++) {
+    int known = 0;
+    for (int a = 0; a < sc->naxes && !known; a++)
+      known = strcmp(r->axes[2 * k], sc->axes[a].key) == 0;
+    if (!known) {
+      snprintf(buf, cap, "; the scenario has no axis \"%s\"", r->axes[2 * k]);
+      return;
+    }
+  }
+  if (r->naxes)
+    snprintf(buf, cap, " and its axis values");
+}
+
 void ts_cli_baseline_note(const ts_loaded *L, const ts_sweep *s)
 {
   size_t first = 0, count = L->has_baseline ? ts_report_unmatched(&L->sc, s, &L->baseline, &first) : 0;
   if (count == 0)
     return;
   const ts_record *r = &L->baseline.rec[first];
+  char why[200];
+  axes_reason(&L->sc, r, why, sizeof why);
   fflush(stdout);
   if (count == L->baseline.nrec)
     fprintf(stderr, "tssim: note: no recorded value of %s belongs to a point of this sweep (the first, %s, is at "
-            "n=%d workers=%d): nothing was compared\n", L->baseline.file, r->where, r->n, r->workers);
+            "n=%d workers=%d%s): nothing was compared\n", L->baseline.file, r->where, r->n, r->workers, why);
   else
     fprintf(stderr, "tssim: note: %zu of the %zu recorded values of %s belong to no point of this sweep, so they "
             "are not compared (the first, %s, is at n=%d workers=%d%s)\n", count, L->baseline.nrec,
-            L->baseline.file, r->where, r->n, r->workers, r->naxes ? " and its axis values" : "");
+            L->baseline.file, r->where, r->n, r->workers, why);
 }
 
 int ts_cmd_run(int argc, char **argv)
