@@ -107,14 +107,6 @@ int ts_metric_builtin(const char *name)
   return -1;
 }
 
-int ts_metric_known(const char *name)
-{
-  for (size_t b = 0; b < NBUILTIN; b++)
-    if (strcmp(builtins[b].name, name) == 0)
-      return 1;
-  return 0;
-}
-
 static int wanted(const ts_model *m, int needs)
 {
   switch (needs) {

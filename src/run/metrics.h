@@ -83,9 +83,6 @@ int ts_metric_list_find(const ts_metric_list *l, const char *name);
 /* Index of a built-in metric that exists for every model (the first twelve)
  * called name, or -1: what host.cpu_scale_by_n's metric may name. */
 int ts_metric_builtin(const char *name);
-/* Whether name is a built-in metric, one that every model reports or one
- * that a model's features add (settle_ms, mutex_wait_ms, ...). */
-int ts_metric_known(const char *name);
 /* The span statistic called name ("p95", ...), or -1. */
 int ts_span_stat_find(const char *name);
 
