@@ -208,7 +208,10 @@ static void near_hint(const ts_metric_list *l, int src, const ts_model *m, const
     else if (src < 0 || (int)l->v[i].source == src)
       names[k++] = l->v[i].name;
   const char *near = names ? ts_suggest(name[0] == '$' ? name + 1 : name, names) : NULL;
-  snprintf(hint, cap, near ? "; did you mean \"%s%s\"?" : "", name[0] == '$' ? "$" : "", near ? near : "");
+  if (near)
+    snprintf(hint, cap, "; did you mean \"%s%s\"?", name[0] == '$' ? "$" : "", near);
+  else if (cap > 0)
+    hint[0] = '\0';
   free(names);
 }
 
