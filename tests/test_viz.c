@@ -983,28 +983,34 @@ END_TEST
  * horizon the publisher's arrival lies past it, so the run ends at the
  * horizon (it was "stuck", exit 1) and explain says the window ended first.
  * A 20 ms horizon lets it notify them all; a publisher that never notifies
- * leaves them stuck whatever the horizon. */
+ * leaves them stuck whatever the horizon, even when another class (cron, at
+ * 500 ms) arrives past it (c = 3: that cut arrival turned the deadlock into
+ * exit 0, review14b); c = 4: the notifying publisher and cron both cut. */
 START_TEST(viz_explain_window_ends_before_the_work_is_not_stuck)
 {
-  for (int c = 0; c < 3; c++) {
+  for (int c = 0; c < 5; c++) {
     char dir[256], model[1024], scen[200], *out, *err;
     snprintf(model, sizeof model,
              "{\"name\": \"late\", \"channels\": [{\"name\": \"frames\", \"scope\": \"shared\"}],"
              " \"classes\": [{\"name\": \"publisher\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 10},"
              " \"program\": [{\"op\": \"cpu\", \"ms\": 1}%s]},"
              " {\"name\": \"viewer\", \"count\": 2, \"program\": [{\"op\": \"wait\", \"channel\": \"frames\"},"
-             " {\"op\": \"cpu\", \"ms\": 1}]}]}",
-             c < 2 ? ", {\"op\": \"notify\", \"channel\": \"frames\"}" : "");
+             " {\"op\": \"cpu\", \"ms\": 1}]}%s]}",
+             c < 2 || c == 4 ? ", {\"op\": \"notify\", \"channel\": \"frames\"}" : "",
+             c >= 3 ? ", {\"name\": \"cron\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 500},"
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}"
+                    : "");
     snprintf(scen, sizeof scen, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"horizon_ms\": %d}",
-             c == 0 ? 5 : 20);
+             c == 0 || c == 4 ? 5 : 20);
     tu_run_files("late", model, scen, dir, sizeof dir, NULL, NULL);
     int rc = tu_tssimf(&out, &err, "explain '%s/s.json'", dir);
-    if (c == 0) {
+    if (c == 0 || c == 4) {
       ck_assert_msg(rc == 0, "%s", err);
       ck_assert_msg(strstr(out, "\nclass publisher: 1 actor\n  none arrived by the horizon (5 ms): the window ended "
                                 "before their work began, nothing is stuck\n"),
                     "%s", out);
       ck_assert_msg(strstr(out, "\nclass viewer: 2 actors\n  none finished by the horizon"), "%s", out);
+      ck_assert_msg(c == 0 || strstr(out, "\nclass cron: 1 actor\n  none arrived by the horizon (5 ms)"), "%s", out);
     } else if (c == 1) {
       ck_assert_msg(rc == 0 && strstr(out, "\nclass viewer: 2 actors, m = 3"), "%s%s", out, err);
     } else {

@@ -114,7 +114,7 @@ void ts__lane_gen_next(ts_world *w, ts_lane_class *lc)
       break;
     }
     if (at > w->horizon) {
-      w->arrivals_cut = 1;
+      w->arrivals_cut = w->class_cut[lc->klass] = 1;
       break; /* and so would every later one */
     }
     if (at >= 0) {
@@ -133,7 +133,8 @@ void ts__lane_note(ts_world *w, ts_lane_class *lc, int i, ts_time at)
     at = -1;
   }
   int in = at >= 0 && at <= w->horizon;
-  w->arrivals_cut |= at > w->horizon;
+  if (at > w->horizon)
+    w->arrivals_cut = w->class_cut[lc->klass] = 1;
   if (lc->stored) {
     lc->t[i] = in ? at : -1;
     if (in && lc->hi > 0 && at < lc->last)
@@ -271,7 +272,7 @@ void ts__start_sources(ts_world *w)
     if (at <= w->horizon)
       ts__at(w, at, TS_EV_SOURCE, (int32_t)c, 0);
     else
-      w->arrivals_cut = 1;
+      w->arrivals_cut = w->class_cut[c] = 1;
   }
 }
 
@@ -349,5 +350,5 @@ void ts__on_source(ts_sim *sim, const ts_event *ev)
   if (next <= w->horizon)
     ts__at(w, next, TS_EV_SOURCE, ev->obj, 0);
   else
-    w->arrivals_cut = 1;
+    w->arrivals_cut = w->class_cut[ev->obj] = 1;
 }

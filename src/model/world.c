@@ -146,7 +146,8 @@ static int count_classes(ts_world *w)
   w->class_base = calloc(m->nclasses + 1, sizeof *w->class_base);
   w->class_count = calloc(m->nclasses + 1, sizeof *w->class_count);
   w->class_epochs = calloc(m->nclasses + 1, sizeof *w->class_epochs);
-  if (!w->class_base || !w->class_count || !w->class_epochs)
+  w->class_cut = calloc(m->nclasses + 1, sizeof *w->class_cut);
+  if (!w->class_base || !w->class_count || !w->class_epochs || !w->class_cut)
     return -1;
   int total = 0;
   for (size_t c = 0; c < m->nclasses; c++) {
@@ -527,6 +528,7 @@ void ts_world_finish(ts_world *w)
   free(w->class_base);
   free(w->class_count);
   free(w->class_epochs);
+  free(w->class_cut);
   free(w->locks);
   free(w->lock_base);
   free(w->chans);
@@ -669,6 +671,50 @@ static int any_blocked(const ts_world *w)
   return 0;
 }
 
+/* Whether a class whose arrival fell past the horizon has a step of type t
+ * naming ref (ref < 0: naming anything). */
+static int cut_class_has(const ts_world *w, const ts_op_type *t, int ref)
+{
+  const ts_model *m = w->model;
+  for (size_t c = 0; c < m->nclasses; c++)
+    for (size_t i = 0; w->class_cut[c] && i < m->classes[c].nsteps; i++)
+      if (m->classes[c].steps[i].type == t && (ref < 0 || m->classes[c].steps[i].ref == ref))
+        return 1;
+  return 0;
+}
+
+/* Whether every actor left waiting (none pending) may wait for a class whose
+ * arrival the horizon cut, so the window ended before the work began: an
+ * actor waiting on a channel that a cut class notifies (any channel, for a
+ * wait on channels it registered on), or on a lock a cut class unlocks; an
+ * actor waiting for a lock, mutex or a server's reply waits on other actors
+ * left waiting, which counts only when some actor's wait is a cut class's
+ * notify. Any other wait is a deadlock whatever arrives later. */
+static int cut_could_end_all(const ts_world *w)
+{
+  int direct = 0;
+  for (int id = 0; id < w->nactors; id++) {
+    const ts_actor *a = ts_world_actor_at(w, id);
+    if (!a) {
+      id |= TS_CHUNK - 1;
+      continue;
+    }
+    if (a->state == TS_ACTOR_DONE || a->state == TS_ACTOR_NEW)
+      continue;
+    const ts_class *k = &w->model->classes[a->klass];
+    const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
+    if (s && a->state == TS_ACTOR_CHAN_WAIT && cut_class_has(w, &ts_op_notify, s->ref < 0 ? -1 : s->ref))
+      direct = 1;
+    else if (s && (a->state == TS_ACTOR_LOCK_WAIT || a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN) &&
+             cut_class_has(w, &ts_op_unlock, s->ref))
+      direct = 1;
+    else if (!s || (a->state != TS_ACTOR_LOCK_WAIT && a->state != TS_ACTOR_MUTEX_PARK &&
+                    a->state != TS_ACTOR_SPIN && a->state != TS_ACTOR_CALL_WAIT))
+      return 0;
+  }
+  return direct;
+}
+
 int ts_world_run(ts_world *w)
 {
   if (w->error)
@@ -701,7 +747,7 @@ int ts_world_run(ts_world *w)
   close_states(w);
   if (w->memory_at_end < 0)
     w->memory_at_end = memory_now(w);
-  if (reached || w->arrivals_cut || w->done == w->nactors || !any_blocked(w))
+  if (reached || w->done == w->nactors || !any_blocked(w) || (w->arrivals_cut && cut_could_end_all(w)))
     return TS_WORLD_OK;
   return TS_WORLD_STUCK;
 }

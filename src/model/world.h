@@ -430,7 +430,8 @@ typedef struct ts_world {
   int win_all;            /* the window holds the whole run (win_t0 <= 0, win_t1 >= horizon): no clipping */
   ts_time horizon;        /* the run stops here (TS_TIME_MAX: when events run out) */
   int arrivals_cut;       /* an arrival fell past the horizon (arrive.c): actors left waiting at the end may
-                           * wait for it, so they are not a deadlock; the window ended first */
+                           * wait for it (class_cut), so they are not a deadlock; the window ended first */
+  uint8_t *class_cut;     /* [nclasses]: 1 when an arrival of that class fell past the horizon */
   uint64_t max_events;    /* 0: no limit */
   int (*should_stop)(void *data); /* NULL: never asked */
   void *stop_data;
@@ -544,8 +545,9 @@ void ts_world_finish(ts_world *w);
  * measurements and the window's accumulators for the statistics. */
 void ts_world_trim(ts_world *w);
 /* Run until the horizon, or until nothing is left to do. Returns TS_WORLD_OK
- * when every actor finished or the horizon was reached (events or arrivals
- * left past it: arrivals_cut); TS_WORLD_STUCK when
+ * when every actor finished or the horizon was reached (events left past it,
+ * or the actors left waiting may wait for a class whose arrival it cut:
+ * class_cut); TS_WORLD_STUCK when
  * actors are left waiting with nothing pending (a deadlock: ts_world_stuck
  * says who waits on what); TS_WORLD_NOMEM; TS_WORLD_HORIZON when simulated
  * time would pass TS_HORIZON_MAX; TS_WORLD_MODEL when a step failed while
