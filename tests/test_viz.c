@@ -975,6 +975,45 @@ START_TEST(viz_explain_open_queue_theory)
                 "%s", out);
   free(out);
   tu_rmtree(dir);
+  /* a class placed on pool db (4 threads) is that pool's queue, c = 4 (it was the main pool's, c = 1: rho
+   * 3.2); at 5000/s rho >= 1 is said before why no closed form applies (review14b items 2, 3) */
+  for (int r = 0; r < 2; r++) {
+    char model[600];
+    snprintf(model, sizeof model,
+             "{\"name\": \"pooled\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 4}],"
+             " \"classes\": [{\"name\": \"job\", \"count\": 400, \"placement\": {\"pool\": \"db\"},"
+             " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": %d},"
+             " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}",
+             r ? 5000 : 3200);
+    ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
+                                  sizeof dir, NULL, NULL),
+                     0);
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+    ck_assert_msg(strstr(out, r ? "  - pool db's threads (run queue): class job, Poisson 5000/s, service E[S] = 1 ms "
+                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 1.25 with c = 4 servers\n    rho >= 1: "
+                                  "the queue grows without bound, so no steady-state mean wait\n    mean wait: does not "
+                                  "apply: 4 workers, each with its own queue"
+                                : "  - pool db's threads (run queue): class job, Poisson 3200/s, service E[S] = 1 ms "
+                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: "
+                                  "does not apply: 4 workers, each with its own queue"),
+                  "%s", out);
+    free(out);
+    tu_rmtree(dir);
+  }
+  /* a server of concurrency 8 on 4 threads: 4 in service at once, c = 4 (it said c = 8, rho 0.4) */
+  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"c8\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                                " \"count\": 4}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 8}],"
+                                " \"classes\": [{\"name\": \"r\", \"count\": 400, \"arrival\": {\"kind\": \"poisson\","
+                                " \"rate_per_s\": 3200}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
+                                " [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: does not apply: 8 in "
+                            "service at once on 4 workers"),
+                "%s", out);
+  free(out);
+  tu_rmtree(dir);
 }
 END_TEST
 

@@ -209,7 +209,25 @@ static int classes_seen(const ts_timeline *tl, char *seen)
   return n;
 }
 
-/* The main pool's queue: the class whose actors run their cpu steps there. */
+/* Why no mean wait: the reason, after saying rho >= 1 when it is. */
+static void no_mean_wait(FILE *out, double lambda, const service *s, int c, const char *why)
+{
+  if (lambda * s->mean / c >= 1)
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+  fprintf(out, "    mean wait: does not apply: %s\n", why);
+}
+
+/* Workers of pool p in tl. */
+static int pool_workers(const ts_timeline *tl, int p)
+{
+  int n = 0;
+  for (int w = 0; w < tl->nworkers; w++)
+    n += tl->worker_pool[w] == p;
+  return n;
+}
+
+/* The queue of the pool where a class's actors run their cpu steps (the
+ * first such class's placement pool; c = that pool's workers). */
 static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, const program *pr,
                        const char *seen, int nseen)
 {
@@ -221,10 +239,16 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   if (k < 0) /* its actors only wait there for their replies */
     return;
   const ts_class *c = &m->classes[k];
-  const char *queue = m->pools[0].kind == TS_WORKER_THREAD ? "the main pool's threads (run queue)"
-                                                            : "the main pool's event loops (I/O-callback queue)";
+  int p = c->pool, workers = pool_workers(tl, p);
+  char queue[160];
+  if (p == 0)
+    snprintf(queue, sizeof queue, "%s", m->pools[0].kind == TS_WORKER_THREAD ? "the main pool's threads (run queue)"
+                                                                             : "the main pool's event loops (I/O-callback queue)");
+  else
+    snprintf(queue, sizeof queue, "pool %s's %s", m->pools[p].name,
+             m->pools[p].kind == TS_WORKER_THREAD ? "threads (run queue)" : "event loops (I/O-callback queue)");
   char why[200] = "", buf[120];
-  const char *shared = shared_workers(tl, 0, buf, sizeof buf);
+  const char *shared = shared_workers(tl, p, buf, sizeof buf);
   double lambda = poisson_rate(c, why, sizeof why);
   if (nseen > 1)
     snprintf(why, sizeof why, "%d classes share the queues", nseen);
@@ -234,17 +258,22 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     fprintf(out, "  - %s: does not apply: %s\n", queue, why);
     return;
   }
-  head(out, queue, c->name, lambda, &pr[k].main, tl->nmain);
+  if (workers < 1)
+    workers = 1;
+  head(out, queue, c->name, lambda, &pr[k].main, workers);
   if (pr[k].server >= 0)
     snprintf(why, sizeof why, "its actors come back from their calls to server %s and queue again",
              m->servers[pr[k].server].name);
-  else if (tl->nmain > 1)
+  else if (workers > 1 && c->place == TS_PLACE_FIXED)
+    snprintf(why, sizeof why, "%d workers, each with its own queue (placement.worker fixes each actor's): not one queue",
+             workers);
+  else if (workers > 1)
     snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals): not one queue",
-             tl->nmain, ts_dispatch_name(m->dispatch));
+             workers, ts_dispatch_name(m->dispatch));
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   if (why[0]) {
-    fprintf(out, "    mean wait: does not apply: %s\n", why);
+    no_mean_wait(out, lambda, &pr[k].main, workers, why);
     return;
   }
   double sum = 0;
@@ -291,7 +320,10 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     fprintf(out, "  - %s: does not apply: %s\n", queue, why);
     return;
   }
-  head(out, queue, c->name, lambda, &pr[k].handler, d->concurrency);
+  int servers = d->concurrency < threads ? d->concurrency : threads; /* in service at once, each on a worker */
+  if (servers < 1)
+    servers = 1;
+  head(out, queue, c->name, lambda, &pr[k].handler, servers);
   if (pr[k].main.terms)
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
@@ -309,7 +341,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   if (why[0]) {
-    fprintf(out, "    mean wait: does not apply: %s\n", why);
+    no_mean_wait(out, lambda, &pr[k].handler, servers, why);
     return;
   }
   /* the simulated wait: each call from its queueing to its admission (an actor has one call open at a time) */
@@ -330,7 +362,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     }
   }
   free(since);
-  closed_form(out, d->concurrency, lambda, &pr[k].handler, n ? sum / n : 0, n, "calls");
+  closed_form(out, servers, lambda, &pr[k].handler, n ? sum / n : 0, n, "calls");
 }
 
 void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x)
