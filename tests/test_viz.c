@@ -99,6 +99,39 @@ START_TEST(viz_timeline_refuses_overflowing_horizon)
 }
 END_TEST
 
+/* A state record's worker is an int16: past INT16_MAX workers in all pools
+ * (17 pools of 4096 threads) it is -1, unknown, not wrapped (review14b item
+ * 4: worker 69632 was recorded as 4096, a thread of another pool). */
+START_TEST(viz_state_worker_past_int16_is_unknown)
+{
+  char json[4096];
+  int len = snprintf(json, sizeof json, "{\"pools\": [");
+  for (int p = 0; p < 17; p++)
+    len += snprintf(json + len, sizeof json - (size_t)len, "%s{\"name\": \"p%d\", \"kind\": \"thread\", \"count\": 4096}",
+                    p ? ", " : "", p);
+  snprintf(json + len, sizeof json - (size_t)len,
+           "], \"classes\": [{\"name\": \"a\", \"count\": 2, \"placement\": {\"pool\": \"p16\", \"worker\": \"i * 4095\"},"
+           " \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}");
+  ts_model m;
+  tu_model(json, &m);
+  ts_timeline tl = {0};
+  ck_assert_int_eq(ts_timeline_record(&tl, &m, 1, 1, 1, TS_TIME_MAX, 0), 0);
+  ck_assert_int_eq(tl.nworkers, 1 + 17 * 4096);
+  int seen[2] = {0, 0};
+  for (size_t i = 0; i < tl.nstates; i++) {
+    const ts_tl_state *e = &tl.states[i];
+    ck_assert_msg(e->worker == -1 || e->worker == tl.stats[e->actor].worker, "actor %d recorded on worker %d, runs on %d",
+                  e->actor, e->worker, tl.stats[e->actor].worker);
+    seen[e->actor] |= e->worker == -1;
+  }
+  ck_assert_int_eq(tl.stats[0].worker, 1 + 16 * 4096); /* 65537: past INT16_MAX too */
+  ck_assert_int_eq(tl.stats[1].worker, 1 + 16 * 4096 + 4095);
+  ck_assert(seen[0] && seen[1]);
+  ts_timeline_finish(&tl);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* ---- trace ---- */
 
 /* Check a trace tree: valid events; on every worker's loop track the run and
@@ -1416,7 +1449,7 @@ Suite *viz_suite(void)
                                viz_explain_rr_closed_form_exact,
                                viz_explain_rr_unequal_last_slice,
                                viz_explain_accounting_is_exact,
-                               viz_vizopt_defaults_and_errors,
+                               viz_vizopt_defaults_and_errors, viz_state_worker_past_int16_is_unknown,
                                NULL};
   const TTest *const cli[] = {viz_trace_cli_writes_file,
                               viz_gantt_cli_options_and_errors,

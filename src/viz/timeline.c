@@ -69,7 +69,8 @@ static void on_state(void *data, ts_time t, int actor, int state)
     tl->runs[actor]++;
   }
   const ts_actor *x = tl->world ? ts_world_actor_at(tl->world, actor) : NULL;
-  int16_t worker = x && x->worker >= 0 && x->worker < tl->nworkers ? (int16_t)x->worker : -1;
+  /* a worker past the int16 field (pools of 4096 workers hold more in all) is unknown: -1, not wrapped */
+  int16_t worker = x && x->worker >= 0 && x->worker < tl->nworkers && x->worker <= INT16_MAX ? (int16_t)x->worker : -1;
   PUSH(tl, states, nstates, cap_states,
        ((ts_tl_state){.t = t, .actor = actor, .state = (int16_t)state, .worker = worker}));
 }

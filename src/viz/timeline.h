@@ -32,7 +32,8 @@ typedef struct ts_tl_piece {
 
 /* An actor entered state (ts_actor_state) at t, on worker (where it runs
  * now, or is bound for: a hop's or an admitted call's target; -1 unknown).
- * Narrow fields keep the record at 16 bytes (at most 4096 workers). */
+ * Narrow fields keep the record at 16 bytes: a worker past INT16_MAX (in all
+ * pools) is stored as -1, unknown (readers then take the actor's home). */
 typedef struct ts_tl_state {
   ts_time t;
   int actor;
