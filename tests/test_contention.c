@@ -717,7 +717,8 @@ START_TEST(contention_idle_exit_delays_a_futex_wake)
 END_TEST
 
 /* Idle states are checked at load: each error names host.idle_states[i] or
- * host.idle_governor and what was expected. */
+ * host.idle_governor and what was expected; host.cores below the workers at
+ * a point is refused there. */
 START_TEST(contention_idle_bad_input_named)
 {
 #define IDLE_BAD(host) "{\"host\": " host ", \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}"
@@ -741,6 +742,27 @@ START_TEST(contention_idle_bad_input_named)
   tu_refuse(IDLE_BAD("{\"idle_states\": [{\"name\": \"C1\", \"target_residency_ms\": 0, \"exit_latency_ms\": 0,"
                      " \"exit_ms\": 1}], \"idle_governor\": \"last\"}"),
             "host.idle_states[0]", "exit_ms");
+  /* fewer cores than workers: a sleeping thread's core may run another thread, so it is not idle; the
+   * workers are known at each point (W), where the run refuses (review14b item 5); cores 2 for 2 runs */
+  for (int cores = 1; cores <= 2; cores++) {
+    char json[600];
+    snprintf(json, sizeof json,
+             IDLE_BAD("{\"cores\": %d, \"idle_states\": [" IDLE_S("C1", "0.002", "0.002") "], \"idle_governor\": \"last\"}"),
+             cores);
+    ts_model m;
+    ts_world w;
+    tu_model(json, &m);
+    ts_world_spec spec = {.n = 1, .workers = 2, .seed = 1, .horizon = TS_TIME_MAX, .win_t0 = 0, .win_t1 = TS_TIME_MAX};
+    int rc = ts_world_init(&w, &m, &spec, NULL);
+    if (cores == 1)
+      ck_assert_msg(rc == TS_WORLD_MODEL && strstr(w.errmsg, "host.cores: 1 cores for 2 workers at n = 1, W = 2: with "
+                                                            "idle_states expected a core per worker (0 or at least 2"),
+                    "%d: %s", rc, w.errmsg);
+    else
+      ck_assert_int_eq(rc, 0);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
 #undef IDLE_S
 #undef IDLE_BAD
 }

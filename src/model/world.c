@@ -55,6 +55,14 @@ static int lay_out_pools(ts_world *w, int workers)
   }
   w->pool_base[m->npools] = total;
   w->nworkers = total;
+  if (m->nidle && m->cores > 0 && m->cores < total) { /* idle.c prices a sleeping thread's core as idle */
+    snprintf(w->errmsg, sizeof w->errmsg,
+             "host.cores: %d cores for %d workers at n = %d, W = %d: with idle_states expected a core per worker "
+             "(0 or at least %d: a sleeping thread's core would run another thread)",
+             m->cores, total, w->n, w->nmain, total);
+    w->error = TS_WORLD_MODEL;
+    return -1;
+  }
   w->workers = calloc((size_t)total, sizeof *w->workers);
   if (!w->workers)
     return -1;
