@@ -697,6 +697,7 @@ START_TEST(fit_metric_check_follows_axes_and_metrics)
   free(cli_ok("%s/m.json %s --scenario %s --starts 0 --searches 1 -r 1 -q -o %s", s.dir, s.baseline, scen,
               out_path(&s, "fitted.json")));
   free(cli_ok(RR BASE "--metrics wave_ms --starts 0 --searches 1 -r 1 -q -o %s", out_path(&s, "fitted2.json")));
+  clean(&s);
 }
 END_TEST
 

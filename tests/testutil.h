@@ -15,8 +15,9 @@ const char *tu_source_root(void);
 /* rel under the source root, in a new string (caller frees). */
 char *tu_source_path(const char *rel);
 
-/* Make a fresh folder $TMPDIR/tssim-<tag>-XXXXXX (TMPDIR defaults to /tmp)
- * and write its path into dir, of size cap. */
+/* Make a fresh folder $TMPDIR/tssim-<tag>-XXXXXX (TMPDIR defaults to /tmp;
+ * under meson test it is the runner's own folder, which the suite must leave
+ * empty: main.c) and write its path into dir, of size cap. */
 void tu_mkdtemp(char *dir, size_t cap, const char *tag);
 /* Remove folder dir and everything in it. */
 void tu_rmtree(const char *dir);
