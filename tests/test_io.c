@@ -722,6 +722,33 @@ START_TEST(io_cli_scaling_baseline_keeps_every_field)
 }
 END_TEST
 
+/* left15 item 2: tssim run checked the table's and the baseline's metrics
+ * against the model without the scenario's axes applied, so a metric that
+ * only an axis value turns on (host.cores gives cores_used) was refused, and
+ * a record of a metric that its own axis value turns off was accepted and
+ * compared with nothing. The table needs some combination to report the
+ * metric; a record, its own combination (calibrate does the same: 45e9424). */
+START_TEST(io_cli_metric_check_follows_axes)
+{
+  write_tmp("m.json", OK_MODEL);
+  write_tmp("s.json", SCENARIO(", \"table\": [\"cores_used\"], \"baseline\": \"b.json\", \"axes\": {\"h\": {\"sets\":"
+                               " {\"off\": {\"host\": {}}, \"c2\": {\"host.cores\": 2}}}}"));
+  write_tmp("b.json", "{\"points\": [{\"n\": 1, \"axes\": {\"h\": \"c2\"}, \"metrics\": {\"cores_used\": 0.5}}]}");
+  char args[2 * PATH_MAX + 64];
+  snprintf(args, sizeof args, "run '%s' --no-plots -o '%s'", tmp_path(1, "s.json"), tmp_path(0, "out"));
+  ck_assert_msg(cli(args) == 0, "%s", cli_err);
+  ck_assert_msg(strstr(cli_out, "cores_used  recorded     err"), "%s", cli_out);
+  ck_assert_msg(strstr(cli_out, "c2       1       1       1.000     0.500 +100.0%"), "%s", cli_out);
+  write_tmp("b.json", "{\"points\": [{\"n\": 1, \"axes\": {\"h\": \"c2\"}, \"metrics\": {\"cores_used\": 0.5}},"
+                      " {\"n\": 1, \"axes\": {\"h\": \"off\"}, \"metrics\": {\"cores_used\": 0.5}}]}");
+  expect_one_line_error(cli(args), "b.json: points[1].metrics.cores_used: unknown metric: model ");
+  ck_assert_msg(strstr(cli_err, "m.json with axes h=off does not report it"), "%s", cli_err);
+  write_tmp("s.json", SCENARIO(", \"table\": [\"cores_used\"], \"axes\": {\"h\": {\"sets\":"
+                               " {\"off\": {\"host\": {}}, \"on\": {\"host\": {}}}}}"));
+  expect_one_line_error(cli(args), "s.json: table[0]: \"cores_used\": model ");
+}
+END_TEST
+
 /* walk14 item 3: a record at an n the sweep lacks (45 typed for 40) was
  * left out silently (only a baseline of which nothing matched got a note,
  * and only without -q). Now a note says how many records belong to no
@@ -956,7 +983,7 @@ Suite *io_suite(void)
                                io_atomic_remove_goes_with_the_commit,
                                NULL};
   const TTest *const errors[] = {io_missing_files_are_named, NULL};
-  const TTest *const cli_tests[] = {io_cli_bad_file_exits_2_one_line, io_cli_scaling_baseline_keeps_every_field,
+  const TTest *const cli_tests[] = {io_cli_bad_file_exits_2_one_line, io_cli_scaling_baseline_keeps_every_field, io_cli_metric_check_follows_axes,
                                     io_cli_unmatched_records_are_noted,
                                     io_cli_bad_options_exit_2_one_line,
                                     io_cli_error_is_one_line_for_any_input,

@@ -226,19 +226,123 @@ static int check_axis_keys(const ts_loaded *L, const ts_metric_list *l, ts_err *
   return 0;
 }
 
-/* Every metric the scenario's table shows and the baseline records is one
- * the model reports (and the model's metric names are distinct), and no
+/* The metric lists of the scenario's axis combinations, each built the
+ * first time it is asked for: the up-front check must see the model an axis
+ * value gives, which may report a metric the scenario's model does not
+ * (host.cores turns cores_used on) or not report one it does. */
+typedef struct combo_lists {
+  ts_metric_list *l;
+  char *built; /* l[c] is built */
+  long n;
+} combo_lists;
+
+/* The list of combination c into *out; 0, or -1 with e filled. */
+static int combo_list(ts_loaded *L, combo_lists *cl, long c, const ts_metric_list **out, ts_err *e)
+{
+  if (!cl->built[c]) {
+    int values[16];
+    ts_model m;
+    char err[sizeof e->msg], why[300];
+    combo_of(&L->sc, c, values);
+    if (ts_load_model_of(L, values, &m, err, sizeof err)) {
+      snprintf(e->msg, sizeof e->msg, "%s", err);
+      e->nomem = 0;
+      return -1;
+    }
+    int rc = ts_metric_list_build(&m, &cl->l[c], why, sizeof why);
+    ts_model_finish(&m);
+    if (rc)
+      return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
+    cl->built[c] = 1;
+  }
+  *out = &cl->l[c];
+  return 0;
+}
+
+/* Whether some combination's model reports metric: 1, 0, or -1 with e. */
+static int some_combo_reports(ts_loaded *L, combo_lists *cl, const char *metric, ts_err *e)
+{
+  for (long c = 0; L->sc.naxes > 0 && c < cl->n; c++) {
+    const ts_metric_list *l;
+    if (combo_list(L, cl, c, &l, e))
+      return -1;
+    if (ts_metric_list_find(l, metric) >= 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* The combination whose axis values record r names, or -1 (no axes, or
+ * values of no combination: the record belongs to no point). */
+static long record_combo(const ts_scenario *sc, const ts_record *r)
+{
+  long c = 0;
+  if (sc->naxes == 0 || r->naxes != sc->naxes)
+    return -1;
+  for (int a = 0; a < sc->naxes; a++) {
+    int v = -1;
+    for (int k = 0; k < r->naxes; k++)
+      if (strcmp(r->axes[2 * k], sc->axes[a].key) == 0)
+        for (int j = 0; j < sc->axes[a].nvalues; j++)
+          if (strcmp(sc->axes[a].labels[j], r->axes[2 * k + 1]) == 0)
+            v = j;
+    if (v < 0)
+      return -1;
+    c = c * sc->axes[a].nvalues + v;
+  }
+  return c;
+}
+
+/* Each baseline record that is not loose names a metric that the model of
+ * its own combination reports (the scenario's model for a record of no
+ * combination): 0, or -1 with e naming the record's JSON path. */
+static int check_records(ts_loaded *L, combo_lists *cl, const ts_metric_list *base, ts_err *e)
+{
+  for (size_t i = 0; i < L->baseline.nrec; i++) {
+    ts_record *r = &L->baseline.rec[i];
+    long c = record_combo(&L->sc, r);
+    const ts_metric_list *l = base;
+    char model[600];
+    snprintf(model, sizeof model, "%s", L->sc.model_path);
+    if (!r->loose && c >= 0) {
+      if (combo_list(L, cl, c, &l, e))
+        return -1;
+      size_t len = strlen(model);
+      for (int a = 0; a < r->naxes; a++, len = strlen(model))
+        snprintf(model + len, sizeof model - len, "%s%s=%s", a ? ", " : " with axes ", r->axes[2 * a],
+                 r->axes[2 * a + 1]);
+    }
+    ts_baseline one = {.file = L->baseline.file, .rec = r, .nrec = 1};
+    if (ts_baseline_check_metrics(&one, l, model, e))
+      return -1;
+  }
+  return 0;
+}
+
+/* Every metric the scenario's table shows is one the model of some axis
+ * combination reports, every metric the baseline records one its record's
+ * combination reports (and the model's metric names are distinct), and no
  * axis key is an output column's name; the baseline's loose records of
- * others are dropped. */
+ * metrics the scenario's model does not report are dropped. */
 static int check_metrics(ts_loaded *L, ts_err *e)
 {
   ts_metric_list l;
   char why[300], hint[120];
   if (ts_metric_list_build(&L->model, &l, why, sizeof why))
     return ts_err_set(e, L->sc.model_path, NULL, "%s", why);
-  int rc = check_axis_keys(L, &l, e);
+  combo_lists cl = {.n = 1};
+  for (int a = 0; a < L->sc.naxes; a++)
+    cl.n *= L->sc.axes[a].nvalues; /* at most 100000: check_axes */
+  cl.l = calloc((size_t)cl.n, sizeof *cl.l);
+  cl.built = calloc((size_t)cl.n, 1);
+  int rc = !cl.l || !cl.built ? ts_err_set(e, L->sc.file, NULL, "out of memory") : check_axis_keys(L, &l, e);
   for (int i = 0; i < L->sc.ntable && rc == 0; i++) {
     if (ts_metric_list_find(&l, L->sc.table[i]) >= 0)
+      continue;
+    int some = some_combo_reports(L, &cl, L->sc.table[i], e);
+    if (some < 0)
+      rc = -1;
+    if (some != 0)
       continue;
     char where[32];
     snprintf(where, sizeof where, "table[%d]", i);
@@ -248,8 +352,13 @@ static int check_metrics(ts_loaded *L, ts_err *e)
   }
   if (rc == 0 && L->has_baseline) {
     ts_baseline_keep(&L->baseline, ts_baseline_reports, &l);
-    rc = ts_baseline_check_metrics(&L->baseline, &l, L->sc.model_path, e);
+    rc = check_records(L, &cl, &l, e);
   }
+  for (long c = 0; cl.built && c < cl.n; c++)
+    if (cl.built[c])
+      ts_metric_list_finish(&cl.l[c]);
+  free(cl.l);
+  free(cl.built);
   ts_metric_list_finish(&l);
   return rc;
 }
