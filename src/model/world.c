@@ -691,6 +691,21 @@ static int cut_class_has(const ts_world *w, const ts_op_type *t, int ref)
   return 0;
 }
 
+/* The first actor at *id or after it that has started and not finished
+ * (*id becomes its id), or NULL when none is left: the actors left waiting
+ * at the end of a run. */
+static const ts_actor *next_live(const ts_world *w, int *id)
+{
+  for (; *id < w->nactors; ++*id) {
+    const ts_actor *a = ts_world_actor_at(w, *id);
+    if (!a)
+      *id |= TS_CHUNK - 1; /* an empty chunk: on to the next */
+    else if (a->state != TS_ACTOR_DONE && a->state != TS_ACTOR_NEW)
+      return a;
+  }
+  return NULL;
+}
+
 /* Whether every actor left waiting (none pending) may wait for a class whose
  * arrival the horizon cut, so the window ended before the work began: an
  * actor waiting on a channel that a cut class notifies (any channel, for a
@@ -701,14 +716,8 @@ static int cut_class_has(const ts_world *w, const ts_op_type *t, int ref)
 static int cut_could_end_all(const ts_world *w)
 {
   int direct = 0;
-  for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *a = ts_world_actor_at(w, id);
-    if (!a) {
-      id |= TS_CHUNK - 1;
-      continue;
-    }
-    if (a->state == TS_ACTOR_DONE || a->state == TS_ACTOR_NEW)
-      continue;
+  const ts_actor *a;
+  for (int id = 0; (a = next_live(w, &id)) != NULL; id++) {
     const ts_class *k = &w->model->classes[a->klass];
     const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
     if (s && a->state == TS_ACTOR_CHAN_WAIT && cut_class_has(w, &ts_op_notify, s->ref < 0 ? -1 : s->ref))
@@ -862,14 +871,8 @@ void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
   size_t len = 0;
   int shown = 0, stuck = 0;
   buf[0] = '\0';
-  for (int id = 0; id < w->nactors; id++) {
-    const ts_actor *a = ts_world_actor_at(w, id);
-    if (!a) {
-      id |= TS_CHUNK - 1;
-      continue;
-    }
-    if (a->state == TS_ACTOR_DONE || a->state == TS_ACTOR_NEW)
-      continue;
+  const ts_actor *a;
+  for (int id = 0; (a = next_live(w, &id)) != NULL; id++) {
     stuck++;
     if (shown >= max || len + 1 >= cap)
       continue;
