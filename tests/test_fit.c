@@ -671,10 +671,28 @@ START_TEST(fit_error_starts_dimension)
 }
 END_TEST
 
-/* Found in review: with the CPU scale's baseline read once and inlined, a
- * scenario axis that chose the scale's metric was ignored (both axis values
- * predicted the same). Calibrate's fitted values must be what tssim run
- * gives for the calibrated model under the same scenario. */
+/* Write into s's folder a calibration over a scenario's axes: the model
+ * `model` (class a, n actors of one cpu step of $c_ms, c_ms free in [1, 10]
+ * from start; extra: more top-level fields, each followed by ", "), the
+ * baseline text into s->baseline, and the scenario sc.json over ns (a JSON
+ * list) on 1 worker with the axes object axes; scen (cap bytes) gets its path. */
+static void write_axis_fixture(scratch *s, const char *model, const char *extra, double start, const char *baseline,
+                               const char *ns, const char *axes, char *scen, size_t cap)
+{
+  char path[700], text[2048];
+  snprintf(path, sizeof path, "%s/%s", s->dir, model);
+  snprintf(text, sizeof text, "{\"name\": \"m\", %s\"params\": {\"c_ms\": %g},"
+           " \"free\": [{\"name\": \"c_ms\", \"path\": \"params.c_ms\", \"min\": 1, \"max\": 10}],"
+           " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}",
+           extra, start);
+  tu_write_file(path, text);
+  tu_write_file(s->baseline, baseline);
+  snprintf(scen, cap, "%s/sc.json", s->dir);
+  snprintf(text, sizeof text, "{\"name\": \"ax\", \"model\": \"%s\", \"n\": %s, \"workers\": [1], \"axes\": %s}", model,
+           ns, axes);
+  tu_write_file(scen, text);
+}
+
 /* A recorded metric that only an axis value turns on (host.cores gives
  * cores_used) is checked against its own combination's model, and a
  * recorded metric --metrics leaves out is not checked at all (review14c:
@@ -683,17 +701,12 @@ START_TEST(fit_metric_check_follows_axes_and_metrics)
 {
   scratch s;
   scratch_open(&s, "b.json");
-  char path[700];
-  snprintf(path, sizeof path, "%s/m.json", s.dir);
-  tu_write_file(path, "{\"name\": \"m\", \"params\": {\"c_ms\": 2},"
-                      " \"free\": [{\"name\": \"c_ms\", \"path\": \"params.c_ms\", \"min\": 1, \"max\": 10}],"
-                      " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}");
-  tu_write_file(s.baseline, "{\"points\": [{\"n\": 2, \"axes\": {\"h\": \"c1\"}, \"metrics\": {\"cores_used\": 0.9, \"wave_ms\": 3}},"
-                            " {\"n\": 2, \"axes\": {\"h\": \"c2\"}, \"metrics\": {\"cores_used\": 0.9, \"wave_ms\": 3}}]}");
   char scen[700];
-  snprintf(scen, sizeof scen, "%s/sc.json", s.dir);
-  tu_write_file(scen, "{\"name\": \"ax\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1],"
-                      " \"axes\": {\"h\": {\"sets\": {\"c1\": {\"host.cores\": 1}, \"c2\": {\"host.cores\": 2}}}}}");
+  write_axis_fixture(&s, "m.json", "", 2,
+                     "{\"points\": [{\"n\": 2, \"axes\": {\"h\": \"c1\"}, \"metrics\": {\"cores_used\": 0.9, \"wave_ms\": 3}},"
+                     " {\"n\": 2, \"axes\": {\"h\": \"c2\"}, \"metrics\": {\"cores_used\": 0.9, \"wave_ms\": 3}}]}",
+                     "[2]", "{\"h\": {\"sets\": {\"c1\": {\"host.cores\": 1}, \"c2\": {\"host.cores\": 2}}}}", scen,
+                     sizeof scen);
   free(cli_ok("%s/m.json %s --scenario %s --starts 0 --searches 1 -r 1 -q -o %s", s.dir, s.baseline, scen,
               out_path(&s, "fitted.json")));
   free(cli_ok(RR BASE "--metrics wave_ms --starts 0 --searches 1 -r 1 -q -o %s", out_path(&s, "fitted2.json")));
@@ -701,6 +714,10 @@ START_TEST(fit_metric_check_follows_axes_and_metrics)
 }
 END_TEST
 
+/* Found in review: with the CPU scale's baseline read once and inlined, a
+ * scenario axis that chose the scale's metric was ignored (both axis values
+ * predicted the same). Calibrate's fitted values must be what tssim run
+ * gives for the calibrated model under the same scenario. */
 START_TEST(fit_axis_over_the_cpu_scale_is_honoured)
 {
   scratch s;
@@ -710,20 +727,14 @@ START_TEST(fit_axis_over_the_cpu_scale_is_honoured)
   tu_write_file(path, "{\"points\": [{\"n\": 1, \"metrics\": {\"per_group_cpu_ms\": 100, \"wave_ms\": 10}},"
                       " {\"n\": 2, \"metrics\": {\"per_group_cpu_ms\": 90, \"wave_ms\": 30}},"
                       " {\"n\": 4, \"metrics\": {\"per_group_cpu_ms\": 80, \"wave_ms\": 70}}]}");
-  snprintf(path, sizeof path, "%s/mc.json", s.dir);
-  tu_write_file(path, "{\"name\": \"t\", \"host\": {\"cpu_scale_by_n\": {\"baseline\": \"bl.json\", \"metric\": \"wave_ms\"}},"
-                      " \"params\": {\"c_ms\": 5},"
-                      " \"free\": [{\"name\": \"c_ms\", \"path\": \"params.c_ms\", \"min\": 1, \"max\": 10}],"
-                      " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}");
-  tu_write_file(s.baseline, "{\"points\": [{\"n\": 1, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 5}},"
-                            " {\"n\": 4, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 100}},"
-                            " {\"n\": 1, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 5}},"
-                            " {\"n\": 4, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 16}}]}");
   char scen[700];
-  snprintf(scen, sizeof scen, "%s/sc.json", s.dir);
-  tu_write_file(scen, "{\"name\": \"ax\", \"model\": \"mc.json\", \"n\": [1, 4], \"workers\": [1],"
-                      " \"axes\": {\"scale\": {\"sets\": {\"wave\": {\"host.cpu_scale_by_n.metric\": \"wave_ms\"},"
-                      " \"cpu\": {\"host.cpu_scale_by_n.metric\": \"per_group_cpu_ms\"}}}}}");
+  write_axis_fixture(&s, "mc.json", "\"host\": {\"cpu_scale_by_n\": {\"baseline\": \"bl.json\", \"metric\": \"wave_ms\"}}, ", 5,
+                     "{\"points\": [{\"n\": 1, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 5}},"
+                     " {\"n\": 4, \"axes\": {\"scale\": \"wave\"}, \"metrics\": {\"wave_ms\": 100}},"
+                     " {\"n\": 1, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 5}},"
+                     " {\"n\": 4, \"axes\": {\"scale\": \"cpu\"}, \"metrics\": {\"wave_ms\": 16}}]}",
+                     "[1, 4]", "{\"scale\": {\"sets\": {\"wave\": {\"host.cpu_scale_by_n.metric\": \"wave_ms\"},"
+                     " \"cpu\": {\"host.cpu_scale_by_n.metric\": \"per_group_cpu_ms\"}}}}", scen, sizeof scen);
   const char *out = out_path(&s, "fitted.json");
   free(cli_ok("%s/mc.json %s --scenario %s --starts 0 --searches 1 -r 1 -q -o %s", s.dir, s.baseline, scen, out));
   cJSON *doc = load_json(out);
