@@ -1149,17 +1149,79 @@ static char *closed_loop(const char *count, const char *cmd)
   return out;
 }
 
-/* No actor finished by the horizon: each class says so in one line and the
- * report ends there (no closed form, no law of a wave that never ended). */
-START_TEST(viz_explain_no_wave_stops_after_the_class_line)
+/* No actor finished by the horizon: each class says so, then what its
+ * actors did from their arrival to the end of the run (each state's mean per
+ * actor, adding up to the run), and the report ends there (no closed form,
+ * no law of a wave that never ended). */
+START_TEST(viz_explain_no_wave_says_what_the_class_did)
 {
   char *out = closed_loop("\"forever\"", "explain");
   const char *line = "\n  none finished by the horizon (horizon_ms or --horizon; or a program that runs forever): no wave to "
-                     "break down\n";
+                     "break down\n  what they did from their arrival to the end of the run (";
   const char *at = strstr(out, line);
-  ck_assert_msg(at && at[strlen(line)] == '\0', "not the last line:\n%s", out);
+  ck_assert_msg(at, "%s", out);
+  double sum = 0, v, total = -1;
+  char name[64];
+  for (const char *p = strchr(at + strlen(line), '\n') + 1; *p; p = strchr(p, '\n') + 1) {
+    ck_assert_msg(sscanf(p, " %63[^0-9=] %lf ms", name, &v) == 2 || sscanf(p, " = in the run %lf ms", &total) == 1,
+                  "not a row: %s", p);
+    if (total >= 0) {
+      ck_assert_msg(strchr(p, '\n')[1] == '\0', "not the last line: %s", p);
+      break;
+    }
+    sum += v;
+  }
+  ck_assert_msg(total > 0 && fabs(sum - total) < 0.005, "rows %g, run %g:\n%s", sum, total, out);
+  ck_assert_msg(strstr(out, "    sleeping ") && strstr(out, "    running "), "%s", out);
   ck_assert_msg(!strstr(out, "law") && !strstr(out, "simulated") && !strstr(out, "closed form"), "%s", out);
   free(out);
+}
+END_TEST
+
+/* left15 item 5: a game backend measured by a span (a report: false clock
+ * ticks every 50 ms; each room does a burst of CPU per tick and ends the
+ * span from the tick's stamp; the rooms repeat forever) had no wave: explain
+ * said "none finished" and stopped, after a full breakdown of the clock as if
+ * it were the workload. Now the clock is labelled, the rooms' class says what
+ * they did, and the span's figures are those tssim run reports (p99 the
+ * same as its tick_p99_ms at the same point, replication 0). */
+START_TEST(viz_explain_span_measured_model)
+{
+  char dir[512], *out;
+  ck_assert_int_eq(tu_run_files("game",
+                                "{\"name\": \"game\", \"worker\": {\"kind\": \"thread\"},"
+                                " \"channels\": [{\"name\": \"tick\", \"scope\": \"shared\"}],"
+                                " \"classes\": [{\"name\": \"clock\", \"count\": \"forever\", \"report\": false,"
+                                " \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 50}, \"program\": ["
+                                "{\"op\": \"span_begin\", \"span\": \"tick\"}, {\"op\": \"notify\", \"channel\": \"tick\","
+                                " \"carry\": \"tick\"}]}, {\"name\": \"room\", \"count\": \"n\", \"program\": ["
+                                "{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"wait\", \"channel\": \"tick\"},"
+                                " {\"op\": \"cpu\", \"ms\": 2, \"dist\": \"exponential\"},"
+                                " {\"op\": \"span_end\", \"span\": \"tick\", \"from\": \"notify\"}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [60], \"workers\": [2],"
+                                " \"horizon_ms\": 1000, \"replications\": 1, \"table\": [\"tick_p99_ms\"]}",
+                                dir, sizeof dir, NULL, NULL),
+                   0);
+  char path[600];
+  snprintf(path, sizeof path, "%s/out/summary.csv", dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 1);
+  char want[120];
+  snprintf(want, sizeof want, ", p99 %.3f, max ", tu_table_num(&t, 0, "tick_p99_ms"));
+  tu_table_free(&t);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  ck_assert_msg(strstr(out, "\nclass clock (report: false: no rows of its own in the results): "), "%s", out);
+  ck_assert_msg(strstr(out, "\nclass room: 60 actors\n  none finished by the horizon (horizon_ms or --horizon; or a "
+                            "program that runs forever): no wave to break down; the spans below measure the run\n"
+                            "  what they did from their arrival to the end of the run (1000.000 ms; mean per actor):\n"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "    waiting on a channel ") && strstr(out, "    runnable "), "%s", out);
+  const char *span = strstr(out, "\nspans (the model's latency measures; this replication, every sample that ended in "
+                                 "the run):\n  span tick: ");
+  ck_assert_msg(span && strstr(span, want), "want \"%s\" in:\n%s", want, out);
+  free(out);
+  tu_rmtree(dir);
 }
 END_TEST
 
@@ -1459,7 +1521,7 @@ Suite *viz_suite(void)
                               viz_ready_state_named_by_the_worker_it_waits_on,
                               viz_explain_window_ends_before_the_work_is_not_stuck,
                               viz_explain_queue_matches_round_robin,
-                              viz_explain_no_wave_stops_after_the_class_line, viz_explain_law_lines_sum_with_sleep,
+                              viz_explain_no_wave_says_what_the_class_did, viz_explain_span_measured_model, viz_explain_law_lines_sum_with_sleep,
                               viz_gantt_horizon_is_not_stuck, viz_explain_means_leave_out_actors_without_a_wave,
                               viz_gantt_dropped_actor_says_dropped,
                               viz_cli_point_usage_and_errors,

@@ -176,7 +176,9 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
 {
   ready_words rw = ready_words_of(tl, k);
   int all = s->count + s->unfinished;
-  fprintf(out, "\nclass %s: %d actor%s", tl->model->classes[k].name, all, all == 1 ? "" : "s");
+  fprintf(out, "\nclass %s%s: %d actor%s", tl->model->classes[k].name,
+          tl->model->classes[k].report ? "" : " (report: false: no rows of its own in the results)", all,
+          all == 1 ? "" : "s");
   int arrived = 0; /* actors with a recorded state: the others' arrival lay past the end */
   for (int a = 0; a < tl->nactors; a++)
     arrived += tl->stats[a].klass == k && !tl->stats[a].hidden && tl->state_at[a] < tl->state_at[a + 1];
@@ -188,8 +190,10 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   }
   if (!s->count) {
     fprintf(out, "\n  none finished by the horizon (horizon_ms or --horizon; or a program that runs forever): no wave to "
-            "break down%s\n",
-            tl->model->nlocks ? "; see the contention on mutexes below" : "");
+            "break down%s%s\n",
+            tl->model->nlocks ? "; see the contention on mutexes below" : "",
+            tl->model->nspans ? "; the spans below measure the run" : "");
+    ts_explain_run_states(out, tl, k);
     return;
   }
   char open[96];
@@ -489,7 +493,8 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
       decomposition(out, tl, x, (int)k, &s);
     waves += s.count;
   }
-  if (ts_explain_queue(out, tl) || ts_explain_contention(out, tl) || ts_explain_calls(out, tl))
+  if (ts_explain_spans(out, tl) || ts_explain_queue(out, tl) || ts_explain_contention(out, tl) ||
+      ts_explain_calls(out, tl))
     goto done;
   rc = 0;
   if (!waves) /* the horizon stopped every actor: no wave for the closed form or the law */

@@ -79,6 +79,14 @@ int ts_explain_contention(FILE *out, const ts_timeline *tl);
  * queued. Nothing without servers. Returns 0, or -1 when memory runs out. */
 int ts_explain_calls(FILE *out, const ts_timeline *tl);
 
+/* What class k's actors did from their arrival to the end of the run, mean
+ * per actor and state: for a class none of whose waves ended. */
+void ts_explain_run_states(FILE *out, const ts_timeline *tl, int k);
+/* Each span of the model: its samples in the run, their rate, mean and
+ * quantiles (as tssim run computes them). Nothing when the model has no
+ * span. Returns 0, or -1 when memory runs out. */
+int ts_explain_spans(FILE *out, const ts_timeline *tl);
+
 /* The time-slice queues of tl, per worker: entries, the mean and most
  * actors already waiting at an entry, and the mean slice wait (entering the
  * queue to being resumed). Nothing when no actor ever entered one. Returns

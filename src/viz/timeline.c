@@ -154,6 +154,27 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
   return 0;
 }
 
+/* Copy each span's samples of world w into tl (the window is the whole
+ * run). Returns 0, or -1 when memory runs out. */
+static int copy_spans(ts_timeline *tl, const ts_world *w)
+{
+  size_t ns = tl->model->nspans;
+  tl->span_v = calloc(ns + 1, sizeof *tl->span_v);
+  tl->span_len = calloc(ns + 1, sizeof *tl->span_len);
+  if (!tl->span_v || !tl->span_len)
+    return -1;
+  for (size_t s = 0; s < ns; s++) {
+    size_t len = w->spans[s].len;
+    tl->span_v[s] = malloc((len ? len : 1) * sizeof **tl->span_v);
+    if (!tl->span_v[s])
+      return -1;
+    if (len)
+      memcpy(tl->span_v[s], w->spans[s].v, len * sizeof **tl->span_v);
+    tl->span_len[s] = len;
+  }
+  return 0;
+}
+
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon,
                        size_t max_records)
 {
@@ -224,6 +245,8 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
     } else {
       tl->failed = FAIL_NOMEM;
     }
+    if (copy_spans(tl, &w))
+      tl->failed = FAIL_NOMEM;
   }
   ts_world_finish(&w);
   tl->world = NULL;
@@ -298,6 +321,10 @@ void ts_timeline_finish(ts_timeline *tl)
   free(tl->mutex_wait);
   free(tl->lock_stat);
   free(tl->site_stat);
+  for (size_t s = 0; tl->span_v && tl->model && s < tl->model->nspans; s++)
+    free(tl->span_v[s]);
+  free(tl->span_v);
+  free(tl->span_len);
   free(tl->runs);
   memset(tl, 0, sizeof *tl);
 }

@@ -108,6 +108,8 @@ typedef struct ts_timeline {
   int64_t mutex_contended;
   ts_mutex_stat *lock_stat;   /* [model locks]: contention per mutex declaration, the whole run */
   ts_mutex_stat *site_stat;   /* [model sites]: ... per site */
+  ts_time **span_v;           /* [model spans]: each span's samples (durations), the whole run */
+  size_t *span_len;
   size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
   size_t max_records;          /* 0: no limit */
   /* while recording */
