@@ -75,7 +75,7 @@ START_TEST(model_dispatch_least_loaded_lowest_index_on_ties)
   static const int loads[][4] = {{0, 0, 0, 0}, {2, 1, 1, 3}, {1, 1, 0, 0}, {5, 4, 4, 4}, {3, 3, 3, 2}};
   static const int want[] = {0, 1, 2, 1, 3};
   for (size_t c = 0; c < LEN(want); c++)
-    ck_assert_int_eq(ts_dispatch_pick(&r.m, 99, 4, loads[c]), want[c]);
+    ck_assert_int_eq(ts_dispatch_pick(&r.m, 99, 4, loads[c], 1), want[c]);
   /* in a world the load is the placement so far: 0 1 2 0 1 2 0 */
   ck_assert_int_eq(run_observed(&r, 7, 3, NULL), TS_WORLD_OK);
   for (int i = 0; i < 7; i++)
@@ -104,6 +104,50 @@ START_TEST(model_dispatch_hash_is_xxh32_of_task_slash_group)
     ck_assert_int_eq(st(&r.w, i)->worker, want[i]);
   }
   run_finish(&r);
+}
+END_TEST
+
+/* dispatch.ids "per_replication": two actors (ids 0 and 1) on 4 workers
+ * share one in about 1/4 of 400 replications (binomial: 100 +- 8.7, so
+ * 70 to 130 is 3.5 sd), each placed by xxh32 of its drawn id; with the
+ * default fixed ids the two sit where "task/cg0" and "task/cg1" hash in
+ * every replication. */
+START_TEST(model_dispatch_per_replication_ids_share_a_worker_about_1_in_w)
+{
+  static const char drawn[] = "{\"dispatch\": {\"ids\": \"per_replication\"}, \"classes\": [" CLASS(
+      "small", 1, ONE_MS) ", " CLASS("big", 1, ONE_MS) "]}";
+  static const char fixed[] = "{\"classes\": [" CLASS("small", 1, ONE_MS) ", " CLASS("big", 1, ONE_MS) "]}";
+  ts_model m, f;
+  tu_model(drawn, &m);
+  tu_model(fixed, &f);
+  ck_assert_int_eq(m.ids_per_replication, 1);
+  ck_assert_int_eq(f.ids_per_replication, 0);
+  int shared = 0, moved = 0;
+  for (uint64_t seed = 1; seed <= 400; seed++) {
+    ts_world w;
+    ts_world_spec spec = tu_world_spec(1, 4, seed);
+    ck_assert_msg(ts_world_init(&w, &m, &spec, NULL) == 0, "%s", w.errmsg);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    int a = st(&w, 0)->worker, b = st(&w, 1)->worker;
+    char id[64];
+    ts_dispatch_group_id_drawn("cg", w.seed, 0, id, sizeof id);
+    ck_assert_int_eq(strlen(id), 2 + 16);
+    ck_assert_int_eq(a, ts_dispatch_hash("task", id, 4));
+    shared += a == b;
+    moved += a != ts_dispatch_hash("task", "cg0", 4);
+    ts_world_finish(&w);
+    ck_assert_msg(ts_world_init(&w, &f, &spec, NULL) == 0, "%s", w.errmsg);
+    ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
+    ck_assert_int_eq(st(&w, 0)->worker, ts_dispatch_hash("task", "cg0", 4));
+    ck_assert_int_eq(st(&w, 1)->worker, ts_dispatch_hash("task", "cg1", 4));
+    ts_world_finish(&w);
+  }
+  ck_assert_msg(shared >= 70 && shared <= 130, "shared a worker in %d of 400 replications", shared);
+  ck_assert_msg(moved >= 240, "the small actor left its fixed worker in only %d of 400", moved);
+  ts_model_finish(&m);
+  ts_model_finish(&f);
+  tu_refuse("{\"dispatch\": {\"ids\": \"random\"}, \"classes\": [" CLASS("small", 1, ONE_MS) "]}", "dispatch.ids",
+            "expected fixed or per_replication; got \"random\"");
 }
 END_TEST
 
@@ -830,6 +874,7 @@ Suite *model_suite(void)
                                model_dispatch_round_robin_is_i_mod_w,
                                model_dispatch_least_loaded_lowest_index_on_ties,
                                model_dispatch_hash_is_xxh32_of_task_slash_group,
+                               model_dispatch_per_replication_ids_share_a_worker_about_1_in_w,
                                model_dispatch_find_by_name,
                                model_lock_shared_fifo_handover,
                                model_lock_per_actor_never_contends,

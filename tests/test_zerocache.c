@@ -75,10 +75,71 @@ START_TEST(zerocache_reproduces_the_recorded_wave_table)
 }
 END_TEST
 
+/* Item 1 of the walkthrough (session 15): zero-cache hashes its client
+ * group ids to sync workers (worker-dispatcher.ts, h32(taskID + '/' +
+ * clientGroupID) % syncers.length), and the shipped model's ids are fixed,
+ * so over replications the new client and the big query share a worker in
+ * none (W = 4: "task/cg0" and "task/cg1" hash apart) and run says so. With
+ * dispatch.ids "per_replication" they share one in about 1/4 of 100
+ * replications (binomial 25 +- 4.3: 12 to 38), the same ones under every
+ * rule of the axis (common random numbers), and a shared worker is what
+ * makes the load long: 500 ms alone, 14 s behind the 200 ms slices. */
+START_TEST(zerocache_per_replication_ids_share_a_worker_about_1_in_w)
+{
+  char dir[512], *out, *err;
+  tu_mkdtemp(dir, sizeof dir, "zerocache");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run scenarios/zero-cache-new-client.json -q --no-plots -o '%s/fixed' "
+                                         "--workers 1,4 -r 2", dir), 0);
+  ck_assert_msg(strstr(err, "dispatch hash places each actor by a fixed id (\"task/cg\" followed by its index)") &&
+                    strstr(err, "dispatch.ids \"per_replication\" draws the ids per replication"),
+                "%s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run scenarios/zero-cache-new-client.json -q --no-plots -o '%s/one' "
+                                         "--workers 1 -r 2", dir), 0);
+  ck_assert_msg(!strstr(err, "fixed id"), "a note at W = 1: %s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(&out, &err, "run scenarios/zero-cache-new-client.json -q --no-plots -o '%s/drawn' "
+                                         "--workers 4 -r 100 --set dispatch.ids=per_replication", dir), 0);
+  ck_assert_msg(!strstr(err, "fixed id"), "%s", err);
+  free(out);
+  free(err);
+  char path[600];
+  snprintf(path, sizeof path, "%s/drawn/samples.csv", dir);
+  tu_table t;
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 4 * 100 * 2);
+  int worker[4][100][2], shared = 0;
+  double wave[4][100];
+  static const char *const rules[] = {"200ms", "10ms", "10ms-quarter", "10ms-timer"};
+  for (int r = 0; r < t.nrows; r++) {
+    int k = 0, rep = (int)tu_table_num(&t, r, "replication"), big = strcmp(tu_table_cell(&t, r, "class"), "big") == 0;
+    while (k < 4 && strcmp(tu_table_cell(&t, r, "rule"), rules[k]))
+      k++;
+    ck_assert_int_lt(k, 4);
+    ck_assert(rep >= 0 && rep < 100);
+    worker[k][rep][big] = (int)tu_table_num(&t, r, "worker");
+    if (!big)
+      wave[k][rep] = tu_table_num(&t, r, "wave_ms");
+  }
+  tu_table_free(&t);
+  for (int rep = 0; rep < 100; rep++) {
+    int same = worker[0][rep][0] == worker[0][rep][1];
+    shared += same;
+    for (int k = 1; k < 4; k++)
+      ck_assert(worker[k][rep][0] == worker[0][rep][0] && worker[k][rep][1] == worker[0][rep][1]);
+    ck_assert_msg(same ? wave[0][rep] > 10000 : fabs(wave[0][rep] - 500) < 1, "replication %d: %s worker, %.1f ms",
+                  rep, same ? "shared" : "own", wave[0][rep]);
+  }
+  ck_assert_msg(shared >= 12 && shared <= 38, "shared a worker in %d of 100 replications", shared);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *zerocache_suite(void)
 {
   Suite *s = suite_create("zerocache");
-  const TTest *const core[] = {zerocache_reproduces_the_recorded_wave_table, NULL};
+  const TTest *const core[] = {zerocache_reproduces_the_recorded_wave_table,
+                               zerocache_per_replication_ids_share_a_worker_about_1_in_w, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 0);
   return s;
 }

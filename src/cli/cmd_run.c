@@ -13,6 +13,7 @@
 #include "io/atomic.h"
 #include "io/model_json.h"
 #include "io/report.h"
+#include "model/dispatch.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
 #include "viz/plot.h"
@@ -285,6 +286,20 @@ static void note_n_unread(const ts_loaded *L)
           L->sc.file, L->sc.nn, L->sc.model_path);
 }
 
+/* A note on stderr when hash dispatch of fixed ids places actors on several
+ * workers over several replications (ts_dispatch_note). */
+static void note_fixed_placement(const ts_loaded *L)
+{
+  char note[1024];
+  int wmax = 0, reps = L->sc.replications;
+  for (size_t i = 0; i < L->sc.nw; i++)
+    wmax = L->sc.workers[i] > wmax ? L->sc.workers[i] : wmax;
+  if (L->sc.ci_target > 0 && L->sc.ci_max > reps)
+    reps = L->sc.ci_max;
+  if (ts_dispatch_note(&L->model, wmax, reps, note, sizeof note))
+    fprintf(stderr, "tssim: note: %s: %s\n", L->sc.model_path, note);
+}
+
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
   int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
@@ -299,6 +314,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     return 2;
   }
   note_n_unread(L);
+  note_fixed_placement(L);
   return 0;
 }
 

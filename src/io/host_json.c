@@ -191,10 +191,10 @@ int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
 {
   static const char *const hkeys[] = {"cores",          "cpu_scale",     "cpu_scale_by_n", "instructions_per_ms",
                                       "idle_states",    "idle_governor", "note",           NULL};
-  static const char *const dkeys[] = {"policy", "task_id", "group_prefix", "note", NULL};
+  static const char *const dkeys[] = {"policy", "task_id", "group_prefix", "ids", "note", NULL};
   const cJSON *h = NULL, *d = NULL, *ip = NULL;
   int64_t cores = 0;
-  const char *policy = "hash", *task = "task", *prefix = "cg";
+  const char *policy = "hash", *task = "task", *prefix = "cg", *ids = "fixed";
   m->cpu_scale = 1;
   if (ts_jget_object(&L->c, root, "host", 0, &h, L->e) || ts_jget_object(&L->c, root, "dispatch", 0, &d, L->e))
     return -1;
@@ -221,7 +221,8 @@ int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
     size_t old = ts_jpush_key(&L->c, "dispatch");
     int bad = ts_jcheck_keys(&L->c, d, dkeys, L->e) || ts_jget_string(&L->c, d, "policy", 0, &policy, L->e) ||
               ts_jget_string(&L->c, d, "task_id", 0, &task, L->e) ||
-              ts_jget_string(&L->c, d, "group_prefix", 0, &prefix, L->e);
+              ts_jget_string(&L->c, d, "group_prefix", 0, &prefix, L->e) ||
+              ts_jget_string(&L->c, d, "ids", 0, &ids, L->e);
     ts_jpop(&L->c, old);
     if (bad)
       return -1;
@@ -230,8 +231,11 @@ int ts__ml_load_host_dispatch(loader *L, ts_model *m, const cJSON *root)
   if (kind < 0)
     return ts_jfail(&L->c, "dispatch.policy", L->e, "expected hash, round_robin or least_loaded; got \"%s\"",
                     policy);
+  if (strcmp(ids, "fixed") && strcmp(ids, "per_replication"))
+    return ts_jfail(&L->c, "dispatch.ids", L->e, "expected fixed or per_replication; got \"%s\"", ids);
   m->cores = (int)cores;
   m->dispatch = (ts_dispatch_kind)kind;
+  m->ids_per_replication = strcmp(ids, "per_replication") == 0;
   if (strlen(task) > 200 || strlen(prefix) > 200)
     return ts_jfail(&L->c, strlen(task) > 200 ? "dispatch.task_id" : "dispatch.group_prefix", L->e,
                     "expected at most 200 characters");

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/rng.h"
+#include "model/expr.h"
 #include "model/xxhash32.h"
 
 static const char *const names[] = {"hash", "round_robin", "least_loaded"};
@@ -21,13 +23,21 @@ void ts_dispatch_group_id(const char *prefix, int i, char *buf, size_t len)
   snprintf(buf, len, "%s%d", prefix, i);
 }
 
-int ts_dispatch_pick(const ts_model *m, int i, int workers, const int *load)
+void ts_dispatch_group_id_drawn(const char *prefix, uint64_t rep_seed, int i, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s%016llx", prefix, (unsigned long long)ts_rng_derive_stream(rep_seed, -2, i, 0));
+}
+
+int ts_dispatch_pick(const ts_model *m, int i, int workers, const int *load, uint64_t rep_seed)
 {
   char id[256];
   int best = 0;
   switch (m->dispatch) {
   case TS_DISPATCH_HASH:
-    ts_dispatch_group_id(m->group_prefix, i, id, sizeof id);
+    if (m->ids_per_replication)
+      ts_dispatch_group_id_drawn(m->group_prefix, rep_seed, i, id, sizeof id);
+    else
+      ts_dispatch_group_id(m->group_prefix, i, id, sizeof id);
     return ts_dispatch_hash(m->task_id, id, workers);
   case TS_DISPATCH_ROUND_ROBIN:
     return i % workers;
@@ -38,6 +48,41 @@ int ts_dispatch_pick(const ts_model *m, int i, int workers, const int *load)
     return best;
   }
   return 0;
+}
+
+/* Whether two actors or more may share pool p under the dispatch rule: its
+ * size may pass 1 and its dispatched classes of fixed count may hold 2
+ * actors (a count that is not a constant, e.g. "n", may). */
+static int may_share(const ts_model *m, size_t p, int max_workers)
+{
+  double v, actors = 0;
+  if (p == 0 ? max_workers < 2 : ts_expr_is_constant(m->pools[p].count, &v) && v < 2)
+    return 0;
+  for (size_t c = 0; c < m->nclasses; c++) {
+    const ts_class *k = &m->classes[c];
+    if (k->pool != (int)p || k->place != TS_PLACE_DISPATCH || k->forever)
+      continue;
+    actors += ts_expr_is_constant(k->count, &v) ? v : 2;
+  }
+  return actors >= 2;
+}
+
+int ts_dispatch_note(const ts_model *m, int max_workers, int replications, char *out, size_t cap)
+{
+  int shared = 0;
+  if (m->dispatch != TS_DISPATCH_HASH || m->ids_per_replication || replications < 2)
+    return 0;
+  for (size_t p = 0; p < m->npools && !shared; p++)
+    shared = may_share(m, p, max_workers);
+  if (!shared)
+    return 0;
+  snprintf(out, cap,
+           "dispatch hash places each actor by a fixed id (\"%s/%s\" followed by its index), so every replication "
+           "puts the same actors on the same worker: the 95%% intervals cover the random draws, not which actors "
+           "share a worker; dispatch.ids \"per_replication\" draws the ids per replication (docs/language.md, "
+           "Dispatch)",
+           m->task_id, m->group_prefix);
+  return 1;
 }
 
 int ts_dispatch_find(const char *name)

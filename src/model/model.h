@@ -288,6 +288,8 @@ typedef struct ts_model {
   ts_dispatch_kind dispatch;
   char *task_id;              /* dispatch hash: taskID */
   char *group_prefix;         /* dispatch hash: clientGroupID = prefix + index */
+  int ids_per_replication;    /* dispatch hash: 1 = clientGroupID = prefix + 16 hex digits drawn from the
+                               * replication's seed and the index (ts_dispatch_group_id_drawn); 0 = fixed */
   /* declarations */
   ts_class *classes;
   size_t nclasses;

@@ -205,7 +205,7 @@ static int place(ts_world *w, int c, int i, int id, int *load)
   }
   if (count == 1) /* every rule picks the only worker (a hash mod 1 is 0) */
     return w->pool_base[p];
-  return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load ? load + w->pool_base[p] : NULL);
+  return w->pool_base[p] + ts_dispatch_pick(w->model, id, count, load ? load + w->pool_base[p] : NULL, w->seed);
 }
 
 static int pure_var(void *ctx, ts_expr_var v)
