@@ -280,6 +280,47 @@ START_TEST(install_docs_are_complete_and_their_links_resolve)
 }
 END_TEST
 
+/* The prefix change README.md and docs/library.md give, run as written on a
+ * build folder that exists (the quick start's build/): it changes the
+ * prefix, where `meson setup build --prefix` (what they gave before) says
+ * "Directory already configured", exits 0 and keeps /usr/local; and the
+ * root an install under /usr/local needs is said. */
+#define PREFIX_CMD "meson configure build -Dprefix=$HOME/.local"
+START_TEST(install_documented_prefix_change_takes_effect)
+{
+  static const char *const docs[] = {"README.md", "docs/library.md"};
+  char *out;
+  for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
+    char *path = tu_source_path(docs[i]), *text = tu_read_file(path, NULL);
+    ck_assert_msg(strstr(text, "`" PREFIX_CMD), "%s does not give `%s`", docs[i], PREFIX_CMD);
+    ck_assert_msg(strstr(text, "`sudo meson install -C build --no-rebuild`"), "%s: no word of root", docs[i]);
+    ck_assert_msg(!strstr(text, "`meson setup build --prefix ~/.local` for"), "%s", docs[i]);
+    free(text);
+    free(path);
+  }
+  const char *meson = getenv("TSSIM_MESON");
+  ck_assert_msg(meson != NULL, "TSSIM_MESON must be set (run the tests with meson test)");
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "install");
+  /* the quick start's `meson setup build` (from the sources), then the old advice */
+  int rc = tu_sh(&out, "cd '%s' && { '%s' setup '%s/build' >'%s/setup.log' 2>&1 || cat '%s/setup.log'; } && "
+                 "'%s' setup '%s/build' --prefix '%s/else' && '%s' introspect '%s/build' --buildoptions",
+                 tu_source_root(), meson, tmpdir, tmpdir, tmpdir, meson, tmpdir, tmpdir, meson, tmpdir);
+  ck_assert_msg(rc == 0 && strstr(out, "Directory already configured") &&
+                    strstr(out, "\"name\": \"prefix\", \"value\": \"/usr/local\""),
+                "%s", out);
+  free(out);
+  rc = tu_sh(&out, "cd '%s' && mkdir home && export HOME=\"$PWD/home\" && PATH=\"$(dirname '%s'):$PATH\" && " PREFIX_CMD
+             " && '%s' introspect build --buildoptions | grep -o '\"name\": \"prefix\", \"value\": \"[^\"]*\"'",
+             tmpdir, meson, meson);
+  ck_assert_msg(rc == 0, "%s", out);
+  char want[PATH_MAX * 2];
+  snprintf(want, sizeof want, "\"name\": \"prefix\", \"value\": \"%s/home/.local\"", tmpdir);
+  ck_assert_msg(strstr(out, want), "%s", out);
+  free(out);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *install_suite(void)
 {
   Suite *s = suite_create("install");
@@ -290,6 +331,7 @@ Suite *install_suite(void)
   tcase_add_test(tc, install_completions_know_commands_options_and_files);
   tcase_add_test(tc, install_example_builds_with_pkg_config);
   tcase_add_test(tc, install_docs_are_complete_and_their_links_resolve);
+  tcase_add_test(tc, install_documented_prefix_change_takes_effect);
   suite_add_tcase(s, tc);
   return s;
 }
