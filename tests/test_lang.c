@@ -637,6 +637,12 @@ static const bad_case bad[] = {
    "/s.json: axes.t.sets.a: worker.treshold_ms: unknown key", "(in the model "},
   {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.bogus.threshold_ms\", \"values\": [1, 2]}}",
    "/s.json: axes.t.path: worker.bogus: unknown key", "/m.json, with axes t=1)"},
+  /* a value the model refuses: blamed on the value, not on the path (walkthrough 15, item 9) */
+  {NULL, ", \"axes\": {\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [200, -10]}}",
+   "/s.json: axes.t.values[1]: worker.threshold_ms: expected a number in [0, 3.6e+06], got -10",
+   "/m.json, with axes t=-10)"},
+  {NULL, ", \"axes\": {\"p\": {\"path\": \"worker.policy\", \"values\": [\"fifo\", \"FIFO\"]}}",
+   "/s.json: axes.p.values[1]: worker.policy: expected a queue policy", "got \"FIFO\""},
   /* an axis path under an array index that does not exist */
   {NULL, ", \"axes\": {\"t\": {\"path\": \"classes[5].count\", \"values\": [1, 2]}}", "axes.t",
    "classes[5].count is not a field of the model"},
@@ -739,7 +745,7 @@ END_TEST
 /* A combination past the first 1000 (not checked before the run) whose
  * model does not load: the sweep's line named the model file twice, or the
  * model and then the scenario ("tssim: m.json: s.json: axes.t.path: ..."):
- * it names the scenario's axis once. */
+ * it names the scenario's axis once, at the value (axes.t.values[32]: -1). */
 START_TEST(lang_late_bad_combination_names_one_file)
 {
   char t[200] = "[", u[200] = "[", dir[256], text[600], want[400], *out, *err;
@@ -754,7 +760,7 @@ START_TEST(lang_late_bad_combination_names_one_file)
   const char *model = "{\"params\": {\"c\": 1, \"d\": 1}, \"classes\": [{\"name\": \"a\", \"count\": \"n\", "
                       "\"program\": [{\"op\": \"cpu\", \"ms\": \"$c\"}, {\"op\": \"cpu\", \"ms\": \"$d\"}]}]}";
   ck_assert_int_eq(tu_run_files("late", model, text, dir, sizeof dir, &out, &err), 2);
-  snprintf(want, sizeof want, "tssim: %s/s.json: axes.t.path: classes[0].program[0].ms: $c must be", dir);
+  snprintf(want, sizeof want, "tssim: %s/s.json: axes.t.values[32]: classes[0].program[0].ms: $c must be", dir);
   ck_assert_msg(strncmp(err, want, strlen(want)) == 0 && strstr(err, "with axes t=-1, u=1)\n"), "%s", err);
   free(out);
   free(err);

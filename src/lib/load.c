@@ -375,8 +375,10 @@ static int opens_with(const char *msg, const char *file)
  * (the value was an object) or one above it (a misspelt key under an
  * existing object: "worker.bogus" for an axis on worker.bogus.threshold_ms).
  * If so, where (size cap) gets its JSON path in the scenario, as
- * check_axes names it: axes.KEY.path or axes.KEY.sets.LABEL (the last
- * override of the path wins, so the last axis is blamed first). */
+ * check_axes names it: axes.KEY.values[I] for the value of a path axis
+ * (axes.KEY.path when the path is above the value: a misspelt key), or
+ * axes.KEY.sets.LABEL (the last override of the path wins, so the last
+ * axis is blamed first). */
 static int blame_axis(const ts_scenario *sc, const int *values, const char *msg, char *where, size_t cap)
 {
   if (!opens_with(msg, sc->model_path))
@@ -396,8 +398,11 @@ static int blame_axis(const ts_scenario *sc, const int *values, const char *msg,
       int above = plen <= slen && strncmp(set, mpath, plen) == 0 && set[plen] && strchr("=.[", set[plen]);
       if (!above && !names_override(msg, set))
         continue;
-      if (ax->path)
+      /* a key above the value, or the path's own key unknown: the path is at fault */
+      if (ax->path && ((above && set[plen] != '=') || strncmp(mpath + plen + 1, " unknown key", 12) == 0))
         snprintf(where, cap, "axes.%s.path", ax->key);
+      else if (ax->path) /* the value, or a key in it */
+        snprintf(where, cap, "axes.%s.values[%d]", ax->key, values[a]);
       else
         snprintf(where, cap, "axes.%s.sets.%s", ax->key, ax->labels[values[a]]);
       return 1;
