@@ -489,13 +489,20 @@ START_TEST(cli_viz_axis_picks_the_drawn_value)
   static const char *const bad[][2] = {
     {"handoff=bogus", "tssim: --axis: handoff: no value \"bogus\" (its values: fifo, barging, std)\n"},
     {"hand=std", "tssim: --axis: hand: scenarios/examples/std-mutex.json has no such axis (its axes: handoff)\n"},
-    {"handoff=std,fifo", "tssim: --axis: expected KEY=LABEL, one value to draw, got \"handoff=std,fifo\"\n"},
+    {"handoff=std,fifo",
+     "tssim: --axis: expected KEY=LABEL, one value to draw (e.g. handoff=barging), got \"handoff=std,fifo\"\n"},
+    /* walkthrough 15: these said "expected KEY=LABEL,LABEL,..." (sensitivity's form), which explain refuses */
+    {"handoff", "tssim: --axis: expected KEY=LABEL, one value to draw (e.g. handoff=barging), got \"handoff\"\n"},
+    {"handoff=", "tssim: --axis: expected KEY=LABEL, one value to draw (e.g. handoff=barging), got \"handoff=\"\n"},
     {"handoff=std --axis handoff=fifo", "tssim: --axis: handoff is given twice\n"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     ck_assert_int_eq(run(NULL, &err, "explain scenarios/examples/std-mutex.json --axis %s", bad[i][0]), 2);
     ck_assert_str_eq(err, bad[i][1]);
     free(err);
   }
+  ck_assert_int_eq(run(NULL, &err, "explain scenarios/examples/mm1.json --axis handoff"), 2);
+  ck_assert_str_eq(err, "tssim: --axis: scenarios/examples/mm1.json has no axes to draw a value of, got \"handoff\"\n");
+  free(err);
 }
 END_TEST
 

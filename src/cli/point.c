@@ -55,8 +55,12 @@ static int pick_axes(ts_cli_point *p, ts_err *e)
   ts_scenario *sc = &p->L.sc;
   for (int i = 0; i < p->opt.naxes; i++) {
     const char *arg = p->opt.axes[i], *eq = strchr(arg, '=');
-    if (eq && strchr(eq, ','))
-      return ts_err_set(e, "--axis", NULL, "expected KEY=LABEL, one value to draw, got \"%s\"", arg);
+    if (!eq || !eq[1] || strchr(eq, ',')) { /* what this command takes: one value, not sensitivity's list */
+      if (sc->naxes == 0)
+        return ts_err_set(e, "--axis", NULL, "%s has no axes to draw a value of, got \"%s\"", sc->file, arg);
+      return ts_err_set(e, "--axis", NULL, "expected KEY=LABEL, one value to draw (e.g. %s=%s), got \"%s\"",
+                        sc->axes[0].key, sc->axes[0].labels[sc->axes[0].nvalues > 1], arg);
+    }
     int a = 0;
     while (eq && a < sc->naxes && (strlen(sc->axes[a].key) != (size_t)(eq - arg) ||
                                    strncmp(sc->axes[a].key, arg, (size_t)(eq - arg)) != 0))
