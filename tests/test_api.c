@@ -343,6 +343,11 @@ START_TEST(api_null_handle_is_bad_input)
   ck_assert_uint_eq(tssim_scenario_axes(NULL), 0);
   ck_assert_ptr_null(tssim_scenario_axis(NULL, 0));
   ck_assert_int_eq(tssim_open(NULL, NULL, &err), TSSIM_INPUT);
+  /* walkthrough 15: "" said ": cannot open: No such file or directory" */
+  tssim_scenario *none = (tssim_scenario *)&err;
+  ck_assert_int_eq(tssim_open("", &none, &err), TSSIM_INPUT);
+  ck_assert_str_eq(err.message, "tssim_open: path: expected a scenario file, got \"\"");
+  ck_assert_ptr_null(none);
   ck_assert_int_eq(tssim_open_json("{}", "{}", NULL, NULL, &err), TSSIM_INPUT);
   tssim_close(NULL);
   /* the accessors of a NULL result (what a failed run leaves): nothing, not a crash */

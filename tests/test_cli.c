@@ -262,6 +262,9 @@ START_TEST(cli_common_mistakes_are_named)
 {
   static const refusal cases[] = {
     {"run scenarios/rr-wave.json -o ''", "tssim: -o: expected a folder, got an empty path\n"},
+    /* walkthrough 15: said "tssim: : cannot open: No such file or directory" */
+    {"run ''", "tssim: \"\": expected the name of a JSON file, got an empty path\n"},
+    {"explain ''", "tssim: \"\": expected the name of a JSON file, got an empty path\n"},
     {"merge -o '' results/x", "tssim: -o: expected a folder, got an empty path\n"},
     {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json -o ''",
      "tssim: -o: expected a file, got an empty path\n"},

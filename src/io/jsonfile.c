@@ -331,6 +331,8 @@ static char *read_all(FILE *f, size_t hint, size_t *len, int *err)
 int ts_json_load(const char *path, cJSON **out, ts_err *e)
 {
   struct stat st;
+  if (!*path) /* else the message opens ": cannot open" */
+    return ts_err_set(e, "\"\"", NULL, "expected the name of a JSON file, got an empty path");
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return ts_err_set(e, path, NULL, "is a directory, expected a JSON file");
   FILE *f = fopen(path, "rb");

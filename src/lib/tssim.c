@@ -152,6 +152,10 @@ int tssim_open(const char *path, tssim_scenario **out, tssim_error *err)
     *out = NULL;
     return fail(err, TSSIM_INPUT, "tssim_open: path: expected a scenario file, got NULL");
   }
+  if (!*path) {
+    *out = NULL;
+    return fail(err, TSSIM_INPUT, "tssim_open: path: expected a scenario file, got \"\"");
+  }
   return open_src(path, NULL, NULL, NULL, out, err);
 }
 
