@@ -533,6 +533,32 @@ END_TEST
 /* Issue 13 item 9: tssim trace had no size guard (rr-wave at n = 10,000:
  * 25 s, 3 GB, a 264 MB file). A point past --max-events is refused with one
  * line saying how to override, and nothing is written. */
+/* Walkthrough 15: `gantt --width 100` drew a timeline about 57 columns
+ * wide. --width bounds the longest line, labels and end notes included,
+ * and the time axis steps 1-2-5: the help says so, and no line passes it. */
+START_TEST(cli_gantt_width_bounds_the_longest_line)
+{
+  char *out;
+  ck_assert_int_eq(run(&out, NULL, "gantt --help"), 0);
+  ck_assert_ptr_nonnull(strstr(out, "--width COLUMNS     the longest line, labels and end notes included"));
+  ck_assert_ptr_nonnull(strstr(out, "up to 2.5 times shorter"));
+  free(out);
+  static const int widths[] = {60, 100, 160};
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+    ck_assert_int_eq(run(&out, NULL, "gantt " RR " --n 3 --ascii --width %d", widths[i]), 0);
+    size_t longest = 0;
+    for (char *line = out; *line;) {
+      size_t len = strcspn(line, "\n");
+      longest = len > longest ? len : longest;
+      line += len + (line[len] == '\n');
+    }
+    ck_assert_msg(longest <= (size_t)widths[i] && longest > (size_t)widths[i] / 2, "--width %d: longest line %zu",
+                  widths[i], longest);
+    free(out);
+  }
+}
+END_TEST
+
 START_TEST(cli_viz_refuse_points_past_max_events)
 {
   char *err;
@@ -819,7 +845,7 @@ Suite *cli_suite(void)
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
-  const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_viz_axis_picks_the_drawn_value, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
+  const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_gantt_width_bounds_the_longest_line, cli_viz_axis_picks_the_drawn_value, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,
                                  NULL};
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
                                      cli_calibrate_sigterm_keeps_previous_output,

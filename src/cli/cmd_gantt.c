@@ -21,7 +21,10 @@ static void usage(FILE *f)
         "--horizon, ended the run) or \"stuck\" (a deadlock: exit status 1).\n"
         "\n"
         "options:\n"
-        "      --width COLUMNS     total width (default 100, at least 60)\n"
+        "      --width COLUMNS     the longest line, labels and end notes included (default\n"
+        "                          100, at least 60); the time axis takes what is left, in\n"
+        "                          columns of 1, 2 or 5 times a power of ten, so it may be\n"
+        "                          up to 2.5 times shorter\n"
         "      --ascii             plain ASCII instead of Unicode blocks\n"
         "      --max-actors K      draw at most the first K actors (default 32; 0 draws the\n"
         "                          workers' rows only)\n" TS_VIZOPT_HELP
