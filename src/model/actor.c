@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Ops run at one instant by one world before it is declared a livelock (a
- * loop whose body takes no time). */
-#define LIVELOCK_OPS UINT64_C(50000000)
-
 int ts__state_column(ts_world *w, int id, int s)
 {
   int c = id >> TS_CHUNK_BITS;
@@ -610,47 +606,20 @@ static int finish(ts_world *w, ts_actor *a)
   return back;
 }
 
+int ts__actor_finish(ts_world *w, ts_actor *a)
+{
+  return finish(w, a);
+}
+
+void ts__actor_livelock(ts_world *w, const ts_step *s)
+{
+  ts__fail(w, s, "%llu steps ran at t = %.6f ms without time passing (a loop whose body takes no time?)",
+           (unsigned long long)TS_LIVELOCK_OPS, ts_time_to_ms(w->sim.now));
+}
+
 int ts__actor_continue(ts_world *w, ts_actor *a)
 {
-  if (w->sim.now != w->ops_instant) {
-    w->ops_instant = w->sim.now;
-    w->ops_at_instant = 0;
-  }
-  for (;;) {
-    const ts_class *k = &w->model->classes[a->klass];
-    while (a->pc < (int)k->nsteps && !w->error) {
-      const ts_step *s = &k->steps[a->pc];
-      if (++w->ops_at_instant > LIVELOCK_OPS) {
-        ts__fail(w, s, "%llu steps ran at t = %.6f ms without time passing (a loop whose body takes no time?)",
-                 (unsigned long long)LIVELOCK_OPS, ts_time_to_ms(w->sim.now));
-        return 0;
-      }
-      switch (s->type->exec(w, a, s)) {
-      case TS_OP_NEXT:
-        a->pc++;
-        a->sub = 0;
-        break;
-      case TS_OP_GOTO:
-        a->sub = 0;
-        break;
-      case TS_OP_BUSY:
-        return 1;
-      case TS_OP_SWITCH: /* the worker goes on with another task of the same poll */
-        a = ts_world_actor(w, w->workers[a->worker].actor);
-        k = &w->model->classes[a->klass];
-        break;
-      default:
-        return 0;
-      }
-    }
-    if (w->error)
-      return 0;
-    int back = finish(w, a);
-    if (back < 0)
-      return 0;
-    a = ts_world_actor(w, back); /* a child ended: its parent's poll goes on */
-    w->workers[a->worker].actor = back;
-  }
+  return ts__actor_run(w, a);
 }
 
 /* Room for chunk slots up to c. Returns 0 or -1. */

@@ -668,7 +668,7 @@ static inline void seg_end(ts_world *w, const ts_event *ev)
       g->active = 0;
       if (a->state != TS_ACTOR_RUNNING)
         ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
-      if (!ts__actor_continue(w, a))
+      if (!ts__actor_run(w, a))
         ts__worker_next(w, wk);
       return;
     }

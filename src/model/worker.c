@@ -128,7 +128,7 @@ static int start_actor(ts_world *w, ts_worker *wk, int id)
     ts__cpu_resume(w, a);
     return 1;
   }
-  return ts__actor_continue(w, a);
+  return ts__actor_run(w, a);
 }
 
 /* The index in ring r of the actor of the highest queue class (the first
@@ -414,7 +414,7 @@ void ts__worker_on_resume(ts_sim *sim, const ts_event *ev)
   /* the poll that blocked goes on: same run period, same lap */
   ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
   wk->actor = a->id;
-  if (!ts__actor_continue(w, a))
+  if (!ts__actor_run(w, a))
     ts__worker_next(w, wk);
 }
 
