@@ -17,6 +17,7 @@
 #include "model/world.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
+#include "run/sweep_internal.h" /* ts__boot_interval */
 
 #include "testutil.h"
 
@@ -545,9 +546,11 @@ END_TEST
 
 /* ---- confidence intervals ---- */
 
-/* --ci-target stops once every reported half-width is within 2% of its mean,
- * and a half-width is GSL's t quantile times sd / sqrt(R) of the
- * per-replication values (here: the mean wait of each replication's jobs). */
+/* --ci-target stops once every reported half-width is within 2% of its mean
+ * (of its value, for a pooled one), and a pooled metric's half-width is its
+ * bootstrap interval's over the replications (here: the mean wait over
+ * every job of every replication, each resample drawing whole
+ * replications), not the Student-t half-width of the replication means. */
 START_TEST(lang_ci_target_and_t_halfwidth)
 {
   char dir[256], args[600];
@@ -576,12 +579,14 @@ START_TEST(lang_ci_target_and_t_halfwidth)
   snprintf(path, sizeof path, "%s/out/samples.csv", dir);
   text = tu_read_file(path, NULL);
   double *per = calloc((size_t)reps, sizeof *per), sum = 0;
-  size_t cnt = 0;
+  size_t cnt = 0, nall = 0, cap = 1024, *ends = calloc((size_t)reps, sizeof *ends);
+  double *all = malloc(cap * sizeof *all);
   int cur = 0;
   char *save = NULL, *line = strtok_r(text, "\n", &save); /* header */
   for (line = strtok_r(NULL, "\n", &save);; line = strtok_r(NULL, "\n", &save)) {
     int r = line ? atoi(line) : -1;
     if (r != cur) {
+      ends[cur] = nall;
       per[cur] = sum / (double)cnt;
       sum = 0;
       cnt = 0;
@@ -594,10 +599,21 @@ START_TEST(lang_ci_target_and_t_halfwidth)
       f = strchr(f, ',') + 1;
     sum += atof(f);
     cnt++;
+    if (nall == cap)
+      all = realloc(all, (cap *= 2) * sizeof *all);
+    all[nall++] = atof(f);
   }
-  double want = gsl_cdf_tdist_Pinv(0.975, reps - 1) * gsl_stats_sd(per, 1, (size_t)reps) / sqrt(reps);
+  double v = cJSON_GetObjectItem(pt, "wait_mean_ms")->valuedouble, lo, hi;
+  uint64_t seed = (uint64_t)cJSON_GetObjectItem(root, "seed")->valuedouble;
+  ck_assert_int_eq(ts__boot_interval(all, ends, reps, 2, ts_rng_derive_seed(seed, 1, 1, -1), &lo, &hi), 0);
+  double want = fmax(hi - v, v - lo);
   double h = cJSON_GetObjectItem(pt, "wait_mean_ms_ci95")->valuedouble;
   ck_assert_double_eq_tol(h, want, 1e-5 * want + 1e-6);
+  ck_assert_double_le(h, 0.02 * v); /* the target, on the value */
+  double t = gsl_cdf_tdist_Pinv(0.975, reps - 1) * gsl_stats_sd(per, 1, (size_t)reps) / sqrt(reps);
+  ck_assert_double_eq_tol(h, t, 0.5 * t); /* near the replication mean's: the same spread */
+  free(all);
+  free(ends);
   /* an actor metric pools every job of every replication: the mean of the equal-sized means */
   ck_assert_double_eq_tol(cJSON_GetObjectItem(pt, "wait_mean_ms")->valuedouble, gsl_stats_mean(per, 1, (size_t)reps), 1e-5);
   free(per);

@@ -9,6 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "engine/rng.h"
+#include "run/sweep_internal.h" /* ts__boot_interval: the interval the files must show */
 #include "testutil.h"
 
 static char dir[512]; /* this test's folder: one subfolder per run */
@@ -425,9 +431,23 @@ START_TEST(report_compare_interval_is_paired)
   tu_table_read(&t, path);
   ck_assert_str_eq(tu_table_cell(&t, 0, "v"), "a");
   ck_assert_str_eq(tu_table_cell(&t, 0, "wave_ms_vs_a_ci95"), "");
-  double rel = tu_table_num(&t, 0, "wave_ms_ci95") / tu_table_num(&t, 0, "wave_ms_mean");
-  ck_assert_double_gt(rel, 0.1);
-  double m = tu_table_num(&t, 0, "wave_ms_mean"), ci = tu_table_num(&t, 0, "wave_ms_ci95");
+  /* the Student-t half-width of the first value's replication mean (one
+   * actor per replication: its wave); wave_ms_ci95 is the pooled median's
+   * bootstrap interval */
+  snprintf(path, sizeof path, "%s/out/samples.csv", d);
+  tu_table sm;
+  tu_table_read(&sm, path);
+  double a[8];
+  int na = 0;
+  for (int r = 0; r < sm.nrows; r++)
+    if (strcmp(tu_table_cell(&sm, r, "v"), "a") == 0 && na < 8)
+      a[na++] = tu_table_num(&sm, r, "wave_ms");
+  ck_assert_int_eq(na, 8);
+  tu_table_free(&sm);
+  double m = gsl_stats_mean(a, 1, 8), ci = gsl_cdf_tdist_Pinv(0.975, 7) * gsl_stats_sd(a, 1, 8) / sqrt(8.0);
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "wave_ms_mean"), m, 1e-5);
+  ck_assert_double_gt(ci / m, 0.1);
+  double boot = tu_table_num(&t, 0, "wave_ms_ci95");
   ck_assert_str_eq(tu_table_cell(&t, 1, "v"), "shift");
   ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_mean"), m + 5, 1e-5);
   double want = 5 * ci / (m * m);
@@ -435,10 +455,76 @@ START_TEST(report_compare_interval_is_paired)
   ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_vs_a_ci95"), want, 1e-4 * want);
   ck_assert_str_eq(tu_table_cell(&t, 2, "v"), "double");
   ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_mean"), 2 * m, 1e-5);
-  ck_assert_double_gt(tu_table_num(&t, 2, "wave_ms_ci95"), 2 * ci - 1e-5);
+  ck_assert_double_gt(tu_table_num(&t, 2, "wave_ms_ci95"), 2 * boot - 1e-5); /* the same resamples, doubled */
   ck_assert_str_ne(tu_table_cell(&t, 2, "wave_ms_vs_a_ci95"), "");
   ck_assert_double_lt(tu_table_num(&t, 2, "wave_ms_vs_a_ci95"), 1e-5); /* demands rounded to whole ns */
   tu_table_free(&t);
+  free(out);
+  free(err);
+  tu_rmtree(d);
+}
+END_TEST
+
+/* A pooled statistic's +-95% is an interval on that statistic: a bootstrap
+ * over the replications (ts__boot_interval, seeded from the scenario's seed
+ * and the point). With one actor, and one span sample, per replication,
+ * each replication's median, p95 and p99 are its one value, so the
+ * Student-t half-width over the replications' statistics (what the files
+ * showed before) was the same for all of them; the pooled p99 lies near the
+ * largest of the 20 values, the median in their middle, and their intervals
+ * differ. Every interval holds its pooled value, and the half-width is the
+ * larger distance from the value to an end of it. */
+START_TEST(report_pooled_quantile_interval_is_a_bootstrap)
+{
+  const char *model = "{\"name\": \"m\", \"classes\": [{\"name\": \"job\", \"count\": 1, \"program\": ["
+                      "{\"op\": \"span_begin\", \"span\": \"s\"}, {\"op\": \"cpu\", \"ms\": 10, \"dist\": \"exponential\"},"
+                      " {\"op\": \"span_end\", \"span\": \"s\"}]}]}";
+  const char *scenario = "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], \"replications\": 20,"
+                         " \"seed\": 7}";
+  char d[256], *out, *err, path[512];
+  ck_assert_int_eq(tu_run_files("boot", model, scenario, d, sizeof d, &out, &err), 0);
+  tu_table t, sm;
+  snprintf(path, sizeof path, "%s/out/summary.csv", d);
+  tu_table_read(&t, path);
+  snprintf(path, sizeof path, "%s/out/samples.csv", d);
+  tu_table_read(&sm, path);
+  ck_assert_int_eq(sm.nrows, 20);
+  double x[20], sorted[20];
+  size_t end[20];
+  for (int r = 0; r < 20; r++) {
+    ck_assert_int_eq((int)tu_table_num(&sm, r, "replication"), r);
+    x[r] = sorted[r] = tu_table_num(&sm, r, "wave_ms");
+    end[r] = (size_t)r + 1;
+  }
+  gsl_sort(sorted, 1, 20);
+  const struct {
+    const char *name;
+    int stat; /* ts__actor_stat's numbering */
+    double q;
+  } m[] = {{"wave_ms", 0, 0.5}, {"wave_p95_ms", 1, 0.95}, {"s_p50_ms", 0, 0.5}, {"s_p95_ms", 1, 0.95},
+           {"s_p99_ms", 3, 0.99}, {"s_mean_ms", 2, -1}};
+  double hw[6];
+  for (int i = 0; i < 6; i++) {
+    char ci[64];
+    snprintf(ci, sizeof ci, "%s_ci95", m[i].name);
+    double v = tu_table_num(&t, 0, m[i].name), lo, hi;
+    double pooled = m[i].q < 0 ? gsl_stats_mean(x, 1, 20) : gsl_stats_quantile_from_sorted_data(sorted, 1, 20, m[i].q);
+    ck_assert_double_eq_tol(v, pooled, 2e-6);
+    hw[i] = tu_table_num(&t, 0, ci);
+    ck_assert_int_eq(ts__boot_interval(x, end, 20, m[i].stat, ts_rng_derive_seed(7, 1, 1, -1), &lo, &hi), 0);
+    ck_assert_msg(lo - 2e-6 <= v && v <= hi + 2e-6, "%s %g not in [%g, %g]", m[i].name, v, lo, hi);
+    ck_assert_msg(lo < hi, "%s: [%g, %g]", m[i].name, lo, hi);
+    ck_assert_double_eq_tol(hw[i], fmax(hi - v, v - lo), 1e-5);
+  }
+  /* the p99's interval is not the median's (before: the same number) */
+  ck_assert_double_gt(fabs(hw[4] - hw[2]), 0.1 * hw[2]);
+  ck_assert_double_gt(fabs(hw[1] - hw[0]), 0.1 * hw[0]);
+  /* the span's and the actor's statistics are the same values, so the same intervals */
+  ck_assert_double_eq_tol(hw[0], hw[2], 1e-5);
+  /* <m>_mean stays the replication mean of the per-replication statistic */
+  ck_assert_double_eq_tol(tu_table_num(&t, 0, "s_p99_ms_mean"), gsl_stats_mean(x, 1, 20), 2e-6);
+  tu_table_free(&t);
+  tu_table_free(&sm);
   free(out);
   free(err);
   tu_rmtree(d);
@@ -458,6 +544,7 @@ Suite *report_suite(void)
                                report_json_model_holds_overrides,
                                report_baseline_adds_recorded_columns,
                                report_compare_interval_is_paired,
+                               report_pooled_quantile_interval_is_a_bootstrap,
                                NULL};
   const TTest *const seeds[] = {report_summary_is_pooled_median_and_p95_of_samples,
                                 report_same_seed_byte_identical,

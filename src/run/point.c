@@ -204,6 +204,26 @@ static int backlogged(const rep_out *o)
   return o->unfinished >= TS_SWEEP_BACKLOG_MIN && o->unfinished >= TS_SWEEP_BACKLOG_SHARE * o->arrived;
 }
 
+/* Note where replication r's pooled values end (pr->actor_end[r],
+ * pr->span_end[r * spans + s]), for the bootstrap over replications. 0 or
+ * -1 (out of memory). */
+static int record_ends(point_run *pr, int r)
+{
+  size_t ns = pr->cr->m.nspans;
+  size_t *a = realloc(pr->actor_end, ((size_t)r + 1) * sizeof *a);
+  if (!a)
+    return -1;
+  pr->actor_end = a;
+  a[r] = pr->nactors;
+  size_t *e = realloc(pr->span_end, ((size_t)r + 1) * (ns + 1) * sizeof *e);
+  if (!e)
+    return -1;
+  pr->span_end = e;
+  for (size_t s = 0; s < ns; s++)
+    e[(size_t)r * ns + s] = pr->spans[s].len;
+  return 0;
+}
+
 /* Fold replication r's o into pr (in the sweep's order). */
 int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
 {
@@ -245,6 +265,8 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     memcpy(pr->qk + pr->nactors, o->qk, o->nactors * sizeof *o->qk);
     pr->nactors += o->nactors;
   }
+  if (record_ends(pr, r))
+    return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
   for (int k = 0; k < pr->nrows; k++) {
     if (ts__dvec_append(&pr->rows[k].rep, o->rows + (size_t)k * nl, nl))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
@@ -262,16 +284,107 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   return 0;
 }
 
-/* Whether every half-width of every row is within the target. */
-static int tight(const point_run *pr, const unsigned char *ci_col)
+/* Whether metric x's value at a point that pools pools the values of every
+ * replication: an actor metric, a span's mean or quantile (not "per":
+ * "replication"). */
+static int pooled(const point_run *pr, const ts_metric *x)
+{
+  return pr->pool && (x->source == TS_SRC_ACTOR ||
+                      (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication));
+}
+
+/* ts__actor_stat's numbering of pooled metric x's statistic. */
+static int pooled_stat(const ts_metric *x)
+{
+  static const int of_span[] = {[TS_SPAN_MEAN] = 2, [TS_SPAN_P50] = 0, [TS_SPAN_P95] = 1, [TS_SPAN_P99] = 3};
+  return x->source == TS_SRC_ACTOR ? x->stat : of_span[x->stat];
+}
+
+/* The finite values pooled metric i pools on row k, replication by
+ * replication, into pr->scratch (room for every pooled value), and where
+ * each replication's end into end[0..reps). Returns how many. */
+static size_t pooled_values(point_run *pr, int k, size_t i, size_t *end)
+{
+  const ts_metric *x = &pr->cr->l.v[i];
+  size_t cnt = 0, from = 0, ns = pr->cr->m.nspans;
+  int klass = pr->rows[k].klass;
+  for (int r = 0; r < pr->reps; r++) {
+    if (x->source == TS_SRC_ACTOR) {
+      const dvec *qv = &pr->q[pr->cr->qof[i]];
+      for (size_t a = from; a < pr->actor_end[r]; a++)
+        if ((klass < 0 || pr->qk[a] == klass) && !isnan(qv->v[a]))
+          pr->scratch[cnt++] = qv->v[a];
+      from = pr->actor_end[r];
+    } else {
+      const dvec *sv = &pr->spans[x->id];
+      size_t to = pr->span_end[(size_t)r * ns + (size_t)x->id];
+      cnt += ts__finite(sv->v + from, 1, to - from, pr->scratch + cnt);
+      from = to;
+    }
+    end[r] = cnt;
+  }
+  return cnt;
+}
+
+/* Pooled metric i's value on row k into *value (known: *value already
+ * holds it) and the half-width of its bootstrap interval over the replications into
+ * *hw (ts__boot_interval, seeded from the scenario's seed and the point's n
+ * and workers: the same resamples for every metric, row and axis value of
+ * the point, whatever --jobs). pr->scratch must hold every pooled value.
+ * 0, or -1 when out of memory. */
+static int pooled_ci(point_run *pr, int k, size_t i, int known, double *value, double *hw)
+{
+  const ts_metric *x = &pr->cr->l.v[i];
+  size_t *end = malloc(((size_t)pr->reps + 1) * sizeof *end);
+  if (!end)
+    return -1;
+  size_t cnt = pooled_values(pr, k, i, end);
+  double lo, hi;
+  unsigned long seed = ts_rng_derive_seed(pr->spec->seed, pr->n, pr->workers, -1);
+  int rc = ts__boot_interval(pr->scratch, end, pr->reps, pooled_stat(x), seed, &lo, &hi);
+  free(end);
+  if (rc)
+    return -1;
+  if (!known)
+    *value = ts__actor_stat(pr->scratch, cnt, pooled_stat(x), 0);
+  *hw = ts__boot_halfwidth(*value, lo, hi);
+  return 0;
+}
+
+/* Room in pr->scratch for every value the point pools. 0 or -1. */
+static int pooled_room(point_run *pr)
+{
+  size_t need = pr->reps > 0 ? (size_t)pr->reps : 1;
+  for (size_t s = 0; s < pr->cr->m.nspans; s++)
+    if (pr->spans[s].len > need)
+      need = pr->spans[s].len;
+  if (pr->nactors > need)
+    need = pr->nactors;
+  return scratch(pr, need);
+}
+
+/* Whether every half-width of every row is within the target: the
+ * replication mean's, relative to that mean, or for a pooled metric its
+ * bootstrap interval's, relative to the pooled value (out of memory: not
+ * within it). */
+static int tight(point_run *pr, const unsigned char *ci_col)
 {
   size_t nl = pr->cr->l.n;
+  if (pooled_room(pr))
+    return 0;
   for (int k = 0; k < pr->nrows; k++)
     for (size_t i = 0; i < nl; i++) {
       if (!ci_col[pr->cr->colmap[i]])
         continue;
       const double *v = pr->rows[k].rep.v + i;
-      double m = ts__mean_strided(v, nl, (size_t)pr->reps), h = ts_ci95(v, nl, (size_t)pr->reps);
+      double m, h;
+      if (pooled(pr, &pr->cr->l.v[i])) {
+        if (pooled_ci(pr, k, i, 0, &m, &h))
+          return 0;
+      } else {
+        m = ts__mean_strided(v, nl, (size_t)pr->reps);
+        h = ts_ci95(v, nl, (size_t)pr->reps);
+      }
       if (isnan(m) || m == 0)
         continue;
       if (isnan(h) || h > pr->spec->ci_target * fabs(m))
@@ -368,13 +481,7 @@ int ts__point_emit(point_run *pr, ts_sweep *out)
   const ts_metric_list *l = &pr->cr->l;
   const ts_model *m = &pr->cr->m;
   size_t nl = l->n, nc = out->ncols;
-  size_t need = pr->reps > 0 ? (size_t)pr->reps : 1;
-  for (size_t s = 0; s < m->nspans; s++)
-    if (pr->spans[s].len > need)
-      need = pr->spans[s].len;
-  if (pr->nactors > need)
-    need = pr->nactors;
-  if (scratch(pr, need))
+  if (pooled_room(pr))
     return -1;
   double *span_st = malloc((4 * m->nspans + 1) * sizeof *span_st); /* span_pooled's, once read */
   unsigned char *span_got = calloc(m->nspans + 1, 1);
@@ -432,6 +539,10 @@ int ts__point_emit(point_run *pr, ts_sweep *out)
       } else if (x->source != TS_SRC_RATIO) {
         p->value[c] = ts__median_strided(rv, nl, (size_t)pr->reps, pr->scratch);
       }
+      if (pooled(pr, x) && pooled_ci(pr, k, i, 1, &p->value[c], &p->ci95[c])) {
+        rc = -1;
+        break;
+      }
     }
   }
   free(span_st);
@@ -453,6 +564,8 @@ void ts__point_finish(point_run *pr)
     free(pr->q[q].v);
   free(pr->q);
   free(pr->qk);
+  free(pr->actor_end);
+  free(pr->span_end);
   free(pr->scratch);
   free(pr);
 }

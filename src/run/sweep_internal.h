@@ -27,6 +27,29 @@ double ts__median_strided(const double *v, size_t stride, size_t k, double *scra
 /* The mean of the finite values of v[0..k) (stride apart); NAN when none. */
 double ts__mean_strided(const double *v, size_t stride, size_t k);
 
+/* --- the bootstrap over replications of a pooled statistic (boot.c) --- */
+
+/* Resamples of the bootstrap. */
+#define TS__BOOT_RESAMPLES 1000
+/* The 95% bootstrap percentile interval [*lo, *hi] of statistic stat
+ * (ts__actor_stat's numbering) of values pooled over reps replications:
+ * v[0..end[reps - 1]) holds them (finite), replication r's at [end[r - 1],
+ * end[r]) (end[-1] = 0). Each of TS__BOOT_RESAMPLES resamples draws reps
+ * replications with replacement (GSL's MT19937 seeded with seed: the same
+ * seed, the same resamples) and takes the statistic over their values;
+ * *lo, *hi are the ts__boot_level(reps) and 1 - ts__boot_level(reps)
+ * quantiles of those (the expanded percentile interval). NAN both with
+ * fewer than 2 replications or no value. 0, or -1 when out of memory. */
+int ts__boot_interval(const double *v, const size_t *end, int reps, int stat, unsigned long seed, double *lo,
+                      double *hi);
+/* The tail probability of the expanded percentile interval of reps >= 2
+ * replications: Phi(-sqrt(reps / (reps - 1)) t(0.975, reps - 1)). */
+double ts__boot_level(int reps);
+/* The half-width reported for a value with bootstrap interval [lo, hi]: the
+ * larger distance from the value to an end, so value +- it covers the
+ * interval; NAN when any is. */
+double ts__boot_halfwidth(double value, double lo, double hi);
+
 /* --- the sweep's types --- */
 
 /* A growable array of doubles. */
@@ -125,6 +148,8 @@ typedef struct point_run {
   dvec *q;           /* [cr->nq]: pooled actor values, replication by replication (pool) */
   int *qk;           /* class of each pooled actor */
   size_t nactors, cap_actors;
+  size_t *actor_end; /* [replications folded]: nactors after each (pool) */
+  size_t *span_end;  /* [replications folded * model spans]: each span's samples after each */
   int reps;          /* replications folded */
   int target;        /* replications asked for so far */
   int queued;        /* replications made tasks so far (<= target) */
