@@ -346,6 +346,55 @@ START_TEST(sched_policy_note_on_the_command_line)
 }
 END_TEST
 
+/* A policy that a scenario axis gives says the same, once per value it
+ * applies to, naming that value: a policy axis over fifo and
+ * strict_priority notes strict_priority at policy=strict_priority (before:
+ * nothing, the model file's policy being fifo). An axis that leaves the
+ * note the same everywhere gets it once, as without axes. */
+START_TEST(sched_policy_note_names_the_axis_value)
+{
+  char dir[512], path[600];
+  tu_mkdtemp(dir, sizeof dir, "sched");
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  tu_write_file(path, "{\"name\": \"p\", \"worker\": {\"policy\": \"fifo\"}, \"classes\": ["
+                      "{\"name\": \"a\", \"count\": 1, \"queue_class\": \"foreground\", \"program\": [{\"op\": "
+                      "\"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", "
+                      "\"ms\": 1}]}]}");
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"replications\": 1, \"axes\": {"
+                      "\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [10, 2]},"
+                      " \"policy\": {\"path\": \"worker.policy\", \"values\": [\"fifo\", \"strict_priority\", \"weighted_fair\"]}}}");
+  char *err = NULL;
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s/s.json -o %s/out -q --no-plots --samples none", dir, dir), 0);
+  const char *sp = "/m.json at policy=strict_priority: worker.policy strict_priority never reorders anything here: ";
+  const char *wf = "/m.json at policy=weighted_fair: worker.policy weighted_fair never reorders anything here: ";
+  const char *two = strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL;
+  ck_assert_msg(strncmp(err, "tssim: note: ", 13) == 0 && strstr(err, sp) && strstr(err, wf) && two &&
+                    two == err + strlen(err) - 1 && strstr(err, sp) < strstr(err, wf),
+                "stderr: %s", err);
+  free(err);
+  /* explain draws one point: the note of its model */
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "explain %s/s.json --axis policy=weighted_fair --axis t=2", dir), 0);
+  ck_assert_msg(strstr(err, "/m.json: worker.policy weighted_fair never reorders anything here") &&
+                    !strstr(err, "strict_priority"),
+                "stderr: %s", err);
+  free(err);
+  /* the same note at every combination: once, as without axes */
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  tu_write_file(path, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"replications\": 1, \"axes\": {"
+                      "\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [10, 2]}}}");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s/s.json -o %s/out2 -q --no-plots --samples none --set "
+                                         "worker.policy=strict_priority",
+                             dir, dir),
+                   0);
+  const char *once = "/m.json: worker.policy strict_priority never reorders anything here: ";
+  ck_assert_msg(strncmp(err, "tssim: note: ", 13) == 0 && strstr(err, once) && strchr(err, '\n') == err + strlen(err) - 1,
+                "stderr: %s", err);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *sched_suite(void)
 {
   Suite *s = suite_create("sched");
@@ -366,6 +415,7 @@ Suite *sched_suite(void)
   const TTest *const notes[] = {sched_loop_policy_without_yield_is_noted,
                                 sched_server_policy_with_one_call_class_is_noted,
                                 sched_policy_note_on_the_command_line,
+                                sched_policy_note_names_the_axis_value,
                                 NULL};
   tu_tcase(s, "limits", limits, NULL, NULL, 0);
   tu_tcase(s, "notes", notes, NULL, NULL, 0);

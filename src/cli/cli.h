@@ -46,6 +46,11 @@ int ts_cmd_optimize(int argc, char **argv);
  * error ("tssim: " and ts_load's message) and returns 2 on bad input, 1 when
  * memory ran out, 0 on success. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
+/* Note on stderr each queue policy of L's model that never reorders
+ * anything (ts_model_policy_note): for a scenario with axes, of every
+ * combination's model (the first 1000), one note per distinct text, naming
+ * the axis values where it applies unless it applies to all. */
+void ts_cli_policy_notes(const ts_loaded *L);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the
@@ -74,6 +79,10 @@ void ts_cli_run_opts_finish(ts_run_opts *o);
  * sweeps n over values its model reads nowhere. Returns 0, or the exit status
  * after printing the error (L needs no unload then). */
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
+/* What tssim run notes on stderr once its scenario is loaded (tssim merge
+ * says the same): the policies that never reorder anything
+ * (ts_cli_policy_notes). */
+void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L);
 /* The sweep of o and L into spec (sizes: the axis sizes, >= 16 slots). */
 struct ts_sweep_spec;
 void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_sweep_spec *spec);

@@ -614,6 +614,8 @@ int ts_cmd_merge(int argc, char **argv)
                 here);
       rc = ts_cli_run_load(&o, &L);
       have_L = rc == 0;
+      if (have_L) /* what the run said */
+        ts_cli_run_notes(&o, &L);
       if (chdir(here) != 0 && rc == 0)
         rc = ts_cli_usage_error("merge: cannot return to %s: %s", here, strerror(errno));
     }

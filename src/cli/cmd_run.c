@@ -300,6 +300,12 @@ static void note_fixed_placement(const ts_loaded *L)
     fprintf(stderr, "tssim: note: %s: %s\n", L->sc.model_path, note);
 }
 
+void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L)
+{
+  (void)o;
+  ts_cli_policy_notes(L);
+}
+
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
   int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
@@ -497,6 +503,7 @@ int ts_cmd_run(int argc, char **argv)
     ts_cli_run_opts_finish(&o);
     return rc;
   }
+  ts_cli_run_notes(&o, &L);
   int sizes[16];
   ts_sweep_spec spec;
   ts_cli_run_spec(&o, &L, sizes, &spec);

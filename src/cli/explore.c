@@ -222,6 +222,7 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
   for (int i = 0; i < o->naxes; i++)
     if (ts_cli_axis_keep(&ex->L, o->axes[i], &e))
       return ts_cli_usage_error("%s", e.msg);
+  ts_cli_policy_notes(&ex->L);
   if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
     return ts_cli_usage_error("%s", e.msg);
   ex->explored = 1;

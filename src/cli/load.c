@@ -31,10 +31,90 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     ts_cli_usage_error("%s", e.msg);
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
-  char note[1024];
-  if (ts_model_policy_note(&out->model, note, sizeof note))
-    fprintf(stderr, "tssim: note: %s: %s\n", out->sc.model_path, note);
   return 0;
+}
+
+/* One policy note (ts_model_policy_note) and the axis combinations whose
+ * model gives it. */
+typedef struct policy_note {
+  char text[1024];
+  long count;              /* combinations */
+  int first[16], same[16]; /* the first's values; whether each axis has that value in all of them */
+} policy_note;
+
+void ts_cli_policy_notes(const ts_loaded *L)
+{
+  const ts_scenario *sc = &L->sc;
+  char note[1024];
+  if (sc->naxes == 0) {
+    if (ts_model_policy_note(&L->model, note, sizeof note))
+      fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, note);
+    return;
+  }
+  long combos = 1;
+  for (int a = 0; a < sc->naxes; a++)
+    combos *= sc->axes[a].nvalues;
+  enum { MAX_NOTES = 8 };
+  policy_note *pn = calloc(MAX_NOTES, sizeof *pn);
+  int npn = 0, values[16];
+  long checked = 0;
+  for (long c = 0; pn && c < combos && c < 1000; c++, checked++) { /* (ts_load checks as many) */
+    long r = c;
+    for (int a = sc->naxes - 1; a >= 0; a--) { /* the first axis varies slowest */
+      values[a] = (int)(r % sc->axes[a].nvalues);
+      r /= sc->axes[a].nvalues;
+    }
+    ts_model m;
+    char err[512];
+    if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
+      continue; /* (ts_load loaded every one: out of memory) */
+    int got = ts_model_policy_note(&m, note, sizeof note);
+    ts_model_finish(&m);
+    if (!got)
+      continue;
+    int k = 0;
+    while (k < npn && strcmp(pn[k].text, note) != 0)
+      k++;
+    if (k == npn) {
+      if (npn == MAX_NOTES)
+        continue;
+      npn++;
+      snprintf(pn[k].text, sizeof pn[k].text, "%s", note);
+      for (int a = 0; a < sc->naxes; a++) {
+        pn[k].first[a] = values[a];
+        pn[k].same[a] = 1;
+      }
+    }
+    pn[k].count++;
+    for (int a = 0; a < sc->naxes; a++)
+      pn[k].same[a] &= pn[k].first[a] == values[a];
+  }
+  for (int k = 0; k < npn; k++) {
+    if (pn[k].count == checked) { /* every combination: as without axes */
+      fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, pn[k].text);
+      continue;
+    }
+    /* where: the axis values every combination with the note has, and how many of those combinations have it */
+    char where[600] = "";
+    int len = 0;
+    long of = 1;
+    for (int a = 0; a < sc->naxes; a++) {
+      if (!pn[k].same[a]) {
+        of *= sc->axes[a].nvalues;
+        continue;
+      }
+      if (len >= 0 && (size_t)len < sizeof where)
+        len += snprintf(where + len, sizeof where - (size_t)len, " %.60s=%.60s", sc->axes[a].key,
+                        sc->axes[a].labels[pn[k].first[a]]);
+    }
+    if (len == 0) {
+      snprintf(where, sizeof where, " %ld of the %ld axis combinations", pn[k].count, checked);
+    } else if (pn[k].count < of && len >= 0 && (size_t)len < sizeof where) {
+      snprintf(where + len, sizeof where - (size_t)len, " (%ld of its %ld combinations)", pn[k].count, of);
+    }
+    fprintf(stderr, "tssim: note: %s at%s: %s\n", sc->model_path, where, pn[k].text);
+  }
+  free(pn);
 }
 
 void ts_cli_unload(ts_loaded *l)

@@ -110,6 +110,7 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     ts_cli_point_finish(p);
     return -1;
   }
+  ts_cli_policy_notes(&p->L); /* of the point's model, its axis values applied */
   return 0;
 }
 
