@@ -531,6 +531,49 @@ START_TEST(report_pooled_quantile_interval_is_a_bootstrap)
 }
 END_TEST
 
+/* A --set of a field that a scenario axis sets is overridden by the axis
+ * (its values win): one note on stderr names both and the values that win;
+ * an axis that sets it at some values only names those; a --set that no
+ * axis touches says nothing. run --help says an axis wins. */
+START_TEST(report_set_under_an_axis_is_noted)
+{
+  const char *model = "{\"name\": \"m\", \"params\": {\"k\": 1, \"d\": 0}, \"classes\": [{\"name\": \"job\", \"count\": 1,"
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": \"$k\"}, {\"op\": \"sleep\", \"ms\": \"$d\"}]}]}";
+  const char *scenario = "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], \"replications\": 1,"
+                         " \"axes\": {\"t\": {\"path\": \"params.k\", \"values\": [1, 2]},"
+                         " \"v\": {\"sets\": {\"a\": {\"params.d\": 0}, \"b\": {\"params\": {\"k\": 1, \"d\": 3}}}}}}";
+  char d[256], *out, *err;
+  ck_assert_int_eq(tu_run_files("setaxis", model, scenario, d, sizeof d, &out, &err), 0);
+  ck_assert_msg(!strstr(err, "overridden"), "stderr: %s", err);
+  free(out);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s/s.json -o %s/out2 -q --no-plots --set params.k=5 --set params.d=7", d, d),
+                   0);
+  char want[700];
+  snprintf(want, sizeof want,
+           "tssim: note: --set params.k=5 is overridden by axis \"t\" of %s/s.json (it sets params.k) at every value "
+           "(1, 2): an axis value wins over --set",
+           d);
+  ck_assert_msg(strstr(err, want), "stderr: %s", err);
+  /* the set axis replaces all of params at its value b: both --set */
+  ck_assert_msg(strstr(err, "--set params.k=5 is overridden by axis \"v\"") &&
+                    strstr(err, "--set params.d=7 is overridden by axis \"v\" of ") &&
+                    strstr(err, "(it sets params) at its values (b)"),
+                "stderr: %s", err);
+  /* params.d at value a too */
+  ck_assert_msg(!strstr(err, "params.d=7 is overridden by axis \"t\""), "stderr: %s", err);
+  int lines = 0;
+  for (const char *c = err; *c; c++)
+    lines += *c == '\n';
+  ck_assert_msg(lines == 3, "stderr: %s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "run --help"), 0);
+  ck_assert_msg(strstr(out, "axis that sets the same field wins"), "%s", out);
+  free(out);
+  tu_rmtree(d);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
   Suite *s = suite_create("report");
@@ -545,6 +588,7 @@ Suite *report_suite(void)
                                report_baseline_adds_recorded_columns,
                                report_compare_interval_is_paired,
                                report_pooled_quantile_interval_is_a_bootstrap,
+                               report_set_under_an_axis_is_noted,
                                NULL};
   const TTest *const seeds[] = {report_summary_is_pooled_median_and_p95_of_samples,
                                 report_same_seed_byte_identical,

@@ -44,7 +44,8 @@ int ts_cmd_optimize(int argc, char **argv);
 
 /* ts_load of scenario file `path` with the overrides `sets`: prints the
  * error ("tssim: " and ts_load's message) and returns 2 on bad input, 1 when
- * memory ran out, 0 on success. */
+ * memory ran out, 0 on success; on success, notes on stderr each --set that
+ * an axis overrides (the axis wins), naming both. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
 /* Note on stderr each queue policy of L's model that never reorders
  * anything (ts_model_policy_note): for a scenario with axes, of every

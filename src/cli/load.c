@@ -23,6 +23,8 @@ int ts_cli_bad_option(const char *cmd, char **argv)
                             argv[optind - 1], cmd);
 }
 
+static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets);
+
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)
 {
   ts_err e;
@@ -31,7 +33,55 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     ts_cli_usage_error("%s", e.msg);
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
+  set_axis_notes(&out->sc, sets, nsets);
   return 0;
+}
+
+/* The length of the JSON path of override "PATH=VALUE". */
+static size_t path_len(const char *set)
+{
+  return strcspn(set, "=");
+}
+
+/* Whether an override of path a (length la) replaces what one of path b
+ * (length lb) set: the same path, or a's an ancestor of b's. */
+static int covers(const char *a, size_t la, const char *b, size_t lb)
+{
+  return la <= lb && strncmp(a, b, la) == 0 && (la == lb || b[la] == '.' || b[la] == '[');
+}
+
+/* A note on stderr for each --set that an axis of sc overrides (an axis
+ * value wins: the model of a combination is the run's, --set included, with
+ * the axis's overrides applied on top), naming both and the values. */
+static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets)
+{
+  for (int i = 0; i < nsets; i++) {
+    size_t ls = path_len(sets[i]);
+    for (int a = 0; a < sc->naxes; a++) {
+      const ts_axis *ax = &sc->axes[a];
+      char labels[300] = "", over[300] = "";
+      int hit = 0, len = 0;
+      for (int v = 0; v < ax->nvalues; v++)
+        for (int k = 0; k < ax->nsets[v]; k++) {
+          const char *o = ax->sets[v][k];
+          size_t lo = path_len(o);
+          if (!covers(o, lo, sets[i], ls))
+            continue;
+          if (!hit)
+            snprintf(over, sizeof over, "%.*s", (int)lo, o);
+          if (len >= 0 && (size_t)len < sizeof labels)
+            len += snprintf(labels + len, sizeof labels - (size_t)len, "%s%s", hit ? ", " : "", ax->labels[v]);
+          hit++;
+          break;
+        }
+      if (!hit)
+        continue;
+      fprintf(stderr,
+              "tssim: note: --set %s is overridden by axis \"%s\" of %s (it sets %s) at %s (%s): an axis value "
+              "wins over --set; to run other values, change the axis in the scenario\n",
+              sets[i], ax->key, sc->file, over, hit == ax->nvalues ? "every value" : "its values", labels);
+    }
+  }
 }
 
 /* One policy note (ts_model_policy_note) and the axis combinations whose
