@@ -574,6 +574,37 @@ START_TEST(report_set_under_an_axis_is_noted)
 }
 END_TEST
 
+/* A --set on a scenario with a baseline runs a variant the baseline did
+ * not record: the recorded and err columns stay, and a note names the
+ * baseline and what --set changed. */
+START_TEST(report_set_with_a_baseline_is_noted)
+{
+  char path[1024], text[2048], *err;
+  snprintf(path, sizeof path, "%s/b.json", dir);
+  tu_write_file(path, "{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}");
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  snprintf(text, sizeof text,
+           "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
+           " \"n\": [16], \"workers\": [1]}",
+           tu_source_root());
+  tu_write_file(path, text);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/a", path, dir), 0);
+  ck_assert_msg(!strstr(err, "was recorded under"), "stderr: %s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/b --set worker.threshold_ms=2", path, dir), 0);
+  char want[3000];
+  snprintf(want, sizeof want,
+           "tssim: note: %s/b.json was recorded under %s's own settings, and --set changed them "
+           "(worker.threshold_ms=2): the recorded and err columns compare this variant with that recording\n",
+           dir, path);
+  ck_assert_msg(strstr(err, want), "stderr: %s", err);
+  free(err);
+  char *csv = result("b", "summary.csv");
+  ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
+  free(csv);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
   Suite *s = suite_create("report");
@@ -589,6 +620,7 @@ Suite *report_suite(void)
                                report_compare_interval_is_paired,
                                report_pooled_quantile_interval_is_a_bootstrap,
                                report_set_under_an_axis_is_noted,
+                               report_set_with_a_baseline_is_noted,
                                NULL};
   const TTest *const seeds[] = {report_summary_is_pooled_median_and_p95_of_samples,
                                 report_same_seed_byte_identical,

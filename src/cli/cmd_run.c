@@ -303,8 +303,17 @@ static void note_fixed_placement(const ts_loaded *L)
 
 void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L)
 {
-  (void)o;
   ts_cli_policy_notes(L);
+  if (!L->has_baseline || o->nsets == 0)
+    return;
+  char sets[600] = "";
+  int len = 0;
+  for (int i = 0; i < o->nsets && len >= 0 && (size_t)len < sizeof sets; i++)
+    len += snprintf(sets + len, sizeof sets - (size_t)len, "%s%s", i ? " " : "", o->sets[i]);
+  fprintf(stderr,
+          "tssim: note: %s was recorded under %s's own settings, and --set changed them (%s): the recorded and err "
+          "columns compare this variant with that recording\n",
+          L->baseline.file, L->sc.file, sets);
 }
 
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
