@@ -432,8 +432,9 @@ START_TEST(report_compare_interval_is_paired)
   ck_assert_str_eq(tu_table_cell(&t, 0, "v"), "a");
   ck_assert_str_eq(tu_table_cell(&t, 0, "wave_ms_vs_a_ci95"), "");
   /* the Student-t half-width of the first value's replication mean (one
-   * actor per replication: its wave); wave_ms_ci95 is the pooled median's
-   * bootstrap interval */
+   * actor per replication: its wave); with 8 replications, below
+   * TS__BOOT_MIN_REPLICATIONS, wave_ms_ci95 is that half-width too, not the
+   * pooled median's bootstrap interval */
   snprintf(path, sizeof path, "%s/out/samples.csv", d);
   tu_table sm;
   tu_table_read(&sm, path);
@@ -447,7 +448,9 @@ START_TEST(report_compare_interval_is_paired)
   double m = gsl_stats_mean(a, 1, 8), ci = gsl_cdf_tdist_Pinv(0.975, 7) * gsl_stats_sd(a, 1, 8) / sqrt(8.0);
   ck_assert_double_eq_tol(tu_table_num(&t, 0, "wave_ms_mean"), m, 1e-5);
   ck_assert_double_gt(ci / m, 0.1);
-  double boot = tu_table_num(&t, 0, "wave_ms_ci95");
+  double hw = tu_table_num(&t, 0, "wave_ms_ci95");
+  ck_assert_int_lt(8, TS__BOOT_MIN_REPLICATIONS);
+  ck_assert_double_eq_tol(hw, ci, 1e-5 * ci);
   ck_assert_str_eq(tu_table_cell(&t, 1, "v"), "shift");
   ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_mean"), m + 5, 1e-5);
   double want = 5 * ci / (m * m);
@@ -455,7 +458,7 @@ START_TEST(report_compare_interval_is_paired)
   ck_assert_double_eq_tol(tu_table_num(&t, 1, "wave_ms_vs_a_ci95"), want, 1e-4 * want);
   ck_assert_str_eq(tu_table_cell(&t, 2, "v"), "double");
   ck_assert_double_eq_tol(tu_table_num(&t, 2, "wave_ms_mean"), 2 * m, 1e-5);
-  ck_assert_double_gt(tu_table_num(&t, 2, "wave_ms_ci95"), 2 * boot - 1e-5); /* the same resamples, doubled */
+  ck_assert_double_gt(tu_table_num(&t, 2, "wave_ms_ci95"), 2 * hw - 1e-5); /* every replication doubled */
   ck_assert_str_ne(tu_table_cell(&t, 2, "wave_ms_vs_a_ci95"), "");
   ck_assert_double_lt(tu_table_num(&t, 2, "wave_ms_vs_a_ci95"), 1e-5); /* demands rounded to whole ns */
   tu_table_free(&t);

@@ -284,13 +284,14 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
   return 0;
 }
 
-/* Whether metric x's value at a point that pools pools the values of every
- * replication: an actor metric, a span's mean or quantile (not "per":
- * "replication"). */
+/* Whether metric x's interval is the bootstrap's: its value pools the values
+ * of every replication (an actor metric, a span's mean or quantile, not
+ * "per": "replication") and the point has TS__BOOT_MIN_REPLICATIONS. */
 static int pooled(const point_run *pr, const ts_metric *x)
 {
-  return pr->pool && (x->source == TS_SRC_ACTOR ||
-                      (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication));
+  return pr->pool && pr->reps >= TS__BOOT_MIN_REPLICATIONS &&
+         (x->source == TS_SRC_ACTOR ||
+          (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication));
 }
 
 /* ts__actor_stat's numbering of pooled metric x's statistic. */

@@ -31,6 +31,13 @@ double ts__mean_strided(const double *v, size_t stride, size_t k);
 
 /* Resamples of the bootstrap. */
 #define TS__BOOT_RESAMPLES 1000
+/* Replications a pooled value needs before its interval is the bootstrap's:
+ * a resample's statistic lies about between the replications' own, and the
+ * range of R replications' statistics holds the true one with probability
+ * at most 1 - 2^(1 - R) (75% at R = 3, 94% at R = 5), so with fewer the
+ * bootstrap cannot give 95%; there the half-width stays the Student-t one
+ * of the replications' statistics (ts_ci95). */
+#define TS__BOOT_MIN_REPLICATIONS 10
 /* The 95% bootstrap percentile interval [*lo, *hi] of statistic stat
  * (ts__actor_stat's numbering) of values pooled over reps replications:
  * v[0..end[reps - 1]) holds them (finite), replication r's at [end[r - 1],
