@@ -59,12 +59,7 @@ static int record_combo(const ts_fit_problem *pb, const ts_record *r, ts_err *e)
                       "n=%d workers=%d: a record names %d axis value(s); the scenario has %d axes (each record "
                       "names one value of every axis)", r->n, r->workers, r->naxes, naxes);
   for (int a = 0; a < naxes; a++) {
-    int v = -1;
-    for (int k = 0; k < r->naxes; k++)
-      if (strcmp(r->axes[2 * k], sc->axes[a].key) == 0)
-        for (int j = 0; j < sc->axes[a].nvalues; j++)
-          if (strcmp(sc->axes[a].labels[j], r->axes[2 * k + 1]) == 0)
-            v = j;
+    int v = ts_record_axis_value(r, sc->axes[a].key, sc->axes[a].labels, sc->axes[a].nvalues);
     if (v < 0)
       return ts_err_set(e, pb->baseline_file, NULL, "n=%d workers=%d: no value of axis \"%s\" matches the record",
                         r->n, r->workers, sc->axes[a].key);

@@ -202,6 +202,17 @@ int ts_record_matches(const ts_record *r, int n, int workers, const char *const 
   return 1;
 }
 
+int ts_record_axis_value(const ts_record *r, const char *key, char *const *labels, int nlabels)
+{
+  int v = -1;
+  for (int k = 0; k < r->naxes; k++)
+    if (strcmp(r->axes[2 * k], key) == 0)
+      for (int j = 0; j < nlabels; j++)
+        if (strcmp(labels[j], r->axes[2 * k + 1]) == 0)
+          v = j;
+  return v;
+}
+
 int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const *keys, const char *const *labels,
                      int naxes, const char *metric, double *value)
 {

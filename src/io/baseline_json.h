@@ -49,6 +49,10 @@ void ts_baseline_finish(ts_baseline *b);
  * labels[i] for axis keys[i] (naxes of them). */
 int ts_record_matches(const ts_record *r, int n, int workers, const char *const *keys, const char *const *labels,
                       int naxes);
+/* Which of an axis's values record r names: the index in labels[0..nlabels)
+ * of the label r gives for axis key (the last that matches), or -1 when r
+ * names no value of that axis or one not among labels. */
+int ts_record_axis_value(const ts_record *r, const char *key, char *const *labels, int nlabels);
 /* The recorded value of metric at a point (as ts_record_matches): 1 and
  * *value, or 0 if none. */
 int ts_baseline_find(const ts_baseline *b, int n, int workers, const char *const *keys, const char *const *labels,

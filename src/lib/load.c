@@ -280,12 +280,7 @@ static long record_combo(const ts_scenario *sc, const ts_record *r)
   if (sc->naxes == 0 || r->naxes != sc->naxes)
     return -1;
   for (int a = 0; a < sc->naxes; a++) {
-    int v = -1;
-    for (int k = 0; k < r->naxes; k++)
-      if (strcmp(r->axes[2 * k], sc->axes[a].key) == 0)
-        for (int j = 0; j < sc->axes[a].nvalues; j++)
-          if (strcmp(sc->axes[a].labels[j], r->axes[2 * k + 1]) == 0)
-            v = j;
+    int v = ts_record_axis_value(r, sc->axes[a].key, sc->axes[a].labels, sc->axes[a].nvalues);
     if (v < 0)
       return -1;
     c = c * sc->axes[a].nvalues + v;
