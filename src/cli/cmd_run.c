@@ -37,7 +37,9 @@ static void usage(FILE *f)
         "                          (repeatable; VALUE is JSON, or a string); a scenario\n"
         "                          axis that sets the same field wins (a note says so)\n"
         "      --ci-target P%      add replications (in batches of R) until every table\n"
-        "                          column's 95% half-width is within P% of its mean, e.g. 2%\n"
+        "                          column's 95% half-width is within P% of its mean (of\n"
+        "                          its value for a pooled one at 10 replications or\n"
+        "                          more), e.g. 2%\n"
         "      --ci-max R          at most R replications with --ci-target (default 1000)\n"
         "  -j, --jobs J            run replications on J threads (default: the number of\n"
         "                          online cores); the files are the same for any J\n"
@@ -450,7 +452,8 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
          L->sc.ci_target > 0 ? " to start" : "", L->has_baseline ? ", recorded: " : "",
          L->has_baseline ? L->baseline.file : "");
   if (L->sc.ci_target > 0)
-    printf("confidence target: every 95%% half-width within %g%% of its mean, reached with at most %d "
+    printf("confidence target: every 95%% half-width within %g%% of its mean (of its value for a pooled one), "
+           "reached with at most %d "
            "replications run\n", 100 * L->sc.ci_target, s->max_replications);
   putchar('\n');
   ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
