@@ -387,18 +387,27 @@ START_TEST(report_recorded_seed_reproduces_the_run)
 }
 END_TEST
 
-START_TEST(report_baseline_adds_recorded_columns)
+/* dir/b.json, a baseline recording wave_ms 6000 at n = 16, and beside it
+ * dir/s.json, a scenario naming it and the reference model rr-wave by
+ * absolute path; the scenario's path into path[0..size). */
+static void write_baseline_scenario(const char *in, char *path, size_t size)
 {
-  /* a scenario beside its baseline, naming the reference model by absolute path */
-  char path[1024], text[2048];
-  snprintf(path, sizeof path, "%s/b.json", dir);
+  char text[2048];
+  snprintf(path, size, "%s/b.json", in);
   tu_write_file(path, "{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}");
-  snprintf(path, sizeof path, "%s/s.json", dir);
+  snprintf(path, size, "%s/s.json", in);
   snprintf(text, sizeof text,
            "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
            " \"n\": [16], \"workers\": [1]}",
            tu_source_root());
   tu_write_file(path, text);
+}
+
+START_TEST(report_baseline_adds_recorded_columns)
+{
+  /* a scenario beside its baseline, naming the reference model by absolute path */
+  char path[1024];
+  write_baseline_scenario(dir, path, sizeof path);
   run_into("rr", path, "");
   char *csv = result("rr", "summary.csv");
   ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
@@ -582,15 +591,8 @@ END_TEST
  * baseline and what --set changed. */
 START_TEST(report_set_with_a_baseline_is_noted)
 {
-  char path[1024], text[2048], *err;
-  snprintf(path, sizeof path, "%s/b.json", dir);
-  tu_write_file(path, "{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 6000}}]}");
-  snprintf(path, sizeof path, "%s/s.json", dir);
-  snprintf(text, sizeof text,
-           "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
-           " \"n\": [16], \"workers\": [1]}",
-           tu_source_root());
-  tu_write_file(path, text);
+  char path[1024], *err;
+  write_baseline_scenario(dir, path, sizeof path);
   ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/a", path, dir), 0);
   ck_assert_msg(!strstr(err, "was recorded under"), "stderr: %s", err);
   free(err);

@@ -323,17 +323,28 @@ START_TEST(sched_server_policy_with_one_call_class_is_noted)
 }
 END_TEST
 
+/* dir/m.json: a foreground class and a normal one, one 1 ms job each, on a
+ * worker with queue policy policy. */
+static void write_policy_model(const char *dir, const char *policy)
+{
+  char path[600], text[600];
+  snprintf(path, sizeof path, "%s/m.json", dir);
+  snprintf(text, sizeof text,
+           "{\"name\": \"p\", \"worker\": {\"policy\": \"%s\"}, \"classes\": ["
+           "{\"name\": \"a\", \"count\": 1, \"queue_class\": \"foreground\", \"program\": [{\"op\": "
+           "\"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", "
+           "\"ms\": 1}]}]}",
+           policy);
+  tu_write_file(path, text);
+}
+
 /* The command line prints the note, one line on stderr, and runs: the
  * model is valid. */
 START_TEST(sched_policy_note_on_the_command_line)
 {
   char dir[512], path[600];
   tu_mkdtemp(dir, sizeof dir, "sched");
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  tu_write_file(path, "{\"name\": \"p\", \"worker\": {\"policy\": \"strict_priority\"}, \"classes\": ["
-                      "{\"name\": \"a\", \"count\": 1, \"queue_class\": \"foreground\", \"program\": [{\"op\": "
-                      "\"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", "
-                      "\"ms\": 1}]}]}");
+  write_policy_model(dir, "strict_priority");
   snprintf(path, sizeof path, "%s/s.json", dir);
   tu_write_file(path, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"replications\": 1}");
   char *err = NULL;
@@ -355,11 +366,7 @@ START_TEST(sched_policy_note_names_the_axis_value)
 {
   char dir[512], path[600];
   tu_mkdtemp(dir, sizeof dir, "sched");
-  snprintf(path, sizeof path, "%s/m.json", dir);
-  tu_write_file(path, "{\"name\": \"p\", \"worker\": {\"policy\": \"fifo\"}, \"classes\": ["
-                      "{\"name\": \"a\", \"count\": 1, \"queue_class\": \"foreground\", \"program\": [{\"op\": "
-                      "\"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, \"program\": [{\"op\": \"cpu\", "
-                      "\"ms\": 1}]}]}");
+  write_policy_model(dir, "fifo");
   snprintf(path, sizeof path, "%s/s.json", dir);
   tu_write_file(path, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"replications\": 1, \"axes\": {"
                       "\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [10, 2]},"
