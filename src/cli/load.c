@@ -109,11 +109,7 @@ void ts_cli_policy_notes(const ts_loaded *L)
   int npn = 0, values[16];
   long checked = 0;
   for (long c = 0; pn && c < combos && c < 1000; c++, checked++) { /* (ts_load checks as many) */
-    long r = c;
-    for (int a = sc->naxes - 1; a >= 0; a--) { /* the first axis varies slowest */
-      values[a] = (int)(r % sc->axes[a].nvalues);
-      r /= sc->axes[a].nvalues;
-    }
+    ts_scenario_combo_values(sc, c, values);
     ts_model m;
     char err[512];
     if (ts_load_model_of((void *)L, values, &m, err, sizeof err))

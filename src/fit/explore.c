@@ -83,13 +83,11 @@ int ts_explore_model(const ts_explore *x, const ts_explore_variant *v, int combo
   cJSON *t = cJSON_Duplicate(x->tree, 1);
   if (!t)
     return ts_err_set(e, x->file, NULL, "out of memory");
-  int rc = apply_variant(t, x->file, v, e), rest = combo;
-  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--) {
-    int val = rest % sc->axes[a].nvalues;
-    rest /= sc->axes[a].nvalues;
-    for (int k = 0; k < sc->axes[a].nsets[val] && rc == 0; k++)
-      rc = ts_model_apply_set(t, x->file, sc->axes[a].sets[val][k], e);
-  }
+  int rc = apply_variant(t, x->file, v, e), values[16];
+  ts_scenario_combo_values(sc, combo, values);
+  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]] && rc == 0; k++)
+      rc = ts_model_apply_set(t, x->file, sc->axes[a].sets[values[a]][k], e);
   if (rc == 0)
     rc = ts_model_from_json(t, x->file, m, e);
   cJSON_Delete(t);

@@ -29,11 +29,8 @@ static const char *combo_text(const ts_fit_problem *pb, int combo, char *buf, si
   buf[0] = '\0';
   if (!pb->sc || pb->sc->naxes == 0)
     return buf;
-  int v[64], naxes = pb->sc->naxes < 64 ? pb->sc->naxes : 64;
-  for (int a = naxes - 1; a >= 0; a--) {
-    v[a] = combo % pb->sc->axes[a].nvalues;
-    combo /= pb->sc->axes[a].nvalues;
-  }
+  int v[16], naxes = pb->sc->naxes;
+  ts_scenario_combo_values(pb->sc, combo, v);
   for (int a = 0; a < naxes; a++) {
     size_t l = strlen(buf);
     snprintf(buf + l, cap - l, "%s%s=%s", a ? ", " : "", pb->sc->axes[a].key, pb->sc->axes[a].labels[v[a]]);

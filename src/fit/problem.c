@@ -392,13 +392,11 @@ static int combo_model(ts_fit_problem *pb, int combo, ts_model *m, ts_err *e)
   cJSON *t = cJSON_Duplicate(pb->tree, 1);
   if (!t)
     return ts_err_set(e, pb->file, NULL, "out of memory");
-  int rc = 0, rest = combo;
-  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--) {
-    int v = rest % sc->axes[a].nvalues;
-    rest /= sc->axes[a].nvalues;
-    for (int k = 0; k < sc->axes[a].nsets[v] && rc == 0; k++)
-      rc = ts_model_apply_set(t, pb->file, sc->axes[a].sets[v][k], e);
-  }
+  int rc = 0, values[16];
+  ts_scenario_combo_values(sc, combo, values);
+  for (int a = sc->naxes - 1; a >= 0 && rc == 0; a--)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]] && rc == 0; k++)
+      rc = ts_model_apply_set(t, pb->file, sc->axes[a].sets[values[a]][k], e);
   if (rc == 0)
     rc = ts_model_from_json(t, pb->file, m, e);
   cJSON_Delete(t);

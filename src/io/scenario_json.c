@@ -476,6 +476,14 @@ int ts_scenario_load(const char *path, ts_scenario *s, ts_err *e)
   return rc;
 }
 
+void ts_scenario_combo_values(const ts_scenario *s, long c, int *values)
+{
+  for (int a = s->naxes - 1; a >= 0; a--) {
+    values[a] = (int)(c % s->axes[a].nvalues);
+    c /= s->axes[a].nvalues;
+  }
+}
+
 void ts_scenario_finish(ts_scenario *s)
 {
   if (!s)

@@ -62,6 +62,9 @@ int ts_scenario_from_json(const struct cJSON *root, const char *path, ts_scenari
 int ts_scenario_convert(const struct cJSON *root, const char *path, int check_files, ts_scenario *s, ts_err *e);
 /* Free a scenario's memory; NULL is accepted. */
 void ts_scenario_finish(ts_scenario *s);
+/* The axis value indexes of axis combination c of s into values[0..naxes)
+ * (at most 16): the first axis varies slowest. */
+void ts_scenario_combo_values(const ts_scenario *s, long c, int *values);
 /* Parse a comma list of positive integers ("1,2,4") into a new array.
  * Returns 0 or -1 with e filled (what names the option). */
 int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int **out, size_t *len, ts_err *e);

@@ -44,15 +44,6 @@ static void blame_override(const char *msg, const char *const *sets, int from_sc
     }
 }
 
-/* The axis values of combination c (the first axis varies slowest). */
-static void combo_of(const ts_scenario *sc, long c, int *values)
-{
-  for (int a = sc->naxes - 1; a >= 0; a--) {
-    values[a] = (int)(c % sc->axes[a].nvalues);
-    c /= sc->axes[a].nvalues;
-  }
-}
-
 int ts_load_window_axis(const char *set)
 {
   return strncmp(set, "warmup_ms=", 10) == 0 || strncmp(set, "window_ms=", 10) == 0;
@@ -143,7 +134,7 @@ static int check_axes(ts_loaded *L, ts_err *e)
   for (long c = 0; sc->naxes > 0 && c < combos && c < 1000; c++) {
     ts_model m;
     char err[sizeof e->msg];
-    combo_of(sc, c, values);
+    ts_scenario_combo_values(sc, c, values);
     if (ts_load_model_of(L, values, &m, err, sizeof err))
     {
       snprintf(e->msg, sizeof e->msg, "%s", err);
@@ -243,7 +234,7 @@ static int combo_list(ts_loaded *L, combo_lists *cl, long c, const ts_metric_lis
     int values[16];
     ts_model m;
     char err[sizeof e->msg], why[300];
-    combo_of(&L->sc, c, values);
+    ts_scenario_combo_values(&L->sc, c, values);
     if (ts_load_model_of(L, values, &m, err, sizeof err)) {
       snprintf(e->msg, sizeof e->msg, "%s", err);
       e->nomem = 0;
