@@ -1,0 +1,385 @@
+/* Hard faults (issue 21): full disks, memory and standard output, and
+ * results folders (leftovers of killed runs, runs that wait for a folder
+ * another holds, concurrent runs into one folder). */
+#include <check.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/jsonfile.h"
+
+#include "hardutil.h"
+#include "testutil.h"
+
+/* ---- faults: full disks, memory, standard output ---- */
+
+/* Run `tssim ARGS` from the source root in a shell that first runs prefix
+ * (limits: "ulimit -f 64"), its standard output into stdout_path (a
+ * device); stderr into *err. Returns the exit status. */
+static int tssim_to(const char *prefix, const char *args, const char *stdout_path, char **err)
+{
+  char cmd[4 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s; %s '%s' %s >%s 2>'%s'", tu_source_root(), prefix, tu_tssim_wrapper(),
+           getenv("TSSIM_BINARY"), args, stdout_path, at("err"));
+  int status = system(cmd);
+  ck_assert_msg(WIFEXITED(status), "did not exit: %s", cmd);
+  *err = tu_read_file(at("err"), NULL);
+  return WEXITSTATUS(status);
+}
+
+/* tssim_to with standard output dropped. */
+static int tssim_under(const char *prefix, const char *args, char **err)
+{
+  return tssim_to(prefix, args, "/dev/null", err);
+}
+
+/* Files in dir whose names a batch uses only while it runs (*.tmp.PID, *.old.PID). */
+static int leftovers(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".old.") != NULL;
+  closedir(d);
+  return n;
+}
+
+/* Into folder out (under limits prefix): a small run that fits, then one
+ * whose samples do not (n = 1000, 270 KB a replication) on jobs threads:
+ * exit status 3, one line naming samples.csv and why, and the small run's
+ * files left as they were, without temporaries. */
+static void full_disk(const char *prefix, const char *out, const char *why, int jobs)
+{
+  char args[2 * PATH_MAX], *err, path[PATH_MAX + 32], want[3 * PATH_MAX];
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 -q --no-plots -o '%s'", out);
+  ck_assert_int_eq(tssim_under(prefix, args, &err), 0);
+  free(err);
+  snprintf(path, sizeof path, "%s/summary.csv", out);
+  char *before = tu_read_file(path, NULL);
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 1000 -r 2 -j %d -q --no-plots -o '%s'", jobs, out);
+  ck_assert_int_eq(tssim_under(prefix, args, &err), 3);
+  snprintf(want, sizeof want, "tssim: %s/samples.csv: cannot write: %s (n=1000 workers=1 replication ", out, why);
+  const char *said = past_replacing(err); /* the small run is there */
+  ck_assert_msg(strstr(said, want) == said && strstr(said, "left as it was\n") && strchr(said, '\n')[1] == '\0',
+                "%s", err);
+  free(err);
+  char *after = tu_read_file(path, NULL);
+  ck_assert_str_eq(before, after);
+  ck_assert_int_eq(leftovers(out), 0);
+  free(before);
+  free(after);
+}
+
+/* A full disk while the samples stream out was "cannot write the samples",
+ * exit 1, no path. On a 64 KB tmpfs when this test may mount one (root),
+ * and always with a file-size limit (EFBIG: the same failed write, as any
+ * user can make it). */
+START_TEST(hard_full_disk_is_an_output_failure)
+{
+  char mnt[PATH_MAX + 64], cmd[2 * PATH_MAX + 64], out[PATH_MAX + 128];
+  snprintf(mnt, sizeof mnt, "%s", at("mnt"));
+  ck_assert_int_eq(mkdir(mnt, 0777), 0);
+  snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=64k tmpfs '%s' 2>/dev/null", mnt);
+  if (system(cmd) == 0) {
+    snprintf(out, sizeof out, "%s/out", mnt);
+    full_disk(":", out, "No space left on device", 1);
+    snprintf(cmd, sizeof cmd, "umount '%s'", mnt);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  for (int jobs = 1; jobs <= 2; jobs++) {
+    snprintf(out, sizeof out, "%s/limited-%d", tmp, jobs);
+    full_disk("trap '' XFSZ; ulimit -f 64", out, "File too large", jobs);
+  }
+}
+END_TEST
+
+/* A failed write of standard output is exit 3 for version and help too. */
+START_TEST(hard_version_to_a_full_device_fails)
+{
+  struct stat st;
+  if (stat("/dev/full", &st) != 0)
+    return;
+  static const char *const args[] = {"version", "--version", "help", NULL};
+  for (int i = 0; args[i]; i++) {
+    char *err;
+    ck_assert_int_eq(tssim_to(":", args[i], "/dev/full", &err), 3);
+    ck_assert_str_eq(err, "tssim: cannot write to standard output: No space left on device\n");
+    free(err);
+  }
+}
+END_TEST
+
+/* A model that cannot be parsed for want of memory (an address-space limit)
+ * is said to be so, exit 1: it was "malformed JSON at line 1", exit 2. Not
+ * under a sanitizer or valgrind, which need address space of their own. */
+START_TEST(hard_out_of_memory_is_not_malformed_json)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  return;
+#endif
+  if (tu_tssim_wrapper()[0])
+    return;
+  enum { ITEMS = 4000000 }; /* 8 MB of text, some 300 MB as a tree */
+  char *text = malloc(2 * ITEMS + 256);
+  ck_assert_ptr_nonnull(text);
+  size_t len = (size_t)sprintf(text, "{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}], "
+                                     "\"notes\": [1");
+  for (int i = 1; i < ITEMS; i++) {
+    text[len++] = ',';
+    text[len++] = '1';
+  }
+  strcpy(text + len, "]}\n");
+  tu_write_file(at("m.json"), text);
+  cJSON *root;
+  ts_err e;
+  ck_assert_int_eq(ts_json_parse(text, len + 3, "m.json", &root, &e), 0); /* valid, given the memory */
+  cJSON_Delete(root);
+  free(text);
+  tu_write_file(at("s.json"), "{\"name\": \"big\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}\n");
+  char args[3 * PATH_MAX], s_json[PATH_MAX + 64], *err;
+  snprintf(s_json, sizeof s_json, "%s", at("s.json"));
+  snprintf(args, sizeof args, "run '%s' -q --no-plots -o '%s'", s_json, at("out"));
+  ck_assert_int_eq(tssim_under("ulimit -v 200000", args, &err), 1);
+  ck_assert_msg(strstr(err, "/m.json: out of memory parsing the JSON text (8000077 bytes; the text was not at fault)\n"),
+                "%s", err);
+  free(err);
+}
+END_TEST
+
+/* ---- results folders: leftovers and concurrent runs ---- */
+
+/* Start `tssim ARGS` from the source root (its pid is the process's, under
+ * the test wrapper too), stderr into errfile; returns the pid. */
+static pid_t spawn(const char *args, const char *errfile)
+{
+  char cmd[4 * PATH_MAX];
+  snprintf(cmd, sizeof cmd, "cd '%s' && exec %s '%s' %s >/dev/null 2>'%s'", tu_source_root(), tu_tssim_wrapper(),
+           getenv("TSSIM_BINARY"), args, errfile);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Wait until path exists (a file a spawned run makes), at most limit_s seconds. */
+static int appears(const char *path, const char *text, int limit_s)
+{
+  for (int i = 0; i < limit_s * 20; i++) {
+    struct stat st;
+    if (stat(path, &st) == 0) {
+      if (!text)
+        return 1;
+      char *have = tu_read_file(path, NULL);
+      int found = strstr(have, text) != NULL;
+      free(have);
+      if (found)
+        return 1;
+    }
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+  }
+  return 0;
+}
+
+/* The exit status of spawned pid. */
+static int reap(pid_t pid)
+{
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+/* A pid no process has (a child that has exited and was reaped). */
+static long dead_pid(void)
+{
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0)
+    _exit(0);
+  ck_assert_int_eq(reap(pid), 0);
+  return (long)pid;
+}
+
+/* A run killed with SIGKILL left samples.csv.tmp.PID (megabytes each time);
+ * the next run into the folder removes it, and what another dead run's
+ * commit had moved aside comes back, while a live process's temporary stays. */
+START_TEST(hard_leftovers_of_killed_runs_are_cleaned)
+{
+  char args[2 * PATH_MAX], path[PATH_MAX + 128], *err;
+  const char *out = at("out");
+  char outdir[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", out);
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 1000,2000,4000 -r 50 -j 1 -q --no-plots -o '%s'", outdir);
+  pid_t pid = spawn(args, at("err"));
+  snprintf(path, sizeof path, "%s/samples.csv.tmp.%ld", outdir, (long)pid);
+  ck_assert_msg(appears(path, NULL, 120), "no %s", path);
+  kill(pid, SIGKILL);
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFSIGNALED(status));
+  ck_assert_int_eq(access(path, F_OK), 0); /* left behind */
+  /* what other dead runs left, and a live process's temporary */
+  long dead = dead_pid();
+  char old[PATH_MAX + 128], live[PATH_MAX + 128], log[PATH_MAX + 128];
+  snprintf(old, sizeof old, "%s/summary.csv.old.%ld", outdir, dead);
+  snprintf(log, sizeof log, "%s/.wave.log.%ld", outdir, dead);
+  snprintf(live, sizeof live, "%s/model.json.tmp.%ld", outdir, (long)getpid());
+  tu_write_file(old, "the previous summary\n");
+  tu_write_file(log, "gnuplot said\n");
+  tu_write_file(live, "being written\n");
+  /* a run that fails at its first replication still cleans (it holds the folder) */
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 --no-plots -o '%s' --set 'classes[0].count=n / 3'",
+           outdir);
+  ck_assert_int_eq(tssim_under(":", args, &err), 2);
+  char want[PATH_MAX + 200];
+  snprintf(want, sizeof want, "tssim: %s: removed 3 temporary file(s) a run that did not finish left there (", outdir);
+  ck_assert_msg(strstr(err, want) == err, "%s", err);
+  free(err);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_ne(access(log, F_OK), 0);
+  ck_assert_int_ne(access(old, F_OK), 0);
+  snprintf(path, sizeof path, "%s/summary.csv", outdir);
+  char *back = tu_read_file(path, NULL);
+  ck_assert_str_eq(back, "the previous summary\n");
+  free(back);
+  ck_assert_int_eq(access(live, F_OK), 0);
+  ck_assert_int_eq(remove(live), 0);
+  ck_assert_int_eq(leftovers(outdir), 0);
+}
+END_TEST
+
+/* A run into a folder another run holds waits for it, saying so, and
+ * writes nothing until the folder is released. */
+START_TEST(hard_second_run_waits_for_the_folder)
+{
+  char outdir[PATH_MAX + 64], args[2 * PATH_MAX], path[PATH_MAX + 128], errfile[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", at("out"));
+  snprintf(errfile, sizeof errfile, "%s", at("err"));
+  ck_assert_int_eq(mkdir(outdir, 0777), 0);
+  int fd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* not held by the run it starts */
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(flock(fd, LOCK_EX), 0); /* as a run holds it */
+  snprintf(args, sizeof args, "run scenarios/rr-wave.json --n 2 -r 1 --no-plots -o '%s'", outdir);
+  pid_t pid = spawn(args, errfile);
+  char want[PATH_MAX + 256];
+  snprintf(want, sizeof want, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n",
+           outdir);
+  ck_assert_msg(appears(errfile, want, 120), "no waiting line");
+  ck_assert_int_eq(leftovers(outdir), 0); /* nothing written while it waits */
+  snprintf(path, sizeof path, "%s/summary.csv", outdir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_eq(close(fd), 0);
+  ck_assert_int_eq(reap(pid), 0);
+  ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+/* `tssim sensitivity` and `tssim optimize` hold their results folder as a
+ * run does: one into a folder another command holds waits, saying so, and
+ * writes nothing until it is released; then it cleans what a killed run left
+ * there (a dead pid's temporary) and writes its files. */
+START_TEST(hard_sensitivity_and_optimize_wait_for_the_folder)
+{
+  static const char *const cmds[][2] = {
+    {"sensitivity scenarios/rr-wave.json --n 2 -r 1 --param params.c_ms --metric wave_ms --scales 1 --no-plots",
+     "sensitivity.csv"},
+    {"optimize scenarios/rr-wave.json --n 2 -r 1 --minimize wave_ms --field params.c_ms=1:10 --no-plots", "best.json"},
+  };
+  for (int c = 0; c < 2; c++) {
+    char outdir[PATH_MAX + 80], args[2 * PATH_MAX], path[PATH_MAX + 128], dead[PATH_MAX + 128], errfile[PATH_MAX + 80];
+    snprintf(outdir, sizeof outdir, "%s%d", at("out"), c);
+    snprintf(errfile, sizeof errfile, "%s%d", at("err"), c);
+    ck_assert_int_eq(mkdir(outdir, 0777), 0);
+    snprintf(dead, sizeof dead, "%s/%s.tmp.%ld", outdir, cmds[c][1], dead_pid());
+    tu_write_file(dead, "half a file\n");
+    int fd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX), 0); /* as a run holds it */
+    snprintf(args, sizeof args, "%s -o '%s'", cmds[c][0], outdir);
+    pid_t pid = spawn(args, errfile);
+    char want[PATH_MAX + 256];
+    snprintf(want, sizeof want, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n",
+             outdir);
+    ck_assert_msg(appears(errfile, want, 120), "%s: no waiting line", cmds[c][1]);
+    snprintf(path, sizeof path, "%s/%s", outdir, cmds[c][1]);
+    ck_assert_int_ne(access(path, F_OK), 0); /* nothing written while it waits */
+    ck_assert_int_eq(leftovers(outdir), 1);
+    ck_assert_int_eq(close(fd), 0);
+    ck_assert_int_eq(reap(pid), 0);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_ne(access(dead, F_OK), 0);
+    ck_assert_int_eq(leftovers(outdir), 0);
+    snprintf(want, sizeof want, "tssim: %s: removed 1 temporary file(s) a run that did not finish left there (", outdir);
+    ck_assert_msg(appears(errfile, want, 1), "%s: the dead run's temporary was not said to be removed", cmds[c][1]);
+  }
+}
+END_TEST
+
+/* Three runs at once into one folder, each with its own cost: they take
+ * turns, all succeed, and the folder is one run's whole (its summary's
+ * cpu_ms is its samples' cpu_ms), round after round. It was mixed in about
+ * 1 of 80 rounds (summary.csv from one run, samples.csv from another). */
+START_TEST(hard_concurrent_runs_leave_one_whole_folder)
+{
+  char outdir[PATH_MAX + 64], cmd[8 * PATH_MAX], status_file[PATH_MAX + 64];
+  snprintf(outdir, sizeof outdir, "%s", at("out"));
+  for (int round = 0; round < 4; round++) {
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, "cd '%s' && (", tu_source_root());
+    for (int k = 1; k <= 3; k++)
+      len += (size_t)snprintf(cmd + len, sizeof cmd - len,
+                              "(%s '%s' run scenarios/rr-wave.json --n 300 -r 2 -j 1 -q --no-plots -o '%s' "
+                              "--set params.c_ms=%d; echo $? >'%s/status%d') & ",
+                              tu_tssim_wrapper(), getenv("TSSIM_BINARY"), outdir, 100 * k, tmp, k);
+    snprintf(cmd + len, sizeof cmd - len, "wait) >/dev/null 2>&1");
+    ck_assert_int_eq(system(cmd), 0);
+    for (int k = 1; k <= 3; k++) {
+      snprintf(status_file, sizeof status_file, "%s/status%d", tmp, k);
+      char *st = tu_read_file(status_file, NULL);
+      ck_assert_str_eq(st, "0\n");
+      free(st);
+    }
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/summary.csv", outdir);
+    tu_table sum, smp;
+    tu_table_read(&sum, path);
+    snprintf(path, sizeof path, "%s/samples.csv", outdir);
+    tu_table_read(&smp, path);
+    double cpu = tu_table_num(&sum, 0, "cpu_ms");
+    ck_assert(cpu == 100 || cpu == 200 || cpu == 300);
+    for (int r = 0; r < sum.nrows; r++)
+      ck_assert_double_eq(tu_table_num(&sum, r, "cpu_ms"), cpu);
+    ck_assert_int_eq(smp.nrows, 2 * 300 * 2); /* two worker counts, 300 actors, 2 replications */
+    for (int r = 0; r < smp.nrows; r++)
+      ck_assert_double_eq(tu_table_num(&smp, r, "cpu_ms"), cpu);
+    tu_table_free(&sum);
+    tu_table_free(&smp);
+    ck_assert_int_eq(leftovers(outdir), 0);
+  }
+}
+END_TEST
+
+Suite *hard_faults_suite(void)
+{
+  Suite *s = suite_create("hard_faults");
+  const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_version_to_a_full_device_fails,
+                                 hard_out_of_memory_is_not_malformed_json, NULL};
+  const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
+                                  hard_sensitivity_and_optimize_wait_for_the_folder,
+                                  hard_concurrent_runs_leave_one_whole_folder, NULL};
+  tu_tcase(s, "faults", faults, make_tmp, remove_tmp, 300);
+  tu_tcase(s, "folders", folders, make_tmp, remove_tmp, 600);
+  return s;
+}
