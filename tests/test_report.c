@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -543,6 +545,91 @@ START_TEST(report_pooled_quantile_interval_is_a_bootstrap)
 }
 END_TEST
 
+/* The bootstrap's interval against a brute-force one computed here from
+ * its definition (sweep_internal.h): each of TS__BOOT_RESAMPLES resamples
+ * draws reps replications with GSL's MT19937 seeded as ts__boot_interval
+ * is (gsl_rng_uniform_int), pools their values (a replication drawn twice
+ * counts twice), sorts them and takes the statistic with GSL; the interval
+ * is the Phi(-sqrt(R/(R-1)) t(0.975, R-1)) and 1 - that quantiles of the
+ * resamples' statistics. Two data sets: 5 replications of 20..40 values
+ * (the walk over the band), and 8 of 300..900 values with a shift per
+ * replication and ties (values on a 0.5 grid): the band of 1024 each side
+ * is too narrow for some resamples (it widens) and holds more than 64
+ * values per replication (bisection). Every statistic: p50, p95, mean,
+ * p99, max, p5, min. */
+static void brute_boot(const double *v, const size_t *end, int reps, unsigned long seed, double lo[7], double hi[7])
+{
+  static const double level[] = {0.5, 0.95, -1, 0.99, 1, 0.05, 0};
+  size_t n = end[reps - 1];
+  double *pool = malloc(n * (size_t)reps * sizeof *pool), *bs[7];
+  ck_assert_ptr_nonnull(pool);
+  for (int i = 0; i < 7; i++) {
+    bs[i] = malloc(TS__BOOT_RESAMPLES * sizeof *bs[i]);
+    ck_assert_ptr_nonnull(bs[i]);
+  }
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(g);
+  gsl_rng_set(g, seed);
+  for (int b = 0; b < TS__BOOT_RESAMPLES; b++) {
+    size_t k = 0;
+    for (int i = 0; i < reps; i++) {
+      unsigned long r = gsl_rng_uniform_int(g, (unsigned long)reps);
+      for (size_t j = r ? end[r - 1] : 0; j < end[r]; j++)
+        pool[k++] = v[j];
+    }
+    gsl_sort(pool, 1, k);
+    for (int i = 0; i < 7; i++)
+      bs[i][b] = level[i] < 0 ? gsl_stats_mean(pool, 1, k) : gsl_stats_quantile_from_sorted_data(pool, 1, k, level[i]);
+  }
+  double a = gsl_cdf_ugaussian_P(-sqrt(reps / (reps - 1.0)) * gsl_cdf_tdist_Pinv(0.975, reps - 1.0));
+  for (int i = 0; i < 7; i++) {
+    gsl_sort(bs[i], 1, TS__BOOT_RESAMPLES);
+    lo[i] = gsl_stats_quantile_from_sorted_data(bs[i], 1, TS__BOOT_RESAMPLES, a);
+    hi[i] = gsl_stats_quantile_from_sorted_data(bs[i], 1, TS__BOOT_RESAMPLES, 1 - a);
+    free(bs[i]);
+  }
+  gsl_rng_free(g);
+  free(pool);
+}
+
+START_TEST(report_boot_interval_is_the_brute_force_bootstrap)
+{
+  static const struct {
+    int reps, min, spread;
+    double shift, grid;
+  } sets[] = {{5, 20, 20, 0, 0}, {8, 300, 600, 40, 0.5}};
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(g);
+  gsl_rng_set(g, 11);
+  for (int d = 0; d < 2; d++) {
+    int reps = sets[d].reps;
+    size_t end[8], n = 0;
+    double *v = malloc(8 * 900 * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (int r = 0; r < reps; r++) {
+      size_t count = (size_t)sets[d].min + gsl_rng_uniform_int(g, (unsigned long)sets[d].spread);
+      for (size_t i = 0; i < count; i++) {
+        double x = sets[d].shift * r + gsl_ran_exponential(g, 10);
+        v[n++] = sets[d].grid > 0 ? sets[d].grid * floor(x / sets[d].grid) : x;
+      }
+      end[r] = n;
+    }
+    unsigned long seed = ts_rng_derive_seed(3, 4, 1, -1);
+    double lo[7], hi[7];
+    brute_boot(v, end, reps, seed, lo, hi);
+    for (int stat = 0; stat < 7; stat++) {
+      double l, h;
+      ck_assert_int_eq(ts__boot_interval(v, end, reps, stat, seed, &l, &h), 0);
+      ck_assert_msg(fabs(l - lo[stat]) <= 1e-9 * fabs(lo[stat]) && fabs(h - hi[stat]) <= 1e-9 * fabs(hi[stat]),
+                    "data %d stat %d: [%.17g, %.17g], brute force [%.17g, %.17g]", d, stat, l, h, lo[stat], hi[stat]);
+      ck_assert_double_lt(l, h);
+    }
+    free(v);
+  }
+  gsl_rng_free(g);
+}
+END_TEST
+
 /* A --set of a field that a scenario axis sets is overridden by the axis
  * (its values win): one note on stderr names both and the values that win;
  * an axis that sets it at some values only names those; a --set that no
@@ -624,6 +711,7 @@ Suite *report_suite(void)
                                report_baseline_adds_recorded_columns,
                                report_compare_interval_is_paired,
                                report_pooled_quantile_interval_is_a_bootstrap,
+                               report_boot_interval_is_the_brute_force_bootstrap,
                                report_set_under_an_axis_is_noted,
                                report_set_with_a_baseline_is_noted,
                                NULL};
