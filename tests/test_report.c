@@ -666,6 +666,18 @@ START_TEST(report_set_under_an_axis_is_noted)
     lines += *c == '\n';
   ck_assert_msg(lines == 3, "stderr: %s", err);
   free(err);
+  /* a --set of params, above both axes' paths: each axis overrides it in part (v's first value, a, sets params.d) */
+  ck_assert_int_eq(
+      tu_tssimf(NULL, &err, "run %s/s.json -o %s/out3 -q --no-plots --set 'params={\"k\": 5, \"d\": 7}'", d, d), 0);
+  snprintf(want, sizeof want,
+           "tssim: note: --set params={\"k\": 5, \"d\": 7} is overridden in part by axis \"t\" of %s/s.json (it "
+           "sets params.k) at every value (1, 2): ",
+           d);
+  ck_assert_msg(strstr(err, want), "stderr: %s", err);
+  ck_assert_msg(strstr(err, "7} is overridden in part by axis \"v\" of ") &&
+                    strstr(err, "(it sets params.d) at every value (a, b)"),
+                "stderr: %s", err);
+  free(err);
   ck_assert_int_eq(tu_tssimf(&out, NULL, "run --help"), 0);
   ck_assert_msg(strstr(out, "axis that sets the same field wins"), "%s", out);
   free(out);

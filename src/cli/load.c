@@ -52,7 +52,10 @@ static int covers(const char *a, size_t la, const char *b, size_t lb)
 
 /* A note on stderr for each --set that an axis of sc overrides (an axis
  * value wins: the model of a combination is the run's, --set included, with
- * the axis's overrides applied on top), naming both and the values. */
+ * the axis's overrides applied on top), naming both and the values: an axis
+ * that sets the --set's path or one above it overrides it, one that sets a
+ * path under it (--set worker={...}, an axis on worker.threshold_ms)
+ * overrides it in part. */
 static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets)
 {
   for (int i = 0; i < nsets; i++) {
@@ -60,15 +63,17 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
     for (int a = 0; a < sc->naxes; a++) {
       const ts_axis *ax = &sc->axes[a];
       char labels[300] = "", over[300] = "";
-      int hit = 0, len = 0;
+      int hit = 0, len = 0, part = 0;
       for (int v = 0; v < ax->nvalues; v++)
         for (int k = 0; k < ax->nsets[v]; k++) {
           const char *o = ax->sets[v][k];
           size_t lo = path_len(o);
-          if (!covers(o, lo, sets[i], ls))
+          if (!covers(o, lo, sets[i], ls) && !covers(sets[i], ls, o, lo))
             continue;
-          if (!hit)
+          if (!hit) {
             snprintf(over, sizeof over, "%.*s", (int)lo, o);
+            part = lo > ls;
+          }
           if (len >= 0 && (size_t)len < sizeof labels)
             len += snprintf(labels + len, sizeof labels - (size_t)len, "%s%s", hit ? ", " : "", ax->labels[v]);
           hit++;
@@ -77,9 +82,10 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
       if (!hit)
         continue;
       fprintf(stderr,
-              "tssim: note: --set %s is overridden by axis \"%s\" of %s (it sets %s) at %s (%s): an axis value "
+              "tssim: note: --set %s is overridden%s by axis \"%s\" of %s (it sets %s) at %s (%s): an axis value "
               "wins over --set; to run other values, change the axis in the scenario\n",
-              sets[i], ax->key, sc->file, over, hit == ax->nvalues ? "every value" : "its values", labels);
+              sets[i], part ? " in part" : "", ax->key, sc->file, over, hit == ax->nvalues ? "every value" : "its values",
+              labels);
     }
   }
 }
