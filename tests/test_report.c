@@ -706,6 +706,24 @@ START_TEST(report_set_with_a_baseline_is_noted)
   char *csv = result("b", "summary.csv");
   ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
   free(csv);
+  /* a --set of the value the model has (rr-wave.json: 9) changes nothing: no note */
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/c --set worker.threshold_ms=9", path, dir), 0);
+  ck_assert_msg(!strstr(err, "was recorded under"), "stderr: %s", err);
+  free(err);
+  /* nor one that an axis sets at every value; one it sets at some values only does */
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"name\": \"with-baseline\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
+           " \"n\": [16], \"workers\": [1], \"axes\": {\"t\": {\"path\": \"worker.threshold_ms\", \"values\": [2, 9]},"
+           " \"u\": {\"sets\": {\"a\": {}, \"b\": {\"worker.yield_overhead_ms\": 0}}}}}",
+           tu_source_root());
+  tu_write_file(path, text);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/d --set worker.threshold_ms=2", path, dir), 0);
+  ck_assert_msg(!strstr(err, "was recorded under"), "stderr: %s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s -q --no-plots -o %s/e --set worker.yield_overhead_ms=1", path, dir), 0);
+  ck_assert_msg(strstr(err, "--set changed them (worker.yield_overhead_ms=1)"), "stderr: %s", err);
+  free(err);
 }
 END_TEST
 

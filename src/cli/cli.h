@@ -82,9 +82,10 @@ void ts_cli_run_opts_finish(ts_run_opts *o);
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
 /* What tssim run notes on stderr once its scenario is loaded (tssim merge
  * says the same): the policies that never reorder anything
- * (ts_cli_policy_notes) and, when --set changed the model of a scenario with
- * a baseline, that the baseline was recorded without those changes, naming
- * them. */
+ * (ts_cli_policy_notes) and, when --set changed the model of some axis
+ * combination of a scenario with a baseline (not when each --set gives a
+ * field the value it has, or an axis sets it at every value anyway), that
+ * the baseline was recorded without those changes, naming them. */
 void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L);
 /* The sweep of o and L into spec (sizes: the axis sizes, >= 16 slots). */
 struct ts_sweep_spec;

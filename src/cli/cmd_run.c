@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "io/atomic.h"
+#include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "io/report.h"
 #include "model/dispatch.h"
@@ -303,10 +304,58 @@ static void note_fixed_placement(const ts_loaded *L)
     fprintf(stderr, "tssim: note: %s: %s\n", L->sc.model_path, note);
 }
 
+/* tree with the model overrides of combination c of sc's axes applied:
+ * a copy (NULL when out of memory or an override fails). */
+static cJSON *combo_tree(const ts_scenario *sc, const cJSON *tree, long c)
+{
+  int values[16];
+  ts_err e;
+  cJSON *t = cJSON_Duplicate(tree, 1);
+  ts_scenario_combo_values(sc, c, values);
+  for (int a = 0; t && a < sc->naxes; a++)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]]; k++) {
+      const char *set = sc->axes[a].sets[values[a]][k];
+      if (!ts_load_window_axis(set) && ts_model_apply_set(t, sc->model_path, set, &e)) {
+        cJSON_Delete(t);
+        return NULL;
+      }
+    }
+  return t;
+}
+
+/* Whether the --set of the run changed the model of some axis combination
+ * from the one its scenario describes (the model file with the scenario's
+ * "set"): not when each --set gives a field the value it had, or an axis
+ * sets it at every value anyway. 1 too when that cannot be told (a file
+ * that no longer loads, no memory, more combinations than ts_load checks). */
+static int sets_change_model(const ts_loaded *L)
+{
+  const ts_scenario *sc = &L->sc;
+  cJSON *own;
+  ts_err e;
+  if (ts_json_load(sc->model_path, &own, &e))
+    return 1;
+  int changed = 0;
+  for (int i = 0; i < sc->nsets && !changed; i++)
+    changed = ts_model_apply_set(own, sc->model_path, sc->sets[i], &e) != 0;
+  long combos = 1;
+  for (int a = 0; a < sc->naxes; a++)
+    combos *= sc->axes[a].nvalues;
+  changed |= combos > 1000;
+  for (long c = 0; c < combos && !changed; c++) {
+    cJSON *ran = combo_tree(sc, L->resolved, c), *recorded = combo_tree(sc, own, c);
+    changed = !ran || !recorded || !cJSON_Compare(ran, recorded, 1);
+    cJSON_Delete(ran);
+    cJSON_Delete(recorded);
+  }
+  cJSON_Delete(own);
+  return changed;
+}
+
 void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L)
 {
   ts_cli_policy_notes(L);
-  if (!L->has_baseline || o->nsets == 0)
+  if (!L->has_baseline || o->nsets == 0 || !sets_change_model(L))
     return;
   char sets[600] = "";
   int len = 0;
