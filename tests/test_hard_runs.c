@@ -357,6 +357,82 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
 }
 END_TEST
 
+/* The model of the dispatch tests: 2 actors of a 1 ms CPU step, placed by
+ * dispatch (DISPATCH: its "dispatch" object's fields), and a scenario over
+ * workers 1, 2 with 3 replications and axes AXES (JSON, "" for none). */
+static void write_dispatch_files(const char *dispatch, const char *axes)
+{
+  char text[1024];
+  snprintf(text, sizeof text, "{\"dispatch\": {%s}, \"classes\": [{\"name\": \"a\", \"count\": 2, \"program\": "
+           "[{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}\n", dispatch);
+  tu_write_file(at("m.json"), text);
+  snprintf(text, sizeof text, "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1, 2], "
+           "\"replications\": 3%s%s}\n", *axes ? ", \"axes\": " : "", axes);
+  tu_write_file(at("s.json"), text);
+}
+
+/* The note that hash of fixed ids places every replication alike follows
+ * the axes: an axis that switches dispatch to hash gets it at that value,
+ * and one that changes the hash's strings gets a note per value, naming
+ * each one's (it was decided on the model without its axes: no note, or
+ * one naming the model's own strings). */
+START_TEST(hard_fixed_placement_note_follows_the_axes)
+{
+  write_dispatch_files("\"policy\": \"round_robin\"", "{\"d\": {\"path\": \"dispatch.policy\", \"values\": "
+                       "[\"round_robin\", \"hash\"]}}");
+  char *err, want[PATH_MAX + 200];
+  ck_assert_int_eq(run_set("d", "", &err), 0);
+  snprintf(want, sizeof want, "tssim: note: %s/m.json at d=hash: dispatch hash places each actor by a fixed id "
+           "(\"task/cg\" followed by its index)", tmp);
+  ck_assert_msg(strstr(err, want) && strchr(err, '\n') == err + strlen(err) - 1, "%s", past_replacing(err));
+  free(err);
+  write_dispatch_files("\"policy\": \"hash\"", "{\"t\": {\"path\": \"dispatch.task_id\", \"values\": [\"a\", \"b\"]}}");
+  ck_assert_int_eq(run_set("d", "", &err), 0);
+  ck_assert_msg(strstr(err, "/m.json at t=a: dispatch hash places each actor by a fixed id (\"a/cg\" followed") &&
+                    strstr(err, "/m.json at t=b: dispatch hash places each actor by a fixed id (\"b/cg\" followed") &&
+                    !strstr(err, "task/cg"),
+                "%s", err);
+  free(err);
+}
+END_TEST
+
+/* dispatch.ids "per_replication" where no dispatch reads it (round_robin,
+ * least_loaded) is refused: exit 2, one line naming the model's
+ * dispatch.ids (and the --set it came from), or the axis value that sets
+ * it; where an axis switches dispatch to hash, the values that do not read
+ * it get one note instead. */
+START_TEST(hard_per_replication_ids_no_dispatch_reads_are_refused)
+{
+  write_dispatch_files("\"policy\": \"round_robin\"", "");
+  char *err;
+  ck_assert_int_eq(run_set("d", "--set dispatch.ids=per_replication", &err), 2);
+  ck_assert_msg(strstr(err, "/m.json: dispatch.ids: expected \"fixed\" under dispatch.policy \"round_robin\": "
+                            "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
+                            "least_loaded read none (from --set dispatch.ids=per_replication)\n") &&
+                    strchr(err, '\n') == err + strlen(err) - 1,
+                "%s", err);
+  free(err);
+  write_dispatch_files("\"policy\": \"least_loaded\"", "{\"i\": {\"sets\": {\"f\": {}, \"p\": {\"dispatch.ids\": "
+                       "\"per_replication\"}}}}");
+  ck_assert_int_eq(run_set("d", "", &err), 2);
+  ck_assert_msg(strstr(err, "/s.json: axes.i.sets.p: expected no dispatch.ids \"per_replication\" where "
+                            "dispatch.policy is not hash at any axis value (model ") &&
+                    strchr(err, '\n') == err + strlen(err) - 1,
+                "%s", err);
+  free(err);
+  write_dispatch_files("\"policy\": \"round_robin\", \"ids\": \"per_replication\"",
+                       "{\"d\": {\"path\": \"dispatch.policy\", \"values\": [\"round_robin\", \"hash\", "
+                       "\"least_loaded\"]}}");
+  ck_assert_int_eq(run_set("d", "", &err), 0);
+  char want[PATH_MAX + 200];
+  snprintf(want, sizeof want, "tssim: note: %s/m.json at 2 of the 3 axis combinations: dispatch.ids "
+           "\"per_replication\" has no effect under dispatch round_robin or least_loaded, which read no id (only hash "
+           "does)\n", tmp);
+  ck_assert_str_eq(past_replacing(err), want);
+  free(err);
+}
+END_TEST
+
 Suite *hard_runs_suite(void)
 {
   Suite *s = suite_create("hard_runs");
@@ -364,7 +440,9 @@ Suite *hard_runs_suite(void)
                                   hard_n_read_nowhere_is_said, hard_identical_replications_are_said,
                                   hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels,
-                                  hard_index_that_is_not_an_integer_fails, NULL};
+                                  hard_index_that_is_not_an_integer_fails,
+                                  hard_fixed_placement_note_follows_the_axes,
+                                  hard_per_replication_ids_no_dispatch_reads_are_refused, NULL};
   tu_tcase(s, "runs", windows, make_tmp, remove_tmp, 120);
   return s;
 }

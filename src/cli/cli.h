@@ -52,6 +52,12 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
  * combination's model (the first 1000), one note per distinct text, naming
  * the axis values where it applies unless it applies to all. */
 void ts_cli_policy_notes(const ts_loaded *L);
+/* Note on stderr, as ts_cli_policy_notes does, ts_dispatch_note of each
+ * axis combination's model (L's sweep: its largest worker count, its
+ * replications or --ci-max): the combinations that place by hash of fixed
+ * ids, naming the task and prefix, and those whose dispatch reads no
+ * per_replication ids they set. */
+void ts_cli_dispatch_notes(const ts_loaded *L);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the
@@ -77,7 +83,8 @@ typedef struct ts_run_opts {
 int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status);
 void ts_cli_run_opts_finish(ts_run_opts *o);
 /* Load o's scenario with its overrides into L, and note on stderr when it
- * sweeps n over values its model reads nowhere. Returns 0, or the exit status
+ * sweeps n over values its model reads nowhere, and its dispatch notes
+ * (ts_cli_dispatch_notes). Returns 0, or the exit status
  * after printing the error (L needs no unload then). */
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
 /* What tssim run notes on stderr once its scenario is loaded (tssim merge

@@ -290,20 +290,6 @@ static void note_n_unread(const ts_loaded *L)
           L->sc.file, L->sc.nn, L->sc.model_path);
 }
 
-/* A note on stderr when hash dispatch of fixed ids places actors on several
- * workers over several replications (ts_dispatch_note). */
-static void note_fixed_placement(const ts_loaded *L)
-{
-  char note[1024];
-  int wmax = 0, reps = L->sc.replications;
-  for (size_t i = 0; i < L->sc.nw; i++)
-    wmax = L->sc.workers[i] > wmax ? L->sc.workers[i] : wmax;
-  if (L->sc.ci_target > 0 && L->sc.ci_max > reps)
-    reps = L->sc.ci_max;
-  if (ts_dispatch_note(&L->model, wmax, reps, note, sizeof note))
-    fprintf(stderr, "tssim: note: %s: %s\n", L->sc.model_path, note);
-}
-
 /* tree with the model overrides of combination c of sc's axes applied:
  * a copy (NULL when out of memory or an override fails). */
 static cJSON *combo_tree(const ts_scenario *sc, const cJSON *tree, long c)
@@ -381,7 +367,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     return 2;
   }
   note_n_unread(L);
-  note_fixed_placement(L);
+  ts_cli_dispatch_notes(L);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/dispatch.h"
 
 int ts_cli_usage_error(const char *fmt, ...)
 {
@@ -90,20 +91,29 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
   }
 }
 
-/* One policy note (ts_model_policy_note) and the axis combinations whose
- * model gives it. */
-typedef struct policy_note {
+/* One note of a model (ts_model_policy_note, ts_dispatch_note) and the axis
+ * combinations whose model gives it. */
+typedef struct combo_note {
   char text[1024];
   long count;              /* combinations */
   int first[16], same[16]; /* the first's values; whether each axis has that value in all of them */
-} policy_note;
+} combo_note;
 
-void ts_cli_policy_notes(const ts_loaded *L)
+/* A note of model m (ctx: the caller's) into out (size cap): 1 with it written, or 0. */
+typedef int (*model_note_fn)(const ts_model *m, const void *ctx, char *out, size_t cap);
+
+/* On stderr, each note fn gives of the models of L's axis combinations (the
+ * first 1000, as ts_load checks; L's model without axes), once, with where:
+ * "MODEL: NOTE" when every combination gives it, else "MODEL at AXIS=VALUE
+ * ...: NOTE" (the axis values all those combinations have, and how many of
+ * the combinations with those values give it; "at K of the N axis
+ * combinations" when they have no value in common). */
+static void combo_notes(const ts_loaded *L, model_note_fn fn, const void *ctx)
 {
   const ts_scenario *sc = &L->sc;
   char note[1024];
   if (sc->naxes == 0) {
-    if (ts_model_policy_note(&L->model, note, sizeof note))
+    if (fn(&L->model, ctx, note, sizeof note))
       fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, note);
     return;
   }
@@ -111,7 +121,7 @@ void ts_cli_policy_notes(const ts_loaded *L)
   for (int a = 0; a < sc->naxes; a++)
     combos *= sc->axes[a].nvalues;
   enum { MAX_NOTES = 8 };
-  policy_note *pn = calloc(MAX_NOTES, sizeof *pn);
+  combo_note *pn = calloc(MAX_NOTES, sizeof *pn);
   int npn = 0, values[16];
   long checked = 0;
   for (long c = 0; pn && c < combos && c < 1000; c++, checked++) { /* (ts_load checks as many) */
@@ -120,7 +130,7 @@ void ts_cli_policy_notes(const ts_loaded *L)
     char err[512];
     if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
       continue; /* (ts_load loaded every one: out of memory) */
-    int got = ts_model_policy_note(&m, note, sizeof note);
+    int got = fn(&m, ctx, note, sizeof note);
     ts_model_finish(&m);
     if (!got)
       continue;
@@ -167,6 +177,39 @@ void ts_cli_policy_notes(const ts_loaded *L)
     fprintf(stderr, "tssim: note: %s at%s: %s\n", sc->model_path, where, pn[k].text);
   }
   free(pn);
+}
+
+static int policy_note(const ts_model *m, const void *ctx, char *out, size_t cap)
+{
+  (void)ctx;
+  return ts_model_policy_note(m, out, cap);
+}
+
+void ts_cli_policy_notes(const ts_loaded *L)
+{
+  combo_notes(L, policy_note, NULL);
+}
+
+/* The largest worker count and the replications a sweep may run: what
+ * ts_dispatch_note reads. */
+typedef struct sweep_size {
+  int max_workers, replications;
+} sweep_size;
+
+static int dispatch_note(const ts_model *m, const void *ctx, char *out, size_t cap)
+{
+  const sweep_size *z = ctx;
+  return ts_dispatch_note(m, z->max_workers, z->replications, out, cap);
+}
+
+void ts_cli_dispatch_notes(const ts_loaded *L)
+{
+  sweep_size z = {0, L->sc.replications};
+  for (size_t i = 0; i < L->sc.nw; i++)
+    z.max_workers = L->sc.workers[i] > z.max_workers ? L->sc.workers[i] : z.max_workers;
+  if (L->sc.ci_target > 0 && L->sc.ci_max > z.replications)
+    z.replications = L->sc.ci_max;
+  combo_notes(L, dispatch_note, &z);
 }
 
 void ts_cli_unload(ts_loaded *l)

@@ -6,6 +6,7 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "io/report.h"
+#include "model/dispatch.h"
 #include "run/suggest.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
@@ -92,7 +93,19 @@ void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *w
 
 /* Every axis path names a place in the model (or the window), and every
  * combination loads; L->n_read says whether one of them reads n. */
-static int check_axes(ts_loaded *L, ts_err *e)
+/* Whether dispatch.ids "per_replication" is read by m's dispatch (hash),
+ * or set where nothing reads it (round_robin, least_loaded), into ids[0],
+ * ids[1] (or'ed). */
+static void ids_use(const ts_model *m, int ids[2])
+{
+  ids[0] |= m->ids_per_replication && m->dispatch == TS_DISPATCH_HASH;
+  ids[1] |= m->ids_per_replication && m->dispatch != TS_DISPATCH_HASH;
+}
+
+/* Every axis path exists in the model and every combination's model loads
+ * (the first 1000); ids gets ids_use of those models (of the model itself
+ * without axes). 0, or -1 with e filled. */
+static int check_axes(ts_loaded *L, int ids[2], ts_err *e)
 {
   const ts_scenario *sc = &L->sc;
   long combos = 1;
@@ -131,6 +144,9 @@ static int check_axes(ts_loaded *L, ts_err *e)
   }
   int values[16];
   L->n_read = ts_model_reads_n(&L->model) || combos > 1000;
+  if (sc->naxes == 0)
+    ids_use(&L->model, ids);
+  ids[0] |= combos > 1000; /* (not all checked: the rest may read them) */
   for (long c = 0; sc->naxes > 0 && c < combos && c < 1000; c++) {
     ts_model m;
     char err[sizeof e->msg];
@@ -142,8 +158,48 @@ static int check_axes(ts_loaded *L, ts_err *e)
       return -1;
     }
     L->n_read |= ts_model_reads_n(&m);
+    ids_use(&m, ids);
     ts_model_finish(&m);
   }
+  return 0;
+}
+
+/* dispatch.ids "per_replication" that no combination's model reads (ids:
+ * check_axes's): each that sets it places by round_robin or least_loaded,
+ * which read no id. Refused at the model's dispatch.ids when the model
+ * sets it (all: its overrides, the scenario's "set" first, to blame one),
+ * else at the axis value that sets it. 0, or -1 with e filled. */
+static int check_ids(const ts_loaded *L, const int ids[2], const char *const *all, int total, const char *set_by,
+                     ts_err *e)
+{
+  const ts_scenario *sc = &L->sc;
+  if (ids[0] || !ids[1])
+    return 0;
+  const char *why = "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
+                    "least_loaded read none";
+  if (L->model.ids_per_replication) {
+    ts_err_set(e, sc->model_path, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s",
+               ts_dispatch_name(L->model.dispatch), sc->naxes ? " (at every axis value)" : "", why);
+    char by[600];
+    blame_override(e->msg, all, sc->nsets, total, sc->file, set_by, by, sizeof by);
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
+    return -1;
+  }
+  for (int a = 0; a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
+        const char *set = sc->axes[a].sets[v][k];
+        if (strncmp(set, "dispatch", 8) != 0 || !strchr("=.", set[8]) || !strstr(set, "per_replication"))
+          continue;
+        char where[160];
+        if (sc->axes[a].path)
+          snprintf(where, sizeof where, "axes.%s.values[%d]", sc->axes[a].key, v);
+        else
+          snprintf(where, sizeof where, "axes.%s.sets.%s", sc->axes[a].key, sc->axes[a].labels[v]);
+        return ts_err_set(e, sc->file, where, "expected no dispatch.ids \"per_replication\" where dispatch.policy "
+                          "is not hash at any axis value (model %s): %s", sc->model_path, why);
+      }
   return 0;
 }
 
@@ -529,11 +585,14 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
     ts_scenario_finish(&out->sc);
     return -1;
   }
-  free(all);
-  if (check_axes(out, e) || (out->sc.baseline_path && load_baseline(src, out, e))) {
+  int ids[2] = {0, 0};
+  if (check_axes(out, ids, e) || check_ids(out, ids, all, total, src->set_by, e) ||
+      (out->sc.baseline_path && load_baseline(src, out, e))) {
+    free(all);
     ts_load_finish(out);
     return -1;
   }
+  free(all);
   out->has_baseline = out->sc.baseline_path != NULL;
   if (check_metrics(out, e)) {
     ts_load_finish(out);

@@ -70,6 +70,11 @@ static int may_share(const ts_model *m, size_t p, int max_workers)
 int ts_dispatch_note(const ts_model *m, int max_workers, int replications, char *out, size_t cap)
 {
   int shared = 0;
+  if (m->dispatch != TS_DISPATCH_HASH && m->ids_per_replication) {
+    snprintf(out, cap, "dispatch.ids \"per_replication\" has no effect under dispatch round_robin or least_loaded, "
+             "which read no id (only hash does)");
+    return 1;
+  }
   if (m->dispatch != TS_DISPATCH_HASH || m->ids_per_replication || replications < 2)
     return 0;
   for (size_t p = 0; p < m->npools && !shared; p++)

@@ -26,8 +26,10 @@ int ts_dispatch_pick(const ts_model *m, int i, int workers, const int *load, uin
  * by hash of fixed ids on a main pool of up to max_workers > 1 workers over
  * replications > 1 (ci_target: replications until a target) and at least
  * two actors may share the pool: every replication places them alike, so an
- * interval over replications leaves placement out. Returns 1 with the note
- * written, else 0. */
+ * interval over replications leaves placement out; or when m sets
+ * dispatch.ids "per_replication" under round_robin or least_loaded, which
+ * read no id (ts_load refuses a scenario where no axis combination's
+ * dispatch reads them). Returns 1 with the note written, else 0. */
 int ts_dispatch_note(const ts_model *m, int max_workers, int replications, char *out, size_t cap);
 /* The dispatch kind called name, or -1. */
 int ts_dispatch_find(const char *name);
