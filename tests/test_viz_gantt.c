@@ -515,6 +515,78 @@ START_TEST(viz_gantt_dropped_actor_says_dropped)
 }
 END_TEST
 
+/* A time window (--from, --to; walkthrough: gantt had none). The round robin
+ * of three 30 ms actors in 10 ms slices, by hand: 30-40 a0, 40-50 a1, 50-60
+ * a2, 60-70 a0 (done 70), 70-80 a1 (done 80), 80-90 a2 (done 90). From 30 to
+ * 60 ms every actor is present; from 75 ms actor 0 (done at 70) is not, and
+ * a footnote counts it. The library refuses an empty window; the command
+ * line refuses bad values with one line and exit status 2. */
+START_TEST(viz_gantt_time_window)
+{
+  ts_loaded L;
+  ts_timeline tl;
+  vu_record(RR, rr_sets, 2, 3, 1, &L, &tl);
+  ts_gantt_opts o = {.width = 80, .ascii = 1, .max_actors = 32, .title = "rr-wave",
+                     .from = 30 * TS_NS_PER_MS, .to = 60 * TS_NS_PER_MS};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "rr-wave: n=3, workers=1: 30 to 60 ms (the run: 0 to 90 ms), one column = 1 ms\n"
+                            "           30        40        50 ms\n"
+                            "           +---------+---------+---------\n"
+                            "worker 0  |000000000011111111112222222222| busy 100%\n"
+                            "actor 0   |##########....................| done 70 ms\n"
+                            "actor 1   |..........##########..........| done 80 ms\n"
+                            "actor 2   |....................##########| done 90 ms\n"
+                            "workers: ") == buf,
+                "%s", buf);
+  free(buf);
+  o.from = 90 * TS_NS_PER_MS; /* the run's end: nothing to draw */
+  o.to = 0;
+  ck_assert_int_eq(ts_gantt_render(stdout, &tl, &o), -1);
+  o.from = 50 * TS_NS_PER_MS;
+  o.to = 50 * TS_NS_PER_MS;
+  ck_assert_int_eq(ts_gantt_render(stdout, &tl, &o), -1);
+  vu_release(&L, &tl);
+  char *out;
+  ck_assert_int_eq(tu_tssim("gantt " RR " --n 3 --workers 1 --set params.c_ms=30 --set classes[0].program[0].rows=30"
+                            " --ascii --width 80 --from 75",
+                            &out, NULL),
+                   0);
+  ck_assert_msg(strstr(out, ": 75 to 90 ms (the run: 0 to 90 ms), one column = 0.5 ms\n") &&
+                    strstr(out, "\nworker 0  |111111111122222222222222222222| busy 100%\n"
+                                "actor 1   |##########                    | done 80 ms\n"
+                                "actor 2   |..........####################| done 90 ms\n"
+                                "(1 actor outside the window: not arrived by its end or ended before its start)\n") &&
+                    !strstr(out, "actor 0"),
+                "%s", out);
+  free(out);
+  static const struct {
+    const char *args, *err;
+  } bad[] = {
+    {"--from -1", "tssim: --from: expected a number of ms in [0, 1e+12], got \"-1\"\n"},
+    {"--from 1ms", "tssim: --from: expected a number of ms in [0, 1e+12], got \"1ms\"\n"},
+    {"--to 0", "tssim: --to: expected a number of ms in (0, 1e+12], got \"0\"\n"},
+    {"--to 1e13", "tssim: --to: expected a number of ms in (0, 1e+12], got \"1e13\"\n"},
+    {"--to nan", "tssim: --to: expected a number of ms in (0, 1e+12], got \"nan\"\n"},
+    {"--from 50 --to 40", "tssim: --from 50: expected a time before --to 40 (ms)\n"},
+    {"--from 40 --to 40", "tssim: --from 40: expected a time before --to 40 (ms)\n"},
+    {"--from 90", "tssim: --from 90: expected a time before the end of the run (90 ms)\n"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char args[512];
+    snprintf(args, sizeof args, "gantt " RR " --n 3 --workers 1 --set params.c_ms=30 --set classes[0].program[0].rows=30 %s",
+             bad[i].args);
+    expect_stderr(args, 2, bad[i].err);
+  }
+  ck_assert_int_eq(tu_tssim("gantt --help", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "--from MS") && strstr(out, "--to MS"), "%s", out);
+  free(out);
+}
+END_TEST
+
 /* ---- shared options ---- */
 
 START_TEST(viz_vizopt_defaults_and_errors)
@@ -553,6 +625,7 @@ Suite *viz_gantt_suite(void)
                                viz_thread_ready_state_is_runnable, viz_vizopt_defaults_and_errors, NULL};
   const TTest *const cli[] = {viz_gantt_cli_options_and_errors, viz_ready_state_named_by_the_worker_it_waits_on,
                               viz_gantt_horizon_is_not_stuck, viz_gantt_dropped_actor_says_dropped,
+                              viz_gantt_time_window,
                               viz_cli_point_usage_and_errors, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli, NULL, NULL, 120);

@@ -5,7 +5,9 @@
  * rows); BLANK for idle, not arrived, done or not holding. A row has at most
  * 64 distinct values (62 actor glyphs, OTHER and LOOP), so the tally never
  * drops one: a cell's covered time is exact, and a worker cell is blank only
- * when the worker was idle for most of it. */
+ * when the worker was idle for most of it. A window (--from, --to) draws
+ * [t0, t1) of the run: times are clipped to it and column k covers
+ * t0 + [k, k + 1) * step. */
 #include "viz/gantt.h"
 
 #include <stdlib.h>
@@ -26,12 +28,15 @@ typedef struct tally {
 typedef struct chart {
   const ts_timeline *tl;
   const ts_gantt_opts *o;
+  ts_time t0, t1;    /* the window drawn: [t0, t1), within [0, the run's end] */
+  int windowed;      /* narrower than the run: the rows drawn are the actors present in it */
   ts_time step;      /* simulated time per column */
   int cols;
   ts_time unit;      /* ns per unit of the labels */
   const char *uname;
   int label_w;       /* row label width, with its trailing space */
-  int shown;         /* actor rows drawn */
+  int shown;         /* actor rows drawn: rows[0 .. shown - 1] */
+  int *rows;         /* the actors drawn, in order */
   tally *cells;
 } chart;
 
@@ -66,9 +71,11 @@ static int best(const tally *t, ts_time len, int busy_wins)
   return len - covered > (busy_wins ? covered : bd) ? BLANK : bv;
 }
 
-/* Tally value v over [t0, t1) into the row's cells. */
+/* Tally value v over [t0, t1) (clipped to the window) into the row's cells. */
 static void span(chart *c, int v, ts_time t0, ts_time t1)
 {
+  t0 = t0 > c->t0 ? t0 - c->t0 : 0;
+  t1 = (t1 < c->t1 ? t1 : c->t1) - c->t0;
   if (t1 <= t0)
     return;
   int c0 = (int)(t0 / c->step), c1 = (int)((t1 - 1) / c->step);
@@ -85,8 +92,8 @@ static void clear(chart *c)
 
 static ts_time cell_len(const chart *c, int k)
 {
-  ts_time lo = (ts_time)k * c->step, hi = lo + c->step;
-  return (hi < c->tl->end ? hi : c->tl->end) - lo;
+  ts_time lo = (ts_time)k * c->step, hi = lo + c->step, len = c->t1 - c->t0;
+  return (hi < len ? hi : len) - lo;
 }
 
 /* A time in the chart's unit, with up to 3 decimals and no trailing zeros. */
@@ -158,11 +165,13 @@ static void worker_row(chart *c, FILE *out, int w)
     if (p->worker != w)
       continue;
     span(c, p->actor < 0 ? LOOP : p->actor < NGLYPHS ? p->actor : OTHER, p->t0, p->t1);
-    busy += p->t1 - p->t0;
+    ts_time t0 = p->t0 > c->t0 ? p->t0 : c->t0, t1 = p->t1 < c->t1 ? p->t1 : c->t1;
+    busy += c->windowed ? (t1 > t0 ? t1 - t0 : 0) : p->t1 - p->t0;
   }
   char label[64], note[32];
   ts_timeline_worker_name(tl, w, label, sizeof label);
-  snprintf(note, sizeof note, "busy %d%%", (int)(100 * busy / (tl->end > 0 ? tl->end : 1)));
+  ts_time len = c->t1 - c->t0;
+  snprintf(note, sizeof note, "busy %d%%", (int)(100 * busy / (len > 0 ? len : 1)));
   print_row(c, out, label, 'w', note);
 }
 
@@ -241,7 +250,7 @@ static void axis(chart *c, FILE *out)
 {
   static const int spacing[] = {10, 20, 50, 100, 200, 500, 1000};
   char lab[32];
-  fmt_time(c, (ts_time)c->cols * c->step, lab, sizeof lab);
+  fmt_time(c, c->t0 + (ts_time)c->cols * c->step, lab, sizeof lab);
   int every = 10;
   for (size_t i = 0; i < sizeof spacing / sizeof *spacing && every < (int)strlen(lab) + 2; i++)
     every = spacing[i];
@@ -252,7 +261,7 @@ static void axis(chart *c, FILE *out)
   for (int k = 0; k < c->cols; k += every) {
     while ((int)len < k)
       row[len++] = ' ';
-    fmt_time(c, (ts_time)k * c->step, lab, sizeof lab);
+    fmt_time(c, c->t0 + (ts_time)k * c->step, lab, sizeof lab);
     memcpy(row + len, lab, strlen(lab));
     len += strlen(lab);
   }
@@ -344,8 +353,8 @@ static void legend(chart *c, FILE *out)
     [END_STUCK] = "stuck: waiting in a deadlock (exit status 1)",
     [END_NOT_ARRIVED] = "not arrived: none of its steps ran"};
   int used[NENDS] = {0};
-  for (int a = 0; a < c->shown; a++)
-    used[end_kind(c->tl, a)] = 1;
+  for (int i = 0; i < c->shown; i++)
+    used[end_kind(c->tl, c->rows[i])] = 1;
   const char *en[NENDS];
   int ne = 0;
   for (int e = 0; e < NENDS; e++)
@@ -357,7 +366,7 @@ static void legend(chart *c, FILE *out)
 
 static void pick_unit(chart *c)
 {
-  ts_time end = c->tl->end;
+  ts_time end = c->t1 - c->t0;
   int ascii = c->o->ascii;
   if (end < TS_NS_PER_US) {
     c->unit = 1;
@@ -377,7 +386,7 @@ static void pick_unit(chart *c)
 /* The smallest 1-2-5 step with at most `avail` columns. */
 static void pick_step(chart *c, int avail)
 {
-  ts_time end = c->tl->end > 0 ? c->tl->end : 1;
+  ts_time end = c->t1 - c->t0 > 0 ? c->t1 - c->t0 : 1;
   static const int m[] = {1, 2, 5};
   for (ts_time p = 1; p <= INT64_MAX / 10; p *= 10)
     for (int i = 0; i < 3; i++) {
@@ -390,42 +399,119 @@ static void pick_step(chart *c, int avail)
     }
 }
 
+/* Whether actor a is present in the window: dropped in it, or arrived
+ * before its end and not done before its start. */
+static int present(const chart *c, int a)
+{
+  const ts_timeline *tl = c->tl;
+  const ts_actor_stats *s = &tl->stats[a];
+  if (tl->dropped[a])
+    return s->arrive >= c->t0 && s->arrive < c->t1;
+  if (tl->state_at[a] == tl->state_at[a + 1])
+    return 0;
+  ts_time first = tl->states[tl->state_at[a]].t;
+  return first < c->t1 && (s->done < 0 || s->done > c->t0 || first >= c->t0);
+}
+
+/* The rows to draw into c->rows and c->shown: the first max_actors actors,
+ * or of a window, of those present in it. Returns how many are present
+ * (every actor without a window), or -1 when memory runs out. */
+static int pick_rows(chart *c)
+{
+  const ts_timeline *tl = c->tl;
+  c->rows = malloc(((size_t)tl->nactors + 1) * sizeof *c->rows);
+  if (!c->rows)
+    return -1;
+  int npresent = 0;
+  for (int a = 0; a < tl->nactors; a++)
+    if (!c->windowed || present(c, a)) {
+      if (npresent < c->o->max_actors)
+        c->rows[c->shown++] = a;
+      npresent++;
+    }
+  return npresent;
+}
+
+/* What was not drawn, one line each. */
+static void not_drawn(const chart *c, FILE *out, int npresent)
+{
+  const ts_timeline *tl = c->tl;
+  int more = npresent - c->shown;
+  if (c->windowed) {
+    int outside = tl->nactors - npresent;
+    if (more > 0)
+      fprintf(out, "(%d more actor%s in the window not drawn: see --max-actors)\n", more, more == 1 ? "" : "s");
+    if (outside > 0)
+      fprintf(out, "(%d actor%s outside the window: not arrived by its end or ended before its start)\n", outside,
+              outside == 1 ? "" : "s");
+    return;
+  }
+  if (more == 0)
+    return;
+  int unarrived = 0;
+  for (int a = c->shown; a < tl->nactors; a++)
+    unarrived += end_kind(tl, a) == END_NOT_ARRIVED;
+  more -= unarrived;
+  if (more == 0)
+    fprintf(out, "(%d more actor%s, none arrived by the end)\n", unarrived, unarrived == 1 ? "" : "s");
+  else if (unarrived > 0)
+    fprintf(out, "(%d more actor%s not drawn: see --max-actors; and %d that had not arrived by the end)\n", more,
+            more == 1 ? "" : "s", unarrived);
+  else
+    fprintf(out, "(%d more actor%s not drawn: see --max-actors)\n", more, more == 1 ? "" : "s");
+}
+
 int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
 {
   if (o->width < TS_GANTT_MIN_WIDTH)
     return -1;
-  chart c = {.tl = tl, .o = o};
-  int shown = tl->nactors < o->max_actors ? tl->nactors : o->max_actors;
-  c.shown = shown;
+  chart c = {.tl = tl, .o = o, .t0 = o->from > 0 ? o->from : 0, .t1 = tl->end};
+  if (o->to > 0 && o->to < c.t1)
+    c.t1 = o->to;
+  if (c.t0 > 0 && c.t0 >= c.t1) /* (a run that ends at 0 draws one column) */
+    return -1;
+  c.windowed = c.t0 > 0 || c.t1 < tl->end;
+  int npresent = pick_rows(&c);
+  if (npresent < 0)
+    return -1;
+  int shown = c.shown;
   char buf[64];
   for (int w = 0; w < tl->nworkers; w++)
     if ((int)strlen(ts_timeline_worker_name(tl, w, buf, sizeof buf)) > c.label_w)
       c.label_w = (int)strlen(buf);
-  for (int a = 0; a < shown; a++)
-    if ((int)strlen(ts_timeline_actor_name(tl, a, buf, sizeof buf)) > c.label_w)
+  for (int i = 0; i < shown; i++)
+    if ((int)strlen(ts_timeline_actor_name(tl, c.rows[i], buf, sizeof buf)) > c.label_w)
       c.label_w = (int)strlen(buf);
   if (c.label_w > GANTT_MAX_LABEL) /* a long pool or class name is cut, the chart keeps its columns */
     c.label_w = GANTT_MAX_LABEL;
   c.label_w += 2;
   pick_unit(&c);
   int note_w = (int)strlen("busy 100%");
-  for (int a = 0; a < shown; a++) {
+  for (int i = 0; i < shown; i++) {
     char note[64];
-    end_note(&c, a, note, sizeof note);
+    end_note(&c, c.rows[i], note, sizeof note);
     int w = (int)strlen(note);
     note_w = w > note_w ? w : note_w;
   }
   pick_step(&c, o->width - c.label_w - 2 - (note_w + 1));
   c.cells = calloc((size_t)c.cols, sizeof *c.cells);
-  if (!c.cells)
+  if (!c.cells) {
+    free(c.rows);
     return -1;
-  char end[32], step[32];
+  }
+  char from[32], to[32], end[32], step[32];
+  fmt_time(&c, c.t0, from, sizeof from);
+  fmt_time(&c, c.t1, to, sizeof to);
   fmt_time(&c, tl->end, end, sizeof end);
   fmt_time(&c, c.step, step, sizeof step);
-  char head[256], span[128];
+  char head[256], span[192];
   snprintf(head, sizeof head, "%s%sn=%d, workers=%d:", o->title ? o->title : "", o->title ? ": " : "", tl->n,
            tl->nmain);
-  snprintf(span, sizeof span, "0 to %s %s, one column = %s %s", end, c.uname, step, c.uname);
+  if (c.windowed)
+    snprintf(span, sizeof span, "%s to %s %s (the run: 0 to %s %s), one column = %s %s", from, to, c.uname, end,
+             c.uname, step, c.uname);
+  else
+    snprintf(span, sizeof span, "0 to %s %s, one column = %s %s", end, c.uname, step, c.uname);
   if ((int)(strlen(head) + 1 + strlen(span)) <= o->width)
     fprintf(out, "%s %s\n", head, span);
   else
@@ -433,22 +519,11 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   axis(&c, out);
   for (int w = 0; w < tl->nworkers; w++)
     worker_row(&c, out, w);
-  for (int a = 0; a < shown; a++)
-    actor_rows(&c, out, a);
-  if (shown < tl->nactors) {
-    int unarrived = 0;
-    for (int a = shown; a < tl->nactors; a++)
-      unarrived += end_kind(tl, a) == END_NOT_ARRIVED;
-    int more = tl->nactors - shown - unarrived;
-    if (more == 0)
-      fprintf(out, "(%d more actor%s, none arrived by the end)\n", unarrived, unarrived == 1 ? "" : "s");
-    else if (unarrived > 0)
-      fprintf(out, "(%d more actor%s not drawn: see --max-actors; and %d that had not arrived by the end)\n", more,
-              more == 1 ? "" : "s", unarrived);
-    else
-      fprintf(out, "(%d more actor%s not drawn: see --max-actors)\n", more, more == 1 ? "" : "s");
-  }
+  for (int i = 0; i < shown; i++)
+    actor_rows(&c, out, c.rows[i]);
+  not_drawn(&c, out, npresent);
   legend(&c, out);
   free(c.cells);
+  free(c.rows);
   return 0;
 }

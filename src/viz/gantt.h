@@ -18,12 +18,17 @@ typedef struct ts_gantt_opts {
   int ascii;          /* plain ASCII instead of Unicode blocks */
   int max_actors;     /* actor rows drawn at most (the first ones) */
   const char *title;  /* first line's prefix, e.g. the scenario name; may be NULL */
+  ts_time from, to;   /* the window drawn, [from, to) of simulated time; to <= 0 or past the run's end:
+                       * to its end. A window narrower than the run draws the actors present in it
+                       * (arrived before its end, not ended before its start) */
 } ts_gantt_opts;
 
 #define TS_GANTT_MIN_WIDTH 60
 
-/* Draw tl on out. Every line is at most o->width columns. Returns 0, or -1
- * when memory runs out or the width is below TS_GANTT_MIN_WIDTH. */
+/* Draw tl on out, from o->from to o->to. Every line is at most o->width
+ * columns. Returns 0, or -1 when memory runs out, the width is below
+ * TS_GANTT_MIN_WIDTH or the window is empty (o->from at or after the run's
+ * end or o->to). */
 int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o);
 
 #endif
