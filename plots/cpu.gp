@@ -7,7 +7,11 @@
 # By hand:  gnuplot -e "dir='results/rr-wave'" plots/cpu.gp
 # Variables (all optional): dir, png, svg, title, workers ("1 8": worker
 # counts), classes ("job": class names), rec_workers (worker counts that have
-# recorded values of this plot's metric; needs recorded_* columns).
+# recorded values of this plot's metric; needs recorded_* columns), axes
+# ("policy load": the scenario's axis keys, summary.csv's columns before n),
+# nseries and series_1 .. series_<nseries> (the axis combinations, each
+# "key=label ...": one line per combination; without axes one, ""), rec_lines
+# ("1 8 2 8": series index and worker count of each recorded line, in pairs).
 if (!exists("dir")) dir = "."
 if (!exists("png")) png = dir."/cpu.png"
 if (!exists("svg")) svg = dir."/cpu.svg"
@@ -15,6 +19,10 @@ if (!exists("workers")) workers = "1"
 if (!exists("classes")) classes = ""
 if (!exists("rec_workers")) rec_workers = ""
 if (!exists("title")) title = "tssim"
+if (!exists("axes")) axes = ""
+if (!exists("nseries")) nseries = 1
+if (!exists("series_1")) series_1 = ""
+if (!exists("rec_lines")) rec_lines = ""
 file = dir."/summary.csv"
 set datafile separator ","
 set datafile columnheaders
@@ -22,11 +30,19 @@ set datafile missing NaN
 
 onecls = words(classes) <= 1
 ncls = onecls ? 1 : words(classes)
-sel(w, c) = column("workers") == w && (onecls || strcol("class") eq c)
-lab(w, c) = sprintf("W=%d%s", w, onecls || c eq "" ? "" : " ".c)
+# a row's axis combination, named as series_<s> names it: "key=label ..."
+rowser(i) = i > words(axes) ? "" : word(axes, i)."=".strcol(word(axes, i)).(i < words(axes) ? " " : "").rowser(i + 1)
+SER(s) = value(sprintf("series_%d", s))
+insel(s) = nseries <= 1 || rowser(1) eq SER(s)
+sel(s, w, c) = column("workers") == w && (onecls || strcol("class") eq c) && insel(s)
+lab(s, w, c) = SER(s).(SER(s) eq "" ? "" : " ").sprintf("W=%d%s", w, onecls || c eq "" ? "" : " ".c)
 W(i) = word(workers, i) + 0
 C(j) = word(classes, j)
-RW(i) = i <= words(rec_workers) ? word(rec_workers, i) + 0 : 0
+nw = words(workers)
+LC(s, i, j) = ((s - 1) * nw + i - 1) * ncls + j
+nrec = words(rec_lines) / 2
+RS(k) = k <= nrec ? word(rec_lines, 2 * k - 1) + 0 : 1  # (an empty loop still evaluates its title)
+RW(k) = k <= nrec ? word(rec_lines, 2 * k) + 0 : 0
 stats file using "n" nooutput
 nmin = STATS_min
 nmax = STATS_max
@@ -40,23 +56,28 @@ set ylabel "CPU per group (ms)"
 set key outside right top box
 set grid
 
+# many combinations: the key beside the plot, the canvas wider for long labels
+maxlab = 0
+do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : maxlab }
+cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab - 20) : 0) : 1000
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-  set terminal pngcairo size 1000, 640 font "sans,11" noenhanced
+  set terminal pngcairo size cw, 640 font "sans,11" noenhanced
 } else {
-  set terminal png size 1000, 640 noenhanced
+  set terminal png size cw, 640 noenhanced
 }
 set output png
-plot for [i = 1:words(workers)] for [j = 1:ncls] \
-       file using "n":(sel(W(i), C(j)) ? column("per_group_cpu_ms") : NaN) \
-       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc ((i - 1) * ncls + j) title "slice-timer CPU ".lab(W(i), C(j)), \
-     for [i = 1:words(workers)] for [j = 1:ncls] \
-       file using "n":(sel(W(i), C(j)) ? column("cpu_ms") : NaN) \
-       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc ((i - 1) * ncls + j) title "all CPU ".lab(W(i), C(j)), \
-     for [i = 1:words(rec_workers)] \
-       file using "n":(column("workers") == RW(i) ? column("recorded_per_group_cpu_ms") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RW(i), "")
-set terminal svg size 1000, 640 dynamic font "sans,11" noenhanced
+plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
+       file using "n":(sel(s, W(i), C(j)) ? column("per_group_cpu_ms") : NaN) \
+       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "slice-timer CPU ".lab(s, W(i), C(j)), \
+     for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
+       file using "n":(sel(s, W(i), C(j)) ? column("cpu_ms") : NaN) \
+       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)), \
+     for [k = 1:nrec] \
+       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_per_group_cpu_ms") : NaN) \
+       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")
+set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot
 set output

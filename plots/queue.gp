@@ -8,21 +8,34 @@
 # By hand:  gnuplot -e "dir='results/zero-cache-wave'" plots/queue.gp
 # Variables (all optional): dir, png, svg, title, workers ("1 8": worker
 # counts), classes and rec_workers (unused: the queue metrics are per worker,
-# the same on every class row).
+# the same on every class row), axes ("policy load": the scenario's axis
+# keys, summary.csv's columns before n), nseries and series_1 ..
+# series_<nseries> (the axis combinations, each "key=label ...": one set of
+# lines per combination; without axes one, "").
 if (!exists("dir")) dir = "."
 if (!exists("png")) png = dir."/queue.png"
 if (!exists("svg")) svg = dir."/queue.svg"
 if (!exists("workers")) workers = "1"
 if (!exists("classes")) classes = ""
 if (!exists("title")) title = "tssim"
+if (!exists("axes")) axes = ""
+if (!exists("nseries")) nseries = 1
+if (!exists("series_1")) series_1 = ""
 file = dir."/summary.csv"
 set datafile separator ","
 set datafile columnheaders
 set datafile missing NaN
 
 first = word(classes, 1)
-sel(w) = column("workers") == w && (words(classes) <= 1 || strcol("class") eq first)
+# a row's axis combination, named as series_<s> names it: "key=label ..."
+rowser(i) = i > words(axes) ? "" : word(axes, i)."=".strcol(word(axes, i)).(i < words(axes) ? " " : "").rowser(i + 1)
+SER(s) = value(sprintf("series_%d", s))
+sel(s, w) = column("workers") == w && (words(classes) <= 1 || strcol("class") eq first) && \
+            (nseries <= 1 || rowser(1) eq SER(s))
+lab(s, w) = SER(s).(SER(s) eq "" ? "" : " ").sprintf("W=%d", w)
 W(i) = word(workers, i) + 0
+nw = words(workers)
+ncls = 1
 stats file using "n" nooutput
 nmin = STATS_min
 nmax = STATS_max
@@ -39,23 +52,28 @@ set y2label "slice wait: entering the queue to resumed (ms)"
 set key outside right top box
 set grid
 
+# many combinations: the key beside the plot, the canvas wider for long labels
+maxlab = 0
+do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : maxlab }
+cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab - 20) : 0) : 1000
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-  set terminal pngcairo size 1000, 640 font "sans,11" noenhanced
+  set terminal pngcairo size cw, 640 font "sans,11" noenhanced
 } else {
-  set terminal png size 1000, 640 noenhanced
+  set terminal png size cw, 640 noenhanced
 }
 set output png
-plot for [i = 1:words(workers)] \
-       file using "n":(sel(W(i)) ? column("queue_depth") : NaN) \
-       with linespoints lw 2 pt 7 lc i title sprintf("queue depth W=%d", W(i)), \
-     for [i = 1:words(workers)] \
-       file using "n":(sel(W(i)) ? column("queue_depth_max") : NaN) \
-       with points pt 6 ps 1.2 lc i title sprintf("most waiting W=%d", W(i)), \
-     for [i = 1:words(workers)] \
-       file using "n":(sel(W(i)) ? column("slice_wait_ms") : NaN) axes x1y2 \
-       with linespoints dt 2 lw 1.5 pt 5 lc i title sprintf("slice wait W=%d", W(i))
-set terminal svg size 1000, 640 dynamic font "sans,11" noenhanced
+plot for [s = 1:nseries] for [i = 1:nw] \
+       file using "n":(sel(s, W(i)) ? column("queue_depth") : NaN) \
+       with linespoints lw 2 pt 7 lc ((s - 1) * nw + i) title "queue depth ".lab(s, W(i)), \
+     for [s = 1:nseries] for [i = 1:nw] \
+       file using "n":(sel(s, W(i)) ? column("queue_depth_max") : NaN) \
+       with points pt 6 ps 1.2 lc ((s - 1) * nw + i) title "most waiting ".lab(s, W(i)), \
+     for [s = 1:nseries] for [i = 1:nw] \
+       file using "n":(sel(s, W(i)) ? column("slice_wait_ms") : NaN) axes x1y2 \
+       with linespoints dt 2 lw 1.5 pt 5 lc ((s - 1) * nw + i) title "slice wait ".lab(s, W(i))
+set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot
 set output

@@ -146,11 +146,153 @@ START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
 }
 END_TEST
 
+/* The variables plot script `script` gets from results folder dir
+ * (ts_plot_results_vars), as one string (caller frees). */
+static char *plot_vars(const char *dir, const char *script)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ts_plot_results_vars(dir, script, f), 0);
+  fclose(f);
+  return buf;
+}
+
+/* The built-in plots follow the scenario's axes (walkthrough: with an axis,
+ * wave.png drew one line at N = 1 and the bars were labelled "1/1", the
+ * combinations merged). Two axes, 2 x 2 combinations (a label with a space
+ * and a quote), n = 1, 2, and a baseline recording one combination: the data
+ * the scripts get names one series per combination of summary.csv's axis
+ * columns, in its order, each the rows holding those values, and the
+ * recorded line is that combination's. With gnuplot, every plot names every
+ * combination. */
+START_TEST(viz_plots_follow_the_axes)
+{
+  char path[800], res[700], text[1024];
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(path, sizeof path, "%s/s.json", tmpdir);
+  snprintf(text, sizeof text,
+           "{\"name\": \"axes-plot\", \"model\": \"%s/models/rr-wave.json\", \"baseline\": \"b.json\","
+           " \"n\": [1, 2], \"workers\": [1], \"set\": {\"params.rows\": 40}, \"axes\": {"
+           "\"speed\": {\"sets\": {\"fast one\": {\"params.c_ms\": 20}, \"it's slow\": {\"params.c_ms\": 40}}},"
+           " \"q\": {\"path\": \"worker.threshold_ms\", \"values\": [4, 9]}}}",
+           tu_source_root());
+  tu_write_file(path, text);
+  snprintf(path, sizeof path, "%s/b.json", tmpdir);
+  tu_write_file(path, "{\"points\": ["
+                      "{\"n\": 1, \"workers\": 1, \"axes\": {\"speed\": \"it's slow\", \"q\": \"9\"}, \"metrics\": {\"wave_ms\": 40}},"
+                      " {\"n\": 2, \"workers\": 1, \"axes\": {\"speed\": \"it's slow\", \"q\": \"9\"}, \"metrics\": {\"wave_ms\": 80}}]}");
+  snprintf(res, sizeof res, "%s/res", tmpdir);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run '%s/s.json' -q --no-plots -o '%s'", tmpdir, res), 0);
+  char *vars = plot_vars(res, "wave");
+  ck_assert_str_eq(vars, "title = 'axes-plot'\n"
+                         "workers = '1'\n"
+                         "classes = 'job'\n"
+                         "rec_workers = '1'\n"
+                         "waits = ''\n"
+                         "axes = 'speed q'\n"
+                         "nseries = 4\n"
+                         "series_1 = 'speed=fast one q=4'\n"
+                         "series_2 = 'speed=fast one q=9'\n"
+                         "series_3 = 'speed=it''s slow q=4'\n"
+                         "series_4 = 'speed=it''s slow q=9'\n"
+                         "rec_lines = '4 1'\n"
+                         "series_rows = '0 1 2 3 4 5 6 7'\n");
+  free(vars);
+  /* each series is one combination of summary.csv's axis columns, holding its rows */
+  static const char *const series[] = {"speed=fast one q=4", "speed=fast one q=9", "speed=it's slow q=4",
+                                       "speed=it's slow q=9"};
+  tu_table t;
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 8);
+  for (int r = 0; r < t.nrows; r++) {
+    char label[128];
+    snprintf(label, sizeof label, "speed=%s q=%s", tu_table_cell(&t, r, "speed"), tu_table_cell(&t, r, "q"));
+    ck_assert_str_eq(label, series[r / 2]);
+    ck_assert_int_eq((int)tu_table_num(&t, r, "n"), 1 + r % 2);
+    ck_assert_int_eq(*tu_table_cell(&t, r, "recorded_wave_ms") != '\0', r >= 6);
+  }
+  tu_table_free(&t);
+  /* a plot without recorded values has no recorded line; every plot gets the series */
+  vars = plot_vars(res, "cpu");
+  ck_assert_msg(strstr(vars, "\nrec_workers = ''\n") && strstr(vars, "\nrec_lines = ''\n") &&
+                  strstr(vars, "\nnseries = 4\n"),
+                "%s", vars);
+  free(vars);
+  static const char *const scripts[] = {"ratio", "decomposition", "queue"};
+  for (size_t i = 0; i < 3; i++) {
+    vars = plot_vars(res, scripts[i]);
+    ck_assert_msg(strstr(vars, "\nseries_4 = 'speed=it''s slow q=9'\nrec_lines = "), "%s: %s", scripts[i], vars);
+    free(vars);
+  }
+  ck_assert_int_eq(ts_plot_results_vars(res, "pareto", stdout), -1);
+  ck_assert_int_eq(ts_plot_results_vars(tmpdir, "wave", stdout), -1); /* no summary.csv */
+  if (tu_have("gnuplot")) {
+    ck_assert_int_eq(ts_plot_results(res, 1), 5);
+    static const struct {
+      const char *file, *before, *after;
+    } named[] = {{"wave.svg", ">simulated ", " W=1<"}, {"cpu.svg", ">slice-timer CPU ", " W=1<"},
+                 {"ratio.svg", ">simulated ", " W=1<"}, {"queue.svg", ">queue depth ", " W=1<"},
+                 {"decomposition.svg", ">", "<"}};
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+      snprintf(path, sizeof path, "%s/%s", res, named[i].file);
+      char *svg = tu_read_file(path, NULL);
+      for (size_t k = 0; k < 4; k++) {
+        snprintf(text, sizeof text, "%s%s%s", named[i].before, series[k], named[i].after);
+        ck_assert_msg(strstr(svg, text), "%s does not name %s", named[i].file, text);
+      }
+      if (i == 0)
+        ck_assert_msg(strstr(svg, ">recorded speed=it's slow q=9 W=1<") && !strstr(svg, ">recorded speed=fast"),
+                      "%s", named[i].file);
+      free(svg);
+    }
+  }
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* A summary.csv of another order (merged by hand: a combination's rows
+ * apart) and wider than the reader's old limits (200 columns, a recorded
+ * column past the 128th, lines past 8 KB): the series are still one per
+ * combination, and series_rows is empty (the decomposition then names the
+ * combination under each bar instead of grouping them). */
+START_TEST(viz_plots_series_of_scattered_rows)
+{
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  char path[700];
+  snprintf(path, sizeof path, "%s/summary.csv", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("mode,n,workers,class,wave_ms", f);
+  for (int c = 0; c < 190; c++)
+    fprintf(f, ",metric_%03d_with_a_long_name_to_pass_8_kilobytes", c);
+  fputs(",recorded_wave_ms\n", f);
+  static const char *const rows[] = {"a,1,1,job,5", "b,1,1,job,6", "a,2,1,job,9", "b,2,2,job,7"};
+  for (size_t r = 0; r < 4; r++) {
+    fputs(rows[r], f);
+    for (int c = 0; c < 190; c++)
+      fputs(",1.000000", f);
+    fputs(r == 1 ? ",6\n" : ",\n", f);
+  }
+  fclose(f);
+  char *vars = plot_vars(tmpdir, "wave");
+  ck_assert_msg(strstr(vars, "\nworkers = '1 2'\n") && strstr(vars, "\nrec_workers = '1'\n") &&
+                  strstr(vars, "\naxes = 'mode'\nnseries = 2\nseries_1 = 'mode=a'\nseries_2 = 'mode=b'\n"
+                               "rec_lines = '2 1'\nseries_rows = ''\n"),
+                "%s", vars);
+  free(vars);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *viz_plots_suite(void)
 {
   Suite *s = suite_create("viz_plots");
   const TTest *const cli[] = {viz_plot_with_and_without_gnuplot, viz_decomposition_draws_the_server_wait,
-                              viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones, NULL};
+                              viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
+                              viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

@@ -1,6 +1,7 @@
 /* Plots: each compiled-in gnuplot script (the .gp files of plots/) is piped to one
  * gnuplot process, after a few variable definitions read off summary.csv
- * (worker counts, classes, which worker counts have recorded values). Each
+ * (worker counts, classes, the combinations of the scenario's axes, which
+ * lines have recorded values; docs/viz.md lists them). Each
  * plot is written under temporary names and renamed when gnuplot succeeded,
  * so a results folder never holds half a plot. TSSIM_PLOTS_DIR, when set,
  * names a folder whose scripts replace the compiled-in ones of the same name
@@ -43,7 +44,28 @@ typedef struct summary {
   int has[NKINDS];           /* per plot: some row defines the column it needs */
   char waits[LIST];          /* the per-actor waits beyond the decomposition's five that summary.csv has
                               * (a model's calls, channels, hops, sleep, mutexes), in extra_waits order */
+  char axes[LIST];           /* the scenario's axis keys: summary.csv's columns before n */
+  char **series;             /* per axis combination, in the order of summary.csv's rows: its values,
+                              * "key=label key=label" ("" without axes) */
+  int nseries;
+  int *first, *last;         /* per series: its first and last data row (from 0) */
+  int scattered;             /* some series' rows are not consecutive */
+  int *rec_pairs[NKINDS];    /* per plot: series index (from 1) and worker count of each line of recorded
+                              * values, in pairs */
+  int nrec[NKINDS];          /* pairs in rec_pairs */
 } summary;
+
+static void free_summary(summary *s)
+{
+  for (int i = 0; i < s->nseries; i++)
+    free(s->series[i]);
+  free(s->series);
+  free(s->first);
+  free(s->last);
+  for (size_t k = 0; k < NKINDS; k++)
+    free(s->rec_pairs[k]);
+  memset(s, 0, sizeof *s);
+}
 
 /* Where an actor's time goes besides own CPU, queue, callback, I/O and lock
  * wait: columns summary.csv has only when the model uses the feature
@@ -69,35 +91,84 @@ static void add_word(char *list, const char *word)
   strcat(list, word);
 }
 
-/* Split a CSV line (no quoting) in place; returns the number of fields. */
-static int split(char *line, char **f, int max)
+/* Split a CSV line (no quoting) in place into *f (grown as needed, *cap
+ * entries); returns the number of fields, or -1 when memory runs out. */
+static int split(char *line, char ***f, int *cap)
 {
   int n = 0;
   line[strcspn(line, "\r\n")] = '\0';
-  for (char *p = line; n < max;) {
-    f[n++] = p;
+  for (char *p = line;;) {
+    if (n == *cap) {
+      char **g = realloc(*f, (size_t)(*cap ? 2 * *cap : 64) * sizeof *g);
+      if (!g)
+        return -1;
+      *f = g;
+      *cap = *cap ? 2 * *cap : 64;
+    }
+    (*f)[n++] = p;
     char *c = strchr(p, ',');
     if (!c)
-      break;
+      return n;
     *c = '\0';
     p = c + 1;
   }
-  return n;
 }
 
+/* The index of series label in s, added when new; -1 when memory runs out. */
+static int series_of(summary *s, const char *label, int row)
+{
+  for (int i = s->nseries; i-- > 0;)
+    if (strcmp(s->series[i], label) == 0) {
+      s->scattered |= s->last[i] != row - 1;
+      s->last[i] = row;
+      return i;
+    }
+  int n = s->nseries + 1;
+  char **l = realloc(s->series, (size_t)n * sizeof *l);
+  if (l)
+    s->series = l;
+  int *f = l ? realloc(s->first, (size_t)n * sizeof *f) : NULL;
+  if (f)
+    s->first = f;
+  int *e = f ? realloc(s->last, (size_t)n * sizeof *e) : NULL;
+  if (e)
+    s->last = e;
+  if (!e || !(s->series[n - 1] = strdup(label)))
+    return -1;
+  s->first[n - 1] = s->last[n - 1] = row;
+  s->nseries = n;
+  return n - 1;
+}
+
+/* Add the pair (series index from 1, workers) to plot k's recorded lines unless there. */
+static int add_rec(summary *s, size_t k, int series, int workers)
+{
+  for (int i = 0; i < s->nrec[k]; i++)
+    if (s->rec_pairs[k][2 * i] == series && s->rec_pairs[k][2 * i + 1] == workers)
+      return 0;
+  int *p = realloc(s->rec_pairs[k], (size_t)(s->nrec[k] + 1) * 2 * sizeof *p);
+  if (!p)
+    return -1;
+  s->rec_pairs[k] = p;
+  p[2 * s->nrec[k]] = series;
+  p[2 * s->nrec[k] + 1] = workers;
+  s->nrec[k]++;
+  return 0;
+}
+
+/* Read summary.csv at path into s (free it with free_summary, also after
+ * a failure). Returns 0, or -1 when it cannot be read, lacks the workers or
+ * class column or has no rows. */
 static int read_summary(const char *path, summary *s)
 {
+  memset(s, 0, sizeof *s);
   FILE *f = fopen(path, "r");
   if (!f)
     return -1;
-  memset(s, 0, sizeof *s);
-  char line[8192], *fld[128];
-  int wcol = -1, ccol = -1, rcol[NKINDS], ncol[NKINDS];
-  if (!fgets(line, sizeof line, f)) {
-    fclose(f);
-    return -1;
-  }
-  int nf = split(line, fld, 128);
+  char *line = NULL, **fld = NULL, *label = NULL;
+  size_t len = 0, lcap = 0;
+  int cap = 0, wcol = -1, ccol = -1, ncol_n = -1, rcol[NKINDS], ncol[NKINDS], rows = 0, failed = 0;
+  int nf = getline(&line, &len, f) > 0 ? split(line, &fld, &cap) : -1;
   for (size_t k = 0; k < NKINDS; k++) {
     rcol[k] = ncol[k] = -1;
     s->has[k] = !kinds[k].needs;
@@ -109,6 +180,7 @@ static int read_summary(const char *path, summary *s)
   for (int i = 0; i < nf; i++) {
     wcol = strcmp(fld[i], "workers") == 0 ? i : wcol;
     ccol = strcmp(fld[i], "class") == 0 ? i : ccol;
+    ncol_n = ncol_n < 0 && strcmp(fld[i], "n") == 0 ? i : ncol_n;
     for (size_t k = 0; k < NKINDS; k++)
       if (kinds[k].recorded && strcmp(fld[i], kinds[k].recorded) == 0)
         rcol[k] = i;
@@ -116,21 +188,61 @@ static int read_summary(const char *path, summary *s)
       if (kinds[k].needs && strcmp(fld[i], kinds[k].needs) == 0)
         ncol[k] = i;
   }
-  while (wcol >= 0 && ccol >= 0 && fgets(line, sizeof line, f)) {
-    int n = split(line, fld, 128);
-    if (n <= wcol || n <= ccol)
+  for (int i = 0; i < ncol_n; i++) /* (report.c writes the axis keys first) */
+    add_word(s->axes, fld[i]);
+  /* the axis key names of the columns before n, kept while fld is reused */
+  char *keys = strdup(s->axes);
+  failed = !keys;
+  while (!failed && wcol >= 0 && ccol >= 0 && getline(&line, &len, f) > 0) {
+    int n = split(line, &fld, &cap);
+    if (n < 0) {
+      failed = 1;
+      break;
+    }
+    if (n <= wcol || n <= ccol || n <= ncol_n)
       continue;
+    /* the row's series: "key=label ..." over the axis columns */
+    size_t need = 1;
+    for (int i = 0; i < ncol_n; i++)
+      need += strlen(fld[i]) + 64;
+    if (need > lcap) {
+      char *l = realloc(label, need);
+      if (!l) {
+        failed = 1;
+        break;
+      }
+      label = l;
+      lcap = need;
+    }
+    label[0] = '\0';
+    const char *key = keys;
+    for (int i = 0; i < ncol_n; i++) {
+      size_t kl = strcspn(key, " ");
+      sprintf(label + strlen(label), "%s%.*s=%s", i ? " " : "", (int)kl, key, fld[i]);
+      key += kl + (key[kl] == ' ');
+    }
+    int ser = series_of(s, label, rows++);
+    if (ser < 0) {
+      failed = 1;
+      break;
+    }
     add_word(s->workers, fld[wcol]);
     add_word(s->classes, fld[ccol]);
     for (size_t k = 0; k < NKINDS; k++)
-      if (rcol[k] >= 0 && rcol[k] < n && fld[rcol[k]][0])
+      if (rcol[k] >= 0 && rcol[k] < n && fld[rcol[k]][0]) {
         add_word(s->rec[k], fld[wcol]);
+        failed |= add_rec(s, k, ser + 1, atoi(fld[wcol])) != 0;
+      }
     for (size_t k = 0; k < NKINDS; k++)
       if (ncol[k] >= 0 && ncol[k] < n && fld[ncol[k]][0])
         s->has[k] = 1;
   }
+  free(keys);
+  free(label);
+  free(fld);
+  free(line);
   fclose(f);
-  return wcol >= 0 && ccol >= 0 && s->workers[0] ? 0 : -1;
+  return !failed && wcol >= 0 && ccol >= 0 && s->workers[0] ? 0 : -1;
 }
 
 /* The full path of gnuplot found on PATH, into buf; 0 or -1. */
@@ -249,9 +361,11 @@ static int nonempty(const char *path)
 }
 
 /* Draw plots/<script>.gp into dir/<script>.png and .svg, after assigning
- * dir, png, svg and the NULL-terminated name, value pairs of vars. Returns
- * 1 when both files were written, else 0 (and says why). */
-static int draw(const char *gnuplot, const char *dir, const char *script, const char *const *vars)
+ * dir, png, svg and the NULL-terminated name, value pairs of vars, then
+ * preamble (gnuplot text, or NULL). Returns 1 when both files were written,
+ * else 0 (and says why). */
+static int draw(const char *gnuplot, const char *dir, const char *script, const char *const *vars,
+                const char *preamble)
 {
   char *owned;
   const char *text = script_text(script, &owned);
@@ -282,6 +396,8 @@ static int draw(const char *gnuplot, const char *dir, const char *script, const 
     assign(g, "svg", ftmp[1]);
     for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2)
       assign(g, vars[i], vars[i + 1]);
+    if (preamble)
+      fputs(preamble, g);
     fputs(text, g);
     fputc('\n', g);
     ok = pclose(g) == 0 && nonempty(ftmp[0]) && nonempty(ftmp[1]);
@@ -323,7 +439,7 @@ int ts_plot_draw(const char *dir, const char *script, const char *const *vars, i
   char gnuplot[1024];
   if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet))
     return 0;
-  int ok = draw(gnuplot, dir, script, vars);
+  int ok = draw(gnuplot, dir, script, vars, NULL);
   if (ok && !quiet)
     printf("wrote plot %s (.png and .svg) in %s\n", script, dir);
   return ok;
@@ -349,17 +465,64 @@ int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e)
   return 0;
 }
 
+/* The variables plot kind k's script gets from summary s (beside dir, png
+ * and svg), as gnuplot text onto out: the strings title, workers, classes,
+ * rec_workers, waits, axes, series_1 .. series_<nseries>, rec_lines and
+ * series_rows, and the number nseries (docs/viz.md). */
+static void results_vars(FILE *out, const summary *s, size_t k, const char *title)
+{
+  assign(out, "title", title);
+  assign(out, "workers", s->workers);
+  assign(out, "classes", s->classes);
+  assign(out, "rec_workers", s->rec[k]);
+  assign(out, "waits", s->waits);
+  assign(out, "axes", s->axes);
+  fprintf(out, "nseries = %d\n", s->nseries);
+  for (int i = 0; i < s->nseries; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "series_%d", i + 1);
+    assign(out, name, s->series[i]);
+  }
+  fputs("rec_lines = '", out);
+  for (int i = 0; i < s->nrec[k]; i++)
+    fprintf(out, "%s%d %d", i ? " " : "", s->rec_pairs[k][2 * i], s->rec_pairs[k][2 * i + 1]);
+  fputs("'\nseries_rows = '", out);
+  for (int i = 0; !s->scattered && i < s->nseries; i++)
+    fprintf(out, "%s%d %d", i ? " " : "", s->first[i], s->last[i]);
+  fputs("'\n", out);
+}
+
+int ts_plot_results_vars(const char *dir, const char *script, FILE *out)
+{
+  char path[1100], title[256];
+  summary s;
+  snprintf(path, sizeof path, "%s/summary.csv", dir);
+  int rc = read_summary(path, &s);
+  size_t k = 0;
+  while (k < NKINDS && strcmp(kinds[k].script, script) != 0)
+    k++;
+  if (rc == 0 && k < NKINDS) {
+    scenario_name(dir, title, sizeof title);
+    results_vars(out, &s, k, title);
+  }
+  free_summary(&s);
+  return rc == 0 && k < NKINDS ? 0 : -1;
+}
+
 int ts_plot_results(const char *dir, int quiet)
 {
   char path[1100], gnuplot[1024];
   summary s;
   snprintf(path, sizeof path, "%s/summary.csv", dir);
   if (read_summary(path, &s) != 0) {
+    free_summary(&s);
     fprintf(stderr, "tssim: plots: cannot read %s\n", path);
     return 0;
   }
-  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet))
+  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet)) {
+    free_summary(&s);
     return 0;
+  }
   char title[256];
   scenario_name(dir, title, sizeof title);
   int drawn = 0;
@@ -374,14 +537,20 @@ int ts_plot_results(const char *dir, int quiet)
   for (size_t k = 0; k < NKINDS; k++) {
     if (!s.has[k])
       continue;
-    const char *vars[] = {"title",       title,    "workers", s.workers, "classes", s.classes,
-                          "rec_workers", s.rec[k], "waits",   s.waits,   NULL};
-    int ok = draw(gnuplot, dir, kinds[k].script, vars);
+    char *pre = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&pre, &len);
+    if (!m)
+      continue;
+    results_vars(m, &s, k, title);
+    int ok = fclose(m) == 0 && draw(gnuplot, dir, kinds[k].script, NULL, pre);
+    free(pre);
     if (ok && !quiet)
       printf("%s%s", drawn ? ", " : "wrote plots ", kinds[k].script);
     drawn += ok;
   }
   if (!quiet && drawn)
     printf(" (.png and .svg) in %s\n", dir);
+  free_summary(&s);
   return drawn;
 }
