@@ -530,8 +530,10 @@ END_TEST
 
 /* A random run for ts_sim_next_in_place: the handlers of kinds 0 and 1
  * each schedule 0 to 2 events (kind 0 or 1, often at now: equal times) and
- * note (handler, obj, now, steps) per event; kind 0's handler, with `use`,
- * runs the next kind-0 event in place. A lane (kind 2) brings 400 events. */
+ * note (handler, obj, now, steps) per event; kind 0's handler, with use 1,
+ * runs the next kind-0 event in place, with use 2 the next event of any kind
+ * (ts_sim_next_any_in_place: kind 1 by its handler). A lane (kind 2) brings
+ * 400 events. */
 typedef struct inplace {
   int use;
   uint64_t rng;
@@ -573,8 +575,11 @@ static void on_inplace0(ts_sim *sim, const ts_event *ev)
   inplace *p = sim->data;
   ts_event buf;
   for (;;) {
-    inplace_event(sim, ev, 0);
-    if (!p->use || !(ev = ts_sim_next_in_place(sim, 0, &buf)))
+    if (ev->kind == 0)
+      inplace_event(sim, ev, 0);
+    else
+      sim->handlers[ev->kind](sim, ev);
+    if (!p->use || !(ev = p->use == 2 ? ts_sim_next_any_in_place(sim, &buf) : ts_sim_next_in_place(sim, 0, &buf)))
       return;
     p->in_place++;
   }
@@ -632,20 +637,24 @@ static void inplace_run(inplace *p, int use)
 
 START_TEST(engine_sim_next_in_place_runs_as_dispatch)
 {
-  inplace a, b;
+  inplace a, b, c;
   inplace_run(&a, 0);
   inplace_run(&b, 1);
+  inplace_run(&c, 2);
   ck_assert_uint_gt(a.len, 4 * 20000);
   ck_assert_uint_eq(a.len, b.len);
+  ck_assert_uint_eq(a.len, c.len);
   size_t first_diff = a.len;
   for (size_t i = 0; i < a.len && first_diff == a.len; i++)
-    if (a.trace[i] != b.trace[i])
+    if (a.trace[i] != b.trace[i] || a.trace[i] != c.trace[i])
       first_diff = i;
   ck_assert_uint_eq(first_diff, a.len); /* the same events, order, clock, steps and piece counts */
   ck_assert_int_eq(a.in_place, 0);
   ck_assert_int_gt(b.in_place, 5000); /* the in-place path ran */
+  ck_assert_int_gt(c.in_place, b.in_place); /* kind 1 ran in place too */
   free(a.trace);
   free(b.trace);
+  free(c.trace);
 }
 END_TEST
 

@@ -90,6 +90,23 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   }
   return 0;
 }
+/* ts_sim_next_in_place's test and dispatch for an event of any kind, or of
+ * kind only (kind >= 0). */
+static inline const ts_event *ts__sim_next_in_place_of(ts_sim *sim, int kind, ts_event *buf)
+{
+  if (sim->pending || sim->failed || sim->steps >= sim->steps_end)
+    return NULL;
+  const ts_event *top = ts_heap_peek(&sim->heap);
+  if (!top || (kind >= 0 && top->kind != kind) || top->time > sim->until ||
+      (sim->lane_on && sim->lane_ev.time <= top->time))
+    return NULL;
+  *buf = *top;
+  sim->now = buf->time;
+  sim->steps++;
+  sim->pending = 1;
+  sim->top_in_run = top != sim->heap.v; /* (ts_heap_peek gave the run's head or v[0]) */
+  return buf;
+}
 /* For a handler of events of this kind, when it is done with its event:
  * the next event, dispatched as ts_sim_run would dispatch it next (the clock
  * moves to it, it counts as a step, it is the list's least while the handler
@@ -101,17 +118,16 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
  * returns. Only from a handler that ts_sim_run or ts_sim_step called. */
 static inline const ts_event *ts_sim_next_in_place(ts_sim *sim, int kind, ts_event *buf)
 {
-  if (sim->pending || sim->failed || sim->steps >= sim->steps_end)
-    return NULL;
-  const ts_event *top = ts_heap_peek(&sim->heap);
-  if (!top || top->kind != kind || top->time > sim->until || (sim->lane_on && sim->lane_ev.time <= top->time))
-    return NULL;
-  *buf = *top;
-  sim->now = buf->time;
-  sim->steps++;
-  sim->pending = 1;
-  sim->top_in_run = top != sim->heap.v; /* (ts_heap_peek gave the run's head or v[0]) */
-  return buf;
+  return ts__sim_next_in_place_of(sim, kind, buf);
+}
+/* ts_sim_next_in_place for the next event of the list whatever its kind:
+ * the handler runs it as dispatch would (its own kind itself, another kind
+ * by a call of that kind's handler, which must not keep its event: it is
+ * *buf), then asks again. When that handler scheduled nothing, NULL comes
+ * next and dispatch removes its event, as it removes a handler's own. */
+static inline const ts_event *ts_sim_next_any_in_place(ts_sim *sim, ts_event *buf)
+{
+  return ts__sim_next_in_place_of(sim, -1, buf);
 }
 
 /* The next event to run (lane or heap) without removing it, or NULL when

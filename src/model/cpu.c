@@ -331,7 +331,21 @@ static void plan(ts_world *w, ts_worker *wk)
 
 /* Change the number of busy workers by delta, re-planning the other running
  * segments when the processor-sharing rate changes. */
-static void set_busy(ts_world *w, ts_worker *self, int delta)
+static void set_busy_shared(ts_world *w, ts_worker *self, int delta);
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void set_busy(ts_world *w, ts_worker *self, int delta)
+{
+  if (w->model->cores <= 0) { /* no host cores: a core each, no rate to change, no cores to count */
+    w->busy += delta;
+    return;
+  }
+  set_busy_shared(w, self, delta);
+}
+
+/* set_busy on a host of cores > 0 (out of line). */
+static void set_busy_shared(ts_world *w, ts_worker *self, int delta)
 {
   int cores = w->model->cores;
   int before = w->busy, after = w->busy + delta;
@@ -680,12 +694,17 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
   ts_event next;
-  /* the next event, when it is a SEG_END the run would dispatch now, runs
-   * here in place of a return and a call (engine/sim.h: the same dispatch,
-   * the same step). slow_paths (tests): one event a call. */
-  do
-    seg_end(w, ev);
-  while (!w->slow_paths && (ev = ts_sim_next_in_place(sim, TS_EV_SEG_END, &next)));
+  /* the next event the run would dispatch now (the list's, not the lane's)
+   * runs here in place of a return and a call (engine/sim.h: the same
+   * dispatch, the same step): a SEG_END inline, another kind (a parked
+   * thread's RESUME, a WAKE...) by its handler. slow_paths (tests): one event
+   * a call. */
+  do {
+    if (ev->kind == TS_EV_SEG_END)
+      seg_end(w, ev);
+    else if (sim->handlers[ev->kind])
+      sim->handlers[ev->kind](sim, ev);
+  } while (!w->slow_paths && (ev = ts_sim_next_any_in_place(sim, &next)));
 }
 
 /* ts__cpu_on_seg_end's general path (out of line: the fused end above then
