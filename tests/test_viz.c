@@ -195,7 +195,8 @@ START_TEST(viz_explain_open_arrivals_have_no_wave_law)
                    0);
   snprintf(cmd, sizeof cmd, "explain %s/s.json", dir);
   ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
-  ck_assert_msg(strstr(out, "\nwave law for class wave: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n") &&
+  ck_assert_msg(strstr(out, "\nwave law for class wave: each actor's CPU ran in one slice (first come, run to "
+                            "completion), so per actor:\n") &&
                     strstr(out, "\nwave law for class tick: does not apply: open arrivals (count forever, periodic every "
                                 "7 ms): its actors do not start together\n"),
                 "%s", out);

@@ -117,8 +117,8 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
 int ts_cli_point_record(const ts_cli_point *p, int n, ts_timeline *tl)
 {
   const ts_vizopt *o = &p->opt;
-  return ts_timeline_record(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
-                            o->horizon, o->max_events);
+  return ts_timeline_record_window(tl, &p->L.model, n, o->workers, ts_rng_derive_seed(o->seed, n, o->workers, 0),
+                                   o->horizon, p->L.sc.warmup, p->L.sc.window, o->max_events);
 }
 
 int ts_cli_point_fail(const ts_cli_point *p, const ts_timeline *tl, int r, const char *hint)

@@ -882,6 +882,8 @@ void ts__span_sample(ts_world *w, int span, ts_time t0)
   ts_span_rec *r = &w->spans[span];
   ts_time now = w->sim.now;
   r->ended++;
+  if (w->obs && w->obs->span)
+    w->obs->span(w->obs->data, now, span, now - t0);
   if (now < w->win_t0 || now >= w->win_t1)
     return;
   if (r->len == r->cap) {

@@ -36,6 +36,9 @@ typedef struct ts_observer {
   /* A call of actor to server s with priority class klass: ev 0 joined the
    * server's queue, 1 admitted (its handler starts), 2 done (the server freed). */
   void (*call)(void *data, ts_time t, int actor, int server, int klass, int ev);
+  /* A sample of span (the model's spans[] index) lasting duration ended at
+   * t, in the measurement window or not. */
+  void (*span)(void *data, ts_time t, int span, ts_time duration);
 } ts_observer;
 
 #endif

@@ -130,6 +130,59 @@ static double median_wave(const ts_timeline *tl, const ts_explain_actor *x, int 
   return m;
 }
 
+/* What class k's actors with a wave did between their arrival and their
+ * wave_start (a connect, a wait for the batch, an admission): per state,
+ * mean per actor, into t[TS_NSTATES]. Returns the mean total (0: each wave
+ * began at its actor's arrival). */
+static double before_wave(const ts_timeline *tl, int k, double *t)
+{
+  int n = 0;
+  double total = 0;
+  for (int st = 0; st < TS_NSTATES; st++)
+    t[st] = 0;
+  for (int a = 0; a < tl->nactors; a++) {
+    if (!has_wave(tl, a, k))
+      continue;
+    n++;
+    ts_time t0 = tl->stats[a].arrive, t1 = tl->stats[a].wave_start;
+    for (size_t i = tl->state_at[a]; t1 > t0 && i < tl->state_at[a + 1]; i++) {
+      const ts_tl_state *e = &tl->states[i];
+      ts_time s0 = e->t > t0 ? e->t : t0, s1 = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
+      s1 = s1 < t1 ? s1 : t1;
+      if (s1 > s0)
+        t[e->state] += (double)(s1 - s0);
+    }
+  }
+  for (int st = 0; st < TS_NSTATES && n; st++)
+    total += t[st] /= n;
+  return total;
+}
+
+/* The line of what came before the wave, when anything did: "before its
+ * wave (arrival to wave_start, not in the wave): X ms per actor: ..." with
+ * each state that took time, largest first. */
+static void before_wave_line(FILE *out, const ts_timeline *tl, int k)
+{
+  double t[TS_NSTATES];
+  double total = before_wave(tl, k, t);
+  if (strcmp(ms(total).s, "0") == 0)
+    return;
+  int thread = tl->model->pools[tl->model->classes[k].pool].kind == TS_WORKER_THREAD;
+  fprintf(out, "  before its wave (arrival to wave_start, not in the wave): %s ms per actor, mean:\n   ", ms(total).s);
+  for (int shown = 0;; shown++) {
+    int best = -1;
+    for (int st = 0; st < TS_NSTATES; st++)
+      if (t[st] > 0 && (best < 0 || t[st] > t[best]))
+        best = st;
+    if (best < 0)
+      break;
+    const ts_state_info *si = ts_state_get(best);
+    fprintf(out, "%s %s %s", shown ? "," : "", thread && si->thread_name ? si->thread_name : si->name, ms(t[best]).s);
+    t[best] = 0;
+  }
+  fprintf(out, "\n");
+}
+
 static void row(FILE *out, const char *what, double v, double total)
 {
   if (total > 0)
@@ -206,6 +259,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
             s->unfinished, s->count);
   fprintf(out, "  wave (wave_start to wave_end) per actor: mean %s ms, median %s, min %s, max %s\n",
           ms(s->wave).s, ms(median_wave(tl, x, k)).s, ms((double)s->wmin).s, ms((double)s->wmax).s);
+  before_wave_line(out, tl, k);
   fprintf(out, "  where the wave goes (mean per actor):\n");
   row(out, "own CPU (running)", s->state[TS_ACTOR_RUNNING], s->wave);
   row(out, "queue wait (time-slice queue)", s->state[TS_ACTOR_QUEUED], s->wave);
@@ -322,27 +376,232 @@ static void ref_cpu(const ts_timeline *ref, const ts_explain_actor *rx, double *
   }
 }
 
-/* Per worker of tl, the sum over its actors of their class's CPU at n = 1
- * (c1), into pw[tl->nworkers]. */
-static void worker_cpu_from_ref(const ts_timeline *tl, const double *c1, double *pw)
+/* The closed form of the wave law for a class, by its workers' queue
+ * (docs/viz.md): processor sharing where the queue serves its actors in
+ * turn (round robin), FIFO where each actor's CPU ran in one slice (run to
+ * completion), none otherwise (why says why). */
+typedef enum { LAW_PS, LAW_FIFO, LAW_NONE } law_kind;
+
+/* When actor j's wave (else, arrived and not done, its arrival) began, or
+ * -1 when it has none; *end: its end (the run's end when it did not end). */
+static ts_time wave_span(const ts_timeline *tl, int j, ts_time *end)
 {
-  for (int j = 0; j < tl->nactors; j++)
-    pw[tl->stats[j].worker] += c1[tl->stats[j].klass];
+  const ts_actor_stats *b = &tl->stats[j];
+  ts_time start = b->wave_start;
+  if (start < 0 && b->done < 0 && tl->state_at[j] < tl->state_at[j + 1])
+    start = b->arrive;
+  *end = b->wave_end >= 0 ? b->wave_end : tl->end;
+  return start;
 }
 
-/* The law predicted from n = 1: for each actor of class k, the sum over its
- * worker's actors of their class's CPU at n = 1 (pw), plus the latency at n = 1. */
-static double predict_from_ref(const ts_timeline *tl, int k, const double *pw, double lat1)
+/* Whether actor j shares actor i's wave: another actor on i's worker whose
+ * wave overlaps i's. */
+static int shares_wave(const ts_timeline *tl, int i, int j)
 {
-  double total = 0;
-  int n = 0;
-  for (int a = 0; a < tl->nactors; a++) {
-    if (tl->stats[a].klass != k || tl->stats[a].hidden)
-      continue;
-    total += pw[tl->stats[a].worker] + lat1;
-    n++;
+  const ts_actor_stats *a = &tl->stats[i];
+  ts_time end, start = wave_span(tl, j, &end);
+  return j != i && tl->stats[j].worker == a->worker && start >= 0 && start < a->wave_end && end > a->wave_start;
+}
+
+/* Actors of tl grouped by worker: by[at[w] .. at[w + 1]). Returns 0 or -1
+ * (memory; the caller frees both). */
+static int by_worker(const ts_timeline *tl, int **by, int **at)
+{
+  int nw = tl->nworkers > 0 ? tl->nworkers : 1;
+  *by = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof **by);
+  *at = calloc((size_t)nw + 2, sizeof **at);
+  if (!*by || !*at)
+    return -1;
+  for (int a = 0; a < tl->nactors; a++)
+    (*at)[tl->stats[a].worker + 2]++;
+  for (int w = 0; w < nw; w++)
+    (*at)[w + 2] += (*at)[w + 1];
+  for (int a = 0; a < tl->nactors; a++)
+    (*by)[(*at)[tl->stats[a].worker + 1]++] = a;
+  return 0;
+}
+
+/* Whether every actor on worker w shares the wave of every other (all began
+ * one, and the last start comes before the first end): then the actors
+ * sharing one's wave are all the others, and the forms need no pairwise
+ * test (O(m log m) a worker, not O(m^2)). */
+static int all_share(const ts_timeline *tl, const int *by, const int *at, int w)
+{
+  ts_time last_start = -1, first_end = TS_TIME_MAX;
+  for (int u = at[w]; u < at[w + 1]; u++) {
+    ts_time end, start = wave_span(tl, by[u], &end);
+    if (start < 0)
+      return 0;
+    last_start = start > last_start ? start : last_start;
+    first_end = end < first_end ? end : first_end;
   }
-  return n ? total / n : 0;
+  return last_start < first_end;
+}
+
+/* The form for class k: its pool's policy serves in turn when it is fifo
+ * (without preemption), or any other policy but shortest_first while every
+ * actor sharing the class's waves has one queue class (each then takes the
+ * oldest); FIFO when besides every such actor's CPU ran in one slice. */
+static law_kind law_kind_of(const ts_timeline *tl, int k, const int *by, const int *at, char *why, size_t cap)
+{
+  const ts_model *m = tl->model;
+  const ts_pool *p = &m->pools[m->classes[k].pool];
+  int qc = m->classes[k].sched_class, mixed = -1, long_ = 0;
+  for (int w = 0; w < tl->nworkers; w++) {
+    int any = 0, all = all_share(tl, by, at, w);
+    for (int u = at[w]; u < at[w + 1]; u++) {
+      int i = by[u];
+      if (!has_wave(tl, i, k))
+        continue;
+      any = 1;
+      long_ |= tl->stats[i].slices > 1;
+      for (int v = at[w]; v < at[w + 1] && !all; v++) {
+        int j = by[v];
+        if (!shares_wave(tl, i, j))
+          continue;
+        long_ |= tl->stats[j].slices > 1;
+        if (m->classes[tl->stats[j].klass].sched_class != qc)
+          mixed = tl->stats[j].klass;
+      }
+    }
+    for (int v = at[w]; v < at[w + 1] && all && any; v++) { /* every actor on w shares each wave */
+      int j = by[v];
+      long_ |= tl->stats[j].slices > 1;
+      if (m->classes[tl->stats[j].klass].sched_class != qc)
+        mixed = tl->stats[j].klass;
+    }
+  }
+  if (strcmp(p->policy->name, "shortest_first") == 0) {
+    snprintf(why, cap, "the worker's shortest_first queue serves the least declared work first, not in turn");
+    return LAW_NONE;
+  }
+  if (mixed >= 0 && (strcmp(p->policy->name, "fifo") != 0 || p->preempt)) {
+    snprintf(why, cap, "the worker's %s queue%s orders by queue class, and class %s shares the waves of class %s "
+             "from another queue class: not in turn", p->policy->name, p->preempt ? " with preemption" : "",
+             m->classes[mixed].name, m->classes[k].name);
+    return LAW_NONE;
+  }
+  return long_ ? LAW_PS : LAW_FIFO;
+}
+
+/* The form's CPU for actor i (on its worker's list by[u0 .. u1)), from the
+ * per-actor CPU c (NULL: per class, c1 at n = 1): PS c_i + the sum over the
+ * actors sharing its wave of min(c_j, c_i); FIFO c_i + the CPU of those
+ * sharing it that began their wave before it (ties: the lower id). */
+static double law_cpu(const ts_timeline *tl, int i, law_kind kind, const double *c, const double *c1, const int *by,
+                      int u0, int u1)
+{
+  double ci = c ? c[i] : c1[tl->stats[i].klass], sum = ci;
+  ts_time end, si = wave_span(tl, i, &end);
+  for (int u = u0; u < u1; u++) {
+    int j = by[u];
+    if (!shares_wave(tl, i, j))
+      continue;
+    double cj = c ? c[j] : c1[tl->stats[j].klass];
+    ts_time sj = wave_span(tl, j, &end);
+    if (kind == LAW_PS)
+      sum += cj < ci ? cj : ci;
+    else if (sj < si || (sj == si && j < i))
+      sum += cj;
+  }
+  return sum;
+}
+
+/* One actor of a worker for the forms' sums: its wave's start, id and CPU. */
+typedef struct law_item {
+  ts_time start;
+  int id;
+  double c;
+} law_item;
+
+static int cmp_c(const void *x, const void *y)
+{
+  double a = ((const law_item *)x)->c, b = ((const law_item *)y)->c;
+  return (a > b) - (a < b);
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+  const law_item *a = x, *b = y;
+  return a->start != b->start ? (a->start > b->start) - (a->start < b->start) : (a->id > b->id) - (a->id < b->id);
+}
+
+/* The forms' CPU summed over class k's actors with a wave on worker w, all
+ * of whose actors share each other's waves (all_share), into *sum: from the
+ * per-actor CPU c, or (c NULL) the class CPU c1. PS: with the worker's CPUs
+ * ascending, c_i + sum_j min(c_j, c_i) is the sum of those below c_i plus
+ * c_i for each of the others; FIFO: the running sum in wave order (start,
+ * then id). it: room for the worker's actors. */
+static void worker_law(const ts_timeline *tl, const int *by, const int *at, int w, int k, law_kind kind,
+                       const double *c, const double *c1, law_item *it, double *sum)
+{
+  int m = at[w + 1] - at[w];
+  for (int u = 0; u < m; u++) {
+    int j = by[at[w] + u];
+    ts_time end;
+    it[u] = (law_item){wave_span(tl, j, &end), j, c ? c[j] : c1[tl->stats[j].klass]};
+  }
+  qsort(it, (size_t)m, sizeof *it, kind == LAW_PS ? cmp_c : cmp_start);
+  double before = 0, below = 0; /* the sum of the CPUs before slot u (FIFO: through it); PS: below its value */
+  int lo = 0;                    /* PS: the first slot of slot u's value */
+  for (int u = 0; u < m; u++) {
+    if (kind == LAW_FIFO)
+      before += it[u].c;
+    else if (u == 0 || it[u].c != it[u - 1].c) {
+      lo = u;
+      below = before;
+    }
+    if (has_wave(tl, it[u].id, k))
+      *sum += kind == LAW_FIFO ? before : below + it[u].c * (m - lo);
+    if (kind == LAW_PS)
+      before += it[u].c;
+  }
+}
+
+/* The law's CPU term for class k, mean over its actors with a wave: at this
+ * n (*at_n, from each actor's own CPU) and from n = 1 (*from1, its class's
+ * CPU at n = 1, c1; NULL: none). Returns 0 or -1 (memory). */
+static int law_means(const ts_timeline *tl, const ts_explain_actor *x, int k, law_kind kind, const double *c1,
+                     const int *by, const int *at, double *at_n, double *from1)
+{
+  size_t na = (size_t)(tl->nactors ? tl->nactors : 1);
+  double *c = malloc(na * sizeof *c), sn = 0, s1 = 0;
+  law_item *it = malloc(na * sizeof *it);
+  int n = 0;
+  if (!c || !it) {
+    free(c);
+    free(it);
+    return -1;
+  }
+  for (int a = 0; a < tl->nactors; a++)
+    c[a] = (double)(x[a].queued_cpu + x[a].loop_cpu);
+  for (int w = 0; w < tl->nworkers; w++) {
+    int mine = 0;
+    for (int u = at[w]; u < at[w + 1]; u++)
+      mine += has_wave(tl, by[u], k);
+    if (!mine)
+      continue;
+    n += mine;
+    if (all_share(tl, by, at, w)) {
+      worker_law(tl, by, at, w, k, kind, c, NULL, it, &sn);
+      if (c1)
+        worker_law(tl, by, at, w, k, kind, NULL, c1, it, &s1);
+      continue;
+    }
+    for (int u = at[w]; u < at[w + 1]; u++) { /* staggered waves: each pair tested */
+      int i = by[u];
+      if (!has_wave(tl, i, k))
+        continue;
+      sn += law_cpu(tl, i, kind, c, NULL, by, at[w], at[w + 1]);
+      s1 += c1 ? law_cpu(tl, i, kind, NULL, c1, by, at[w], at[w + 1]) : 0;
+    }
+  }
+  free(c);
+  free(it);
+  *at_n = n ? sn / n : 0;
+  if (from1)
+    *from1 = n ? s1 / n : 0;
+  return 0;
 }
 
 /* Why the per-actor CPU at this n differs from n = 1. */
@@ -378,14 +637,37 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
             ms((double)m->pools[0].loop_overhead).s);
 }
 
+/* The form of class k's law and its CPU term (law_means). */
+typedef struct law_form {
+  law_kind kind;
+  char why[300];       /* LAW_NONE: why */
+  double cpu, cpu1;    /* the CPU term at this n, and from n = 1 */
+} law_form;
+
 static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const ts_timeline *ref,
-                const class_sum *r, const double *pw)
+                const class_sum *r, const law_form *f)
 {
+  const char *name = tl->model->classes[k].name;
+  if (f->kind == LAW_NONE) {
+    fprintf(out, "\nwave law for class %s: closed form does not apply: %s\n", name, f->why);
+    return;
+  }
   double sleep1 = ref ? r->state[TS_ACTOR_SLEEP] : 0, sleep = s->state[TS_ACTOR_SLEEP];
-  double pred = s->busy + s->state[TS_ACTOR_IO] + sleep;
+  double pred = f->cpu + s->state[TS_ACTOR_IO] + sleep;
   int slept = sleep > 0 || sleep1 > 0;
-  fprintf(out, "\nwave law for class %s: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n",
-          tl->model->classes[k].name);
+  const char *label = f->kind == LAW_PS ? "law: c + sum min(c_j, c) + latency" : "law: c + CPU ahead + latency";
+  if (f->kind == LAW_PS)
+    fprintf(out, "\nwave law for class %s: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n"
+                 "  for equal demands; its queue serves in turn (round robin), so per actor, as under processor sharing:\n"
+                 "  wave ~ c + sum over j of min(c_j, c) + overlappable latency\n"
+                 "  (c: an actor's queued CPU + loop CPU; j: the other actors on its worker whose waves overlap its own)\n",
+            name);
+  else
+    fprintf(out, "\nwave law for class %s: each actor's CPU ran in one slice (first come, run to completion), so per actor:\n"
+                 "  wave ~ c + sum over the j ahead of it of c_j + overlappable latency\n"
+                 "  (c: an actor's queued CPU + loop CPU; j ahead: the other actors on its worker whose waves overlap its\n"
+                 "  own and began first)\n",
+            name);
   fprintf(out, "  %-44s %12s %12s\n", "term (mean per actor)", ref ? "from n=1" : "", "at this n");
   if (ref) {
     fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", ms(r->queued).s, ms(s->queued).s);
@@ -396,8 +678,8 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", ms(sleep1).s, ms(sleep).s);
     fprintf(out, "  %-44s %12g %12g\n", "slices", r->slices, s->slices);
     fprintf(out, "  %-44s %12g %12g\n", "m (actors on its worker)", r->peers, s->peers);
-    double p1 = predict_from_ref(tl, k, pw, r->state[TS_ACTOR_IO] + sleep1);
-    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", ms(p1).s, ms(pred).s);
+    double p1 = f->cpu1 + r->state[TS_ACTOR_IO] + sleep1;
+    fprintf(out, "  %-44s %12s %12s\n", label, ms(p1).s, ms(pred).s);
     fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
     fprintf(out, "  %-44s %11.1f%% %11.1f%%\n", "simulated vs law", p1 > 0 ? 100 * (s->wave - p1) / p1 : 0.0, pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
   } else {
@@ -407,11 +689,15 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     if (slept)
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", "", ms(sleep).s);
     fprintf(out, "  %-44s %12s %12g\n", "m (actors on its worker)", "", s->peers);
-    fprintf(out, "  %-44s %12s %12s\n", "law: m*(queued + loop CPU) + latency", "", ms(pred).s);
+    fprintf(out, "  %-44s %12s %12s\n", label, "", ms(pred).s);
     fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
     fprintf(out, "  %-44s %12s %11.1f%%\n", "simulated vs law", "", pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
   }
   fprintf(out, "  the simulation differs from the law at this n by exactly (mean per actor):\n");
+  fprintf(out, "    %-58s %12s ms\n",
+          f->kind == LAW_PS ? "others' CPU beyond c (and of actors not in its wave)"
+                            : "others' CPU behind it (and of actors not in its wave)",
+          sms(s->busy - f->cpu).s);
   fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy).s);
   fprintf(out, "    %-58s %12s ms\n", "worker busy outside its wave (others before or after it)", sms(-s->outside).s);
   if (slept)
@@ -474,16 +760,14 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
   ts_explain_actor *x = calloc((size_t)(tl->nactors ? tl->nactors : 1), sizeof *x);
   ts_explain_actor *rx = ref ? calloc((size_t)(ref->nactors ? ref->nactors : 1), sizeof *rx) : NULL;
   double *c1 = calloc(nc, sizeof *c1);
-  double *pw = calloc((size_t)(tl->nworkers > 0 ? tl->nworkers : 1), sizeof *pw);
+  int *by = NULL, *at = NULL;
   int rc = -1;
   ts_explain_rr rr;
-  if (!x || !c1 || !pw || (ref && !rx) || ts_explain_account(tl, x) || (ref && ts_explain_account(ref, rx)) ||
-      ts_explain_rr_check(tl, &rr))
+  if (!x || !c1 || (ref && !rx) || ts_explain_account(tl, x) || (ref && ts_explain_account(ref, rx)) ||
+      ts_explain_rr_check(tl, &rr) || by_worker(tl, &by, &at))
     goto done;
-  if (ref) {
+  if (ref)
     ref_cpu(ref, rx, c1);
-    worker_cpu_from_ref(tl, c1, pw);
-  }
   header(out, tl, title);
   int waves = 0;
   for (size_t k = 0; k < nc; k++) {
@@ -526,14 +810,23 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     if (s.count && ts_explain_open_class(m, (int)k, arr, sizeof arr))
       fprintf(out, "\nwave law for class %s: does not apply: open arrivals (%s): its actors do not start together\n",
               m->classes[k].name, arr);
-    else if (s.count)
-      law(out, tl, (int)k, &s, ref && r.count ? ref : NULL, &r, pw);
+    else if (s.count) {
+      law_form f;
+      f.kind = law_kind_of(tl, (int)k, by, at, f.why, sizeof f.why);
+      if (f.kind != LAW_NONE &&
+          law_means(tl, x, (int)k, f.kind, c1, by, at, &f.cpu, ref && r.count ? &f.cpu1 : NULL)) {
+        rc = -1;
+        goto done;
+      }
+      law(out, tl, (int)k, &s, ref && r.count ? ref : NULL, &r, &f);
+    }
   }
   rc = 0;
 done:
   free(x);
   free(rx);
   free(c1);
-  free(pw);
+  free(by);
+  free(at);
   return rc;
 }

@@ -9,10 +9,15 @@
  *          during own sleep) - (worker busy outside [ws, we)) + (worker idle
  *          while waiting) + (other states less the worker's busy time in
  *          them)                                                     (law)
- * so the law wave(N) ~ m*(queued CPU + loop CPU) + latency (I/O and sleep),
- * where m*(...) = B, misses exactly by the bracketed terms, which the report
- * prints. Only actors whose wave ended (wave_end >= 0) have a wave: the
- * others, stopped by the horizon, are left out of the means. */
+ * so the law wave ~ L + latency (I/O and sleep), L the CPU its worker's
+ * queue makes the actor wait for (processor sharing on a queue that serves
+ * in turn: c + sum over the actors j sharing its wave of min(c_j, c); first
+ * come, run to completion: c + the c_j ahead; m*c for equal demands), misses
+ * exactly by (B - L) and the bracketed terms, which the report prints. The
+ * worker is the one the actor is on for its wave (after a hop, the one it
+ * reached; each wait is set against the worker it waited on). Only actors
+ * whose wave ended (wave_end >= 0) have a wave: the others, stopped by the
+ * horizon, are left out of the means. */
 #ifndef TS_EXPLAIN_H
 #define TS_EXPLAIN_H
 #include <stdio.h>
@@ -32,10 +37,11 @@ typedef struct ts_explain_actor {
   ts_time other_gap;                   /* time in the other states (neither running, waiting, I/O
                                           nor sleeping) less its worker's busy time in them */
   ts_time outside;                     /* worker busy outside the window */
-  ts_time worker_busy;                 /* B: its worker's busy time, whole run */
+  ts_time worker_busy;                 /* B: its worker's busy time, whole run (the worker it is on for
+                                          its wave: after a hop, the one it reached) */
   ts_time queued_cpu;                  /* CPU in timed (time-sliced) steps, whole run */
   ts_time loop_cpu;                    /* other CPU, plus its share of loop overhead */
-  int peers;                           /* actors on its worker, itself included */
+  int peers;                           /* actors on that worker, itself included */
 } ts_explain_actor;
 
 /* Account every actor of tl into out[tl->nactors]. Returns 0, or -1 when
@@ -82,8 +88,10 @@ int ts_explain_calls(FILE *out, const ts_timeline *tl);
 /* What class k's actors did from their arrival to the end of the run, mean
  * per actor and state: for a class none of whose waves ended. */
 void ts_explain_run_states(FILE *out, const ts_timeline *tl, int k);
-/* Each span of the model: its samples in the run, their rate, mean and
- * quantiles (as tssim run computes them). Nothing when the model has no
+/* Each span of the model: its samples that ended in the measurement window
+ * (tl->win_t0, win_t1: the scenario's warmup_ms and window_ms), their rate
+ * over it, mean and quantiles (as tssim run computes them), the window named
+ * in the heading when it is not the whole run. Nothing when the model has no
  * span. Returns 0, or -1 when memory runs out. */
 int ts_explain_spans(FILE *out, const ts_timeline *tl);
 

@@ -121,23 +121,66 @@ typedef struct by_worker {
   by_key own;   /* per actor */
 } by_worker;
 
+/* Actor self's CPU on worker w within [t0, t1): the whole of its pieces
+ * there (by_key own), or, for an actor that hopped (its pieces on several
+ * workers), those on w alone. */
+static ts_time own_within(const ts_timeline *tl, const by_worker *bw, int self, int hopped, int w, ts_time t0,
+                          ts_time t1)
+{
+  if (!hopped)
+    return group_sum(tl, &bw->own, self, t0, t1);
+  ts_time total = 0;
+  for (size_t j = bw->own.at[self]; j < bw->own.at[self + 1]; j++) {
+    const ts_tl_piece *p = &tl->pieces[bw->own.idx[j]];
+    ts_time lo = p->t0 > t0 ? p->t0 : t0, hi = p->t1 < t1 ? p->t1 : t1;
+    if (p->worker == w && hi > lo)
+      total += hi - lo;
+  }
+  return total;
+}
+
 /* Worker w's busy time within [t0, t1), split into actor `self`, other
  * actors, and loop overhead. */
-static void busy_within(const ts_timeline *tl, const by_worker *bw, int w, int self, ts_time t0, ts_time t1,
+static void busy_within(const ts_timeline *tl, const by_worker *bw, int w, int self, int hopped, ts_time t0, ts_time t1,
                         ts_time *own, ts_time *others, ts_time *loop)
 {
   ts_time all = group_sum(tl, &bw->all, w, t0, t1), l = group_sum(tl, &bw->loop, w, t0, t1);
-  ts_time o = group_sum(tl, &bw->own, self, t0, t1); /* an actor runs only on its own worker */
+  ts_time o = own_within(tl, bw, self, hopped, w, t0, t1);
   *own += o;
   *loop += l;
   *others += all - o - l;
 }
 
-static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const ts_time *loop_w,
-                        const int *peers, int a, ts_explain_actor *x)
+/* The worker of state entry e: the one it names, else its actor's home. */
+static int entry_worker(const ts_timeline *tl, const ts_tl_state *e)
+{
+  return e->worker >= 0 && e->worker < tl->nworkers ? e->worker : tl->stats[e->actor].worker;
+}
+
+/* The worker actor a is on for its wave: after a hop, the one it reached
+ * (the worker of its last state before wave_end; without a wave, its last),
+ * else its home. *hopped: whether it ran or waited on another worker. */
+static int wave_worker(const ts_timeline *tl, const by_worker *bw, int a, int *hopped)
 {
   const ts_actor_stats *st = &tl->stats[a];
   int w = st->worker;
+  *hopped = 0;
+  for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) {
+    const ts_tl_state *e = &tl->states[i];
+    int ew = entry_worker(tl, e);
+    *hopped |= ew != st->worker;
+    if (st->wave_end < 0 || e->t < st->wave_end || i == tl->state_at[a])
+      w = ew;
+  }
+  for (size_t j = bw->own.at[a]; j < bw->own.at[a + 1] && !*hopped; j++)
+    *hopped = tl->pieces[bw->own.idx[j]].worker != st->worker;
+  return w;
+}
+
+static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const ts_time *loop_w,
+                        const int *peers, int a, int w, int hopped, ts_explain_actor *x)
+{
+  const ts_actor_stats *st = &tl->stats[a];
   ts_time ws = st->wave_start, we = st->wave_end;
   memset(x, 0, sizeof *x);
   x->wave = we - ws;
@@ -148,7 +191,7 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   ts_timeline_state_times(tl, a, ws, we, 0, x->state);
   ts_timeline_state_times(tl, a, ws, we, 1, x->held);
   ts_time own = 0, others = 0, loop = 0;
-  busy_within(tl, bw, w, a, ws, we, &own, &others, &loop);
+  busy_within(tl, bw, w, a, hopped, ws, we, &own, &others, &loop);
   x->outside = busy[w] - (own + others + loop);
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   for (size_t i = lo; i < hi; i++) {
@@ -161,7 +204,8 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
     ts_time o = 0, oth = 0, l = 0;
     if (s == TS_ACTOR_RUNNING)
       continue; /* its own CPU: B counts it, as the wave does */
-    busy_within(tl, bw, w, a, s0, s1, &o, &oth, &l);
+    /* the worker it waited on: after a hop, not its home */
+    busy_within(tl, bw, hopped ? entry_worker(tl, &tl->states[i]) : w, a, hopped, s0, s1, &o, &oth, &l);
     if (s == TS_ACTOR_IO) {
       x->io_busy += oth + l;
     } else if (s == TS_ACTOR_SLEEP) {
@@ -181,7 +225,7 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
   by_worker bw;
   size_t nw = (size_t)tl->nworkers;
   ts_time *busy = calloc(nw, sizeof *busy), *loop = calloc(nw, sizeof *loop);
-  int *peers = calloc(nw, sizeof *peers), rc = -1;
+  int *peers = calloc(nw, sizeof *peers), *wk = NULL, *hop = NULL, rc = -1;
   memset(&bw, 0, sizeof bw);
   if (!busy || !loop || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
       index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own))
@@ -192,10 +236,14 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
     if (p->actor < 0)
       loop[p->worker] += p->t1 - p->t0;
   }
+  wk = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *wk);
+  hop = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *hop);
+  if (!wk || !hop)
+    goto done;
   for (int a = 0; a < tl->nactors; a++)
-    peers[tl->stats[a].worker]++;
+    peers[wk[a] = wave_worker(tl, &bw, a, &hop[a])]++;
   for (int a = 0; a < tl->nactors; a++)
-    account_one(tl, &bw, busy, loop, peers, a, &out[a]);
+    account_one(tl, &bw, busy, loop, peers, a, wk[a], hop[a], &out[a]);
   rc = 0;
 done:
   by_key_free(&bw.all);
@@ -204,6 +252,8 @@ done:
   free(busy);
   free(loop);
   free(peers);
+  free(wk);
+  free(hop);
   return rc;
 }
 

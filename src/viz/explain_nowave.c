@@ -54,7 +54,20 @@ int ts_explain_spans(FILE *out, const ts_timeline *tl)
     sampled += m->spans[s].sampled != 0;
   if (sampled == 0 || !tl->span_v)
     return 0;
-  fprintf(out, "\nspans (the model's latency measures; this replication, every sample that ended in the run):\n");
+  if (tl->win_t0 <= 0 && tl->win_t1 >= tl->horizon)
+    fprintf(out, "\nspans (the model's latency measures; this replication, every sample that ended in the run):\n");
+  else if (tl->win_t1 >= tl->horizon)
+    fprintf(out, "\nspans (the model's latency measures; this replication, every sample that ended in the measurement "
+            "window, from %.3f ms (warmup_ms) to the end, as tssim run takes them):\n", ms((double)tl->win_t0));
+  else
+    fprintf(out, "\nspans (the model's latency measures; this replication, every sample that ended in the measurement "
+            "window [%.3f, %.3f) ms (warmup_ms, window_ms), as tssim run takes them):\n", ms((double)tl->win_t0),
+            ms((double)tl->win_t1));
+  if (tl->win_missed) {
+    fprintf(out, "  none: the run ended at %.3f ms, before the window began (tssim run reports these metrics as NaN)\n",
+            ms((double)tl->end));
+    return 0;
+  }
   for (size_t s = 0; s < m->nspans; s++) {
     size_t len = tl->span_len[s];
     if (!m->spans[s].sampled) /* it only stamps notifies: another span measures from its stamp */
@@ -73,7 +86,7 @@ int ts_explain_spans(FILE *out, const ts_timeline *tl)
     }
     double p50 = ts_quantile(v, len, 0.5), p95 = ts_quantile(v, len, 0.95), p99 = ts_quantile(v, len, 0.99);
     fprintf(out, "  span %s: %zu samples, %.3f per s; mean %.3f ms, p50 %.3f, p95 %.3f, p99 %.3f, max %.3f\n",
-            m->spans[s].name, len, tl->end > 0 ? (double)len / ((double)tl->end / 1e9) : 0.0, sum / (double)len, p50,
+            m->spans[s].name, len, tl->win_len > 0 ? (double)len / ((double)tl->win_len / 1e9) : 0.0, sum / (double)len, p50,
             p95, p99, max);
     free(v);
   }

@@ -154,31 +154,37 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
   return 0;
 }
 
-/* Copy each span's samples of world w into tl (the window is the whole
- * run). Returns 0, or -1 when memory runs out. */
-static int copy_spans(ts_timeline *tl, const ts_world *w)
+/* A span's sample: kept when it ended in the measurement window, as the
+ * world keeps it for tssim run (ts__span_sample). */
+static void on_span(void *data, ts_time t, int span, ts_time duration)
 {
-  size_t ns = tl->model->nspans;
-  tl->span_v = calloc(ns + 1, sizeof *tl->span_v);
-  tl->span_len = calloc(ns + 1, sizeof *tl->span_len);
-  if (!tl->span_v || !tl->span_len)
-    return -1;
-  for (size_t s = 0; s < ns; s++) {
-    size_t len = w->spans[s].len;
-    tl->span_v[s] = malloc((len ? len : 1) * sizeof **tl->span_v);
-    if (!tl->span_v[s])
-      return -1;
-    if (len)
-      memcpy(tl->span_v[s], w->spans[s].v, len * sizeof **tl->span_v);
-    tl->span_len[s] = len;
+  ts_timeline *tl = data;
+  if (tl->failed || t < tl->win_t0 || t >= tl->win_t1)
+    return;
+  if (grow((void **)&tl->span_v[span], &tl->span_cap[span], tl->span_len[span], sizeof **tl->span_v)) {
+    tl->failed = FAIL_NOMEM;
+    return;
   }
-  return 0;
+  tl->span_v[span][tl->span_len[span]++] = duration;
 }
 
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon,
                        size_t max_records)
 {
+  return ts_timeline_record_window(tl, m, n, workers, seed, horizon, 0, 0, max_records);
+}
+
+int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed,
+                              ts_time horizon, ts_time warmup, ts_time window, size_t max_records)
+{
   memset(tl, 0, sizeof *tl);
+  tl->win_t0 = warmup;
+  tl->win_t1 = window > 0 ? warmup + window : horizon; /* as run/point.c sets the world's */
+  tl->span_v = calloc(m->nspans + 1, sizeof *tl->span_v);
+  tl->span_len = calloc(m->nspans + 1, sizeof *tl->span_len);
+  tl->span_cap = calloc(m->nspans + 1, sizeof *tl->span_cap);
+  if (!tl->span_v || !tl->span_len || !tl->span_cap)
+    return -1;
   tl->max_records = max_records;
   tl->model = m;
   tl->n = n;
@@ -186,7 +192,7 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   tl->seed = seed;
   tl->horizon = horizon;
   ts_observer obs = {.data = tl, .actor_state = on_state, .run = on_run, .counters = on_counters,
-                     .lock = on_lock, .wake = on_wake, .blocked = on_blocked, .call = on_call};
+                     .lock = on_lock, .wake = on_wake, .blocked = on_blocked, .call = on_call, .span = on_span};
   ts_world w;
   /* each event records at least one thing, so max_records events bound the run too */
   ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon,
@@ -245,8 +251,9 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
     } else {
       tl->failed = FAIL_NOMEM;
     }
-    if (copy_spans(tl, &w))
-      tl->failed = FAIL_NOMEM;
+    ts_time now = w.sim.now, end = tl->win_t1 < now ? tl->win_t1 : now; /* ts_world_window's */
+    tl->win_len = end > tl->win_t0 ? end - tl->win_t0 : 0;
+    tl->win_missed = tl->win_t0 > 0 && now <= tl->win_t0;
   }
   ts_world_finish(&w);
   tl->world = NULL;
@@ -325,6 +332,7 @@ void ts_timeline_finish(ts_timeline *tl)
     free(tl->span_v[s]);
   free(tl->span_v);
   free(tl->span_len);
+  free(tl->span_cap);
   free(tl->runs);
   memset(tl, 0, sizeof *tl);
 }

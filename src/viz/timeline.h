@@ -108,8 +108,12 @@ typedef struct ts_timeline {
   int64_t mutex_contended;
   ts_mutex_stat *lock_stat;   /* [model locks]: contention per mutex declaration, the whole run */
   ts_mutex_stat *site_stat;   /* [model sites]: ... per site */
-  ts_time **span_v;           /* [model spans]: each span's samples (durations), the whole run */
-  size_t *span_len;
+  ts_time **span_v;           /* [model spans]: each span's samples (durations) that ended in the
+                                 measurement window [win_t0, win_t1), as tssim run takes them */
+  size_t *span_len, *span_cap;
+  ts_time win_t0, win_t1;     /* the measurement window (warmup_ms, window_ms; else 0 and the horizon) */
+  ts_time win_len;            /* its length, its end clipped to when the run stopped (ts_world_window) */
+  int win_missed;             /* the run ended at or before win_t0 (ts_world_window_missed) */
   size_t records;              /* everything recorded: pieces + states + counters + locks + wakes */
   size_t max_records;          /* 0: no limit */
   /* while recording */
@@ -132,6 +136,12 @@ typedef struct ts_timeline {
  * cannot be laid out at this point (tl->errmsg); -6 past max_records. */
 int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed, ts_time horizon,
                        size_t max_records);
+/* The same with the measurement window of tssim run: warmup (win_t0) and
+ * window (0: until the horizon). Only the span samples are taken in it
+ * (span_v, win_len, win_missed); everything else is recorded over the whole
+ * run, as ts_timeline_record does (whose window is the whole run). */
+int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed,
+                              ts_time horizon, ts_time warmup, ts_time window, size_t max_records);
 /* What a nonzero ts_timeline_record result means, as a sentence. */
 const char *ts_timeline_strerror(const ts_timeline *tl, int rc);
 /* Free a timeline's memory; a zeroed or finished timeline is accepted. */
