@@ -708,6 +708,42 @@ START_TEST(wasqlite_explain_says_what_reads_waited_behind)
 }
 END_TEST
 
+/* ---- what a new user met in the walkthrough (docs/wa-sqlite.md) ---- */
+
+/* tssim run --axis keeps the values named, as sensitivity and optimize do,
+ * with their messages; one value kept, the axis stays (its column too). */
+START_TEST(walkthrough_run_keeps_the_axis_values_named)
+{
+  char dir[4096], *out, *err;
+  tu_mkdtemp(dir, sizeof dir, "axis");
+  const char *sc = "scenarios/examples/std-mutex.json";
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run %s -r 1 -q --no-plots --samples none -o '%s/two' --axis "
+                                         "handoff=std,fifo", sc, dir), 0);
+  char path[4200];
+  tu_table t;
+  snprintf(path, sizeof path, "%s/two/summary.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 2);
+  ck_assert_str_eq(tu_table_cell(&t, 0, "handoff"), "fifo"); /* the scenario's order */
+  ck_assert_str_eq(tu_table_cell(&t, 1, "handoff"), "std");
+  tu_table_free(&t);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run %s -r 1 -q --no-plots --samples none -o '%s/one' --axis handoff=std",
+                             sc, dir), 0);
+  snprintf(path, sizeof path, "%s/one/summary.csv", dir);
+  tu_table_read(&t, path);
+  ck_assert_int_eq(t.nrows, 1);
+  ck_assert_str_eq(tu_table_cell(&t, 0, "handoff"), "std");
+  tu_table_free(&t);
+  ck_assert_int_eq(tu_tssimf(&out, &err, "run %s -o '%s/bad' --axis handoff=bogus", sc, dir), 2);
+  ck_assert_str_eq(err, "tssim: --axis: handoff: no value \"bogus\" (its values: fifo, barging, std)\n");
+  free(out), free(err);
+  ck_assert_int_eq(tu_tssimf(&out, &err, "run %s -o '%s/bad' --axis hand=std", sc, dir), 2);
+  ck_assert_str_eq(err, "tssim: --axis: hand: scenarios/examples/std-mutex.json has no such axis (its axes: handoff)\n");
+  free(out), free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *wasqlite_suite(void)
 {
   Suite *s = suite_create("wasqlite");
@@ -725,6 +761,8 @@ Suite *wasqlite_suite(void)
   tu_tcase(s, "policy", policy, NULL, NULL, 0);
   tu_tcase(s, "slices", slices, NULL, NULL, 120);
   tu_tcase(s, "order", order, NULL, NULL, 0);
+  const TTest *const walkthrough[] = {walkthrough_run_keeps_the_axis_values_named, NULL};
   tu_tcase(s, "model", model, NULL, NULL, 120);
+  tu_tcase(s, "walkthrough", walkthrough, NULL, NULL, 120);
   return s;
 }

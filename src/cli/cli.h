@@ -73,6 +73,9 @@ typedef struct ts_run_opts {
   const char *outdir, *seed_arg, *n_arg, *w_arg, *r_arg, *t_arg, *x_arg;
   const char **sets;
   int nsets;
+  const char **axes; /* --axis KEY=LABEL,...: as given (ts_cli_axis_keep) */
+  int naxes;
+  int drop_axes;     /* an axis --axis keeps one value of goes (sensitivity, optimize); else it stays */
   int quiet, plots, samples, jobs;
   int shard, shards;   /* --shard K/M (1-based K); shards 0: none */
 } ts_run_opts;
@@ -82,7 +85,8 @@ typedef struct ts_run_opts {
  * what was wrong); o needs no finish then. */
 int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status);
 void ts_cli_run_opts_finish(ts_run_opts *o);
-/* Load o's scenario with its overrides into L, and note on stderr when it
+/* Load o's scenario with its overrides into L, keep only the axis values
+ * its --axis options name (ts_cli_axis_keep), and note on stderr when it
  * sweeps n over values its model reads nowhere, and its dispatch notes
  * (ts_cli_dispatch_notes). Returns 0, or the exit status
  * after printing the error (L needs no unload then). */

@@ -96,6 +96,9 @@ static cJSON *run_key(const ts_run_opts *o)
   cJSON *sets = cJSON_AddArrayToObject(k, "set");
   for (int i = 0; i < o->nsets; i++)
     cJSON_AddItemToArray(sets, cJSON_CreateString(o->sets[i]));
+  cJSON *axes = o->naxes ? cJSON_AddArrayToObject(k, "axis") : NULL;
+  for (int i = 0; i < o->naxes; i++)
+    cJSON_AddItemToArray(axes, cJSON_CreateString(o->axes[i]));
   const char *const names[] = {"seed", "n", "workers", "replications", "ci_target", "ci_max"};
   const char *const vals[] = {o->seed_arg, o->n_arg, o->w_arg, o->r_arg, o->t_arg, o->x_arg};
   for (int i = 0; i < 6; i++)

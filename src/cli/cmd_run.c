@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/explore.h"
 #include "io/atomic.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -37,6 +38,9 @@ static void usage(FILE *f)
         "                          --set worker.threshold_ms=200 --set params.tracker_ms=100\n"
         "                          (repeatable; VALUE is JSON, or a string); a scenario\n"
         "                          axis that sets the same field wins (a note says so)\n"
+        "      --axis KEY=LABEL,...  run only these values of the scenario's axis KEY, e.g.\n"
+        "                          --axis runtime=memory-direct (repeatable; the axis's\n"
+        "                          column stays, and so do the baseline's records of them)\n"
         "      --ci-target P%      add replications (in batches of R) until every table\n"
         "                          column's 95% half-width is within P% of its mean (of\n"
         "                          its value for a pooled one at 10 replications or\n"
@@ -163,14 +167,16 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
     {"no-plots", no_argument, NULL, 'P'},     {"quiet", no_argument, NULL, 'q'},
     {"ci-target", required_argument, NULL, 'T'}, {"ci-max", required_argument, NULL, 'X'},
     {"jobs", required_argument, NULL, 'j'},   {"samples", required_argument, NULL, 'A'},
-    {"shard", required_argument, NULL, 'K'},
+    {"shard", required_argument, NULL, 'K'}, {"axis", required_argument, NULL, 'x'},
     {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->plots = 1;
   o->samples = 1;
   o->jobs = ts_sweep_cores();
   o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-  if (!o->sets) {
+  o->axes = calloc((size_t)argc + 1, sizeof *o->axes);
+  if (!o->sets || !o->axes) {
+    ts_cli_run_opts_finish(o);
     *status = 1;
     return -1;
   }
@@ -193,6 +199,7 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
     case 'w': o->w_arg = optarg; break;
     case 'r': o->r_arg = optarg; break;
     case 's': o->sets[o->nsets++] = optarg; break;
+    case 'x': o->axes[o->naxes++] = optarg; break;
     case 'P': o->plots = 0; break;
     case 'T': o->t_arg = optarg; break;
     case 'X': o->x_arg = optarg; break;
@@ -241,7 +248,9 @@ bad:
 void ts_cli_run_opts_finish(ts_run_opts *o)
 {
   free(o->sets);
+  free(o->axes);
   o->sets = NULL;
+  o->axes = NULL;
 }
 
 /* The end of the identical-replications note: how to make a model vary. */
@@ -361,7 +370,10 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
   ts_err e;
   ts_load_overrides ov = {.n = o->n_arg, .workers = o->w_arg, .replications = o->r_arg, .seed = o->seed_arg,
                           .ci_target = o->t_arg, .ci_max = o->x_arg};
-  if (ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e)) {
+  int bad = ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e);
+  for (int i = 0; !bad && i < o->naxes; i++)
+    bad = ts_cli_axis_keep(L, o->axes[i], o->drop_axes, &e) != 0;
+  if (bad) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_cli_unload(L);
     return 2;

@@ -33,8 +33,6 @@ void ts_cli_explore_usage_end(FILE *f, const char *suffix)
 void ts_cli_explore_opts_finish(ts_cli_explore_opts *o)
 {
   ts_cli_run_opts_finish(&o->run);
-  free(o->axes);
-  o->axes = NULL;
 }
 
 /* Take getopt_long's result c with argument arg when it is a shared option.
@@ -56,7 +54,7 @@ static int take_shared(ts_cli_explore_opts *o, int c, const char *arg, ts_err *e
   case 'w': r->w_arg = arg; return 1;
   case 'r': r->r_arg = arg; return 1;
   case 's': r->sets[r->nsets++] = arg; return 1;
-  case 'A': o->axes[o->naxes++] = arg; return 1;
+  case 'A': r->axes[r->naxes++] = arg; return 1;
   case 'P': r->plots = 0; return 1;
   case 'q': r->quiet = 1; return 1;
   case 'j':
@@ -77,8 +75,9 @@ int ts_cli_explore_parse(int argc, char **argv, const char *cmd, const struct op
   o->run.plots = 1;
   o->run.jobs = ts_sweep_cores();
   o->run.sets = calloc((size_t)argc + 1, sizeof *o->run.sets);
-  o->axes = calloc((size_t)argc + 1, sizeof *o->axes);
-  if (!o->run.sets || !o->axes)
+  o->run.axes = calloc((size_t)argc + 1, sizeof *o->run.axes);
+  o->run.drop_axes = 1;
+  if (!o->run.sets || !o->run.axes)
     return TS_EXIT_FAILED;
   struct option opts[64];
   size_t n = 0;
@@ -129,13 +128,13 @@ static void names_of(const ts_scenario *sc, const ts_axis *ax, char *buf, size_t
 }
 
 /* Axis a of L's scenario keeps only its values marked in keep (nkeep of
- * them, at least one). With one left the axis goes: its overrides are
- * applied to the model tree, which is converted again. */
-static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep, ts_err *e)
+ * them, at least one). With one left and drop, the axis goes: its
+ * overrides are applied to the model tree, which is converted again. */
+static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep, int drop, ts_err *e)
 {
   ts_scenario *sc = &L->sc;
   ts_axis *ax = &sc->axes[a];
-  if (nkeep > 1) {
+  if (nkeep > 1 || !drop) {
     int n = 0;
     for (int v = 0; v < ax->nvalues; v++) {
       if (!keep[v]) {
@@ -169,7 +168,7 @@ static int keep_values(ts_loaded *L, int a, const unsigned char *keep, int nkeep
   return ts_model_from_json(L->resolved, sc->model_path, &L->model, e);
 }
 
-int ts_cli_axis_keep(ts_loaded *L, const char *arg, ts_err *e)
+int ts_cli_axis_keep(ts_loaded *L, const char *arg, int drop, ts_err *e)
 {
   ts_scenario *sc = &L->sc;
   const char *eq = strchr(arg, '=');
@@ -205,7 +204,7 @@ int ts_cli_axis_keep(ts_loaded *L, const char *arg, ts_err *e)
       nkeep += keep[v] = 1;
   }
   if (rc == 0)
-    rc = keep_values(L, a, keep, nkeep, e);
+    rc = keep_values(L, a, keep, nkeep, drop, e);
   free(keep);
   return rc;
 }
@@ -219,9 +218,6 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
   if (rc)
     return rc;
   ex->loaded = 1;
-  for (int i = 0; i < o->naxes; i++)
-    if (ts_cli_axis_keep(&ex->L, o->axes[i], &e))
-      return ts_cli_usage_error("%s", e.msg);
   ts_cli_policy_notes(&ex->L);
   if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
     return ts_cli_usage_error("%s", e.msg);

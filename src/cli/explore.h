@@ -32,9 +32,7 @@
 void ts_cli_explore_usage_end(FILE *f, const char *suffix);
 
 typedef struct ts_cli_explore_opts {
-  ts_run_opts run; /* scenario, outdir, n_arg, w_arg, r_arg, seed_arg, sets, jobs, quiet, plots */
-  const char **axes; /* --axis KEY=LABEL,...: as given */
-  int naxes;
+  ts_run_opts run; /* scenario, outdir, n_arg, w_arg, r_arg, seed_arg, sets, axes, jobs, quiet, plots */
 } ts_cli_explore_opts;
 
 /* Parse a command's argv: the shared options into o (free it with
@@ -74,10 +72,12 @@ typedef struct ts_cli_explore {
 } ts_cli_explore;
 
 /* --axis KEY=LABEL,LABEL,...: keep only those values of L's scenario's
- * axis KEY, in the scenario's order. With one left the axis goes: its
- * overrides are applied to the model (a window axis's to the scenario's
- * window). Returns 0, or -1 with e naming --axis and what was wrong. */
-int ts_cli_axis_keep(ts_loaded *L, const char *arg, ts_err *e);
+ * axis KEY, in the scenario's order. With one left and drop, the axis
+ * goes: its overrides are applied to the model (a window axis's to the
+ * scenario's window); without drop it stays, an axis of one value (its
+ * column and a baseline's records of it stay). Returns 0, or -1 with e
+ * naming --axis and what was wrong. */
+int ts_cli_axis_keep(ts_loaded *L, const char *arg, int drop, ts_err *e);
 
 /* Load o's scenario with its overrides into ex, keep the axis values
  * --axis names, and set up its exploration; the results folder is -o,

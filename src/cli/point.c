@@ -66,7 +66,7 @@ static int pick_axes(ts_cli_point *p, ts_err *e)
                                    strncmp(sc->axes[a].key, arg, (size_t)(eq - arg)) != 0))
       a++;
     if (!eq || a == sc->naxes) /* ts_cli_axis_keep says what is wrong */
-      return ts_cli_axis_keep(&p->L, arg, e);
+      return ts_cli_axis_keep(&p->L, arg, 1, e);
     for (int j = 0; j < i; j++)
       if (strncmp(p->opt.axes[j], arg, (size_t)(eq - arg) + 1) == 0)
         return ts_err_set(e, "--axis", NULL, "%s is given twice", sc->axes[a].key);
@@ -81,7 +81,7 @@ static int pick_axes(ts_cli_point *p, ts_err *e)
       snprintf(one, sizeof one, "%s=%s", sc->axes[0].key, sc->axes[0].labels[0]);
     size_t len = strlen(p->title);
     snprintf(p->title + len, sizeof p->title - len, "%s%s%s", k ? ", " : " (", one, sc->naxes == 1 ? ")" : "");
-    if (ts_cli_axis_keep(&p->L, one, e))
+    if (ts_cli_axis_keep(&p->L, one, 1, e))
       return -1;
   }
   return 0;
