@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine/rng.h"
+#include "model/model.h"
 #include "sched/policy.h"
 
 #include "testutil.h"
@@ -744,6 +745,41 @@ START_TEST(walkthrough_run_keeps_the_axis_values_named)
 }
 END_TEST
 
+/* A pool whose every way in names worker 0: its other workers are named in
+ * a note at load (wa-sqlite's db pool of 2, --set pools[0].count=2); a hop
+ * to a worker that varies, or a pool of one, says nothing. */
+START_TEST(walkthrough_unreached_pool_workers_are_noted)
+{
+  char *err;
+  const char *one = "run scenarios/wa-sqlite-priority.json --axis runtime=memory-dedicated-worker --axis prefill=0 "
+                    "--axis priority=normal -r 1 -q --no-plots --samples none -o '%s/r' %s";
+  char dir[4096];
+  tu_mkdtemp(dir, sizeof dir, "reach");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, one, dir, "--set pools[0].count=2 --set servers[0].concurrency=2"), 0);
+  ck_assert_msg(strstr(err, "tssim: note: models/wa-sqlite.json: pools[0] (\"db\") has 2 workers, but every "
+                            "placement, hop and server into it names a constant worker (the first hop: classes[0]."
+                            "program[1].steps[4].steps[0].handler[0].then[1]), so its worker 1 never runs anything")
+                == err, "%s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, one, dir, ""), 0);
+  ck_assert_ptr_null(strstr(err, "never runs"));
+  free(err);
+  tu_rmtree(dir);
+  const char *model = "{\"pools\": [{\"name\": \"db\", \"count\": 4}], \"classes\": [{\"name\": \"c\", "
+                      "\"count\": \"n\", \"program\": [{\"op\": \"hop\", \"pool\": \"db\", \"to\": %s}, "
+                      "{\"op\": \"hop\", \"pool\": \"db\", \"to\": %s}]}]}";
+  ts_model m;
+  char note[1024];
+  tu_modelf(&m, model, "0", "2");
+  ck_assert_int_eq(ts_model_reach_note(&m, note, sizeof note), 1);
+  ck_assert_ptr_nonnull(strstr(note, "so its workers 1, 3 never run anything"));
+  ts_model_finish(&m);
+  tu_modelf(&m, model, "0", "\"i % 4\"");
+  ck_assert_int_eq(ts_model_reach_note(&m, note, sizeof note), 0);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *wasqlite_suite(void)
 {
   Suite *s = suite_create("wasqlite");
@@ -761,7 +797,8 @@ Suite *wasqlite_suite(void)
   tu_tcase(s, "policy", policy, NULL, NULL, 0);
   tu_tcase(s, "slices", slices, NULL, NULL, 120);
   tu_tcase(s, "order", order, NULL, NULL, 0);
-  const TTest *const walkthrough[] = {walkthrough_run_keeps_the_axis_values_named, NULL};
+  const TTest *const walkthrough[] = {walkthrough_run_keeps_the_axis_values_named,
+                                      walkthrough_unreached_pool_workers_are_noted, NULL};
   tu_tcase(s, "model", model, NULL, NULL, 120);
   tu_tcase(s, "walkthrough", walkthrough, NULL, NULL, 120);
   return s;

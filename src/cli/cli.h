@@ -58,6 +58,9 @@ void ts_cli_policy_notes(const ts_loaded *L);
  * ids, naming the task and prefix, and those whose dispatch reads no
  * per_replication ids they set. */
 void ts_cli_dispatch_notes(const ts_loaded *L);
+/* Note on stderr, as ts_cli_policy_notes does, the workers of a pool that
+ * nothing reaches (ts_model_reach_note) in each axis combination's model. */
+void ts_cli_reach_notes(const ts_loaded *L);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the

@@ -380,6 +380,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
   }
   note_n_unread(L);
   ts_cli_dispatch_notes(L);
+  ts_cli_reach_notes(L);
   return 0;
 }
 

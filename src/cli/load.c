@@ -212,6 +212,17 @@ void ts_cli_dispatch_notes(const ts_loaded *L)
   combo_notes(L, dispatch_note, &z);
 }
 
+static int reach_note(const ts_model *m, const void *ctx, char *out, size_t cap)
+{
+  (void)ctx;
+  return ts_model_reach_note(m, out, cap);
+}
+
+void ts_cli_reach_notes(const ts_loaded *L)
+{
+  combo_notes(L, reach_note, NULL);
+}
+
 void ts_cli_unload(ts_loaded *l)
 {
   ts_load_finish(l);

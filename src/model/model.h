@@ -364,6 +364,12 @@ int ts_model_reads_n(const ts_model *m);
  * such reason and its fix, one line starting with the policy's JSON path,
  * written into out (size cap), else 0. A valid model: a note, not an error. */
 int ts_model_policy_note(const ts_model *m, char *out, size_t cap);
+/* Whether a pool of m (not the main one) of a constant count of 2 workers
+ * or more has workers that no placement, hop or server can reach, because
+ * every one into it names a constant worker (src/model/reach_note.c): 1
+ * with one line naming the pool (its JSON path and name) and those workers
+ * written into out (size cap), else 0. A valid model: a note, not an error. */
+int ts_model_reach_note(const ts_model *m, char *out, size_t cap);
 /* Whether some step of m can put an actor in a time-slice queue (a "yield"
  * step, or a sliced "cpu" step): else an event loop's policy orders nothing. */
 int ts_model_some_step_yields(const ts_model *m);
