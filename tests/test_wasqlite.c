@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "engine/rng.h"
 #include "model/model.h"
@@ -780,6 +781,57 @@ START_TEST(walkthrough_unreached_pool_workers_are_noted)
 }
 END_TEST
 
+/* A bad name says where it came from (the --set, through a $param) and the
+ * name it is near; a missing file, the file of its folder it is near, and
+ * where the scenario's relative path led. */
+START_TEST(walkthrough_bad_names_say_where_from_and_what_is_near)
+{
+  static const char *const cases[][2] = {
+    {"--set params.batch_class=backgrund",
+     "tssim: models/wa-sqlite.json: classes[0].program[1].steps[4].steps[0].class: expected foreground, normal or "
+     "background; got \"backgrund\" from $batch_class; did you mean \"background\"? (from --set "
+     "params.batch_class=backgrund)\n"},
+    {"--set 'servers[0].policy=priority_barier'",
+     "tssim: models/wa-sqlite.json: servers[0].policy: expected a queue policy (fifo, priority_barrier, "
+     "strict_priority, shortest_first, weighted_fair); got \"priority_barier\"; did you mean \"priority_barrier\"? "
+     "(from --set servers[0].policy=priority_barier)\n"},
+    {"--set 'classes[2].queue_class=backgrond'",
+     "tssim: models/wa-sqlite.json: classes[2].queue_class: expected foreground, normal or background; got "
+     "\"backgrond\"; did you mean \"background\"? (from --set classes[2].queue_class=backgrond)\n"}};
+  char *err;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(tu_tssimf(NULL, &err, "run scenarios/wa-sqlite-explain.json %s", cases[i][0]), 2);
+    ck_assert_str_eq(err, cases[i][1]);
+    free(err);
+  }
+  ck_assert_int_eq(tu_tssim("run scenarios/wa-sqlite-explain.json --set 'classes[0].program[0].op=wiat'", NULL, &err),
+                   2);
+  ck_assert_msg(strstr(err, "got \"wiat\"; did you mean \"wait\"? (from --set") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssim("run scenarios/wa-sqlite-explai.json", NULL, &err), 2);
+  ck_assert_str_eq(err, "tssim: scenarios/wa-sqlite-explai.json: cannot open: No such file or directory; did you mean "
+                        "\"scenarios/wa-sqlite-explain.json\"?\n");
+  free(err);
+  char dir[1024], path[1100], want[4096];
+  tu_mkdtemp(dir, sizeof dir, "near");
+  snprintf(path, sizeof path, "%s/m", dir);
+  ck_assert_int_eq(mkdir(path, 0777), 0);
+  snprintf(path, sizeof path, "%s/s", dir);
+  ck_assert_int_eq(mkdir(path, 0777), 0);
+  snprintf(path, sizeof path, "%s/m/wa-sqlite.json", dir);
+  tu_write_file(path, "{}");
+  snprintf(path, sizeof path, "%s/s/s.json", dir);
+  tu_write_file(path, "{\"name\": \"s\", \"model\": \"../m/wa_sqlite.json\", \"n\": [1], \"workers\": [1]}");
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run '%s'", path), 2);
+  snprintf(want, sizeof want, "tssim: %s: model: cannot read \"../m/wa_sqlite.json\" (a path relative to the "
+           "scenario's folder; from here: %s/m/wa_sqlite.json): No such file or directory; did you mean "
+           "\"../m/wa-sqlite.json\"?\n", path, dir);
+  ck_assert_str_eq(err, want);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *wasqlite_suite(void)
 {
   Suite *s = suite_create("wasqlite");
@@ -798,7 +850,8 @@ Suite *wasqlite_suite(void)
   tu_tcase(s, "slices", slices, NULL, NULL, 120);
   tu_tcase(s, "order", order, NULL, NULL, 0);
   const TTest *const walkthrough[] = {walkthrough_run_keeps_the_axis_values_named,
-                                      walkthrough_unreached_pool_workers_are_noted, NULL};
+                                      walkthrough_unreached_pool_workers_are_noted,
+                                      walkthrough_bad_names_say_where_from_and_what_is_near, NULL};
   tu_tcase(s, "model", model, NULL, NULL, 120);
   tu_tcase(s, "walkthrough", walkthrough, NULL, NULL, 120);
   return s;

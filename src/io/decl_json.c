@@ -229,12 +229,17 @@ static int load_policy(loader *L, const cJSON *obj, const ts_sched_type **policy
   }
   *policy = ts_sched_find(name);
   if (!*policy) {
-    char list[200] = "";
-    for (const ts_sched_type *const *t = ts_sched_all(); *t; t++) {
+    char list[200] = "", what[240];
+    const char *names[32];
+    int k = 0;
+    for (const ts_sched_type *const *t = ts_sched_all(); *t && k < 31; t++) {
       size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s%s", l ? ", " : "", (*t)->name);
+      names[k++] = (*t)->name;
     }
-    return ts_jfail(&L->c, "policy", L->e, "expected a queue policy (%s); got \"%s\"", list, name);
+    names[k] = NULL;
+    snprintf(what, sizeof what, "a queue policy (%s)", list);
+    return ts_load_bad_name(L, obj, "policy", what, name, names);
   }
   return 0;
 }

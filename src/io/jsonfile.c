@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "io/jsonsyntax.h"
+#include "io/paths.h"
 #include "run/suggest.h"
 
 /* ---- cJSON's memory ---- */
@@ -336,8 +337,13 @@ int ts_json_load(const char *path, cJSON **out, ts_err *e)
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
     return ts_err_set(e, path, NULL, "is a directory, expected a JSON file");
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return ts_err_set(e, path, NULL, "cannot open: %s", strerror(errno));
+  if (!f) {
+    int err = errno;
+    char near[4200];
+    if (err == ENOENT && ts_path_near_file(path, near, sizeof near))
+      return ts_err_set(e, path, NULL, "cannot open: %s; did you mean \"%s\"?", strerror(err), near);
+    return ts_err_set(e, path, NULL, "cannot open: %s", strerror(err));
+  }
   size_t hint = 0, len;
   int err = 0;
   if (fstat(fileno(f), &st) == 0) {

@@ -53,6 +53,13 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
 /* A "$name" string parameter's value, or NULL (then the error is recorded
  * unless the parameter is absent and not required). */
 const char *ts_load_string_param(loader *L, const char *key, const char *ref);
+/* Record that got, the name at key of obj, is none of names (NULL-terminated):
+ * "expected WHAT; got "GOT"", then " from $P" when the field's JSON value is
+ * "$P" (a string parameter gave it, so that an override of params.P is
+ * blamed for it), then "; did you mean "NAME"?" with the name of names
+ * nearest to got (ts_suggest), when one is near. Returns -1. */
+int ts_load_bad_name(loader *L, const cJSON *obj, const char *key, const char *what, const char *got,
+                     const char *const *names);
 
 /* load_util.c */
 /* A copy of s, or NULL with "out of memory" recorded. */
@@ -76,6 +83,8 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
  * sweep's n" and the like, naming the first name it reads that only a run
  * knows ("a name known only while running" if none of the usual). */
 const char *ts__ml_not_constant_why(const ts_expr *e);
+/* The queue class names, in TS_CLASS_* order (NULL-terminated). */
+extern const char *const ts__ml_class_names[];
 /* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
 int ts__ml_class_of_name(const char *s);
 

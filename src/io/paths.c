@@ -4,6 +4,7 @@
 #include "io/paths.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "io/scenario_json.h"
+#include "run/suggest.h"
 
 const char *const ts_model_path_fields[] = {
     "host.cpu_scale_by_n.baseline", /* io/host_json.c scale_from_baseline */
@@ -111,4 +113,29 @@ int ts_model_rebase_paths(cJSON *model, const char *from_file, const char *to_fi
     free(moved);
   }
   return 0;
+}
+
+const char *ts_path_near_file(const char *path, char *buf, size_t cap)
+{
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  char dir[PATH_MAX];
+  int dlen = slash ? (int)(slash - path) : 0;
+  if (snprintf(dir, sizeof dir, "%.*s", dlen, slash == path ? "/" : path) >= (int)sizeof dir)
+    return NULL;
+  DIR *d = opendir(slash ? (dlen ? dir : "/") : ".");
+  if (!d)
+    return NULL;
+  enum { MAX_NAMES = 4096 };
+  char **names = calloc(MAX_NAMES + 1, sizeof *names);
+  int n = 0;
+  for (struct dirent *de; names && n < MAX_NAMES && (de = readdir(d)) != NULL;)
+    if (de->d_name[0] != '.' && (names[n] = strdup(de->d_name)) != NULL)
+      n++;
+  closedir(d);
+  const char *near = names ? ts_suggest(base, (const char *const *)names) : NULL;
+  const char *out = near && snprintf(buf, cap, "%.*s%s", (int)(base - path), path, near) < (int)cap ? buf : NULL;
+  for (int i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+  return out;
 }

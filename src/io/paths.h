@@ -3,6 +3,8 @@
  * the model is written elsewhere (tssim calibrate -o OTHER/x.json). */
 #ifndef TS_PATHS_H
 #define TS_PATHS_H
+#include <stddef.h>
+
 #include "io/err.h"
 
 struct cJSON;
@@ -23,5 +25,10 @@ int ts_model_rebase_paths(struct cJSON *model, const char *from_file, const char
  * "host.cpu_scale_by_n.baseline": each loader that reads a field as a file
  * relative to the model file lists it here. */
 extern const char *const ts_model_path_fields[];
+/* For a file path that does not exist: the path of the file of its folder
+ * whose name is nearest to its name (ts_suggest over the folder's first
+ * 4096 entries), in the same folder as written, into buf (size cap); NULL
+ * when none is near, the folder cannot be read or it does not fit. */
+const char *ts_path_near_file(const char *path, char *buf, size_t cap);
 
 #endif

@@ -182,12 +182,23 @@ static int compile_leaf(loader *L, const cJSON *st, const char *op, const char *
   held before = *h;
   const ts_op_type *t = ts_op_find(op);
   if (!t) {
+    static const char *const compound[] = {"repeat", "if", "call", "spawn", "child"};
     char list[300] = "";
-    for (const ts_op_type *const *o = ts_op_all(); *o; o++) {
+    const char *names[64];
+    int k = 0;
+    for (const ts_op_type *const *o = ts_op_all(); *o && k < 58; o++) {
       size_t l = strlen(list);
       snprintf(list + l, sizeof list - l, "%s, ", (*o)->name);
+      names[k++] = (*o)->name;
     }
-    return ts_jfail(&L->c, "op", L->e, "expected one of %srepeat, if, call, spawn, child; got \"%s\"", list, op);
+    for (int i = 0; i < 5; i++)
+      names[k++] = compound[i];
+    names[k] = NULL;
+    size_t l = strlen(list);
+    snprintf(list + l, sizeof list - l, "repeat, if, call, spawn, child");
+    char what[320];
+    snprintf(what, sizeof what, "one of %s", list);
+    return ts_load_bad_name(L, st, "op", what, op, names);
   }
   const char *keys[24];
   size_t nk = 0;
@@ -403,7 +414,7 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
     ts_spec_span_sampled(&sp, s->span);
   s->klass = ts__ml_class_of_name(klass);
   if (s->klass < 0)
-    return ts_jfail(&L->c, "class", L->e, "expected foreground, normal or background; got \"%s\"", klass);
+    return ts_load_bad_name(L, st, "class", "foreground, normal or background", klass, ts__ml_class_names);
   s->send = (ts_time)((double)s->send * L->m->cpu_scale + 0.5); /* CPU costs follow host.cpu_scale */
   s->recv = (ts_time)((double)s->recv * L->m->cpu_scale + 0.5);
   s->wait = wait != 0;

@@ -1,6 +1,7 @@
 #include "io/scenario_json.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "io/paths.h"
 
 char *ts_path_relative_to(const char *base, const char *rel)
 {
@@ -100,12 +102,23 @@ int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int 
 static int readable(ts_jctx *c, const char *key, const char *given, const char *path, ts_err *e)
 {
   struct stat st;
+  char from[PATH_MAX + 80] = "", near[PATH_MAX], hint[PATH_MAX + 40] = "";
+  if (!path) /* (not when the scenario loaded: path is given joined to its folder) */
+    path = given;
+  if (strcmp(given, path) != 0) /* path is the scenario's folder joined with given: the path from here */
+    snprintf(from, sizeof from, " (a path relative to the scenario's folder; from here: %s)", path);
   if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ts_jfail(c, key, e, "\"%s\" (%s, relative to the scenario's folder) is a directory, expected a JSON %s file",
-                    given, path, key);
-  if (access(path, R_OK) != 0)
-    return ts_jfail(c, key, e, "cannot read \"%s\" (%s, relative to the scenario's folder): %s", given, path,
-                    strerror(errno));
+    return ts_jfail(c, key, e, "\"%s\"%s is a directory, expected a JSON %s file", given, from, key);
+  if (access(path, R_OK) != 0) {
+    int err = errno;
+    const char *slash = strrchr(given, '/'), *name = ts_path_near_file(path, near, sizeof near);
+    if (err == ENOENT && name) { /* as given: its folder, the near name */
+      const char *base = strrchr(name, '/');
+      snprintf(hint, sizeof hint, "; did you mean \"%.*s%s\"?", slash ? (int)(slash + 1 - given) : 0, given,
+               base ? base + 1 : name);
+    }
+    return ts_jfail(c, key, e, "cannot read \"%s\"%s: %s%s", given, from, strerror(err), hint);
+  }
   return 0;
 }
 

@@ -149,6 +149,18 @@ const char *ts_load_string_param(loader *L, const char *key, const char *ref)
   return p->valuestring;
 }
 
+int ts_load_bad_name(loader *L, const cJSON *obj, const char *key, const char *what, const char *got,
+                     const char *const *names)
+{
+  const cJSON *raw = cJSON_GetObjectItemCaseSensitive(obj, key);
+  const char *ref = cJSON_IsString(raw) && raw->valuestring[0] == '$' && strcmp(raw->valuestring, got) != 0
+                        ? raw->valuestring
+                        : NULL;
+  const char *near = ts_suggest(got, names);
+  return ts_jfail(&L->c, key, L->e, "expected %s; got \"%s\"%s%s%s%s%s", what, got, ref ? " from " : "",
+                  ref ? ref : "", near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
+}
+
 /* Whether s is exactly "$name" (a parameter), not a longer expression. */
 static int is_param_ref(const char *s)
 {
@@ -442,7 +454,9 @@ int ts_spec_enum(ts_spec *sp, const char *key, int required, const char *const *
     size_t l = strlen(list);
     snprintf(list + l, sizeof list - l, "%s\"%s\"", i ? ", " : "", names[i]);
   }
-  return ts_spec_fail(sp, key, "expected one of %s; got \"%s\"", list, s);
+  char what[320];
+  snprintf(what, sizeof what, "one of %s", list);
+  return ts_load_bad_name(sp->L, sp->st, key, what, s, names);
 }
 
 int ts_spec_expr(ts_spec *sp, const char *key, int required, ts_expr **out)

@@ -24,8 +24,13 @@ static int names_override(const char *msg, const char *set)
     return 1;
   if (strncmp(set, "params.", 7) != 0)
     return 0;
-  snprintf(at, sizeof at, "$%.*s ", len - 7, set + 7);
-  return strstr(msg, at) != NULL;
+  snprintf(at, sizeof at, "$%.*s", len - 7, set + 7); /* "$P" as a whole name */
+  for (const char *p = strstr(msg, at); p; p = strstr(p + 1, at)) {
+    char c = p[strlen(at)];
+    if (!(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+      return 1;
+  }
+  return 0;
 }
 
 /* Write into by (size cap) which override a model error comes from:
