@@ -813,6 +813,7 @@ Suite *lang_suite(void)
   tu_tcase(s, "spans", spans, NULL, NULL, 0);
   tu_tcase(s, "crn and ci", crn, NULL, NULL, 120);
   TCase *tc = tcase_create("errors");
+  tcase_set_timeout(tc, TU_TIMEOUT_DEFAULT);
   tcase_add_loop_test(tc, lang_bad_input_exit_2_with_path, 0, (int)(sizeof bad / sizeof *bad));
   suite_add_tcase(s, tc);
   return s;

@@ -216,8 +216,7 @@ TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setu
   TCase *tc = tcase_create(name);
   if (setup || teardown)
     tcase_add_checked_fixture(tc, setup, teardown);
-  if (timeout > 0)
-    tcase_set_timeout(tc, timeout);
+  tcase_set_timeout(tc, timeout > 0 ? timeout : TU_TIMEOUT_DEFAULT);
   for (; *tests; tests++)
     tcase_add_test(tc, *tests);
   suite_add_tcase(s, tc);

@@ -96,8 +96,11 @@ void tu_run_examples(const char *const *names);
 ts_world_spec tu_world_spec(int n, int workers, uint64_t seed);
 
 /* Add a TCase called name to s: the NULL-terminated tests, the checked
- * fixture setup/teardown (NULL: none) and a timeout in seconds (0: Check's
- * default). Returns it. */
+ * fixture setup/teardown (NULL: none) and a timeout in seconds (0:
+ * TU_TIMEOUT_DEFAULT, not Check's 4 s: a test that runs tssim under ASan on a
+ * loaded machine took longer than 4 s and was killed, leaving its folder).
+ * Returns it. */
+#define TU_TIMEOUT_DEFAULT 60
 TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setup, SFun teardown, double timeout);
 
 #endif
