@@ -400,7 +400,8 @@ END_TEST
  * least_loaded) is refused: exit 2, one line naming the model's
  * dispatch.ids (and the --set it came from), or the axis value that sets
  * it; where an axis switches dispatch to hash, the values that do not read
- * it get one note instead. */
+ * it get one note instead; a model that hashes by them under an axis that
+ * never hashes has that axis blamed. */
 START_TEST(hard_per_replication_ids_no_dispatch_reads_are_refused)
 {
   write_dispatch_files("\"policy\": \"round_robin\"", "");
@@ -429,6 +430,15 @@ START_TEST(hard_per_replication_ids_no_dispatch_reads_are_refused)
            "\"per_replication\" has no effect under dispatch round_robin or least_loaded, which read no id (only hash "
            "does)\n", tmp);
   ck_assert_str_eq(past_replacing(err), want);
+  free(err);
+  /* the model hashes by drawn ids, an axis places by other policies at every
+   * value: the axis is blamed, not the model's hash (review17 item 1) */
+  write_dispatch_files("\"policy\": \"hash\", \"ids\": \"per_replication\"",
+                       "{\"d\": {\"path\": \"dispatch.policy\", \"values\": [\"round_robin\", \"least_loaded\"]}}");
+  ck_assert_int_eq(run_set("d", "", &err), 2);
+  ck_assert_msg(strstr(err, "/s.json: axes.d.values: expected dispatch.policy \"hash\" at some value: the model ") &&
+                    strchr(err, '\n') == err + strlen(err) - 1,
+                "%s", err);
   free(err);
 }
 END_TEST

@@ -182,6 +182,21 @@ static int check_ids(const ts_loaded *L, const int ids[2], const char *const *al
     return 0;
   const char *why = "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
                     "least_loaded read none";
+  if (L->model.ids_per_replication && L->model.dispatch == TS_DISPATCH_HASH) {
+    /* the model alone reads them: an axis on dispatch.policy takes hash away
+     * at every one of its values, so blame that axis */
+    for (int a = 0; a < sc->naxes; a++)
+      for (int k = 0; k < sc->axes[a].nsets[0]; k++)
+        if (strncmp(sc->axes[a].sets[0][k], "dispatch.policy=", 16) == 0 ||
+            strncmp(sc->axes[a].sets[0][k], "dispatch=", 9) == 0) {
+          char where[160];
+          snprintf(where, sizeof where, sc->axes[a].path ? "axes.%s.values" : "axes.%s.sets", sc->axes[a].key);
+          return ts_err_set(e, sc->file, where, "expected dispatch.policy \"hash\" at some value: the model %s "
+                            "sets dispatch.ids \"per_replication\" under hash, and this axis places by "
+                            "another policy at every value, so no combination reads the ids (%s)",
+                            sc->model_path, why);
+        }
+  }
   if (L->model.ids_per_replication) {
     ts_err_set(e, sc->model_path, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s",
                ts_dispatch_name(L->model.dispatch), sc->naxes ? " (at every axis value)" : "", why);
