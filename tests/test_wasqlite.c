@@ -742,6 +742,9 @@ START_TEST(walkthrough_run_keeps_the_axis_values_named)
   ck_assert_int_eq(tu_tssimf(&out, &err, "run %s -o '%s/bad' --axis hand=std", sc, dir), 2);
   ck_assert_str_eq(err, "tssim: --axis: hand: scenarios/examples/std-mutex.json has no such axis (its axes: handoff)\n");
   free(out), free(err);
+  ck_assert_int_eq(tu_tssimf(&out, &err, "run %s -o '%s/bad' --axis handoff=std --axis handoff=fifo", sc, dir), 2);
+  ck_assert_str_eq(err, "tssim: --axis: handoff is given twice\n"); /* not: no value "fifo" (its values: std) */
+  free(out), free(err);
   tu_rmtree(dir);
 }
 END_TEST

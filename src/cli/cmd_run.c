@@ -372,7 +372,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
                           .ci_target = o->t_arg, .ci_max = o->x_arg};
   int bad = ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e);
   for (int i = 0; !bad && i < o->naxes; i++)
-    bad = ts_cli_axis_keep(L, o->axes[i], o->drop_axes, &e) != 0;
+    bad = ts_cli_axis_twice(o->axes, i, &e) || ts_cli_axis_keep(L, o->axes[i], o->drop_axes, &e) != 0;
   if (bad) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_cli_unload(L);

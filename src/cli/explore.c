@@ -209,6 +209,15 @@ int ts_cli_axis_keep(ts_loaded *L, const char *arg, int drop, ts_err *e)
   return rc;
 }
 
+int ts_cli_axis_twice(const char *const *args, int i, ts_err *e)
+{
+  const char *eq = strchr(args[i], '=');
+  for (int j = 0; eq && j < i; j++)
+    if (strncmp(args[j], args[i], (size_t)(eq - args[i]) + 1) == 0)
+      return ts_err_set(e, "--axis", NULL, "%.*s is given twice", (int)(eq - args[i]), args[i]);
+  return 0;
+}
+
 int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const char *suffix)
 {
   ts_err e;

@@ -79,6 +79,11 @@ typedef struct ts_cli_explore {
  * naming --axis and what was wrong. */
 int ts_cli_axis_keep(ts_loaded *L, const char *arg, int drop, ts_err *e);
 
+/* Whether --axis args[i] names the key of an earlier one (args[0..i-1]):
+ * then -1 with e saying "KEY is given twice", else 0. Call it before
+ * ts_cli_axis_keep, which has removed the other values by then. */
+int ts_cli_axis_twice(const char *const *args, int i, ts_err *e);
+
 /* Load o's scenario with its overrides into ex, keep the axis values
  * --axis names, and set up its exploration; the results folder is -o,
  * else results/<scenario name>-<suffix>. Returns

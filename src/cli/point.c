@@ -67,9 +67,8 @@ static int pick_axes(ts_cli_point *p, ts_err *e)
       a++;
     if (!eq || a == sc->naxes) /* ts_cli_axis_keep says what is wrong */
       return ts_cli_axis_keep(&p->L, arg, 1, e);
-    for (int j = 0; j < i; j++)
-      if (strncmp(p->opt.axes[j], arg, (size_t)(eq - arg) + 1) == 0)
-        return ts_err_set(e, "--axis", NULL, "%s is given twice", sc->axes[a].key);
+    if (ts_cli_axis_twice(p->opt.axes, i, e))
+      return -1;
   }
   snprintf(p->title, sizeof p->title, "%s", sc->name);
   for (int k = 0; sc->naxes > 0; k++) {
