@@ -4,14 +4,18 @@
  * ($TMPDIR/tssim-suite-XXXXXX, /tmp by default). Its tests must leave it
  * empty: anything left there is named and fails the run. The runner then
  * removes the folder, so a test that failed half-way (its process ended
- * before its own clean-up) leaves nothing behind either. */
+ * before its own clean-up) leaves nothing behind either; so does a runner
+ * stopped by SIGTERM (meson test's timeout), SIGINT or SIGHUP. */
 #define _XOPEN_SOURCE 700
 #include <check.h>
 #include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 Suite *SUITE_FN(void);
 
@@ -41,6 +45,27 @@ static int count_left(const char *dir)
   return n;
 }
 
+static char suite_dir[4096];
+static pid_t runner_pid;
+
+/* SIGTERM, SIGINT, SIGHUP: the runner removes its folder (rm -rf in a child:
+ * fork, exec and waitpid are async-signal-safe, nftw is not), then dies of
+ * the signal. A test's forked process (CK_FORK) only dies of it. */
+static void on_stop(int sig)
+{
+  if (getpid() == runner_pid) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/rm", "rm", "-rf", suite_dir, (char *)NULL);
+      _exit(127);
+    }
+    if (pid > 0)
+      waitpid(pid, NULL, 0);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 int main(void)
 {
   const char *tmp = getenv("TMPDIR");
@@ -50,6 +75,13 @@ int main(void)
     perror("tssim test runner: temporary folder");
     return EXIT_FAILURE;
   }
+  snprintf(suite_dir, sizeof suite_dir, "%s", dir);
+  runner_pid = getpid();
+  struct sigaction sa = {.sa_handler = on_stop};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
   SRunner *sr = srunner_create(SUITE_FN());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
