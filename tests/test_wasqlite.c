@@ -831,6 +831,17 @@ START_TEST(walkthrough_bad_names_say_where_from_and_what_is_near)
            "\"../m/wa-sqlite.json\"?\n", path, dir);
   ck_assert_str_eq(err, want);
   free(err);
+  /* names as near as each other: the first by name, whatever order the file
+   * system lists them in (created here in reverse) */
+  static const char *const ties[] = {"zb.json", "tb.json", "pb.json", "kb.json", "gb.json", "db.json", "cb.json"};
+  for (size_t i = 0; i < sizeof ties / sizeof *ties; i++) {
+    snprintf(path, sizeof path, "%s/m/%s", dir, ties[i]);
+    tu_write_file(path, "{}");
+  }
+  snprintf(path, sizeof path, "%s/m/b.json", dir);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run '%s'", path), 2);
+  ck_assert_msg(strstr(err, "did you mean \"") && strstr(err, "/m/cb.json\"?\n"), "%s", err);
+  free(err);
   tu_rmtree(dir);
 }
 END_TEST

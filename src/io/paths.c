@@ -115,6 +115,12 @@ int ts_model_rebase_paths(cJSON *model, const char *from_file, const char *to_fi
   return 0;
 }
 
+/* qsort order of two strdup'ed names */
+static int by_name(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 const char *ts_path_near_file(const char *path, char *buf, size_t cap)
 {
   const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -132,6 +138,8 @@ const char *ts_path_near_file(const char *path, char *buf, size_t cap)
     if (de->d_name[0] != '.' && (names[n] = strdup(de->d_name)) != NULL)
       n++;
   closedir(d);
+  if (names) /* readdir's order is the file system's: ties go to the first by name, on any machine */
+    qsort(names, (size_t)n, sizeof *names, by_name);
   const char *near = names ? ts_suggest(base, (const char *const *)names) : NULL;
   const char *out = near && snprintf(buf, cap, "%.*s%s", (int)(base - path), path, near) < (int)cap ? buf : NULL;
   for (int i = 0; i < n; i++)
