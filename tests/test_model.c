@@ -867,6 +867,35 @@ START_TEST(model_should_stop_is_asked_between_pieces)
 }
 END_TEST
 
+/* The unreached-workers note (ts_model_reach_note, src/model/reach_note.c)
+ * on the ways into a pool a wa-sqlite run does not take: a fixed placement
+ * (worker 0) and a server's constant worker (1) leave 9 of 11 workers idle,
+ * the first 8 named and the count said; a server's worker that varies
+ * reaches them all, so no note. */
+START_TEST(model_reach_note_counts_placements_and_servers)
+{
+  static const char *const fmt =
+      "{\"pools\": [{\"name\": \"p\", \"count\": 11}], \"servers\": [{\"name\": \"s\", \"pool\": \"p\", "
+      "\"worker\": %s, \"concurrency\": 1}], \"classes\": [{\"name\": \"a\", \"count\": 1, \"placement\": "
+      "{\"pool\": \"p\", \"worker\": 0}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}, {\"name\": \"b\", \"count\": 1, "
+      "\"program\": [{\"op\": \"call\", \"server\": \"s\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  char json[1024], note[600];
+  ts_model m;
+  snprintf(json, sizeof json, fmt, "1");
+  tu_model(json, &m);
+  ck_assert_int_eq(ts_model_reach_note(&m, note, sizeof note), 1);
+  ck_assert_msg(strstr(note, "pools[0] (\"p\") has 11 workers, but every placement, hop and server into it names a "
+                             "constant worker, so its workers 2, 3, 4, 5, 6, 7, 8, 9, ... (9 in all) never run "
+                             "anything") == note,
+                "%s", note);
+  ts_model_finish(&m);
+  snprintf(json, sizeof json, fmt, "\"i % 11\"");
+  tu_model(json, &m);
+  ck_assert_int_eq(ts_model_reach_note(&m, note, sizeof note), 0);
+  ts_model_finish(&m);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
   Suite *s = suite_create("model");
@@ -897,6 +926,7 @@ Suite *model_suite(void)
                                model_io_callback_waits_for_running_slice,
                                model_marks_bound_the_wave,
                                model_cpu_scale_by_n_prices_cpu,
+                               model_reach_note_counts_placements_and_servers,
                                NULL};
   const TTest *const limits[] = {model_empty_world_finishes,
                                  model_processor_sharing_replan_checks_the_lap_at_a_row_end,
