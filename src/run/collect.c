@@ -22,7 +22,7 @@
 typedef struct ts__live {
   int q;             /* TS_Q_* */
   int pool;          /* c->pool[j] */
-  int keep;          /* c->keep[j] */
+  int need;          /* c->need[j] */
   size_t j;          /* its index among c->q */
 } ts__live;
 
@@ -31,11 +31,22 @@ static int per_actor(const ts_metric *x)
   return x->source == TS_SRC_ACTOR || x->source == TS_SRC_RATIO;
 }
 
-/* Whether statistic stat of ts__actor_stat needs the values themselves (a
- * quantile; mean, max and min are streamed). */
-static int needs_values(int stat)
+/* What a quantity's accumulator keeps beside its counts (collector.need):
+ * the values themselves (a quantile reads them), the running mean, the max
+ * and min. A quantity's statistics no metric of the run reads are not made:
+ * in an M/M/1 run the CPU and done time are read only as medians. */
+enum { NEED_VALUES = 1, NEED_MEAN = 2, NEED_ENDS = 4 };
+
+/* What statistic stat of ts__actor_stat needs (NEED_*): its values for a
+ * quantile; mean, max and min are streamed. */
+static int stat_needs(int stat)
 {
-  return stat != 2 && stat != 4 && stat != 6;
+  switch (stat) {
+  case 2: return NEED_MEAN;
+  case 4:
+  case 6: return NEED_ENDS;
+  default: return NEED_VALUES;
+  }
 }
 
 static int qindex(const collector *c, int q)
@@ -57,10 +68,10 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
   c->o = o;
   size_t nl = l->n;
   c->q = malloc((nl + 1) * sizeof *c->q);
-  c->keep = calloc(nl + 1, 1);
+  c->need = calloc(nl + 1, 1);
   c->pool = malloc((nl + 1) * sizeof *c->pool);
   c->row_of = malloc((m->nclasses + 1) * sizeof *c->row_of);
-  if (!c->q || !c->keep || !c->pool || !c->row_of)
+  if (!c->q || !c->need || !c->pool || !c->row_of)
     return -1;
   for (size_t i = 0; i < nl; i++) {
     const ts_metric *x = &l->v[i];
@@ -72,7 +83,7 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
       c->q[j] = x->id;
       c->pool[j] = -1;
     }
-    c->keep[j] |= needs_values(x->stat);
+    c->need[j] |= (unsigned char)stat_needs(x->stat);
     if (pr->pool && x->source == TS_SRC_ACTOR)
       c->pool[j] = pr->cr->qof[i];
   }
@@ -104,7 +115,7 @@ void ts__collect_finish(collector *c)
     ts__vals_finish(&c->acc[k].v);
   free(c->acc);
   free(c->q);
-  free(c->keep);
+  free(c->need);
   free(c->pool);
   free(c->row_of);
   free(c->live);
@@ -122,14 +133,15 @@ static int push(dvec *d, double x)
   return ts__dvec_append(d, &x, 1);
 }
 
-/* Value x of the next actor (in id order) into a: its count, GSL's running
- * mean (gsl_stats_mean's recurrence, in long double), max and min, and,
- * with keep, the values once two differ (until then `first` stands for
- * them all). A value bit for bit equal to every one before it is only
+/* Value x of the next actor (in id order) into a: its count and, as need
+ * (NEED_*) asks, GSL's running mean (gsl_stats_mean's recurrence, in long
+ * double), max and min, and the values once two differ (until then `first`
+ * stands for them all). A value bit for bit equal to every one before it is only
  * counted: the recurrence adds (x - mean) / cnt = 0 (mean is first, or +0
  * for a first -0), and max and min do not move. */
-static int acc_add(ts__acc *a, double x, int keep)
+static int acc_add(ts__acc *a, double x, int need)
 {
+  int keep = need & NEED_VALUES;
   uint64_t bits;
   memcpy(&bits, &x, sizeof bits);
   a->all++;
@@ -140,17 +152,20 @@ static int acc_add(ts__acc *a, double x, int keep)
   if (isnan(x))
     return 0;
   a->cnt++;
-  a->mean += (x - a->mean) / a->cnt;
+  if (need & NEED_MEAN)
+    a->mean += (x - a->mean) / a->cnt;
   if (a->cnt == 1) {
     a->first = a->min = a->max = x;
     a->fbits = bits;
     a->same = 1;
     return 0;
   }
-  if (x > a->max)
-    a->max = x;
-  if (x < a->min)
-    a->min = x;
+  if (need & NEED_ENDS) {
+    if (x > a->max)
+      a->max = x;
+    if (x < a->min)
+      a->min = x;
+  }
   if (a->same) { /* x is the first to differ */
     a->same = 0;
     for (size_t k = 1; keep && k < a->cnt; k++) /* the cnt - 1 before x were all first */
@@ -189,7 +204,7 @@ static void relive(collector *c, const ts_world *w)
   for (int j = 0; j < c->nq; j++) {
     if (c->pool[j] < 0 && ts_metric_world_actor_zero(c->q[j], w))
       continue;
-    c->live[c->nlive++] = (ts__live){.q = c->q[j], .j = (size_t)j, .keep = c->keep[j], .pool = c->pool[j]};
+    c->live[c->nlive++] = (ts__live){.q = c->q[j], .j = (size_t)j, .need = c->need[j], .pool = c->pool[j]};
     for (int k = 0; k < c->pr->nrows; k++)
       acc_zeros(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], c->o->rowsamples[k]);
   }
@@ -213,7 +228,7 @@ static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
     if (!ra && l->pool < 0)
       continue;
     double x = ts_metric_quantity(l->q, s);
-    if (ra && acc_add(&ra[l->j], x, l->keep)) {
+    if (ra && acc_add(&ra[l->j], x, l->need)) {
       c->failed = ra[l->j].v.err ? &ra[l->j].v : NULL;
       return -1;
     }

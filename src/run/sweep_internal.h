@@ -211,7 +211,7 @@ typedef struct collector {
   rep_out *o;
   int nq;            /* the quantities the rows need */
   int *q;            /* [nq]: TS_Q_* */
-  unsigned char *keep; /* [nq]: a quantile of it is computed */
+  unsigned char *need; /* [nq]: the statistics its metrics read (collect.c NEED_*) */
   int *pool;         /* [nq]: its index among the point's pooled quantities (cr->qid), or -1 */
   int *row_of;       /* [model classes]: the row an actor of the class goes to, or -1 */
   ts__acc *acc;      /* [nrows * nq] */
