@@ -66,7 +66,7 @@ void ts__pool_finish(ts_mempool *p)
 /* Stream slot k's memory. */
 static void *rng_slot(const ts_world *w, int k)
 {
-  return w->rng_blocks[k >> TS_RNG_BLOCK_BITS] + (size_t)(k & ((1 << TS_RNG_BLOCK_BITS) - 1)) * ts_rng_small_size();
+  return w->rng_blocks[k >> TS_RNG_BLOCK_BITS] + (size_t)(k & ((1 << TS_RNG_BLOCK_BITS) - 1)) * w->rng_size;
 }
 
 /* A free stream slot: a done actor's, else a new one. -1 when memory runs out. */
@@ -81,7 +81,7 @@ static int rng_take(ts_world *w)
     if (!b)
       return -1;
     w->rng_blocks = b;
-    if (!(b[nb] = malloc(((size_t)1 << TS_RNG_BLOCK_BITS) * ts_rng_small_size())))
+    if (!(b[nb] = malloc(((size_t)1 << TS_RNG_BLOCK_BITS) * w->rng_size)))
       return -1;
   }
   w->rng_slots++;
@@ -600,7 +600,8 @@ static int finish(ts_world *w, ts_actor *a)
   ts__actor_rng_release(w, a);
   if (!a->hidden)
     w->workers[a->home].live--;
-  start_followers(w, a);
+  if (w->followers) /* (most models: no class follows another) */
+    start_followers(w, a);
   if (w->on_done)
     retire(w, a);
   return back;
@@ -845,7 +846,8 @@ static void drop(ts_world *w, ts_actor *a)
   ts__actor_set_state(w, a, TS_ACTOR_DONE);
   w->done++;
   ts__count_now(w, &w->win_drops);
-  start_followers(w, a);
+  if (w->followers) /* (most models: no class follows another) */
+    start_followers(w, a);
   if (w->on_done)
     retire(w, a);
 }

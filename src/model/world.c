@@ -483,6 +483,9 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   ts_sim_on(&w->sim, TS_EV_TIMEOUT, ts__timeout_on_expire);
   ts_sim_on(&w->sim, TS_EV_PREEMPT, ts__worker_on_preempt);
   w->rng = ts_rng_create_small(ts_rng_derive_stream(spec->seed, -1, -1, 0));
+  w->rng_size = ts_rng_small_size();
+  for (size_t c = 0; c < m->nclasses; c++)
+    w->followers |= m->classes[c].arrival.kind == TS_ARRIVE_AFTER;
   if (!w->rng || stream_keys(w) != 0 || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 ||
       count_classes(w) != 0)
     return w->error ? w->error : -1;

@@ -366,6 +366,7 @@ typedef struct ts_world {
    * of TS_RNG_BLOCK; a done actor's slot is reused by the next stream made,
    * so they take memory for the actors alive, not for all that ever were */
   char **rng_blocks;
+  size_t rng_size;        /* ts_rng_small_size(), asked once */
   int rng_slots;          /* slots made */
   int *rng_free;          /* slots of done actors */
   int nrng_free, cap_rng_free;
@@ -380,6 +381,8 @@ typedef struct ts_world {
   int lazy;
   int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
   uint8_t *reclaim;       /* [nclasses] */
+  int followers;          /* a class arrives after the actors of another end (TS_ARRIVE_AFTER):
+                           * an actor's end may start one (actor.c start_followers) */
   int32_t *chunk_left;    /* [chunk slots]: actors of the chunk not yet retired */
   uint8_t *chunk_gone;    /* [chunk slots]: freed */
   int *dead;              /* chunks to free at the next event that holds no actor (ts__world_sweep) */
