@@ -771,21 +771,7 @@ END_TEST
 /* The example (no idle states, actual, last) is byte-identical with --jobs 1 and 2. */
 START_TEST(contention_idle_example_deterministic)
 {
-  char a[256], b[256], pa[300], pb[300];
-  tu_mkdtemp(a, sizeof a, "idle1");
-  tu_mkdtemp(b, sizeof b, "idle2");
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run scenarios/examples/idle-states.json --jobs 1 -q --no-plots -o '%s'", a), 0);
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run scenarios/examples/idle-states.json --jobs 2 -q --no-plots -o '%s'", b), 0);
-  snprintf(pa, sizeof pa, "%s/summary.csv", a);
-  snprintf(pb, sizeof pb, "%s/summary.csv", b);
-  size_t la, lb;
-  char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
-  ck_assert_uint_eq(la, lb);
-  ck_assert_int_eq(memcmp(x, y, la), 0);
-  free(x);
-  free(y);
-  tu_rmtree(a);
-  tu_rmtree(b);
+  tu_same_at_jobs("scenarios/examples/idle-states.json");
 }
 END_TEST
 

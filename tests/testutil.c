@@ -300,6 +300,25 @@ void tu_run_examples(const char *const *names)
   }
 }
 
+void tu_same_at_jobs(const char *scenario)
+{
+  char a[256], b[256], pa[300], pb[300];
+  tu_mkdtemp(a, sizeof a, "jobs1");
+  tu_mkdtemp(b, sizeof b, "jobs2");
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run %s --jobs 1 -q --no-plots -o '%s'", scenario, a), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run %s --jobs 2 -q --no-plots -o '%s'", scenario, b), 0);
+  snprintf(pa, sizeof pa, "%s/summary.csv", a);
+  snprintf(pb, sizeof pb, "%s/summary.csv", b);
+  size_t la, lb;
+  char *x = tu_read_file(pa, &la), *y = tu_read_file(pb, &lb);
+  ck_assert_uint_eq(la, lb);
+  ck_assert_int_eq(memcmp(x, y, la), 0);
+  free(x);
+  free(y);
+  tu_rmtree(a);
+  tu_rmtree(b);
+}
+
 int tu_run_files(const char *tag, const char *model, const char *scenario, char *dir, size_t cap, char **out,
                  char **err)
 {

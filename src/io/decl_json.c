@@ -74,6 +74,36 @@ static int unique(loader *L, const char *name, const char *const *names, size_t 
   return ts__ml_check_name(L, "name", name);
 }
 
+/* A mutex's or channel's "wake_latency_ms": a constant (fixed), or a duration
+ * object {"ms", "dist", "cv", "min_ms", "max_ms"} (a timeout's form) whose
+ * values are known at load. out is ts_dist_prepare'd. */
+static int wake_latency(loader *L, const cJSON *obj, ts_dist *out)
+{
+  static const char *const key = "wake_latency_ms";
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = (ts_dist){.kind = TS_DIST_FIXED};
+  if (v && !cJSON_IsNumber(v) && !cJSON_IsString(v) && !cJSON_IsObject(v))
+    return ts_jfail_got(&L->c, key, v, L->e, "expected a number of ms or a duration object such as {\"ms\": 0.003, "
+                        "\"dist\": \"lognormal\", \"cv\": 0.5}");
+  if (!cJSON_IsObject(v)) {
+    ts_dist_prepare(out);
+    return ts__ml_time_field(L, obj, key, &out->mean);
+  }
+  ts_spec sp = ts__ml_spec_of(L, obj);
+  int given;
+  if (ts_spec_dist_object(&sp, key, out, &given))
+    return -1;
+  if (!out->mean_ms)
+    return 0;
+  ts_expr_free(out->mean_ms);
+  out->mean_ms = NULL;
+  size_t old = ts_jpush_key(&L->c, key);
+  ts_jfail(&L->c, "ms", L->e, "expected a number of ms known at load time (numbers and $params only): a wake "
+           "latency has no actor to evaluate an expression for");
+  ts_jpop(&L->c, old);
+  return -1;
+}
+
 static int load_lock(loader *L, const cJSON *jl, int i)
 {
   static const char *const keys[] = {"name", "kind", "scope", "instances", "capacity", "handoff", "acquire_ms",
@@ -95,7 +125,7 @@ static int load_lock(loader *L, const cJSON *jl, int i)
       ts__ml_time_field(L, jl, "acquire_ms", &d->acquire) || ts__ml_time_field(L, jl, "release_ms", &d->release) ||
       ts__ml_time_field(L, jl, "migrate_ms", &d->migrate) || ts__ml_time_field(L, jl, "spin_ms", &d->spin) || ts__ml_time_field(L, jl, "futex_wait_ms", &d->futex_wait) ||
       ts__ml_time_field(L, jl, "futex_wake_ms", &d->futex_wake) ||
-      ts__ml_time_field(L, jl, "wake_latency_ms", &d->wake_latency) ||
+      wake_latency(L, jl, &d->wake_latency) ||
       int_field(L, jl, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes))
     return -1;
   if (kind != TS_LOCK_MUTEX)
@@ -162,7 +192,7 @@ static int load_channel(loader *L, const cJSON *jc, int i)
   if (ts_jcheck_keys(&L->c, jc, keys, L->e) || ts_jget_string(&L->c, jc, "name", 1, &name, L->e) ||
       scope_of(L, jc, &scope, &inst, "channel") || ts_jget_bool(&L->c, jc, "tokens", 0, &tokens, L->e) ||
       ts__ml_time_field(L, jc, "wake_ms", &d->wake_cpu) ||
-      ts__ml_time_field(L, jc, "wake_latency_ms", &d->wake_latency) ||
+      wake_latency(L, jc, &d->wake_latency) ||
       ts__ml_enum_field(L, jc, "resume", resumes, &d->microtask) ||
       int_field(L, jc, "size_bytes", 0, INT64_C(1) << 40, &d->size_bytes) || load_task_wake(L, jc, d))
     return -1;

@@ -123,7 +123,7 @@ void ts__actor_rng_release(ts_world *w, ts_actor *a)
 
 ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
 {
-  double mean = (double)d->mean, v;
+  double mean = (double)d->mean;
   if (d->mean_ms) {
     double ms = ts__eval(w, a, d->mean_ms);
     if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
@@ -140,6 +140,12 @@ ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
   ts_rng *r = ts__actor_rng(w, a);
   if (!r)
     return 0;
+  return ts__draw_shaped(r, d, mean);
+}
+
+ts_time ts__draw_shaped(ts_rng *r, const ts_dist *d, double mean)
+{
+  double v;
   switch (d->kind) {
   case TS_DIST_EXPONENTIAL: v = ts_rng_exponential(r, mean); break;
   case TS_DIST_LOGNORMAL: /* (the parameters worked out at load while they hold) */

@@ -15,8 +15,8 @@
  *
  * Waking a worker thread that is parked (idle) and is not the notifier's
  * costs the notifier wake_cpu of kernel CPU, at most once per parked worker
- * per park cycle, and that thread starts wake_latency later (plus its core's
- * idle-state exit: idle.c). A channel with
+ * per park cycle, and that thread starts wake_latency later (a fixed time or
+ * a draw, plus its core's idle-state exit: idle.c). A channel with
  * task_wake costs makes the notifier pay them per task it schedules, one
  * wake after another (op_notify.c). */
 #include "model/internal.h"
@@ -41,7 +41,7 @@ static int make_ready(ts_world *w, const ts_actor *from, ts_actor *b, const ts_c
     ts__world_nomem(w);
   if (charge)
     wk->wake_charged = 1;
-  ts__worker_kick(w, wk, w->sim.now + (parked ? d->wake_latency + ts__idle_exit(w, wk) : 0));
+  ts__worker_kick(w, wk, w->sim.now + (parked ? ts__wake_delay(w, &d->wake_latency, wk) : 0));
   return charge;
 }
 

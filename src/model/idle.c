@@ -10,6 +10,11 @@
  * parked thread) pays that state's exit latency on top. With no states
  * declared nothing here runs (idle_since stays -1).
  *
+ * The wake latency itself is a declaration's, fixed or drawn: a draw comes
+ * from the woken worker's own wake stream (ts_rng_derive_stream(seed, -3,
+ * worker, 0)), made at the first draw, so that a model whose wake latencies
+ * are fixed draws nothing and an actor's draws do not move when they vary.
+ *
  * Invariant: idle_since >= 0 while the worker's thread sleeps and has not run
  * since (a thread worker sleeps from the start of a run); idle_exit >= 0
  * once a wake of that sleep has priced it, and later wakes of the same sleep
@@ -60,4 +65,16 @@ void ts__idle_run(const ts_world *w, ts_worker *wk)
   if (wk->idle_exit < 0) /* woken without a priced wake (a timer, an I/O completion, its own notify) */
     wk->idle_prev = w->sim.now - wk->idle_since;
   wk->idle_since = -1;
+}
+
+ts_time ts__wake_delay(ts_world *w, const ts_dist *lat, ts_worker *wk)
+{
+  ts_time d = lat->mean;
+  if (lat->kind != TS_DIST_FIXED) {
+    if (!wk->wake_rng && !(wk->wake_rng = ts_rng_create_small(ts_rng_derive_stream(w->seed, -3, wk->id, 0))))
+      ts__world_nomem(w);
+    else
+      d = ts__draw_shaped(wk->wake_rng, lat, (double)lat->mean);
+  }
+  return d + ts__idle_exit(w, wk);
 }

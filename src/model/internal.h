@@ -123,6 +123,9 @@ void ts__actor_microtask(ts_world *w, ts_actor *a);
 void ts__actor_ready_at(ts_world *w, ts_actor *a, ts_time at, int code);
 /* ts__draw's general case, out of line: any distribution, any mean. */
 ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d);
+/* One draw of d's shape (not fixed) of this mean (ns) from r, rounded to the
+ * ns and capped as ts__draw caps it. */
+ts_time ts__draw_shaped(ts_rng *r, const ts_dist *d, double mean);
 /* One draw of d for actor a (its own stream), in ns, capped at
  * ts_model_draw_max(d); a mean given by an expression is evaluated for a. A
  * constant cost (fixed, a mean in range) is its mean without the call
@@ -249,6 +252,10 @@ void ts__idle_sleep(const ts_world *w, ts_worker *wk, int blocks);
  * exit latency of the idle state its governor chose, to add to it (0 when
  * the host declares none or the thread is not asleep). */
 ts_time ts__idle_exit(ts_world *w, ts_worker *wk);
+/* How long after a wake now wk's sleeping thread runs: the declaration's
+ * wake latency lat (its mean when fixed, else a draw from wk's own wake
+ * stream) plus ts__idle_exit. */
+ts_time ts__wake_delay(ts_world *w, const ts_dist *lat, ts_worker *wk);
 /* wk's thread runs again after a sleep (call only when idle_since >= 0). */
 void ts__idle_run(const ts_world *w, ts_worker *wk);
 

@@ -4,8 +4,8 @@
  * uncontended acquire and a release cost user CPU; a contended acquire spins
  * (user CPU) up to spin, then enters the futex (kernel CPU) and parks the
  * whole thread; a release that wakes a waiter costs the releaser futex_wake
- * of kernel CPU, and the woken thread runs wake_latency later (plus its
- * core's idle-state exit: idle.c). Hand-off is
+ * of kernel CPU, and the woken thread runs wake_latency later (a fixed time
+ * or a draw, plus its core's idle-state exit: idle.c). Hand-off is
  * fifo (ownership passes to the oldest parked waiter at the release),
  * barging (the mutex is free: a spinner or a running thread may take it
  * before the woken waiter retries) or std (Rust std's futex mutex: barging,
@@ -109,7 +109,7 @@ static int wake_waiter(ts_world *w, const ts_actor *a, const ts_lock_decl *d, in
     take(w, b, decl, inst); /* fifo: ownership passes at the release */
   if (w->obs && w->obs->wake)
     w->obs->wake(w->obs->data, w->sim.now, a->id, next);
-  ts__worker_resume_at(w, b, w->sim.now + d->wake_latency + ts__idle_exit(w, &w->workers[b->worker]));
+  ts__worker_resume_at(w, b, w->sim.now + ts__wake_delay(w, &d->wake_latency, &w->workers[b->worker]));
   return 1;
 }
 

@@ -146,7 +146,7 @@ typedef struct ts_lock_decl {
   ts_time spin;               /* mutex: user CPU spun before parking */
   ts_time futex_wait;         /* mutex: kernel CPU to park */
   ts_time futex_wake;         /* mutex: kernel CPU of a release that wakes a waiter */
-  ts_time wake_latency;       /* mutex: until the woken thread runs */
+  ts_dist wake_latency;       /* mutex: until the woken thread runs (fixed, or drawn per wake: idle.c) */
   int64_t size_bytes;
 } ts_lock_decl;
 
@@ -156,7 +156,7 @@ typedef struct ts_chan_decl {
   int instances;              /* indexed: how many */
   int tokens;                 /* 1: a counting channel (notify adds tokens, wait takes one) */
   ts_time wake_cpu;           /* kernel CPU to wake one parked worker thread */
-  ts_time wake_latency;       /* until a parked thread that was woken runs */
+  ts_dist wake_latency;       /* until a parked thread that was woken runs (fixed, or drawn per wake: idle.c) */
   /* CPU the notifier pays per task a notify schedules, one wake after another:
    * [0] a task on its own worker, [1] on another; user and kernel */
   ts_time task_wake_user[2], task_wake_kernel[2];

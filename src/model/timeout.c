@@ -57,7 +57,7 @@ static void mutex_expired(ts_world *w, ts_actor *a, const ts_step *s)
   if (a->state == TS_ACTOR_MUTEX_PARK && ts_ring_remove(&ts__lock_inst(w, s->ref, x->wait_inst)->waiters, a->id)) {
     a->sub = TS_SUB_GAVE_UP; /* its thread wakes from the futex: still blocked until then */
     ts__count_now(w, &w->win_timeouts);
-    ts__worker_resume_at(w, a, w->sim.now + d->wake_latency + ts__idle_exit(w, &w->workers[a->worker]));
+    ts__worker_resume_at(w, a, w->sim.now + ts__wake_delay(w, &d->wake_latency, &w->workers[a->worker]));
     return;
   }
   if (ts__lock_holds(a, s->ref))

@@ -510,6 +510,7 @@ void ts_world_finish(ts_world *w)
       ts_sched_queue_finish(&w->workers[i].queue);
       ts_ring_finish(&w->workers[i].fifo_q);
       ts_ring_finish(&w->workers[i].wakes);
+      ts_rng_destroy(w->workers[i].wake_rng);
     }
   for (int l = 0; w->locks && l < w->nlock_inst; l++) {
     ts_ring_finish(&w->locks[l].waiters);

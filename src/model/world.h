@@ -224,6 +224,7 @@ typedef struct ts_worker {
   ts_time idle_since;     /* idle states: when its thread went to sleep, or -1 (idle.c) */
   ts_time idle_exit;      /* ...the exit latency a wake of this sleep priced, or -1 */
   ts_time idle_prev;      /* ...the length of its previous sleep */
+  ts_rng *wake_rng;       /* draws of a wake latency that is not fixed, made at its first (idle.c), or NULL */
   int prio_inflight;      /* priority operations in flight in this worker's process */
   int head_timer;         /* priority_yield "timer": the time-slice queue's head waits for its timer (a RELEASE event) */
   ts_seg_kind seg;
