@@ -443,6 +443,48 @@ START_TEST(hard_per_replication_ids_no_dispatch_reads_are_refused)
 }
 END_TEST
 
+/* calibrate refuses dispatch.ids "per_replication" that none of the
+ * models it runs reads as tssim run does (exit 2, one line): from its
+ * --set, or from the value of its --scenario's axis that the baseline
+ * records; under hash (which reads them) it fits. */
+START_TEST(hard_calibrate_refuses_per_replication_ids_no_dispatch_reads)
+{
+  write_dispatch_files("\"policy\": \"round_robin\"", "{\"i\": {\"sets\": {\"f\": {}, \"p\": {\"dispatch.ids\": "
+                       "\"per_replication\"}}}}");
+  tu_write_file(at("fm.json"), "{\"dispatch\": {\"policy\": \"round_robin\"}, \"params\": {\"c\": 1}, \"free\": "
+                "[{\"name\": \"c\", \"path\": \"params.c\", \"min\": 0.5, \"max\": 2, \"start\": 1}], \"classes\": "
+                "[{\"name\": \"a\", \"count\": 2, \"program\": [{\"op\": \"cpu\", \"ms\": \"$c\", \"dist\": "
+                "\"exponential\"}]}]}\n");
+  tu_write_file(at("b.json"), "{\"points\": [{\"n\": 1, \"workers\": 2, \"metrics\": {\"wave_ms\": 2}}]}\n");
+  tu_write_file(at("bp.json"), "{\"points\": [{\"n\": 1, \"workers\": 2, \"axes\": {\"i\": \"p\"}, \"metrics\": "
+                "{\"wave_ms\": 2}}]}\n");
+  static const struct {
+    const char *baseline, *extra, *err; /* extra: "%s" is tmp; err: stderr's only line holds it; NULL: the fit runs */
+  } cases[] = {
+    {"b.json", "--set dispatch.ids=per_replication", "/fm.json: dispatch.ids: expected \"fixed\" under "
+     "dispatch.policy \"round_robin\": \"per_replication\" draws the ids that hash dispatch places by, and "
+     "round_robin and least_loaded read none (from --set dispatch.ids=per_replication)\n"},
+    {"bp.json", "--scenario '%s/s.json'", "/s.json: axes.i.sets.p: expected no dispatch.ids \"per_replication\" "
+     "where dispatch.policy is not hash at any axis value (model "},
+    {"b.json", "--set dispatch.policy=hash --set dispatch.ids=per_replication", NULL},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char extra[PATH_MAX + 100], args[5 * PATH_MAX], *err;
+    snprintf(extra, sizeof extra, cases[k].extra, tmp);
+    snprintf(args, sizeof args, "calibrate '%s/fm.json' '%s/%s' %s --starts 0 --max-iter 1 -q -o '%s/x.json'", tmp,
+             tmp, cases[k].baseline, extra, tmp);
+    int status = tu_tssim(args, NULL, &err);
+    if (cases[k].err) {
+      ck_assert_msg(status == 2 && strstr(err, cases[k].err) && strchr(err, '\n') == err + strlen(err) - 1,
+                    "%s: %d: %s", args, status, err);
+    } else {
+      ck_assert_msg(status == 0 && !strstr(err, "dispatch.ids"), "%s: %d: %s", args, status, err);
+    }
+    free(err);
+  }
+}
+END_TEST
+
 Suite *hard_runs_suite(void)
 {
   Suite *s = suite_create("hard_runs");
@@ -452,7 +494,8 @@ Suite *hard_runs_suite(void)
                                   hard_run_time_failure_names_the_axis_labels,
                                   hard_index_that_is_not_an_integer_fails,
                                   hard_fixed_placement_note_follows_the_axes,
-                                  hard_per_replication_ids_no_dispatch_reads_are_refused, NULL};
+                                  hard_per_replication_ids_no_dispatch_reads_are_refused,
+                                  hard_calibrate_refuses_per_replication_ids_no_dispatch_reads, NULL};
   tu_tcase(s, "runs", windows, make_tmp, remove_tmp, 120);
   return s;
 }

@@ -61,6 +61,10 @@ void ts_cli_dispatch_notes(const ts_loaded *L);
 /* Note on stderr, as ts_cli_policy_notes does, the workers of a pool that
  * nothing reaches (ts_model_reach_note) in each axis combination's model. */
 void ts_cli_reach_notes(const ts_loaded *L);
+/* tree with the model overrides of combination c of sc's axes applied
+ * (not its window axes): a copy, or NULL when memory runs out or an
+ * override fails. */
+cJSON *ts_cli_combo_tree(const ts_scenario *sc, const cJSON *tree, long c);
 /* Free what ts_cli_load loaded. */
 void ts_cli_unload(ts_loaded *l);
 /* After getopt_long (with opterr = 0) returned '?': print one line naming the

@@ -19,6 +19,7 @@
 #include "io/atomic.h"
 #include "io/jsonfile.h"
 #include "io/model_json.h"
+#include "model/dispatch.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
 
@@ -355,6 +356,70 @@ static int note_n_unread(const options *o, run *R, ts_err *e)
   return 0;
 }
 
+/* Whether set (a --set or an axis value's override) sets dispatch.ids
+ * "per_replication" (as "dispatch.ids=..." or a whole "dispatch=..."). */
+static int sets_ids(const char *set)
+{
+  return strncmp(set, "dispatch", 8) == 0 && strchr("=.", set[8]) && strstr(set, "per_replication");
+}
+
+/* dispatch.ids "per_replication" that no model the fit runs reads, refused
+ * as tssim run refuses it (ts_load): each model that sets it (the model with
+ * its --set; with --scenario, that of each axis combination the baseline
+ * records) places by round_robin or least_loaded, which read no id. At the
+ * model's dispatch.ids (with the --set it came from) when the model sets it,
+ * else at the scenario's axis value that sets it. Returns 0, or -1 with e
+ * filled. */
+static int check_ids(const options *o, const run *R, ts_err *e)
+{
+  const ts_scenario *sc = R->has_sc && R->sc.naxes ? &R->sc : NULL;
+  int read = 0, unread = 0;
+  for (size_t k = 0; k < (sc ? R->pb.ng : 1); k++) {
+    cJSON *t = sc ? ts_cli_combo_tree(sc, R->tree, R->pb.g[k].combo) : R->tree;
+    ts_model m;
+    int rc = t ? ts_model_from_json(t, o->model, &m, e) : ts_err_set(e, o->model, NULL, "out of memory");
+    if (t != R->tree)
+      cJSON_Delete(t);
+    if (rc)
+      return -1;
+    read |= m.ids_per_replication && m.dispatch == TS_DISPATCH_HASH;
+    unread |= m.ids_per_replication && m.dispatch != TS_DISPATCH_HASH;
+    ts_model_finish(&m);
+  }
+  if (read || !unread)
+    return 0;
+  const char *why = "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
+                    "least_loaded read none";
+  ts_model m;
+  if (ts_model_from_json(R->tree, o->model, &m, e))
+    return -1;
+  int own = m.ids_per_replication;
+  ts_dispatch_kind kind = m.dispatch;
+  ts_model_finish(&m);
+  if (own) {
+    const char *by = NULL;
+    for (int i = 0; i < o->nsets; i++) /* the last override of a path wins */
+      by = sets_ids(o->sets[i]) ? o->sets[i] : by;
+    return ts_err_set(e, o->model, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s%s%s%s",
+                      ts_dispatch_name(kind), sc ? " (at every axis value)" : "", why, by ? " (from --set " : "",
+                      by ? by : "", by ? ")" : "");
+  }
+  for (int a = 0; a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
+        if (!sets_ids(sc->axes[a].sets[v][k]))
+          continue;
+        char where[160];
+        if (sc->axes[a].path)
+          snprintf(where, sizeof where, "axes.%s.values[%d]", sc->axes[a].key, v);
+        else
+          snprintf(where, sizeof where, "axes.%s.sets.%s", sc->axes[a].key, sc->axes[a].labels[v]);
+        return ts_err_set(e, sc->file, where, "expected no dispatch.ids \"per_replication\" where dispatch.policy "
+                          "is not hash at any axis value (model %s): %s", o->model, why);
+      }
+  return ts_err_set(e, o->model, "dispatch.ids", "expected \"fixed\": %s", why); /* (not reached) */
+}
+
 static int calibrate(const options *o, run *R, ts_err *e)
 {
   if (o->scenario) {
@@ -368,6 +433,8 @@ static int calibrate(const options *o, run *R, ts_err *e)
       ts_fit_problem_init(&R->pb, R->tree, o->model, &R->ps, &R->b, R->has_sc ? &R->sc : NULL,
                           o->metrics_given ? o->use_metric : NULL, o->seed, (int)o->replications, e))
     return e->nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out, or bad input */
+  if (check_ids(o, R, e))
+    return e->nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE;
   if (o->loo && ts_fit_loo_check(&R->pb, e))
     return 2;
   if (note_n_unread(o, R, e))

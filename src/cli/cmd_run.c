@@ -299,25 +299,6 @@ static void note_n_unread(const ts_loaded *L)
           L->sc.file, L->sc.nn, L->sc.model_path);
 }
 
-/* tree with the model overrides of combination c of sc's axes applied:
- * a copy (NULL when out of memory or an override fails). */
-static cJSON *combo_tree(const ts_scenario *sc, const cJSON *tree, long c)
-{
-  int values[16];
-  ts_err e;
-  cJSON *t = cJSON_Duplicate(tree, 1);
-  ts_scenario_combo_values(sc, c, values);
-  for (int a = 0; t && a < sc->naxes; a++)
-    for (int k = 0; k < sc->axes[a].nsets[values[a]]; k++) {
-      const char *set = sc->axes[a].sets[values[a]][k];
-      if (!ts_load_window_axis(set) && ts_model_apply_set(t, sc->model_path, set, &e)) {
-        cJSON_Delete(t);
-        return NULL;
-      }
-    }
-  return t;
-}
-
 /* Whether the --set of the run changed the model of some axis combination
  * from the one its scenario describes (the model file with the scenario's
  * "set"): not when each --set gives a field the value it had, or an axis
@@ -338,7 +319,7 @@ static int sets_change_model(const ts_loaded *L)
     combos *= sc->axes[a].nvalues;
   changed |= combos > 1000;
   for (long c = 0; c < combos && !changed; c++) {
-    cJSON *ran = combo_tree(sc, L->resolved, c), *recorded = combo_tree(sc, own, c);
+    cJSON *ran = ts_cli_combo_tree(sc, L->resolved, c), *recorded = ts_cli_combo_tree(sc, own, c);
     changed = !ran || !recorded || !cJSON_Compare(ran, recorded, 1);
     cJSON_Delete(ran);
     cJSON_Delete(recorded);

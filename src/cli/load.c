@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "io/model_json.h"
 #include "model/dispatch.h"
 
 int ts_cli_usage_error(const char *fmt, ...)
@@ -221,6 +222,23 @@ static int reach_note(const ts_model *m, const void *ctx, char *out, size_t cap)
 void ts_cli_reach_notes(const ts_loaded *L)
 {
   combo_notes(L, reach_note, NULL);
+}
+
+cJSON *ts_cli_combo_tree(const ts_scenario *sc, const cJSON *tree, long c)
+{
+  int values[16];
+  ts_err e;
+  cJSON *t = cJSON_Duplicate(tree, 1);
+  ts_scenario_combo_values(sc, c, values);
+  for (int a = 0; t && a < sc->naxes; a++)
+    for (int k = 0; k < sc->axes[a].nsets[values[a]]; k++) {
+      const char *set = sc->axes[a].sets[values[a]][k];
+      if (!ts_load_window_axis(set) && ts_model_apply_set(t, sc->model_path, set, &e)) {
+        cJSON_Delete(t);
+        return NULL;
+      }
+    }
+  return t;
 }
 
 void ts_cli_unload(ts_loaded *l)
