@@ -319,6 +319,46 @@ START_TEST(cli_run_ci_target_header_says_replications_run)
 }
 END_TEST
 
+/* --columns picks and orders the table's metric columns (the axis columns,
+ * n and workers stay), leaves the files as they were, and refuses a name no
+ * model of the scenario reports: exit 2, one line, the near name. */
+START_TEST(cli_run_columns_pick_the_table)
+{
+  char *out, *plain, *err;
+  ck_assert_int_eq(run(&plain, NULL, "run scenarios/examples/std-mutex.json -r 2 --no-plots -o '%s'", at("a")), 0);
+  ck_assert_int_eq(run(&out, NULL, "run scenarios/examples/std-mutex.json -r 2 --no-plots -o '%s' --columns "
+                       "cpu_cores,handoff,done_ms", at("b")), 0);
+  const char *head = strstr(out, "\nhandoff "), *row = head ? strstr(head + 1, "\nbarging ") : NULL;
+  ck_assert_msg(head && row && strstr(head, "cpu_cores") < strstr(head, "done_ms") &&
+                    strstr(head, "done_ms") < row && strstr(head, " n workers ") && !strstr(out, "mutex_wait_ms"),
+                "%s", out);
+  ck_assert_msg(strstr(plain, "mutex_wait_ms") && strstr(plain, "done_ms") < strstr(plain, "cpu_cores"), "%s", plain);
+  static const char *const files[][2] = {{"a/summary.csv", "b/summary.csv"}, {"a/samples.csv", "b/samples.csv"}};
+  for (int i = 0; i < 2; i++) {
+    char *x = tu_read_file(at(files[i][0]), NULL), *y = tu_read_file(at(files[i][1]), NULL);
+    ck_assert_msg(x && y && strcmp(x, y) == 0, "%s", files[i][1]);
+    free(x);
+    free(y);
+  }
+  free(out);
+  free(plain);
+  ck_assert_int_eq(run(&out, &err, "run scenarios/examples/std-mutex.json -r 1 --no-plots -o '%s' --columns "
+                       "done_ms,mutex_wiat_ms", at("c")), 2);
+  ck_assert_str_eq(err, "tssim: --columns: \"mutex_wiat_ms\": model models/examples/std-mutex.json does not report it; "
+                        "did you mean \"mutex_wait_ms\"? (tssim run --help lists the metrics; a model adds its spans' "
+                        "and its own)\n");
+  ck_assert(!exists(at("c")));
+  free(out);
+  free(err);
+  ck_assert_int_eq(run(&out, &err, "run scenarios/examples/std-mutex.json -r 1 --no-plots -o '%s' --columns "
+                       "done_ms,,cpu_cores", at("c")), 2);
+  ck_assert_msg(strstr(err, "--columns: expected metric names separated by commas") &&
+                    strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+  free(out);
+  free(err);
+}
+END_TEST
+
 /* A baseline none of whose records is at a point of the sweep compared
  * nothing, while the header still said "recorded: FILE": a note says so;
  * and when some are not at a point, how many. */
@@ -843,6 +883,7 @@ Suite *cli_suite(void)
                                   cli_run_says_it_replaces_previous_results,
                                   cli_results_folder_holds_one_commands_files,
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
+                                  cli_run_columns_pick_the_table,
                                   cli_stdout_write_failure_exits_3,
                                   NULL};
   const TTest *const limits[] = {cli_viz_horizon_draws_a_window, cli_gantt_width_bounds_the_longest_line, cli_viz_axis_picks_the_drawn_value, cli_viz_refuse_points_past_max_events, cli_run_refuses_zero_and_repeated_sweep_values,

@@ -85,6 +85,7 @@ typedef struct ts_run_opts {
   int drop_axes;     /* an axis --axis keeps one value of goes (sensitivity, optimize); else it stays */
   int quiet, plots, samples, jobs;
   int shard, shards;   /* --shard K/M (1-based K); shards 0: none */
+  const char *columns; /* --columns LIST: the printed table's metrics, in order (NULL: the scenario's table) */
 } ts_run_opts;
 
 /* Parse tssim run's argv into o (free with ts_cli_run_opts_finish). Returns
@@ -93,7 +94,9 @@ typedef struct ts_run_opts {
 int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status);
 void ts_cli_run_opts_finish(ts_run_opts *o);
 /* Load o's scenario with its overrides into L, keep only the axis values
- * its --axis options name (ts_cli_axis_keep), and note on stderr when it
+ * its --axis options name (ts_cli_axis_keep), check its --columns (each a
+ * metric the model reports at some axis combination, or a column always
+ * shown: n, workers, class, an axis key), and note on stderr when it
  * sweeps n over values its model reads nowhere, and its dispatch notes
  * (ts_cli_dispatch_notes). Returns 0, or the exit status
  * after printing the error (L needs no unload then). */
@@ -108,9 +111,11 @@ void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L);
 /* The sweep of o and L into spec (sizes: the axis sizes, >= 16 slots). */
 struct ts_sweep_spec;
 void ts_cli_run_spec(const ts_run_opts *o, ts_loaded *L, int *sizes, struct ts_sweep_spec *spec);
-/* Print the header lines and the table of a finished sweep. */
+/* Print the header lines and the table of a finished sweep: the metric
+ * columns of columns (--columns, a comma-separated list checked by
+ * ts_cli_run_load; NULL: the scenario's table or the default). */
 struct ts_sweep;
-void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s);
+void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s, const char *columns);
 /* On stderr (even quiet), when recorded values of L's baseline belong to no
  * point of the sweep s (a typo'd n, a narrower --n): how many, and the first
  * with its JSON path; they are not compared. Nothing when all belong. */

@@ -692,7 +692,7 @@ int ts_cmd_merge(int argc, char **argv)
     ts_sweep_ratios(&s);
     ts_cli_notes(&s.notes, L.sc.warmup, 0); /* the unsharded run's, on stderr even with -q */
     if (!quiet)
-      ts_cli_run_print(&L, &s);
+      ts_cli_run_print(&L, &s, o.columns);
     ts_cli_baseline_note(&L, &s);
   }
   /* write the results folder */

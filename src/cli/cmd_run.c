@@ -17,6 +17,7 @@
 #include "io/report.h"
 #include "model/dispatch.h"
 #include "run/metrics.h"
+#include "run/suggest.h"
 #include "run/sweep.h"
 #include "viz/plot.h"
 
@@ -54,6 +55,9 @@ static void usage(FILE *f)
         "                          (in the order of summary.csv) with i mod M = K - 1, into a\n"
         "                          partial folder (partial.json, samples.csv) that `tssim\n"
         "                          merge` combines with the other shards' (docs/sweeps.md)\n"
+        "      --columns LIST      the printed table's metric columns, in this order, e.g.\n"
+        "                          read_p95_ms,wave_ms (the axis columns, n, workers and\n"
+        "                          class are always shown; the files written are the same)\n"
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table, no progress (the line saying a previous run\n"
         "                          is replaced stays)\n"
@@ -168,7 +172,8 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
     {"ci-target", required_argument, NULL, 'T'}, {"ci-max", required_argument, NULL, 'X'},
     {"jobs", required_argument, NULL, 'j'},   {"samples", required_argument, NULL, 'A'},
     {"shard", required_argument, NULL, 'K'}, {"axis", required_argument, NULL, 'x'},
-    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    {"columns", required_argument, NULL, 'C'}, {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   memset(o, 0, sizeof *o);
   o->plots = 1;
   o->samples = 1;
@@ -200,6 +205,7 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
     case 'r': o->r_arg = optarg; break;
     case 's': o->sets[o->nsets++] = optarg; break;
     case 'x': o->axes[o->naxes++] = optarg; break;
+    case 'C': o->columns = optarg; break;
     case 'P': o->plots = 0; break;
     case 'T': o->t_arg = optarg; break;
     case 'X': o->x_arg = optarg; break;
@@ -343,6 +349,109 @@ void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L)
           L->baseline.file, L->sc.file, sets);
 }
 
+/* The names of a --columns LIST, split at commas (a NULL-terminated array
+ * of strings in one block: free it), or NULL when memory runs out. */
+static char **column_names(const char *list)
+{
+  size_t n = 1, len = strlen(list);
+  for (const char *p = list; *p; p++)
+    n += *p == ',';
+  char **v = malloc((n + 1) * sizeof *v + len + 1);
+  if (!v)
+    return NULL;
+  char *text = memcpy((char *)(v + n + 1), list, len + 1);
+  for (size_t i = 0; i < n; i++) {
+    v[i] = text;
+    text += strcspn(text, ",");
+    if (*text)
+      *text++ = '\0';
+  }
+  v[n] = NULL;
+  return v;
+}
+
+/* Whether name is a column the table always shows: n, workers, class, an axis key. */
+static int fixed_column(const ts_scenario *sc, const char *name)
+{
+  int fixed = !strcmp(name, "n") || !strcmp(name, "workers") || !strcmp(name, "class");
+  for (int a = 0; a < sc->naxes && !fixed; a++)
+    fixed = !strcmp(name, sc->axes[a].key);
+  return fixed;
+}
+
+/* 1 when the model of some axis combination of L (the first 1000; L's model
+ * without axes) reports metric name, 0 when none does (*near: the nearest
+ * name of L's model's metrics, or ""), -1 when memory runs out. */
+static int some_model_reports(const ts_loaded *L, const char *name, char *near, size_t cap)
+{
+  const ts_scenario *sc = &L->sc;
+  long combos = 1;
+  for (int a = 0; a < sc->naxes; a++)
+    combos *= sc->axes[a].nvalues;
+  near[0] = '\0';
+  for (long c = -1; c < combos && c < 1000; c++) { /* c = -1: L's model */
+    ts_model m;
+    ts_metric_list l;
+    char err[512];
+    int values[16];
+    if (c >= 0) {
+      if (sc->naxes == 0)
+        break;
+      ts_scenario_combo_values(sc, c, values);
+      if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
+        return -1; /* (ts_load loaded every one: out of memory) */
+    }
+    int rc = ts_metric_list_build(c < 0 ? &L->model : &m, &l, err, sizeof err);
+    if (c >= 0)
+      ts_model_finish(&m);
+    if (rc)
+      return -1;
+    int found = ts_metric_list_find(&l, name) >= 0;
+    const char **names = c < 0 && !found ? calloc(l.n + 1, sizeof *names) : NULL;
+    for (size_t i = 0; names && i < l.n; i++)
+      names[i] = l.v[i].name;
+    const char *hint = names ? ts_suggest(name, names) : NULL;
+    if (hint)
+      snprintf(near, cap, "%s", hint);
+    free(names);
+    ts_metric_list_finish(&l);
+    if (found)
+      return 1;
+  }
+  return combos > 1000;
+}
+
+/* Every name of o's --columns is a metric some combination's model reports,
+ * or a column always shown. 0, or -1 with e filled. */
+static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
+{
+  if (!o->columns)
+    return 0;
+  char **names = column_names(o->columns);
+  if (!names)
+    return ts_err_set(e, "--columns", NULL, "out of memory");
+  int rc = 0;
+  for (size_t i = 0; names[i] && rc == 0; i++) {
+    char near[TS_SUGGEST_MAX_LEN + 8];
+    if (!names[i][0]) {
+      rc = ts_err_set(e, "--columns", NULL, "expected metric names separated by commas, e.g. wave_ms,cpu_ms, got "
+                      "\"%s\"", o->columns);
+      break;
+    }
+    if (fixed_column(&L->sc, names[i]))
+      continue;
+    int some = some_model_reports(L, names[i], near, sizeof near);
+    if (some < 0)
+      rc = ts_err_set(e, "--columns", NULL, "out of memory");
+    else if (some == 0)
+      rc = ts_err_set(e, "--columns", NULL, "\"%s\": model %s does not report it%s%s%s (tssim run --help lists the "
+                      "metrics; a model adds its spans' and its own)", names[i], L->sc.model_path,
+                      near[0] ? "; did you mean \"" : "", near, near[0] ? "\"?" : "");
+  }
+  free(names);
+  return rc;
+}
+
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
   int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
@@ -354,10 +463,10 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
   int bad = ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e);
   for (int i = 0; !bad && i < o->naxes; i++)
     bad = ts_cli_axis_twice(o->axes, i, &e) || ts_cli_axis_keep(L, o->axes[i], o->drop_axes, &e) != 0;
-  if (bad) {
+  if (bad || check_columns(o, L, &e)) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     ts_cli_unload(L);
-    return 2;
+    return e.nomem ? 1 : 2;
   }
   note_n_unread(L);
   ts_cli_dispatch_notes(L);
@@ -474,7 +583,7 @@ int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_s
 }
 
 /* Print the header lines and the table. */
-void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
+void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s, const char *columns)
 {
   printf("%s%s%s\nmodel %s, seed %llu, %d replication(s)%s%s%s\n", L->sc.name, L->sc.description[0] ? ": " : "",
          L->sc.description, L->sc.model_path, (unsigned long long)L->sc.seed, L->sc.replications,
@@ -485,7 +594,15 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s)
            "reached with at most %d "
            "replications run\n", 100 * L->sc.ci_target, s->max_replications);
   putchar('\n');
-  ts_report_table(stdout, &L->sc, s, L->has_baseline ? &L->baseline : NULL);
+  ts_scenario sc = L->sc; /* with --columns, a copy whose table they are */
+  char **names = columns ? column_names(columns) : NULL;
+  if (names) {
+    sc.table = names;
+    for (sc.ntable = 0; names[sc.ntable]; sc.ntable++)
+      ;
+  }
+  ts_report_table(stdout, &sc, s, L->has_baseline ? &L->baseline : NULL);
+  free(names);
 }
 
 /* Why record r matches no point, as far as its axes go, into buf: an axis
@@ -634,7 +751,7 @@ int ts_cmd_run(int argc, char **argv)
     goto done;
   }
   if (!o.quiet)
-    ts_cli_run_print(&L, &s);
+    ts_cli_run_print(&L, &s, o.columns);
   ts_cli_baseline_note(&L, &s); /* on stderr even with -q: summary.csv leaves those records out */
   rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, o.quiet);
   so.f = NULL;
