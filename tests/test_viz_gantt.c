@@ -351,6 +351,59 @@ START_TEST(viz_gantt_worker_rows_show_busy)
 }
 END_TEST
 
+/* A caller waiting for a reply: its call's wait in the server's queue (from
+ * the request's arrival there to the start of its service, as the run's
+ * call records say) is drawn apart from its request and reply legs, and its
+ * service in the handler's own states. rpc-server's model (priority_barrier,
+ * burst limit 8) with 2 ms request and 3 ms reply legs on the batches: the
+ * ten 1 ms reads arrive at the server at 1 ms, before any batch, and are
+ * served 1-11; batch 0's request arrives at 2, waits 2-11, is served 11-21
+ * and its reply travels 21-24; batch 1 waits 2-21, is served 21-31, its
+ * reply 31-34. */
+START_TEST(viz_gantt_call_queue_wait_apart_from_legs)
+{
+  static const char *const legs[] = {"classes[0].program[0].request_ms=2", "classes[0].program[0].reply_ms=3"};
+  ts_loaded L;
+  ts_timeline tl;
+  char *got;
+  size_t len;
+  ts_gantt_opts o = {.width = 100, .ascii = 1, .max_actors = 2, .to = 40 * TS_NS_PER_MS};
+  vu_record("scenarios/examples/rpc-server.json", legs, 2, 1, 1, &L, &tl);
+  FILE *f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(got, "\nactor 0 (batch)  |ooqqqqqqqqq##########ooo                |") &&
+                    strstr(got, "\nactor 1 (batch)  |ooqqqqqqqqqqqqqqqqqqq##########ooo      |") &&
+                    strstr(got, "  q waiting for a reply: queued at the server") &&
+                    strstr(got, "  o waiting for a reply: request or reply on the way") &&
+                    strstr(got, "\ncalls:   a call waits in the server's queue until the server starts serving it;"),
+                "%s", got);
+  free(got);
+  o.ascii = 0; /* Unicode: the queue wait is a black circle */
+  f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(got, "\nactor 0 (batch)  │◦◦●●●●●●●●●██████████◦◦◦") && strstr(got, "  ● waiting for a reply: "
+                "queued at the server"), "%s", got);
+  free(got);
+  vu_release(&L, &tl);
+  /* without legs every wait for a reply is in the queue: no "on the way";
+   * batch 0 arrives at 0 and is served at once, 0-10; batch 1 waits behind
+   * it and behind the 8 reads the burst limit lets pass it, 0-18 */
+  vu_record("scenarios/examples/rpc-server.json", NULL, 0, 1, 1, &L, &tl);
+  o.ascii = 1;
+  f = open_memstream(&got, &len);
+  ck_assert_int_eq(ts_gantt_render(f, &tl, &o), 0);
+  fclose(f);
+  ck_assert_msg(strstr(got, "\nactor 0 (batch)  |##########                              |") &&
+                    strstr(got, "\nactor 1 (batch)  |qqqqqqqqqqqqqqqqqq##########            |") &&
+                    !strstr(got, "on the way") &&
+                    !strstr(got, "|o") && strstr(got, "q waiting for a reply: queued at the server"), "%s", got);
+  free(got);
+  vu_release(&L, &tl);
+}
+END_TEST
+
 START_TEST(viz_gantt_cli_options_and_errors)
 {
   char *out;
@@ -622,6 +675,7 @@ Suite *viz_gantt_suite(void)
   Suite *s = suite_create("viz_gantt");
   const TTest *const core[] = {viz_gantt_rr_wave_matches_hand_drawn_schedule, viz_gantt_fits_width,
                                viz_gantt_worker_rows_show_busy, viz_gantt_rows_name_pool_workers_and_classes,
+                               viz_gantt_call_queue_wait_apart_from_legs,
                                viz_thread_ready_state_is_runnable, viz_vizopt_defaults_and_errors, NULL};
   const TTest *const cli[] = {viz_gantt_cli_options_and_errors, viz_ready_state_named_by_the_worker_it_waits_on,
                               viz_gantt_horizon_is_not_stuck, viz_gantt_dropped_actor_says_dropped,

@@ -5,16 +5,23 @@
  * rows); BLANK for idle, not arrived, done or not holding. A row has at most
  * 64 distinct values (62 actor glyphs, OTHER and LOOP), so the tally never
  * drops one: a cell's covered time is exact, and a worker cell is blank only
- * when the worker was idle for most of it. A window (--from, --to) draws
+ * when the worker was idle for most of it. An actor waiting for a call's
+ * reply (TS_ACTOR_CALL_WAIT) is split by the run's call records: QUEUED_CALL
+ * from its request's arrival at the server (ts_tl_call ev 0) to the start
+ * of its service (ev 1, or ev 2 when it never started: refused, timed out),
+ * the state itself for the rest (the request and reply legs); in service the
+ * actor runs the handler, drawn in the handler's own states. A window (--from, --to) draws
  * [t0, t1) of the run: times are clipped to it and column k covers
  * t0 + [k, k + 1) * step. */
 #include "viz/gantt.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BLANK (-1)
 #define LOOP (-2)
+#define QUEUED_CALL TS_NSTATES /* an actor row's value: its call waits in the server's queue */
 #define NGLYPHS 62     /* actors with a glyph of their own: 0-9a-zA-Z */
 #define OTHER NGLYPHS  /* every later actor: '*' */
 #define TALLY 66       /* more than the distinct values of any row */
@@ -24,6 +31,11 @@ typedef struct tally {
   ts_time d[TALLY];
   int n;
 } tally;
+
+/* A call's wait in its server's queue: [t0, t1). */
+typedef struct qspan {
+  ts_time t0, t1;
+} qspan;
 
 typedef struct chart {
   const ts_timeline *tl;
@@ -38,6 +50,8 @@ typedef struct chart {
   int shown;         /* actor rows drawn: rows[0 .. shown - 1] */
   int *rows;         /* the actors drawn, in order */
   tally *cells;
+  qspan *queued;     /* each call's wait in its server's queue, by actor, in time order */
+  size_t *queued_at; /* nactors + 1 offsets into queued */
 } chart;
 
 static void add(tally *t, int v, ts_time d)
@@ -148,7 +162,7 @@ static void print_row(chart *c, FILE *out, const char *label, int kind, const ch
     else if (kind == 'w')
       fputs(v == LOOP ? "~" : actor_glyph(v, g), out);
     else if (kind == 'a')
-      fputs(state_glyph(v, c->o->ascii), out);
+      fputs(v == QUEUED_CALL ? (c->o->ascii ? "q" : "\u25cf") : state_glyph(v, c->o->ascii), out);
     else
       fputs(c->o->ascii ? "=" : "━", out);
   }
@@ -210,16 +224,98 @@ static void end_note(const chart *c, int a, char *buf, size_t len)
     snprintf(buf, len, "%s", fixed[k]);
 }
 
+/* c->queued and c->queued_at from the run's call records: an actor has at
+ * most one call in a queue at a time (a handler's own call waits after its
+ * caller's was admitted), so each queueing (ev 0) ends at the actor's next
+ * admission or end (ev 1, 2); one still queued ends with the run. Returns 0,
+ * or -1 when memory runs out. */
+static int queued_calls(chart *c)
+{
+  const ts_timeline *tl = c->tl;
+  size_t n = (size_t)tl->nactors;
+  c->queued_at = calloc(n + 2, sizeof *c->queued_at);
+  size_t *open = malloc((n + 1) * sizeof *open);
+  if (!c->queued_at || !open) {
+    free(open);
+    return -1;
+  }
+  for (size_t i = 0; i < tl->ncalls; i++)
+    if (tl->calls[i].ev == 0 && tl->calls[i].actor >= 0 && (size_t)tl->calls[i].actor < n)
+      c->queued_at[tl->calls[i].actor + 2]++;
+  for (size_t a = 0; a < n; a++)
+    c->queued_at[a + 2] += c->queued_at[a + 1];
+  c->queued = malloc((c->queued_at[n + 1] + 1) * sizeof *c->queued);
+  if (!c->queued) {
+    free(open);
+    return -1;
+  }
+  for (size_t a = 0; a < n; a++)
+    open[a] = SIZE_MAX;
+  for (size_t i = 0; i < tl->ncalls; i++) { /* queued_at[a + 1]: the next of a's while filling */
+    const ts_tl_call *e = &tl->calls[i];
+    if (e->actor < 0 || (size_t)e->actor >= n)
+      continue;
+    if (e->ev == 0) {
+      open[e->actor] = c->queued_at[e->actor + 1]++;
+      c->queued[open[e->actor]] = (qspan){e->t, tl->end};
+    } else if (open[e->actor] != SIZE_MAX) {
+      c->queued[open[e->actor]].t1 = e->t;
+      open[e->actor] = SIZE_MAX;
+    }
+  }
+  free(open);
+  return 0;
+}
+
+/* Actor a's wait for a reply over [t0, t1), split into its call's wait in
+ * the server's queue (QUEUED_CALL) and the rest (TS_ACTOR_CALL_WAIT), each
+ * part given to fn with c and data; *k: the first of a's queue waits that
+ * may still overlap (advanced: a's waits come in time order). */
+static void call_wait_parts(const chart *c, int a, size_t *k, ts_time t0, ts_time t1,
+                            void (*fn)(void *data, int v, ts_time t0, ts_time t1), void *data)
+{
+  size_t hi = c->queued_at[a + 1];
+  while (*k < hi && c->queued[*k].t1 <= t0)
+    (*k)++;
+  ts_time at = t0;
+  for (size_t j = *k; j < hi && c->queued[j].t0 < t1; j++) {
+    ts_time lo = c->queued[j].t0 > at ? c->queued[j].t0 : at, up = c->queued[j].t1 < t1 ? c->queued[j].t1 : t1;
+    if (lo >= up)
+      continue;
+    if (lo > at)
+      fn(data, TS_ACTOR_CALL_WAIT, at, lo);
+    fn(data, QUEUED_CALL, lo, up);
+    at = up;
+  }
+  if (at < t1)
+    fn(data, TS_ACTOR_CALL_WAIT, at, t1);
+}
+
+/* Add a part's length to data's (ts_time[2]) queued (0) or other (1) total. */
+static void add_part(void *data, int v, ts_time t0, ts_time t1)
+{
+  ((ts_time *)data)[v == QUEUED_CALL ? 0 : 1] += t1 - t0;
+}
+
+static void span_part(void *data, int v, ts_time t0, ts_time t1)
+{
+  span(data, v, t0, t1);
+}
+
 static void actor_rows(chart *c, FILE *out, int a)
 {
   const ts_timeline *tl = c->tl;
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   ts_time prev_t = 0;
   int prev = TS_ACTOR_NEW;
+  size_t k = c->queued_at[a];
   clear(c);
   for (size_t i = lo; i <= hi; i++) {
     ts_time t = i < hi ? tl->states[i].t : tl->end;
-    span(c, prev == TS_ACTOR_NEW || prev == TS_ACTOR_DONE ? BLANK : prev, prev_t, t);
+    if (prev == TS_ACTOR_CALL_WAIT)
+      call_wait_parts(c, a, &k, prev_t, t, span_part, c);
+    else
+      span(c, prev == TS_ACTOR_NEW || prev == TS_ACTOR_DONE ? BLANK : prev, prev_t, t);
     if (i < hi) {
       prev_t = t;
       prev = tl->states[i].state;
@@ -293,6 +389,24 @@ static void legend_line(const chart *c, FILE *out, const char *head, const char 
   fputc('\n', out);
 }
 
+/* Print text (ASCII, words separated by single spaces), word-wrapped to the width, after a heading. */
+static void legend_text(const chart *c, FILE *out, const char *head, const char *text)
+{
+  int indent = (int)strlen(head), col = indent;
+  fputs(head, out);
+  while (*text) {
+    int w = (int)strcspn(text, " ");
+    if (col > indent && col + 1 + w > c->o->width) {
+      fprintf(out, "\n%*s", indent, "");
+      col = indent;
+    }
+    fprintf(out, "%s%.*s", col > indent ? " " : "", w, text);
+    col += (col > indent ? 1 : 0) + w;
+    text += w + (text[w] == ' ');
+  }
+  fputc('\n', out);
+}
+
 static void legend(chart *c, FILE *out)
 {
   int a = c->o->ascii;
@@ -332,12 +446,24 @@ static void legend(chart *c, FILE *out)
   char more[TS_NSTATES][64];
   const char *ac[TS_NSTATES + 8] = {run, q, r, io, lw};
   int n = 5;
+  ts_time call_parts[2] = {0, 0}; /* the run's waits for a reply: in a server's queue, the rest */
+  if (seen[TS_ACTOR_CALL_WAIT] && c->tl->ncalls > 0)
+    for (int x = 0; x < c->tl->nactors; x++)
+      for (size_t i = c->tl->state_at[x], k = c->queued_at[x]; i < c->tl->state_at[x + 1]; i++)
+        if (c->tl->states[i].state == TS_ACTOR_CALL_WAIT)
+          call_wait_parts(c, x, &k, c->tl->states[i].t,
+                          i + 1 < c->tl->state_at[x + 1] ? c->tl->states[i + 1].t : c->tl->end, add_part, call_parts);
   for (int st = 0; st < TS_NSTATES; st++) {
     const ts_state_info *info = ts_state_get(st);
     if (!seen[st] || st == TS_ACTOR_RUNNING || st == TS_ACTOR_QUEUED || st == TS_ACTOR_READY || st == TS_ACTOR_IO ||
         st == TS_ACTOR_LOCK_WAIT || st == TS_ACTOR_NEW || st == TS_ACTOR_DONE)
       continue;
-    snprintf(more[st], sizeof more[st], "%s %s", a ? info->ascii : info->glyph, info->name);
+    if (st == TS_ACTOR_CALL_WAIT && call_parts[0] > 0)
+      ac[n++] = a ? "q waiting for a reply: queued at the server" : "\u25cf waiting for a reply: queued at the server";
+    if (st == TS_ACTOR_CALL_WAIT && call_parts[0] > 0 && call_parts[1] == 0)
+      continue;
+    snprintf(more[st], sizeof more[st], "%s %s%s", a ? info->ascii : info->glyph, info->name,
+             st == TS_ACTOR_CALL_WAIT && call_parts[0] > 0 ? ": request or reply on the way" : "");
     ac[n++] = more[st];
   }
   ac[n++] = "blank not arrived or done";
@@ -345,6 +471,10 @@ static void legend(chart *c, FILE *out)
     ac[n++] = a ? "= lock held" : "━ lock held";
   legend_line(c, out, "workers: ", wk, 3);
   legend_line(c, out, "actors:  ", ac, n);
+  if (call_parts[0] > 0)
+    legend_text(c, out, "calls:   ", "a call waits in the server's queue until the server starts serving it; its "
+                "service runs the call's handler, drawn in the handler's own states (running on the server's "
+                "worker, ...)");
   /* the notes ending the actor rows drawn, in this order */
   static const char *const ends[NENDS] = {
     [END_DONE] = "done T: finished at T",
@@ -472,8 +602,12 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
     return -1;
   c.windowed = c.t0 > 0 || c.t1 < tl->end;
   int npresent = pick_rows(&c);
-  if (npresent < 0)
+  if (npresent < 0 || queued_calls(&c)) {
+    free(c.rows);
+    free(c.queued);
+    free(c.queued_at);
     return -1;
+  }
   int shown = c.shown;
   char buf[64];
   for (int w = 0; w < tl->nworkers; w++)
@@ -497,6 +631,8 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   c.cells = calloc((size_t)c.cols, sizeof *c.cells);
   if (!c.cells) {
     free(c.rows);
+    free(c.queued);
+    free(c.queued_at);
     return -1;
   }
   char from[32], to[32], end[32], step[32];
@@ -525,5 +661,7 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   legend(&c, out);
   free(c.cells);
   free(c.rows);
+  free(c.queued);
+  free(c.queued_at);
   return 0;
 }
