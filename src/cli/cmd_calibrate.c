@@ -356,20 +356,11 @@ static int note_n_unread(const options *o, run *R, ts_err *e)
   return 0;
 }
 
-/* Whether set (a --set or an axis value's override) sets dispatch.ids
- * "per_replication" (as "dispatch.ids=..." or a whole "dispatch=..."). */
-static int sets_ids(const char *set)
-{
-  return strncmp(set, "dispatch", 8) == 0 && strchr("=.", set[8]) && strstr(set, "per_replication");
-}
-
 /* dispatch.ids "per_replication" that no model the fit runs reads, refused
- * as tssim run refuses it (ts_load): each model that sets it (the model with
- * its --set; with --scenario, that of each axis combination the baseline
- * records) places by round_robin or least_loaded, which read no id. At the
- * model's dispatch.ids (with the --set it came from) when the model sets it,
- * else at the scenario's axis value that sets it. Returns 0, or -1 with e
- * filled. */
+ * as tssim run refuses it (ts_load_ids_refusal): each model that sets it
+ * (the model with its --set; with --scenario, that of each axis combination
+ * the baseline records) places by round_robin or least_loaded, which read
+ * no id. Returns 0, or -1 with e filled. */
 static int check_ids(const options *o, const run *R, ts_err *e)
 {
   const ts_scenario *sc = R->has_sc && R->sc.naxes ? &R->sc : NULL;
@@ -386,38 +377,19 @@ static int check_ids(const options *o, const run *R, ts_err *e)
     unread |= m.ids_per_replication && m.dispatch != TS_DISPATCH_HASH;
     ts_model_finish(&m);
   }
-  if (read || !unread)
-    return 0;
-  const char *why = "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
-                    "least_loaded read none";
   ts_model m;
-  if (ts_model_from_json(R->tree, o->model, &m, e))
-    return -1;
-  int own = m.ids_per_replication;
-  ts_dispatch_kind kind = m.dispatch;
+  if (read || !unread || ts_model_from_json(R->tree, o->model, &m, e))
+    return read || !unread ? 0 : -1;
+  int at = ts_load_ids_refusal(sc, o->model, &m, e);
+  const char *by = NULL;
+  for (int i = 0; at == 1 && i < o->nsets; i++) /* the last override of a path wins */
+    by = strncmp(o->sets[i], "dispatch", 8) == 0 && strstr(o->sets[i], "per_replication") ? o->sets[i] : by;
   ts_model_finish(&m);
-  if (own) {
-    const char *by = NULL;
-    for (int i = 0; i < o->nsets; i++) /* the last override of a path wins */
-      by = sets_ids(o->sets[i]) ? o->sets[i] : by;
-    return ts_err_set(e, o->model, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s%s%s%s",
-                      ts_dispatch_name(kind), sc ? " (at every axis value)" : "", why, by ? " (from --set " : "",
-                      by ? by : "", by ? ")" : "");
+  if (by) {
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, " (from --set %s)", by);
   }
-  for (int a = 0; a < sc->naxes; a++)
-    for (int v = 0; v < sc->axes[a].nvalues; v++)
-      for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
-        if (!sets_ids(sc->axes[a].sets[v][k]))
-          continue;
-        char where[160];
-        if (sc->axes[a].path)
-          snprintf(where, sizeof where, "axes.%s.values[%d]", sc->axes[a].key, v);
-        else
-          snprintf(where, sizeof where, "axes.%s.sets.%s", sc->axes[a].key, sc->axes[a].labels[v]);
-        return ts_err_set(e, sc->file, where, "expected no dispatch.ids \"per_replication\" where dispatch.policy "
-                          "is not hash at any axis value (model %s): %s", o->model, why);
-      }
-  return ts_err_set(e, o->model, "dispatch.ids", "expected \"fixed\": %s", why); /* (not reached) */
+  return at ? -1 : 0;
 }
 
 static int calibrate(const options *o, run *R, ts_err *e)

@@ -169,44 +169,32 @@ static int check_axes(ts_loaded *L, int ids[2], ts_err *e)
   return 0;
 }
 
-/* dispatch.ids "per_replication" that no combination's model reads (ids:
- * check_axes's): each that sets it places by round_robin or least_loaded,
- * which read no id. Refused at the model's dispatch.ids when the model
- * sets it (all: its overrides, the scenario's "set" first, to blame one),
- * else at the axis value that sets it. 0, or -1 with e filled. */
-static int check_ids(const ts_loaded *L, const int ids[2], const char *const *all, int total, const char *set_by,
-                     ts_err *e)
+int ts_load_ids_refusal(const ts_scenario *sc, const char *model_path, const ts_model *m, ts_err *e)
 {
-  const ts_scenario *sc = &L->sc;
-  if (ids[0] || !ids[1])
-    return 0;
   const char *why = "\"per_replication\" draws the ids that hash dispatch places by, and round_robin and "
                     "least_loaded read none";
-  if (L->model.ids_per_replication && L->model.dispatch == TS_DISPATCH_HASH) {
+  int naxes = sc ? sc->naxes : 0;
+  if (m->ids_per_replication && m->dispatch == TS_DISPATCH_HASH) {
     /* the model alone reads them: an axis on dispatch.policy takes hash away
      * at every one of its values, so blame that axis */
-    for (int a = 0; a < sc->naxes; a++)
+    for (int a = 0; a < naxes; a++)
       for (int k = 0; k < sc->axes[a].nsets[0]; k++)
         if (strncmp(sc->axes[a].sets[0][k], "dispatch.policy=", 16) == 0 ||
             strncmp(sc->axes[a].sets[0][k], "dispatch=", 9) == 0) {
           char where[160];
           snprintf(where, sizeof where, sc->axes[a].path ? "axes.%s.values" : "axes.%s.sets", sc->axes[a].key);
-          return ts_err_set(e, sc->file, where, "expected dispatch.policy \"hash\" at some value: the model %s "
-                            "sets dispatch.ids \"per_replication\" under hash, and this axis places by "
-                            "another policy at every value, so no combination reads the ids (%s)",
-                            sc->model_path, why);
+          ts_err_set(e, sc->file, where, "expected dispatch.policy \"hash\" at some value: the model %s sets "
+                     "dispatch.ids \"per_replication\" under hash, and this axis places by another policy at every "
+                     "value, so no combination reads the ids (%s)", model_path, why);
+          return 2;
         }
   }
-  if (L->model.ids_per_replication) {
-    ts_err_set(e, sc->model_path, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s",
-               ts_dispatch_name(L->model.dispatch), sc->naxes ? " (at every axis value)" : "", why);
-    char by[600];
-    blame_override(e->msg, all, sc->nsets, total, sc->file, set_by, by, sizeof by);
-    size_t len = strlen(e->msg);
-    snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
-    return -1;
+  if (m->ids_per_replication) {
+    ts_err_set(e, model_path, "dispatch.ids", "expected \"fixed\" under dispatch.policy \"%s\"%s: %s",
+               ts_dispatch_name(m->dispatch), naxes ? " (at every axis value)" : "", why);
+    return 1;
   }
-  for (int a = 0; a < sc->naxes; a++)
+  for (int a = 0; a < naxes; a++)
     for (int v = 0; v < sc->axes[a].nvalues; v++)
       for (int k = 0; k < sc->axes[a].nsets[v]; k++) {
         const char *set = sc->axes[a].sets[v][k];
@@ -217,10 +205,30 @@ static int check_ids(const ts_loaded *L, const int ids[2], const char *const *al
           snprintf(where, sizeof where, "axes.%s.values[%d]", sc->axes[a].key, v);
         else
           snprintf(where, sizeof where, "axes.%s.sets.%s", sc->axes[a].key, sc->axes[a].labels[v]);
-        return ts_err_set(e, sc->file, where, "expected no dispatch.ids \"per_replication\" where dispatch.policy "
-                          "is not hash at any axis value (model %s): %s", sc->model_path, why);
+        ts_err_set(e, sc->file, where, "expected no dispatch.ids \"per_replication\" where dispatch.policy is not "
+                   "hash at any axis value (model %s): %s", model_path, why);
+        return 2;
       }
   return 0;
+}
+
+/* dispatch.ids "per_replication" that no combination's model reads (ids:
+ * check_axes's): each that sets it places by round_robin or least_loaded,
+ * which read no id. Refused by ts_load_ids_refusal, blaming the override
+ * that set it in the model (all: its overrides, the scenario's "set"
+ * first). 0, or -1 with e filled. */
+static int check_ids(const ts_loaded *L, const int ids[2], const char *const *all, int total, const char *set_by,
+                     ts_err *e)
+{
+  const ts_scenario *sc = &L->sc;
+  int at = ids[0] || !ids[1] ? 0 : ts_load_ids_refusal(sc, sc->model_path, &L->model, e);
+  if (at == 1) {
+    char by[600];
+    blame_override(e->msg, all, sc->nsets, total, sc->file, set_by, by, sizeof by);
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
+  }
+  return at ? -1 : 0;
 }
 
 /* "did you mean ...? " for a metric name not in l, or "". */

@@ -54,6 +54,16 @@ void ts_load_sweep_error(const ts_loaded *L, int sr, const char *errmsg, char *o
 /* A ts_sweep_spec.window_of over a ts_loaded: the scenario's window with
  * the combination's axis values of warmup_ms and window_ms. */
 void ts_load_window_of(void *ctx, const int *values, ts_time *warmup, ts_time *window);
+/* The refusal of dispatch.ids "per_replication" where no model a command
+ * runs reads it, into e: m (the model with its overrides, without axes)
+ * sets it under hash but an axis on the dispatch places by another policy
+ * at every value (at that axis); m sets it under round_robin or
+ * least_loaded, which read no id (at model_path's dispatch.ids); else at
+ * the value of sc's axis (sc may be NULL) that sets it. Returns 1 when
+ * refused at model_path's dispatch.ids (the caller may name the override
+ * that set it), 2 when at the scenario's axis, 0 when neither sets it
+ * visibly (e untouched). */
+int ts_load_ids_refusal(const ts_scenario *sc, const char *model_path, const ts_model *m, ts_err *e);
 /* Whether an axis override "PATH=VALUE" sets the scenario's window
  * (warmup_ms, window_ms) instead of a model field. */
 int ts_load_window_axis(const char *set);
