@@ -71,23 +71,28 @@ static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
   return ts__give_up(w, a, s);
 }
 
-/* a took mutex decl (at site, -1: none): count it, end its wait (the
- * instance it waited on), and pay the acquire; exec runs again at sub 3. */
-static int took_at(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int site, const ts_lock *l)
+/* ts__lock_try with the declaration and the instance at hand (the mutex
+ * paths below have them): take l if it has room (same stores). */
+static inline int try_take(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int decl, int inst)
 {
-  ts__mutex_took(w, a, decl, site);
+  if (l->holders >= d->capacity)
+    return 0;
+  ts__lock_take_room(w, a, d, l, decl, inst);
+  return 1;
+}
+
+/* a took mutex d (s->ref) at s's site: count it, end its wait (the instance
+ * it waited on), and pay the acquire; exec runs again at sub 3. s is a's
+ * current step (every phase runs at the lock step). */
+static int took(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, const ts_lock *l)
+{
+  ts__mutex_took(w, a, s->ref, s->site);
   a->x->wait_inst = -1; /* (ts__mutex_took made the extension) */
   a->sub = SUB_TOOK;
   ts_time cost = d->acquire;
   if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
     cost += d->migrate; /* the previous holder ran on another worker: its cache lines move */
   return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
-}
-
-/* took_at the site of a's step (the phases that do not carry the step). */
-static int took(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, const ts_lock *l)
-{
-  return took_at(w, a, d, decl, w->model->classes[a->klass].steps[a->pc].site, l);
 }
 
 static int park(ts_world *w, ts_actor *a, int decl, int inst)
@@ -112,123 +117,122 @@ static int spin(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int
   return ts__cpu_begin(w, a, d->spin, 1, 0, TS_ACTOR_SPIN);
 }
 
-static int futex_check(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l);
+static int futex_check(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l);
 
 /* Enter the futex: pay futex_wait (then exec runs again at sub 2), or check at once when it costs nothing. */
-static int enter_futex(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+static int enter_futex(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
   a->sub = SUB_FUTEX;
   if (d->futex_wait > 0)
     return ts__cpu_begin(w, a, d->futex_wait, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
-  return futex_check(w, a, d, decl, inst, l);
+  return futex_check(w, a, s, d, inst, l);
 }
 
 /* std: the state is LOCKED or CONTENDED after a failed try: mark it CONTENDED
  * (spinners stop: they never spin on CONTENDED) and enter the futex. */
-static int contend(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+static int contend(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
   if (!l->contended) {
     l->contended = 1;
     ts__mutex_stop_spinners(w, l);
   }
-  return enter_futex(w, a, d, decl, inst, l);
+  return enter_futex(w, a, s, d, inst, l);
 }
 
 /* std: take a free mutex by swap(CONTENDED): the next release pays a futex wake. */
-static int take_contended(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+static int take_contended(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
-  ts__lock_try(w, a, decl, inst);
+  try_take(w, a, d, l, s->ref, inst);
   l->contended = 1;
-  return took(w, a, d, decl, l);
+  return took(w, a, s, d, l);
 }
 
 /* The futex_wait syscall returned (sub 2): take, sleep, or (std) spin again. */
-static int futex_check(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+static int futex_check(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
   if (d->handoff != TS_HANDOFF_STD) {
-    if (ts__lock_try(w, a, decl, inst))
-      return took(w, a, d, decl, l);
-    return park(w, a, decl, inst);
+    if (try_take(w, a, d, l, s->ref, inst))
+      return took(w, a, s, d, l);
+    return park(w, a, s->ref, inst);
   }
-  if (ts__lock_free(w, decl, inst))
-    return take_contended(w, a, d, decl, inst, l);
+  if (l->holders < d->capacity)
+    return take_contended(w, a, s, d, inst, l);
   if (l->contended)
-    return park(w, a, decl, inst);
-  return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, d, decl, inst, l);
+    return park(w, a, s->ref, inst);
+  return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, s, d, inst, l);
 }
 
-static int exec_std(ts_world *w, ts_actor *a, const ts_lock_decl *d, int decl, int inst, ts_lock *l)
+static int exec_std(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
   switch (a->sub) {
   case SUB_TRY:
-    if (ts__lock_try(w, a, decl, inst)) {
+    if (try_take(w, a, d, l, s->ref, inst)) {
       l->contended = 0;
-      return took(w, a, d, decl, l);
+      return took(w, a, s, d, l);
     }
-    ts__mutex_contended(w, a, decl, w->model->classes[a->klass].steps[a->pc].site);
+    ts__mutex_contended(w, a, s->ref, s->site);
     ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0 && !l->contended)
       return spin(w, a, d, l, SUB_SPUN);
-    return contend(w, a, d, decl, inst, l);
+    return contend(w, a, s, d, inst, l);
   case SUB_SPUN:
     unspin(l, a);
-    if (ts__lock_try(w, a, decl, inst)) { /* CAS UNLOCKED -> LOCKED */
+    if (try_take(w, a, d, l, s->ref, inst)) { /* CAS UNLOCKED -> LOCKED */
       l->contended = 0;
-      return took(w, a, d, decl, l);
+      return took(w, a, s, d, l);
     }
-    return contend(w, a, d, decl, inst, l);
+    return contend(w, a, s, d, inst, l);
   case SUB_FUTEX:
-    return futex_check(w, a, d, decl, inst, l);
+    return futex_check(w, a, s, d, inst, l);
   case SUB_WOKEN:
-    if (ts__lock_free(w, decl, inst))
-      return take_contended(w, a, d, decl, inst, l);
+    if (l->holders < d->capacity)
+      return take_contended(w, a, s, d, inst, l);
     if (l->contended)
-      return enter_futex(w, a, d, decl, inst, l);
-    return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, d, decl, inst, l);
+      return enter_futex(w, a, s, d, inst, l);
+    return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, s, d, inst, l);
   case SUB_RESPUN:
     unspin(l, a);
-    if (ts__lock_free(w, decl, inst))
-      return take_contended(w, a, d, decl, inst, l);
-    return contend(w, a, d, decl, inst, l);
+    if (l->holders < d->capacity)
+      return take_contended(w, a, s, d, inst, l);
+    return contend(w, a, s, d, inst, l);
   default:
     return TS_OP_NEXT;
   }
 }
 
-static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
+/* A mutex's acquire at phase a->sub: d is s's declaration, l its instance inst. */
+static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
-  const ts_lock_decl *d = &w->model->locks[s->ref];
-  ts_lock *l = ts__lock_inst(w, s->ref, inst);
   if (a->sub == TS_SUB_GAVE_UP) /* parked when its timeout expired */
     return gave_up(w, a, s, l);
   if (s->limited) {
-    if (a->sub == SUB_TRY && !ts__lock_free(w, s->ref, inst))
+    if (a->sub == SUB_TRY && l->holders >= d->capacity)
       ts__timeout_arm(w, a, s); /* contended: the timeout runs from this try */
     else if (a->sub != SUB_TRY && a->sub != SUB_TOOK && a->x->expired && !ts__lock_holds(a, s->ref))
       return gave_up(w, a, s, l); /* it expired while spinning or in the futex call */
   }
   if (d->handoff == TS_HANDOFF_STD)
-    return exec_std(w, a, d, s->ref, inst, l);
+    return exec_std(w, a, s, d, inst, l);
   switch (a->sub) {
   case SUB_TRY:
-    if (ts__lock_try(w, a, s->ref, inst))
-      return took_at(w, a, d, s->ref, s->site, l);
+    if (try_take(w, a, d, l, s->ref, inst))
+      return took(w, a, s, d, l);
     ts__mutex_contended(w, a, s->ref, s->site);
     ts__x(w, a)->wait_inst = inst;
     if (d->spin > 0)
       return spin(w, a, d, l, SUB_SPUN);
-    return enter_futex(w, a, d, s->ref, inst, l);
+    return enter_futex(w, a, s, d, inst, l);
   case SUB_SPUN:
     unspin(l, a);
-    if (ts__lock_try(w, a, s->ref, inst))
-      return took_at(w, a, d, s->ref, s->site, l);
-    return enter_futex(w, a, d, s->ref, inst, l);
+    if (try_take(w, a, d, l, s->ref, inst))
+      return took(w, a, s, d, l);
+    return enter_futex(w, a, s, d, inst, l);
   case SUB_FUTEX:
-    return futex_check(w, a, d, s->ref, inst, l);
+    return futex_check(w, a, s, d, inst, l);
   case SUB_WOKEN:
-    if (ts__lock_holds(a, s->ref) || ts__lock_try(w, a, s->ref, inst))
-      return took_at(w, a, d, s->ref, s->site, l);
-    return enter_futex(w, a, d, s->ref, inst, l); /* barging: someone took it first */
+    if (ts__lock_holds(a, s->ref) || try_take(w, a, d, l, s->ref, inst))
+      return took(w, a, s, d, l);
+    return enter_futex(w, a, s, d, inst, l); /* barging: someone took it first */
   default:
     return TS_OP_NEXT;
   }
@@ -236,7 +240,7 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, int inst)
 
 static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  /* A mutex's acquire is paid (took_at ended its wait): next step. (An async
+  /* A mutex's acquire is paid (took ended its wait): next step. (An async
    * lock's sub is 0, 1 or TS_SUB_GAVE_UP, never SUB_TOOK.) slow_paths
    * (tests): the general path below. */
   if (a->sub == SUB_TOOK && !w->slow_paths)
@@ -269,19 +273,17 @@ static int exec_lock(ts_world *w, ts_actor *a, const ts_step *s)
                                                              : ts__instance(w, a, s, d->scope, d->instances);
   if (inst < 0)
     return TS_OP_FREE;
-  if (a->sub == SUB_TRY && !w->slow_paths) {
+  ts_lock *l = ts__lock_inst(w, s->ref, inst);
+  if (a->sub == SUB_TRY && !w->slow_paths && l->holders < d->capacity) {
     /* The first try of a free mutex in one pass (the shortcut; exec_mutex's
      * SUB_TRY without its timeout and phase tests, which a free mutex's
      * first try never needs): take it (std: as LOCKED; its contended flag
      * is already 0, lock.c) and pay the acquire. A held one goes to
      * exec_mutex's try. */
-    ts_lock *l = ts__lock_inst(w, s->ref, inst);
-    if (l->holders < d->capacity) { /* (a held one: no second failed try here) */
-      ts__lock_take_room(w, a, d, l, s->ref, inst); /* (ts__lock_try's take, its room just checked) */
-      return took_at(w, a, d, s->ref, s->site, l);
-    }
+    ts__lock_take_room(w, a, d, l, s->ref, inst); /* (ts__lock_try's take, its room just checked) */
+    return took(w, a, s, d, l);
   }
-  return exec_mutex(w, a, s, inst);
+  return exec_mutex(w, a, s, d, inst, l);
 }
 
 /* A mutex's release (its `release` cost paid): drop it (lock.c); waking a
