@@ -352,7 +352,7 @@ static inline int ts__now_in_window(const ts_world *w)
  * its wait began and count it (in the window: per declaration and site). */
 void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site);
 /* ts__mutex_took's accounting of a wait: a contended for mutex decl at site
- * (-1: none) since its mark, and holds it now. */
+ * (-1: none) since its mark, and holds it now (a's extension exists). */
 void ts__mutex_waited(ts_world *w, ts_actor *a, int decl, int site);
 /* a holds mutex decl, taken at site (-1: none): count the acquire (in the
  * window: per declaration and site) and, after contending since its mark,
@@ -370,7 +370,18 @@ static inline void ts__mutex_took(ts_world *w, ts_actor *a, int decl, int site)
 /* delta threads fall asleep on (+1) or are woken from (-1) mutex decl; 0
  * closes the stretch in progress (the run ends). Keeps the longest stretch
  * of the window during which some thread slept on it. */
-void ts__mutex_sleepers(ts_world *w, int decl, int delta);
+static inline void ts__mutex_sleepers(ts_world *w, int decl, int delta)
+{
+  ts_mutex_stat *st = &w->lock_stat[decl];
+  if (st->parked == 0 && delta > 0)
+    st->parked_since = w->sim.now;
+  st->parked += delta;
+  if (st->parked == 0 || delta == 0) { /* a stretch with sleepers ends (or the run does) */
+    ts_time stretch = ts__clip(w, st->parked_since, w->sim.now);
+    if (stretch > st->parked_longest)
+      st->parked_longest = stretch;
+  }
+}
 /* Release every lock a holds (its program ended or failed). */
 void ts__lock_release_all(ts_world *w, ts_actor *a);
 /* Channel decl's instance inst. */

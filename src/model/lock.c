@@ -21,17 +21,21 @@
 
 #include <stdlib.h>
 
-/* a becomes a holder of lock decl's instance inst. (Inline: every
+/* a becomes a holder of lock decl (d)'s instance inst (l). (Inline: every
  * uncontended acquire runs it, in ts__lock_try.) */
-static inline void take(ts_world *w, ts_actor *a, int decl, int inst)
+static inline void take_in(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int decl, int inst)
 {
-  const ts_lock_decl *d = &w->model->locks[decl];
-  ts_lock *l = ts__lock_inst(w, decl, inst);
   if (l->holders >= d->capacity) {
     ts__invariant(w, "lock \"%s\"[%d] taken by actor %d beyond its capacity %d", d->name, inst, a->id, d->capacity);
     return;
   }
   ts__lock_take_room(w, a, d, l, decl, inst);
+}
+
+/* take_in, looking up the declaration and the instance. */
+static inline void take(ts_world *w, ts_actor *a, int decl, int inst)
+{
+  take_in(w, a, &w->model->locks[decl], ts__lock_inst(w, decl, inst), decl, inst);
 }
 
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
@@ -106,7 +110,7 @@ static int wake_waiter(ts_world *w, const ts_actor *a, const ts_lock_decl *d, in
   ts__mutex_sleepers(w, decl, -1);
   ts_actor *b = ts_world_actor(w, next);
   if (d->handoff == TS_HANDOFF_FIFO)
-    take(w, b, decl, inst); /* fifo: ownership passes at the release */
+    take_in(w, b, d, l, decl, inst); /* fifo: ownership passes at the release */
   if (w->obs && w->obs->wake)
     w->obs->wake(w->obs->data, w->sim.now, a->id, next);
   ts__worker_resume_at(w, b, w->sim.now + ts__wake_delay(w, &d->wake_latency, &w->workers[b->worker]));
@@ -148,30 +152,19 @@ void ts__mutex_contended(ts_world *w, ts_actor *a, int decl, int site)
     w->site_stat[site].contended++;
 }
 
+/* (a's extension looked up once: ts__mutex_took made it) */
 void ts__mutex_waited(ts_world *w, ts_actor *a, int decl, int site)
 {
-  ts_time wait = w->sim.now - ts__x(w, a)->mark;
-  double in = (double)ts__clip(w, ts__x(w, a)->mark, w->sim.now);
-  ts__x(w, a)->mutex_wait += wait;
+  ts_actor_ext *x = a->x;
+  ts_time wait = w->sim.now - x->mark;
+  double in = (double)ts__clip(w, x->mark, w->sim.now);
+  x->mutex_wait += wait;
   w->win_mutex_wait += in;
   w->mutex_wait_by_lock[decl] += (double)wait;
   w->lock_stat[decl].wait += in;
   if (site >= 0)
     w->site_stat[site].wait += in;
-  ts__x(w, a)->mark = -1;
-}
-
-void ts__mutex_sleepers(ts_world *w, int decl, int delta)
-{
-  ts_mutex_stat *st = &w->lock_stat[decl];
-  if (st->parked == 0 && delta > 0)
-    st->parked_since = w->sim.now;
-  st->parked += delta;
-  if (st->parked == 0 || delta == 0) { /* a stretch with sleepers ends (or the run does) */
-    ts_time stretch = ts__clip(w, st->parked_since, w->sim.now);
-    if (stretch > st->parked_longest)
-      st->parked_longest = stretch;
-  }
+  x->mark = -1;
 }
 
 void ts__lock_release_all(ts_world *w, ts_actor *a)

@@ -95,10 +95,15 @@ static int took(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *
   return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
 }
 
-static int park(ts_world *w, ts_actor *a, int decl, int inst)
+/* Park a's thread in l's waiters (ts__lock_enqueue with the instance at
+ * hand); exec runs again at sub 4 when a release wakes it. */
+static int park(ts_world *w, ts_actor *a, int decl, int inst, ts_lock *l)
 {
-  if (ts__lock_enqueue(w, a, decl, inst))
+  ts__x(w, a)->wait_inst = inst;
+  if (ts_ring_push(&l->waiters, a->id) != 0) {
+    ts__world_nomem(w);
     return TS_OP_FREE;
+  }
   ts__mutex_sleepers(w, decl, +1);
   ts__actor_set_state(w, a, TS_ACTOR_MUTEX_PARK);
   ts__worker_block(w, &w->workers[a->worker], a);
@@ -153,12 +158,12 @@ static int futex_check(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock
   if (d->handoff != TS_HANDOFF_STD) {
     if (try_take(w, a, d, l, s->ref, inst))
       return took(w, a, s, d, l);
-    return park(w, a, s->ref, inst);
+    return park(w, a, s->ref, inst, l);
   }
   if (l->holders < d->capacity)
     return take_contended(w, a, s, d, inst, l);
   if (l->contended)
-    return park(w, a, s->ref, inst);
+    return park(w, a, s->ref, inst, l);
   return d->spin > 0 ? spin(w, a, d, l, SUB_RESPUN) : contend(w, a, s, d, inst, l);
 }
 
