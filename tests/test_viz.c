@@ -175,7 +175,7 @@ START_TEST(viz_explain_open_arrivals_have_no_wave_law)
     "  server desk: fifo queue of calls, 3 in service at once, on pool srv (threads)\n",
     "open arrivals (count forever, poisson 2400/s): no m, the actors do not start together\n",
     "does not apply: open arrivals (class customer: count forever, poisson 2400/s), not all at one instant.\n",
-    "wave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: open arrivals\n"
+    "wave law: does not apply: open arrivals\n"
     "  (class customer: count forever, poisson 2400/s).\n",
     "  - server desk (pool srv): calls wait in its fifo queue for one of 3 places in service;\n",
     "no step yields, so the strict_priority time-slice queue stays empty and orders nothing\n"};

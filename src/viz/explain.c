@@ -798,7 +798,7 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     ts_explain_theory(out, tl, x);
     nc = 0;
   } else if (no_law) {
-    fprintf(out, "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: %s\n", no_law);
+    fprintf(out, "\nwave law: does not apply: %s\n", no_law);
     nc = 0;
   }
   for (size_t k = 0; k < nc; k++) {

@@ -51,7 +51,7 @@ void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
 {
   const ts_model *m = tl->model;
   fprintf(out,
-          "\nwave law (wave(N) ~ m*(queued CPU + loop CPU) + latency): does not apply: open arrivals\n  (%s).\n"
+          "\nwave law: does not apply: open arrivals\n  (%s).\n"
           "  The law counts m actors that start together and share their worker until the last is done; here the\n"
           "  actors arrive one by one and each waits only behind those present when it arrives: a queue.\n"
           "  The queues they wait in:\n",
