@@ -320,9 +320,7 @@ static int sets_change_model(const ts_loaded *L)
   int changed = 0;
   for (int i = 0; i < sc->nsets && !changed; i++)
     changed = ts_model_apply_set(own, sc->model_path, sc->sets[i], &e) != 0;
-  long combos = 1;
-  for (int a = 0; a < sc->naxes; a++)
-    combos *= sc->axes[a].nvalues;
+  long combos = ts_scenario_combos(sc);
   changed |= combos > 1000;
   for (long c = 0; c < combos && !changed; c++) {
     cJSON *ran = ts_cli_combo_tree(sc, L->resolved, c), *recorded = ts_cli_combo_tree(sc, own, c);
@@ -379,24 +377,23 @@ static int fixed_column(const ts_scenario *sc, const char *name)
   return fixed;
 }
 
-/* 1 when the model of some axis combination of L (the first 1000; L's model
- * without axes) reports metric name, 0 when none does (*near: the nearest
- * name of L's model's metrics, or ""), -1 when memory runs out. */
-static int some_model_reports(const ts_loaded *L, const char *name, char *near, size_t cap)
+/* Mark in found[i] each names[i] that is a fixed column or a metric the
+ * model of some axis combination of L reports (L's model, then each
+ * combination's: the first 1000, and past that every name counts as found),
+ * each model loaded and its metric list built once. 0, or -1 when memory
+ * runs out. */
+static int find_columns(const ts_loaded *L, char *const *names, unsigned char *found)
 {
   const ts_scenario *sc = &L->sc;
-  long combos = 1;
-  for (int a = 0; a < sc->naxes; a++)
-    combos *= sc->axes[a].nvalues;
-  near[0] = '\0';
-  for (long c = -1; c < combos && c < 1000; c++) { /* c = -1: L's model */
+  long combos = ts_scenario_combos(sc);
+  for (size_t i = 0; names[i]; i++)
+    found[i] = fixed_column(sc, names[i]) || combos > 1000;
+  for (long c = -1; c < (sc->naxes ? combos : 0) && c < 1000; c++) { /* c = -1: L's model */
     ts_model m;
     ts_metric_list l;
     char err[512];
     int values[16];
     if (c >= 0) {
-      if (sc->naxes == 0)
-        break;
       ts_scenario_combo_values(sc, c, values);
       if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
         return -1; /* (ts_load loaded every one: out of memory) */
@@ -406,19 +403,28 @@ static int some_model_reports(const ts_loaded *L, const char *name, char *near, 
       ts_model_finish(&m);
     if (rc)
       return -1;
-    int found = ts_metric_list_find(&l, name) >= 0;
-    const char **names = c < 0 && !found ? calloc(l.n + 1, sizeof *names) : NULL;
-    for (size_t i = 0; names && i < l.n; i++)
-      names[i] = l.v[i].name;
-    const char *hint = names ? ts_suggest(name, names) : NULL;
-    if (hint)
-      snprintf(near, cap, "%s", hint);
-    free(names);
+    for (size_t i = 0; names[i]; i++)
+      found[i] |= ts_metric_list_find(&l, names[i]) >= 0;
     ts_metric_list_finish(&l);
-    if (found)
-      return 1;
   }
-  return combos > 1000;
+  return 0;
+}
+
+/* The metric of L's model nearest to name into near ("" when none is). */
+static void near_metric(const ts_loaded *L, const char *name, char *near, size_t cap)
+{
+  ts_metric_list l;
+  char err[512];
+  near[0] = '\0';
+  if (ts_metric_list_build(&L->model, &l, err, sizeof err))
+    return;
+  const char **v = calloc(l.n + 1, sizeof *v);
+  for (size_t k = 0; v && k < l.n; k++)
+    v[k] = l.v[k].name;
+  const char *hint = v ? ts_suggest(name, v) : NULL;
+  snprintf(near, cap, "%s", hint ? hint : "");
+  free(v);
+  ts_metric_list_finish(&l);
 }
 
 /* Every name of o's --columns is a metric some combination's model reports,
@@ -428,26 +434,24 @@ static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
   if (!o->columns)
     return 0;
   char **names = column_names(o->columns);
-  if (!names)
-    return ts_err_set(e, "--columns", NULL, "out of memory");
+  size_t n = 0;
+  while (names && names[n])
+    n++;
+  unsigned char *found = names ? calloc(n + 1, 1) : NULL;
+  char near[TS_SUGGEST_MAX_LEN + 8];
   int rc = 0;
-  for (size_t i = 0; names[i] && rc == 0; i++) {
-    char near[TS_SUGGEST_MAX_LEN + 8];
-    if (!names[i][0]) {
+  for (size_t i = 0; found && i < n && rc == 0; i++)
+    if (!names[i][0])
       rc = ts_err_set(e, "--columns", NULL, "expected metric names separated by commas, e.g. wave_ms,cpu_ms, got "
                       "\"%s\"", o->columns);
-      break;
-    }
-    if (fixed_column(&L->sc, names[i]))
-      continue;
-    int some = some_model_reports(L, names[i], near, sizeof near);
-    if (some < 0)
-      rc = ts_err_set(e, "--columns", NULL, "out of memory");
-    else if (some == 0)
+  if (!found || (rc == 0 && find_columns(L, names, found)))
+    rc = ts_err_set(e, "--columns", NULL, "out of memory");
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    if (!found[i] && (near_metric(L, names[i], near, sizeof near), 1))
       rc = ts_err_set(e, "--columns", NULL, "\"%s\": model %s does not report it%s%s%s (tssim run --help lists the "
                       "metrics; a model adds its spans' and its own)", names[i], L->sc.model_path,
                       near[0] ? "; did you mean \"" : "", near, near[0] ? "\"?" : "");
-  }
+  free(found);
   free(names);
   return rc;
 }

@@ -118,9 +118,7 @@ static void combo_notes(const ts_loaded *L, model_note_fn fn, const void *ctx)
       fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, note);
     return;
   }
-  long combos = 1;
-  for (int a = 0; a < sc->naxes; a++)
-    combos *= sc->axes[a].nvalues;
+  long combos = ts_scenario_combos(sc);
   enum { MAX_NOTES = 8 };
   combo_note *pn = calloc(MAX_NOTES, sizeof *pn);
   int npn = 0, values[16];

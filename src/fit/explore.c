@@ -28,9 +28,7 @@ int ts_explore_init(ts_explore *x, const cJSON *resolved, const ts_scenario *sc,
   x->sc = sc;
   x->file = sc->model_path;
   x->jobs = jobs;
-  x->ncombos = 1;
-  for (int a = 0; a < sc->naxes; a++)
-    x->ncombos *= (size_t)sc->axes[a].nvalues;
+  x->ncombos = (size_t)ts_scenario_combos(sc);
   x->npoints = x->ncombos * sc->nw * sc->nn;
   x->tree = cJSON_Duplicate(resolved, 1);
   if (!x->tree)

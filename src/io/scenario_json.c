@@ -497,6 +497,14 @@ void ts_scenario_combo_values(const ts_scenario *s, long c, int *values)
   }
 }
 
+long ts_scenario_combos(const ts_scenario *s)
+{
+  long combos = 1;
+  for (int a = 0; a < s->naxes; a++)
+    combos *= s->axes[a].nvalues;
+  return combos;
+}
+
 void ts_scenario_finish(ts_scenario *s)
 {
   if (!s)

@@ -65,6 +65,9 @@ void ts_scenario_finish(ts_scenario *s);
 /* The axis value indexes of axis combination c of s into values[0..naxes)
  * (at most 16): the first axis varies slowest. */
 void ts_scenario_combo_values(const ts_scenario *s, long c, int *values);
+/* How many axis combinations s has: the product of its axes' value counts
+ * (1 without axes; the loader caps it at 100000). */
+long ts_scenario_combos(const ts_scenario *s);
 /* Parse a comma list of positive integers ("1,2,4") into a new array.
  * Returns 0 or -1 with e filled (what names the option). */
 int ts_parse_int_list(const char *text, const char *what, long lo, long hi, int **out, size_t *len, ts_err *e);

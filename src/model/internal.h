@@ -332,6 +332,8 @@ static inline int ts__lock_holds(const ts_actor *a, int decl)
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst);
 /* a joins the instance's waiters (oldest first). Returns 0 or -1 (out of memory). */
 int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst);
+/* ts__lock_enqueue with instance inst (l) at hand: defined below. */
+static inline int ts__lock_enqueue_in(ts_world *w, ts_actor *a, ts_lock *l, int inst);
 /* a releases async lock decl; the oldest waiter becomes a holder and resumes as a callback. */
 void ts__lock_release_async(ts_world *w, ts_actor *a, int decl);
 /* a releases mutex decl. fifo and barging: with a parked waiter, fifo hands
@@ -448,6 +450,25 @@ static inline void ts__lock_take_room(ts_world *w, ts_actor *a, const ts_lock_de
   ts__x(w, a)->held[decl] = (ts_held){inst, w->sim.now};
   if (w->obs && w->obs->lock)
     w->obs->lock(w->obs->data, w->sim.now, a->id, decl, 1);
+}
+void ts__world_nomem(ts_world *w); /* (the world's section, below) */
+static inline int ts__lock_enqueue_in(ts_world *w, ts_actor *a, ts_lock *l, int inst)
+{
+  ts__x(w, a)->wait_inst = inst;
+  if (ts_ring_push(&l->waiters, a->id) != 0) {
+    ts__world_nomem(w);
+    return -1;
+  }
+  return 0;
+}
+/* ts__lock_try with the declaration d and the instance l at hand (the mutex
+ * phases of op_lock.c have them): a takes l if it has room: 1, else 0. */
+static inline int ts__lock_try_in(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int decl, int inst)
+{
+  if (l->holders >= d->capacity)
+    return 0;
+  ts__lock_take_room(w, a, d, l, decl, inst);
+  return 1;
 }
 
 /* --- the world --- */

@@ -40,20 +40,12 @@ static inline void take(ts_world *w, ts_actor *a, int decl, int inst)
 
 int ts__lock_try(ts_world *w, ts_actor *a, int decl, int inst)
 {
-  if (!ts__lock_free(w, decl, inst))
-    return 0;
-  take(w, a, decl, inst);
-  return 1;
+  return ts__lock_try_in(w, a, &w->model->locks[decl], ts__lock_inst(w, decl, inst), decl, inst);
 }
 
 int ts__lock_enqueue(ts_world *w, ts_actor *a, int decl, int inst)
 {
-  ts__x(w, a)->wait_inst = inst;
-  if (ts_ring_push(&ts__lock_inst(w, decl, inst)->waiters, a->id) != 0) {
-    ts__world_nomem(w);
-    return -1;
-  }
-  return 0;
+  return ts__lock_enqueue_in(w, a, ts__lock_inst(w, decl, inst), inst);
 }
 
 /* Drop a's hold of decl; returns the instance it held. (Inline: every

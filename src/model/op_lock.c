@@ -71,16 +71,6 @@ static int gave_up(ts_world *w, ts_actor *a, const ts_step *s, ts_lock *l)
   return ts__give_up(w, a, s);
 }
 
-/* ts__lock_try with the declaration and the instance at hand (the mutex
- * paths below have them): take l if it has room (same stores). */
-static inline int try_take(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int decl, int inst)
-{
-  if (l->holders >= d->capacity)
-    return 0;
-  ts__lock_take_room(w, a, d, l, decl, inst);
-  return 1;
-}
-
 /* a took mutex d (s->ref) at s's site: count it, end its wait (the instance
  * it waited on), and pay the acquire; exec runs again at sub 3. s is a's
  * current step (every phase runs at the lock step). */
@@ -95,15 +85,12 @@ static int took(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *
   return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
 }
 
-/* Park a's thread in l's waiters (ts__lock_enqueue with the instance at
- * hand); exec runs again at sub 4 when a release wakes it. */
+/* Park a's thread in l's waiters; exec runs again at sub 4 when a release
+ * wakes it. */
 static int park(ts_world *w, ts_actor *a, int decl, int inst, ts_lock *l)
 {
-  ts__x(w, a)->wait_inst = inst;
-  if (ts_ring_push(&l->waiters, a->id) != 0) {
-    ts__world_nomem(w);
+  if (ts__lock_enqueue_in(w, a, l, inst))
     return TS_OP_FREE;
-  }
   ts__mutex_sleepers(w, decl, +1);
   ts__actor_set_state(w, a, TS_ACTOR_MUTEX_PARK);
   ts__worker_block(w, &w->workers[a->worker], a);
@@ -147,7 +134,7 @@ static int contend(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_dec
 /* std: take a free mutex by swap(CONTENDED): the next release pays a futex wake. */
 static int take_contended(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
-  try_take(w, a, d, l, s->ref, inst);
+  ts__lock_try_in(w, a, d, l, s->ref, inst);
   l->contended = 1;
   return took(w, a, s, d, l);
 }
@@ -156,7 +143,7 @@ static int take_contended(ts_world *w, ts_actor *a, const ts_step *s, const ts_l
 static int futex_check(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l)
 {
   if (d->handoff != TS_HANDOFF_STD) {
-    if (try_take(w, a, d, l, s->ref, inst))
+    if (ts__lock_try_in(w, a, d, l, s->ref, inst))
       return took(w, a, s, d, l);
     return park(w, a, s->ref, inst, l);
   }
@@ -171,7 +158,7 @@ static int exec_std(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_de
 {
   switch (a->sub) {
   case SUB_TRY:
-    if (try_take(w, a, d, l, s->ref, inst)) {
+    if (ts__lock_try_in(w, a, d, l, s->ref, inst)) {
       l->contended = 0;
       return took(w, a, s, d, l);
     }
@@ -182,7 +169,7 @@ static int exec_std(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_de
     return contend(w, a, s, d, inst, l);
   case SUB_SPUN:
     unspin(l, a);
-    if (try_take(w, a, d, l, s->ref, inst)) { /* CAS UNLOCKED -> LOCKED */
+    if (ts__lock_try_in(w, a, d, l, s->ref, inst)) { /* CAS UNLOCKED -> LOCKED */
       l->contended = 0;
       return took(w, a, s, d, l);
     }
@@ -220,7 +207,7 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_
     return exec_std(w, a, s, d, inst, l);
   switch (a->sub) {
   case SUB_TRY:
-    if (try_take(w, a, d, l, s->ref, inst))
+    if (ts__lock_try_in(w, a, d, l, s->ref, inst))
       return took(w, a, s, d, l);
     ts__mutex_contended(w, a, s->ref, s->site);
     ts__x(w, a)->wait_inst = inst;
@@ -229,13 +216,13 @@ static int exec_mutex(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_
     return enter_futex(w, a, s, d, inst, l);
   case SUB_SPUN:
     unspin(l, a);
-    if (try_take(w, a, d, l, s->ref, inst))
+    if (ts__lock_try_in(w, a, d, l, s->ref, inst))
       return took(w, a, s, d, l);
     return enter_futex(w, a, s, d, inst, l);
   case SUB_FUTEX:
     return futex_check(w, a, s, d, inst, l);
   case SUB_WOKEN:
-    if (ts__lock_holds(a, s->ref) || try_take(w, a, d, l, s->ref, inst))
+    if (ts__lock_holds(a, s->ref) || ts__lock_try_in(w, a, d, l, s->ref, inst))
       return took(w, a, s, d, l);
     return enter_futex(w, a, s, d, inst, l); /* barging: someone took it first */
   default:
