@@ -329,10 +329,13 @@ START_TEST(cli_run_columns_pick_the_table)
   ck_assert_int_eq(run(&out, NULL, "run scenarios/examples/std-mutex.json -r 2 --no-plots -o '%s' --columns "
                        "cpu_cores,handoff,done_ms", at("b")), 0);
   const char *head = strstr(out, "\nhandoff "), *row = head ? strstr(head + 1, "\nbarging ") : NULL;
-  ck_assert_msg(head && row && strstr(head, "cpu_cores") < strstr(head, "done_ms") &&
-                    strstr(head, "done_ms") < row && strstr(head, " n workers ") && !strstr(out, "mutex_wait_ms"),
+  ck_assert_msg(head && row && strstr(head, "cpu_cores") && strstr(head, "done_ms") &&
+                    strstr(head, "cpu_cores") < strstr(head, "done_ms") && strstr(head, "done_ms") < row &&
+                    strstr(head, " n workers ") && !strstr(out, "mutex_wait_ms"),
                 "%s", out);
-  ck_assert_msg(strstr(plain, "mutex_wait_ms") && strstr(plain, "done_ms") < strstr(plain, "cpu_cores"), "%s", plain);
+  ck_assert_msg(strstr(plain, "mutex_wait_ms") && strstr(plain, "done_ms") && strstr(plain, "cpu_cores") &&
+                    strstr(plain, "done_ms") < strstr(plain, "cpu_cores"),
+                "%s", plain);
   static const char *const files[][2] = {{"a/summary.csv", "b/summary.csv"}, {"a/samples.csv", "b/samples.csv"}};
   for (int i = 0; i < 2; i++) {
     char *x = tu_read_file(at(files[i][0]), NULL), *y = tu_read_file(at(files[i][1]), NULL);

@@ -634,7 +634,21 @@ typedef struct bad_case {
 
 static const char *const ok_model = "{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}";
 
+#define WAKE_MODEL(lat)                                                                                              \
+  "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"wake_latency_ms\": " \
+  lat "}], \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}"
 static const bad_case bad[] = {
+  /* a drawn wake latency (docs/language.md, Drawn wake latencies) through tssim run */
+  {WAKE_MODEL("{\"ms\": 0.003, \"dist\": \"lognormal\", \"cv\": -0.2}"), "", "locks[0].wake_latency_ms.cv",
+   "expected a number in [0, 10]"},
+  {WAKE_MODEL("{\"ms\": \"abc\", \"dist\": \"lognormal\", \"cv\": 0.2}"), "", "locks[0].wake_latency_ms.ms",
+   "unknown name \"abc\""},
+  {WAKE_MODEL("{\"dist\": \"uniform\", \"max_ms\": 0.002}"), "", "locks[0].wake_latency_ms.min_ms",
+   "missing (required)"},
+  {WAKE_MODEL("{\"ms\": 0.003, \"dist\": \"empirical\"}"), "", "locks[0].wake_latency_ms.dist",
+   "takes no \"samples\", so not \"empirical\""},
+  {WAKE_MODEL("{\"ms\": 0.003, \"dist\": \"lognormal\", \"cv\": 0.2, \"shape\": 1}"), "",
+   "locks[0].wake_latency_ms", "shape"},
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": 2, \"steps\": []}]}]}", "",
    "classes[0].program[0].steps", "expected at least one step"},
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": 2}]}]}", "",

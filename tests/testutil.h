@@ -91,7 +91,7 @@ int tu_run_files(const char *tag, const char *model, const char *scenario, char 
  * temporary folder; each must exit 0. */
 void tu_run_examples(const char *const *names);
 /* Run scenario (a path from the source root) with --jobs 1 and with --jobs 2;
- * their summary.csv must be byte-identical. */
+ * their summary.csv, samples.csv and summary.json must be byte-identical. */
 void tu_same_at_jobs(const char *scenario);
 
 /* The spec of a whole run of (n, workers) under stream seed: no horizon,

@@ -399,7 +399,12 @@ int ts_spec_dist_object(ts_spec *sp, const char *key, ts_dist *out, int *given)
     return ts_jfail_got(&L->c, key, o, L->e, "expected a duration object such as {\"ms\": 5, \"dist\": \"exponential\"}");
   size_t old = ts_jpush_key(&L->c, key);
   ts_spec sub = {.L = L, .st = o, .dyn = sp->dyn};
-  int bad = ts_jcheck_keys(&L->c, o, keys, L->e) || ts_spec_dist(&sub, "ms", 1, out);
+  const cJSON *dist = cJSON_GetObjectItemCaseSensitive(o, "dist");
+  int bad = ts_jcheck_keys(&L->c, o, keys, L->e);
+  if (!bad && cJSON_IsString(dist) && strcmp(dist->valuestring, "empirical") == 0) /* it takes no samples */
+    bad = ts_jfail(&L->c, "dist", L->e, "expected fixed, exponential, lognormal, gamma or uniform: a duration "
+                   "object takes no \"samples\", so not \"empirical\"") != 0;
+  bad = bad || ts_spec_dist(&sub, "ms", 1, out);
   ts_jpop(&L->c, old);
   *given = !bad;
   return bad ? -1 : 0;
