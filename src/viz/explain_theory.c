@@ -3,7 +3,10 @@
  * service distributions and, where the model is a textbook queue, the
  * closed-form mean wait next to the simulated one: Pollaczek-Khinchine for
  * one server (M/G/1), Erlang C for c servers with exponential service
- * (M/M/c). A queue that is not one says which assumption fails.
+ * (M/M/c), the Allen-Cunneen approximation for c servers with any other
+ * service (M/G/c, labelled as an approximation). Several Poisson classes on
+ * one queue are one Poisson stream of a mixed service. A queue that is not
+ * one of these says which assumption fails.
  *
  * A service time is the sum of a class's cpu steps on the queue's workers
  * (the main pool's, or a server's handler); the steps around them must take
@@ -149,15 +152,17 @@ static void closed_form(FILE *out, int c, double lambda, const service *s, doubl
             a, b, n, what);
     return;
   }
-  if (!s->exponential) {
-    fprintf(out, "    mean wait: does not apply: %d servers with %s service (cv %.3g): Erlang C needs exponential\n"
-                 "    service, and M/G/%d has no exact closed form; simulated %s ms (mean of %d %s)\n",
-            c, s->kind, s->cv, c, b, n, what);
-    return;
-  }
   double load = lambda * s->mean; /* offered load in erlangs */
   double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
   double erlang_c = erlang_b / (1 - rho * (1 - erlang_b));
+  if (!s->exponential) { /* Allen-Cunneen: Erlang C's wait scaled by (ca^2 + cs^2) / 2, ca = 1 for Poisson */
+    ms(a, sizeof a, erlang_c * s->mean / (c * (1 - rho)) * (1 + s->cv * s->cv) / 2);
+    fprintf(out,
+            "    M/G/%d (%s service, cv %.3g) has no exact closed form; Allen-Cunneen approximation\n"
+            "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = %s ms with Erlang C's P(wait) = %.4g; simulated %s ms (mean of %d %s)\n",
+            c, s->kind, s->cv, a, erlang_c, b, n, what);
+    return;
+  }
   ms(a, sizeof a, erlang_c * s->mean / (c * (1 - rho)));
   fprintf(out,
           "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
@@ -165,15 +170,16 @@ static void closed_form(FILE *out, int c, double lambda, const service *s, doubl
           c, erlang_c, a, b, n, what);
 }
 
-/* The queue's line and its load: lambda per ns, service s, c servers. */
-static void head(FILE *out, const char *queue, const char *klass, double lambda, const service *s, int c)
+/* The queue's line and its load: lambda per ns, service s, c servers; who
+ * names the class (or classes) whose arrivals feed it. */
+static void head(FILE *out, const char *queue, const char *who, double lambda, const service *s, int c)
 {
   char a[32];
   ms(a, sizeof a, s->mean);
-  fprintf(out, "  - %s: class %s, Poisson %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
+  fprintf(out, "  - %s: %s, Poisson %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
                "    rho = lambda E[S] / c = %.4g with c = %d server%s\n",
-          queue, klass, lambda * 1e9, a, s->terms == 1 ? s->kind : "a sum of cpu steps", s->cv,
-          lambda * s->mean / c, c, c == 1 ? "" : "s");
+          queue, who, lambda * 1e9, a, s->terms == 1 ? s->kind : s->kind ? "a sum of cpu steps" : "mixed over the classes",
+          s->cv, lambda * s->mean / c, c, c == 1 ? "" : "s");
 }
 
 /* Why the workers of pool p are not c servers doing only this queue's work, or NULL. */
@@ -226,8 +232,57 @@ static int pool_workers(const ts_timeline *tl, int p)
   return n;
 }
 
+/* The classes seen whose actors run cpu steps on pool p pooled into one
+ * Poisson stream (a sum of independent Poisson streams is Poisson): the rate
+ * per ns into *lambda, the service of a job drawn from the mix into *mix
+ * (E[S] and E[S^2] weighted by each class's share of the arrivals), their
+ * names into who. 0, or -1 with why set when a class cannot be pooled. */
+static int pool_classes(const ts_model *m, const program *pr, const char *seen, int p, double *lambda, service *mix,
+                        char *who, size_t whocap, char *why, size_t cap)
+{
+  double sum = 0, second = 0;
+  int n = 0;
+  memset(mix, 0, sizeof *mix);
+  snprintf(who, whocap, "classes");
+  for (size_t k = 0; k < m->nclasses; k++) {
+    const ts_class *c = &m->classes[k];
+    if (!seen[k] || c->pool != p || !(pr[k].main.terms || pr[k].why[0]))
+      continue;
+    char reason[200] = "";
+    double r = poisson_rate(c, reason, sizeof reason);
+    if (!reason[0] && pr[k].why[0])
+      snprintf(reason, sizeof reason, "class %s: %s", c->name, pr[k].why);
+    if (!reason[0] && pr[k].server >= 0)
+      snprintf(reason, sizeof reason, "class %s's actors come back from their calls to server %s and queue again",
+               c->name, m->servers[pr[k].server].name);
+    if (reason[0]) {
+      snprintf(why, cap, "classes share the queue and %s", reason);
+      return -1;
+    }
+    sum += r;
+    size_t len = strlen(who);
+    snprintf(who + len, whocap - len, "%s %s", n ? "," : "", c->name);
+    n++;
+  }
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (seen[k] && m->classes[k].pool == p && pr[k].main.terms) { /* the classes pooled above */
+      const service *s = &pr[k].main;
+      double share = m->classes[k].arrival.rate_per_s / 1e9 / sum;
+      mix->mean += share * s->mean;
+      second += share * (s->var + s->mean * s->mean);
+    }
+  mix->var = second - mix->mean * mix->mean;
+  mix->var = mix->var > 0 ? mix->var : 0;
+  mix->terms = n;
+  mix->cv = mix->mean > 0 ? sqrt(mix->var) / mix->mean : 0;
+  *lambda = sum;
+  return 0;
+}
+
 /* The queue of the pool where a class's actors run their cpu steps (the
- * first such class's placement pool; c = that pool's workers). */
+ * first such class's placement pool; c = that pool's workers). Several
+ * classes there are pooled into one stream of a mixed service
+ * (pool_classes); their placement and dispatch are the first class's. */
 static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, const program *pr,
                        const char *seen, int nseen)
 {
@@ -247,21 +302,31 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   else
     snprintf(queue, sizeof queue, "pool %s's %s", m->pools[p].name,
              m->pools[p].kind == TS_WORKER_THREAD ? "threads (run queue)" : "event loops (I/O-callback queue)");
-  char why[200] = "", buf[120];
+  char why[300] = "", buf[120], who[200];
   const char *shared = shared_workers(tl, p, buf, sizeof buf);
-  double lambda = poisson_rate(c, why, sizeof why);
-  if (nseen > 1)
-    snprintf(why, sizeof why, "%d classes share the queues", nseen);
-  else if (pr[k].why[0])
-    snprintf(why, sizeof why, "%s", pr[k].why);
+  service mixed;
+  const service *svc = &mixed;
+  double lambda = 0;
+  int pooled = 0;
+  for (size_t i = 0; i < m->nclasses; i++)
+    pooled += seen[i] && m->classes[i].pool == p && (pr[i].main.terms || pr[i].why[0]);
+  if (pooled > 1) {
+    pool_classes(m, pr, seen, p, &lambda, &mixed, who, sizeof who, why, sizeof why);
+  } else {
+    lambda = poisson_rate(c, why, sizeof why);
+    svc = &pr[k].main;
+    snprintf(who, sizeof who, "class %s", c->name);
+    if (!why[0] && pr[k].why[0])
+      snprintf(why, sizeof why, "%s", pr[k].why);
+  }
   if (why[0]) { /* no load to give */
     fprintf(out, "  - %s: does not apply: %s\n", queue, why);
     return;
   }
   if (workers < 1)
     workers = 1;
-  head(out, queue, c->name, lambda, &pr[k].main, workers);
-  if (pr[k].server >= 0)
+  head(out, queue, who, lambda, svc, workers);
+  if (pooled == 1 && pr[k].server >= 0)
     snprintf(why, sizeof why, "its actors come back from their calls to server %s and queue again",
              m->servers[pr[k].server].name);
   else if (workers > 1 && c->place == TS_PLACE_FIXED)
@@ -272,18 +337,22 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
              workers, ts_dispatch_name(m->dispatch));
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
+  else if (nseen > pooled)
+    snprintf(why, sizeof why, "%d other classes run elsewhere or only call", nseen - pooled);
   if (why[0]) {
-    no_mean_wait(out, lambda, &pr[k].main, workers, why);
+    no_mean_wait(out, lambda, svc, workers, why);
     return;
   }
   double sum = 0;
   int n = 0;
-  for (int a = 0; a < tl->nactors; a++)
-    if (tl->stats[a].klass == k && !tl->stats[a].hidden && tl->stats[a].wave_end >= 0) {
+  for (int a = 0; a < tl->nactors; a++) {
+    int ka = tl->stats[a].klass;
+    if ((ka == k || (pooled > 1 && m->classes[ka].pool == p)) && !tl->stats[a].hidden && tl->stats[a].wave_end >= 0) {
       sum += (double)(x[a].state[TS_ACTOR_READY] + x[a].state[TS_ACTOR_QUEUED]);
       n++;
     }
-  closed_form(out, 1, lambda, &pr[k].main, n ? sum / n : 0, n, "jobs");
+  }
+  closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
 }
 
 /* Server s's queue: the class whose actors call it. */
@@ -323,7 +392,9 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   int servers = d->concurrency < threads ? d->concurrency : threads; /* in service at once, each on a worker */
   if (servers < 1)
     servers = 1;
-  head(out, queue, c->name, lambda, &pr[k].handler, servers);
+  char who[120];
+  snprintf(who, sizeof who, "class %s", c->name);
+  head(out, queue, who, lambda, &pr[k].handler, servers);
   if (pr[k].main.terms)
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
