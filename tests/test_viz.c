@@ -330,12 +330,46 @@ START_TEST(viz_explain_open_queue_theory)
   ck_assert_ptr_nonnull(strstr(at, " ms (mean of 28000 jobs)\n"));
   free(out);
   tu_rmtree(dir);
-  /* a class that cannot be pooled says which and why */
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json", &out, NULL), 0);
+  /* strict priority by queue class on one loop, every class yielding into the time-slice queue:
+   * preemption.json's 300/s foreground and 400/s normal exponential 1 ms jobs; preemptive resume:
+   * 0.3 / 0.7 = 0.4286 ms and 0.3 / 0.7 + 0.7 / (0.7 * 0.3) = 3.762 ms; without preemption (Cobham):
+   * 0.7 / 0.7 = 1 ms and 0.7 / (0.7 * 0.3) = 3.333 ms; each simulated within 15% (one replication) */
+  for (int r = 0; r < 2; r++) {
+    ck_assert_int_eq(tu_tssim(r ? "explain scenarios/examples/preemption.json --axis preempt=false"
+                                : "explain scenarios/examples/preemption.json",
+                              &out, NULL),
+                     0);
+    const char *law = r ? "    M/G/1 with strict priority by queue class, non-preemptive (Cobham):\n"
+                        : "    M/G/1 with strict priority by queue class, preemptive resume (a higher class preempts a "
+                          "lower one):\n";
+    ck_assert_msg(strstr(out, law), "%s", out);
+    const char *cls[2] = {"      class urgent (foreground, sigma 0.3): ", "      class bulk (normal, sigma 0.7): "};
+    double want[2][2] = {{0.4286, 3.762}, {1, 3.333}};
+    for (int k = 0; k < 2; k++) {
+      at = strstr(out, cls[k]);
+      ck_assert_msg(at, "%s", out);
+      ck_assert_msg(fabs(atof(at + strlen(cls[k])) - want[r][k]) < 1e-3, "%s", at);
+      at = strstr(at, "simulated ");
+      ck_assert_ptr_nonnull(at);
+      sim = atof(at + strlen("simulated "));
+      ck_assert_msg(fabs(sim - want[r][k]) < 0.15 * want[r][k], "simulated %g ms, the law %g ms", sim, want[r][k]);
+    }
+    free(out);
+  }
+  /* a class that cannot be pooled is named with its reason */
+  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
+                                " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","
+                                " \"ms\": 0.5}]}, {\"name\": \"tick\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\","
+                                " \"period_ms\": 10}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"horizon_ms\": 2000}", dir,
+                                sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
   ck_assert_msg(strstr(out, "  - the main pool's event loops (I/O-callback queue): does not apply: classes share the queue"
-                            " and class urgent: the program has a yield step (only cpu steps make a service time)\n"),
+                            " and arrivals of class tick are not Poisson (periodic)\n"),
                 "%s", out);
   free(out);
+  tu_rmtree(dir);
   /* M/D/4 at load 0.8: no closed form; Allen-Cunneen halves Erlang C's 0.7455 ms ((1 + 0^2) / 2), and the
    * simulated wait lies within 10% of it (it said "does not apply") */
   ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"md4\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","

@@ -35,6 +35,7 @@ typedef struct program {
   service main;      /* cpu steps outside call handlers: on the class's own pool */
   service handler;   /* cpu steps of its call's handler */
   int server;        /* the one server it calls (-1: none) */
+  int yields;        /* a yield before its first cpu step: it queues in the time-slice queue */
   char why[160];     /* not empty: no service time can be read from it */
 } program;
 
@@ -89,7 +90,9 @@ static void read_program(const ts_model *m, int k, program *p)
     int in_handler = (int)i < handler_end;
     if (s->type == &ts_op_mark || s->type == &ts_op_span_begin || s->type == &ts_op_span_end)
       continue;
-    if (s->type == &ts_op_cpu) {
+    if (s->type == &ts_op_yield && !in_handler && !p->yields && !p->main.terms) {
+      p->yields = 1;
+    } else if (s->type == &ts_op_cpu) {
       if (s->sliced)
         snprintf(p->why, sizeof p->why, "a sliced cpu step yields: round robin, not first come first served");
       else if (add_dist(in_handler ? &p->handler : &p->main, &s->cost))
@@ -232,6 +235,104 @@ static int pool_workers(const ts_timeline *tl, int p)
   return n;
 }
 
+/* Whether class k runs its cpu steps on pool p's queue (a class pooled there). */
+static int on_queue(const ts_model *m, const program *pr, const char *seen, size_t k, int p)
+{
+  return seen[k] && m->classes[k].pool == p && (pr[k].main.terms || pr[k].why[0]);
+}
+
+/* How pool p's queue orders the classes on it: 0 first come first served (no
+ * yield step, so the time-slice queue stays empty, or a queue that is FIFO),
+ * 1 strict priority without preemption, 2 strict priority with preemptive
+ * resume; -1 with why set when it is none of these. */
+static int queue_order(const ts_model *m, int p, const program *pr, const char *seen, char *why, size_t cap)
+{
+  const ts_pool *pool = &m->pools[p];
+  int yielding = 0, levels = 0;
+  const char *silent = NULL; /* a class that does not yield */
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (on_queue(m, pr, seen, k, p)) {
+      yielding |= pr[k].yields;
+      silent = pr[k].yields ? silent : m->classes[k].name;
+      levels |= 1 << m->classes[k].sched_class;
+    }
+  int several = levels & (levels - 1); /* more than one queue class */
+  int strict = pool->kind == TS_WORKER_EVENT_LOOP && pool->policy == &ts_sched_strict_priority && several;
+  if (yielding && pool->yield_overhead > 0)
+    snprintf(why, cap, "each yield's overhead (yield_overhead_ms) adds to the service");
+  else if (pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && !(strict && !silent))
+    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, and class %s does not yield%s",
+             silent ? silent : "?", pool->policy == &ts_sched_strict_priority ? "" : " (and the policy is not strict_priority)");
+  else if (!yielding || pool->kind == TS_WORKER_THREAD || pool->policy == &ts_sched_fifo || !several)
+    return 0;
+  else if (!strict)
+    snprintf(why, cap, "its time-slice queue's policy %s has no closed form here", pool->policy->name);
+  else if (silent)
+    snprintf(why, cap, "class %s does not yield, so the strict_priority queue does not order it", silent);
+  else
+    return pool->preempt ? 2 : 1;
+  return -1;
+}
+
+/* M/G/1 with strict priority (Cobham 1954 without preemption; preemptive
+ * resume as in Harchol-Balter, Performance Modeling and Design of Computer
+ * Systems, 2013, ch. 32): per queue class, sigma_k the load of the classes
+ * at or above it and R_k their residual lambda E[S^2] / 2 (all classes
+ * without preemption); a class's wait is R / ((1 - sigma_{k-1}) (1 - sigma_k)),
+ * plus E[S] sigma_{k-1} / (1 - sigma_{k-1}) with preemption (its service
+ * stretched by the higher classes). Each model class beside its simulated
+ * mean wait. */
+static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, const program *pr,
+                          const char *seen, int p, int preempt)
+{
+  static const char *const level_names[TS_NCLASSES] = {"foreground", "normal", "background"};
+  const ts_model *m = tl->model;
+  double rho[TS_NCLASSES] = {0}, resid[TS_NCLASSES] = {0}, all = 0;
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (on_queue(m, pr, seen, k, p)) {
+      const service *s = &pr[k].main;
+      double lambda = m->classes[k].arrival.rate_per_s / 1e9;
+      rho[m->classes[k].sched_class] += lambda * s->mean;
+      resid[m->classes[k].sched_class] += lambda * (s->var + s->mean * s->mean) / 2;
+      all += lambda * (s->var + s->mean * s->mean) / 2;
+    }
+  char r0[32];
+  ms(r0, sizeof r0, all);
+  if (preempt)
+    fprintf(out, "    M/G/1 with strict priority by queue class, preemptive resume (a higher class preempts a lower one):\n"
+                 "    wait_k = E[S_k] sigma_{k-1} / (1 - sigma_{k-1}) + R_k / ((1 - sigma_{k-1}) (1 - sigma_k)),\n"
+                 "    sigma_k the load of the classes at or above k, R_k their lambda E[S^2] / 2\n");
+  else
+    fprintf(out, "    M/G/1 with strict priority by queue class, non-preemptive (Cobham):\n"
+                 "    wait_k = R / ((1 - sigma_{k-1}) (1 - sigma_k)), sigma_k the load of the classes at or above k,\n"
+                 "    R = lambda E[S^2] / 2 over all classes = %s ms\n", r0);
+  for (size_t k = 0; k < m->nclasses; k++) {
+    if (!on_queue(m, pr, seen, k, p))
+      continue;
+    int level = m->classes[k].sched_class;
+    double above = 0, upto = 0, r = 0;
+    for (int j = 0; j <= level; j++) {
+      upto += rho[j];
+      r += resid[j];
+      above += j < level ? rho[j] : 0;
+    }
+    double mean = pr[k].main.mean;
+    double wait = (preempt ? r : all) / ((1 - above) * (1 - upto)) + (preempt ? mean * above / (1 - above) : 0);
+    double sum = 0;
+    int n = 0;
+    for (int a = 0; a < tl->nactors; a++)
+      if (tl->stats[a].klass == (int)k && !tl->stats[a].hidden && tl->stats[a].wave_end >= 0) {
+        sum += (double)(x[a].state[TS_ACTOR_READY] + x[a].state[TS_ACTOR_QUEUED]);
+        n++;
+      }
+    char a[32], b[32];
+    ms(a, sizeof a, wait);
+    ms(b, sizeof b, n ? sum / n : 0);
+    fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d jobs)\n", m->classes[k].name,
+            level_names[level], upto, a, b, n);
+  }
+}
+
 /* The classes seen whose actors run cpu steps on pool p pooled into one
  * Poisson stream (a sum of independent Poisson streams is Poisson): the rate
  * per ns into *lambda, the service of a job drawn from the mix into *mix
@@ -246,7 +347,7 @@ static int pool_classes(const ts_model *m, const program *pr, const char *seen, 
   snprintf(who, whocap, "classes");
   for (size_t k = 0; k < m->nclasses; k++) {
     const ts_class *c = &m->classes[k];
-    if (!seen[k] || c->pool != p || !(pr[k].main.terms || pr[k].why[0]))
+    if (!on_queue(m, pr, seen, k, p))
       continue;
     char reason[200] = "";
     double r = poisson_rate(c, reason, sizeof reason);
@@ -309,7 +410,7 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   double lambda = 0;
   int pooled = 0;
   for (size_t i = 0; i < m->nclasses; i++)
-    pooled += seen[i] && m->classes[i].pool == p && (pr[i].main.terms || pr[i].why[0]);
+    pooled += on_queue(m, pr, seen, i, p);
   if (pooled > 1) {
     pool_classes(m, pr, seen, p, &lambda, &mixed, who, sizeof who, why, sizeof why);
   } else {
@@ -339,8 +440,13 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     snprintf(why, sizeof why, "%s", shared);
   else if (nseen > pooled)
     snprintf(why, sizeof why, "%d other classes run elsewhere or only call", nseen - pooled);
+  int order = why[0] ? 0 : queue_order(m, p, pr, seen, why, sizeof why);
   if (why[0]) {
     no_mean_wait(out, lambda, svc, workers, why);
+    return;
+  }
+  if (order > 0 && lambda * svc->mean < 1) {
+    priority_form(out, tl, x, pr, seen, p, order == 2);
     return;
   }
   double sum = 0;
