@@ -205,6 +205,28 @@ START_TEST(viz_explain_open_arrivals_have_no_wave_law)
 }
 END_TEST
 
+/* Explain model (JSON text) in a one-worker scenario and return the number
+ * after want in its report (a simulated mean wait), which tail must follow;
+ * a missing want fails with the report's queueing-theory part (the whole
+ * report is too long for a Check message). */
+static double explained_sim(const char *model, const char *want, const char *tail)
+{
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
+                                sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  const char *theory = strstr(out, "\nqueueing theory");
+  const char *at = strstr(out, want);
+  ck_assert_msg(at, "missing \"%s\" in:%.2000s", want, theory ? theory : out);
+  char *end;
+  double sim = strtod(at + strlen(want), &end);
+  ck_assert_msg(strncmp(end, tail, strlen(tail)) == 0, "\"%s\" not followed by \"%s\"", want, tail);
+  free(out);
+  tu_rmtree(dir);
+  return sim;
+}
+
 /* An open model's queues against queueing theory: M/M/1 at load 0.5 on one
  * event loop (Pollaczek-Khinchine: rho / (mu (1 - rho)) = 1 ms), M/M/4 at
  * load 0.8 behind a server of 4 threads (Erlang C: P(wait) = 0.5964, mean
@@ -312,24 +334,16 @@ START_TEST(viz_explain_open_queue_theory)
   /* two Poisson classes on one loop are one Poisson stream of a mixed service: 300/s of exponential 0.5 ms
    * and 100/s of fixed 4 ms, E[S] = 0.75 * 0.5 + 0.25 * 4 = 1.375 ms, E[S^2] = 0.75 * 0.5 + 0.25 * 16 = 4.375,
    * Pollaczek-Khinchine 0.4 * 4.375 / (2 * 0.45) = 1.944 ms (it said "2 classes share the queues") */
-  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mc\", \"classes\": [{\"name\": \"small\", \"count\": 20000,"
-                                " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","
-                                " \"ms\": 0.5, \"dist\": \"exponential\"}]}, {\"name\": \"big\", \"count\": 8000, \"arrival\":"
-                                " {\"kind\": \"poisson\", \"rate_per_s\": 100}, \"program\": [{\"op\": \"cpu\", \"ms\": 4}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
-  const char *mix = "  - the main pool's event loops (I/O-callback queue): classes small, big, Poisson 400/s, service E[S] ="
-                    " 1.375 ms (mixed over the classes, cv 1.15)\n    rho = lambda E[S] / c = 0.55 with c = 1 server\n"
-                    "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
-                    "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1.944 ms; simulated ";
-  at = strstr(out, mix);
-  ck_assert_msg(at, "%s", out);
-  sim = atof(at + strlen(mix));
+  sim = explained_sim("{\"name\": \"mc\", \"classes\": [{\"name\": \"small\", \"count\": 20000, \"arrival\":"
+                      " {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.5,"
+                      " \"dist\": \"exponential\"}]}, {\"name\": \"big\", \"count\": 8000, \"arrival\": {\"kind\":"
+                      " \"poisson\", \"rate_per_s\": 100}, \"program\": [{\"op\": \"cpu\", \"ms\": 4}]}]}",
+                      "  - the main pool's event loops (I/O-callback queue): classes small, big, Poisson 400/s, service"
+                      " E[S] = 1.375 ms (mixed over the classes, cv 1.15)\n    rho = lambda E[S] / c = 0.55 with c = 1"
+                      " server\n    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
+                      "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1.944 ms; simulated ",
+                      " ms (mean of 28000 jobs)\n");
   ck_assert_msg(fabs(sim - 1.944) < 0.15, "simulated %g ms, Pollaczek-Khinchine on the mix 1.944 ms", sim);
-  ck_assert_ptr_nonnull(strstr(at, " ms (mean of 28000 jobs)\n"));
-  free(out);
-  tu_rmtree(dir);
   /* strict priority by queue class on one loop, every class yielding into the time-slice queue:
    * preemption.json's 300/s foreground and 400/s normal exponential 1 ms jobs; preemptive resume:
    * 0.3 / 0.7 = 0.4286 ms and 0.3 / 0.7 + 0.7 / (0.7 * 0.3) = 3.762 ms; without preemption (Cobham):
@@ -372,23 +386,16 @@ START_TEST(viz_explain_open_queue_theory)
   tu_rmtree(dir);
   /* M/D/4 at load 0.8: no closed form; Allen-Cunneen halves Erlang C's 0.7455 ms ((1 + 0^2) / 2), and the
    * simulated wait lies within 10% of it (it said "does not apply") */
-  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"md4\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
-                                " \"count\": 4}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 4}],"
-                                " \"classes\": [{\"name\": \"r\", \"count\": 40000, \"arrival\": {\"kind\": \"poisson\","
-                                " \"rate_per_s\": 3200}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
-                                " [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
-  const char *md4 = "    M/G/4 (fixed service, cv 0) has no exact closed form; Allen-Cunneen approximation\n"
-                    "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = 0.3728 ms with Erlang C's P(wait) = 0.5964;"
-                    " simulated ";
-  at = strstr(out, md4);
-  ck_assert_msg(at, "%s", out);
-  sim = atof(at + strlen(md4));
+  sim = explained_sim("{\"name\": \"md4\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 4}],"
+                      " \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 4}], \"classes\":"
+                      " [{\"name\": \"r\", \"count\": 40000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\":"
+                      " 3200}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\": [{\"op\": \"cpu\","
+                      " \"ms\": 1}]}]}]}",
+                      "    M/G/4 (fixed service, cv 0) has no exact closed form; Allen-Cunneen approximation\n"
+                      "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = 0.3728 ms with Erlang C's P(wait) = 0.5964;"
+                      " simulated ",
+                      " ms (mean of 40000 calls)\n");
   ck_assert_msg(fabs(sim - 0.3728) < 0.1 * 0.3728, "simulated %g ms, Allen-Cunneen 0.3728 ms", sim);
-  free(out);
-  tu_rmtree(dir);
 }
 END_TEST
 
