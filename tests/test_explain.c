@@ -232,6 +232,40 @@ START_TEST(explain_after_a_hop_uses_the_worker_reached)
 }
 END_TEST
 
+/* A caller's wait for a reply is split as the Gantt chart splits it: its
+ * call's wait in the server's queue, its request and reply legs, and (a
+ * line under the rows) its service, the handler's own states. rpc-server
+ * (priority_barrier, burst limit 8) with 2 ms request and 3 ms reply legs on
+ * the batches: the reads are served 1-11, batch i waits in the queue from 2
+ * to 11 + 10 i (mean 54 ms), travels 2 + 3 ms and is served 10 ms; read i
+ * waits i ms in the queue (mean 4.5) and has no legs. Before, one row "waiting for a
+ * reply" (59 ms) lumped queue and legs. A model without calls keeps the one
+ * name (the rows of states it has). */
+START_TEST(explain_splits_the_reply_wait_by_the_calls)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/rpc-server.json --axis policy=priority_barrier"
+                            " --set 'classes[0].program[0].request_ms=2' --set 'classes[0].program[0].reply_ms=3'",
+                            &out, NULL), 0);
+  const char *batch = strstr(out, "\nclass batch: "), *read = strstr(out, "\nclass read: ");
+  ck_assert_msg(batch && read, "%.3000s", out);
+  ck_assert_msg(strstr(batch, "    waiting for a reply: queued at the server            54 ms   78.3%\n"
+                              "    waiting for a reply: request or reply legs            5 ms    7.2%\n"
+                              "    = wave                                               69 ms\n"
+                              "  its calls (mean per actor): queued at the server 54 ms, request and reply legs 5 ms,"
+                              " service 10 ms\n") && strstr(batch, "\nclass read: ") == read,
+                "%.3000s", out);
+  ck_assert_msg(strstr(read, "    waiting for a reply: queued at the server           4.5 ms   81.8%\n") &&
+                    !strstr(read, "request or reply legs  ") && strstr(read, " request and reply legs 0 ms, service 1 ms\n"),
+                "%.3000s", out);
+  ck_assert_msg(!strstr(out, "    waiting for a reply  "), "%.3000s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/rr-wave.json --n 2 --workers 1", &out, NULL), 0);
+  ck_assert_msg(!strstr(out, "waiting for a reply") && !strstr(out, "its calls"), "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 Suite *explain_suite(void)
 {
   Suite *s = suite_create("explain");
@@ -239,7 +273,8 @@ Suite *explain_suite(void)
                               explain_law_is_processor_sharing_on_a_round_robin_queue,
                               explain_law_is_fifo_when_the_cpu_runs_to_completion,
                               explain_law_does_not_apply_to_a_priority_queue,
-                              explain_after_a_hop_uses_the_worker_reached, NULL};
+                              explain_after_a_hop_uses_the_worker_reached, explain_splits_the_reply_wait_by_the_calls,
+                              NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

@@ -202,6 +202,16 @@ START_TEST(viz_trace_page_colors_every_state)
       ck_assert_msg(strstr(page, key), "the trace page has no %s", key);
     }
   }
+  /* a wait for a reply split by the calls: the queue wait a color of its own, the legs the state's */
+  char key[96];
+  snprintf(key, sizeof key, "\"%s\": \"#", TS_TL_CALL_QUEUED);
+  const char *at = strstr(page, key);
+  ck_assert_msg(at, "the trace page has no color for \"%s\"", TS_TL_CALL_QUEUED);
+  for (int o = 0; o < TS_NSTATES; o++)
+    ck_assert_msg(strncmp(at + strlen(key) - 1, colors[o], 7), "the queue wait shares the color of \"%s\"",
+                  ts_state_get(o)->name);
+  snprintf(key, sizeof key, "\"%s\": \"%s\"", TS_TL_CALL_LEGS, colors[TS_ACTOR_CALL_WAIT]);
+  ck_assert_msg(strstr(page, key), "the trace page has no %s", key);
   free(page);
   free(path);
 }
@@ -258,6 +268,53 @@ START_TEST(viz_trace_lock_flows_and_counters)
 }
 END_TEST
 
+/* An actor's wait for a reply is split in its track as the Gantt chart
+ * splits it: the call's wait in the server's queue (its own slice, args
+ * naming the server) apart from the request and reply legs, the service in
+ * the handler's own states. rpc-server with 2 ms request and 3 ms reply legs
+ * on the batches (test_viz_gantt.c's viz_gantt_call_queue_wait_apart_from_legs):
+ * batch 0 travels 0-2, waits in sqlite's queue 2-11, runs its handler 11-21
+ * and its reply travels 21-24. A trace without calls has no such slice. */
+START_TEST(viz_trace_splits_the_reply_wait_by_the_calls)
+{
+  static const char *const legs[] = {"classes[0].program[0].request_ms=2", "classes[0].program[0].reply_ms=3"};
+  static const struct {
+    const char *name;
+    double t0, t1;
+  } want[] = {{TS_TL_CALL_LEGS, 0, 2000}, {TS_TL_CALL_QUEUED, 2000, 11000}, {"running", 11000, 21000},
+              {TS_TL_CALL_LEGS, 21000, 24000}};
+  ts_loaded L;
+  ts_timeline tl;
+  vu_record("scenarios/examples/rpc-server.json", legs, 2, 1, 1, &L, &tl);
+  cJSON *tree = ts_trace_build(&tl, NULL);
+  ck_assert_ptr_nonnull(tree);
+  size_t k = 0;
+  const cJSON *e;
+  cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(tree, "traceEvents"))
+  {
+    if (strcmp(vu_str(e, "ph"), "X") || strcmp(vu_str(e, "cat"), "state") || (int)vu_num(e, "tid") != tl.nworkers + 1)
+      continue; /* actor 0's states */
+    ck_assert_uint_lt(k, sizeof want / sizeof *want);
+    ck_assert_str_eq(vu_str(e, "name"), want[k].name);
+    ck_assert_double_eq_tol(vu_num(e, "ts"), want[k].t0, 1e-6);
+    ck_assert_double_eq_tol(vu_num(e, "ts") + vu_num(e, "dur"), want[k].t1, 1e-6);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    ck_assert_str_eq(vu_str(args, "server"), strcmp(want[k].name, TS_TL_CALL_QUEUED) ? "" : "sqlite");
+    k++;
+  }
+  ck_assert_uint_eq(k, sizeof want / sizeof *want);
+  cJSON_Delete(tree);
+  vu_release(&L, &tl);
+  vu_record(RR, NULL, 0, 3, 1, &L, &tl);
+  tree = ts_trace_build(&tl, NULL);
+  char *text = cJSON_PrintUnformatted(tree);
+  ck_assert_msg(!strstr(text, "waiting for a reply"), "%.2000s", text);
+  cJSON_free(text);
+  cJSON_Delete(tree);
+  vu_release(&L, &tl);
+}
+END_TEST
+
 START_TEST(viz_trace_cli_writes_file)
 {
   char args[2048], *out, path[1024];
@@ -302,7 +359,7 @@ Suite *viz_trace_suite(void)
   Suite *s = suite_create("viz_trace");
   const TTest *const core[] = {viz_timeline_matches_stats, viz_trace_page_colors_every_state,
                                viz_trace_zero_cache_n4_slices_once_in_order, viz_trace_lock_flows_and_counters,
-                               viz_state_worker_past_int16_is_unknown, NULL};
+                               viz_state_worker_past_int16_is_unknown, viz_trace_splits_the_reply_wait_by_the_calls, NULL};
   const TTest *const cli[] = {viz_trace_cli_writes_file, NULL};
   const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);

@@ -60,7 +60,7 @@ typedef struct class_sum {
   int count, unfinished;
   double wave, state[TS_NSTATES], held[TS_NSTATES];
   double wait_others, wait_loop, wait_idle, io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers,
-      slices, yields, cpu;
+      slices, yields, cpu, call_queued, call_service;
   ts_time wmin, wmax;
 } class_sum;
 
@@ -93,13 +93,16 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->slices += (double)tl->stats[a].slices;
     s->yields += (double)tl->stats[a].yields;
     s->cpu += (double)tl->stats[a].cpu;
+    s->call_queued += (double)e->call_queued;
+    s->call_service += (double)e->call_service;
     s->wmin = e->wave < s->wmin ? e->wave : s->wmin;
     s->wmax = e->wave > s->wmax ? e->wave : s->wmax;
   }
   double n = s->count ? s->count : 1;
   double *f[] = {&s->wave,   &s->wait_others, &s->wait_loop, &s->wait_idle, &s->io_busy,
                  &s->sleep_busy, &s->other_gap, &s->outside, &s->busy,   &s->queued,
-                 &s->loop,   &s->peers,       &s->slices,    &s->yields,    &s->cpu};
+                 &s->loop,   &s->peers,       &s->slices,    &s->yields,    &s->cpu,
+                 &s->call_queued, &s->call_service};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     *f[i] /= n;
   for (int i = 0; i <= TS_ACTOR_DONE; i++) {
@@ -132,28 +135,21 @@ static double median_wave(const ts_timeline *tl, const ts_explain_actor *x, int 
 
 /* What class k's actors with a wave did between their arrival and their
  * wave_start (a connect, a wait for the batch, an admission): per state,
- * mean per actor, into t[TS_NSTATES]. Returns the mean total (0: each wave
- * began at its actor's arrival). */
+ * mean per actor, into t[TS_NSTATES + 1] (ts_explain_state_times). Returns
+ * the mean total (0: each wave began at its actor's arrival). */
 static double before_wave(const ts_timeline *tl, int k, double *t)
 {
   int n = 0;
   double total = 0;
-  for (int st = 0; st < TS_NSTATES; st++)
+  for (int st = 0; st <= TS_NSTATES; st++)
     t[st] = 0;
   for (int a = 0; a < tl->nactors; a++) {
     if (!has_wave(tl, a, k))
       continue;
     n++;
-    ts_time t0 = tl->stats[a].arrive, t1 = tl->stats[a].wave_start;
-    for (size_t i = tl->state_at[a]; t1 > t0 && i < tl->state_at[a + 1]; i++) {
-      const ts_tl_state *e = &tl->states[i];
-      ts_time s0 = e->t > t0 ? e->t : t0, s1 = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
-      s1 = s1 < t1 ? s1 : t1;
-      if (s1 > s0)
-        t[e->state] += (double)(s1 - s0);
-    }
+    ts_explain_state_times(tl, a, tl->stats[a].arrive, tl->stats[a].wave_start, t);
   }
-  for (int st = 0; st < TS_NSTATES && n; st++)
+  for (int st = 0; st <= TS_NSTATES && n; st++)
     total += t[st] /= n;
   return total;
 }
@@ -163,7 +159,7 @@ static double before_wave(const ts_timeline *tl, int k, double *t)
  * each state that took time, largest first. */
 static void before_wave_line(FILE *out, const ts_timeline *tl, int k)
 {
-  double t[TS_NSTATES];
+  double t[TS_NSTATES + 1];
   double total = before_wave(tl, k, t);
   if (strcmp(ms(total).s, "0") == 0)
     return;
@@ -171,13 +167,14 @@ static void before_wave_line(FILE *out, const ts_timeline *tl, int k)
   fprintf(out, "  before its wave (arrival to wave_start, not in the wave): %s ms per actor, mean:\n   ", ms(total).s);
   for (int shown = 0;; shown++) {
     int best = -1;
-    for (int st = 0; st < TS_NSTATES; st++)
+    for (int i = 0; i <= TS_NSTATES; i++) {
+      int st = ts_explain_state_at(i);
       if (t[st] > 0 && (best < 0 || t[st] > t[best]))
         best = st;
+    }
     if (best < 0)
       break;
-    const ts_state_info *si = ts_state_get(best);
-    fprintf(out, "%s %s %s", shown ? "," : "", thread && si->thread_name ? si->thread_name : si->name, ms(t[best]).s);
+    fprintf(out, "%s %s %s", shown ? "," : "", ts_explain_state_label(tl, best, thread), ms(t[best]).s);
     t[best] = 0;
   }
   fprintf(out, "\n");
@@ -272,10 +269,17 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
     int done = 0;
     for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
       done |= shown[i] == st;
-    if (!done && s->state[st] > 0)
-      row(out, ts_state_get(st)->name, s->state[st], s->wave);
+    int split = st == TS_ACTOR_CALL_WAIT && tl->ncall_spans > 0; /* by the calls: the queue wait, the legs */
+    if (split && s->call_queued > 0)
+      row(out, ts_explain_state_label(tl, TS_NSTATES, 0), s->call_queued, s->wave);
+    if (!done && s->state[st] - (split ? s->call_queued : 0) > 0)
+      row(out, ts_explain_state_label(tl, st, 0), s->state[st] - (split ? s->call_queued : 0), s->wave);
   }
   row(out, "= wave", s->wave, 0);
+  if (tl->ncall_spans > 0 && s->state[TS_ACTOR_CALL_WAIT] + s->call_service > 0)
+    fprintf(out, "  its calls (mean per actor): queued at the server %s ms, request and reply legs %s ms, service %s ms\n"
+            "  (a call's service runs its handler, whose own CPU and waits are in the rows above)\n",
+            ms(s->call_queued).s, ms(s->state[TS_ACTOR_CALL_WAIT] - s->call_queued).s, ms(s->call_service).s);
   double waited = s->state[TS_ACTOR_QUEUED] + s->state[TS_ACTOR_READY] + s->state[TS_ACTOR_LOCK_WAIT];
   fprintf(out, "  while it waited (queue, %s, lock: %s ms) its worker ran:\n", rw.short_, ms(waited).s);
   row(out, "other actors' CPU", s->wait_others, waited);

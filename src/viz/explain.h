@@ -42,6 +42,10 @@ typedef struct ts_explain_actor {
   ts_time queued_cpu;                  /* CPU in timed (time-sliced) steps, whole run */
   ts_time loop_cpu;                    /* other CPU, plus its share of loop overhead */
   int peers;                           /* actors on that worker, itself included */
+  ts_time call_queued;                 /* of state[TS_ACTOR_CALL_WAIT]: its calls' waits in the servers'
+                                          queues (ts_timeline_call_wait_parts); the rest: their legs */
+  ts_time call_service;                /* its calls' service within the window, admission to end (the
+                                          handler's own states, a nested call's wait included) */
 } ts_explain_actor;
 
 /* Account every actor of tl into out[tl->nactors]. Returns 0, or -1 when
@@ -84,6 +88,19 @@ int ts_explain_contention(FILE *out, const ts_timeline *tl);
  * wait, and the service of each class of call that ran while they were
  * queued. Nothing without servers. Returns 0, or -1 when memory runs out. */
 int ts_explain_calls(FILE *out, const ts_timeline *tl);
+
+/* Actor a's time in each state within [t0, t1) added into t[TS_NSTATES + 1],
+ * its wait for a reply split by its calls: t[TS_NSTATES] the waits in the
+ * servers' queues, t[TS_ACTOR_CALL_WAIT] the rest (the request and reply
+ * legs). Not arrived (TS_ACTOR_NEW) counts from a's first recorded state. */
+void ts_explain_state_times(const ts_timeline *tl, int a, ts_time t0, ts_time t1, double *t);
+/* The name of entry st of such an array: the state's (on a thread worker
+ * its thread_name when `thread`), the two parts of a wait for a reply named
+ * apart when the run made calls. */
+const char *ts_explain_state_label(const ts_timeline *tl, int st, int thread);
+/* The entry of such an array to print i-th (i in [0, TS_NSTATES]): the
+ * states in their order, the wait in a queue just before the legs. */
+int ts_explain_state_at(int i);
 
 /* What class k's actors did from their arrival to the end of the run, mean
  * per actor and state: for a class none of whose waves ended. */

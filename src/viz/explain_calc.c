@@ -193,7 +193,15 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   ts_time own = 0, others = 0, loop = 0;
   busy_within(tl, bw, w, a, hopped, ws, we, &own, &others, &loop);
   x->outside = busy[w] - (own + others + loop);
-  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
+  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1], k = tl->call_span_at[a];
+  ts_time parts[2] = {0, 0}; /* its waits for a reply: in the servers' queues, the legs */
+  for (size_t j = k; j < tl->call_span_at[a + 1]; j++) {
+    const ts_tl_callspan *c = &tl->call_spans[j];
+    ts_time s0 = c->admitted > ws ? c->admitted : ws, s1 = c->done >= 0 ? c->done : tl->end;
+    s1 = s1 < we ? s1 : we;
+    if (c->admitted >= 0 && s1 > s0)
+      x->call_service += s1 - s0;
+  }
   for (size_t i = lo; i < hi; i++) {
     int s = tl->states[i].state;
     ts_time s0 = tl->states[i].t > ws ? tl->states[i].t : ws;
@@ -201,6 +209,8 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
     s1 = s1 < we ? s1 : we;
     if (s1 <= s0)
       continue;
+    if (s == TS_ACTOR_CALL_WAIT)
+      ts_timeline_call_wait_parts(tl, a, &k, s0, s1, ts_timeline_call_part_add, parts);
     ts_time o = 0, oth = 0, l = 0;
     if (s == TS_ACTOR_RUNNING)
       continue; /* its own CPU: B counts it, as the wave does */
@@ -218,6 +228,7 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
       x->other_gap += (s1 - s0) - (o + oth + l);
     }
   }
+  x->call_queued = parts[0];
 }
 
 int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)

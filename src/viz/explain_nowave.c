@@ -15,32 +15,63 @@ static double ms(double ns)
   return ns / 1e6;
 }
 
+/* Add a part of a wait for a reply to data (double[TS_NSTATES + 1]). */
+static void add_part(void *data, const ts_tl_callspan *c, ts_time t0, ts_time t1)
+{
+  ((double *)data)[c ? TS_NSTATES : TS_ACTOR_CALL_WAIT] += (double)(t1 - t0);
+}
+
+void ts_explain_state_times(const ts_timeline *tl, int a, ts_time t0, ts_time t1, double *t)
+{
+  size_t k = tl->call_span_at[a];
+  for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) {
+    const ts_tl_state *e = &tl->states[i];
+    ts_time s0 = e->t > t0 ? e->t : t0, s1 = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
+    s1 = s1 < t1 ? s1 : t1;
+    if (s1 > s0 && e->state == TS_ACTOR_CALL_WAIT)
+      ts_timeline_call_wait_parts(tl, a, &k, s0, s1, add_part, t);
+    else if (s1 > s0)
+      t[e->state] += (double)(s1 - s0);
+  }
+}
+
+int ts_explain_state_at(int i)
+{
+  return i < TS_ACTOR_CALL_WAIT ? i : i == TS_ACTOR_CALL_WAIT ? TS_NSTATES : i - 1;
+}
+
+const char *ts_explain_state_label(const ts_timeline *tl, int st, int thread)
+{
+  if (st == TS_NSTATES)
+    return TS_TL_CALL_QUEUED;
+  if (st == TS_ACTOR_CALL_WAIT && tl->ncall_spans > 0)
+    return "waiting for a reply: request or reply legs"; /* TS_TL_CALL_LEGS in a row's 42 columns */
+  const ts_state_info *si = ts_state_get(st);
+  return thread && si->thread_name ? si->thread_name : si->name;
+}
+
 void ts_explain_run_states(FILE *out, const ts_timeline *tl, int k)
 {
-  double t[TS_NSTATES] = {0}, total = 0;
+  double t[TS_NSTATES + 1] = {0}, total = 0;
   int n = 0;
   for (int a = 0; a < tl->nactors; a++) {
     if (tl->stats[a].klass != k || tl->stats[a].hidden || tl->state_at[a] == tl->state_at[a + 1])
       continue;
     n++;
-    for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) {
-      const ts_tl_state *e = &tl->states[i];
-      ts_time t1 = i + 1 < tl->state_at[a + 1] ? tl->states[i + 1].t : tl->end;
-      if (e->state != TS_ACTOR_NEW && e->state != TS_ACTOR_DONE && t1 > e->t)
-        t[e->state] += (double)(t1 - e->t);
-    }
+    ts_explain_state_times(tl, a, 0, TS_TIME_MAX, t);
   }
   if (!n)
     return;
-  for (int st = 0; st < TS_NSTATES; st++)
+  t[TS_ACTOR_NEW] = t[TS_ACTOR_DONE] = 0;
+  for (int st = 0; st <= TS_NSTATES; st++)
     total += t[st] /= n;
   fprintf(out, "  what they did from their arrival to the end of the run (%.3f ms; mean per actor):\n",
           ms((double)tl->end));
   int thread = tl->model->pools[tl->model->classes[k].pool].kind == TS_WORKER_THREAD;
-  for (int st = 0; st < TS_NSTATES; st++) {
-    const ts_state_info *si = ts_state_get(st);
+  for (int i = 0; i <= TS_NSTATES; i++) {
+    int st = ts_explain_state_at(i);
     if (t[st] > 0)
-      fprintf(out, "    %-42s %12.3f ms %6.1f%%\n", thread && si->thread_name ? si->thread_name : si->name, ms(t[st]),
+      fprintf(out, "    %-42s %12.3f ms %6.1f%%\n", ts_explain_state_label(tl, st, thread), ms(t[st]),
               100 * t[st] / total);
   }
   fprintf(out, "    %-42s %12.3f ms\n", "= in the run", ms(total));

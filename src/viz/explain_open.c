@@ -66,7 +66,7 @@ void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
       continue;
     fprintf(out,
             "  - server %s (pool %s): calls wait in its %s queue for one of %d places in service;\n"
-            "    \"waiting for a reply\" above is that wait (the handler's CPU is own CPU)\n",
+            "    \"" TS_TL_CALL_QUEUED "\" above is that wait (the handler's CPU is own CPU)\n",
             d->name, m->pools[d->pool].name, d->policy->name, d->concurrency);
   }
   free(calls);

@@ -6,16 +6,15 @@
  * 64 distinct values (62 actor glyphs, OTHER and LOOP), so the tally never
  * drops one: a cell's covered time is exact, and a worker cell is blank only
  * when the worker was idle for most of it. An actor waiting for a call's
- * reply (TS_ACTOR_CALL_WAIT) is split by the run's call records: QUEUED_CALL
- * from its request's arrival at the server (ts_tl_call ev 0) to the start
- * of its service (ev 1, or ev 2 when it never started: refused, timed out),
- * the state itself for the rest (the request and reply legs); in service the
+ * reply (TS_ACTOR_CALL_WAIT) is split by the run's calls
+ * (ts_timeline_call_wait_parts): QUEUED_CALL from its request's arrival at
+ * the server to the start of its service (or its end when it never started:
+ * refused, timed out), the state itself for the rest (the request and reply legs); in service the
  * actor runs the handler, drawn in the handler's own states. A window (--from, --to) draws
  * [t0, t1) of the run: times are clipped to it and column k covers
  * t0 + [k, k + 1) * step. */
 #include "viz/gantt.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +31,6 @@ typedef struct tally {
   int n;
 } tally;
 
-/* A call's wait in its server's queue: [t0, t1). */
-typedef struct qspan {
-  ts_time t0, t1;
-} qspan;
-
 typedef struct chart {
   const ts_timeline *tl;
   const ts_gantt_opts *o;
@@ -50,8 +44,6 @@ typedef struct chart {
   int shown;         /* actor rows drawn: rows[0 .. shown - 1] */
   int *rows;         /* the actors drawn, in order */
   tally *cells;
-  qspan *queued;     /* each call's wait in its server's queue, by actor, in time order */
-  size_t *queued_at; /* nactors + 1 offsets into queued */
 } chart;
 
 static void add(tally *t, int v, ts_time d)
@@ -224,82 +216,10 @@ static void end_note(const chart *c, int a, char *buf, size_t len)
     snprintf(buf, len, "%s", fixed[k]);
 }
 
-/* c->queued and c->queued_at from the run's call records: an actor has at
- * most one call in a queue at a time (a handler's own call waits after its
- * caller's was admitted), so each queueing (ev 0) ends at the actor's next
- * admission or end (ev 1, 2); one still queued ends with the run. Returns 0,
- * or -1 when memory runs out. */
-static int queued_calls(chart *c)
+/* A part of a wait for a reply (ts_timeline_call_wait_parts) into the chart c (data). */
+static void span_part(void *data, const ts_tl_callspan *q, ts_time t0, ts_time t1)
 {
-  const ts_timeline *tl = c->tl;
-  size_t n = (size_t)tl->nactors;
-  c->queued_at = calloc(n + 2, sizeof *c->queued_at);
-  size_t *open = malloc((n + 1) * sizeof *open);
-  if (!c->queued_at || !open) {
-    free(open);
-    return -1;
-  }
-  for (size_t i = 0; i < tl->ncalls; i++)
-    if (tl->calls[i].ev == 0 && tl->calls[i].actor >= 0 && (size_t)tl->calls[i].actor < n)
-      c->queued_at[tl->calls[i].actor + 2]++;
-  for (size_t a = 0; a < n; a++)
-    c->queued_at[a + 2] += c->queued_at[a + 1];
-  c->queued = malloc((c->queued_at[n + 1] + 1) * sizeof *c->queued);
-  if (!c->queued) {
-    free(open);
-    return -1;
-  }
-  for (size_t a = 0; a < n; a++)
-    open[a] = SIZE_MAX;
-  for (size_t i = 0; i < tl->ncalls; i++) { /* queued_at[a + 1]: the next of a's while filling */
-    const ts_tl_call *e = &tl->calls[i];
-    if (e->actor < 0 || (size_t)e->actor >= n)
-      continue;
-    if (e->ev == 0) {
-      open[e->actor] = c->queued_at[e->actor + 1]++;
-      c->queued[open[e->actor]] = (qspan){e->t, tl->end};
-    } else if (open[e->actor] != SIZE_MAX) {
-      c->queued[open[e->actor]].t1 = e->t;
-      open[e->actor] = SIZE_MAX;
-    }
-  }
-  free(open);
-  return 0;
-}
-
-/* Actor a's wait for a reply over [t0, t1), split into its call's wait in
- * the server's queue (QUEUED_CALL) and the rest (TS_ACTOR_CALL_WAIT), each
- * part given to fn with c and data; *k: the first of a's queue waits that
- * may still overlap (advanced: a's waits come in time order). */
-static void call_wait_parts(const chart *c, int a, size_t *k, ts_time t0, ts_time t1,
-                            void (*fn)(void *data, int v, ts_time t0, ts_time t1), void *data)
-{
-  size_t hi = c->queued_at[a + 1];
-  while (*k < hi && c->queued[*k].t1 <= t0)
-    (*k)++;
-  ts_time at = t0;
-  for (size_t j = *k; j < hi && c->queued[j].t0 < t1; j++) {
-    ts_time lo = c->queued[j].t0 > at ? c->queued[j].t0 : at, up = c->queued[j].t1 < t1 ? c->queued[j].t1 : t1;
-    if (lo >= up)
-      continue;
-    if (lo > at)
-      fn(data, TS_ACTOR_CALL_WAIT, at, lo);
-    fn(data, QUEUED_CALL, lo, up);
-    at = up;
-  }
-  if (at < t1)
-    fn(data, TS_ACTOR_CALL_WAIT, at, t1);
-}
-
-/* Add a part's length to data's (ts_time[2]) queued (0) or other (1) total. */
-static void add_part(void *data, int v, ts_time t0, ts_time t1)
-{
-  ((ts_time *)data)[v == QUEUED_CALL ? 0 : 1] += t1 - t0;
-}
-
-static void span_part(void *data, int v, ts_time t0, ts_time t1)
-{
-  span(data, v, t0, t1);
+  span(data, q ? QUEUED_CALL : TS_ACTOR_CALL_WAIT, t0, t1);
 }
 
 static void actor_rows(chart *c, FILE *out, int a)
@@ -308,12 +228,12 @@ static void actor_rows(chart *c, FILE *out, int a)
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
   ts_time prev_t = 0;
   int prev = TS_ACTOR_NEW;
-  size_t k = c->queued_at[a];
+  size_t k = tl->call_span_at[a];
   clear(c);
   for (size_t i = lo; i <= hi; i++) {
     ts_time t = i < hi ? tl->states[i].t : tl->end;
     if (prev == TS_ACTOR_CALL_WAIT)
-      call_wait_parts(c, a, &k, prev_t, t, span_part, c);
+      ts_timeline_call_wait_parts(tl, a, &k, prev_t, t, span_part, c);
     else
       span(c, prev == TS_ACTOR_NEW || prev == TS_ACTOR_DONE ? BLANK : prev, prev_t, t);
     if (i < hi) {
@@ -449,17 +369,18 @@ static void legend(chart *c, FILE *out)
   ts_time call_parts[2] = {0, 0}; /* the run's waits for a reply: in a server's queue, the rest */
   if (seen[TS_ACTOR_CALL_WAIT] && c->tl->ncalls > 0)
     for (int x = 0; x < c->tl->nactors; x++)
-      for (size_t i = c->tl->state_at[x], k = c->queued_at[x]; i < c->tl->state_at[x + 1]; i++)
+      for (size_t i = c->tl->state_at[x], k = c->tl->call_span_at[x]; i < c->tl->state_at[x + 1]; i++)
         if (c->tl->states[i].state == TS_ACTOR_CALL_WAIT)
-          call_wait_parts(c, x, &k, c->tl->states[i].t,
-                          i + 1 < c->tl->state_at[x + 1] ? c->tl->states[i + 1].t : c->tl->end, add_part, call_parts);
+          ts_timeline_call_wait_parts(c->tl, x, &k, c->tl->states[i].t,
+                                      i + 1 < c->tl->state_at[x + 1] ? c->tl->states[i + 1].t : c->tl->end,
+                                      ts_timeline_call_part_add, call_parts);
   for (int st = 0; st < TS_NSTATES; st++) {
     const ts_state_info *info = ts_state_get(st);
     if (!seen[st] || st == TS_ACTOR_RUNNING || st == TS_ACTOR_QUEUED || st == TS_ACTOR_READY || st == TS_ACTOR_IO ||
         st == TS_ACTOR_LOCK_WAIT || st == TS_ACTOR_NEW || st == TS_ACTOR_DONE)
       continue;
     if (st == TS_ACTOR_CALL_WAIT && call_parts[0] > 0)
-      ac[n++] = a ? "q waiting for a reply: queued at the server" : "\u25cf waiting for a reply: queued at the server";
+      ac[n++] = a ? "q " TS_TL_CALL_QUEUED : "\u25cf " TS_TL_CALL_QUEUED;
     if (st == TS_ACTOR_CALL_WAIT && call_parts[0] > 0 && call_parts[1] == 0)
       continue;
     snprintf(more[st], sizeof more[st], "%s %s%s", a ? info->ascii : info->glyph, info->name,
@@ -602,10 +523,8 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
     return -1;
   c.windowed = c.t0 > 0 || c.t1 < tl->end;
   int npresent = pick_rows(&c);
-  if (npresent < 0 || queued_calls(&c)) {
+  if (npresent < 0) {
     free(c.rows);
-    free(c.queued);
-    free(c.queued_at);
     return -1;
   }
   int shown = c.shown;
@@ -631,8 +550,6 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   c.cells = calloc((size_t)c.cols, sizeof *c.cells);
   if (!c.cells) {
     free(c.rows);
-    free(c.queued);
-    free(c.queued_at);
     return -1;
   }
   char from[32], to[32], end[32], step[32];
@@ -661,7 +578,5 @@ int ts_gantt_render(FILE *out, const ts_timeline *tl, const ts_gantt_opts *o)
   legend(&c, out);
   free(c.cells);
   free(c.rows);
-  free(c.queued);
-  free(c.queued_at);
   return 0;
 }

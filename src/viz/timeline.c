@@ -154,6 +154,61 @@ static int group_by_actor(void *v, size_t n, size_t size, size_t off, int nactor
   return 0;
 }
 
+/* tl->call_spans and call_span_at from the call records (time order): a
+ * call opens at its queueing (ev 0) and its next admission or end (ev 1, 2)
+ * closes the queue wait; an admitted call is in service until the next end
+ * that no later admitted call of the actor claims first (a handler's own
+ * calls nest inside its caller's service: a stack). Returns 0 or -1. */
+static int pair_calls(ts_timeline *tl)
+{
+  size_t n = (size_t)tl->nactors, none = SIZE_MAX;
+  tl->call_span_at = calloc(n + 2, sizeof *tl->call_span_at);
+  size_t *open = malloc((n + 1) * sizeof *open), *top = malloc((n + 1) * sizeof *top);
+  size_t *below = NULL;
+  int rc = -1;
+  if (!tl->call_span_at || !open || !top)
+    goto done;
+  for (size_t i = 0; i < tl->ncalls; i++)
+    if (tl->calls[i].ev == 0 && tl->calls[i].actor >= 0 && (size_t)tl->calls[i].actor < n)
+      tl->call_span_at[tl->calls[i].actor + 2]++;
+  for (size_t a = 0; a < n; a++)
+    tl->call_span_at[a + 2] += tl->call_span_at[a + 1];
+  tl->ncall_spans = tl->call_span_at[n + 1];
+  tl->call_spans = malloc((tl->ncall_spans + 1) * sizeof *tl->call_spans);
+  below = malloc((tl->ncall_spans + 1) * sizeof *below); /* the call in service under each (the stack) */
+  if (!tl->call_spans || !below)
+    goto done;
+  for (size_t a = 0; a < n; a++)
+    open[a] = top[a] = none;
+  for (size_t i = 0; i < tl->ncalls; i++) { /* call_span_at[a + 1]: the next of a's while filling */
+    const ts_tl_call *e = &tl->calls[i];
+    if (e->actor < 0 || (size_t)e->actor >= n)
+      continue;
+    size_t a = (size_t)e->actor;
+    if (e->ev == 0) {
+      open[a] = tl->call_span_at[a + 1]++;
+      tl->call_spans[open[a]] = (ts_tl_callspan){e->t, -1, -1, e->server, e->klass};
+    } else if (open[a] != none && e->ev == 1) {
+      tl->call_spans[open[a]].admitted = e->t;
+      below[open[a]] = top[a];
+      top[a] = open[a];
+      open[a] = none;
+    } else if (open[a] != none) { /* refused or timed out in the queue */
+      tl->call_spans[open[a]].done = e->t;
+      open[a] = none;
+    } else if (e->ev == 2 && top[a] != none) {
+      tl->call_spans[top[a]].done = e->t;
+      top[a] = below[top[a]];
+    }
+  }
+  rc = 0;
+done:
+  free(open);
+  free(top);
+  free(below);
+  return rc;
+}
+
 /* A span's sample: kept when it ended in the measurement window, as the
  * world keeps it for tssim run (ts__span_sample). */
 static void on_span(void *data, ts_time t, int span, ts_time duration)
@@ -268,7 +323,8 @@ int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int wor
   if (group_by_actor(tl->states, tl->nstates, sizeof *tl->states, offsetof(ts_tl_state, actor), tl->nactors,
                      &tl->state_at) ||
       group_by_actor(tl->locks, tl->nlocks, sizeof *tl->locks, offsetof(ts_tl_lock, actor), tl->nactors,
-                     &tl->lock_at))
+                     &tl->lock_at) ||
+      pair_calls(tl))
     return -1;
   return rc == TS_WORLD_STUCK ? -2 : 0;
 }
@@ -325,6 +381,8 @@ void ts_timeline_finish(ts_timeline *tl)
   free(tl->wakes);
   free(tl->blocks);
   free(tl->calls);
+  free(tl->call_spans);
+  free(tl->call_span_at);
   free(tl->mutex_wait);
   free(tl->lock_stat);
   free(tl->site_stat);
@@ -352,6 +410,38 @@ const char *ts_timeline_entry_state_name(const ts_timeline *tl, const ts_tl_stat
 {
   const ts_state_info *info = ts_state_get(e->state);
   return info->thread_name && ts_timeline_entry_on_thread(tl, e) ? info->thread_name : info->name;
+}
+
+ts_time ts_timeline_call_queue_end(const ts_timeline *tl, const ts_tl_callspan *c)
+{
+  return c->admitted >= 0 ? c->admitted : c->done >= 0 ? c->done : tl->end;
+}
+
+void ts_timeline_call_wait_parts(const ts_timeline *tl, int a, size_t *k, ts_time t0, ts_time t1,
+                                 ts_tl_call_part_fn fn, void *data)
+{
+  size_t hi = tl->call_span_at ? tl->call_span_at[a + 1] : 0;
+  while (*k < hi && ts_timeline_call_queue_end(tl, &tl->call_spans[*k]) <= t0)
+    (*k)++;
+  ts_time at = t0;
+  for (size_t j = *k; j < hi && tl->call_spans[j].queued < t1; j++) {
+    const ts_tl_callspan *c = &tl->call_spans[j];
+    ts_time end = ts_timeline_call_queue_end(tl, c);
+    ts_time lo = c->queued > at ? c->queued : at, up = end < t1 ? end : t1;
+    if (lo >= up)
+      continue;
+    if (lo > at)
+      fn(data, NULL, at, lo);
+    fn(data, c, lo, up);
+    at = up;
+  }
+  if (at < t1)
+    fn(data, NULL, at, t1);
+}
+
+void ts_timeline_call_part_add(void *data, const ts_tl_callspan *c, ts_time t0, ts_time t1)
+{
+  ((ts_time *)data)[c ? 0 : 1] += t1 - t0;
 }
 
 static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)

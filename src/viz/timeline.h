@@ -72,6 +72,20 @@ typedef struct ts_tl_call {
   int actor, server, klass, ev;
 } ts_tl_call;
 
+/* One call of an actor, paired from the call records: its request reached
+ * server's queue at `queued` (ev 0), its service began at `admitted` (ev 1;
+ * -1: never, refused or timed out there) and it ended at `done` (ev 2: its
+ * handler's end, or the refusal or timeout; -1: not by the end of the run). */
+typedef struct ts_tl_callspan {
+  ts_time queued, admitted, done;
+  int server, klass;
+} ts_tl_callspan;
+
+/* The names of a wait for a reply split by the calls (gantt's legend, the
+ * trace's slices, explain's rows): the wait in the server's queue, the rest. */
+#define TS_TL_CALL_QUEUED "waiting for a reply: queued at the server"
+#define TS_TL_CALL_LEGS "waiting for a reply: request or reply on the way"
+
 typedef struct ts_timeline {
   const ts_model *model;
   int n;
@@ -104,6 +118,10 @@ typedef struct ts_timeline {
   size_t nblocks, cap_blocks;
   ts_tl_call *calls;
   size_t ncalls, cap_calls;
+  ts_tl_callspan *call_spans; /* the calls, grouped by actor after recording, each actor's in the
+                                 order they were queued (so their queue waits in time order) */
+  size_t ncall_spans;
+  size_t *call_span_at;       /* nactors + 1 offsets into call_spans */
   double *mutex_wait;         /* [model locks]: ns actors waited for each mutex, the whole run */
   int64_t mutex_contended;
   ts_mutex_stat *lock_stat;   /* [model locks]: contention per mutex declaration, the whole run */
@@ -164,6 +182,23 @@ const char *ts_timeline_state_name(int state);
 const char *ts_timeline_entry_state_name(const ts_timeline *tl, const ts_tl_state *e);
 /* Whether the worker of state change e (e->worker; unknown: its actor's home) is a thread. */
 int ts_timeline_entry_on_thread(const ts_timeline *tl, const ts_tl_state *e);
+
+/* When call c's wait in its server's queue ended: its admission, else its
+ * end (refused, timed out), else the run's end. */
+ts_time ts_timeline_call_queue_end(const ts_timeline *tl, const ts_tl_callspan *c);
+/* A part of a wait for a reply, [t0, t1): c is the call whose wait in its
+ * server's queue it is, or NULL for the rest (the request and reply legs). */
+typedef void (*ts_tl_call_part_fn)(void *data, const ts_tl_callspan *c, ts_time t0, ts_time t1);
+/* Actor a's wait for a reply over [t0, t1) (a stretch of its
+ * TS_ACTOR_CALL_WAIT) split by its calls, each part given to fn with data,
+ * in time order (an actor has at most one call in a queue at a time: a
+ * handler's own call waits after its caller's was admitted). *k: the first
+ * of a's calls that may still overlap; start at tl->call_span_at[a] and
+ * keep it over a's stretches in time order (it only advances). */
+void ts_timeline_call_wait_parts(const ts_timeline *tl, int a, size_t *k, ts_time t0, ts_time t1,
+                                 ts_tl_call_part_fn fn, void *data);
+/* Add a part's length to data (ts_time[2]): [0] in a server's queue, [1] the rest. */
+void ts_timeline_call_part_add(void *data, const ts_tl_callspan *c, ts_time t0, ts_time t1);
 
 /* Time actor a spent in each state (indexed by ts_actor_state) within [t0, t1),
  * added into out[TS_NSTATES]. When `lock_only`, only the time it held

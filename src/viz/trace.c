@@ -182,11 +182,29 @@ static void flow(builder *b, const char *name, int pid0, int tid0, ts_time t0, i
   str(b, f, "bp", "e");
 }
 
+/* Where a part of a wait for a reply goes: an actor's track. */
+typedef struct track {
+  builder *b;
+  int pid, tid;
+} track;
+
+/* A part of a wait for a reply (ts_timeline_call_wait_parts) as a slice of
+ * its own on the track (data): the wait in a server's queue, named by the
+ * server, or the request and reply legs. */
+static void call_part(void *data, const ts_tl_callspan *c, ts_time t0, ts_time t1)
+{
+  track *k = data;
+  cJSON *o = complete(k->b, c ? TS_TL_CALL_QUEUED : TS_TL_CALL_LEGS, "state", k->pid, k->tid, t0, t1);
+  if (c)
+    str(k->b, args(k->b, o), "server", k->b->tl->model->servers[c->server].name);
+}
+
 static void actor_states(builder *b, int a)
 {
   const ts_timeline *tl = b->tl;
   int pid = actor_pid(tl, a), tid = actor_tid(tl, a);
-  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1];
+  size_t lo = tl->state_at[a], hi = tl->state_at[a + 1], k = tl->call_span_at[a];
+  track tr = {b, pid, tid};
   for (size_t i = lo; i < hi && !b->failed; i++) {
     const ts_tl_state *s = &tl->states[i];
     if (s->state == TS_ACTOR_DONE) { /* a dropped actor is done at its arrival: say which */
@@ -195,7 +213,9 @@ static void actor_states(builder *b, int a)
       continue;
     }
     ts_time t1 = i + 1 < hi ? tl->states[i + 1].t : tl->end;
-    if (t1 > s->t)
+    if (t1 > s->t && s->state == TS_ACTOR_CALL_WAIT && tl->ncall_spans > 0) /* split by the calls */
+      ts_timeline_call_wait_parts(tl, a, &k, s->t, t1, call_part, &tr);
+    else if (t1 > s->t)
       complete(b, ts_timeline_entry_state_name(tl, s), "state", pid, tid, s->t, t1);
     /* an I/O completion: arrow to the run of its callback on the loop */
     if (s->state == TS_ACTOR_READY && i > lo && tl->states[i - 1].state == TS_ACTOR_IO && i + 1 < hi &&

@@ -6,7 +6,9 @@
  * an actor, named "actor A" (args: actor, run, slice when it did timed work),
  * with one nested event per step piece (named by the step label), and "loop
  * overhead" events. Thread nworkers + A + 1 is actor A's track: one event per
- * state (queued, running, callback wait, I/O, lock wait), a "done" instant,
+ * state (queued, running, callback wait, I/O, lock wait; a wait for a reply
+ * split by the calls: TS_TL_CALL_QUEUED, args the server, apart from
+ * TS_TL_CALL_LEGS, the service being the handler's own states), a "done" instant,
  * and an async slice ("b"/"e", category "lock") while it holds a lock. Flow
  * arrows ("s"/"f") go from an actor's I/O completion to the run of its
  * callback, and from a lock's releaser to the actor it hands the lock to.
