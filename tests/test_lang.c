@@ -723,6 +723,10 @@ static const bad_case bad[] = {
    "", "counters[0].initial", "$nope, which is not in params"},
   /* a table naming a metric the model does not report was dropped */
   {NULL, ", \"table\": [\"wave_ms\", \"slicess\"]", "table[1]", "did you mean \"slices\""},
+  /* an axis key past the 40 characters of a results column: the message says the limit */
+  {NULL, ", \"axes\": {\"k2345678901234567890123456789012345678901\": {\"path\": \"classes[0].program[0].ms\","
+   " \"values\": [1, 2]}}", "axes.k2345678901234567890123456789012345678901",
+   "expected an axis key of at most 40 lower-case letters, digits and '_'"},
   /* an axis key named like an output column: summary.csv had two "slices" columns, summary.json one key twice */
   {NULL, ", \"axes\": {\"slices\": {\"path\": \"classes[0].program[0].ms\", \"values\": [1, 2]}}", "axes.slices",
    "\"slices\" is a metric of the model"},

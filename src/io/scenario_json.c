@@ -234,7 +234,7 @@ static char *label_of(const cJSON *v)
 static int is_key(const char *k)
 {
   static const char *const reserved[] = {"n", "workers", "class", "replications", "samples", NULL};
-  if (!*k || strlen(k) > 40 || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k))
+  if (!*k || strlen(k) > TS_AXIS_KEY_MAX || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(k))
     return 0;
   for (int i = 0; reserved[i]; i++)
     if (strcmp(reserved[i], k) == 0)
@@ -327,8 +327,8 @@ static int load_axes(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
       ts_axis *ax = &s->axes[s->naxes++];
       int bad = 0;
       if (!is_key(it->string))
-        bad = ts_jfail(c, it->string, e, "expected an axis key of lower-case letters, digits and '_' (not n, workers, "
-                       "class, replications or samples)");
+        bad = ts_jfail(c, it->string, e, "expected an axis key of at most %d lower-case letters, digits and '_' (not "
+                       "n, workers, class, replications or samples)", TS_AXIS_KEY_MAX);
       if (!bad && !(ax->key = strdup(it->string)))
         bad = ts_jfail(c, it->string, e, "out of memory");
       if (!bad) {

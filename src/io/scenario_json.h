@@ -14,9 +14,12 @@ struct cJSON;
 /* The largest seed: 2^53 - 1, the largest integer a JSON number holds exactly. */
 #define TS_SEED_MAX UINT64_C(9007199254740991)
 
+/* The longest axis key: a results column's name. */
+#define TS_AXIS_KEY_MAX 40
+
 /* A sweep axis over model fields: each value is a list of overrides. */
 typedef struct ts_axis {
-  char *key;             /* its column in the results */
+  char *key;             /* its column in the results (at most TS_AXIS_KEY_MAX characters) */
   char *path;            /* a path axis: the JSON path its values replace; NULL for a set axis */
   int nvalues;
   char **labels;         /* [nvalues]: the value as printed, or the set's name */

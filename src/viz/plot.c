@@ -201,10 +201,11 @@ static int read_summary(const char *path, summary *s)
     }
     if (n <= wcol || n <= ccol || n <= ncol_n)
       continue;
-    /* the row's series: "key=label ..." over the axis columns */
-    size_t need = 1;
+    /* the row's series: "key=label ..." over the axis columns, sized from
+     * the keys (keys holds each once, a space apart) and the labels */
+    size_t need = strlen(keys) + 1;
     for (int i = 0; i < ncol_n; i++)
-      need += strlen(fld[i]) + 64;
+      need += strlen(fld[i]) + 2;
     if (need > lcap) {
       char *l = realloc(label, need);
       if (!l) {
