@@ -56,11 +56,10 @@ void ts_cli_policy_notes(const ts_loaded *L);
  * axis combination's model (L's sweep: its largest worker count, its
  * replications or --ci-max): the combinations that place by hash of fixed
  * ids, naming the task and prefix, and those whose dispatch reads no
- * per_replication ids they set. */
-void ts_cli_dispatch_notes(const ts_loaded *L);
-/* Note on stderr, as ts_cli_policy_notes does, the workers of a pool that
- * nothing reaches (ts_model_reach_note) in each axis combination's model. */
-void ts_cli_reach_notes(const ts_loaded *L);
+ * per_replication ids they set; then the workers of a pool that nothing
+ * reaches (ts_model_reach_note); then ts_cli_policy_notes's notes. Each
+ * combination's model is loaded once for the three. */
+void ts_cli_sweep_notes(const ts_loaded *L);
 /* tree with the model overrides of combination c of sc's axes applied
  * (not its window axes): a copy, or NULL when memory runs out or an
  * override fails. */
@@ -97,13 +96,12 @@ void ts_cli_run_opts_finish(ts_run_opts *o);
  * its --axis options name (ts_cli_axis_keep), check its --columns (each a
  * metric the model reports at some axis combination, or a column always
  * shown: n, workers, class, an axis key), and note on stderr when it
- * sweeps n over values its model reads nowhere, and its dispatch notes
- * (ts_cli_dispatch_notes). Returns 0, or the exit status
+ * sweeps n over values its model reads nowhere, and its dispatch, reach
+ * and policy notes (ts_cli_sweep_notes). Returns 0, or the exit status
  * after printing the error (L needs no unload then). */
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L);
-/* What tssim run notes on stderr once its scenario is loaded (tssim merge
- * says the same): the policies that never reorder anything
- * (ts_cli_policy_notes) and, when --set changed the model of some axis
+/* What tssim run notes on stderr once its scenario is loaded, after
+ * ts_cli_run_load's notes (tssim merge says the same): when --set changed the model of some axis
  * combination of a scenario with a baseline (not when each --set gives a
  * field the value it has, or an axis sets it at every value anyway), that
  * the baseline was recorded without those changes, naming them. */

@@ -334,7 +334,6 @@ static int sets_change_model(const ts_loaded *L)
 
 void ts_cli_run_notes(const ts_run_opts *o, const ts_loaded *L)
 {
-  ts_cli_policy_notes(L);
   if (!L->has_baseline || o->nsets == 0 || !sets_change_model(L))
     return;
   char sets[600] = "";
@@ -473,8 +472,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     return e.nomem ? 1 : 2;
   }
   note_n_unread(L);
-  ts_cli_dispatch_notes(L);
-  ts_cli_reach_notes(L);
+  ts_cli_sweep_notes(L);
   return 0;
 }
 

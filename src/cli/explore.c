@@ -226,8 +226,7 @@ int ts_cli_explore_load(const ts_cli_explore_opts *o, ts_cli_explore *ex, const 
   int rc = ts_cli_run_load(&o->run, &ex->L);
   if (rc)
     return rc;
-  ex->loaded = 1;
-  ts_cli_policy_notes(&ex->L);
+  ex->loaded = 1; /* (ts_cli_run_load noted the policies that reorder nothing) */
   if (ts_explore_init(&ex->x, ex->L.resolved, &ex->L.sc, o->run.jobs, &e))
     return ts_cli_usage_error("%s", e.msg);
   ex->explored = 1;

@@ -103,56 +103,45 @@ typedef struct combo_note {
 /* A note of model m (ctx: the caller's) into out (size cap): 1 with it written, or 0. */
 typedef int (*model_note_fn)(const ts_model *m, const void *ctx, char *out, size_t cap);
 
-/* On stderr, each note fn gives of the models of L's axis combinations (the
- * first 1000, as ts_load checks; L's model without axes), once, with where:
- * "MODEL: NOTE" when every combination gives it, else "MODEL at AXIS=VALUE
- * ...: NOTE" (the axis values all those combinations have, and how many of
- * the combinations with those values give it; "at K of the N axis
- * combinations" when they have no value in common). */
-static void combo_notes(const ts_loaded *L, model_note_fn fn, const void *ctx)
+enum { MAX_NOTES = 8 }; /* distinct notes of one kind */
+
+/* One kind of note: its function and context, and the distinct notes it
+ * gave over the combinations. */
+typedef struct note_kind {
+  model_note_fn fn;
+  const void *ctx;
+  combo_note *pn; /* [MAX_NOTES] */
+  int npn;
+} note_kind;
+
+/* Count note (of the combination with these axis values) into kind k. */
+static void count_note(const ts_scenario *sc, note_kind *k, const char *note, const int *values)
 {
-  const ts_scenario *sc = &L->sc;
-  char note[1024];
-  if (sc->naxes == 0) {
-    if (fn(&L->model, ctx, note, sizeof note))
-      fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, note);
-    return;
-  }
-  long combos = ts_scenario_combos(sc);
-  enum { MAX_NOTES = 8 };
-  combo_note *pn = calloc(MAX_NOTES, sizeof *pn);
-  int npn = 0, values[16];
-  long checked = 0;
-  for (long c = 0; pn && c < combos && c < 1000; c++, checked++) { /* (ts_load checks as many) */
-    ts_scenario_combo_values(sc, c, values);
-    ts_model m;
-    char err[512];
-    if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
-      continue; /* (ts_load loaded every one: out of memory) */
-    int got = fn(&m, ctx, note, sizeof note);
-    ts_model_finish(&m);
-    if (!got)
-      continue;
-    int k = 0;
-    while (k < npn && strcmp(pn[k].text, note) != 0)
-      k++;
-    if (k == npn) {
-      if (npn == MAX_NOTES)
-        continue;
-      npn++;
-      snprintf(pn[k].text, sizeof pn[k].text, "%s", note);
-      for (int a = 0; a < sc->naxes; a++) {
-        pn[k].first[a] = values[a];
-        pn[k].same[a] = 1;
-      }
+  int i = 0;
+  while (i < k->npn && strcmp(k->pn[i].text, note) != 0)
+    i++;
+  if (i == k->npn) {
+    if (k->npn == MAX_NOTES)
+      return;
+    k->npn++;
+    snprintf(k->pn[i].text, sizeof k->pn[i].text, "%s", note);
+    for (int a = 0; a < sc->naxes; a++) {
+      k->pn[i].first[a] = values[a];
+      k->pn[i].same[a] = 1;
     }
-    pn[k].count++;
-    for (int a = 0; a < sc->naxes; a++)
-      pn[k].same[a] &= pn[k].first[a] == values[a];
   }
-  for (int k = 0; k < npn; k++) {
-    if (pn[k].count == checked) { /* every combination: as without axes */
-      fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, pn[k].text);
+  k->pn[i].count++;
+  for (int a = 0; a < sc->naxes; a++)
+    k->pn[i].same[a] &= k->pn[i].first[a] == values[a];
+}
+
+/* On stderr, kind k's notes over the `checked` combinations, with where. */
+static void print_notes(const ts_scenario *sc, const note_kind *k, long checked)
+{
+  for (int i = 0; i < k->npn; i++) {
+    const combo_note *pn = &k->pn[i];
+    if (pn->count == checked) { /* every combination: as without axes */
+      fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, pn->text);
       continue;
     }
     /* where: the axis values every combination with the note has, and how many of those combinations have it */
@@ -160,21 +149,60 @@ static void combo_notes(const ts_loaded *L, model_note_fn fn, const void *ctx)
     int len = 0;
     long of = 1;
     for (int a = 0; a < sc->naxes; a++) {
-      if (!pn[k].same[a]) {
+      if (!pn->same[a]) {
         of *= sc->axes[a].nvalues;
         continue;
       }
       if (len >= 0 && (size_t)len < sizeof where)
         len += snprintf(where + len, sizeof where - (size_t)len, " %.60s=%.60s", sc->axes[a].key,
-                        sc->axes[a].labels[pn[k].first[a]]);
+                        sc->axes[a].labels[pn->first[a]]);
     }
     if (len == 0) {
-      snprintf(where, sizeof where, " %ld of the %ld axis combinations", pn[k].count, checked);
-    } else if (pn[k].count < of && len >= 0 && (size_t)len < sizeof where) {
-      snprintf(where + len, sizeof where - (size_t)len, " (%ld of its %ld combinations)", pn[k].count, of);
+      snprintf(where, sizeof where, " %ld of the %ld axis combinations", pn->count, checked);
+    } else if (pn->count < of && len >= 0 && (size_t)len < sizeof where) {
+      snprintf(where + len, sizeof where - (size_t)len, " (%ld of its %ld combinations)", pn->count, of);
     }
-    fprintf(stderr, "tssim: note: %s at%s: %s\n", sc->model_path, where, pn[k].text);
+    fprintf(stderr, "tssim: note: %s at%s: %s\n", sc->model_path, where, pn->text);
   }
+}
+
+/* On stderr, for each of the nkinds kinds in turn, each note its fn gives
+ * of the models of L's axis combinations (the first 1000, as ts_load checks;
+ * L's model without axes), once, with where: "MODEL: NOTE" when every
+ * combination gives it, else "MODEL at AXIS=VALUE ...: NOTE" (the axis
+ * values all those combinations have, and how many of the combinations
+ * with those values give it; "at K of the N axis combinations" when they
+ * have no value in common). Each combination's model is loaded once for
+ * all the kinds. */
+static void combo_notes(const ts_loaded *L, note_kind *kinds, int nkinds)
+{
+  const ts_scenario *sc = &L->sc;
+  char note[1024];
+  if (sc->naxes == 0) {
+    for (int k = 0; k < nkinds; k++)
+      if (kinds[k].fn(&L->model, kinds[k].ctx, note, sizeof note))
+        fprintf(stderr, "tssim: note: %s: %s\n", sc->model_path, note);
+    return;
+  }
+  long combos = ts_scenario_combos(sc);
+  combo_note *pn = calloc((size_t)nkinds * MAX_NOTES, sizeof *pn);
+  int values[16];
+  long checked = 0;
+  for (int k = 0; k < nkinds; k++)
+    kinds[k] = (note_kind){kinds[k].fn, kinds[k].ctx, pn ? pn + k * MAX_NOTES : NULL, 0};
+  for (long c = 0; pn && c < combos && c < 1000; c++, checked++) { /* (ts_load checks as many) */
+    ts_scenario_combo_values(sc, c, values);
+    ts_model m;
+    char err[512];
+    if (ts_load_model_of((void *)L, values, &m, err, sizeof err))
+      continue; /* (ts_load loaded every one: out of memory) */
+    for (int k = 0; k < nkinds; k++)
+      if (kinds[k].fn(&m, kinds[k].ctx, note, sizeof note))
+        count_note(sc, &kinds[k], note, values);
+    ts_model_finish(&m);
+  }
+  for (int k = 0; pn && k < nkinds; k++)
+    print_notes(sc, &kinds[k], checked);
   free(pn);
 }
 
@@ -186,7 +214,8 @@ static int policy_note(const ts_model *m, const void *ctx, char *out, size_t cap
 
 void ts_cli_policy_notes(const ts_loaded *L)
 {
-  combo_notes(L, policy_note, NULL);
+  note_kind k = {.fn = policy_note};
+  combo_notes(L, &k, 1);
 }
 
 /* The largest worker count and the replications a sweep may run: what
@@ -201,25 +230,21 @@ static int dispatch_note(const ts_model *m, const void *ctx, char *out, size_t c
   return ts_dispatch_note(m, z->max_workers, z->replications, out, cap);
 }
 
-void ts_cli_dispatch_notes(const ts_loaded *L)
-{
-  sweep_size z = {0, L->sc.replications};
-  for (size_t i = 0; i < L->sc.nw; i++)
-    z.max_workers = L->sc.workers[i] > z.max_workers ? L->sc.workers[i] : z.max_workers;
-  if (L->sc.ci_target > 0 && L->sc.ci_max > z.replications)
-    z.replications = L->sc.ci_max;
-  combo_notes(L, dispatch_note, &z);
-}
-
 static int reach_note(const ts_model *m, const void *ctx, char *out, size_t cap)
 {
   (void)ctx;
   return ts_model_reach_note(m, out, cap);
 }
 
-void ts_cli_reach_notes(const ts_loaded *L)
+void ts_cli_sweep_notes(const ts_loaded *L)
 {
-  combo_notes(L, reach_note, NULL);
+  sweep_size z = {0, L->sc.replications};
+  for (size_t i = 0; i < L->sc.nw; i++)
+    z.max_workers = L->sc.workers[i] > z.max_workers ? L->sc.workers[i] : z.max_workers;
+  if (L->sc.ci_target > 0 && L->sc.ci_max > z.replications)
+    z.replications = L->sc.ci_max;
+  note_kind k[] = {{.fn = dispatch_note, .ctx = &z}, {.fn = reach_note}, {.fn = policy_note}};
+  combo_notes(L, k, 3);
 }
 
 cJSON *ts_cli_combo_tree(const ts_scenario *sc, const cJSON *tree, long c)
