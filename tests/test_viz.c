@@ -370,6 +370,18 @@ START_TEST(viz_explain_open_queue_theory)
     }
     free(out);
   }
+  /* the same classes in a fifo queue: one stream, Pollaczek-Khinchine 0.7 * 2 / (2 * 0.3) = 2.333 ms; with
+   * preempt under fifo no closed form */
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set worker.policy=fifo --axis preempt=false",
+                            &out, NULL),
+                   0);
+  ck_assert_msg(strstr(out, "    mean wait lambda E[S^2] / (2 (1 - rho)) = 2.333 ms; simulated "), "%.3000s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set worker.policy=fifo", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
+                            " under policy fifo: no closed form here\n"),
+                "%.3000s", out);
+  free(out);
   /* a class that cannot be pooled is named with its reason */
   ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
                                 " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","

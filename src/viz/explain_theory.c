@@ -260,9 +260,12 @@ static int queue_order(const ts_model *m, int p, const program *pr, const char *
   int strict = pool->kind == TS_WORKER_EVENT_LOOP && pool->policy == &ts_sched_strict_priority && several;
   if (yielding && pool->yield_overhead > 0)
     snprintf(why, cap, "each yield's overhead (yield_overhead_ms) adds to the service");
-  else if (pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && !(strict && !silent))
-    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, and class %s does not yield%s",
-             silent ? silent : "?", pool->policy == &ts_sched_strict_priority ? "" : " (and the policy is not strict_priority)");
+  else if (pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && !strict)
+    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, under policy %s: no closed form here",
+             pool->policy->name);
+  else if (pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && silent)
+    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, and class %s does not yield into"
+             " the strict_priority queue", silent);
   else if (!yielding || pool->kind == TS_WORKER_THREAD || pool->policy == &ts_sched_fifo || !several)
     return 0;
   else if (!strict)
