@@ -782,7 +782,7 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
     waves += s.count;
   }
   if (ts_explain_spans(out, tl) || ts_explain_queue(out, tl) || ts_explain_contention(out, tl) ||
-      ts_explain_calls(out, tl))
+      ts_explain_mva(out, tl) || ts_explain_calls(out, tl))
     goto done;
   rc = 0;
   if (!waves) /* the horizon stopped every actor: no wave for the closed form or the law */

@@ -101,6 +101,12 @@ const char *ts_explain_state_label(const ts_timeline *tl, int st, int thread);
 /* The entry of such an array to print i-th (i in [0, TS_NSTATES]): the
  * states in their order, the wait in a queue just before the legs. */
 int ts_explain_state_at(int i);
+/* A mutex taken in a closed loop (N actors, each alone on a thread: think,
+ * lock, hold, unlock) against exact mean value analysis of the
+ * machine-repairman model, beside the simulated wait per acquire; or why it
+ * does not apply. Prints nothing for a model without mutexes. 0, or -1 when
+ * out of memory (explain_mva.c). */
+int ts_explain_mva(FILE *out, const ts_timeline *tl);
 
 /* What class k's actors did from their arrival to the end of the run, mean
  * per actor and state: for a class none of whose waves ended. */

@@ -1,0 +1,142 @@
+/* A mutex in a closed loop against mean value analysis in tssim explain.
+ *
+ * N actors, each alone on its own thread, loop forever (or a counted
+ * number of times) over "think (CPU outside), lock, CPU inside, unlock,
+ * think": the machine-repairman model, a closed network of one delay
+ * station (the think time Z, any distribution) and one single-server
+ * station (the mutex, service S = the CPU inside). Exact MVA (Reiser and
+ * Lavenberg, JACM 1980) gives, for k = 1..N,
+ *   R(k) = S (1 + Q(k-1)),  X(k) = k / (Z + R(k)),  Q(k) = X(k) R(k),
+ * and the mean wait per acquire R(N) - S, exact for an exponential S and
+ * an approximation otherwise (the report says which). The mutex's own costs
+ * (acquire, release, spin, futex, wake latency) are not in S: the
+ * difference from the simulated wait is theirs, and a loop that runs only a
+ * few times is not in steady state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/op.h"
+#include "viz/explain.h"
+
+/* The loop of class k: think and hold CPU (ns, means) and the lock it
+ * takes, or -1 with why set when the program is not one such loop. */
+static int read_loop(const ts_model *m, int k, double *think, double *hold, int *exponential, char *why, size_t cap)
+{
+  const ts_class *c = &m->classes[k];
+  int lock = -1, phase = 0; /* 0 before the repeat, 1 outside, 2 inside, 3 after unlock, 4 after the loop */
+  *think = *hold = 0;
+  *exponential = 1;
+  for (size_t i = 0; i < c->nsteps; i++) {
+    const ts_step *s = &c->steps[i];
+    if (s->type == &ts_op_mark || s->type == &ts_op_span_begin || s->type == &ts_op_span_end)
+      continue;
+    if (s->type == &ts_op_repeat && phase == 0 && !s->cond) {
+      phase = 1;
+    } else if (s->type == &ts_op_repeat_end && phase == 3) {
+      phase = 4;
+    } else if (s->type == &ts_op_lock && phase == 1) {
+      lock = s->ref;
+      phase = 2;
+    } else if (s->type == &ts_op_unlock && phase == 2 && s->ref == lock) {
+      phase = 3;
+    } else if (s->type == &ts_op_cpu && (phase == 1 || phase == 2 || phase == 3) && !s->cost.mean_ms && !s->sliced) {
+      if (phase == 2) {
+        *hold += (double)s->cost.mean;
+        *exponential &= s->cost.kind == TS_DIST_EXPONENTIAL && *hold == (double)s->cost.mean;
+      } else {
+        *think += (double)s->cost.mean;
+      }
+    } else {
+      snprintf(why, cap, "class %s's program is not one loop of cpu, lock, cpu, unlock, cpu (step %zu, %s)", c->name,
+               i + 1, s->type->name ? s->type->name : "compiled");
+      return -1;
+    }
+  }
+  if (phase != 4 || *hold <= 0) {
+    snprintf(why, cap, "class %s's program is not one loop of cpu, lock, cpu (> 0), unlock, cpu", c->name);
+    return -1;
+  }
+  return lock;
+}
+
+/* Exact MVA of the machine-repairman model: the mean wait before service
+ * (ns) of n customers with think time z and service s, and the
+ * throughput per ns into *x. */
+static double mva_wait(int n, double z, double s, double *x)
+{
+  double q = 0, r = s;
+  *x = 0;
+  for (int k = 1; k <= n; k++) {
+    r = s * (1 + q);
+    *x = k / (z + r);
+    q = *x * r;
+  }
+  return r - s;
+}
+
+int ts_explain_mva(FILE *out, const ts_timeline *tl)
+{
+  const ts_model *m = tl->model;
+  if (!m->has_mutex || !tl->lock_stat)
+    return 0;
+  int k = -1, n = 0, shared = 0;
+  char why[240] = "";
+  int *seen = calloc((size_t)(tl->nworkers > 0 ? tl->nworkers : 1), sizeof *seen);
+  if (!seen)
+    return -1;
+  for (int a = 0; a < tl->nactors; a++) {
+    if (tl->stats[a].hidden)
+      continue;
+    if (k >= 0 && tl->stats[a].klass != k)
+      snprintf(why, sizeof why, "several classes take it");
+    k = tl->stats[a].klass;
+    int w = tl->stats[a].worker;
+    if (w >= 0 && w < tl->nworkers)
+      shared |= seen[w]++ > 0;
+    n++;
+  }
+  free(seen);
+  if (k < 0)
+    return 0;
+  double think = 0, hold = 0;
+  int exponential = 0, lock = -1;
+  if (!why[0])
+    lock = read_loop(m, k, &think, &hold, &exponential, why, sizeof why);
+  char open[96];
+  if (!why[0] && ts_explain_open_class(m, k, open, sizeof open))
+    snprintf(why, sizeof why, "class %s arrives over time (%s): the loop is not closed", m->classes[k].name, open);
+  if (!why[0] && (m->locks[lock].kind != TS_LOCK_MUTEX || m->locks[lock].scope != TS_SCOPE_SHARED ||
+                  m->locks[lock].capacity > 1))
+    snprintf(why, sizeof why, "%s is not one shared mutex", m->locks[lock].name);
+  if (!why[0] && !m->has_thread)
+    snprintf(why, sizeof why, "the workers are event loops: a holder's loop runs its other actors");
+  if (!why[0] && shared)
+    snprintf(why, sizeof why, "some thread runs several actors: they queue for it as well as for the mutex");
+  if (!why[0] && m->cores > 0 && m->cores < n)
+    snprintf(why, sizeof why, "%d threads share %d cores", n, m->cores);
+  fprintf(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n");
+  if (why[0]) {
+    fprintf(out, "  does not apply: %s\n", why);
+    return 0;
+  }
+  const ts_mutex_stat *st = &tl->lock_stat[lock];
+  double x, wait = mva_wait(n, think, hold, &x);
+  double sim = st->acquires ? st->wait / (double)st->acquires : 0;
+  double len = (double)(tl->win_len > 0 ? tl->win_len : tl->end > 0 ? tl->end : 1);
+  fprintf(out, "  N = %d threads, think Z = %.4g ms (CPU outside), hold S = %.4g ms (CPU inside); exact mean value\n"
+               "  analysis, R(k) = S (1 + Q(k-1)), X(k) = k / (Z + R(k)), Q(k) = X(k) R(k),\n  %s:\n",
+          n, think / 1e6, hold / 1e6,
+          exponential ? "exact for an exponential S" : "exact for an exponential S; S is not exponential here, so an approximation");
+  const ts_lock_decl *d = &m->locks[lock];
+  double handoff = (double)(d->acquire + d->release + d->futex_wake) + (double)d->wake_latency.mean;
+  double x2, wait2 = mva_wait(n, think, hold + handoff, &x2);
+  fprintf(out, "  wait per acquire R(N) - S = %.4g ms at %.6g acquires/s with S the CPU inside alone;\n"
+               "  %.4g ms at %.6g/s with every acquire paying the hand-off too (S + acquire + release + futex wake\n"
+               "  + wake latency = %.4g ms)\n"
+               "  simulated: %.4g ms per acquire at %.6g/s (%lld acquires%s)\n",
+          wait / 1e6, x * 1e9, wait2 / 1e6, x2 * 1e9, (hold + handoff) / 1e6, sim / 1e6,
+          (double)st->acquires / len * 1e9, (long long)st->acquires,
+          st->acquires < 20LL * n ? "; fewer than 20 a thread: far from a steady state" : "");
+  return 0;
+}
