@@ -524,24 +524,16 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     no_mean_wait(out, lambda, &pr[k].handler, servers, why);
     return;
   }
-  /* the simulated wait: each call from its queueing to its admission (an actor has one call open at a time) */
-  ts_time *since = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *since);
+  /* the simulated wait: each admitted call from its queueing to its admission (the timeline's call spans) */
   double sum = 0;
   int n = 0;
-  for (int a = 0; since && a < tl->nactors; a++)
-    since[a] = -1;
-  for (size_t i = 0; since && i < tl->ncalls; i++) {
-    const ts_tl_call *e = &tl->calls[i];
-    if (e->server != s || e->actor < 0 || e->actor >= tl->nactors)
-      continue;
-    if (e->ev == 0)
-      since[e->actor] = e->t;
-    else if (e->ev == 1 && since[e->actor] >= 0) {
-      sum += (double)(e->t - since[e->actor]);
+  for (size_t i = 0; i < tl->ncall_spans; i++) {
+    const ts_tl_callspan *c = &tl->call_spans[i];
+    if (c->server == s && c->admitted >= 0) {
+      sum += (double)(c->admitted - c->queued);
       n++;
     }
   }
-  free(since);
   closed_form(out, servers, lambda, &pr[k].handler, n ? sum / n : 0, n, "calls");
 }
 
