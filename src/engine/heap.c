@@ -61,6 +61,9 @@ static inline int fits_run(const ts_heap *h, const ts_event *ev)
 }
 
 /* Double the run's ring, keeping its order. Returns 0 or -1. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int grow_run(ts_heap *h)
 {
   size_t cap = h->run_cap ? h->run_cap * 2 : 64;
@@ -76,7 +79,29 @@ static int grow_run(ts_heap *h)
   return 0;
 }
 
-static int run_append(ts_heap *h, const ts_event *ev)
+/* Double the heap's array. Returns 0 or -1. (Both growers out of line:
+ * rare, they stay out of the inlined pushes.) */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int grow_heap(ts_heap *h)
+{
+  size_t cap = h->cap ? h->cap * 2 : 64;
+  ts_event *v = realloc(h->v, cap * sizeof *v);
+  if (!v)
+    return -1;
+  h->v = v;
+  h->cap = cap;
+  return 0;
+}
+
+/* (run_append, heap_push and heap_drop_top are inlined into each caller:
+ * the out-of-line replace paths below then do their work in one frame, not
+ * in a call from a call.) */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int run_append(ts_heap *h, const ts_event *ev)
 {
   if (h->run_len == h->run_cap && grow_run(h) != 0)
     return -1;
@@ -87,16 +112,13 @@ static int run_append(ts_heap *h, const ts_event *ev)
   return 0;
 }
 
-static int heap_push(ts_heap *h, const ts_event *ev)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int heap_push(ts_heap *h, const ts_event *ev)
 {
-  if (h->len == h->cap) {
-    size_t cap = h->cap ? h->cap * 2 : 64;
-    ts_event *v = realloc(h->v, cap * sizeof *v);
-    if (!v)
-      return -1;
-    h->v = v;
-    h->cap = cap;
-  }
+  if (h->len == h->cap && grow_heap(h) != 0)
+    return -1;
   size_t i = h->len++;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
@@ -126,7 +148,10 @@ static void run_drop_head(ts_heap *h)
   h->run_len--;
 }
 
-static void heap_drop_top(ts_heap *h)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void heap_drop_top(ts_heap *h)
 {
   ts_event last = h->v[--h->len];
   if (h->len > 0)
@@ -163,17 +188,27 @@ int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev)
   return heap_push(h, &e); /* ev is before the run's last, which stays */
 }
 
+/* replace_heap_top_slow when ev joins the run: the heap's top leaves, ev
+ * goes to the run's tail (out of line: the sift below saves fewer
+ * registers without it). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int replace_heap_top_to_run(ts_heap *h, const ts_event *ev)
+{
+  ts_event e = *ev; /* (ev may point into the list) */
+  heap_drop_top(h);
+  return run_append(h, &e);
+}
+
 /* ts__heap_replace_heap_top past its common case. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
 static int replace_heap_top_slow(ts_heap *h, const ts_event *ev)
 {
-  if (!ts__event_before_key(ev, h->run_last_time, h->run_last_seq)) { /* fits_run: the run is not empty (the heap is not) */
-    ts_event e = *ev; /* (ev may point into the list) */
-    heap_drop_top(h);
-    return run_append(h, &e);
-  }
+  if (!ts__event_before_key(ev, h->run_last_time, h->run_last_seq)) /* fits_run: the run is not empty (the heap is not) */
+    return replace_heap_top_to_run(h, ev);
   ts_time time = ev->time; /* (read before the sift: ev may point into the list) */
   uint64_t seq = ev->seq;
   int kind = ev->kind;
