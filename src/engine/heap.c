@@ -158,6 +158,11 @@ static inline void heap_drop_top(ts_heap *h)
     h->v[sift_down_hole(h->v, h->len, last.time, last.seq)] = last;
 }
 
+void ts__heap_drop_heap_top(ts_heap *h)
+{
+  heap_drop_top(h);
+}
+
 int ts_heap_pop(ts_heap *h, ts_event *out)
 {
   if (ts_heap_size(h) == 0)

@@ -81,6 +81,22 @@ static inline const ts_event *ts_heap_peek(const ts_heap *h)
   return top && ts_event_before(top, head) ? top : head;
 }
 
+/* ts_heap_drop_least_at when the least is the heap's top. */
+void ts__heap_drop_heap_top(ts_heap *h);
+
+/* Remove the least event (the list must not be empty): in_run is 1 when it
+ * is the run's head, 0 when it is the heap's top (what ts_heap_peek told).
+ * The same as ts_heap_pop without the copy and the search. */
+static inline void ts_heap_drop_least_at(ts_heap *h, int in_run)
+{
+  if (in_run) {
+    h->run_head = (h->run_head + 1) & (h->run_cap - 1);
+    h->run_len--;
+    return;
+  }
+  ts__heap_drop_heap_top(h);
+}
+
 /* ts_heap_replace_top when the fast case does not apply: the least event is
  * the run's head and ev is before the run's last event (run_head), or the
  * least is the heap's top (heap_top). */

@@ -53,6 +53,12 @@ int ts_sim_lane(ts_sim *sim, int kind, ts_sim_lane_fn next, void *ctx)
   return sim->failed ? -1 : 0;
 }
 
+void ts__sim_drop_pending(ts_sim *sim)
+{
+  sim->pending = 0;
+  ts_heap_drop_least_at(&sim->heap, sim->top_in_run);
+}
+
 /* Dispatch top, the next event: the lane's (lane: 1) or the list's least. */
 static inline void dispatch(ts_sim *sim, const ts_event *top, int lane)
 {

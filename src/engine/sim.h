@@ -13,7 +13,8 @@
  * first event the handler schedules replaces it in one operation (a handler
  * that schedules its own follow-up costs one sift, or one ring append,
  * instead of a pop and a push), and the least is removed after the handler
- * when it scheduled nothing.
+ * when it scheduled nothing (or, in a handler that runs the next event in
+ * place, when it asks for the next).
  *
  * A handler may run the next event in place of a return and a call
  * (ts_sim_next_in_place): when it is of the handler's own kind and the
@@ -90,11 +91,19 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   }
   return 0;
 }
+/* Remove the running handler's event (pending: it scheduled nothing), as
+ * dispatch does after the handler; pending becomes 0. */
+void ts__sim_drop_pending(ts_sim *sim);
 /* ts_sim_next_in_place's test and dispatch for an event of any kind, or of
  * kind only (kind >= 0). */
 static inline const ts_event *ts__sim_next_in_place_of(ts_sim *sim, int kind, ts_event *buf)
 {
-  if (sim->pending || sim->failed || sim->steps >= sim->steps_end)
+  if (sim->pending || sim->failed) { /* (one test on the common path) */
+    if (sim->failed)
+      return NULL; /* (dispatch removes a pending event) */
+    ts__sim_drop_pending(sim); /* the handler scheduled nothing: remove its event, as dispatch would after it */
+  }
+  if (sim->steps >= sim->steps_end)
     return NULL;
   const ts_event *top = ts_heap_peek(&sim->heap);
   if (!top || (kind >= 0 && top->kind != kind) || top->time > sim->until ||
@@ -113,9 +122,10 @@ static inline const ts_event *ts__sim_next_in_place_of(ts_sim *sim, int kind, ts
  * runs it), when it is the list's (not the lane's), of this kind, and the
  * running ts_sim_run or ts_sim_step would run it now (no failure, not past
  * until, steps left); the handler then runs it in place of a return and a
- * call, and asks again. It is copied into *buf. NULL otherwise (or when the
- * handler scheduled nothing: dispatch removes its event): the handler
- * returns. Only from a handler that ts_sim_run or ts_sim_step called. */
+ * call, and asks again. It is copied into *buf. NULL otherwise: the handler
+ * returns. When the handler scheduled nothing, its event is removed here
+ * first (what dispatch would do after it returned). Only from a handler that
+ * ts_sim_run or ts_sim_step called. */
 static inline const ts_event *ts_sim_next_in_place(ts_sim *sim, int kind, ts_event *buf)
 {
   return ts__sim_next_in_place_of(sim, kind, buf);
@@ -123,8 +133,8 @@ static inline const ts_event *ts_sim_next_in_place(ts_sim *sim, int kind, ts_eve
 /* ts_sim_next_in_place for the next event of the list whatever its kind:
  * the handler runs it as dispatch would (its own kind itself, another kind
  * by a call of that kind's handler, which must not keep its event: it is
- * *buf), then asks again. When that handler scheduled nothing, NULL comes
- * next and dispatch removes its event, as it removes a handler's own. */
+ * *buf), then asks again. When that handler scheduled nothing, its event
+ * is removed at the next ask, as a handler's own. */
 static inline const ts_event *ts_sim_next_any_in_place(ts_sim *sim, ts_event *buf)
 {
   return ts__sim_next_in_place_of(sim, -1, buf);
