@@ -266,6 +266,30 @@ START_TEST(explain_splits_the_reply_wait_by_the_calls)
 }
 END_TEST
 
+/* What a call waited behind, worked by hand: 4 callers arrive 1 ms apart at
+ * a server of 2 places (2 threads), each served 5 ms. Calls 0 and 1 run at
+ * once ([0, 5), [1, 6)); call 2 waits [2, 5) behind both (3 + 3 ms), call
+ * 3 waits [3, 6) behind calls 0, 1 and 2 (2 + 3 + 1 ms): queue 1.5 ms and
+ * behind 3 ms a call, mean. The sums come from sorted admissions and ends
+ * (explain_more.c's served), no longer from every pair of calls. */
+START_TEST(explain_calls_behind_worked_by_hand)
+{
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files("behind", "{\"name\": \"behind\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                                " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
+                                " \"classes\": [{\"name\": \"c\", \"count\": 4, \"arrival\": {\"kind\": \"at\","
+                                " \"spacing_ms\": 1}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
+                                " [{\"op\": \"cpu\", \"ms\": 5}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  ck_assert_msg(strstr(out, "  c (normal)                    4        1.500                  0.000        3.000        0.000\n"),
+                "%.3000s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *explain_suite(void)
 {
   Suite *s = suite_create("explain");
@@ -274,7 +298,7 @@ Suite *explain_suite(void)
                               explain_law_is_fifo_when_the_cpu_runs_to_completion,
                               explain_law_does_not_apply_to_a_priority_queue,
                               explain_after_a_hop_uses_the_worker_reached, explain_splits_the_reply_wait_by_the_calls,
-                              NULL};
+                              explain_calls_behind_worked_by_hand, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

@@ -5,6 +5,7 @@
  * queued). Both are exact sums over the recorded timeline. */
 #include "viz/explain.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,12 +14,6 @@
 static double ms(ts_time ns)
 {
   return (double)ns / 1e6;
-}
-
-static ts_time overlap(ts_time a0, ts_time a1, ts_time b0, ts_time b1)
-{
-  ts_time lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
-  return hi > lo ? hi - lo : 0;
 }
 
 /* The lock declaration a run piece's step names, or -1. */
@@ -136,72 +131,116 @@ static void explain_sites(FILE *out, const ts_timeline *tl)
   }
 }
 
-/* One call, from queued to done. */
-typedef struct call {
-  int actor, server, klass;
-  ts_time queued, admitted, done;
-} call;
+/* The service times of one server's calls of one class, as two sorted
+ * arrays (admissions, ends) with prefix sums, so that the service they gave
+ * before any instant t, F(t) = sum over calls of |[admitted, done) before t|
+ * = t #(admitted < t) - sum(admitted < t) - t #(done < t) + sum(done < t),
+ * takes two binary searches. The sums wrap modulo 2^64 (unsigned): each
+ * F(t1) - F(t0) is a true overlap below 2^63, so it comes out exact. */
+typedef struct served {
+  ts_time *at[2];    /* admissions, ends: sorted */
+  uint64_t *sum[2];  /* sum[k][i]: of at[k][0..i) */
+  size_t n;
+} served;
+
+static int cmp_time(const void *x, const void *y)
+{
+  ts_time a = *(const ts_time *)x, b = *(const ts_time *)y;
+  return (a > b) - (a < b);
+}
+
+/* How many of the sorted v[0..n) are below t. */
+static size_t below(const ts_time *v, size_t n, ts_time t)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static uint64_t served_before(const served *sv, ts_time t)
+{
+  size_t na = below(sv->at[0], sv->n, t), nd = below(sv->at[1], sv->n, t);
+  return (uint64_t)t * na - sv->sum[0][na] - (uint64_t)t * nd + sv->sum[1][nd];
+}
+
+/* sv: the calls to server s of call class k that were admitted (their end
+ * the run's when they never ended). 0, or -1 when out of memory. */
+static int served_init(served *sv, const ts_timeline *tl, int s, int k)
+{
+  memset(sv, 0, sizeof *sv);
+  for (size_t i = 0; i < tl->ncall_spans; i++)
+    sv->n += tl->call_spans[i].server == s && tl->call_spans[i].klass == k && tl->call_spans[i].admitted >= 0;
+  for (int j = 0; j < 2; j++) {
+    sv->at[j] = malloc((sv->n + 1) * sizeof *sv->at[j]);
+    sv->sum[j] = malloc((sv->n + 1) * sizeof *sv->sum[j]);
+    if (!sv->at[j] || !sv->sum[j])
+      return -1;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < tl->ncall_spans; i++) {
+    const ts_tl_callspan *c = &tl->call_spans[i];
+    if (c->server == s && c->klass == k && c->admitted >= 0) {
+      sv->at[0][n] = c->admitted;
+      sv->at[1][n++] = c->done >= 0 ? c->done : tl->end;
+    }
+  }
+  for (int j = 0; j < 2; j++) {
+    qsort(sv->at[j], sv->n, sizeof *sv->at[j], cmp_time);
+    sv->sum[j][0] = 0;
+    for (size_t i = 0; i < sv->n; i++)
+      sv->sum[j][i + 1] = sv->sum[j][i] + (uint64_t)sv->at[j][i];
+  }
+  return 0;
+}
+
+static void served_free(served *sv)
+{
+  for (int j = 0; j < 2; j++) {
+    free(sv->at[j]);
+    free(sv->sum[j]);
+  }
+}
 
 int ts_explain_calls(FILE *out, const ts_timeline *tl)
 {
   static const char *const cls[TS_NCLASSES] = {"foreground", "normal", "background"};
   const ts_model *m = tl->model;
-  if (m->nservers == 0 || tl->ncalls == 0)
+  if (m->nservers == 0 || tl->ncalls == 0 || !tl->call_span_at)
     return 0;
-  call *c = calloc(tl->ncalls + 1, sizeof *c);
-  int *open = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *open);
-  if (!c || !open) {
-    free(c);
-    free(open);
-    return -1;
-  }
-  for (int a = 0; a < tl->nactors; a++)
-    open[a] = -1;
-  size_t n = 0;
-  for (size_t i = 0; i < tl->ncalls; i++) { /* an actor has at most one call open at a time */
-    const ts_tl_call *e = &tl->calls[i];
-    if (e->actor < 0 || e->actor >= tl->nactors)
-      continue;
-    if (e->ev == 0) {
-      c[n] = (call){e->actor, e->server, e->klass, e->t, -1, -1};
-      open[e->actor] = (int)n++;
-    } else if (open[e->actor] >= 0) {
-      call *x = &c[open[e->actor]];
-      if (e->ev == 1)
-        x->admitted = e->t;
-      else {
-        x->done = e->t;
-        open[e->actor] = -1;
-      }
-    }
-  }
-  free(open);
   for (size_t s = 0; s < m->nservers; s++) {
     /* rows: (actor class, call class); columns: the class of the calls served meanwhile */
     size_t rows = m->nclasses * TS_NCLASSES;
     double *behind = calloc(rows * TS_NCLASSES + 1, sizeof *behind), *wait = calloc(rows + 1, sizeof *wait);
-    int *count = calloc(rows + 1, sizeof *count);
-    if (!behind || !wait || !count) {
+    int *count = calloc(rows + 1, sizeof *count), rc = 0;
+    served sv[TS_NCLASSES];
+    for (int k = 0; k < TS_NCLASSES; k++)
+      rc |= served_init(&sv[k], tl, (int)s, k);
+    for (int a = 0; !rc && behind && wait && count && a < tl->nactors; a++)
+      for (size_t i = tl->call_span_at[a]; i < tl->call_span_at[a + 1]; i++) {
+        const ts_tl_callspan *x = &tl->call_spans[i];
+        if (x->server != (int)s || x->admitted < 0)
+          continue;
+        size_t r = (size_t)tl->stats[a].klass * TS_NCLASSES + (size_t)x->klass;
+        count[r]++;
+        wait[r] += (double)(x->admitted - x->queued);
+        /* its own service starts at its admission, so it adds nothing to its queue wait */
+        for (int k = 0; k < TS_NCLASSES; k++)
+          behind[r * TS_NCLASSES + (size_t)k] +=
+              (double)(int64_t)(served_before(&sv[k], x->admitted) - served_before(&sv[k], x->queued));
+      }
+    for (int k = 0; k < TS_NCLASSES; k++)
+      served_free(&sv[k]);
+    if (rc || !behind || !wait || !count) {
       free(behind);
       free(wait);
       free(count);
-      free(c);
       return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-      const call *x = &c[i];
-      if (x->server != (int)s || x->admitted < 0)
-        continue;
-      size_t r = (size_t)tl->stats[x->actor].klass * TS_NCLASSES + (size_t)x->klass;
-      count[r]++;
-      wait[r] += (double)(x->admitted - x->queued);
-      for (size_t j = 0; j < n; j++) {
-        const call *y = &c[j];
-        if (j == i || y->server != (int)s || y->admitted < 0)
-          continue;
-        behind[r * TS_NCLASSES + (size_t)y->klass] +=
-            (double)overlap(x->queued, x->admitted, y->admitted, y->done >= 0 ? y->done : tl->end);
-      }
     }
     fprintf(out, "\ncalls to server %s: what each waited behind in its queue (policy %s; mean per call)\n",
             m->servers[s].name, m->servers[s].policy->name);
@@ -221,7 +260,6 @@ int ts_explain_calls(FILE *out, const ts_timeline *tl)
     free(wait);
     free(count);
   }
-  free(c);
   return 0;
 }
 
