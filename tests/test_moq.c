@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/jsonfile.h"
 #include "io/model_json.h"
@@ -279,6 +281,88 @@ START_TEST(moq_frontier_searches_the_models_box)
 }
 END_TEST
 
+/* scripts/moq-targets --set KEY=VALUE (docs/moq-relay.md, "Targets with the
+ * host's wake-up spread") hands every pair to tssim run intact (a value with
+ * a space too, and the --set=KEY=VALUE form), runs the shipped model into
+ * DIR/shipped and the variant into DIR/set (-o DIR), never into
+ * results/moq-base/, and prints the shipped figure beside the variant's with
+ * whether each holds; --no-run reads such a run only with the same pairs; a
+ * failed tssim run stops it with tssim's status and message; a bad option, a
+ * --set without KEY=VALUE and -o without --set exit 2 naming it, before any
+ * run. A stand-in tssim records its
+ * arguments and writes a summary.csv whose chat-16 share is 2.0 (within 25%
+ * of the recorded 2.15) when it was given a --set, 0.3 otherwise. */
+START_TEST(moq_targets_pass_set_through)
+{
+  char dir[4096], fake[4200], args[4200];
+  tu_mkdtemp(dir, sizeof dir, "moqtargets");
+  snprintf(fake, sizeof fake, "%s/tssim", dir);
+  snprintf(args, sizeof args, "%s/args", dir);
+  char body[9000];
+  snprintf(body, sizeof body,
+           "#!/bin/sh\n"
+           "case \"$*\" in *fail=1*) echo 'stand-in: no fail' >&2; exit 2 ;; esac\n"
+           "o= s=0.3 prev=\n"
+           "for a; do printf '[%%s]' \"$a\"; [ \"$prev\" = -o ] && o=$a; [ \"$a\" = --set ] && s=2.0; prev=$a; done >>'%s'\n"
+           "echo >>'%s'\n"
+           "mkdir -p \"$o\" && printf 'workload,workers,lock_wait_share\\nchat,16,%%s\\n' $s >\"$o/summary.csv\"\n",
+           args, args);
+  tu_write_file(fake, body);
+  ck_assert_int_eq(chmod(fake, 0755), 0);
+  const char *root = tu_source_root();
+  char *out = NULL;
+  static const char *const bad[] = {"--bogus", "--set", "--set nokey", "-o x", NULL};
+  static const char *const says[] = {"unknown option '--bogus'", "--set needs a value", "--set takes KEY=VALUE, not 'nokey'",
+                                     "-o names the directory of a --set run", NULL};
+  for (int i = 0; bad[i]; i++) {
+    ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' '%s' %s", root, fake, bad[i]), 2);
+    ck_assert_msg(strstr(out, says[i]) && strstr(out, "usage: scripts/moq-targets"), "%s: %s", bad[i], out);
+    free(out);
+    ck_assert_msg(access(args, F_OK) != 0, "%s ran tssim", bad[i]);
+  }
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --set 'a.b={\"ms\": 1}' --set=k=2 -o '%s/out' '%s'", root, dir, fake),
+                   0);
+  char want[9000];
+  snprintf(want, sizeof want, "with --set: %s/out/set/ (results/moq-base/ untouched)\n  --set a.b={\"ms\": 1}\n  --set k=2\n",
+           dir);
+  ck_assert_msg(strstr(out, want), "no '%s' in:\n%s", want, out);
+  const char *row = strstr(out, "\nchat ");
+  ck_assert_ptr_nonnull(row);
+  char wl[16], metric[32], holds[8], holds_set[8];
+  int workers;
+  double recorded, shipped, set;
+  ck_assert_int_eq(sscanf(row, " %15s %d %31s %lf %lf %lf %*s %7s %7s", wl, &workers, metric, &recorded, &shipped, &set,
+                          holds, holds_set),
+                   8);
+  ck_assert_str_eq(metric, "lock_wait_share");
+  ck_assert_msg(shipped == 0.3 && set == 2.0 && !strcmp(holds, "NO") && !strcmp(holds_set, "yes"), "%s", row);
+  free(out);
+  char *ran = tu_read_file(args, NULL);
+  char shipped_run[9000], set_run[9000];
+  snprintf(shipped_run, sizeof shipped_run, "[run][scenarios/moq-base.json][--no-plots][-q][-o][%s/out/shipped]\n", dir);
+  snprintf(set_run, sizeof set_run,
+           "[run][scenarios/moq-base.json][--no-plots][-q][-o][%s/out/set][--set][a.b={\"ms\": 1}][--set][k=2]\n", dir);
+  char both[20000];
+  snprintf(both, sizeof both, "%s%s", shipped_run, set_run);
+  ck_assert_str_eq(ran, both);
+  free(ran);
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --no-run --set k=3 -o '%s/out' '%s'", root, dir, fake), 1);
+  ck_assert_msg(strstr(out, "holds no run with these --set pairs"), "%s", out);
+  free(out);
+  ck_assert_int_eq(
+    tu_sh(&out, "'%s/scripts/moq-targets' --no-run --set 'a.b={\"ms\": 1}' --set k=2 -o '%s/out' '%s'", root, dir, fake), 0);
+  ck_assert_msg(strstr(out, want), "no '%s' in:\n%s", want, out);
+  free(out);
+  ran = tu_read_file(args, NULL);
+  ck_assert_str_eq(ran, both);
+  free(ran);
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --set fail=1 -o '%s/out' '%s'", root, dir, fake), 2);
+  ck_assert_msg(strstr(out, "tssim run of the set model failed:\nstand-in: no fail\n"), "%s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *moq_suite(void)
 {
   Suite *s = suite_create("moq");
@@ -288,5 +372,7 @@ Suite *moq_suite(void)
   tu_tcase(s, "closed forms", forms, NULL, NULL, 120);
   const TTest *const frontier[] = {moq_frontier_searches_the_models_box, NULL};
   tu_tcase(s, "frontier", frontier, NULL, NULL, 60);
+  const TTest *const targets[] = {moq_targets_pass_set_through, NULL};
+  tu_tcase(s, "targets", targets, NULL, NULL, 60);
   return s;
 }
