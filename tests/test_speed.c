@@ -333,7 +333,8 @@ END_TEST
 
 /* A world with a done callback (the run layer's) against one that keeps
  * every actor, same model and seed: each actor is handed over once, when it
- * is done, with the measurements the full world ends with; the memory held
+ * is done, with the measurements the full world ends with (and each
+ * per-actor quantity read from the actor is the record's); the memory held
  * is the chunks of the actors alive, not of all of them. The lock's
  * timeouts mostly expire after their actor is done and its chunk freed
  * (those expiries are ignored). */
@@ -359,6 +360,10 @@ static int on_done(void *ctx, const ts_world *w, const ts_actor *a)
   h->n++;
   ts_actor_stats s = ts_world_stats(w, a->id), r = ts_world_stats(h->ref, a->id);
   h->bad += !same_stats(&s, &r) || a->state != TS_ACTOR_DONE;
+  for (int q = TS_Q_WAVE; q <= TS_Q_SETTLE; q++) { /* each quantity read from the actor: the record's, bit for bit */
+    double x = ts_metric_actor_quantity(q, w, a), y = ts_metric_quantity(q, &s);
+    h->bad += memcmp(&x, &y, sizeof x) != 0;
+  }
   int chunks = 0;
   for (int c = 0; c < w->cap_actors >> TS_CHUNK_BITS; c++)
     chunks += w->chunks[c] != NULL;

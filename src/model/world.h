@@ -496,10 +496,9 @@ static inline ts_time ts_world_state_time(const ts_world *w, int id, int s)
   return col ? col[id & (TS_CHUNK - 1)] : 0;
 }
 
-/* Actor id's wave: its marks, else its arrival and (once done) its end. */
-static inline void ts_world_wave(const ts_world *w, int id, ts_time *start, ts_time *end)
+/* Actor a's wave: its marks, else its arrival and (once done) its end. */
+static inline void ts_world_actor_wave(const ts_actor *a, ts_time *start, ts_time *end)
 {
-  const ts_actor *a = ts_world_actor(w, id);
   if (a->x) {
     *start = a->x->wave_start;
     *end = a->x->wave_end;
@@ -507,6 +506,12 @@ static inline void ts_world_wave(const ts_world *w, int id, ts_time *start, ts_t
     *start = a->st.done >= 0 ? a->st.arrive : -1;
     *end = a->st.done;
   }
+}
+
+/* Actor id's wave (ts_world_actor_wave). */
+static inline void ts_world_wave(const ts_world *w, int id, ts_time *start, ts_time *end)
+{
+  ts_world_actor_wave(ts_world_actor(w, id), start, end);
 }
 
 /* Actor id's measurements, whole. */

@@ -138,8 +138,9 @@ static int push(dvec *d, double x)
  * double), max and min, and the values once two differ (until then `first`
  * stands for them all). A value bit for bit equal to every one before it is only
  * counted: the recurrence adds (x - mean) / cnt = 0 (mean is first, or +0
- * for a first -0), and max and min do not move. */
-static int acc_add(ts__acc *a, double x, int need)
+ * for a first -0), and max and min do not move. (Always inlined: once per
+ * quantity of every actor; out of line it cost a call each.) */
+__attribute__((always_inline)) static inline int acc_add(ts__acc *a, double x, int need)
 {
   int keep = need & NEED_VALUES;
   uint64_t bits;
@@ -198,6 +199,7 @@ static void acc_zeros(ts__acc *a, size_t n)
  * one). A quantity that joins has its zeros so far counted. The states only
  * ever join w's states_used, and the bits only join its quantities_used, so
  * a quantity once live stays live. */
+__attribute__((noinline, cold)) /* (rare: kept out of take's frame) */
 static void relive(collector *c, const ts_world *w)
 {
   c->nlive = 0;
@@ -213,21 +215,26 @@ static void relive(collector *c, const ts_world *w)
   c->live_ok = 1;
 }
 
-/* Take one counted actor's measurements (the next in id order). */
-static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
+/* Take one counted actor's measurements (the next in id order): from its
+ * record s, or (s NULL) from the actor a itself, done now (no samples rows
+ * to write: the quantities only, not the whole record). Always inlined in
+ * take and take_actor, so that each has one of the two reads and no test. */
+__attribute__((always_inline)) static inline int take_in(collector *c, const ts_world *w, const ts_actor_stats *s,
+                                                         const ts_actor *a)
 {
   const point_run *pr = c->pr;
   rep_out *o = c->o;
   if (!c->live_ok || c->used != w->states_used || c->qused != w->quantities_used)
     relive(c, w);
-  int row = c->row_of[s->klass];
+  int klass = s ? s->klass : a->klass;
+  int row = c->row_of[klass];
   ts__acc *ra = row >= 0 ? &c->acc[(size_t)row * (size_t)c->nq] : NULL;
   if (ra)
     o->rowsamples[row]++;
   for (const ts__live *l = c->live, *end = l + c->nlive; l < end; l++) {
     if (!ra && l->pool < 0)
       continue;
-    double x = ts_metric_quantity(l->q, s);
+    double x = s ? ts_metric_quantity(l->q, s) : ts_metric_actor_quantity(l->q, w, a);
     if (ra && acc_add(&ra[l->j], x, l->need)) {
       c->failed = ra[l->j].v.err ? &ra[l->j].v : NULL;
       return -1;
@@ -244,15 +251,28 @@ static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
       o->qk = v;
       o->cap_qk = cap;
     }
-    o->qk[o->nactors++] = s->klass;
+    o->qk[o->nactors++] = klass;
   }
   const ts_sweep_spec *spec = pr->spec;
-  if (spec->format_samples &&
+  if (s && spec->format_samples &&
       (spec->format_samples(spec->samples_ctx, c->out, w, s, pr->combo, c->rep, &o->text) || o->text.failed)) {
     c->samples_failed = 1;
     return -1;
   }
   return 0;
+}
+
+/* take_in from actor record s. (Each take is a function of its own, out
+ * of its callers: inlined there, it left acc_add a call per quantity.) */
+__attribute__((noinline)) static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
+{
+  return take_in(c, w, s, NULL);
+}
+
+/* take_in from actor a, done now. */
+__attribute__((noinline)) static int take_actor(collector *c, const ts_world *w, const ts_actor *a)
+{
+  return take_in(c, w, NULL, a);
 }
 
 /* Room in the window for id (>= base). */
@@ -301,10 +321,15 @@ int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
   }
   c->queued += (double)a->queue_time;
   if (ts_world_counted(a)) { /* (not a spawned task, not dropped) */
-    ts_actor_stats s;
-    ts_world_stats_into(w, a->id, &s);
-    if (take(c, w, &s))
-      return -1;
+    if (!c->pr->spec->format_samples) {
+      if (take_actor(c, w, a))
+        return -1;
+    } else {
+      ts_actor_stats s;
+      ts_world_stats_into(w, a->id, &s);
+      if (take(c, w, &s))
+        return -1;
+    }
   }
   c->base++;
   if (c->cap == 0)

@@ -124,6 +124,39 @@ static inline double ts_metric_quantity(int q, const ts_actor_stats *s)
   default: return 0;
   }
 }
+/* The same value, ts_metric_quantity(q, &s) with s = ts_world_stats(w,
+ * a->id), read from actor a of w without making the record (the collector
+ * takes the quantities of each actor as it is done). test_speed's
+ * speed_retired_actors_are_measured_as_kept compares the two bit for bit.
+ * (Always inlined: the collector's loop over the quantities calls it.) */
+__attribute__((always_inline)) static inline double ts_metric_actor_quantity(int q, const ts_world *w,
+                                                                        const ts_actor *a)
+{
+  const ts_actor_ext *x = a->x;
+  ts_time t0, t1;
+  switch (q) {
+  case TS_Q_WAVE:
+    ts_world_actor_wave(a, &t0, &t1);
+    return t0 < 0 || t1 < 0 ? NAN : ts_time_to_ms(t1 - t0);
+  case TS_Q_TIMER: return ts_time_to_ms(a->st.timer);
+  case TS_Q_LOCK_WAIT: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_LOCK_WAIT));
+  case TS_Q_LOCK_WORK: return ts_time_to_ms(x ? x->lock_work : 0);
+  case TS_Q_QUEUE_WAIT: return ts_time_to_ms(a->queue_time);
+  case TS_Q_SLICES: return (double)a->st.slices;
+  case TS_Q_CPU: return ts_time_to_ms(a->st.cpu);
+  case TS_Q_IO: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_IO));
+  case TS_Q_READY_WAIT: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_READY));
+  case TS_Q_DONE: return a->st.done < 0 ? NAN : ts_time_to_ms(a->st.done);
+  case TS_Q_KERNEL: return ts_time_to_ms(x ? x->kernel : 0);
+  case TS_Q_SLEEP: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_SLEEP));
+  case TS_Q_CHAN_WAIT: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_CHAN_WAIT));
+  case TS_Q_HOP: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_HOP));
+  case TS_Q_CALL_WAIT: return ts_time_to_ms(ts_world_state_time(w, a->id, TS_ACTOR_CALL_WAIT));
+  case TS_Q_MUTEX_WAIT: return ts_time_to_ms(x ? x->mutex_wait : 0);
+  case TS_Q_SETTLE: return !x || x->settled < 0 ? NAN : ts_time_to_ms(x->settled - a->st.arrive);
+  default: return 0;
+  }
+}
 /* Whether quantity q is 0 for every actor of w so far, known without reading
  * the actors: the time in a state no actor was ever in (its state columns
  * were never made), a lock time in a model without locks, slice-timer CPU
