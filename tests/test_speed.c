@@ -644,6 +644,44 @@ START_TEST(speed_spilled_quantiles_are_in_memory_ones)
 }
 END_TEST
 
+/* ts__vals_reserve makes the memory for the values expected at once: the
+ * pushes up to that many keep it (no growth, no copy); the threshold still
+ * caps it (the values past it spill as without a reserve); a reserve once
+ * there is memory does nothing. The quantiles are the same either way. */
+START_TEST(speed_reserved_values_do_not_grow)
+{
+  static const double q[4] = {0.5, 0.95, 0.99, 0.05};
+  ts__vals a = {0}, b = {.spill_at = 300};
+  ts__vals_reserve(&a, 1000);
+  ck_assert_uint_eq(a.mem.cap, 1000);
+  const double *at = a.mem.v;
+  for (int i = 0; i < 1000; i++) {
+    ck_assert_int_eq(ts__vals_push(&a, (double)(i * 7 % 1000)), 0);
+    ck_assert_int_eq(ts__vals_push(&b, (double)(i * 7 % 1000)), 0);
+  }
+  ck_assert_ptr_eq(a.mem.v, at);
+  ck_assert_uint_eq(a.mem.cap, 1000);
+  ts__vals_reserve(&a, 5000);
+  ck_assert_uint_eq(a.mem.cap, 1000);
+  ts__vals c = {.spill_at = 300};
+  ts__vals_reserve(&c, 1000);
+  ck_assert_uint_eq(c.mem.cap, 300);
+  for (int i = 0; i < 1000; i++)
+    ck_assert_int_eq(ts__vals_push(&c, (double)(i * 7 % 1000)), 0);
+  ck_assert_ptr_nonnull(c.f);
+  ck_assert_uint_eq(c.written + c.mem.len, 1000);
+  double qa[4], qb[4], qc[4];
+  ck_assert_int_eq(ts__vals_quantiles(&a, q, 4, qa), 0);
+  ck_assert_int_eq(ts__vals_quantiles(&b, q, 4, qb), 0);
+  ck_assert_int_eq(ts__vals_quantiles(&c, q, 4, qc), 0);
+  ck_assert_mem_eq(qa, qb, sizeof qa);
+  ck_assert_mem_eq(qa, qc, sizeof qa);
+  ts__vals_finish(&a);
+  ts__vals_finish(&b);
+  ts__vals_finish(&c);
+}
+END_TEST
+
 /* ts__quantiles (the ranks selected once each, in ascending order, each in
  * the part above the one before) gives each level ts_quantile's bits on its
  * own copy of the values: levels in every order, repeated, one to four of
@@ -889,7 +927,7 @@ Suite *speed_suite(void)
                                 speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used,
                                 speed_collector_takes_kept_quantities_once_they_can_move,
-                                speed_spilled_quantiles_are_in_memory_ones,
+                                speed_spilled_quantiles_are_in_memory_ones, speed_reserved_values_do_not_grow,
                                 speed_quantiles_at_once_are_one_by_one,
                                 speed_spilled_sweep_is_the_sweep_in_memory,
                                 speed_handler_follow_ups_run_as_pop_then_push,

@@ -192,6 +192,23 @@ static void acc_zeros(ts__acc *a, size_t n)
   a->all = n;
 }
 
+/* Memory for the values of quantity j that each row expects
+ * (ts__vals_reserve), when a quantile reads them: one per actor of the
+ * row's classes that w makes (for a class that makes them as it goes, those
+ * made so far), a hint only. Made once, not grown (and copied) by doubling. */
+static void reserve(collector *c, const ts_world *w, int j)
+{
+  if (!(c->need[j] & NEED_VALUES))
+    return;
+  for (int k = 0; k < c->pr->nrows; k++) {
+    size_t n = 0;
+    for (size_t cl = 0; cl < w->model->nclasses; cl++)
+      if (c->row_of[cl] == k && w->class_count[cl] > 0)
+        n += (size_t)w->class_count[cl];
+    ts__vals_reserve(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j].v, n);
+  }
+}
+
 /* c->live for w as it is now: a quantity the world says is 0 for every actor
  * so far (a state no actor was in, a lock time without locks, slice-timer
  * CPU and slices before any timed segment, queue time before any actor could
@@ -207,6 +224,7 @@ static void relive(collector *c, const ts_world *w)
     if (c->pool[j] < 0 && ts_metric_world_actor_zero(c->q[j], w))
       continue;
     c->live[c->nlive++] = (ts__live){.q = c->q[j], .j = (size_t)j, .need = c->need[j], .pool = c->pool[j]};
+    reserve(c, w, j);
     for (int k = 0; k < c->pr->nrows; k++)
       acc_zeros(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], c->o->rowsamples[k]);
   }

@@ -129,6 +129,18 @@ int ts__vals_push_slow(ts__vals *v, double x)
   return 0;
 }
 
+void ts__vals_reserve(ts__vals *v, size_t n)
+{
+  size_t limit = v->spill_at ? v->spill_at : TS__SPILL_AT;
+  if (v->mem.cap || v->f || n <= 64)
+    return;
+  double *p = malloc((n < limit ? n : limit) * sizeof *p);
+  if (p) {
+    v->mem.v = p;
+    v->mem.cap = n < limit ? n : limit;
+  }
+}
+
 /* Radix selection of the order statistics rank[0..nr) (0-based, each <
  * n) of the spilled values into out. The memory buffer is the read buffer.
  * Ranks whose key prefixes agree so far share a histogram (adjacent ranks

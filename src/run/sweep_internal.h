@@ -98,6 +98,11 @@ static inline int ts__vals_push(ts__vals *v, double x)
   }
   return ts__vals_push_slow(v, x);
 }
+/* Room in v's memory for n values (at most the threshold), made now, before
+ * the first push: the values then go in without growing (and copying) the
+ * memory by doubling. A hint: nothing when v holds memory already, or when
+ * the memory cannot be had (the pushes grow it as before). */
+void ts__vals_reserve(ts__vals *v, size_t n);
 /* Whether v[0..k) ascends (v holds no NAN): its values are then its order
  * statistics, v[r] the r-th smallest, with no sort or selection. The pass
  * stops at the first descent. */
