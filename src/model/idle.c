@@ -67,7 +67,7 @@ void ts__idle_run(const ts_world *w, ts_worker *wk)
   wk->idle_since = -1;
 }
 
-ts_time ts__wake_delay(ts_world *w, const ts_dist *lat, ts_worker *wk)
+ts_time ts__wake_delay_idle(ts_world *w, const ts_dist *lat, ts_worker *wk)
 {
   ts_time d = lat->mean;
   if (lat->kind != TS_DIST_FIXED) {

@@ -252,10 +252,18 @@ void ts__idle_sleep(const ts_world *w, ts_worker *wk, int blocks);
  * exit latency of the idle state its governor chose, to add to it (0 when
  * the host declares none or the thread is not asleep). */
 ts_time ts__idle_exit(ts_world *w, ts_worker *wk);
+/* ts__wake_delay's general case: a drawn latency, or idle states. */
+ts_time ts__wake_delay_idle(ts_world *w, const ts_dist *lat, ts_worker *wk);
 /* How long after a wake now wk's sleeping thread runs: the declaration's
  * wake latency lat (its mean when fixed, else a draw from wk's own wake
- * stream) plus ts__idle_exit. */
-ts_time ts__wake_delay(ts_world *w, const ts_dist *lat, ts_worker *wk);
+ * stream) plus ts__idle_exit. Inline: a fixed latency on a host without
+ * idle states (most models) is its mean, with no call. */
+static inline ts_time ts__wake_delay(ts_world *w, const ts_dist *lat, ts_worker *wk)
+{
+  if (lat->kind == TS_DIST_FIXED && w->model->nidle == 0)
+    return lat->mean;
+  return ts__wake_delay_idle(w, lat, wk);
+}
 /* wk's thread runs again after a sleep (call only when idle_since >= 0). */
 void ts__idle_run(const ts_world *w, ts_worker *wk);
 
