@@ -747,25 +747,6 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   return x;
 }
 
-void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
-{
-  memset(a, 0, sizeof *a);
-  a->id = id;
-  a->klass = k;
-  a->index = i;
-  a->worker = a->home = wk;
-  a->hidden = (uint8_t)hidden;
-  a->sched_class = (uint8_t)w->model->classes[k].sched_class;
-  a->state = TS_ACTOR_NEW;
-  a->st.done = -1;
-  ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
-  for (uint32_t u = w->states_used; u; u &= u - 1) { /* its entries in the columns its chunk has (of the states used) */
-    int s = __builtin_ctz(u);
-    if (col[s])
-      col[s][id & (TS_CHUNK - 1)] = 0;
-  }
-}
-
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent)
 {
   const ts_model *m = w->model;

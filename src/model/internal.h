@@ -2,6 +2,8 @@
  * not part of the library's interface). */
 #ifndef TS_MODEL_INTERNAL_H
 #define TS_MODEL_INTERNAL_H
+#include <string.h>
+
 #include "model/world.h"
 
 /* Event kinds the model registers with the engine. */
@@ -154,8 +156,27 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
  * wk. Returns it, or NULL after ts__world_nomem. */
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
 /* Set up actor id's memory as a new actor of class k with index i on
- * worker wk (hidden: spawned). */
-void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden);
+ * worker wk (hidden: spawned). Inline: a lazy world sets up a chunk's
+ * actors in one loop (ts__world_make_fixed), one call each otherwise. */
+static inline void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
+{
+  memset(a, 0, sizeof *a);
+  a->id = id;
+  a->klass = k;
+  a->index = i;
+  a->worker = a->home = wk;
+  a->hidden = (uint8_t)hidden;
+  a->sched_class = (uint8_t)w->model->classes[k].sched_class;
+  a->state = TS_ACTOR_NEW;
+  a->st.done = -1;
+  ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
+  for (uint32_t u = w->states_used; u; u &= u - 1) { /* its entries in the columns its chunk has (of the states used) */
+    int s = __builtin_ctz(u);
+    if (col[s])
+      col[s][id & (TS_CHUNK - 1)] = 0;
+  }
+}
+
 /* Chunk c's memory, made (lazy: with the fixed actors it holds, by
  * ts__world_make_fixed) when it is not; NULL after ts__world_nomem, or
  * after ts__invariant when the chunk was freed. */
