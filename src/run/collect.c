@@ -235,10 +235,12 @@ static void relive(collector *c, const ts_world *w)
 
 /* Take one counted actor's measurements (the next in id order): from its
  * record s, or (s NULL) from the actor a itself, done now (no samples rows
- * to write: the quantities only, not the whole record). Always inlined in
- * take and take_actor, so that each has one of the two reads and no test. */
+ * to write: the quantities only, not the whole record). pooled: the point
+ * may pool values (0: it pools none, c->pool is all -1). Always inlined in
+ * take and take_actor with constant s, a and pooled, so that each copy has
+ * one of the reads and only the pool tests it needs. */
 __attribute__((always_inline)) static inline int take_in(collector *c, const ts_world *w, const ts_actor_stats *s,
-                                                         const ts_actor *a)
+                                                         const ts_actor *a, int pooled)
 {
   const point_run *pr = c->pr;
   rep_out *o = c->o;
@@ -249,7 +251,7 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
   ts__acc *ra = row >= 0 ? &c->acc[(size_t)row * (size_t)c->nq] : NULL;
   if (ra)
     o->rowsamples[row]++;
-  for (const ts__live *l = c->live, *end = l + c->nlive; l < end; l++) {
+  for (const ts__live *l = c->live, *end = ra || pooled ? l + c->nlive : l; l < end; l++) {
     if (!ra && l->pool < 0)
       continue;
     double x = s ? ts_metric_quantity(l->q, s) : ts_metric_actor_quantity(l->q, w, a);
@@ -257,10 +259,10 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
       c->failed = ra[l->j].v.err ? &ra[l->j].v : NULL;
       return -1;
     }
-    if (l->pool >= 0 && push(&o->q[l->pool], x))
+    if (pooled && l->pool >= 0 && push(&o->q[l->pool], x))
       return -1;
   }
-  if (pr->pool) {
+  if (pooled && pr->pool) {
     if (o->nactors == o->cap_qk) {
       size_t cap = o->cap_qk ? o->cap_qk * 2 : 1024;
       int *v = realloc(o->qk, cap * sizeof *v);
@@ -284,13 +286,13 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
  * of its callers: inlined there, it left acc_add a call per quantity.) */
 __attribute__((noinline)) static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
 {
-  return take_in(c, w, s, NULL);
+  return take_in(c, w, s, NULL, 1);
 }
 
 /* take_in from actor a, done now. */
 __attribute__((noinline)) static int take_actor(collector *c, const ts_world *w, const ts_actor *a)
 {
-  return take_in(c, w, NULL, a);
+  return c->pr->pool ? take_in(c, w, NULL, a, 1) : take_in(c, w, NULL, a, 0);
 }
 
 /* Room in the window for id (>= base). */
