@@ -290,6 +290,32 @@ START_TEST(explain_calls_behind_worked_by_hand)
 }
 END_TEST
 
+/* A handler's own call is inside its caller's service, so "its calls"
+ * counts its service once: a call to a whose handler runs 2 ms and then
+ * calls b (5 ms) is served 7 ms in a 7 ms wave (it said 12: the nested
+ * call's 5 ms again). */
+START_TEST(explain_nested_call_service_counted_once)
+{
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files("nested", "{\"name\": \"nested\", \"pools\": [{\"name\": \"pa\", \"kind\": \"thread\","
+                                " \"count\": 1}, {\"name\": \"pb\", \"kind\": \"thread\", \"count\": 1}], \"servers\":"
+                                " [{\"name\": \"a\", \"pool\": \"pa\"}, {\"name\": \"b\", \"pool\": \"pb\"}], \"classes\":"
+                                " [{\"name\": \"c\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 0},"
+                                " \"program\": [{\"op\": \"call\", \"server\": \"a\", \"handler\": [{\"op\": \"cpu\","
+                                " \"ms\": 2}, {\"op\": \"call\", \"server\": \"b\", \"handler\": [{\"op\": \"cpu\","
+                                " \"ms\": 5}]}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  ck_assert_msg(strstr(out, "  wave (wave_start to wave_end) per actor: mean 7 ms,") &&
+                    strstr(out, "  its calls (mean per actor): queued at the server 0 ms, request and reply legs 0 ms,"
+                                " service 7 ms\n"),
+                "%.3000s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *explain_suite(void)
 {
   Suite *s = suite_create("explain");
@@ -298,7 +324,7 @@ Suite *explain_suite(void)
                               explain_law_is_fifo_when_the_cpu_runs_to_completion,
                               explain_law_does_not_apply_to_a_priority_queue,
                               explain_after_a_hop_uses_the_worker_reached, explain_splits_the_reply_wait_by_the_calls,
-                              explain_calls_behind_worked_by_hand, NULL};
+                              explain_calls_behind_worked_by_hand, explain_nested_call_service_counted_once, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

@@ -659,6 +659,18 @@ START_TEST(viz_explain_mutex_mva)
                             " futex wake\n  + wake latency = 0.25 ms)\n"),
                 "%.4000s", out);
   free(out);
+  /* a lock that gives up after a timeout: actors leave the loop (it gave the law, with 2,015 of 32,000 acquires) */
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mutex.json --n 16 --workers 16"
+                            " --set classes[0].program[0].count=2000 --set classes[0].program[0].steps[1].ms=0.1"
+                            " --set classes[0].program[0].steps[3].ms=1.5"
+                            " --set 'classes[0].program[0].steps[0].timeout={\"ms\": 0.05}'",
+                            &out, NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n"
+                            "  does not apply: class task's lock step gives up after a timeout: an actor that gives up"
+                            " leaves the loop\n"),
+                "%.4000s", out);
+  free(out);
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/mutex.json", &out, NULL), 0);
   ck_assert_msg(strstr(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n"
                             "  does not apply: some thread runs several actors: they queue for it as well as for the mutex\n"),

@@ -45,7 +45,8 @@ typedef struct ts_explain_actor {
   ts_time call_queued;                 /* of state[TS_ACTOR_CALL_WAIT]: its calls' waits in the servers'
                                           queues (ts_timeline_call_wait_parts); the rest: their legs */
   ts_time call_service;                /* its calls' service within the window, admission to end (the
-                                          handler's own states, a nested call's wait included) */
+                                          handler's own states; a handler's own call is inside its
+                                          caller's service and counted there, once) */
 } ts_explain_actor;
 
 /* Account every actor of tl into out[tl->nactors]. Returns 0, or -1 when

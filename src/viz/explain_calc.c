@@ -195,11 +195,15 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   x->outside = busy[w] - (own + others + loop);
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1], k = tl->call_span_at[a];
   ts_time parts[2] = {0, 0}; /* its waits for a reply: in the servers' queues, the legs */
+  ts_time outer_end = -1;     /* the end of the last outermost call's service */
   for (size_t j = k; j < tl->call_span_at[a + 1]; j++) {
     const ts_tl_callspan *c = &tl->call_spans[j];
+    if (c->admitted < 0 || c->queued < outer_end)
+      continue; /* never served, or a handler's own call: inside its caller's service, counted there */
     ts_time s0 = c->admitted > ws ? c->admitted : ws, s1 = c->done >= 0 ? c->done : tl->end;
+    outer_end = s1;
     s1 = s1 < we ? s1 : we;
-    if (c->admitted >= 0 && s1 > s0)
+    if (s1 > s0)
       x->call_service += s1 - s0;
   }
   for (size_t i = lo; i < hi; i++) {

@@ -35,6 +35,9 @@ static int read_loop(const ts_model *m, int k, double *think, double *hold, int 
       phase = 1;
     } else if (s->type == &ts_op_repeat_end && phase == 3) {
       phase = 4;
+    } else if (s->type == &ts_op_lock && phase == 1 && s->limited) {
+      snprintf(why, cap, "class %s's lock step gives up after a timeout: an actor that gives up leaves the loop", c->name);
+      return -1;
     } else if (s->type == &ts_op_lock && phase == 1) {
       lock = s->ref;
       phase = 2;
