@@ -671,6 +671,18 @@ START_TEST(viz_explain_mutex_mva)
                             " leaves the loop\n"),
                 "%.4000s", out);
   free(out);
+  /* CPU priced by load: the steps do not cost their declared Z and S (it gave the law at 2,380 acquires/s, not 4,545) */
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mutex.json --n 16 --workers 16"
+                            " --set classes[0].program[0].count=200 --set classes[0].program[0].steps[1].ms=0.1"
+                            " --set classes[0].program[0].steps[3].ms=1.5"
+                            " --set 'host.cpu_scale_by_n={\"n\": [1, 16], \"scale\": [1, 3], \"by\": \"n\"}'",
+                            &out, NULL),
+                   0);
+  ck_assert_msg(strstr(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n"
+                            "  does not apply: the CPU is priced by load (host.cpu_scale_by_n): Z and S are not the"
+                            " declared ones\n"),
+                "%.4000s", out);
+  free(out);
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/mutex.json", &out, NULL), 0);
   ck_assert_msg(strstr(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n"
                             "  does not apply: some thread runs several actors: they queue for it as well as for the mutex\n"),

@@ -116,6 +116,8 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
     snprintf(why, sizeof why, "the workers are event loops: a holder's loop runs its other actors");
   if (!why[0] && shared)
     snprintf(why, sizeof why, "some thread runs several actors: they queue for it as well as for the mutex");
+  if (!why[0] && m->nscale)
+    snprintf(why, sizeof why, "the CPU is priced by load (host.cpu_scale_by_n): Z and S are not the declared ones");
   if (!why[0] && m->cores > 0 && m->cores < n)
     snprintf(why, sizeof why, "%d threads share %d cores", n, m->cores);
   fprintf(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n");
