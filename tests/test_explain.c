@@ -266,6 +266,19 @@ START_TEST(explain_splits_the_reply_wait_by_the_calls)
 }
 END_TEST
 
+/* The report of tssim explain on model (JSON text) in a one-worker
+ * scenario of its own (removed after); the caller frees it. */
+static char *explain_model(const char *tag, const char *model)
+{
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files(tag, model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
+                                sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  tu_rmtree(dir);
+  return out;
+}
+
 /* What a call waited behind, worked by hand: 4 callers arrive 1 ms apart at
  * a server of 2 places (2 threads), each served 5 ms. Calls 0 and 1 run at
  * once ([0, 5), [1, 6)); call 2 waits [2, 5) behind both (3 + 3 ms), call
@@ -274,19 +287,14 @@ END_TEST
  * (explain_more.c's served), no longer from every pair of calls. */
 START_TEST(explain_calls_behind_worked_by_hand)
 {
-  char dir[256], *out;
-  ck_assert_int_eq(tu_run_files("behind", "{\"name\": \"behind\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
-                                " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
-                                " \"classes\": [{\"name\": \"c\", \"count\": 4, \"arrival\": {\"kind\": \"at\","
-                                " \"spacing_ms\": 1}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
-                                " [{\"op\": \"cpu\", \"ms\": 5}]}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  char *out = explain_model("behind", "{\"name\": \"behind\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                             " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
+                             " \"classes\": [{\"name\": \"c\", \"count\": 4, \"arrival\": {\"kind\": \"at\","
+                             " \"spacing_ms\": 1}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
+                             " [{\"op\": \"cpu\", \"ms\": 5}]}]}]}");
   ck_assert_msg(strstr(out, "  c (normal)                    4        1.500                  0.000        3.000        0.000\n"),
                 "%.3000s", out);
   free(out);
-  tu_rmtree(dir);
 }
 END_TEST
 
@@ -296,23 +304,18 @@ END_TEST
  * call's 5 ms again). */
 START_TEST(explain_nested_call_service_counted_once)
 {
-  char dir[256], *out;
-  ck_assert_int_eq(tu_run_files("nested", "{\"name\": \"nested\", \"pools\": [{\"name\": \"pa\", \"kind\": \"thread\","
-                                " \"count\": 1}, {\"name\": \"pb\", \"kind\": \"thread\", \"count\": 1}], \"servers\":"
-                                " [{\"name\": \"a\", \"pool\": \"pa\"}, {\"name\": \"b\", \"pool\": \"pb\"}], \"classes\":"
-                                " [{\"name\": \"c\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 0},"
-                                " \"program\": [{\"op\": \"call\", \"server\": \"a\", \"handler\": [{\"op\": \"cpu\","
-                                " \"ms\": 2}, {\"op\": \"call\", \"server\": \"b\", \"handler\": [{\"op\": \"cpu\","
-                                " \"ms\": 5}]}]}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  char *out = explain_model("nested", "{\"name\": \"nested\", \"pools\": [{\"name\": \"pa\", \"kind\": \"thread\","
+                             " \"count\": 1}, {\"name\": \"pb\", \"kind\": \"thread\", \"count\": 1}], \"servers\":"
+                             " [{\"name\": \"a\", \"pool\": \"pa\"}, {\"name\": \"b\", \"pool\": \"pb\"}], \"classes\":"
+                             " [{\"name\": \"c\", \"count\": 1, \"arrival\": {\"kind\": \"at\", \"start_ms\": 0},"
+                             " \"program\": [{\"op\": \"call\", \"server\": \"a\", \"handler\": [{\"op\": \"cpu\","
+                             " \"ms\": 2}, {\"op\": \"call\", \"server\": \"b\", \"handler\": [{\"op\": \"cpu\","
+                             " \"ms\": 5}]}]}]}]}");
   ck_assert_msg(strstr(out, "  wave (wave_start to wave_end) per actor: mean 7 ms,") &&
                     strstr(out, "  its calls (mean per actor): queued at the server 0 ms, request and reply legs 0 ms,"
                                 " service 7 ms\n"),
                 "%.3000s", out);
   free(out);
-  tu_rmtree(dir);
 }
 END_TEST
 
