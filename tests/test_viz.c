@@ -382,6 +382,15 @@ START_TEST(viz_explain_open_queue_theory)
                             " under policy fifo: no closed form here\n"),
                 "%.3000s", out);
   free(out);
+  /* preempt never cuts kernel CPU: the normal class's step as kernel CPU leaves the foreground one Cobham's
+   * wait (simulated 1.03 ms, the preemptive law 0.4286), so no law (it gave the preemptive one) */
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set classes[1].program[1].account=kernel", &out,
+                            NULL),
+                   0);
+  ck_assert_msg(strstr(out, "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
+                            " but class bulk's cpu is kernel CPU (\"account\": \"kernel\"), which is never preempted\n"),
+                "%.3000s", out);
+  free(out);
   /* a class that cannot be pooled is named with its reason */
   ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
                                 " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","

@@ -36,6 +36,7 @@ typedef struct program {
   service handler;   /* cpu steps of its call's handler */
   int server;        /* the one server it calls (-1: none) */
   int yields;        /* a yield before its first cpu step: it queues in the time-slice queue */
+  int kernel;        /* a cpu step outside the handler is kernel CPU ("account": "kernel"): never preempted */
   char why[160];     /* not empty: no service time can be read from it */
 } program;
 
@@ -93,6 +94,7 @@ static void read_program(const ts_model *m, int k, program *p)
     if (s->type == &ts_op_yield && !in_handler && !p->yields && !p->main.terms) {
       p->yields = 1;
     } else if (s->type == &ts_op_cpu) {
+      p->kernel |= s->kernel && !in_handler;
       if (s->sliced)
         snprintf(p->why, sizeof p->why, "a sliced cpu step yields: round robin, not first come first served");
       else if (add_dist(in_handler ? &p->handler : &p->main, &s->cost))
@@ -249,13 +251,16 @@ static int queue_order(const ts_model *m, int p, const program *pr, const char *
 {
   const ts_pool *pool = &m->pools[p];
   int yielding = 0, levels = 0;
-  const char *silent = NULL; /* a class that does not yield */
+  const char *silent = NULL, *kernel = NULL; /* a class that does not yield; one below the top with kernel CPU */
   for (size_t k = 0; k < m->nclasses; k++)
     if (on_queue(m, pr, seen, k, p)) {
       yielding |= pr[k].yields;
       silent = pr[k].yields ? silent : m->classes[k].name;
       levels |= 1 << m->classes[k].sched_class;
     }
+  for (size_t k = 0; k < m->nclasses; k++) /* a job of the top class is never preempted anyway */
+    if (on_queue(m, pr, seen, k, p) && pr[k].kernel && (levels & ((1 << m->classes[k].sched_class) - 1)))
+      kernel = m->classes[k].name;
   int several = levels & (levels - 1); /* more than one queue class */
   int strict = pool->kind == TS_WORKER_EVENT_LOOP && pool->policy == &ts_sched_strict_priority && several;
   if (yielding && pool->yield_overhead > 0)
@@ -272,6 +277,9 @@ static int queue_order(const ts_model *m, int p, const program *pr, const char *
     snprintf(why, cap, "its time-slice queue's policy %s has no closed form here", pool->policy->name);
   else if (silent)
     snprintf(why, cap, "class %s does not yield, so the strict_priority queue does not order it", silent);
+  else if (pool->preempt && kernel)
+    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, but class %s's cpu is kernel CPU"
+             " (\"account\": \"kernel\"), which is never preempted", kernel);
   else
     return pool->preempt ? 2 : 1;
   return -1;
