@@ -391,6 +391,15 @@ START_TEST(viz_explain_open_queue_theory)
                             " but class bulk's cpu is kernel CPU (\"account\": \"kernel\"), which is never preempted\n"),
                 "%.3000s", out);
   free(out);
+  /* no yield steps on a preemptive loop: its ready callbacks run highest class first and preempt (worker.c
+   * pop_ready), so the same preemptive-resume law holds whatever the time-slice policy (it said "no closed form") */
+  sim = explained_sim("{\"name\": \"p\", \"worker\": {\"preempt\": true}, \"classes\": [{\"name\": \"urgent\", \"count\": 4500,"
+                      " \"queue_class\": \"foreground\", \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300},"
+                      " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}, {\"name\": \"bulk\","
+                      " \"count\": 6000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400}, \"program\":"
+                      " [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}",
+                      "      class urgent (foreground, sigma 0.3): 0.4286 ms; simulated ", " ms (mean of 4500 jobs)\n");
+  ck_assert_msg(fabs(sim - 0.4286) < 0.15 * 0.4286, "simulated %g ms, preemptive resume 0.4286 ms", sim);
   /* a class that cannot be pooled is named with its reason */
   ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
                                 " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","

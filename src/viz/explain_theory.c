@@ -246,7 +246,9 @@ static int on_queue(const ts_model *m, const program *pr, const char *seen, size
 /* How pool p's queue orders the classes on it: 0 first come first served (no
  * yield step, so the time-slice queue stays empty, or a queue that is FIFO),
  * 1 strict priority without preemption, 2 strict priority with preemptive
- * resume; -1 with why set when it is none of these. */
+ * resume (every class yielding into a strict_priority queue, or none
+ * yielding on a preemptive loop, whose ready callbacks run highest class
+ * first); -1 with why set when it is none of these. */
 static int queue_order(const ts_model *m, int p, const program *pr, const char *seen, char *why, size_t cap)
 {
   const ts_pool *pool = &m->pools[p];
@@ -263,8 +265,14 @@ static int queue_order(const ts_model *m, int p, const program *pr, const char *
       kernel = m->classes[k].name;
   int several = levels & (levels - 1); /* more than one queue class */
   int strict = pool->kind == TS_WORKER_EVENT_LOOP && pool->policy == &ts_sched_strict_priority && several;
+  int ready_first = pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && !yielding;
   if (yielding && pool->yield_overhead > 0)
     snprintf(why, cap, "each yield's overhead (yield_overhead_ms) adds to the service");
+  else if (ready_first && !kernel) /* worker.c pop_ready: the highest class's callback first, preempting */
+    return 2;
+  else if (ready_first)
+    snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, but class %s's cpu is kernel CPU"
+             " (\"account\": \"kernel\"), which is never preempted", kernel);
   else if (pool->kind == TS_WORKER_EVENT_LOOP && pool->preempt && several && !strict)
     snprintf(why, cap, "with preempt a higher queue class preempts a running lower one, under policy %s: no closed form here",
              pool->policy->name);
