@@ -78,6 +78,15 @@ static double mva_wait(int n, double z, double s, double *x)
   return r - s;
 }
 
+/* Whether class k's program has a lock step. */
+static int takes_lock(const ts_model *m, int k)
+{
+  for (size_t i = 0; i < m->classes[k].nsteps; i++)
+    if (m->classes[k].steps[i].type == &ts_op_lock)
+      return 1;
+  return 0;
+}
+
 int ts_explain_mva(FILE *out, const ts_timeline *tl)
 {
   const ts_model *m = tl->model;
@@ -91,12 +100,14 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
   for (int a = 0; a < tl->nactors; a++) {
     if (tl->stats[a].hidden)
       continue;
+    int w = tl->stats[a].worker; /* any actor on a thread shares it, a lock taker or not */
+    if (w >= 0 && w < tl->nworkers)
+      shared |= seen[w]++ > 0;
+    if (!takes_lock(m, tl->stats[a].klass))
+      continue;
     if (k >= 0 && tl->stats[a].klass != k)
       snprintf(why, sizeof why, "several classes take it");
     k = tl->stats[a].klass;
-    int w = tl->stats[a].worker;
-    if (w >= 0 && w < tl->nworkers)
-      shared |= seen[w]++ > 0;
     n++;
   }
   free(seen);
@@ -112,7 +123,7 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
   if (!why[0] && (m->locks[lock].kind != TS_LOCK_MUTEX || m->locks[lock].scope != TS_SCOPE_SHARED ||
                   m->locks[lock].capacity > 1))
     snprintf(why, sizeof why, "%s is not one shared mutex", m->locks[lock].name);
-  if (!why[0] && !m->has_thread)
+  if (!why[0] && m->pools[m->classes[k].pool].kind != TS_WORKER_THREAD)
     snprintf(why, sizeof why, "the workers are event loops: a holder's loop runs its other actors");
   if (!why[0] && shared)
     snprintf(why, sizeof why, "some thread runs several actors: they queue for it as well as for the mutex");
