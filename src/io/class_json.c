@@ -287,9 +287,9 @@ int ts__ml_load_class(loader *L, const cJSON *jc, int index)
     return -1;
   if (load_count(L, jc, k))
     return -1;
-  k->sched_class = ts__ml_class_of_name(qc);
+  k->sched_class = ts_sched_class_of(qc);
   if (k->sched_class < 0)
-    return ts_load_bad_name(L, jc, "queue_class", "foreground, normal or background", qc, ts__ml_class_names);
+    return ts_load_bad_name(L, jc, "queue_class", "foreground, normal or background", qc, ts_sched_class_names);
   if (arr) {
     size_t old = ts_jpush_key(&L->c, "arrival");
     int bad = load_arrival(L, arr, k);

@@ -247,7 +247,7 @@ static int load_policy(loader *L, const cJSON *obj, const ts_sched_type **policy
     return -1;
   sp->burst_limit = (int)burst;
   if (wj) {
-    static const char *const wkeys[] = {"foreground", "normal", "background", NULL};
+    const char *const *wkeys = ts_sched_class_names;
     size_t old = ts_jpush_key(&L->c, "weights");
     int bad = ts_jcheck_keys(&L->c, wj, wkeys, L->e);
     ts_spec ws = ts__ml_spec_of(L, wj);

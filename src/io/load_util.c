@@ -83,10 +83,3 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
   return r;
 }
 
-const char *const ts__ml_class_names[] = {"foreground", "normal", "background", NULL};
-
-int ts__ml_class_of_name(const char *s)
-{
-  return strcmp(s, "foreground") == 0 ? TS_CLASS_FOREGROUND : strcmp(s, "normal") == 0 ? TS_CLASS_NORMAL
-         : strcmp(s, "background") == 0 ? TS_CLASS_BACKGROUND : -1;
-}

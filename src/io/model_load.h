@@ -84,9 +84,7 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
  * knows ("a name known only while running" if none of the usual). */
 const char *ts__ml_not_constant_why(const ts_expr *e);
 /* The queue class names, in TS_CLASS_* order (NULL-terminated). */
-extern const char *const ts__ml_class_names[];
 /* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
-int ts__ml_class_of_name(const char *s);
 
 /* program_json.c */
 /* Compile obj["program"] (required, not empty) at the top level into L->steps

@@ -412,9 +412,9 @@ static int compile_call(loader *L, const cJSON *st, const char *label, held *h)
   L->m->has_timeout |= s->limited;
   if (s->span >= 0)
     ts_spec_span_sampled(&sp, s->span);
-  s->klass = ts__ml_class_of_name(klass);
+  s->klass = ts_sched_class_of(klass);
   if (s->klass < 0)
-    return ts_load_bad_name(L, st, "class", "foreground, normal or background", klass, ts__ml_class_names);
+    return ts_load_bad_name(L, st, "class", "foreground, normal or background", klass, ts_sched_class_names);
   s->send = (ts_time)((double)s->send * L->m->cpu_scale + 0.5); /* CPU costs follow host.cpu_scale */
   s->recv = (ts_time)((double)s->recv * L->m->cpu_scale + 0.5);
   s->wait = wait != 0;

@@ -14,8 +14,6 @@
 #include "model/model.h"
 #include "model/op.h"
 
-static const char *const class_names[TS_NCLASSES] = {"foreground", "normal", "background"};
-
 /* Whether the policy orders by priority class (else fifo or shortest_first). */
 static int by_class(const ts_sched_type *p)
 {
@@ -79,7 +77,7 @@ static int pool_note(const ts_model *m, size_t p, int yields, int klass, char *o
     snprintf(out, cap,
              "%s.policy %s never reorders anything here: it orders by priority class, and every actor and call has "
              "class %s; give the classes to prioritise another \"queue_class\" (or a call another \"class\")",
-             path, pl->policy->name, class_names[klass]);
+             path, pl->policy->name, ts_sched_class_names[klass]);
     return 1;
   }
   return 0;
@@ -128,10 +126,10 @@ static int server_note(const ts_model *m, int sv, char *out, size_t cap)
                      "servers[%d].policy %s never reorders anything here: a server orders its calls by the call "
                      "step's \"class\" (normal when not given), not by the caller's queue_class, and every call to "
                      "\"%s\" has class %s; to serve by class set \"class\" on the call steps",
-                     sv, d->policy->name, d->name, class_names[klass]);
+                     sv, d->policy->name, d->name, ts_sched_class_names[klass]);
     if (s && n > 0 && (size_t)n < cap)
       snprintf(out + n, cap - (size_t)n, ", e.g. %s.class \"%s\" (its class's queue_class)", s->where,
-               class_names[caller]);
+               ts_sched_class_names[caller]);
     return 1;
   }
   if (d->policy == &ts_sched_shortest_first && one_work) {

@@ -6,6 +6,16 @@
 static const ts_sched_type *const all[] = {&ts_sched_fifo, &ts_sched_priority_barrier, &ts_sched_strict_priority,
                                            &ts_sched_shortest_first, &ts_sched_weighted_fair, NULL};
 
+const char *const ts_sched_class_names[TS_NCLASSES + 1] = {"foreground", "normal", "background", NULL};
+
+int ts_sched_class_of(const char *name)
+{
+  for (int k = 0; k < TS_NCLASSES; k++)
+    if (strcmp(name, ts_sched_class_names[k]) == 0)
+      return k;
+  return -1;
+}
+
 const ts_sched_type *ts_sched_find(const char *name)
 {
   if (strcmp(name, "priority") == 0)

@@ -48,6 +48,13 @@ extern const ts_sched_type ts_sched_strict_priority;
 extern const ts_sched_type ts_sched_shortest_first;
 extern const ts_sched_type ts_sched_weighted_fair;
 
+/* The queue classes' names by TS_CLASS_* ("foreground", "normal",
+ * "background"), NULL after the last. */
+extern const char *const ts_sched_class_names[TS_NCLASSES + 1];
+
+/* The TS_CLASS_* of a queue class's name, or -1. */
+int ts_sched_class_of(const char *name);
+
 /* The policy with this name ("priority" is accepted for priority_barrier), or NULL. */
 const ts_sched_type *ts_sched_find(const char *name);
 /* The NULL-terminated table of all policies (for --help and errors). */

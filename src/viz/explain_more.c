@@ -209,7 +209,7 @@ static void served_free(served *sv)
 
 int ts_explain_calls(FILE *out, const ts_timeline *tl)
 {
-  static const char *const cls[TS_NCLASSES] = {"foreground", "normal", "background"};
+  const char *const *cls = ts_sched_class_names;
   const ts_model *m = tl->model;
   if (m->nservers == 0 || tl->ncalls == 0 || !tl->call_span_at)
     return 0;

@@ -304,7 +304,6 @@ static int queue_order(const ts_model *m, int p, const program *pr, const char *
 static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, const program *pr,
                           const char *seen, int p, int preempt)
 {
-  static const char *const level_names[TS_NCLASSES] = {"foreground", "normal", "background"};
   const ts_model *m = tl->model;
   double rho[TS_NCLASSES] = {0}, resid[TS_NCLASSES] = {0}, all = 0;
   for (size_t k = 0; k < m->nclasses; k++)
@@ -348,7 +347,7 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
     ms(a, sizeof a, wait);
     ms(b, sizeof b, n ? sum / n : 0);
     fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d jobs)\n", m->classes[k].name,
-            level_names[level], upto, a, b, n);
+            ts_sched_class_names[level], upto, a, b, n);
   }
 }
 
