@@ -139,10 +139,18 @@ static void ms(char *buf, size_t cap, double ns)
 
 /* The closed form for a queue of c servers with Poisson arrivals at lambda
  * per ns and service s, next to the simulated mean wait (sim ns over n). */
+/* The simulated mean's count, with a warning when it is too few for a steady state. */
+static const char *short_run(char *buf, size_t cap, int n, const char *what)
+{
+  snprintf(buf, cap, "%s%s", what, n < 1000 ? "; fewer than 1000, so far from a steady state" : "");
+  return buf;
+}
+
 static void closed_form(FILE *out, int c, double lambda, const service *s, double sim, int n, const char *what)
 {
   double rho = lambda * s->mean / c;
-  char a[32], b[32];
+  char a[32], b[32], whatbuf[96];
+  what = short_run(whatbuf, sizeof whatbuf, n, what);
   if (rho >= 1) {
     fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
     return;
@@ -346,8 +354,9 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
     char a[32], b[32];
     ms(a, sizeof a, wait);
     ms(b, sizeof b, n ? sum / n : 0);
-    fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d jobs)\n", m->classes[k].name,
-            ts_sched_class_names[level], upto, a, b, n);
+    char whatbuf[96];
+    fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d %s)\n", m->classes[k].name,
+            ts_sched_class_names[level], upto, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
   }
 }
 
