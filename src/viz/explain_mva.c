@@ -1,7 +1,7 @@
 /* A mutex in a closed loop against mean value analysis in tssim explain.
  *
  * N actors, each alone on its own thread, loop forever (or a counted
- * number of times) over "think (CPU outside), lock, CPU inside, unlock,
+ * number of times) over "think (CPU or sleep outside), lock, CPU inside, unlock,
  * think": the machine-repairman model, a closed network of one delay
  * station (the think time Z, any distribution) and one single-server
  * station (the mutex, service S = the CPU inside). Exact MVA (Reiser and
@@ -43,6 +43,8 @@ static int read_loop(const ts_model *m, int k, double *think, double *hold, int 
       phase = 2;
     } else if (s->type == &ts_op_unlock && phase == 2 && s->ref == lock) {
       phase = 3;
+    } else if (s->type == &ts_op_sleep && (phase == 1 || phase == 3) && !s->cost.mean_ms) {
+      *think += (double)s->cost.mean; /* a delay: the think time's distribution does not matter */
     } else if (s->type == &ts_op_cpu && (phase == 1 || phase == 2 || phase == 3) && !s->cost.mean_ms && !s->sliced) {
       if (phase == 2) {
         *hold += (double)s->cost.mean;
@@ -51,13 +53,15 @@ static int read_loop(const ts_model *m, int k, double *think, double *hold, int 
         *think += (double)s->cost.mean;
       }
     } else {
-      snprintf(why, cap, "class %s's program is not one loop of cpu, lock, cpu, unlock, cpu (step %zu, %s)", c->name,
-               i + 1, s->type->name ? s->type->name : "compiled");
+      snprintf(why, cap, "class %s's program is not one loop of cpu or sleep, lock, cpu, unlock, cpu or sleep (its %s"
+               " step%s)", c->name, s->type->name ? s->type->name : "compiled",
+               s->type == &ts_op_cpu || s->type == &ts_op_sleep ? " there, or a cost given by an expression" : "");
       return -1;
     }
   }
   if (phase != 4 || *hold <= 0) {
-    snprintf(why, cap, "class %s's program is not one loop of cpu, lock, cpu (> 0), unlock, cpu", c->name);
+    snprintf(why, cap, "class %s's program is not one loop of cpu or sleep, lock, cpu (> 0), unlock, cpu or sleep",
+             c->name);
     return -1;
   }
   return lock;
@@ -130,7 +134,7 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
   if (!why[0] && m->nscale)
     snprintf(why, sizeof why, "the CPU is priced by load (host.cpu_scale_by_n): Z and S are not the declared ones");
   if (!why[0] && m->cores > 0 && m->cores < n)
-    snprintf(why, sizeof why, "%d threads share %d cores", n, m->cores);
+    snprintf(why, sizeof why, "%d threads share %d core%s", n, m->cores, m->cores == 1 ? "" : "s");
   fprintf(out, "\nqueueing theory for the mutex (a closed loop: N threads think, then hold it):\n");
   if (why[0]) {
     fprintf(out, "  does not apply: %s\n", why);
@@ -140,18 +144,20 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
   double x, wait = mva_wait(n, think, hold, &x);
   double sim = st->acquires ? st->wait / (double)st->acquires : 0;
   double len = (double)(tl->win_len > 0 ? tl->win_len : tl->end > 0 ? tl->end : 1);
-  fprintf(out, "  N = %d threads, think Z = %.4g ms (CPU outside), hold S = %.4g ms (CPU inside); exact mean value\n"
+  fprintf(out, "  N = %d thread%s, think Z = %.4g ms (outside), hold S = %.4g ms (CPU inside); exact mean value\n"
                "  analysis, R(k) = S (1 + Q(k-1)), X(k) = k / (Z + R(k)), Q(k) = X(k) R(k),\n  %s:\n",
-          n, think / 1e6, hold / 1e6,
+          n, n == 1 ? "" : "s", think / 1e6, hold / 1e6,
           exponential ? "exact for an exponential S" : "exact for an exponential S; S is not exponential here, so an approximation");
   const ts_lock_decl *d = &m->locks[lock];
   double handoff = (double)(d->acquire + d->release + d->futex_wake) + (double)d->wake_latency.mean;
   double x2, wait2 = mva_wait(n, think, hold + handoff, &x2);
-  fprintf(out, "  wait per acquire R(N) - S = %.4g ms at %.6g acquires/s with S the CPU inside alone;\n"
-               "  %.4g ms at %.6g/s with every acquire paying the hand-off too (S + acquire + release + futex wake\n"
-               "  + wake latency = %.4g ms)\n"
-               "  simulated: %.4g ms per acquire at %.6g/s (%lld acquires%s)\n",
-          wait / 1e6, x * 1e9, wait2 / 1e6, x2 * 1e9, (hold + handoff) / 1e6, sim / 1e6,
+  fprintf(out, "  wait per acquire R(N) - S = %.4g ms at %.6g acquires/s with S the CPU inside alone%s\n", wait / 1e6,
+          x * 1e9, handoff > 0 ? ";" : " (the mutex's hand-off costs nothing here)");
+  if (handoff > 0)
+    fprintf(out, "  %.4g ms at %.6g/s with every acquire paying the hand-off too (S + acquire + release + futex wake\n"
+                 "  + wake latency = %.4g ms)\n",
+            wait2 / 1e6, x2 * 1e9, (hold + handoff) / 1e6);
+  fprintf(out, "  simulated: %.4g ms per acquire at %.6g/s (%lld acquires%s)\n", sim / 1e6,
           (double)st->acquires / len * 1e9, (long long)st->acquires,
           st->acquires < 20LL * n ? "; fewer than 20 a thread: far from a steady state" : "");
   return 0;

@@ -65,9 +65,9 @@ void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
     if (calls[s] == 0)
       continue;
     fprintf(out,
-            "  - server %s (pool %s): calls wait in its %s queue for one of %d places in service;\n"
+            "  - server %s (pool %s): calls wait in its %s queue for one of %d place%s in service;\n"
             "    \"" TS_TL_CALL_QUEUED "\" above is that wait (the handler's CPU is own CPU)\n",
-            d->name, m->pools[d->pool].name, d->policy->name, d->concurrency);
+            d->name, m->pools[d->pool].name, d->policy->name, d->concurrency, d->concurrency == 1 ? "" : "s");
   }
   free(calls);
   const ts_pool *p = &m->pools[0];
