@@ -53,7 +53,8 @@ void ts_explain_open_queues(FILE *out, const ts_timeline *tl, const char *why)
   fprintf(out,
           "\nwave law: does not apply: open arrivals\n  (%s).\n"
           "  The law counts m actors that start together and share their worker until the last is done; here the\n"
-          "  actors arrive one by one and each waits only behind those present when it arrives: a queue.\n"
+          "  actors arrive one by one and each waits behind the work present when it arrives (and, under a\n"
+          "  priority policy, higher classes arriving later): a queue.\n"
           "  The queues they wait in:\n",
           why);
   int *calls = calloc(m->nservers ? m->nservers : 1, sizeof *calls);

@@ -423,13 +423,17 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     return;
   const ts_class *c = &m->classes[k];
   int p = c->pool, workers = pool_workers(tl, p);
+  int yielding = 0; /* a class yields into the time-slice queue, so an event loop's wait is in both */
+  for (size_t i = 0; i < m->nclasses; i++)
+    yielding |= on_queue(m, pr, seen, i, p) && pr[i].yields;
+  const char *loop_queues = yielding ? "event loops (I/O-callback and time-slice queues)" : "event loops (I/O-callback queue)";
   char queue[160];
   if (p == 0)
-    snprintf(queue, sizeof queue, "%s", m->pools[0].kind == TS_WORKER_THREAD ? "the main pool's threads (run queue)"
-                                                                             : "the main pool's event loops (I/O-callback queue)");
+    snprintf(queue, sizeof queue, "the main pool's %s", m->pools[0].kind == TS_WORKER_THREAD ? "threads (run queue)"
+                                                                                           : loop_queues);
   else
     snprintf(queue, sizeof queue, "pool %s's %s", m->pools[p].name,
-             m->pools[p].kind == TS_WORKER_THREAD ? "threads (run queue)" : "event loops (I/O-callback queue)");
+             m->pools[p].kind == TS_WORKER_THREAD ? "threads (run queue)" : loop_queues);
   char why[300] = "", buf[120], who[200];
   const char *shared = shared_workers(tl, p, buf, sizeof buf);
   service mixed;
