@@ -36,6 +36,8 @@ typedef struct program {
   service handler;   /* cpu steps of its call's handler */
   int server;        /* the one server it calls (-1: none) */
   int yields;        /* a yield before its first cpu step: it queues in the time-slice queue */
+  int by_time;       /* cpu steps sliced by time (round robin: processor sharing as the slice shrinks) */
+  int whole;         /* cpu steps outside handlers that run to completion */
   int kernel;        /* a cpu step outside the handler is kernel CPU ("account": "kernel"): never preempted */
   char why[160];     /* not empty: no service time can be read from it */
 } program;
@@ -95,10 +97,15 @@ static void read_program(const ts_model *m, int k, program *p)
       p->yields = 1;
     } else if (s->type == &ts_op_cpu) {
       p->kernel |= s->kernel && !in_handler;
-      if (s->sliced)
-        snprintf(p->why, sizeof p->why, "a sliced cpu step yields: round robin, not first come first served");
+      if (s->sliced && (!s->by_time || in_handler))
+        snprintf(p->why, sizeof p->why, "a cpu step sliced by rows: a long job's slices are long, neither first come"
+                 " first served nor processor sharing");
       else if (add_dist(in_handler ? &p->handler : &p->main, &s->cost))
         snprintf(p->why, sizeof p->why, "a cpu demand given by an expression");
+      else if (!in_handler && s->sliced)
+        p->by_time++;
+      else if (!in_handler)
+        p->whole++;
     } else if (s->type == &ts_op_call && !in_handler && p->server < 0) {
       if (!zero(&s->cost) || !zero(&s->cost2) || s->send || s->recv)
         snprintf(p->why, sizeof p->why, "the call has request, reply, send or receive times besides the handler");
@@ -181,6 +188,30 @@ static void closed_form(FILE *out, int c, double lambda, const service *s, doubl
           "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
           "    P(wait) = %.4g, mean wait P(wait) E[S] / (c (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
           c, erlang_c, a, b, n, what);
+}
+
+/* M/G/1 processor sharing, which round robin by time approaches as its
+ * slice q shrinks: the mean wait (time in the system less the service)
+ * rho E[S] / (1 - rho) whatever the service's distribution (Kleinrock,
+ * Queueing Systems vol. 2, 1976, sec. 4.4), next to the simulated mean
+ * wait sim (ns) over n jobs. */
+static void sharing_form(FILE *out, double lambda, const service *s, ts_time q, double sim, int n)
+{
+  double rho = lambda * s->mean;
+  char a[32], b[32], c[32], d[32], whatbuf[96];
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ms(a, sizeof a, rho * s->mean / (1 - rho));
+  ms(b, sizeof b, sim);
+  ms(c, sizeof c, (double)q);
+  ms(d, sizeof d, s->mean);
+  fprintf(out,
+          "    M/G/1 processor sharing, approached by round robin (slices of q = %s ms against E[S] = %s ms; exact as\n"
+          "    q -> 0): mean wait rho E[S] / (1 - rho) = %s ms whatever the service's distribution; simulated %s ms\n"
+          "    (mean of %d %s)\n",
+          c, d, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
 }
 
 /* The queue's line and its load: lambda per ns, service s, c servers; who
@@ -425,7 +456,7 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   int p = c->pool, workers = pool_workers(tl, p);
   int yielding = 0; /* a class yields into the time-slice queue, so an event loop's wait is in both */
   for (size_t i = 0; i < m->nclasses; i++)
-    yielding |= on_queue(m, pr, seen, i, p) && pr[i].yields;
+    yielding |= on_queue(m, pr, seen, i, p) && (pr[i].yields || pr[i].by_time);
   const char *loop_queues = yielding ? "event loops (I/O-callback and time-slice queues)" : "event loops (I/O-callback queue)";
   char queue[160];
   if (p == 0)
@@ -476,6 +507,26 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     no_mean_wait(out, lambda, svc, workers, why);
     return;
   }
+  int by_time = 0, whole = 0;
+  for (size_t i = 0; i < m->nclasses; i++)
+    if (on_queue(m, pr, seen, i, p)) {
+      by_time += pr[i].by_time;
+      whole += pr[i].whole;
+    }
+  const ts_pool *pl = &m->pools[p];
+  int sliced = by_time && pl->threshold != TS_TIME_MAX; /* without a threshold a sliced step runs whole */
+  if (sliced && whole)
+    snprintf(why, sizeof why, "some cpu steps are sliced by time and some run to completion");
+  else if (sliced && order > 0)
+    snprintf(why, sizeof why, "steps sliced by time under a priority order");
+  else if (sliced && pl->yield_overhead > 0)
+    snprintf(why, sizeof why, "each slice's yield overhead (yield_overhead_ms) adds to the service");
+  else if (sliced && pl->kind == TS_WORKER_EVENT_LOOP && pl->policy != &ts_sched_fifo)
+    snprintf(why, sizeof why, "its time-slice queue's policy %s is not round robin", pl->policy->name);
+  if (why[0]) {
+    no_mean_wait(out, lambda, svc, workers, why);
+    return;
+  }
   if (order > 0 && lambda * svc->mean < 1) {
     priority_form(out, tl, x, pr, seen, p, order == 2);
     return;
@@ -489,7 +540,10 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       n++;
     }
   }
-  closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
+  if (sliced)
+    sharing_form(out, lambda, svc, pl->threshold, n ? sum / n : 0, n);
+  else
+    closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
 }
 
 /* Server s's queue: the class whose actors call it. */
