@@ -229,9 +229,10 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "\nclass %s%s: %d actor%s", tl->model->classes[k].name,
           tl->model->classes[k].report ? "" : " (report: false: no rows of its own in the results)", all,
           all == 1 ? "" : "s");
-  int arrived = 0; /* actors with a recorded state: the others' arrival lay past the end */
+  int arrived = 0; /* actors with a recorded state or dropped at arrival: the others' arrival lay past the end */
   for (int a = 0; a < tl->nactors; a++)
-    arrived += tl->stats[a].klass == k && !tl->stats[a].hidden && tl->state_at[a] < tl->state_at[a + 1];
+    arrived += tl->stats[a].klass == k && !tl->stats[a].hidden &&
+               (tl->state_at[a] < tl->state_at[a + 1] || (tl->dropped && tl->dropped[a]));
   if (!s->count && !arrived && tl->horizon != TS_TIME_MAX && !tl->stuck) {
     fprintf(out, "\n  none arrived by the horizon (%s ms): the window ended before their work began, nothing is "
             "stuck\n  (a longer horizon_ms or --horizon shows it)\n",
@@ -251,9 +252,16 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
     fprintf(out, ", open arrivals (%s): no m, the actors do not start together\n", open);
   else
     fprintf(out, ", m = %g (actors of any class on an actor's worker, mean)\n", s->peers);
-  if (s->unfinished)
-    fprintf(out, "  %d ended no wave (dropped, or stopped by the horizon): the means below are over the %d that did\n",
-            s->unfinished, s->count);
+  int never = all - arrived, stopped = s->unfinished - never; /* of those without a wave */
+  char more[64] = "";
+  if (never > 0)
+    snprintf(more, sizeof more, "; %d more never arrived before the run ended", never);
+  if (stopped > 0)
+    fprintf(out, "  %d ended no wave (dropped, or stopped by the horizon)%s: the means below are over the %d that did\n",
+            stopped, more, s->count);
+  else if (never > 0)
+    fprintf(out, "  %d never arrived before the run ended: the means below are over the %d whose wave ended\n", never,
+            s->count);
   fprintf(out, "  wave (wave_start to wave_end) per actor: mean %s ms, median %s, min %s, max %s\n",
           ms(s->wave).s, ms(median_wave(tl, x, k)).s, ms((double)s->wmin).s, ms((double)s->wmax).s);
   before_wave_line(out, tl, k);

@@ -255,7 +255,12 @@ int ts_explain_calls(FILE *out, const ts_timeline *tl)
               behind[r * TS_NCLASSES] / count[r] / 1e6, behind[r * TS_NCLASSES + 1] / count[r] / 1e6,
               behind[r * TS_NCLASSES + 2] / count[r] / 1e6);
     }
-    fprintf(out, "  (behind: the service time of the calls of each class that ran while the call was queued)\n");
+    int places = m->servers[s].concurrency;
+    if (places > 1)
+      fprintf(out, "  (behind: the service time of the calls of each class that ran while the call was queued, summed\n"
+                   "   over the server's %d places, so it may exceed the queue wait)\n", places);
+    else
+      fprintf(out, "  (behind: the service time of the calls of each class that ran while the call was queued)\n");
     free(behind);
     free(wait);
     free(count);
