@@ -205,17 +205,14 @@ START_TEST(viz_explain_open_arrivals_have_no_wave_law)
 }
 END_TEST
 
-/* Explain model (JSON text) in a one-worker scenario and return the number
- * after want in its report (a simulated mean wait), which tail must follow;
- * a missing want fails with the report's queueing-theory part (the whole
- * report is too long for a Check message). */
-static double explained_sim(const char *model, const char *want, const char *tail)
+/* Run `tssim ARGS` (an explain) and return the number after want in its
+ * report (a simulated mean wait), which tail must follow; a missing want
+ * fails with the report's queueing-theory part (the whole report is too
+ * long for a Check message). */
+static double explain_sim(const char *args, const char *want, const char *tail)
 {
-  char dir[256], *out;
-  ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
-                                sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  char *out;
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
   const char *theory = strstr(out, "\nqueueing theory");
   const char *at = strstr(out, want);
   ck_assert_msg(at, "missing \"%s\" in:%.2000s", want, theory ? theory : out);
@@ -223,6 +220,18 @@ static double explained_sim(const char *model, const char *want, const char *tai
   double sim = strtod(at + strlen(want), &end);
   ck_assert_msg(strncmp(end, tail, strlen(tail)) == 0, "\"%s\" not followed by \"%s\"", want, tail);
   free(out);
+  return sim;
+}
+
+/* explain_sim on model (JSON text) in a one-worker scenario. */
+static double explained_sim(const char *model, const char *want, const char *tail)
+{
+  char dir[256], args[600];
+  ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
+                                sizeof dir, NULL, NULL),
+                   0);
+  snprintf(args, sizeof args, "explain '%s/s.json'", dir);
+  double sim = explain_sim(args, want, tail);
   tu_rmtree(dir);
   return sim;
 }
@@ -236,27 +245,20 @@ static double explained_sim(const char *model, const char *want, const char *tai
 START_TEST(viz_explain_open_queue_theory)
 {
   char *out;
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mm1.json", &out, NULL), 0);
   const char *mm1 = "\nqueueing theory (from the declared arrivals and service distributions; simulated: this run):\n"
                     "  - the main pool's event loops (I/O-callback queue): class job, Poisson 500/s, service E[S] = 1 ms"
                     " (exponential, cv 1)\n    rho = lambda E[S] / c = 0.5 with c = 1 server\n"
                     "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
                     "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1 ms; simulated ";
-  const char *at = strstr(out, mm1);
-  ck_assert_msg(at, "%s", out);
-  double sim = atof(at + strlen(mm1));
+  double sim = explain_sim("explain scenarios/examples/mm1.json", mm1, " ms (mean of 20000 jobs)\n");
   ck_assert_msg(fabs(sim - 1) < 0.1, "simulated %g ms, Pollaczek-Khinchine 1 ms", sim);
-  ck_assert_ptr_nonnull(strstr(at, " ms (mean of 20000 jobs)\n"));
-  free(out);
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json", &out, NULL), 0);
   const char *mmc = "  - server db (fifo queue of calls): class request, Poisson 3200/s, service E[S] = 1 ms"
                     " (exponential, cv 1)\n    rho = lambda E[S] / c = 0.8 with c = 4 servers\n"
                     "    M/M/4 (Poisson arrivals, exponential service, first come first served): Erlang C\n"
                     "    P(wait) = 0.5964, mean wait P(wait) E[S] / (c (1 - rho)) = 0.7455 ms; simulated ";
-  at = strstr(out, mmc);
-  ck_assert_msg(at, "%s", out);
-  sim = atof(at + strlen(mmc));
+  sim = explain_sim("explain scenarios/examples/mmc-pool.json", mmc, " ms (mean of ");
   ck_assert_msg(fabs(sim - 0.7455) < 0.1, "simulated %g ms, Erlang C 0.7455 ms", sim);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json", &out, NULL), 0);
   ck_assert_msg(!strstr(out, "main pool's event loops (I/O-callback queue)"), "the callers only wait there:\n%s", out);
   free(out);
   /* a run cut to 5 ms has too few calls for a steady state, and says so beside its mean */
@@ -271,17 +273,13 @@ START_TEST(viz_explain_open_queue_theory)
   /* round robin by time, slices of 0.1 ms against E[S] = 1 ms at load 0.5: processor sharing's
    * rho E[S] / (1 - rho) = 1 ms, the simulated within 10% (it said "does not apply"); sliced by rows,
    * no law (long jobs get long slices) */
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json", &out, NULL), 0);
   const char *ps = "  - the main pool's event loops (I/O-callback and time-slice queues): class job, Poisson 500/s,"
                    " service E[S] = 1 ms (lognormal, cv 2)\n    rho = lambda E[S] / c = 0.5 with c = 1 server\n"
                    "    M/G/1 processor sharing, approached by round robin (slices of q = 0.1 ms against E[S] = 1 ms;"
                    " exact as\n    q -> 0): mean wait rho E[S] / (1 - rho) = 1 ms whatever the service's distribution;"
                    " simulated ";
-  at = strstr(out, ps);
-  ck_assert_msg(at, "%.3000s", out);
-  sim = atof(at + strlen(ps));
+  sim = explain_sim("explain scenarios/examples/round-robin.json", ps, " ms\n    (mean of 6000 jobs)\n");
   ck_assert_msg(fabs(sim - 1) < 0.1, "simulated %g ms, processor sharing 1 ms", sim);
-  free(out);
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json --axis slicing=rows", &out, NULL), 0);
   ck_assert_msg(strstr(out, "does not apply: a cpu step sliced by rows: a long job's slices are long, neither first come"
                             " first served nor processor sharing\n"),
@@ -378,7 +376,7 @@ START_TEST(viz_explain_open_queue_theory)
     const char *cls[2] = {"      class urgent (foreground, sigma 0.3): ", "      class bulk (normal, sigma 0.7): "};
     double want[2][2] = {{0.4286, 3.762}, {1, 3.333}};
     for (int k = 0; k < 2; k++) {
-      at = strstr(out, cls[k]);
+      const char *at = strstr(out, cls[k]);
       ck_assert_msg(at, "%s", out);
       ck_assert_msg(fabs(atof(at + strlen(cls[k])) - want[r][k]) < 1e-3, "%s", at);
       at = strstr(at, "simulated ");
