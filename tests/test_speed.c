@@ -574,6 +574,69 @@ START_TEST(speed_collector_takes_kept_quantities_once_they_can_move)
 }
 END_TEST
 
+/* A format_samples that writes nothing: the collector then takes each actor
+ * from its whole record (collect.c take), not from the actor itself. */
+static int no_rows(void *ctx, const ts_sweep *s, const ts_world *w, const ts_actor_stats *a, int combo, int rep,
+                   ts_text *out)
+{
+  (void)ctx, (void)s, (void)w, (void)a, (void)combo, (void)rep, (void)out;
+  return 0;
+}
+
+/* An actor taken in ts__collect_done's own frame (collect.c's direct path:
+ * no samples rows, one replication, nothing pooled) gives every column the
+ * bits that taking its whole record gives: two classes with a row each, a
+ * wave marked in one, the mean, ends and quantiles of quantities whose
+ * values differ from the second actor on, and one (lock wait) that joins
+ * the live ones later. */
+START_TEST(speed_direct_take_is_the_record_take)
+{
+  ts_model m;
+  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": ["
+           " {\"name\": \"job\", \"report\": true, \"count\": 3000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400},"
+           "  \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"},"
+           "   {\"op\": \"mark\", \"name\": \"wave_start\"},"
+           "   {\"op\": \"io\", \"ms\": 2, \"dist\": \"exponential\"}]},"
+           " {\"name\": \"bg\", \"report\": true, \"count\": 500, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 100},"
+           "  \"program\": [{\"op\": \"if\", \"cond\": \"i >= 250\", \"then\": [{\"op\": \"lock\", \"lock\": \"l\"},"
+           "   {\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"}, {\"op\": \"unlock\", \"lock\": \"l\"}]},"
+           "   {\"op\": \"cpu\", \"ms\": 0.2}]}],"
+           " \"metrics\": {\"w_mean\": {\"actor\": \"wave_ms\", \"stat\": \"mean\"},"
+           "  \"w_max\": {\"actor\": \"wave_ms\", \"stat\": \"max\"}, \"w_min\": {\"actor\": \"wave_ms\", \"stat\": \"min\"},"
+           "  \"io_mean\": {\"actor\": \"io_ms\", \"stat\": \"mean\"}, \"io_p5\": {\"actor\": \"io_ms\", \"stat\": \"p5\"},"
+           "  \"r_mean\": {\"actor\": \"ready_wait_ms\", \"stat\": \"mean\"},"
+           "  \"r_max\": {\"actor\": \"ready_wait_ms\", \"stat\": \"max\"},"
+           "  \"l_mean\": {\"actor\": \"lock_wait_ms\", \"stat\": \"mean\"},"
+           "  \"l_p99\": {\"actor\": \"lock_wait_ms\", \"stat\": \"p99\"},"
+           "  \"c_min\": {\"actor\": \"cpu_ms\", \"stat\": \"min\"}}}",
+           &m);
+  int ns[] = {1}, ws[] = {1};
+  ts_sweep_spec spec = {.ns = ns, .nn = 1, .workers = ws, .nw = 1, .replications = 1, .seed = 11, .model = &m,
+                        .horizon = TS_TIME_MAX};
+  ts_sweep a, b;
+  ck_assert_int_eq(ts_sweep_run(&spec, &a), 0); /* the direct path */
+  spec.format_samples = no_rows;
+  ck_assert_int_eq(ts_sweep_run(&spec, &b), 0); /* each actor's record */
+  ck_assert_uint_eq(a.npoints, 2);
+  ck_assert_uint_eq(a.npoints, b.npoints);
+  ck_assert_uint_eq(a.ncols, b.ncols);
+  for (size_t p = 0; p < a.npoints; p++)
+    for (size_t k = 0; k < a.ncols; k++)
+      ck_assert_msg(memcmp(&a.points[p].value[k], &b.points[p].value[k], sizeof(double)) == 0,
+                    "point %zu, %s: direct %.17g, record %.17g", p, a.cols[k].name, a.points[p].value[k],
+                    b.points[p].value[k]);
+  for (size_t p = 0; p < a.npoints; p++) { /* (the values moved: not all zeros or NaN) */
+    ck_assert_double_gt(a.points[p].value[ts_sweep_col(&a, "c_min")], 0);
+    ck_assert(isfinite(a.points[p].value[ts_sweep_col(&a, "w_mean")]));
+  }
+  ck_assert_double_gt(a.points[0].value[ts_sweep_col(&a, "io_p5")], 0);
+  ck_assert_double_gt(a.points[0].value[ts_sweep_col(&a, "r_max")], 0);
+  ts_sweep_finish(&a);
+  ts_sweep_finish(&b);
+  ts_model_finish(&m);
+}
+END_TEST
+
 /* ---- values spilled to a temporary file ---- */
 
 /* The 4 quantiles of v[0..n) through a ts__vals that spills past spill_at
@@ -927,6 +990,7 @@ Suite *speed_suite(void)
                                 speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used,
                                 speed_collector_takes_kept_quantities_once_they_can_move,
+                                speed_direct_take_is_the_record_take,
                                 speed_spilled_quantiles_are_in_memory_ones, speed_reserved_values_do_not_grow,
                                 speed_quantiles_at_once_are_one_by_one,
                                 speed_spilled_sweep_is_the_sweep_in_memory,

@@ -98,6 +98,7 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
   o->rowsamples = calloc((size_t)pr->nrows + 1, sizeof *o->rowsamples);
   if (!c->acc || !c->live || !o->rowsamples)
     return -1;
+  c->direct = !pr->spec->format_samples && !pr->pool;
   c->spill_at = pr->spec->spill_values;
   for (size_t k = 0; k < (size_t)pr->nrows * (size_t)c->nq; k++)
     c->acc[k].v.spill_at = c->spill_at;
@@ -146,9 +147,25 @@ __attribute__((always_inline)) static inline int acc_add(ts__acc *a, double x, i
   uint64_t bits;
   memcpy(&bits, &x, sizeof bits);
   a->all++;
-  if (a->same && bits == a->fbits) { /* (never a NaN: first is not) */
+  if (a->same) {
+    if (bits == a->fbits) { /* (never a NaN: first is not) */
+      a->cnt++;
+      return 0;
+    }
+  } else if (a->cnt > 0 && !isnan(x)) {
+    /* most values: two before them differed and x is a number, so only the
+     * count, mean, ends and values move (the steps below, without the tests
+     * that only the first values need) */
     a->cnt++;
-    return 0;
+    if (need & NEED_MEAN)
+      a->mean += (x - a->mean) / a->cnt;
+    if (need & NEED_ENDS) {
+      if (x > a->max)
+        a->max = x;
+      if (x < a->min)
+        a->min = x;
+    }
+    return keep ? ts__vals_push(&a->v, x) : 0;
   }
   if (isnan(x))
     return 0;
@@ -237,8 +254,9 @@ static void relive(collector *c, const ts_world *w)
  * record s, or (s NULL) from the actor a itself, done now (no samples rows
  * to write: the quantities only, not the whole record). pooled: the point
  * may pool values (0: it pools none, c->pool is all -1). Always inlined in
- * take and take_actor with constant s, a and pooled, so that each copy has
- * one of the reads and only the pool tests it needs. */
+ * take, take_pooled and ts__collect_done (the direct path: c->direct) with
+ * constant s, a and pooled, so that each copy has one of the reads and only
+ * the pool tests it needs. */
 __attribute__((always_inline)) static inline int take_in(collector *c, const ts_world *w, const ts_actor_stats *s,
                                                          const ts_actor *a, int pooled)
 {
@@ -282,17 +300,17 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
   return 0;
 }
 
-/* take_in from actor record s. (Each take is a function of its own, out
- * of its callers: inlined there, it left acc_add a call per quantity.) */
+/* take_in from actor record s. (A function of its own, out of its callers:
+ * they take most actors by the direct path.) */
 __attribute__((noinline)) static int take(collector *c, const ts_world *w, const ts_actor_stats *s)
 {
   return take_in(c, w, s, NULL, 1);
 }
 
-/* take_in from actor a, done now. */
-__attribute__((noinline)) static int take_actor(collector *c, const ts_world *w, const ts_actor *a)
+/* take_in from actor a, done now, at a point that pools values. */
+__attribute__((noinline)) static int take_pooled(collector *c, const ts_world *w, const ts_actor *a)
 {
-  return c->pr->pool ? take_in(c, w, NULL, a, 1) : take_in(c, w, NULL, a, 0);
+  return take_in(c, w, NULL, a, 1);
 }
 
 /* Room in the window for id (>= base). */
@@ -341,8 +359,11 @@ int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
   }
   c->queued += (double)a->queue_time;
   if (ts_world_counted(a)) { /* (not a spawned task, not dropped) */
-    if (!c->pr->spec->format_samples) {
-      if (take_actor(c, w, a))
+    if (c->direct) { /* (most runs: in this frame, no call) */
+      if (take_in(c, w, NULL, a, 0))
+        return -1;
+    } else if (!c->pr->spec->format_samples) {
+      if (take_pooled(c, w, a))
         return -1;
     } else {
       ts_actor_stats s;

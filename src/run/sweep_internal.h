@@ -225,6 +225,7 @@ typedef struct collector {
   uint32_t used;     /* the world's states_used when live was made */
   uint32_t qused;    /* and its quantities_used */
   int live_ok;
+  int direct;        /* no samples rows and no pooled values: an actor done in id order is taken from itself in ts__collect_done's frame */
   ts_actor_stats *win; /* the window (see collect.c) */
   unsigned char *has;  /* 0 empty, 1 an actor to take, 2 one not counted */
   size_t cap, head;
