@@ -88,7 +88,8 @@ static int rng_take(ts_world *w)
   return k;
 }
 
-ts_rng *ts__actor_rng(ts_world *w, ts_actor *a)
+/* ts__actor_rng's body (always inlined: ts__draw_any runs it in its frame). */
+__attribute__((always_inline)) static inline ts_rng *actor_rng_in(ts_world *w, ts_actor *a)
 {
   if (a->rng > 0)
     return (ts_rng *)rng_slot(w, a->rng - 1);
@@ -105,7 +106,13 @@ ts_rng *ts__actor_rng(ts_world *w, ts_actor *a)
   return ts_rng_init_small(rng_slot(w, k), seed);
 }
 
-void ts__actor_rng_release(ts_world *w, ts_actor *a)
+ts_rng *ts__actor_rng(ts_world *w, ts_actor *a)
+{
+  return actor_rng_in(w, a);
+}
+
+/* a is done: its stream's memory goes to the next stream made. (Inline: in finish's frame.) */
+static inline void rng_release(ts_world *w, ts_actor *a)
 {
   if (a->rng <= 0)
     return;
@@ -121,29 +128,8 @@ void ts__actor_rng_release(ts_world *w, ts_actor *a)
   a->rng = 0;
 }
 
-ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
-{
-  double mean = (double)d->mean;
-  if (d->mean_ms) {
-    double ms = ts__eval(w, a, d->mean_ms);
-    if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
-      char quoted[TS_EXPR_QUOTE];
-      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %g ms for actor %d: expected [0, %g]",
-               ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted), ms, a->id,
-               (double)TS_DRAW_MAX / TS_NS_PER_MS);
-      return 0;
-    }
-    mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
-  }
-  if (d->kind == TS_DIST_FIXED) /* (a constant mean is whole ns, exact as a double: llround gives it back) */
-    return !d->mean_ms && d->mean >= 0 && d->mean <= TS_DRAW_MAX ? d->mean : (ts_time)llround(mean);
-  ts_rng *r = ts__actor_rng(w, a);
-  if (!r)
-    return 0;
-  return ts__draw_shaped(r, d, mean);
-}
-
-ts_time ts__draw_shaped(ts_rng *r, const ts_dist *d, double mean)
+/* ts__draw_shaped's body (always inlined, as actor_rng_in). */
+__attribute__((always_inline)) static inline ts_time draw_shaped_in(ts_rng *r, const ts_dist *d, double mean)
 {
   double v;
   switch (d->kind) {
@@ -165,6 +151,34 @@ ts_time ts__draw_shaped(ts_rng *r, const ts_dist *d, double mean)
     max = (double)TS_DRAW_MAX;
   return v <= 0 ? 0 : v >= max ? (ts_time)max : (ts_time)(v + 0.5);
 }
+
+ts_time ts__draw_shaped(ts_rng *r, const ts_dist *d, double mean)
+{
+  return draw_shaped_in(r, d, mean);
+}
+
+ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
+{
+  double mean = (double)d->mean;
+  if (d->mean_ms) {
+    double ms = ts__eval(w, a, d->mean_ms);
+    if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
+      char quoted[TS_EXPR_QUOTE];
+      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %g ms for actor %d: expected [0, %g]",
+               ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted), ms, a->id,
+               (double)TS_DRAW_MAX / TS_NS_PER_MS);
+      return 0;
+    }
+    mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
+  }
+  if (d->kind == TS_DIST_FIXED) /* (a constant mean is whole ns, exact as a double: llround gives it back) */
+    return !d->mean_ms && d->mean >= 0 && d->mean <= TS_DRAW_MAX ? d->mean : (ts_time)llround(mean);
+  ts_rng *r = actor_rng_in(w, a);
+  if (!r)
+    return 0;
+  return draw_shaped_in(r, d, mean);
+}
+
 
 /* Lets remembered within one evaluation (nothing an expression reads
  * changes while it is evaluated, so each let has one value then). */
@@ -502,7 +516,9 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   return (int)v;
 }
 
-void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
+/* ts__actor_ready's body (always inlined: ts__actor_arrive runs it in its
+ * own frame). */
+__attribute__((always_inline)) static inline void ready_in(ts_world *w, ts_actor *a, int timer)
 {
   ts_worker *wk = &w->workers[a->worker];
   ts__actor_set_state(w, a, TS_ACTOR_READY);
@@ -510,6 +526,11 @@ void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
   if ((on_timers ? ts_ring_push(&wk->timers, a->id) : ts__worker_push_ready(wk, a)) != 0)
     ts__world_nomem(w);
   ts__worker_kick(w, wk, w->sim.now);
+}
+
+void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
+{
+  ready_in(w, a, timer);
 }
 
 void ts__actor_microtask(ts_world *w, ts_actor *a)
@@ -542,7 +563,7 @@ static void start_followers(ts_world *w, const ts_actor *a)
 /* Done actor a is handed to the world's on_done; when its class allows, its
  * extension goes to the next of its class and its chunk is freed once all
  * of the chunk's actors are retired (at the next sweep). */
-static void retire(ts_world *w, ts_actor *a)
+__attribute__((always_inline)) static inline void retire(ts_world *w, ts_actor *a) /* (in its callers' frames) */
 {
   if (w->on_done(w->done_ctx, w, a) != 0) {
     ts__world_nomem(w);
@@ -584,14 +605,16 @@ void ts__world_sweep(ts_world *w)
   w->ndead = 0;
 }
 
-/* a's program ended. Returns the task a child hands the CPU back to, or -1. */
-static int finish(ts_world *w, ts_actor *a)
+int ts__actor_finish(ts_world *w, ts_actor *a)
 {
   ts_time now = w->sim.now;
-  int back = a->x ? a->x->poll_parent : -1;
-  if (a->x && (a->x->first_child >= 0 || back >= 0))
-    ts__future_finish(w, a);
-  ts__lock_release_all(w, a);
+  int back = -1;
+  if (a->x) { /* (without one: no children, no parent to hand back to, no locks held) */
+    back = a->x->poll_parent;
+    if (a->x->first_child >= 0 || back >= 0)
+      ts__future_finish(w, a);
+    ts__lock_release_all(w, a);
+  }
   ts__actor_set_state(w, a, TS_ACTOR_DONE);
   a->st.done = now;
   if (a->x) { /* (without one: no marks, so its wave is arrival to end) */
@@ -603,7 +626,7 @@ static int finish(ts_world *w, ts_actor *a)
   w->done++;
   w->live--;
   w->live_bytes -= w->model->classes[a->klass].size_bytes;
-  ts__actor_rng_release(w, a);
+  rng_release(w, a);
   if (!a->hidden)
     w->workers[a->home].live--;
   if (w->followers) /* (most models: no class follows another) */
@@ -611,11 +634,6 @@ static int finish(ts_world *w, ts_actor *a)
   if (w->on_done)
     retire(w, a);
   return back;
-}
-
-int ts__actor_finish(ts_world *w, ts_actor *a)
-{
-  return finish(w, a);
 }
 
 void ts__actor_livelock(ts_world *w, const ts_step *s)
@@ -803,7 +821,7 @@ ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a)
 /* least_loaded dispatch: a places itself, as it arrives, on the worker of
  * its pool with the fewest live actors (the lowest index among equals): join
  * the shortest queue. Its main-class load and the CPU price by load move with it. */
-static void join_shortest(ts_world *w, ts_actor *a)
+__attribute__((noinline)) static void join_shortest(ts_world *w, ts_actor *a)
 {
   const ts_model *m = w->model;
   const ts_class *k = &m->classes[a->klass];
@@ -827,7 +845,7 @@ static void join_shortest(ts_world *w, ts_actor *a)
 /* a arrives at a worker holding its pool's capacity of live actors: it is
  * dropped (a lost arrival): done at once, without running and outside the
  * statistics; a drop counts in the window, and its followers start. */
-static void drop(ts_world *w, ts_actor *a)
+__attribute__((noinline)) static void drop(ts_world *w, ts_actor *a)
 {
   a->dropped = 1;
   ts__actor_set_state(w, a, TS_ACTOR_DONE);
@@ -839,7 +857,8 @@ static void drop(ts_world *w, ts_actor *a)
     retire(w, a);
 }
 
-int ts__actor_begin(ts_world *w, ts_actor *a)
+/* ts__actor_begin's body (always inlined, as ready_in). */
+__attribute__((always_inline)) static inline int begin_in(ts_world *w, ts_actor *a)
 {
   a->st.arrive = w->sim.now;
   a->state_since = w->sim.now;
@@ -860,11 +879,42 @@ int ts__actor_begin(ts_world *w, ts_actor *a)
   return 1;
 }
 
+int ts__actor_begin(ts_world *w, ts_actor *a)
+{
+  return begin_in(w, a);
+}
+
+/* ts__actor_arrive's body (always inlined: begin and ready in one frame,
+ * ts__on_arrive's). */
+__attribute__((always_inline)) static inline void arrive_in(ts_world *w, ts_actor *a)
+{
+  if (begin_in(w, a))
+    ready_in(w, a, 0);
+}
+
 void ts__actor_arrive(ts_world *w, ts_actor *a)
 {
-  if (ts__actor_begin(w, a))
-    ts__actor_ready(w, a, 0);
+  arrive_in(w, a);
 }
+
+void ts__on_arrive(ts_sim *sim, const ts_event *ev)
+{
+  ts_world *w = sim->data;
+  if (!w->lazy) {
+    ts__actor_arrive(w, ts_world_actor(w, ev->obj));
+    return;
+  }
+  if (w->ndead)
+    ts__world_sweep(w);
+  /* its chunk, made when the first of its actors arrived (ts__chunk:
+   * made now, or, when it is there, the same; slow_paths, tests: asked) */
+  int c = ev->obj >> TS_CHUNK_BITS;
+  ts_actor *chunk = c < (w->cap_actors >> TS_CHUNK_BITS) && w->chunks[c] && !w->slow_paths ? w->chunks[c]
+                                                                                        : ts__chunk(w, c);
+  if (chunk)
+    arrive_in(w, &chunk[ev->obj & (TS_CHUNK - 1)]); /* (in this frame: an arrival a job) */
+}
+
 
 void ts__span_sample(ts_world *w, int span, ts_time t0)
 {

@@ -228,14 +228,15 @@ ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a);
 void ts__future_finish(ts_world *w, ts_actor *a);
 /* a arrives now on its worker (its program starts as a callback). */
 void ts__actor_arrive(ts_world *w, ts_actor *a);
+/* ARRIVE event handler: actor ev->obj arrives (a lazy world makes its chunk,
+ * with the chunk's fixed actors, when the first of them arrives). */
+void ts__on_arrive(ts_sim *sim, const ts_event *ev);
 /* a arrives now, without becoming ready: the caller sets what it waits for.
  * Returns 1, or 0 when a's worker was full and a was dropped. */
 int ts__actor_begin(ts_world *w, ts_actor *a);
 /* a's own stream, made (seeded) on its first call. NULL after
  * ts__world_nomem. */
 ts_rng *ts__actor_rng(ts_world *w, ts_actor *a);
-/* a is done: its stream's memory goes to the next stream made. */
-void ts__actor_rng_release(ts_world *w, ts_actor *a);
 
 /* --- CPU segments (cpu.c) --- */
 

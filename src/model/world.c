@@ -399,24 +399,6 @@ static int init_actors(ts_world *w)
   return rc;
 }
 
-static void on_arrive(ts_sim *sim, const ts_event *ev)
-{
-  ts_world *w = sim->data;
-  if (!w->lazy) {
-    ts__actor_arrive(w, ts_world_actor(w, ev->obj));
-    return;
-  }
-  if (w->ndead)
-    ts__world_sweep(w);
-  /* its chunk, made when the first of its actors arrived (ts__chunk:
-   * made now, or, when it is there, the same; slow_paths, tests: asked) */
-  int c = ev->obj >> TS_CHUNK_BITS;
-  ts_actor *chunk = c < (w->cap_actors >> TS_CHUNK_BITS) && w->chunks[c] && !w->slow_paths ? w->chunks[c]
-                                                                                        : ts__chunk(w, c);
-  if (chunk)
-    ts__actor_arrive(w, &chunk[ev->obj & (TS_CHUNK - 1)]);
-}
-
 static void on_ready(ts_sim *sim, const ts_event *ev)
 {
   ts_world *w = sim->data;
@@ -473,7 +455,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->done_ctx = spec->done_ctx;
   w->lazy = spec->done != NULL;
   ts_sim_init(&w->sim, w);
-  ts_sim_on(&w->sim, TS_EV_ARRIVE, on_arrive);
+  ts_sim_on(&w->sim, TS_EV_ARRIVE, ts__on_arrive);
   ts_sim_on(&w->sim, TS_EV_READY, on_ready);
   ts_sim_on(&w->sim, TS_EV_SEG_END, ts__cpu_on_seg_end);
   ts_sim_on(&w->sim, TS_EV_WAKE, ts__worker_on_wake);
