@@ -142,8 +142,9 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
 END_TEST
 
 /* A sweep over n of a model that reads n nowhere gets a note (its rows
- * would differ only by their random streams); a model whose count is n, one
- * whose axis makes its count n in one variant, or one n, does not. So do
+ * would differ only by their random streams), and so does a --n given to
+ * run or explain; a model whose count is n, one whose axis makes its count
+ * n in one variant, or one n from the scenario, does not. So do
  * sensitivity (the same sweep) and calibrate (a baseline recording two n). */
 START_TEST(hard_n_read_nowhere_is_said)
 {
@@ -167,6 +168,23 @@ START_TEST(hard_n_read_nowhere_is_said)
                     "%s", err);
       } else {
         ck_assert_msg(!said, "count %s, %s: %s", counts[k], many ? "n [1, 2]" : "n [2]", err);
+      }
+      free(err);
+    }
+    /* one n given by --n, to run and to explain: the same, said as --n */
+    for (int view = 0; view < 2; view++) {
+      char *err, args[3 * PATH_MAX];
+      if (view)
+        snprintf(args, sizeof args, "explain '%s/s.json' --n 5", tmp);
+      ck_assert_int_eq(view ? tu_tssim(args, NULL, &err) : run_set("u", "--n 5", &err), 0);
+      const char *said = strstr(err, "tssim: note: ");
+      if (k == 0) {
+        ck_assert_msg(said && strstr(said, "tssim: note: --n 5: model ") &&
+                        strstr(said, "/m.json reads n nowhere (no expression, no host.cpu_scale_by_n): n changes "
+                                     "only the random streams (it enters the seed)\n"),
+                      "%s", err);
+      } else {
+        ck_assert_msg(!said, "count n, --n 5: %s", err);
       }
       free(err);
     }

@@ -60,6 +60,10 @@ void ts_cli_policy_notes(const ts_loaded *L);
  * reaches (ts_model_reach_note); then ts_cli_policy_notes's notes. Each
  * combination's model is loaded once for the three. */
 void ts_cli_sweep_notes(const ts_loaded *L);
+/* Note on stderr that --n n_arg changes only the random streams (n enters
+ * the seed) of the model at model_path, which reads n nowhere: the caller
+ * has checked that (ts_model_reads_n, or ts_loaded.n_read). */
+void ts_cli_note_n_unread(const char *n_arg, const char *model_path);
 /* tree with the model overrides of combination c of sc's axes applied
  * (not its window axes): a copy, or NULL when memory runs out or an
  * override fails. */

@@ -292,17 +292,21 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
             "because nothing varies; %s\n", points, n->replicated, n->identical.first, SPREAD_HINT);
 }
 
-/* A note on stderr when the sweep gives n several values but the model
- * reads n nowhere, in none of its axis variants (no expression, no CPU
- * price by n: ts_loaded.n_read): its points then differ
- * only by their random streams (n enters the seed), which a row per n hides. */
-static void note_n_unread(const ts_loaded *L)
+/* A note on stderr when the sweep gives n several values, or --n (n_arg,
+ * NULL when not given) sets it, but the model reads n nowhere, in none of
+ * its axis variants (no expression, no CPU price by n: ts_loaded.n_read):
+ * its points then differ only by their random streams (n enters the seed),
+ * which a row per n hides, and a --n changes nothing else. */
+static void note_n_unread(const ts_loaded *L, const char *n_arg)
 {
-  if (L->sc.nn < 2 || L->n_read)
+  if (L->n_read || (L->sc.nn < 2 && !n_arg))
     return;
-  fprintf(stderr, "tssim: note: %s sweeps n over %zu values, but model %s reads n nowhere (no expression, no "
-          "host.cpu_scale_by_n): its points differ only by their random streams\n",
-          L->sc.file, L->sc.nn, L->sc.model_path);
+  if (L->sc.nn < 2)
+    ts_cli_note_n_unread(n_arg, L->sc.model_path);
+  else
+    fprintf(stderr, "tssim: note: %s%s sweeps n over %zu values, but model %s reads n nowhere (no expression, no "
+            "host.cpu_scale_by_n): its points differ only by their random streams\n",
+            n_arg ? "--n " : "", n_arg ? n_arg : L->sc.file, L->sc.nn, L->sc.model_path);
 }
 
 /* Whether the --set of the run changed the model of some axis combination
@@ -471,7 +475,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     ts_cli_unload(L);
     return e.nomem ? 1 : 2;
   }
-  note_n_unread(L);
+  note_n_unread(L, o->n_arg);
   ts_cli_sweep_notes(L);
   return 0;
 }

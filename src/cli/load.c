@@ -212,6 +212,12 @@ static int policy_note(const ts_model *m, const void *ctx, char *out, size_t cap
   return ts_model_policy_note(m, out, cap);
 }
 
+void ts_cli_note_n_unread(const char *n_arg, const char *model_path)
+{
+  fprintf(stderr, "tssim: note: --n %s: model %s reads n nowhere (no expression, no host.cpu_scale_by_n): n changes "
+          "only the random streams (it enters the seed)\n", n_arg, model_path);
+}
+
 void ts_cli_policy_notes(const ts_loaded *L)
 {
   note_kind k = {.fn = policy_note};
