@@ -309,7 +309,8 @@ START_TEST(viz_explain_open_queue_theory)
   free(out);
   tu_rmtree(dir);
   /* a class placed on pool db (4 threads) is that pool's queue, c = 4 (it was the main pool's, c = 1: rho
-   * 3.2); at 5000/s rho >= 1 is said before why no closed form applies (review14b items 2, 3) */
+   * 3.2), split among its threads by hash; at 5000/s the thread (worker 4: the main pool has worker 0)
+   * whose share overloads it is named (review14b items 2, 3) */
   for (int r = 0; r < 2; r++) {
     char model[600];
     snprintf(model, sizeof model,
@@ -323,12 +324,12 @@ START_TEST(viz_explain_open_queue_theory)
                      0);
     ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
     ck_assert_msg(strstr(out, r ? "  - pool db's threads (run queue): class job, Poisson 5000/s, service E[S] = 1 ms "
-                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 1.25 with c = 4 servers\n    rho >= 1: "
-                                  "the queue grows without bound, so no steady-state mean wait\n    mean wait: does not "
-                                  "apply: 4 workers, each with its own queue"
+                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 1.25 with c = 4 servers\n    dispatch "
+                                  "hash splits the arrivals by actor id: worker 4 takes 0.267 of them, so its rho = 1.337\n"
+                                  "    >= 1: its queue grows without bound, so no steady-state mean wait\n"
                                 : "  - pool db's threads (run queue): class job, Poisson 3200/s, service E[S] = 1 ms "
-                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: "
-                                  "does not apply: 4 workers, each with its own queue"),
+                                  "(exponential, cv 1)\n    rho = lambda E[S] / c = 0.8 with c = 4 servers\n    dispatch "
+                                  "hash splits the arrivals by actor id, whatever their times: each worker an M/G/1 at its\n"),
                   "%s", out);
     free(out);
     tu_rmtree(dir);
@@ -442,6 +443,51 @@ START_TEST(viz_explain_open_queue_theory)
                       " simulated ",
                       " ms (mean of 40000 calls)\n");
   ck_assert_msg(fabs(sim - 0.3728) < 0.1 * 0.3728, "simulated %g ms, Allen-Cunneen 0.3728 ms", sim);
+}
+END_TEST
+
+/* Four event loops, each with its own queue, fed by a Poisson stream at load
+ * 0.7 (mm1's example, 2800/s of 1 ms): dispatch hash splits it by id, so
+ * each worker is an M/M/1 at its share (Pollaczek-Khinchine per worker,
+ * 2.334 ms over this split); round_robin gives each worker one arrival in
+ * 4, Erlang-4 interarrival times, so E_4/M/1 (1.237 ms, the root of GI/M/1's
+ * equation); each simulated mean within 10%, both beside what one shared
+ * queue would give (M/M/4: 0.3572 ms). Fixed service under round robin gets
+ * Kingman's approximation, labelled; least_loaded has no law; a worker whose
+ * share overloads it is named. */
+START_TEST(viz_explain_split_queue_theory)
+{
+  const char *args = "explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=2800' "
+                     "--set 'classes[0].count=40000' --set dispatch.policy=";
+  char cmd[400], *out;
+  snprintf(cmd, sizeof cmd, "%shash", args);
+  double sim = explain_sim(cmd, "(Pollaczek-Khinchine) = 2.334 ms; simulated ", " ms\n    (mean of 40000 jobs)\n"
+                           "    one queue shared by the 4 workers (M/M/4, Erlang C) would wait 0.3572 ms\n");
+  ck_assert_msg(fabs(sim - 2.334) < 0.1 * 2.334, "simulated %g ms, M/M/1 per worker 2.334 ms", sim);
+  snprintf(cmd, sizeof cmd, "%sround_robin", args);
+  sim = explain_sim(cmd, "    dispatch round_robin gives each worker one arrival in 4, in turn: E_4/M/1 per worker "
+                         "(Erlang-4\n    interarrival times, exponential service): mean wait sigma E[S] / (1 - sigma), "
+                         "sigma the root of\n    sigma = (lambda / (lambda + (1 - sigma) / E[S]))^4, = 1.237 ms; "
+                         "simulated ", " ms (mean of 40000 jobs)\n");
+  ck_assert_msg(fabs(sim - 1.237) < 0.1 * 1.237, "simulated %g ms, E_4/M/1 1.237 ms", sim);
+  snprintf(cmd, sizeof cmd, "%sround_robin --set 'classes[0].program[0].dist=fixed'", args);
+  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "and fixed service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
+                            "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = 0.2917 ms; "),
+                "%.3000s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "%sleast_loaded", args);
+  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "    mean wait: does not apply: 4 workers, each with its own queue (dispatch least_loaded "
+                            "splits the arrivals): not one queue\n"),
+                "%.3000s", out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=3950'"
+                            " --set 'classes[0].count=2000'", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "    dispatch hash splits the arrivals by actor id: worker 3 takes 0.26 of them, so its rho "
+                            "= 1.025\n    >= 1: its queue grows without bound, so no steady-state mean wait\n"),
+                "%.3000s", out);
+  free(out);
 }
 END_TEST
 
@@ -754,7 +800,7 @@ Suite *viz_suite(void)
                                viz_explain_accounting_is_exact, NULL};
   const TTest *const cli[] = {viz_explain_rr_report_states_the_law, viz_explain_zero_cache_names_terms,
                               viz_explain_law_refused_only_for_hops_that_happen,
-                              viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory,
+                              viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory, viz_explain_split_queue_theory,
                               viz_explain_window_ends_before_the_work_is_not_stuck,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_says_what_the_class_did, viz_explain_span_measured_model,

@@ -15,6 +15,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,26 @@ static const char *short_run(char *buf, size_t cap, int n, const char *what)
   return buf;
 }
 
+/* Erlang C: the probability that a job of a Poisson stream (lambda per
+ * ns) finds all c servers of service s busy (rho = lambda E[S] / c < 1),
+ * from GSL's Poisson distribution (Erlang B first). */
+static double erlang_c_of(int c, double lambda, const service *s)
+{
+  double load = lambda * s->mean, rho = load / c; /* offered load in erlangs */
+  double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
+  return erlang_b / (1 - rho * (1 - erlang_b));
+}
+
+/* The mean wait (ns) of one queue shared by c servers (rho < 1): Erlang C's
+ * for exponential service, else the Allen-Cunneen approximation, Erlang
+ * C's wait scaled by (ca^2 + cs^2) / 2, ca = 1 for Poisson. */
+static double shared_wait(int c, double lambda, const service *s)
+{
+  double rho = lambda * s->mean / c;
+  double wait = erlang_c_of(c, lambda, s) * s->mean / (c * (1 - rho));
+  return s->exponential ? wait : wait * (1 + s->cv * s->cv) / 2;
+}
+
 static void closed_form(FILE *out, int c, double lambda, const service *s, double sim, int n, const char *what)
 {
   double rho = lambda * s->mean / c;
@@ -172,18 +193,16 @@ static void closed_form(FILE *out, int c, double lambda, const service *s, doubl
             a, b, n, what);
     return;
   }
-  double load = lambda * s->mean; /* offered load in erlangs */
-  double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
-  double erlang_c = erlang_b / (1 - rho * (1 - erlang_b));
-  if (!s->exponential) { /* Allen-Cunneen: Erlang C's wait scaled by (ca^2 + cs^2) / 2, ca = 1 for Poisson */
-    ms(a, sizeof a, erlang_c * s->mean / (c * (1 - rho)) * (1 + s->cv * s->cv) / 2);
+  double erlang_c = erlang_c_of(c, lambda, s);
+  if (!s->exponential) {
+    ms(a, sizeof a, shared_wait(c, lambda, s));
     fprintf(out,
             "    M/G/%d (%s service, cv %.3g) has no exact closed form; Allen-Cunneen approximation\n"
             "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = %s ms with Erlang C's P(wait) = %.4g; simulated %s ms (mean of %d %s)\n",
             c, s->kind, s->cv, a, erlang_c, b, n, what);
     return;
   }
-  ms(a, sizeof a, erlang_c * s->mean / (c * (1 - rho)));
+  ms(a, sizeof a, shared_wait(c, lambda, s));
   fprintf(out,
           "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
           "    P(wait) = %.4g, mean wait P(wait) E[S] / (c (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
@@ -274,6 +293,15 @@ static int pool_workers(const ts_timeline *tl, int p)
   for (int w = 0; w < tl->nworkers; w++)
     n += tl->worker_pool[w] == p;
   return n;
+}
+
+/* The first worker of pool p in tl (workers are numbered pool by pool). */
+static int pool_first_worker(const ts_timeline *tl, int p)
+{
+  int w = 0;
+  while (w < tl->nworkers && tl->worker_pool[w] != p)
+    w++;
+  return w;
 }
 
 /* Whether class k runs its cpu steps on pool p's queue (a class pooled there). */
@@ -391,6 +419,116 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
   }
 }
 
+/* f(sigma) = A*(mu (1 - sigma)) - sigma for Erlang-c interarrival times of
+ * phase rate lambda (A*(t) = (lambda / (lambda + t))^c) and service rate mu
+ * (p: {lambda, mu, c}): its root in (0, 1) is GI/M/1's sigma. */
+static double gim1_f(double sigma, void *p)
+{
+  const double *q = p;
+  return pow(q[0] / (q[0] + q[1] * (1 - sigma)), q[2]) - sigma;
+}
+
+/* GI/M/1's mean wait (ns) with Erlang-c interarrival times (each worker's
+ * under round-robin dispatch of a Poisson stream of lambda per ns: every
+ * c-th arrival) and exponential service of mean es (ns): sigma / (mu (1 -
+ * sigma)), sigma the root in (0, 1) of sigma = A*(mu (1 - sigma)) (Kleinrock,
+ * Queueing Systems vol. 1, 1975, sec. 6.4), found by GSL's Brent solver;
+ * NAN when it does not converge. rho = lambda es / c < 1. */
+static double erlang_m1_wait(double lambda, double es, int c)
+{
+  double q[3] = {lambda * es, 1, (double)c}; /* (time in units of es: mu = 1) */
+  gsl_function f = {gim1_f, q};
+  gsl_root_fsolver *r = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  double hi = 1 - 1e-12, sigma = NAN;
+  if (r && gim1_f(hi, q) < 0 && gsl_root_fsolver_set(r, &f, 0, hi) == GSL_SUCCESS) {
+    for (int it = 0; it < 200; it++) {
+      if (gsl_root_fsolver_iterate(r) != GSL_SUCCESS)
+        break;
+      if (gsl_root_test_interval(gsl_root_fsolver_x_lower(r), gsl_root_fsolver_x_upper(r), 0, 1e-14) == GSL_SUCCESS) {
+        sigma = gsl_root_fsolver_root(r);
+        break;
+      }
+    }
+  }
+  gsl_root_fsolver_free(r);
+  return sigma / (1 - sigma) * es;
+}
+
+/* c workers of pool p, each with its own first-come-first-served queue,
+ * the Poisson stream (lambda per ns, service s) split among them by the
+ * model's dispatch: hash places each actor by a hash of its id, which its
+ * arrival time does not enter, so worker k's share p_k of the stream
+ * (counted from the actors placed) is again Poisson (taking the hash as a
+ * random split) and an M/G/1: Pollaczek-Khinchine per worker, the mean over
+ * the jobs sum p_k W_k; round_robin gives each worker every c-th arrival,
+ * so Erlang-c interarrival times (ca^2 = 1/c): GI/M/1 exactly with
+ * exponential service, else Kingman's approximation (ca^2 + cs^2) / 2 rho
+ * / (1 - rho) E[S]. Beside the simulated mean wait (sim ns over n jobs),
+ * then what one queue shared by the c workers would give. */
+static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int p, int c, double lambda,
+                       const service *s, double sim, int n)
+{
+  const ts_model *m = tl->model;
+  char a[32], b[32], d[32], whatbuf[96];
+  ms(b, sizeof b, sim);
+  const char *what = short_run(whatbuf, sizeof whatbuf, n, "jobs");
+  double wait = 0;
+  if (m->dispatch == TS_DISPATCH_ROUND_ROBIN) {
+    double rho = lambda * s->mean / c;
+    wait = s->exponential ? erlang_m1_wait(lambda, s->mean, c)
+                          : (1.0 / c + s->cv * s->cv) / 2 * rho / (1 - rho) * s->mean;
+    ms(a, sizeof a, wait);
+    if (s->exponential)
+      fprintf(out,
+              "    dispatch round_robin gives each worker one arrival in %d, in turn: E_%d/M/1 per worker (Erlang-%d\n"
+              "    interarrival times, exponential service): mean wait sigma E[S] / (1 - sigma), sigma the root of\n"
+              "    sigma = (lambda / (lambda + (1 - sigma) / E[S]))^%d, = %s ms; simulated %s ms (mean of %d %s)\n",
+              c, c, c, c, a, b, n, what);
+    else
+      fprintf(out,
+              "    dispatch round_robin gives each worker one arrival in %d, in turn (Erlang-%d interarrival times,\n"
+              "    ca^2 = 1/%d), and %s service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
+              "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = %s ms; simulated %s ms\n"
+              "    (mean of %d %s)\n",
+              c, c, c, s->kind, a, b, n, what);
+  } else {
+    int *placed = calloc((size_t)c, sizeof *placed), all = 0;
+    if (!placed)
+      return;
+    for (int x = 0; x < tl->nactors; x++) {
+      int k = tl->stats[x].worker - pool_first_worker(tl, p);
+      if (pooled[tl->stats[x].klass] && !tl->stats[x].hidden && k >= 0 && k < c) {
+        placed[k]++;
+        all++;
+      }
+    }
+    int busiest = 0;
+    for (int k = 0; k < c && all > 0; k++) {
+      double lk = lambda * placed[k] / all, rk = lk * s->mean;
+      busiest = placed[k] > placed[busiest] ? k : busiest;
+      wait = rk >= 1 ? INFINITY : wait + (double)placed[k] / all * lk * (s->var + s->mean * s->mean) / (2 * (1 - rk));
+    }
+    double top = all ? lambda * placed[busiest] / all * s->mean : 0;
+    free(placed);
+    if (wait == INFINITY) {
+      fprintf(out, "    dispatch hash splits the arrivals by actor id: worker %d takes %.3g of them, so its rho = %.4g\n"
+                   "    >= 1: its queue grows without bound, so no steady-state mean wait\n",
+              pool_first_worker(tl, p) + busiest, top / lambda / s->mean, top);
+      return;
+    }
+    ms(a, sizeof a, wait);
+    fprintf(out,
+            "    dispatch hash splits the arrivals by actor id, whatever their times: each worker an M/G/1 at its\n"
+            "    share p_k of the stream (the busiest at rho %.4g), the mean over the jobs sum p_k W_k with\n"
+            "    W_k = p_k lambda E[S^2] / (2 (1 - p_k lambda E[S])) (Pollaczek-Khinchine) = %s ms; simulated %s ms\n"
+            "    (mean of %d %s)\n",
+            top, a, b, n, what);
+  }
+  ms(d, sizeof d, shared_wait(c, lambda, s));
+  fprintf(out, "    one queue shared by the %d workers (M/%s/%d%s) would wait %s ms\n", c, s->exponential ? "M" : "G", c,
+          s->exponential ? ", Erlang C" : ", Allen-Cunneen", d);
+}
+
 /* The classes seen whose actors run cpu steps on pool p pooled into one
  * Poisson stream (a sum of independent Poisson streams is Poisson): the rate
  * per ns into *lambda, the service of a job drawn from the mix into *mix
@@ -495,9 +633,9 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   else if (workers > 1 && c->place == TS_PLACE_FIXED)
     snprintf(why, sizeof why, "%d workers, each with its own queue (placement.worker fixes each actor's): not one queue",
              workers);
-  else if (workers > 1)
-    snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals): not one queue",
-             workers, ts_dispatch_name(m->dispatch));
+  else if (workers > 1 && (m->dispatch == TS_DISPATCH_LEAST_LOADED || (m->dispatch == TS_DISPATCH_ROUND_ROBIN && pooled > 1)))
+    snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals%s): not one queue",
+             workers, ts_dispatch_name(m->dispatch), pooled > 1 ? " of several classes by id, not by arrival" : "");
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   else if (nseen > pooled)
@@ -527,6 +665,12 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     no_mean_wait(out, lambda, svc, workers, why);
     return;
   }
+  if (workers > 1 && (order > 0 || sliced)) {
+    snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals) and %s", workers,
+             ts_dispatch_name(m->dispatch), sliced ? "steps sliced by time" : "a priority order");
+    no_mean_wait(out, lambda, svc, workers, why);
+    return;
+  }
   if (order > 0 && lambda * svc->mean < 1) {
     priority_form(out, tl, x, pr, seen, p, order == 2);
     return;
@@ -540,7 +684,14 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       n++;
     }
   }
-  if (sliced)
+  if (workers > 1) {
+    char *on = calloc(m->nclasses, 1);
+    for (size_t i = 0; on && i < m->nclasses; i++)
+      on[i] = (char)on_queue(m, pr, seen, i, p);
+    if (on)
+      split_form(out, tl, on, p, workers, lambda, svc, n ? sum / n : 0, n);
+    free(on);
+  } else if (sliced)
     sharing_form(out, lambda, svc, pl->threshold, n ? sum / n : 0, n);
   else
     closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
