@@ -199,7 +199,7 @@ static void closed_form(FILE *out, int c, double lambda, const service *s, doubl
     fprintf(out,
             "    M/G/%d (%s service, cv %.3g) has no exact closed form; Allen-Cunneen approximation\n"
             "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = %s ms with Erlang C's P(wait) = %.4g; simulated %s ms (mean of %d %s)\n",
-            c, s->kind, s->cv, a, erlang_c, b, n, what);
+            c, s->kind ? s->kind : "mixed", s->cv, a, erlang_c, b, n, what);
     return;
   }
   ms(a, sizeof a, shared_wait(c, lambda, s));
@@ -490,7 +490,7 @@ static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int
               "    ca^2 = 1/%d), and %s service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
               "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = %s ms; simulated %s ms\n"
               "    (mean of %d %s)\n",
-              c, c, c, s->kind, a, b, n, what);
+              c, c, c, s->kind ? s->kind : "mixed", a, b, n, what);
   } else {
     int *placed = calloc((size_t)c, sizeof *placed), all = 0;
     if (!placed)
@@ -529,41 +529,29 @@ static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int
           s->exponential ? ", Erlang C" : ", Allen-Cunneen", d);
 }
 
-/* The classes seen whose actors run cpu steps on pool p pooled into one
- * Poisson stream (a sum of independent Poisson streams is Poisson): the rate
- * per ns into *lambda, the service of a job drawn from the mix into *mix
- * (E[S] and E[S^2] weighted by each class's share of the arrivals), their
- * names into who. 0, or -1 with why set when a class cannot be pooled. */
-static int pool_classes(const ts_model *m, const program *pr, const char *seen, int p, double *lambda, service *mix,
-                        char *who, size_t whocap, char *why, size_t cap)
+/* The classes k with on[k] set, their Poisson streams pooled into one (a
+ * sum of independent Poisson streams is Poisson): the rate per ns into
+ * *lambda, the service of a job drawn from the mix into *mix (E[S] and
+ * E[S^2] of each class's handler's service if handler, else of its own,
+ * weighted by its share of the arrivals), "classes" and their names into
+ * who. The caller has checked that each is Poisson with a service. */
+static void mix_classes(const ts_model *m, const program *pr, const char *on, int handler, double *lambda,
+                        service *mix, char *who, size_t whocap)
 {
   double sum = 0, second = 0;
   int n = 0;
   memset(mix, 0, sizeof *mix);
   snprintf(who, whocap, "classes");
-  for (size_t k = 0; k < m->nclasses; k++) {
-    const ts_class *c = &m->classes[k];
-    if (!on_queue(m, pr, seen, k, p))
-      continue;
-    char reason[200] = "";
-    double r = poisson_rate(c, reason, sizeof reason);
-    if (!reason[0] && pr[k].why[0])
-      snprintf(reason, sizeof reason, "class %s: %s", c->name, pr[k].why);
-    if (!reason[0] && pr[k].server >= 0)
-      snprintf(reason, sizeof reason, "class %s's actors come back from their calls to server %s and queue again",
-               c->name, m->servers[pr[k].server].name);
-    if (reason[0]) {
-      snprintf(why, cap, "classes share the queue and %s", reason);
-      return -1;
-    }
-    sum += r;
-    size_t len = strlen(who);
-    snprintf(who + len, whocap - len, "%s %s", n ? "," : "", c->name);
-    n++;
-  }
   for (size_t k = 0; k < m->nclasses; k++)
-    if (seen[k] && m->classes[k].pool == p && pr[k].main.terms) { /* the classes pooled above */
-      const service *s = &pr[k].main;
+    if (on[k]) {
+      sum += m->classes[k].arrival.rate_per_s / 1e9;
+      size_t len = strlen(who);
+      snprintf(who + len, whocap - len, "%s %s", n ? "," : "", m->classes[k].name);
+      n++;
+    }
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (on[k]) {
+      const service *s = handler ? &pr[k].handler : &pr[k].main;
       double share = m->classes[k].arrival.rate_per_s / 1e9 / sum;
       mix->mean += share * s->mean;
       second += share * (s->var + s->mean * s->mean);
@@ -573,6 +561,37 @@ static int pool_classes(const ts_model *m, const program *pr, const char *seen, 
   mix->terms = n;
   mix->cv = mix->mean > 0 ? sqrt(mix->var) / mix->mean : 0;
   *lambda = sum;
+}
+
+/* The classes seen whose actors run cpu steps on pool p pooled into one
+ * Poisson stream of a mixed service (mix_classes). 0, or -1 with why set
+ * when a class cannot be pooled. */
+static int pool_classes(const ts_model *m, const program *pr, const char *seen, int p, double *lambda, service *mix,
+                        char *who, size_t whocap, char *why, size_t cap)
+{
+  char *on = calloc(m->nclasses ? m->nclasses : 1, 1);
+  if (!on)
+    return snprintf(why, cap, "out of memory"), -1;
+  for (size_t k = 0; k < m->nclasses; k++) {
+    const ts_class *c = &m->classes[k];
+    if (!on_queue(m, pr, seen, k, p))
+      continue;
+    char reason[200] = "";
+    poisson_rate(c, reason, sizeof reason);
+    if (!reason[0] && pr[k].why[0])
+      snprintf(reason, sizeof reason, "class %s: %s", c->name, pr[k].why);
+    if (!reason[0] && pr[k].server >= 0)
+      snprintf(reason, sizeof reason, "class %s's actors come back from their calls to server %s and queue again",
+               c->name, m->servers[pr[k].server].name);
+    if (reason[0]) {
+      snprintf(why, cap, "classes share the queue and %s", reason);
+      free(on);
+      return -1;
+    }
+    on[k] = 1;
+  }
+  mix_classes(m, pr, on, 0, lambda, mix, who, whocap);
+  free(on);
   return 0;
 }
 
@@ -697,7 +716,8 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
 }
 
-/* Server s's queue: the class whose actors call it. */
+/* Server s's queue: the classes whose actors call it (several: one Poisson
+ * stream of a mixed service, mix_classes). */
 static void server_queue(FILE *out, const ts_timeline *tl, int s, const program *pr, const char *seen)
 {
   const ts_model *m = tl->model;
@@ -718,26 +738,44 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     others += i != (size_t)s && m->servers[i].pool == d->pool;
   char queue[160], why[200] = "", buf[120];
   snprintf(queue, sizeof queue, "server %s (%s queue of calls)", d->name, d->policy->name);
-  const ts_class *c = &m->classes[k];
   const char *shared = shared_workers(tl, d->pool, buf, sizeof buf);
-  double lambda = poisson_rate(c, why, sizeof why);
-  if (callers > 1)
-    snprintf(why, sizeof why, "%d classes call it", callers);
-  else if (pr[k].why[0])
-    snprintf(why, sizeof why, "%s", pr[k].why);
-  else if (pr[k].handler.terms == 0)
-    snprintf(why, sizeof why, "its handler takes no CPU");
+  char *on = calloc(m->nclasses, 1), who[200];
+  if (!on)
+    return;
+  int cpu_first = 0; /* a caller runs CPU on its own worker before it calls */
+  for (size_t i = 0; i < m->nclasses && !why[0]; i++) {
+    if (!seen[i] || pr[i].server != s)
+      continue;
+    char reason[200] = "";
+    poisson_rate(&m->classes[i], reason, sizeof reason);
+    if (!reason[0] && pr[i].why[0])
+      snprintf(reason, sizeof reason, "%s", pr[i].why);
+    else if (!reason[0] && pr[i].handler.terms == 0)
+      snprintf(reason, sizeof reason, "its handler takes no CPU");
+    if (reason[0] && callers > 1)
+      snprintf(why, sizeof why, "%d classes call it and class %s: %s", callers, m->classes[i].name, reason);
+    else if (reason[0])
+      snprintf(why, sizeof why, "%s", reason);
+    on[i] = 1;
+    cpu_first |= pr[i].main.terms > 0;
+  }
   if (why[0]) { /* no load to give */
     fprintf(out, "  - %s: does not apply: %s\n", queue, why);
+    free(on);
     return;
   }
+  double lambda;
+  service mixed;
+  mix_classes(m, pr, on, 1, &lambda, &mixed, who, sizeof who);
+  free(on);
+  const service *svc = callers > 1 ? &mixed : &pr[k].handler; /* (one class: its own, exponential or not) */
+  if (callers == 1)
+    snprintf(who, sizeof who, "class %s", m->classes[k].name);
   int servers = d->concurrency < threads ? d->concurrency : threads; /* in service at once, each on a worker */
   if (servers < 1)
     servers = 1;
-  char who[120];
-  snprintf(who, sizeof who, "class %s", c->name);
-  head(out, queue, who, lambda, &pr[k].handler, servers);
-  if (pr[k].main.terms)
+  head(out, queue, who, lambda, svc, servers);
+  if (cpu_first)
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
     snprintf(why, sizeof why, "its policy %s is not first come first served", d->policy->name);
@@ -754,7 +792,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   if (why[0]) {
-    no_mean_wait(out, lambda, &pr[k].handler, servers, why);
+    no_mean_wait(out, lambda, svc, servers, why);
     return;
   }
   /* the simulated wait: each admitted call from its queueing to its admission (the timeline's call spans) */
@@ -767,7 +805,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
       n++;
     }
   }
-  closed_form(out, servers, lambda, &pr[k].handler, n ? sum / n : 0, n, "calls");
+  closed_form(out, servers, lambda, svc, n ? sum / n : 0, n, "calls");
 }
 
 void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x)
