@@ -524,6 +524,35 @@ START_TEST(viz_explain_server_of_two_classes)
 }
 END_TEST
 
+/* Poisson batches on one loop (the batch example: 300 batches/s of a
+ * geometric number of mean 2 jobs, E[X^2] = 6, exponential 1 ms): M^X/G/1,
+ * 0.3 2 2 / 0.8 + (6 - 2) / (4 0.4) = 4 ms, the simulated mean within 10%
+ * (it said "arrives in batches"); batches of always one job (the single
+ * axis: a geometric of mean 1) are plain M/G/1; batches onto 4 workers have
+ * a load but no law. */
+START_TEST(viz_explain_batches)
+{
+  double sim = explain_sim("explain scenarios/examples/batch.json --axis batch=geometric-2",
+                           "  - the main pool's event loops (I/O-callback queue): class job in batches (300/s, E[X] = 2), "
+                           "Poisson 600/s, service E[S] = 1 ms (exponential, cv 1)\n    rho = lambda E[S] / c = 0.6 with "
+                           "c = 1 server\n    M^X/G/1 (Poisson batches of X jobs, E[X] = 2, E[X^2] = 6; one server, first "
+                           "come first served):\n    mean wait lambda_b E[X] E[S^2] / (2 (1 - rho)) + E[S] (E[X^2] - E[X]) "
+                           "/ (2 E[X] (1 - rho)) (its\n    batch's wait, then the jobs ahead of it in its batch) = 4 ms; "
+                           "simulated ",
+                           " ms (mean of 12000 jobs)\n");
+  ck_assert_msg(fabs(sim - 4) < 0.4, "simulated %g ms, M^X/G/1 4 ms", sim);
+  sim = explain_sim("explain scenarios/examples/batch.json --axis batch=single",
+                    "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1.5 ms; simulated ", " ms (mean of 12000 jobs)\n");
+  ck_assert_msg(fabs(sim - 1.5) < 0.15, "simulated %g ms, M/M/1 1.5 ms", sim);
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/batch.json --axis batch=geometric-2 --workers 4", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.15 with c = 4 servers\n    mean wait: does not apply: class job "
+                            "arrives in batches onto 4 workers, each with its own queue\n"),
+                "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 /* A window that ends before the work begins is not a deadlock: viewers
  * wait on a channel for a publisher that arrives at 10 ms; with a 5 ms
  * horizon the publisher's arrival lies past it, so the run ends at the
@@ -834,7 +863,7 @@ Suite *viz_suite(void)
   const TTest *const cli[] = {viz_explain_rr_report_states_the_law, viz_explain_zero_cache_names_terms,
                               viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory, viz_explain_split_queue_theory,
-                              viz_explain_server_of_two_classes,
+                              viz_explain_server_of_two_classes, viz_explain_batches,
                               viz_explain_window_ends_before_the_work_is_not_stuck,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_says_what_the_class_did, viz_explain_span_measured_model,

@@ -140,6 +140,29 @@ static double poisson_rate(const ts_class *c, char *why, size_t cap)
   return 0;
 }
 
+/* Whether class c arrives in Poisson batches (not single actors): then the
+ * batch size X's E[X] and E[X^2] into ex, ex2 (fixed K: K and K^2;
+ * geometric on 1, 2, ... of mean M: M and M (2M - 1); uniform integer in
+ * [A, B]: its mean and variance ((B - A + 1)^2 - 1) / 12 plus the mean
+ * squared). */
+static int poisson_batches(const ts_class *c, double *ex, double *ex2)
+{
+  const ts_arrival *a = &c->arrival;
+  if (a->kind != TS_ARRIVE_POISSON || (a->batch_kind == TS_BATCH_FIXED && a->batch == 1))
+    return 0;
+  switch (a->batch_kind) {
+  case TS_BATCH_FIXED: *ex = a->batch; *ex2 = (double)a->batch * a->batch; break;
+  case TS_BATCH_GEOMETRIC: *ex = a->batch_mean; *ex2 = a->batch_mean * (2 * a->batch_mean - 1); break;
+  case TS_BATCH_UNIFORM: {
+    double span = a->batch_hi - a->batch_lo + 1;
+    *ex = (a->batch_lo + a->batch_hi) / 2.0;
+    *ex2 = (span * span - 1) / 12 + *ex * *ex;
+    break;
+  }
+  }
+  return 1;
+}
+
 static void ms(char *buf, size_t cap, double ns)
 {
   snprintf(buf, cap, "%.4g", ns / 1e6);
@@ -231,6 +254,29 @@ static void sharing_form(FILE *out, double lambda, const service *s, ts_time q, 
           "    q -> 0): mean wait rho E[S] / (1 - rho) = %s ms whatever the service's distribution; simulated %s ms\n"
           "    (mean of %d %s)\n",
           c, d, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
+}
+
+/* M^X/G/1: Poisson batches (lambda_b per ns) of X jobs (E[X] ex, E[X^2]
+ * ex2), one server in arrival order: a job's mean wait is its batch's wait
+ * lambda_b E[X] E[S^2] / (2 (1 - rho)) plus that of the jobs ahead of it in
+ * its own batch, E[S] (E[X^2] - E[X]) / (2 E[X] (1 - rho)) (Gross and
+ * Harris, Fundamentals of Queueing Theory, sec. 3.2; rho = lambda_b E[X]
+ * E[S] < 1), next to the simulated mean wait sim (ns) over n jobs. */
+static void batch_form(FILE *out, double lambda_b, double ex, double ex2, const service *s, double sim, int n)
+{
+  double rho = lambda_b * ex * s->mean, s2 = s->var + s->mean * s->mean;
+  char a[32], b[32], whatbuf[96];
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ms(a, sizeof a, lambda_b * ex * s2 / (2 * (1 - rho)) + s->mean * (ex2 - ex) / (2 * ex * (1 - rho)));
+  ms(b, sizeof b, sim);
+  fprintf(out,
+          "    M^X/G/1 (Poisson batches of X jobs, E[X] = %.4g, E[X^2] = %.4g; one server, first come first served):\n"
+          "    mean wait lambda_b E[X] E[S^2] / (2 (1 - rho)) + E[S] (E[X^2] - E[X]) / (2 E[X] (1 - rho)) (its\n"
+          "    batch's wait, then the jobs ahead of it in its batch) = %s ms; simulated %s ms (mean of %d %s)\n",
+          ex, ex2, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
 }
 
 /* The queue's line and its load: lambda per ns, service s, c servers; who
@@ -626,8 +672,8 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   const char *shared = shared_workers(tl, p, buf, sizeof buf);
   service mixed;
   const service *svc = &mixed;
-  double lambda = 0;
-  int pooled = 0;
+  double lambda = 0, ex = 1, ex2 = 1; /* batch size moments (one class arriving in Poisson batches) */
+  int pooled = 0, batched = 0;
   for (size_t i = 0; i < m->nclasses; i++)
     pooled += on_queue(m, pr, seen, i, p);
   if (pooled > 1) {
@@ -636,6 +682,13 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     lambda = poisson_rate(c, why, sizeof why);
     svc = &pr[k].main;
     snprintf(who, sizeof who, "class %s", c->name);
+    if (poisson_batches(c, &ex, &ex2)) { /* jobs per ns: batches times their mean size */
+      why[0] = 0;
+      lambda = c->arrival.rate_per_s / 1e9 * ex;
+      batched = ex2 > 1; /* (a batch always of 1, as a geometric of mean 1, is single arrivals) */
+      if (batched)
+        snprintf(who, sizeof who, "class %s in batches (%.6g/s, E[X] = %.4g)", c->name, c->arrival.rate_per_s, ex);
+    }
     if (!why[0] && pr[k].why[0])
       snprintf(why, sizeof why, "%s", pr[k].why);
   }
@@ -659,6 +712,8 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     snprintf(why, sizeof why, "%s", shared);
   else if (nseen > pooled)
     snprintf(why, sizeof why, "%d other classes run elsewhere or only call", nseen - pooled);
+  else if (batched && workers > 1)
+    snprintf(why, sizeof why, "class %s arrives in batches onto %d workers, each with its own queue", c->name, workers);
   int order = why[0] ? 0 : queue_order(m, p, pr, seen, why, sizeof why);
   if (why[0]) {
     no_mean_wait(out, lambda, svc, workers, why);
@@ -684,6 +739,12 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     no_mean_wait(out, lambda, svc, workers, why);
     return;
   }
+  if (batched && (order > 0 || sliced)) {
+    snprintf(why, sizeof why, "class %s arrives in batches and %s", c->name,
+             sliced ? "its steps are sliced by time" : "the queue has a priority order");
+    no_mean_wait(out, lambda, svc, workers, why);
+    return;
+  }
   if (workers > 1 && (order > 0 || sliced)) {
     snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals) and %s", workers,
              ts_dispatch_name(m->dispatch), sliced ? "steps sliced by time" : "a priority order");
@@ -703,7 +764,9 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       n++;
     }
   }
-  if (workers > 1) {
+  if (batched) {
+    batch_form(out, lambda / ex, ex, ex2, svc, n ? sum / n : 0, n);
+  } else if (workers > 1) {
     char *on = calloc(m->nclasses, 1);
     for (size_t i = 0; on && i < m->nclasses; i++)
       on[i] = (char)on_queue(m, pr, seen, i, p);
