@@ -69,21 +69,28 @@ static void *rng_slot(const ts_world *w, int k)
   return w->rng_blocks[k >> TS_RNG_BLOCK_BITS] + (size_t)(k & ((1 << TS_RNG_BLOCK_BITS) - 1)) * w->rng_size;
 }
 
+/* Memory for the block of stream slots that slot k (its first) begins
+ * (rng_take's rare path). 0, or -1 when memory runs out. */
+__attribute__((noinline)) static int rng_block(ts_world *w, int k)
+{
+  size_t nb = (size_t)(k >> TS_RNG_BLOCK_BITS);
+  char **b = realloc(w->rng_blocks, (nb + 1) * sizeof *b);
+  if (!b)
+    return -1;
+  w->rng_blocks = b;
+  if (!(b[nb] = malloc(((size_t)1 << TS_RNG_BLOCK_BITS) * w->rng_size)))
+    return -1;
+  return 0;
+}
+
 /* A free stream slot: a done actor's, else a new one. -1 when memory runs out. */
-static int rng_take(ts_world *w)
+static inline int rng_take(ts_world *w)
 {
   if (w->nrng_free > 0)
     return w->rng_free[--w->nrng_free];
   int k = w->rng_slots;
-  if ((k & ((1 << TS_RNG_BLOCK_BITS) - 1)) == 0) {
-    size_t nb = (size_t)(k >> TS_RNG_BLOCK_BITS);
-    char **b = realloc(w->rng_blocks, (nb + 1) * sizeof *b);
-    if (!b)
-      return -1;
-    w->rng_blocks = b;
-    if (!(b[nb] = malloc(((size_t)1 << TS_RNG_BLOCK_BITS) * w->rng_size)))
-      return -1;
-  }
+  if ((k & ((1 << TS_RNG_BLOCK_BITS) - 1)) == 0 && rng_block(w, k) != 0)
+    return -1;
   w->rng_slots++;
   return k;
 }
