@@ -4,33 +4,27 @@
  * closed-form mean wait next to the simulated one: Pollaczek-Khinchine for
  * one server (M/G/1), Erlang C for c servers with exponential service
  * (M/M/c), the Allen-Cunneen approximation for c servers with any other
- * service (M/G/c, labelled as an approximation). Several Poisson classes on
- * one queue are one Poisson stream of a mixed service. A queue that is not
- * one of these says which assumption fails.
+ * service (M/G/c, labelled as an approximation), and the others of
+ * explain_laws.h (priority, processor sharing, batches, finite queues,
+ * queues split by dispatch). Several Poisson classes on one queue are one
+ * Poisson stream of a mixed service. A queue that is not one of these says
+ * which assumption fails.
  *
  * A service time is the sum of a class's cpu steps on the queue's workers
  * (the main pool's, or a server's handler); the steps around them must take
  * no time (marks, spans), so the workers do nothing but serve. */
 #include "viz/explain.h"
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/dispatch.h"
 #include "model/op.h"
+#include "viz/explain_laws.h"
 
-/* The service a class's program asks of one queue: its moments, or why it is not a service time. */
-typedef struct service {
-  double mean, var;  /* ns, ns^2 */
-  int terms;         /* cpu steps with a nonzero mean */
-  int exponential;   /* one term, exponential */
-  const char *kind;  /* the distribution of the last term */
-  double cv;         /* of the sum */
-} service;
+/* The service a class's program asks of one queue (explain_laws.h). */
+typedef ts_law_service service;
 
 typedef struct program {
   service main;      /* cpu steps outside call handlers: on the class's own pool */
@@ -163,136 +157,21 @@ static int poisson_batches(const ts_class *c, double *ex, double *ex2)
   return 1;
 }
 
-static void ms(char *buf, size_t cap, double ns)
-{
-  snprintf(buf, cap, "%.4g", ns / 1e6);
-}
-
-/* The closed form for a queue of c servers with Poisson arrivals at lambda
- * per ns and service s, next to the simulated mean wait (sim ns over n). */
-/* The simulated mean's count, with a warning when it is too few for a steady state. */
-static const char *short_run(char *buf, size_t cap, int n, const char *what)
-{
-  snprintf(buf, cap, "%s%s", what, n < 1000 ? "; fewer than 1000, so far from a steady state" : "");
-  return buf;
-}
-
-/* Erlang C: the probability that a job of a Poisson stream (lambda per
- * ns) finds all c servers of service s busy (rho = lambda E[S] / c < 1),
- * from GSL's Poisson distribution (Erlang B first). */
-static double erlang_c_of(int c, double lambda, const service *s)
-{
-  double load = lambda * s->mean, rho = load / c; /* offered load in erlangs */
-  double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
-  return erlang_b / (1 - rho * (1 - erlang_b));
-}
-
-/* The mean wait (ns) of one queue shared by c servers (rho < 1): Erlang C's
- * for exponential service, else the Allen-Cunneen approximation, Erlang
- * C's wait scaled by (ca^2 + cs^2) / 2, ca = 1 for Poisson. */
-static double shared_wait(int c, double lambda, const service *s)
-{
-  double rho = lambda * s->mean / c;
-  double wait = erlang_c_of(c, lambda, s) * s->mean / (c * (1 - rho));
-  return s->exponential ? wait : wait * (1 + s->cv * s->cv) / 2;
-}
-
-static void closed_form(FILE *out, int c, double lambda, const service *s, double sim, int n, const char *what)
-{
-  double rho = lambda * s->mean / c;
-  char a[32], b[32], whatbuf[96];
-  what = short_run(whatbuf, sizeof whatbuf, n, what);
-  if (rho >= 1) {
-    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
-    return;
-  }
-  ms(b, sizeof b, sim);
-  if (c == 1) {
-    double wq = lambda * (s->var + s->mean * s->mean) / (2 * (1 - rho));
-    ms(a, sizeof a, wq);
-    fprintf(out,
-            "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
-            "    mean wait lambda E[S^2] / (2 (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
-            a, b, n, what);
-    return;
-  }
-  double erlang_c = erlang_c_of(c, lambda, s);
-  if (!s->exponential) {
-    ms(a, sizeof a, shared_wait(c, lambda, s));
-    fprintf(out,
-            "    M/G/%d (%s service, cv %.3g) has no exact closed form; Allen-Cunneen approximation\n"
-            "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = %s ms with Erlang C's P(wait) = %.4g; simulated %s ms (mean of %d %s)\n",
-            c, s->kind ? s->kind : "mixed", s->cv, a, erlang_c, b, n, what);
-    return;
-  }
-  ms(a, sizeof a, shared_wait(c, lambda, s));
-  fprintf(out,
-          "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
-          "    P(wait) = %.4g, mean wait P(wait) E[S] / (c (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
-          c, erlang_c, a, b, n, what);
-}
-
-/* M/G/1 processor sharing, which round robin by time approaches as its
- * slice q shrinks: the mean wait (time in the system less the service)
- * rho E[S] / (1 - rho) whatever the service's distribution (Kleinrock,
- * Queueing Systems vol. 2, 1976, sec. 4.4), next to the simulated mean
- * wait sim (ns) over n jobs. */
-static void sharing_form(FILE *out, double lambda, const service *s, ts_time q, double sim, int n)
-{
-  double rho = lambda * s->mean;
-  char a[32], b[32], c[32], d[32], whatbuf[96];
-  if (rho >= 1) {
-    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
-    return;
-  }
-  ms(a, sizeof a, rho * s->mean / (1 - rho));
-  ms(b, sizeof b, sim);
-  ms(c, sizeof c, (double)q);
-  ms(d, sizeof d, s->mean);
-  fprintf(out,
-          "    M/G/1 processor sharing, approached by round robin (slices of q = %s ms against E[S] = %s ms; exact as\n"
-          "    q -> 0): mean wait rho E[S] / (1 - rho) = %s ms whatever the service's distribution; simulated %s ms\n"
-          "    (mean of %d %s)\n",
-          c, d, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
-}
-
-/* M^X/G/1: Poisson batches (lambda_b per ns) of X jobs (E[X] ex, E[X^2]
- * ex2), one server in arrival order: a job's mean wait is its batch's wait
- * lambda_b E[X] E[S^2] / (2 (1 - rho)) plus that of the jobs ahead of it in
- * its own batch, E[S] (E[X^2] - E[X]) / (2 E[X] (1 - rho)) (Gross and
- * Harris, Fundamentals of Queueing Theory, sec. 3.2; rho = lambda_b E[X]
- * E[S] < 1), next to the simulated mean wait sim (ns) over n jobs. */
-static void batch_form(FILE *out, double lambda_b, double ex, double ex2, const service *s, double sim, int n)
-{
-  double rho = lambda_b * ex * s->mean, s2 = s->var + s->mean * s->mean;
-  char a[32], b[32], whatbuf[96];
-  if (rho >= 1) {
-    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
-    return;
-  }
-  ms(a, sizeof a, lambda_b * ex * s2 / (2 * (1 - rho)) + s->mean * (ex2 - ex) / (2 * ex * (1 - rho)));
-  ms(b, sizeof b, sim);
-  fprintf(out,
-          "    M^X/G/1 (Poisson batches of X jobs, E[X] = %.4g, E[X^2] = %.4g; one server, first come first served):\n"
-          "    mean wait lambda_b E[X] E[S^2] / (2 (1 - rho)) + E[S] (E[X^2] - E[X]) / (2 E[X] (1 - rho)) (its\n"
-          "    batch's wait, then the jobs ahead of it in its batch) = %s ms; simulated %s ms (mean of %d %s)\n",
-          ex, ex2, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
-}
-
 /* The queue's line and its load: lambda per ns, service s, c servers; who
  * names the class (or classes) whose arrivals feed it. */
 static void head(FILE *out, const char *queue, const char *who, double lambda, const service *s, int c)
 {
   char a[32];
-  ms(a, sizeof a, s->mean);
+  ts_law_ms(a, sizeof a, s->mean);
   fprintf(out, "  - %s: %s, Poisson %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
                "    rho = lambda E[S] / c = %.4g with c = %d server%s\n",
           queue, who, lambda * 1e9, a, s->terms == 1 ? s->kind : s->kind ? "a sum of cpu steps" : "mixed over the classes",
           s->cv, lambda * s->mean / c, c, c == 1 ? "" : "s");
 }
 
-/* Why the workers of pool p are not c servers doing only this queue's work, or NULL. */
-static const char *shared_workers(const ts_timeline *tl, int pool, char *buf, size_t cap)
+/* Why the workers of pool p are not c servers doing only this queue's work,
+ * or NULL; a capacity (a finite queue) is not a reason when finite_ok. */
+static const char *shared_workers(const ts_timeline *tl, int pool, char *buf, size_t cap, int finite_ok)
 {
   const ts_model *m = tl->model;
   if (m->nscale)
@@ -303,7 +182,7 @@ static const char *shared_workers(const ts_timeline *tl, int pool, char *buf, si
   }
   if (m->pools[pool].kind == TS_WORKER_EVENT_LOOP && m->pools[pool].loop_overhead > 0)
     return "each loop iteration's overhead adds to the service";
-  if (m->pools[pool].capacity > 0) {
+  if (m->pools[pool].capacity > 0 && !finite_ok) {
     snprintf(buf, cap, "a capacity of %d live actors per worker drops arrivals: a finite queue", m->pools[pool].capacity);
     return buf;
   }
@@ -324,10 +203,11 @@ static int classes_seen(const ts_timeline *tl, char *seen)
   return n;
 }
 
-/* Why no mean wait: the reason, after saying rho >= 1 when it is. */
-static void no_mean_wait(FILE *out, double lambda, const service *s, int c, const char *why)
+/* Why no mean wait: the reason, after saying rho >= 1 when it is and the
+ * queue is not finite (a capacity or queue limit bounds it). */
+static void no_mean_wait(FILE *out, double lambda, const service *s, int c, int finite, const char *why)
 {
-  if (lambda * s->mean / c >= 1)
+  if (lambda * s->mean / c >= 1 && !finite)
     fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
   fprintf(out, "    mean wait: does not apply: %s\n", why);
 }
@@ -428,7 +308,7 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
       all += lambda * (s->var + s->mean * s->mean) / 2;
     }
   char r0[32];
-  ms(r0, sizeof r0, all);
+  ts_law_ms(r0, sizeof r0, all);
   if (preempt)
     fprintf(out, "    M/G/1 with strict priority by queue class, preemptive resume (a higher class preempts a lower one):\n"
                  "    wait_k = E[S_k] sigma_{k-1} / (1 - sigma_{k-1}) + R_k / ((1 - sigma_{k-1}) (1 - sigma_k)),\n"
@@ -457,47 +337,12 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
         n++;
       }
     char a[32], b[32];
-    ms(a, sizeof a, wait);
-    ms(b, sizeof b, n ? sum / n : 0);
+    ts_law_ms(a, sizeof a, wait);
+    ts_law_ms(b, sizeof b, n ? sum / n : 0);
     char whatbuf[96];
     fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d %s)\n", m->classes[k].name,
-            ts_sched_class_names[level], upto, a, b, n, short_run(whatbuf, sizeof whatbuf, n, "jobs"));
+            ts_sched_class_names[level], upto, a, b, n, ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs"));
   }
-}
-
-/* f(sigma) = A*(mu (1 - sigma)) - sigma for Erlang-c interarrival times of
- * phase rate lambda (A*(t) = (lambda / (lambda + t))^c) and service rate mu
- * (p: {lambda, mu, c}): its root in (0, 1) is GI/M/1's sigma. */
-static double gim1_f(double sigma, void *p)
-{
-  const double *q = p;
-  return pow(q[0] / (q[0] + q[1] * (1 - sigma)), q[2]) - sigma;
-}
-
-/* GI/M/1's mean wait (ns) with Erlang-c interarrival times (each worker's
- * under round-robin dispatch of a Poisson stream of lambda per ns: every
- * c-th arrival) and exponential service of mean es (ns): sigma / (mu (1 -
- * sigma)), sigma the root in (0, 1) of sigma = A*(mu (1 - sigma)) (Kleinrock,
- * Queueing Systems vol. 1, 1975, sec. 6.4), found by GSL's Brent solver;
- * NAN when it does not converge. rho = lambda es / c < 1. */
-static double erlang_m1_wait(double lambda, double es, int c)
-{
-  double q[3] = {lambda * es, 1, (double)c}; /* (time in units of es: mu = 1) */
-  gsl_function f = {gim1_f, q};
-  gsl_root_fsolver *r = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  double hi = 1 - 1e-12, sigma = NAN;
-  if (r && gim1_f(hi, q) < 0 && gsl_root_fsolver_set(r, &f, 0, hi) == GSL_SUCCESS) {
-    for (int it = 0; it < 200; it++) {
-      if (gsl_root_fsolver_iterate(r) != GSL_SUCCESS)
-        break;
-      if (gsl_root_test_interval(gsl_root_fsolver_x_lower(r), gsl_root_fsolver_x_upper(r), 0, 1e-14) == GSL_SUCCESS) {
-        sigma = gsl_root_fsolver_root(r);
-        break;
-      }
-    }
-  }
-  gsl_root_fsolver_free(r);
-  return sigma / (1 - sigma) * es;
 }
 
 /* c workers of pool p, each with its own first-come-first-served queue,
@@ -516,14 +361,14 @@ static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int
 {
   const ts_model *m = tl->model;
   char a[32], b[32], d[32], whatbuf[96];
-  ms(b, sizeof b, sim);
-  const char *what = short_run(whatbuf, sizeof whatbuf, n, "jobs");
+  ts_law_ms(b, sizeof b, sim);
+  const char *what = ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs");
   double wait = 0;
   if (m->dispatch == TS_DISPATCH_ROUND_ROBIN) {
     double rho = lambda * s->mean / c;
-    wait = s->exponential ? erlang_m1_wait(lambda, s->mean, c)
+    wait = s->exponential ? ts_law_erlang_m1_wait(lambda, s->mean, c)
                           : (1.0 / c + s->cv * s->cv) / 2 * rho / (1 - rho) * s->mean;
-    ms(a, sizeof a, wait);
+    ts_law_ms(a, sizeof a, wait);
     if (s->exponential)
       fprintf(out,
               "    dispatch round_robin gives each worker one arrival in %d, in turn: E_%d/M/1 per worker (Erlang-%d\n"
@@ -562,7 +407,7 @@ static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int
               pool_first_worker(tl, p) + busiest, top / lambda / s->mean, top);
       return;
     }
-    ms(a, sizeof a, wait);
+    ts_law_ms(a, sizeof a, wait);
     fprintf(out,
             "    dispatch hash splits the arrivals by actor id, whatever their times: each worker an M/G/1 at its\n"
             "    share p_k of the stream (the busiest at rho %.4g), the mean over the jobs sum p_k W_k with\n"
@@ -570,7 +415,7 @@ static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int
             "    (mean of %d %s)\n",
             top, a, b, n, what);
   }
-  ms(d, sizeof d, shared_wait(c, lambda, s));
+  ts_law_ms(d, sizeof d, ts_law_shared_wait(c, lambda, s));
   fprintf(out, "    one queue shared by the %d workers (M/%s/%d%s) would wait %s ms\n", c, s->exponential ? "M" : "G", c,
           s->exponential ? ", Erlang C" : ", Allen-Cunneen", d);
 }
@@ -669,11 +514,11 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     snprintf(queue, sizeof queue, "pool %s's %s", m->pools[p].name,
              m->pools[p].kind == TS_WORKER_THREAD ? "threads (run queue)" : loop_queues);
   char why[300] = "", buf[120], who[200];
-  const char *shared = shared_workers(tl, p, buf, sizeof buf);
+  const char *shared = shared_workers(tl, p, buf, sizeof buf, 1);
   service mixed;
   const service *svc = &mixed;
   double lambda = 0, ex = 1, ex2 = 1; /* batch size moments (one class arriving in Poisson batches) */
-  int pooled = 0, batched = 0;
+  int pooled = 0, batched = 0, finite = m->pools[p].capacity; /* finite: live actors a worker holds (0: no limit) */
   for (size_t i = 0; i < m->nclasses; i++)
     pooled += on_queue(m, pr, seen, i, p);
   if (pooled > 1) {
@@ -712,11 +557,14 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     snprintf(why, sizeof why, "%s", shared);
   else if (nseen > pooled)
     snprintf(why, sizeof why, "%d other classes run elsewhere or only call", nseen - pooled);
+  else if (finite > 0 && (workers > 1 || batched || pooled > 1 || !svc->exponential))
+    snprintf(why, sizeof why, "a capacity of %d live actors per worker drops arrivals: a finite queue (M/M/1/K needs one "
+             "worker, one class arriving singly and exponential service)", finite);
   else if (batched && workers > 1)
     snprintf(why, sizeof why, "class %s arrives in batches onto %d workers, each with its own queue", c->name, workers);
   int order = why[0] ? 0 : queue_order(m, p, pr, seen, why, sizeof why);
   if (why[0]) {
-    no_mean_wait(out, lambda, svc, workers, why);
+    no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
   int by_time = 0, whole = 0;
@@ -736,19 +584,25 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   else if (sliced && pl->kind == TS_WORKER_EVENT_LOOP && pl->policy != &ts_sched_fifo)
     snprintf(why, sizeof why, "its time-slice queue's policy %s is not round robin", pl->policy->name);
   if (why[0]) {
-    no_mean_wait(out, lambda, svc, workers, why);
+    no_mean_wait(out, lambda, svc, workers, finite > 0, why);
+    return;
+  }
+  if (finite > 0 && (order > 0 || sliced)) {
+    snprintf(why, sizeof why, "a capacity of %d live actors per worker drops arrivals and %s", finite,
+             sliced ? "its steps are sliced by time" : "the queue has a priority order");
+    no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
   if (batched && (order > 0 || sliced)) {
     snprintf(why, sizeof why, "class %s arrives in batches and %s", c->name,
              sliced ? "its steps are sliced by time" : "the queue has a priority order");
-    no_mean_wait(out, lambda, svc, workers, why);
+    no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
   if (workers > 1 && (order > 0 || sliced)) {
     snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals) and %s", workers,
              ts_dispatch_name(m->dispatch), sliced ? "steps sliced by time" : "a priority order");
-    no_mean_wait(out, lambda, svc, workers, why);
+    no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
   if (order > 0 && lambda * svc->mean < 1) {
@@ -764,8 +618,16 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       n++;
     }
   }
-  if (batched) {
-    batch_form(out, lambda / ex, ex, ex2, svc, n ? sum / n : 0, n);
+  if (finite > 0) {
+    int dropped = 0, arrived = 0;
+    for (int a = 0; a < tl->nactors; a++)
+      if (tl->stats[a].klass == k && !tl->stats[a].hidden) {
+        dropped += tl->dropped && tl->dropped[a];
+        arrived += tl->state_at[a] < tl->state_at[a + 1] || (tl->dropped && tl->dropped[a]);
+      }
+    ts_law_finite(out, lambda, svc->mean, 1, finite, dropped, arrived, n ? sum / n : 0, n, "jobs");
+  } else if (batched) {
+    ts_law_batch(out, lambda / ex, ex, ex2, svc, n ? sum / n : 0, n);
   } else if (workers > 1) {
     char *on = calloc(m->nclasses, 1);
     for (size_t i = 0; on && i < m->nclasses; i++)
@@ -774,9 +636,9 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       split_form(out, tl, on, p, workers, lambda, svc, n ? sum / n : 0, n);
     free(on);
   } else if (sliced)
-    sharing_form(out, lambda, svc, pl->threshold, n ? sum / n : 0, n);
+    ts_law_sharing(out, lambda, svc, pl->threshold, n ? sum / n : 0, n);
   else
-    closed_form(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
+    ts_law_closed(out, 1, lambda, svc, n ? sum / n : 0, n, "jobs");
 }
 
 /* Server s's queue: the classes whose actors call it (several: one Poisson
@@ -801,7 +663,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     others += i != (size_t)s && m->servers[i].pool == d->pool;
   char queue[160], why[200] = "", buf[120];
   snprintf(queue, sizeof queue, "server %s (%s queue of calls)", d->name, d->policy->name);
-  const char *shared = shared_workers(tl, d->pool, buf, sizeof buf);
+  const char *shared = shared_workers(tl, d->pool, buf, sizeof buf, 0);
   char *on = calloc(m->nclasses, 1), who[200];
   if (!on)
     return;
@@ -842,8 +704,9 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
     snprintf(why, sizeof why, "its policy %s is not first come first served", d->policy->name);
-  else if (d->queue_limit >= 0)
-    snprintf(why, sizeof why, "its queue_limit %d refuses calls: a finite queue", d->queue_limit);
+  else if (d->queue_limit >= 0 && !svc->exponential)
+    snprintf(why, sizeof why, "its queue_limit %d refuses calls: a finite queue (M/M/c/K needs exponential service)",
+             d->queue_limit);
   else if (d->worker || d->round_robin)
     snprintf(why, sizeof why, "admitted calls go to %s, busy or not",
              d->worker ? "one fixed worker" : "the next worker in turn (dispatch round_robin)");
@@ -855,7 +718,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   if (why[0]) {
-    no_mean_wait(out, lambda, svc, servers, why);
+    no_mean_wait(out, lambda, svc, servers, d->queue_limit >= 0, why);
     return;
   }
   /* the simulated wait: each admitted call from its queueing to its admission (the timeline's call spans) */
@@ -868,7 +731,17 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
       n++;
     }
   }
-  closed_form(out, servers, lambda, svc, n ? sum / n : 0, n, "calls");
+  if (d->queue_limit >= 0) {
+    int refused = 0, arrived = 0;
+    for (size_t i = 0; i < tl->ncall_spans; i++) {
+      const ts_tl_callspan *c = &tl->call_spans[i];
+      arrived += c->server == s;
+      refused += c->server == s && c->admitted < 0 && c->done >= 0;
+    }
+    ts_law_finite(out, lambda, svc->mean, servers, servers + d->queue_limit, refused, arrived, n ? sum / n : 0, n, "calls");
+    return;
+  }
+  ts_law_closed(out, servers, lambda, svc, n ? sum / n : 0, n, "calls");
 }
 
 void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x)

@@ -1,0 +1,168 @@
+/* The textbook laws tssim explain sets beside a simulated mean wait
+ * (explain_theory.c decides which applies to a queue): each prints its
+ * formula, its value and the simulated one, or computes a wait. Times in
+ * ns; rates per ns. */
+#include "viz/explain_laws.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdio.h>
+
+void ts_law_ms(char *buf, size_t cap, double ns)
+{
+  snprintf(buf, cap, "%.4g", ns / 1e6);
+}
+
+const char *ts_law_short_run(char *buf, size_t cap, int n, const char *what)
+{
+  snprintf(buf, cap, "%s%s", what, n < 1000 ? "; fewer than 1000, so far from a steady state" : "");
+  return buf;
+}
+
+/* Erlang C: the probability that a job of a Poisson stream (lambda per
+ * ns) finds all c servers of service s busy (rho = lambda E[S] / c < 1),
+ * from GSL's Poisson distribution (Erlang B first). */
+static double erlang_c_of(int c, double lambda, const ts_law_service *s)
+{
+  double load = lambda * s->mean, rho = load / c; /* offered load in erlangs */
+  double erlang_b = gsl_ran_poisson_pdf((unsigned)c, load) / gsl_cdf_poisson_P((unsigned)c, load);
+  return erlang_b / (1 - rho * (1 - erlang_b));
+}
+
+double ts_law_shared_wait(int c, double lambda, const ts_law_service *s)
+{
+  double rho = lambda * s->mean / c;
+  double wait = erlang_c_of(c, lambda, s) * s->mean / (c * (1 - rho));
+  return s->exponential ? wait : wait * (1 + s->cv * s->cv) / 2;
+}
+
+void ts_law_closed(FILE *out, int c, double lambda, const ts_law_service *s, double sim, int n, const char *what)
+{
+  double rho = lambda * s->mean / c;
+  char a[32], b[32], whatbuf[96];
+  what = ts_law_short_run(whatbuf, sizeof whatbuf, n, what);
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ts_law_ms(b, sizeof b, sim);
+  if (c == 1) {
+    double wq = lambda * (s->var + s->mean * s->mean) / (2 * (1 - rho));
+    ts_law_ms(a, sizeof a, wq);
+    fprintf(out,
+            "    M/G/1 (Poisson arrivals, one server, first come first served): Pollaczek-Khinchine\n"
+            "    mean wait lambda E[S^2] / (2 (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
+            a, b, n, what);
+    return;
+  }
+  double erlang_c = erlang_c_of(c, lambda, s);
+  if (!s->exponential) {
+    ts_law_ms(a, sizeof a, ts_law_shared_wait(c, lambda, s));
+    fprintf(out,
+            "    M/G/%d (%s service, cv %.3g) has no exact closed form; Allen-Cunneen approximation\n"
+            "    P(wait) E[S] / (c (1 - rho)) (1 + cv^2) / 2 = %s ms with Erlang C's P(wait) = %.4g; simulated %s ms (mean of %d %s)\n",
+            c, s->kind ? s->kind : "mixed", s->cv, a, erlang_c, b, n, what);
+    return;
+  }
+  ts_law_ms(a, sizeof a, ts_law_shared_wait(c, lambda, s));
+  fprintf(out,
+          "    M/M/%d (Poisson arrivals, exponential service, first come first served): Erlang C\n"
+          "    P(wait) = %.4g, mean wait P(wait) E[S] / (c (1 - rho)) = %s ms; simulated %s ms (mean of %d %s)\n",
+          c, erlang_c, a, b, n, what);
+}
+
+void ts_law_sharing(FILE *out, double lambda, const ts_law_service *s, ts_time q, double sim, int n)
+{
+  double rho = lambda * s->mean;
+  char a[32], b[32], c[32], d[32], whatbuf[96];
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ts_law_ms(a, sizeof a, rho * s->mean / (1 - rho));
+  ts_law_ms(b, sizeof b, sim);
+  ts_law_ms(c, sizeof c, (double)q);
+  ts_law_ms(d, sizeof d, s->mean);
+  fprintf(out,
+          "    M/G/1 processor sharing, approached by round robin (slices of q = %s ms against E[S] = %s ms; exact as\n"
+          "    q -> 0): mean wait rho E[S] / (1 - rho) = %s ms whatever the service's distribution; simulated %s ms\n"
+          "    (mean of %d %s)\n",
+          c, d, a, b, n, ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs"));
+}
+
+void ts_law_batch(FILE *out, double lambda_b, double ex, double ex2, const ts_law_service *s, double sim, int n)
+{
+  double rho = lambda_b * ex * s->mean, s2 = s->var + s->mean * s->mean;
+  char a[32], b[32], whatbuf[96];
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  ts_law_ms(a, sizeof a, lambda_b * ex * s2 / (2 * (1 - rho)) + s->mean * (ex2 - ex) / (2 * ex * (1 - rho)));
+  ts_law_ms(b, sizeof b, sim);
+  fprintf(out,
+          "    M^X/G/1 (Poisson batches of X jobs, E[X] = %.4g, E[X^2] = %.4g; one server, first come first served):\n"
+          "    mean wait lambda_b E[X] E[S^2] / (2 (1 - rho)) + E[S] (E[X^2] - E[X]) / (2 E[X] (1 - rho)) (its\n"
+          "    batch's wait, then the jobs ahead of it in its batch) = %s ms; simulated %s ms (mean of %d %s)\n",
+          ex, ex2, a, b, n, ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs"));
+}
+
+void ts_law_finite(FILE *out, double lambda, double es, int c, int k, int dropped, int arrived, double sim, int n,
+                        const char *what)
+{
+  double r = lambda * es, w = 1, sum = 1, lq = 0;
+  for (int j = 1; j <= k; j++) { /* w: p_j / p_0 */
+    w *= j <= c ? r / j : r / c;
+    sum += w;
+    lq += j > c ? (j - c) * w : 0;
+  }
+  double pk = w / sum;
+  lq /= sum;
+  char a[32], b[32], head[160], whatbuf[96];
+  ts_law_ms(a, sizeof a, lq / (lambda * (1 - pk)));
+  ts_law_ms(b, sizeof b, sim);
+  if (c == 1)
+    snprintf(head, sizeof head, "M/M/1/K (Poisson arrivals, exponential service, one server holding at most K = %d jobs", k);
+  else
+    snprintf(head, sizeof head, "M/M/%d/K (Poisson arrivals, exponential service, %d servers, at most K = %d in all", c, c,
+             k);
+  fprintf(out,
+          "    %s, an arrival\n"
+          "    that finds K dropped): p_n = p_0 a^n / n! up to c, p_c (a / c)^(n - c) above (a = lambda E[S]), P(block)\n"
+          "    = p_K = %.4g; simulated %.4g (%d of %d arrivals dropped); mean wait of the admitted\n"
+          "    Lq / (lambda (1 - p_K)) = %s ms; simulated %s ms (mean of %d %s)\n",
+          head, pk, arrived ? (double)dropped / arrived : 0, dropped, arrived, a, b, n,
+          ts_law_short_run(whatbuf, sizeof whatbuf, n, what));
+}
+
+/* f(sigma) = A*(mu (1 - sigma)) - sigma for Erlang-c interarrival times of
+ * phase rate lambda (A*(t) = (lambda / (lambda + t))^c) and service rate mu
+ * (p: {lambda, mu, c}): its root in (0, 1) is GI/M/1's sigma. */
+static double gim1_f(double sigma, void *p)
+{
+  const double *q = p;
+  return pow(q[0] / (q[0] + q[1] * (1 - sigma)), q[2]) - sigma;
+}
+
+double ts_law_erlang_m1_wait(double lambda, double es, int c)
+{
+  double q[3] = {lambda * es, 1, (double)c}; /* (time in units of es: mu = 1) */
+  gsl_function f = {gim1_f, q};
+  gsl_root_fsolver *r = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  double hi = 1 - 1e-12, sigma = NAN;
+  if (r && gim1_f(hi, q) < 0 && gsl_root_fsolver_set(r, &f, 0, hi) == GSL_SUCCESS) {
+    for (int it = 0; it < 200; it++) {
+      if (gsl_root_fsolver_iterate(r) != GSL_SUCCESS)
+        break;
+      if (gsl_root_test_interval(gsl_root_fsolver_x_lower(r), gsl_root_fsolver_x_upper(r), 0, 1e-14) == GSL_SUCCESS) {
+        sigma = gsl_root_fsolver_root(r);
+        break;
+      }
+    }
+  }
+  gsl_root_fsolver_free(r);
+  return sigma / (1 - sigma) * es;
+}
+
