@@ -592,8 +592,9 @@ static int lazy_same_without_shortcuts(const char *json, int n, int workers)
 
 /* An arrival finds its chunk without ts__chunk once it is made, and a
  * chunk's actors of a class on one worker are placed without place
- * (world.c on_arrive, ts__world_make_fixed): the same runs as with each
- * asked. Three classes over three chunks: an M/M/1 job on the main pool's
+ * (actor.c ts__on_arrive, world.c ts__world_make_fixed, which sets no
+ * state-column entry: a new chunk has no column yet): the same runs as with
+ * each asked (and each entry set). Three classes over three chunks: an M/M/1 job on the main pool's
  * one worker, a side class on a pool of two (placed actor by actor), and
  * one with a fixed placement on the main pool. */
 START_TEST(speed_arrivals_find_their_chunk_and_worker_as_asked)

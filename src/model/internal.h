@@ -155,10 +155,10 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
  * that is not lazy, a fixed one at init) of class k with index i on worker
  * wk. Returns it, or NULL after ts__world_nomem. */
 ts_actor *ts__actor_new(ts_world *w, int k, int i, int wk, const ts_actor *parent);
-/* Set up actor id's memory as a new actor of class k with index i on
- * worker wk (hidden: spawned). Inline: a lazy world sets up a chunk's
- * actors in one loop (ts__world_make_fixed), one call each otherwise. */
-static inline void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
+/* ts__actor_init without the state columns: for an actor whose chunk has
+ * none yet (a lazy world's new chunk: ts__world_make_fixed), so that a
+ * column made later zeroes its entry (ts__state_column). */
+static inline void ts__actor_init_fields(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
 {
   memset(a, 0, sizeof *a);
   a->id = id;
@@ -169,6 +169,14 @@ static inline void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i
   a->sched_class = (uint8_t)w->model->classes[k].sched_class;
   a->state = TS_ACTOR_NEW;
   a->st.done = -1;
+}
+/* Set up actor id's memory as a new actor of class k with index i on
+ * worker wk (hidden: spawned), its entries in its chunk's state columns 0.
+ * Inline: a lazy world sets up a chunk's actors in one loop
+ * (ts__world_make_fixed), one call each otherwise. */
+static inline void ts__actor_init(ts_world *w, ts_actor *a, int id, int k, int i, int wk, int hidden)
+{
+  ts__actor_init_fields(w, a, id, k, i, wk, hidden);
   ts_time *const *col = &w->scol[(id >> TS_CHUNK_BITS) * TS_NSTATES];
   for (uint32_t u = w->states_used; u; u &= u - 1) { /* its entries in the columns its chunk has (of the states used) */
     int s = __builtin_ctz(u);

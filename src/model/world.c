@@ -250,6 +250,13 @@ int ts__world_make_fixed(ts_world *w, int lo, int hi)
 {
   ts_actor *chunk = w->chunks[lo >> TS_CHUNK_BITS];
   int c = 0;
+  /* a new chunk has no state columns yet (one is made for an actor of the
+   * chunk, and freed with it), and a column made later zeroes the entries
+   * of every fixed actor: so none is set here (tests: each set as for a
+   * spawned actor, as a check) */
+  int cols = w->slow_paths;
+  for (int s = 0; s < TS_NSTATES; s++)
+    cols |= w->scol[(lo >> TS_CHUNK_BITS) * TS_NSTATES + s] != NULL;
   for (int id = lo; id < hi;) {
     while (id >= w->class_base[c + 1])
       c++;
@@ -267,7 +274,10 @@ int ts__world_make_fixed(ts_world *w, int lo, int hi)
         w->sim.failed = TS_SIM_STOP;
         return -1;
       }
-      ts__actor_init(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
+      if (cols)
+        ts__actor_init(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
+      else
+        ts__actor_init_fields(w, &chunk[id & (TS_CHUNK - 1)], id, c, i, wk, 0);
     }
   }
   return 0;
