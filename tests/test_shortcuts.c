@@ -123,6 +123,10 @@ static uint64_t same_runs_observed(const ts_model *m, const ts_world_spec *sp, c
                   (long long)x->win_user, (long long)y->busy, (long long)y->win_user);
   }
   ck_assert_int_eq(a.mutex_contended, b.mutex_contended);
+  /* the ops run at the last instant (the livelock's count): a shortcut that
+   * steps on without an op's exec (cpu.c, TS_CPU_LAST) counts it the same */
+  ck_assert_int_eq(a.ops_instant, b.ops_instant);
+  ck_assert_uint_eq(a.ops_at_instant, b.ops_at_instant);
   ck_assert(a.win_mutex_wait == b.win_mutex_wait);
   for (size_t d = 0; d < m->nlocks; d++)
     ck_assert_msg(memcmp(&a.lock_stat[d], &b.lock_stat[d], sizeof a.lock_stat[d]) == 0 &&
@@ -838,6 +842,35 @@ START_TEST(speed_mutex_release_and_wake_are_the_general_path)
 }
 END_TEST
 
+/* A plain segment's end (cpu.c plain_work: armed to its end by
+ * ts__cpu_begin's one-row cases, never re-planned, cut, preempted or
+ * resumed since) and an op's last phase that steps on without its exec
+ * (TS_CPU_LAST: a cpu step, a paid acquire, an unlock's futex wake) are the
+ * general path: the closed loop of models/examples/mutex.json (fixed
+ * costs: ties at equal times) at 16 threads on 16 workers, each with a core
+ * of its own and on a host of 4 cores (rate changes re-plan plain
+ * segments), plain and observed; a std mutex (every spinner's spin cut by a
+ * release). */
+START_TEST(speed_plain_segments_and_op_ends_are_the_general_path)
+{
+  static const char fmt[] =
+    "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
+    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1%s}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+    " \"count\": 60, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2},"
+    " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5}]}]}]}";
+  static const char *const hosts[] = {"", "\"host\": {\"cores\": 4}, "};
+  static const char *const handoffs[] = {"", ", \"handoff\": \"std\""};
+  char json[1400];
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < 2; k++) {
+      snprintf(json, sizeof json, fmt, hosts[h], handoffs[k]);
+      ck_assert_uint_gt(same_without_shortcuts(json, 16, 16), 6000);
+      ck_assert_uint_gt(same_observed_without_shortcuts(json, 16, 16), 6000);
+    }
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -857,7 +890,8 @@ Suite *shortcuts_suite(void)
                                 speed_one_lane_is_the_search_over_lanes,
                                 speed_fused_segments_are_the_general_path,
                                 speed_mutex_first_try_is_the_general_path,
-                                speed_mutex_release_and_wake_are_the_general_path, NULL};
+                                speed_mutex_release_and_wake_are_the_general_path,
+                                speed_plain_segments_and_op_ends_are_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

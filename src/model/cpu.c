@@ -361,8 +361,11 @@ static void set_busy_shared(ts_world *w, ts_worker *self, int delta)
   w->busy = after;
   if (rate_changes)
     for (int i = 0; i < w->nworkers; i++)
-      if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE)
+      if (&w->workers[i] != self && w->workers[i].seg != TS_SEG_IDLE) {
+        if (w->workers[i].seg == TS_SEG_ACTOR) /* (re-planned: no longer plain) */
+          ts_world_actor(w, w->workers[i].actor)->seg.plain = 0;
         plan(w, &w->workers[i]);
+      }
 }
 
 static inline void emit_piece(ts_world *w, ts_worker *wk)
@@ -446,42 +449,16 @@ static inline void resume(ts_world *w, ts_actor *a)
 
 void ts__cpu_resume(ts_world *w, ts_actor *a)
 {
-  resume(w, a);
+  resume(w, a); /* (a segment stopped mid-way: ts__cpu_preempt cleared its plain) */
 }
 
 static int begin_general(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
 
-int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
+int ts__cpu_begin_any(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
 {
   if (cost <= 0)
     return TS_OP_NEXT;
   ts_worker *wk = &w->workers[a->worker];
-  /* The actor's next segment on a worker busy with an actor's segment
-   * (TS_SEG_ACTOR) whose actor is this one, one row, neither sliced nor timed, at rate 1:
-   * what the general path below does in that case, without its re-checks
-   * (resume's invariant, the lap count, become_busy's change of rate, the
-   * worker's actor) and the flags' arithmetic. The case is not only
-   * ts__cpu_on_seg_end's continuation (the actor's last segment just
-   * ended): start_actor of an actor on a worker that never went idle,
-   * rr_slice's hand-over, TS_OP_SWITCH, a child's return to its parent
-   * (actor.c, after finish) reach it too. It holds for all of them because
-   * it relies only on wk->seg == TS_SEG_ACTOR (not idle: busy already, no
-   * change of rate) and wk->actor == a->id (what resume would set).
-   * slow_paths (tests): the general path. */
-  if (rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_ACTOR && wk->actor == a->id &&
-      !w->slow_paths && rate_one(w)) {
-    a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .rows_target = 1, .active = 1,
-                      .kernel = (flags & TS_CPU_KERNEL) != 0, .state = (uint8_t)state, .exact = 1};
-    if (state != TS_ACTOR_RUNNING && a->state != state)
-      ts__actor_set_state(w, a, state);
-    ts_time now = w->sim.now;
-    wk->seg_t0 = now;
-    wk->piece_t0 = now;
-    wk->frac = 0;
-    wk->frac_q = 1;
-    arm_end(w, wk, cost);
-    return TS_OP_BUSY;
-  }
   /* The same segment on an idle worker whose actor is this one: a thread
    * that resumes on its own worker (ts__worker_on_resume set wk->actor; a
    * mutex waiter woken, its acquire cost next). What the general path below
@@ -492,7 +469,7 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
   if (rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_IDLE && wk->actor == a->id &&
       !w->slow_paths) {
     a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .active = 1, .kernel = (flags & TS_CPU_KERNEL) != 0,
-                      .state = (uint8_t)state, .exact = 1, .at_row = 1};
+                      .state = (uint8_t)state, .exact = 1, .at_row = 1, .last = (flags & TS_CPU_LAST) != 0};
     if (state != TS_ACTOR_RUNNING && a->state != state)
       ts__actor_set_state(w, a, state);
     become_busy(w, wk, TS_SEG_ACTOR);
@@ -500,6 +477,7 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
       a->seg.rows_target = 1;
       a->seg.at_row = 0;
       arm_end(w, wk, cost);
+      a->seg.plain = 1; /* (one row, neither sliced nor timed, to its end at rate 1) */
     } else {
       plan(w, wk);
     }
@@ -508,8 +486,8 @@ int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flag
   return begin_general(w, a, cost, rows, flags, state);
 }
 
-/* ts__cpu_begin's general path (out of line: the one-row cases above then
- * save fewer registers). */
+/* ts__cpu_begin_any's general path (out of line: the one-row case above
+ * then saves fewer registers). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -523,6 +501,7 @@ static int begin_general(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, i
                     .by_time = (flags & TS_CPU_BY_TIME) != 0 && (flags & TS_CPU_SLICED) != 0,
                     .state = (uint8_t)state, .exact = one || cost <= INT64_MAX / rows,
                     .row = one ? cost : cost % rows == 0 ? cost / rows : 0, .at_row = 1};
+  /* (.last stays 0: its end calls the op's exec, which returns TS_OP_NEXT all the same) */
   resume(w, a);
   return TS_OP_BUSY;
 }
@@ -531,7 +510,9 @@ void ts__cpu_preempt(ts_world *w, ts_worker *wk)
 {
   catch_up(w, wk);
   emit_piece(w, wk);
-  ts_world_actor(w, wk->actor)->seg.at_row = 0; /* it may stop inside a row */
+  ts_seg *g = &ts_world_actor(w, wk->actor)->seg;
+  g->at_row = 0; /* it may stop inside a row */
+  g->plain = 0;  /* (it resumes in a new plan) */
   wk->frac = 0;
   wk->gen++;
 }
@@ -549,6 +530,7 @@ void ts__cpu_cut(ts_world *w, ts_worker *wk)
   a->seg.exact = 1;
   a->seg.row = a->seg.cost;
   wk->frac = 0;
+  a->seg.plain = 0; /* (its work is not its cost as planned) */
   wk->gen++;
   ts__at(w, w->sim.now, TS_EV_SEG_END, wk->id, wk->gen);
 }
@@ -653,6 +635,58 @@ static int rr_slice(ts_world *w, ts_worker *wk, ts_actor *a)
 
 static void seg_end_general(ts_world *w, ts_worker *wk);
 
+/* Actor a's segment, its op's last phase (TS_CPU_LAST), just ended: what
+ * ts__actor_run does with that op's exec, which would return TS_OP_NEXT,
+ * without the call: the op counts at this instant (the livelock's count),
+ * and a goes to its next step. Not when the run has failed or the count
+ * reaches the livelock's limit: ts__actor_run then does it all. */
+static inline void op_done(ts_world *w, ts_actor *a)
+{
+  if (w->sim.now != w->ops_instant) {
+    w->ops_instant = w->sim.now;
+    w->ops_at_instant = 0;
+  }
+  if (w->error || w->ops_at_instant >= TS_LIVELOCK_OPS)
+    return;
+  w->ops_at_instant++;
+  a->pc++;
+  a->sub = 0;
+}
+
+/* catch_up_one for actor a's plain segment (a->seg.plain) ending now: its
+ * one row, neither sliced nor timed, armed to its end at rate 1 by
+ * ts__cpu_begin (its continuation case, internal.h, or its idle worker's
+ * case) and never re-planned (a change of rate: set_busy_shared), cut or
+ * preempted since (each clears plain; a new segment's begin sets it anew;
+ * only a preempted segment resumes mid-way, ts__cpu_resume).
+ * So its work is its cost, done in the ns elapsed since it
+ * began, with no frac, and it is not timed: the same effects in the same
+ * order, without the tests that hold by construction. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void plain_work(ts_world *w, ts_worker *wk, ts_actor *a)
+{
+  ts_seg *g = &a->seg;
+  ts_time now = w->sim.now, elapsed = now - wk->seg_t0;
+  if (elapsed != g->cost)
+    ts__invariant(w, "actor %d's plain CPU segment of %lld ns ended after %lld ns", a->id, (long long)g->cost,
+                  (long long)elapsed);
+  wk->busy += elapsed;
+  ts_time in_window = w->win_all ? elapsed : ts__clip(w, wk->seg_t0, now);
+  a->st.cpu += elapsed;
+  if (g->kernel) {
+    ts__x(w, a)->kernel += elapsed;
+    wk->busy_kernel += elapsed;
+    wk->win_kernel += in_window;
+  } else {
+    wk->win_user += in_window;
+  }
+  if (wk->busy > now)
+    ts__invariant(w, "worker %d busy %lld ns in %lld ns of time", wk->id, (long long)wk->busy, (long long)now);
+  wk->seg_t0 = now;
+}
+
 /* One SEG_END event (ts__cpu_on_seg_end's body). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -668,12 +702,15 @@ static inline void seg_end(ts_world *w, const ts_event *ev)
     if (g->sliced) {
       if (rr_slice(w, wk, a)) /* slow_paths (tests): rr_able is 0 (ts_world_run), the general path */
         return;
-    } else if (g->rows_target == g->rows && rate_one(w) && wk->frac_q == 1 && !w->slow_paths) {
+    } else if (g->plain || (g->rows_target == g->rows && rate_one(w) && wk->frac_q == 1 && !w->slow_paths)) {
       /* An actor's unsliced segment, planned to its end, at rate 1: what
        * catch_up_of, the end below and emit_piece do in that case, in the
        * same order, without their other cases. Then the actor goes on with
        * its next op. */
-      catch_up_one(w, wk, a, 1);
+      if (g->plain)
+        plain_work(w, wk, a);
+      else
+        catch_up_one(w, wk, a, 1);
       g->rows_done = g->rows;
       g->done = g->cost; /* cum(g, rows): rows * row, rows * cost / rows, or cost - cost % rows + cost % rows */
       g->at_row = 1;
@@ -682,6 +719,8 @@ static inline void seg_end(ts_world *w, const ts_event *ev)
       g->active = 0;
       if (a->state != TS_ACTOR_RUNNING)
         ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
+      if (g->last)
+        op_done(w, a);
       if (!ts__actor_run(w, a))
         ts__worker_next(w, wk);
       return;

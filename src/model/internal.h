@@ -31,8 +31,10 @@ enum {
   TS_READY_REQUEST   /* a call reached its server: it joins the server's queue */
 };
 
-/* Flags of ts__cpu_begin. */
-enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8 };
+/* Flags of ts__cpu_begin. TS_CPU_LAST: the segment is its op's last phase,
+ * so that when it ends the op's exec would only return TS_OP_NEXT; the
+ * end then steps on to the next op itself (cpu.c, seg_end) without the call. */
+enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8, TS_CPU_LAST = 16 };
 
 /* --- memory (actor.c) --- */
 
@@ -248,10 +250,52 @@ ts_rng *ts__actor_rng(ts_world *w, ts_actor *a);
 
 /* --- CPU segments (cpu.c) --- */
 
+static inline void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen);
+/* ts__cpu_begin's cases but the continuation (out of line, cpu.c). */
+int ts__cpu_begin_any(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
 /* a (running on its worker) begins a CPU segment of `cost` ns in `rows`
  * chunks, in state TS_ACTOR_RUNNING, SPIN or FUTEX. Returns TS_OP_BUSY, or
- * TS_OP_NEXT when cost is 0 (nothing to run). */
-int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
+ * TS_OP_NEXT when cost is 0 (nothing to run).
+ *
+ * Inline, its commonest case: the actor's next segment on a worker busy
+ * with an actor's segment (TS_SEG_ACTOR) whose actor is this one, one row,
+ * neither sliced nor timed, at rate 1 (a core of its own: no host cores, or
+ * no more busy workers than cores), armed to its end in the caller's frame:
+ * what ts__cpu_begin_any's general path does in that case, without its
+ * re-checks (resume's invariant, the lap count, become_busy's change of
+ * rate, the worker's actor) and the flags' arithmetic. The case is not only
+ * a continuation (the actor's last segment just ended, ts__cpu_on_seg_end):
+ * start_actor of an actor on a worker that never went idle, rr_slice's
+ * hand-over, TS_OP_SWITCH, a child's return to its parent (actor.c, after
+ * finish) reach it too. It holds for all of them because it relies only on
+ * wk->seg == TS_SEG_ACTOR (not idle: busy already, no change of rate) and
+ * wk->actor == a->id (what resume would set). slow_paths (tests): the
+ * general path. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state)
+{
+  ts_worker *wk = &w->workers[a->worker];
+  int cores = w->model->cores;
+  if (cost > 0 && rows == 1 && !(flags & (TS_CPU_SLICED | TS_CPU_TIMED)) && wk->seg == TS_SEG_ACTOR &&
+      wk->actor == a->id && !w->slow_paths && (cores <= 0 || w->busy <= cores)) {
+    a->seg = (ts_seg){.cost = cost, .row = cost, .rows = 1, .rows_target = 1, .active = 1,
+                      .kernel = (flags & TS_CPU_KERNEL) != 0, .state = (uint8_t)state, .exact = 1,
+                      .last = (flags & TS_CPU_LAST) != 0, .plain = 1};
+    if (state != TS_ACTOR_RUNNING && a->state != state)
+      ts__actor_set_state(w, a, state);
+    ts_time now = w->sim.now;
+    wk->seg_t0 = now;
+    wk->piece_t0 = now;
+    wk->frac = 0;
+    wk->frac_q = 1;
+    wk->gen++; /* a new generation: earlier ends are void (cpu.c, arm_end) */
+    ts__at(w, now + cost, TS_EV_SEG_END, wk->id, wk->gen);
+    return TS_OP_BUSY;
+  }
+  return ts__cpu_begin_any(w, a, cost, rows, flags, state);
+}
 /* The running actor a resumes its unfinished segment. */
 void ts__cpu_resume(ts_world *w, ts_actor *a);
 /* wk becomes busy with `work` ns of loop CPU that belongs to no actor. */

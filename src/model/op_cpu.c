@@ -52,10 +52,14 @@ static int load(ts_spec *sp, ts_step *s)
   return 0;
 }
 
-static int exec(ts_world *w, ts_actor *a, const ts_step *s)
+/* The step's demand for a now (drawn, times the worker's CPU price), and
+ * the step's start: a new lap when it restarts one, sub 1 (exec's next call
+ * returns TS_OP_NEXT). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline ts_time start(ts_world *w, ts_actor *a, const ts_step *s)
 {
-  if (a->sub)
-    return TS_OP_NEXT;
   ts_time cost = ts__draw(w, a, &s->cost);
   double scale = w->workers[a->worker].cpu_scale * (s->cost.mean_ms ? w->model->cpu_scale : 1.0);
   if (scale != 1.0) {
@@ -65,9 +69,29 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   if (s->new_lap)
     a->lap_start = w->sim.now;
   a->sub = 1;
+  return cost;
+}
+
+/* ts__cpu_begin of a one-row step's segment (out of line: its inline case
+ * then costs exec's other steps no registers). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int begin_one(ts_world *w, ts_actor *a, ts_time cost, int flags)
+{
+  return ts__cpu_begin(w, a, cost, 1, flags, TS_ACTOR_RUNNING);
+}
+
+static int exec(ts_world *w, ts_actor *a, const ts_step *s)
+{
+  if (a->sub)
+    return TS_OP_NEXT;
+  ts_time cost = start(w, a, s);
   int flags = (s->sliced ? TS_CPU_SLICED : 0) | (s->timed ? TS_CPU_TIMED : 0) | (s->kernel ? TS_CPU_KERNEL : 0) |
               (s->by_time ? TS_CPU_BY_TIME : 0);
-  return ts__cpu_begin(w, a, cost, s->rows, flags, TS_ACTOR_RUNNING);
+  if (s->sliced || s->timed || s->rows != 1) /* never a one-row case of ts__cpu_begin, which alone read TS_CPU_LAST */
+    return ts__cpu_begin_any(w, a, cost, s->rows, flags, TS_ACTOR_RUNNING);
+  return begin_one(w, a, cost, flags | TS_CPU_LAST); /* its segment is the step's last phase */
 }
 
 const ts_op_type ts_op_cpu = {

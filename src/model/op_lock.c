@@ -82,7 +82,7 @@ static int took(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *
   ts_time cost = d->acquire;
   if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
     cost += d->migrate; /* the previous holder ran on another worker: its cache lines move */
-  return ts__cpu_begin(w, a, cost, 1, 0, TS_ACTOR_RUNNING);
+  return ts__cpu_begin(w, a, cost, 1, TS_CPU_LAST, TS_ACTOR_RUNNING); /* (exec_lock at SUB_TOOK: TS_OP_NEXT) */
 }
 
 /* Park a's thread in l's waiters; exec runs again at sub 4 when a release
@@ -284,7 +284,8 @@ static int release(ts_world *w, ts_actor *a, const ts_step *s)
 {
   if (ts__mutex_release(w, a, s->ref)) {
     a->sub = 2;
-    return ts__cpu_begin(w, a, w->model->locks[s->ref].futex_wake, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
+    return ts__cpu_begin(w, a, w->model->locks[s->ref].futex_wake, 1, TS_CPU_KERNEL | TS_CPU_LAST,
+                         TS_ACTOR_FUTEX); /* (exec_unlock at sub 2: TS_OP_NEXT) */
   }
   return TS_OP_NEXT;
 }

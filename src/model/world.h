@@ -85,6 +85,9 @@ typedef struct ts_seg {
   uint8_t exact;        /* cost * rows fits in 64 bits (row arithmetic in one division) */
   uint8_t at_row;       /* done is the end of row rows_done, and no piece is planned */
   uint8_t by_time;      /* sliced by time: one row; the actor yields when its lap reaches the threshold */
+  uint8_t last;         /* its op's last phase (TS_CPU_LAST): its end is the op's TS_OP_NEXT */
+  uint8_t plain;        /* one row, neither sliced nor timed, armed to its end at rate 1 by ts__cpu_begin and
+                         * never re-planned, cut or preempted since (cpu.c, plain_work) */
 } ts_seg;
 
 typedef struct ts_loop {
