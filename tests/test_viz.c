@@ -590,6 +590,32 @@ START_TEST(viz_explain_finite_queue)
 }
 END_TEST
 
+/* Callers who hang up after an exponential patience (the reneging example,
+ * M/M/1+M: 800/s, 1 ms, patience 2 ms): the birth-death chain gives the
+ * share who give up, 0.2559 (the model's notes: 0.256), and every call's
+ * mean wait until served or gone, 0.5119 ms (1.256 ms in the system less
+ * 0.744 of 1 ms of service), the simulated within 10% (it said "the call
+ * times out"); a fixed patience has no law. */
+START_TEST(viz_explain_abandonment)
+{
+  const char *law = "    M/M/1+M (Erlang-A: Poisson calls, exponential service, callers who give up after an exponential\n"
+                    "    patience of mean 2 ms): a birth-death chain, deaths min(n, c) / E[S] + max(n - c, 0) / patience;\n"
+                    "    share who give up Lq / (lambda patience) = 0.2559; simulated ";
+  double sim = explain_sim("explain scenarios/examples/reneging.json", law, " (");
+  ck_assert_msg(fabs(sim - 0.2559) < 0.1 * 0.2559, "simulated share %g, Erlang-A 0.2559", sim);
+  sim = explain_sim("explain scenarios/examples/reneging.json",
+                    "    every call, until served or gone, Lq / lambda = 0.5119 ms; simulated ", " ms (mean of 6000 calls)\n");
+  ck_assert_msg(fabs(sim - 0.5119) < 0.1 * 0.5119, "simulated %g ms, Erlang-A 0.5119 ms", sim);
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/reneging.json --set 'classes[0].program[0].timeout.dist=fixed'",
+                            &out, NULL), 0);
+  ck_assert_msg(strstr(out, "  - server agents (fifo queue of calls): does not apply: the call's timeout is not an "
+                            "exponential patience of a constant mean\n"),
+                "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 /* A window that ends before the work begins is not a deadlock: viewers
  * wait on a channel for a publisher that arrives at 10 ms; with a 5 ms
  * horizon the publisher's arrival lies past it, so the run ends at the
@@ -901,7 +927,7 @@ Suite *viz_suite(void)
                               viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law, viz_explain_open_queue_theory, viz_explain_split_queue_theory,
                               viz_explain_server_of_two_classes, viz_explain_batches,
-                              viz_explain_finite_queue,
+                              viz_explain_finite_queue, viz_explain_abandonment,
                               viz_explain_window_ends_before_the_work_is_not_stuck,
                               viz_explain_queue_matches_round_robin,
                               viz_explain_no_wave_says_what_the_class_did, viz_explain_span_measured_model,

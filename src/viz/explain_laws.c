@@ -166,3 +166,26 @@ double ts_law_erlang_m1_wait(double lambda, double es, int c)
   return sigma / (1 - sigma) * es;
 }
 
+
+void ts_law_abandon(FILE *out, double lambda, double es, double patience, int c, int gave_up, int arrived, double sim)
+{
+  double w = 1, sum = 1, lq = 0; /* w: p_n / p_0 */
+  for (int n = 1; n < 10000000; n++) {
+    w *= lambda / ((n < c ? n : c) / es + (n > c ? n - c : 0) / patience);
+    sum += w;
+    lq += n > c ? (n - c) * w : 0;
+    if (n > c && w < 1e-17 * sum)
+      break;
+  }
+  lq /= sum;
+  char a[32], b[32], whatbuf[96];
+  ts_law_ms(a, sizeof a, lq / lambda);
+  ts_law_ms(b, sizeof b, sim);
+  fprintf(out,
+          "    M/M/%d+M (Erlang-A: Poisson calls, exponential service, callers who give up after an exponential\n"
+          "    patience of mean %.4g ms): a birth-death chain, deaths min(n, c) / E[S] + max(n - c, 0) / patience;\n"
+          "    share who give up Lq / (lambda patience) = %.4g; simulated %.4g (%d of %d calls); mean wait of\n"
+          "    every call, until served or gone, Lq / lambda = %s ms; simulated %s ms (mean of %d %s)\n",
+          c, patience / 1e6, lq / (lambda * patience), arrived ? (double)gave_up / arrived : 0, gave_up, arrived, a, b,
+          arrived, ts_law_short_run(whatbuf, sizeof whatbuf, arrived, "calls"));
+}

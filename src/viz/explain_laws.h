@@ -60,6 +60,18 @@ void ts_law_batch(FILE *out, double lambda_b, double ex, double ex2, const ts_la
 void ts_law_finite(FILE *out, double lambda, double es, int c, int k, int dropped, int arrived, double sim, int n,
                    const char *what);
 
+/* M/M/c+M (Erlang-A): Poisson calls (lambda), exponential service of mean
+ * es on c servers, each waiting caller giving up after an exponential
+ * patience of mean patience. The number in the system is a birth-death
+ * chain (births lambda, deaths min(n, c) / es + max(n - c, 0) / patience),
+ * summed until its terms vanish: the share who give up Lq / (lambda
+ * patience) and every caller's mean wait (until served or gone) Lq /
+ * lambda (Little's law; Garnett, Mandelbaum and Reiman, "Designing a call
+ * center with impatient customers", 2002), beside the simulated share (gave_up
+ * of arrived) and mean wait sim over the arrived. Any load: impatience
+ * keeps the queue stable. */
+void ts_law_abandon(FILE *out, double lambda, double es, double patience, int c, int gave_up, int arrived, double sim);
+
 /* GI/M/1's mean wait with Erlang-c interarrival times (each worker's under
  * round-robin dispatch of a Poisson stream of lambda: every c-th arrival)
  * and exponential service of mean es (rho = lambda es / c < 1): sigma E[S]

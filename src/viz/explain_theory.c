@@ -34,6 +34,7 @@ typedef struct program {
   int by_time;       /* cpu steps sliced by time (round robin: processor sharing as the slice shrinks) */
   int whole;         /* cpu steps outside handlers that run to completion */
   int kernel;        /* a cpu step outside the handler is kernel CPU ("account": "kernel"): never preempted */
+  double patience;   /* its call's timeout, an exponential patience in the server's queue: its mean (ns; 0: none) */
   char why[160];     /* not empty: no service time can be read from it */
 } program;
 
@@ -104,8 +105,12 @@ static void read_program(const ts_model *m, int k, program *p)
     } else if (s->type == &ts_op_call && !in_handler && p->server < 0) {
       if (!zero(&s->cost) || !zero(&s->cost2) || s->send || s->recv)
         snprintf(p->why, sizeof p->why, "the call has request, reply, send or receive times besides the handler");
-      else if (!s->wait || s->limited)
-        snprintf(p->why, sizeof p->why, "the call %s", s->limited ? "times out" : "does not wait for its reply");
+      else if (!s->wait)
+        snprintf(p->why, sizeof p->why, "the call does not wait for its reply");
+      else if (s->limited && (s->limit.kind != TS_DIST_EXPONENTIAL || s->limit.mean_ms || s->limit.mean <= 0))
+        snprintf(p->why, sizeof p->why, "the call's timeout is not an exponential patience of a constant mean");
+      else if (s->limited)
+        p->patience = (double)s->limit.mean;
       p->server = s->ref;
       handler_end = s->jump;
     } else if (s->type == &ts_op_call_end && (int)i == handler_end) {
@@ -704,6 +709,9 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
     snprintf(why, sizeof why, "its policy %s is not first come first served", d->policy->name);
+  else if (pr[k].patience > 0 && (callers > 1 || !svc->exponential || d->queue_limit >= 0))
+    snprintf(why, sizeof why, "its callers give up after a patience (the call's timeout): M/M/c+M needs %s",
+             callers > 1 ? "one calling class" : d->queue_limit >= 0 ? "no queue limit" : "exponential service");
   else if (d->queue_limit >= 0 && !svc->exponential)
     snprintf(why, sizeof why, "its queue_limit %d refuses calls: a finite queue (M/M/c/K needs exponential service)",
              d->queue_limit);
@@ -730,6 +738,20 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
       sum += (double)(c->admitted - c->queued);
       n++;
     }
+  }
+  if (pr[k].patience > 0) {
+    int gave_up = 0, arrived = 0;
+    double waited = 0; /* every call's wait: until its admission, or until it gave up */
+    for (size_t i = 0; i < tl->ncall_spans; i++) {
+      const ts_tl_callspan *c = &tl->call_spans[i];
+      if (c->server != s || (c->admitted < 0 && c->done < 0))
+        continue; /* (still queued when the run ended) */
+      arrived++;
+      gave_up += c->admitted < 0;
+      waited += (double)((c->admitted >= 0 ? c->admitted : c->done) - c->queued);
+    }
+    ts_law_abandon(out, lambda, svc->mean, pr[k].patience, servers, gave_up, arrived, arrived ? waited / arrived : 0);
+    return;
   }
   if (d->queue_limit >= 0) {
     int refused = 0, arrived = 0;
