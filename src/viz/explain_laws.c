@@ -137,35 +137,76 @@ void ts_law_finite(FILE *out, double lambda, double es, int c, int k, int droppe
           ts_law_short_run(whatbuf, sizeof whatbuf, n, what));
 }
 
-/* f(sigma) = A*(mu (1 - sigma)) - sigma for Erlang-c interarrival times of
- * phase rate lambda (A*(t) = (lambda / (lambda + t))^c) and service rate mu
- * (p: {lambda, mu, c}): its root in (0, 1) is GI/M/1's sigma. */
+/* f(sigma) = A*(1 - sigma) - sigma, A* the Laplace transform of the
+ * interarrival time in units of the mean service (mu = 1; p: {r, c}):
+ * Erlang-c of phase rate r (c >= 1: (r / (r + t))^c) or fixed of length r
+ * (c = 0: exp(-r t)). Its root in (0, 1) is GI/M/1's sigma. */
 static double gim1_f(double sigma, void *p)
 {
   const double *q = p;
-  return pow(q[0] / (q[0] + q[1] * (1 - sigma)), q[2]) - sigma;
+  double t = 1 - sigma;
+  return (q[1] >= 1 ? pow(q[0] / (q[0] + t), q[1]) : exp(-q[0] * t)) - sigma;
 }
 
-double ts_law_erlang_m1_wait(double lambda, double es, int c)
+/* GI/M/1's sigma for gim1_f's {r, c} by GSL's Brent solver (rho < 1), or NAN. */
+static double gim1_sigma(double r, int c)
 {
-  double q[3] = {lambda * es, 1, (double)c}; /* (time in units of es: mu = 1) */
+  double q[2] = {r, (double)c};
   gsl_function f = {gim1_f, q};
-  gsl_root_fsolver *r = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   double hi = 1 - 1e-12, sigma = NAN;
-  if (r && gim1_f(hi, q) < 0 && gsl_root_fsolver_set(r, &f, 0, hi) == GSL_SUCCESS) {
+  if (s && gim1_f(hi, q) < 0 && gsl_root_fsolver_set(s, &f, 0, hi) == GSL_SUCCESS) {
     for (int it = 0; it < 200; it++) {
-      if (gsl_root_fsolver_iterate(r) != GSL_SUCCESS)
+      if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
         break;
-      if (gsl_root_test_interval(gsl_root_fsolver_x_lower(r), gsl_root_fsolver_x_upper(r), 0, 1e-14) == GSL_SUCCESS) {
-        sigma = gsl_root_fsolver_root(r);
+      if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-14) == GSL_SUCCESS) {
+        sigma = gsl_root_fsolver_root(s);
         break;
       }
     }
   }
-  gsl_root_fsolver_free(r);
+  gsl_root_fsolver_free(s);
+  return sigma;
+}
+
+double ts_law_erlang_m1_wait(double lambda, double es, int c)
+{
+  double sigma = gim1_sigma(lambda * es, c); /* (phase rate lambda, in units of es) */
   return sigma / (1 - sigma) * es;
 }
 
+/* D/M/1's mean wait: GI/M/1 with arrivals every period and exponential
+ * service of mean es (< period). */
+static double periodic_m1_wait(double period, double es)
+{
+  double sigma = gim1_sigma(period / es, 0);
+  return sigma / (1 - sigma) * es;
+}
+
+void ts_law_periodic(FILE *out, double period, const ts_law_service *s, double sim, int n)
+{
+  char a[32], b[32], d[32], t[32], whatbuf[96];
+  const char *what = ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs");
+  double rho = s->mean / period;
+  ts_law_ms(b, sizeof b, sim);
+  ts_law_ms(t, sizeof t, period);
+  if (rho >= 1) {
+    fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
+    return;
+  }
+  if (!s->exponential) { /* fixed (the caller refused any other) */
+    fprintf(out, "    D/D/1 (one job every %s ms, fixed service E[S] <= the period): no job ever waits: 0 ms; simulated %s ms\n"
+                 "    (mean of %d %s)\n", t, b, n, what);
+    return;
+  }
+  ts_law_ms(a, sizeof a, periodic_m1_wait(period, s->mean));
+  ts_law_ms(d, sizeof d, rho * s->mean / (1 - rho));
+  fprintf(out,
+          "    D/M/1 (one job every T = %s ms, exponential service): mean wait sigma E[S] / (1 - sigma), sigma the\n"
+          "    root of sigma = exp(-(1 - sigma) T / E[S]), = %s ms; simulated %s ms (mean of %d %s); Poisson arrivals\n"
+          "    at the same load (M/M/1) would wait %s ms\n",
+          t, a, b, n, what, d);
+}
 
 void ts_law_abandon(FILE *out, double lambda, double es, double patience, int c, int gave_up, int arrived, double sim)
 {

@@ -80,4 +80,13 @@ void ts_law_abandon(FILE *out, double lambda, double es, double patience, int c,
  * solver; NAN when it does not converge. */
 double ts_law_erlang_m1_wait(double lambda, double es, int c);
 
+/* One server fed one job every period without jitter, first come first
+ * served: D/M/1 with exponential service (GI/M/1: sigma E[S] / (1 -
+ * sigma), sigma the root in (0, 1) of sigma = exp(-(1 - sigma) period /
+ * E[S])), beside M/M/1 at the same load; D/D/1 with fixed service, where no
+ * job waits while E[S] <= period (the caller refuses any other service);
+ * or that rho >= 1 leaves no steady state. Beside the simulated mean wait
+ * sim over n jobs. */
+void ts_law_periodic(FILE *out, double period, const ts_law_service *s, double sim, int n);
+
 #endif

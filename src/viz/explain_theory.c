@@ -162,16 +162,24 @@ static int poisson_batches(const ts_class *c, double *ex, double *ex2)
   return 1;
 }
 
-/* The queue's line and its load: lambda per ns, service s, c servers; who
+/* The queue's line and its load: lambda per ns (arrivals: "Poisson",
+ * "periodic"), service s, c servers; who
  * names the class (or classes) whose arrivals feed it. */
-static void head(FILE *out, const char *queue, const char *who, double lambda, const service *s, int c)
+static void head_of(FILE *out, const char *queue, const char *who, const char *arrivals, double lambda, const service *s,
+                    int c)
 {
   char a[32];
   ts_law_ms(a, sizeof a, s->mean);
-  fprintf(out, "  - %s: %s, Poisson %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
+  fprintf(out, "  - %s: %s, %s %.6g/s, service E[S] = %s ms (%s, cv %.3g)\n"
                "    rho = lambda E[S] / c = %.4g with c = %d server%s\n",
-          queue, who, lambda * 1e9, a, s->terms == 1 ? s->kind : s->kind ? "a sum of cpu steps" : "mixed over the classes",
+          queue, who, arrivals, lambda * 1e9, a, s->terms == 1 ? s->kind : s->kind ? "a sum of cpu steps" : "mixed over the classes",
           s->cv, lambda * s->mean / c, c, c == 1 ? "" : "s");
+}
+
+/* head_of with Poisson arrivals. */
+static void head(FILE *out, const char *queue, const char *who, double lambda, const service *s, int c)
+{
+  head_of(out, queue, who, "Poisson", lambda, s, c);
 }
 
 /* Why the workers of pool p are not c servers doing only this queue's work,
@@ -524,6 +532,7 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   const service *svc = &mixed;
   double lambda = 0, ex = 1, ex2 = 1; /* batch size moments (one class arriving in Poisson batches) */
   int pooled = 0, batched = 0, finite = m->pools[p].capacity; /* finite: live actors a worker holds (0: no limit) */
+  int periodic = 0; /* one class arriving one at a time every period, without jitter */
   for (size_t i = 0; i < m->nclasses; i++)
     pooled += on_queue(m, pr, seen, i, p);
   if (pooled > 1) {
@@ -539,6 +548,13 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       if (batched)
         snprintf(who, sizeof who, "class %s in batches (%.6g/s, E[X] = %.4g)", c->name, c->arrival.rate_per_s, ex);
     }
+    const ts_arrival *ar = &c->arrival;
+    if (ar->kind == TS_ARRIVE_PERIODIC && c->forever && ar->jitter == 0 && ar->batch_kind == TS_BATCH_FIXED &&
+        ar->batch == 1 && ar->period > 0) { /* one every period, forever */
+      why[0] = 0;
+      lambda = 1 / (double)ar->period;
+      periodic = 1;
+    }
     if (!why[0] && pr[k].why[0])
       snprintf(why, sizeof why, "%s", pr[k].why);
   }
@@ -548,7 +564,7 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   }
   if (workers < 1)
     workers = 1;
-  head(out, queue, who, lambda, svc, workers);
+  head_of(out, queue, who, periodic ? "periodic" : "Poisson", lambda, svc, workers);
   if (pooled == 1 && pr[k].server >= 0)
     snprintf(why, sizeof why, "its actors come back from their calls to server %s and queue again",
              m->servers[pr[k].server].name);
@@ -565,6 +581,11 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   else if (finite > 0 && (workers > 1 || batched || pooled > 1 || !svc->exponential))
     snprintf(why, sizeof why, "a capacity of %d live actors per worker drops arrivals: a finite queue (M/M/1/K needs one "
              "worker, one class arriving singly and exponential service)", finite);
+  else if (periodic && (workers > 1 || finite > 0 || (!svc->exponential && svc->var > 0)))
+    snprintf(why, sizeof why, "class %s arrives every %.4g ms: %s", c->name, (double)c->arrival.period / 1e6,
+             workers > 1 ? "onto several workers, each with its own queue"
+             : finite > 0 ? "a capacity on periodic arrivals has no law here"
+                          : "D/G/1 has no closed form (D/M/1 and D/D/1 have)");
   else if (batched && workers > 1)
     snprintf(why, sizeof why, "class %s arrives in batches onto %d workers, each with its own queue", c->name, workers);
   int order = why[0] ? 0 : queue_order(m, p, pr, seen, why, sizeof why);
@@ -598,8 +619,8 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
-  if (batched && (order > 0 || sliced)) {
-    snprintf(why, sizeof why, "class %s arrives in batches and %s", c->name,
+  if ((batched || periodic) && (order > 0 || sliced)) {
+    snprintf(why, sizeof why, "class %s arrives %s and %s", c->name, batched ? "in batches" : "periodically",
              sliced ? "its steps are sliced by time" : "the queue has a priority order");
     no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
@@ -623,7 +644,9 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       n++;
     }
   }
-  if (finite > 0) {
+  if (periodic) {
+    ts_law_periodic(out, (double)c->arrival.period, svc, n ? sum / n : 0, n);
+  } else if (finite > 0) {
     int dropped = 0, arrived = 0;
     for (int a = 0; a < tl->nactors; a++)
       if (tl->stats[a].klass == k && !tl->stats[a].hidden) {
