@@ -223,6 +223,15 @@ static double explain_sim(const char *args, const char *want, const char *tail)
   return sim;
 }
 
+/* Whether tssim args (an explain) exits 0 and prints want. */
+static void explain_says(const char *args, const char *want)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim(args, &out, NULL), 0);
+  ck_assert_msg(strstr(out, want), "missing \"%s\" in:%.3000s", want, out);
+  free(out);
+}
+
 /* explain_sim on model (JSON text) in a one-worker scenario. */
 static double explained_sim(const char *model, const char *want, const char *tail)
 {
@@ -459,7 +468,7 @@ START_TEST(viz_explain_split_queue_theory)
 {
   const char *args = "explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=2800' "
                      "--set 'classes[0].count=40000' --set dispatch.policy=";
-  char cmd[400], *out;
+  char cmd[400];
   snprintf(cmd, sizeof cmd, "%shash", args);
   double sim = explain_sim(cmd, "(Pollaczek-Khinchine) = 2.334 ms; simulated ", " ms\n    (mean of 40000 jobs)\n"
                            "    one queue shared by the 4 workers (M/M/4, Erlang C) would wait 0.3572 ms\n");
@@ -471,23 +480,33 @@ START_TEST(viz_explain_split_queue_theory)
                          "simulated ", " ms (mean of 40000 jobs)\n");
   ck_assert_msg(fabs(sim - 1.237) < 0.1 * 1.237, "simulated %g ms, E_4/M/1 1.237 ms", sim);
   snprintf(cmd, sizeof cmd, "%sround_robin --set 'classes[0].program[0].dist=fixed'", args);
-  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
-  ck_assert_msg(strstr(out, "and fixed service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
-                            "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = 0.2917 ms; "),
-                "%.3000s", out);
-  free(out);
+  explain_says(cmd, "and fixed service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
+                    "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = 0.2917 ms; ");
   snprintf(cmd, sizeof cmd, "%sleast_loaded", args);
-  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
-  ck_assert_msg(strstr(out, "    mean wait: does not apply: 4 workers, each with its own queue (dispatch least_loaded "
-                            "splits the arrivals): not one queue\n"),
-                "%.3000s", out);
-  free(out);
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=3950'"
-                            " --set 'classes[0].count=2000'", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "    dispatch hash splits the arrivals by actor id: worker 3 takes 0.26 of them, so its rho "
-                            "= 1.025\n    >= 1: its queue grows without bound, so no steady-state mean wait\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says(cmd, "    mean wait: does not apply: 4 workers, each with its own queue (dispatch least_loaded "
+                    "splits the arrivals): not one queue\n");
+  explain_says("explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=3950'"
+               " --set 'classes[0].count=2000'",
+               "    dispatch hash splits the arrivals by actor id: worker 3 takes 0.26 of them, so its rho "
+               "= 1.025\n    >= 1: its queue grows without bound, so no steady-state mean wait\n");
+  /* a class of count forever goes round robin by its arrivals under hash too (arrive.c source_actor): E_4/M/1,
+   * not M/M/1 per worker (review19 item 1: it printed hash's 2.333 ms beside a simulated 1.19) */
+  sim = explain_sim("explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=2800' --set "
+                    "'classes[0].count=forever' --horizon 14000",
+                    "    count forever (under hash too) gives each worker one arrival in 4, in turn: E_4/M/1 per worker "
+                    "(Erlang-4\n    interarrival times, exponential service): mean wait sigma E[S] / (1 - sigma), sigma "
+                    "the root of\n    sigma = (lambda / (lambda + (1 - sigma) / E[S]))^4, = 1.237 ms; simulated ",
+                    " ms (mean of ");
+  ck_assert_msg(fabs(sim - 1.237) < 0.1 * 1.237, "simulated %g ms, E_4/M/1 1.237 ms", sim);
+  /* round robin at rho >= 1 per worker: no law (it printed "nan ms" for GI/M/1's root, and Kingman's and
+   * Allen-Cunneen's negative waits for other service; review19 item 2) */
+  for (int fixed = 0; fixed < 2; fixed++) {
+    snprintf(cmd, sizeof cmd, "explain scenarios/examples/mm1.json --workers 4 --set 'classes[0].arrival.rate_per_s=4000' "
+             "--set 'classes[0].count=2000' --set dispatch.policy=round_robin%s",
+             fixed ? " --set 'classes[0].program[0].dist=fixed'" : "");
+    explain_says(cmd, "    dispatch round_robin gives each worker one arrival in 4, in turn, so each worker's rho = 1\n"
+                      "    >= 1: its queue grows without bound, so no steady-state mean wait\n");
+  }
 }
 END_TEST
 
@@ -613,6 +632,24 @@ START_TEST(viz_explain_abandonment)
                             "exponential patience of a constant mean\n"),
                 "%.3000s", out);
   free(out);
+  /* two calling classes, only the second patient: no law (it printed M/G/1's 4 ms beside a simulated 1.0,
+   * reading the first caller's patience alone; review19 item 3) */
+  char dir[256], args[300];
+  ck_assert_int_eq(tu_run_files("patience",
+                                "{\"name\": \"two\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 1}],"
+                                " \"servers\": [{\"name\": \"db\", \"pool\": \"db\"}], \"classes\": [{\"name\": \"calm\","
+                                " \"count\": 2000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 400}, \"program\":"
+                                " [{\"op\": \"call\", \"server\": \"db\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\":"
+                                " \"exponential\"}]}]}, {\"name\": \"patient\", \"count\": 2000, \"arrival\": {\"kind\":"
+                                " \"poisson\", \"rate_per_s\": 400}, \"program\": [{\"op\": \"call\", \"server\": \"db\","
+                                " \"timeout\": {\"ms\": 2, \"dist\": \"exponential\"}, \"handler\": [{\"op\": \"cpu\", \"ms\":"
+                                " 1, \"dist\": \"exponential\"}]}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
+                   0);
+  snprintf(args, sizeof args, "explain '%s/s.json'", dir);
+  explain_says(args, "    rho = lambda E[S] / c = 0.8 with c = 1 server\n    mean wait: does not apply: its callers give up "
+                     "after a patience (the call's timeout): M/M/c+M needs one calling class\n");
+  tu_rmtree(dir);
 }
 END_TEST
 

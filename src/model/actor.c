@@ -186,7 +186,6 @@ ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
   return draw_shaped_in(r, d, mean);
 }
 
-
 /* Lets remembered within one evaluation (nothing an expression reads
  * changes while it is evaluated, so each let has one value then). */
 #define LET_MEMO 64
@@ -921,7 +920,6 @@ void ts__on_arrive(ts_sim *sim, const ts_event *ev)
   if (chunk)
     arrive_in(w, &chunk[ev->obj & (TS_CHUNK - 1)]); /* (in this frame: an arrival a job) */
 }
-
 
 void ts__span_sample(ts_world *w, int span, ts_time t0)
 {

@@ -217,7 +217,8 @@ static int classes_seen(const ts_timeline *tl, char *seen)
 }
 
 /* Why no mean wait: the reason, after saying rho >= 1 when it is and the
- * queue is not finite (a capacity or queue limit bounds it). */
+ * queue is not finite (a capacity or queue limit bounds it, or callers who
+ * all give up after a patience). */
 static void no_mean_wait(FILE *out, double lambda, const service *s, int c, int finite, const char *why)
 {
   if (lambda * s->mean / c >= 1 && !finite)
@@ -367,34 +368,41 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
  * the jobs sum p_k W_k; round_robin gives each worker every c-th arrival,
  * so Erlang-c interarrival times (ca^2 = 1/c): GI/M/1 exactly with
  * exponential service, else Kingman's approximation (ca^2 + cs^2) / 2 rho
- * / (1 - rho) E[S]. Beside the simulated mean wait (sim ns over n jobs),
- * then what one queue shared by the c workers would give. */
-static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int p, int c, double lambda,
+ * / (1 - rho) E[S]. rule: the dispatch that places the actors (a class of
+ * count forever spreads its arrivals round robin under hash too:
+ * arrive.c source_actor). Beside the simulated mean wait (sim ns over n
+ * jobs), then what one queue shared by the c workers would give. */
+static void split_form(FILE *out, const ts_timeline *tl, const char *pooled, int p, int c, int rule, double lambda,
                        const service *s, double sim, int n)
 {
-  const ts_model *m = tl->model;
   char a[32], b[32], d[32], whatbuf[96];
   ts_law_ms(b, sizeof b, sim);
   const char *what = ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs");
   double wait = 0;
-  if (m->dispatch == TS_DISPATCH_ROUND_ROBIN) {
+  if (rule == TS_DISPATCH_ROUND_ROBIN) {
     double rho = lambda * s->mean / c;
+    const char *by = tl->model->dispatch == TS_DISPATCH_ROUND_ROBIN ? "dispatch round_robin" : "count forever (under hash too)";
+    if (rho >= 1) { /* (GI/M/1's root leaves (0, 1); Kingman's turns negative) */
+      fprintf(out, "    %s gives each worker one arrival in %d, in turn, so each worker's rho = %.4g\n"
+                   "    >= 1: its queue grows without bound, so no steady-state mean wait\n", by, c, rho);
+      return;
+    }
     wait = s->exponential ? ts_law_erlang_m1_wait(lambda, s->mean, c)
                           : (1.0 / c + s->cv * s->cv) / 2 * rho / (1 - rho) * s->mean;
     ts_law_ms(a, sizeof a, wait);
     if (s->exponential)
       fprintf(out,
-              "    dispatch round_robin gives each worker one arrival in %d, in turn: E_%d/M/1 per worker (Erlang-%d\n"
+              "    %s gives each worker one arrival in %d, in turn: E_%d/M/1 per worker (Erlang-%d\n"
               "    interarrival times, exponential service): mean wait sigma E[S] / (1 - sigma), sigma the root of\n"
               "    sigma = (lambda / (lambda + (1 - sigma) / E[S]))^%d, = %s ms; simulated %s ms (mean of %d %s)\n",
-              c, c, c, c, a, b, n, what);
+              by, c, c, c, c, a, b, n, what);
     else
       fprintf(out,
-              "    dispatch round_robin gives each worker one arrival in %d, in turn (Erlang-%d interarrival times,\n"
+              "    %s gives each worker one arrival in %d, in turn (Erlang-%d interarrival times,\n"
               "    ca^2 = 1/%d), and %s service has no exact closed form: Kingman's approximation, exact as rho -> 1\n"
               "    and high when little varies: (ca^2 + cs^2) / 2 rho / (1 - rho) E[S] = %s ms; simulated %s ms\n"
               "    (mean of %d %s)\n",
-              c, c, c, s->kind ? s->kind : "mixed", a, b, n, what);
+              by, c, c, c, s->kind ? s->kind : "mixed", a, b, n, what);
   } else {
     int *placed = calloc((size_t)c, sizeof *placed), all = 0;
     if (!placed)
@@ -499,6 +507,35 @@ static int pool_classes(const ts_model *m, const program *pr, const char *seen, 
   return 0;
 }
 
+/* How the actors of the classes on pool p's queue are spread over its
+ * workers: the rule (TS_DISPATCH_*) that places them all, or -1 with why
+ * set (a class placed by placement.worker; least_loaded; round_robin over
+ * several classes, which numbers their actors class by class, not by
+ * arrival; a class of count forever, which goes round robin by its own
+ * arrivals under hash too (arrive.c source_actor), beside other classes). */
+static int split_rule(const ts_model *m, const program *pr, const char *seen, int p, char *why, size_t cap)
+{
+  int pooled = 0, forever = -1;
+  for (size_t k = 0; k < m->nclasses; k++)
+    if (on_queue(m, pr, seen, k, p)) {
+      pooled++;
+      if (m->classes[k].place == TS_PLACE_FIXED)
+        return snprintf(why, cap, "placement.worker fixes each actor's"), -1;
+      forever = m->classes[k].forever && m->dispatch != TS_DISPATCH_LEAST_LOADED ? (int)k : forever;
+    }
+  if (forever >= 0 && pooled > 1)
+    snprintf(why, cap, "class %s, of count forever, goes to them in turn by its arrivals, the others by dispatch %s",
+             m->classes[forever].name, ts_dispatch_name(m->dispatch));
+  else if (forever >= 0)
+    return TS_DISPATCH_ROUND_ROBIN;
+  else if (m->dispatch == TS_DISPATCH_LEAST_LOADED || (m->dispatch == TS_DISPATCH_ROUND_ROBIN && pooled > 1))
+    snprintf(why, cap, "dispatch %s splits the arrivals%s", ts_dispatch_name(m->dispatch),
+             pooled > 1 ? " of several classes by id, not by arrival" : "");
+  else
+    return (int)m->dispatch;
+  return -1;
+}
+
 /* The queue of the pool where a class's actors run their cpu steps (the
  * first such class's placement pool; c = that pool's workers). Several
  * classes there are pooled into one stream of a mixed service
@@ -565,15 +602,13 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   if (workers < 1)
     workers = 1;
   head_of(out, queue, who, periodic ? "periodic" : "Poisson", lambda, svc, workers);
+  char split[160] = "";
+  int rule = split_rule(m, pr, seen, p, split, sizeof split);
   if (pooled == 1 && pr[k].server >= 0)
     snprintf(why, sizeof why, "its actors come back from their calls to server %s and queue again",
              m->servers[pr[k].server].name);
-  else if (workers > 1 && c->place == TS_PLACE_FIXED)
-    snprintf(why, sizeof why, "%d workers, each with its own queue (placement.worker fixes each actor's): not one queue",
-             workers);
-  else if (workers > 1 && (m->dispatch == TS_DISPATCH_LEAST_LOADED || (m->dispatch == TS_DISPATCH_ROUND_ROBIN && pooled > 1)))
-    snprintf(why, sizeof why, "%d workers, each with its own queue (dispatch %s splits the arrivals%s): not one queue",
-             workers, ts_dispatch_name(m->dispatch), pooled > 1 ? " of several classes by id, not by arrival" : "");
+  else if (workers > 1 && rule < 0)
+    snprintf(why, sizeof why, "%d workers, each with its own queue (%s): not one queue", workers, split);
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   else if (nseen > pooled)
@@ -661,7 +696,7 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     for (size_t i = 0; on && i < m->nclasses; i++)
       on[i] = (char)on_queue(m, pr, seen, i, p);
     if (on)
-      split_form(out, tl, on, p, workers, lambda, svc, n ? sum / n : 0, n);
+      split_form(out, tl, on, p, workers, rule, lambda, svc, n ? sum / n : 0, n);
     free(on);
   } else if (sliced)
     ts_law_sharing(out, lambda, svc, pl->threshold, n ? sum / n : 0, n);
@@ -695,7 +730,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   char *on = calloc(m->nclasses, 1), who[200];
   if (!on)
     return;
-  int cpu_first = 0; /* a caller runs CPU on its own worker before it calls */
+  int cpu_first = 0, patient = 0; /* a caller runs CPU on its own worker before it calls; callers that give up */
   for (size_t i = 0; i < m->nclasses && !why[0]; i++) {
     if (!seen[i] || pr[i].server != s)
       continue;
@@ -711,6 +746,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
       snprintf(why, sizeof why, "%s", reason);
     on[i] = 1;
     cpu_first |= pr[i].main.terms > 0;
+    patient += pr[i].patience > 0;
   }
   if (why[0]) { /* no load to give */
     fprintf(out, "  - %s: does not apply: %s\n", queue, why);
@@ -732,7 +768,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
     snprintf(why, sizeof why, "its policy %s is not first come first served", d->policy->name);
-  else if (pr[k].patience > 0 && (callers > 1 || !svc->exponential || d->queue_limit >= 0))
+  else if (patient && (callers > 1 || !svc->exponential || d->queue_limit >= 0))
     snprintf(why, sizeof why, "its callers give up after a patience (the call's timeout): M/M/c+M needs %s",
              callers > 1 ? "one calling class" : d->queue_limit >= 0 ? "no queue limit" : "exponential service");
   else if (d->queue_limit >= 0 && !svc->exponential)
@@ -749,7 +785,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   else if (shared)
     snprintf(why, sizeof why, "%s", shared);
   if (why[0]) {
-    no_mean_wait(out, lambda, svc, servers, d->queue_limit >= 0, why);
+    no_mean_wait(out, lambda, svc, servers, d->queue_limit >= 0 || patient == callers, why); /* (bounded) */
     return;
   }
   /* the simulated wait: each admitted call from its queueing to its admission (the timeline's call spans) */
