@@ -143,8 +143,9 @@ END_TEST
 
 /* A sweep over n of a model that reads n nowhere gets a note (its rows
  * would differ only by their random streams), and so does a --n given to
- * run or explain; a model whose count is n, one whose axis makes its count
- * n in one variant, or one n from the scenario, does not. So do
+ * run or explain, unless it is the scenario's own n; a model whose count is
+ * n, one whose axis makes its count n in one variant, or one n from the
+ * scenario, does not. So do
  * sensitivity (the same sweep) and calibrate (a baseline recording two n). */
 START_TEST(hard_n_read_nowhere_is_said)
 {
@@ -186,6 +187,15 @@ START_TEST(hard_n_read_nowhere_is_said)
       } else {
         ck_assert_msg(!said, "count n, --n 5: %s", err);
       }
+      free(err);
+    }
+    /* a --n of the scenario's own n (2) changes nothing, and says nothing */
+    tu_write_file(at("s.json"), "{\"name\": \"u\", \"model\": \"m.json\", \"n\": [2], \"workers\": [1]}\n");
+    for (int view = 0; view < 2; view++) {
+      char *err, args[3 * PATH_MAX];
+      snprintf(args, sizeof args, "explain '%s/s.json' --n 2", tmp);
+      ck_assert_int_eq(view ? tu_tssim(args, NULL, &err) : run_set("u", "--n 2", &err), 0);
+      ck_assert_msg(!strstr(err, "tssim: note: "), "count %s, --n 2: %s", counts[k], err);
       free(err);
     }
   }

@@ -293,13 +293,14 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
 }
 
 /* A note on stderr when the sweep gives n several values, or --n (n_arg,
- * NULL when not given) sets it, but the model reads n nowhere, in none of
- * its axis variants (no expression, no CPU price by n: ts_loaded.n_read):
- * its points then differ only by their random streams (n enters the seed),
- * which a row per n hides, and a --n changes nothing else. */
-static void note_n_unread(const ts_loaded *L, const char *n_arg)
+ * NULL when not given; own: it gave the scenario's own values, which changes
+ * nothing) sets another, but the model reads n nowhere, in none of its axis
+ * variants (no expression, no CPU price by n: ts_loaded.n_read): its points
+ * then differ only by their random streams (n enters the seed), which a row
+ * per n hides, and a --n changes nothing else. */
+static void note_n_unread(const ts_loaded *L, const char *n_arg, int own)
 {
-  if (L->n_read || (L->sc.nn < 2 && !n_arg))
+  if (L->n_read || (L->sc.nn < 2 && (!n_arg || own)))
     return;
   if (L->sc.nn < 2)
     ts_cli_note_n_unread(n_arg, L->sc.model_path);
@@ -467,6 +468,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
   ts_err e;
   ts_load_overrides ov = {.n = o->n_arg, .workers = o->w_arg, .replications = o->r_arg, .seed = o->seed_arg,
                           .ci_target = o->t_arg, .ci_max = o->x_arg};
+  int own_n = L->sc.nn == 1 ? L->sc.ns[0] : -1; /* the scenario's one n: a --n of it changes nothing */
   int bad = ts_load_override(L, &ov, &e) || ts_load_check_horizon(L, &e);
   for (int i = 0; !bad && i < o->naxes; i++)
     bad = ts_cli_axis_twice(o->axes, i, &e) || ts_cli_axis_keep(L, o->axes[i], o->drop_axes, &e) != 0;
@@ -475,7 +477,7 @@ int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
     ts_cli_unload(L);
     return e.nomem ? 1 : 2;
   }
-  note_n_unread(L, o->n_arg);
+  note_n_unread(L, o->n_arg, L->sc.nn == 1 && L->sc.ns[0] == own_n);
   ts_cli_sweep_notes(L);
   return 0;
 }

@@ -110,7 +110,8 @@ int ts_cli_point_open(const ts_cli_point_cmd *cmd, int argc, char **argv, ts_cli
     return -1;
   }
   ts_cli_policy_notes(&p->L); /* of the point's model, its axis values applied */
-  if (p->opt.n_arg && !ts_model_reads_n(&p->L.model))
+  int own_n = p->L.sc.nn ? p->L.sc.ns[0] : 1; /* (a --n of the scenario's own first n changes nothing) */
+  if (p->opt.n_arg && p->opt.n != own_n && !ts_model_reads_n(&p->L.model))
     ts_cli_note_n_unread(p->opt.n_arg, p->L.sc.model_path);
   return 0;
 }

@@ -64,8 +64,10 @@ static inline ts_time ts__round_ns(double x)
 }
 
 /* Make the column of state s for actor id's chunk (ts__actor_set_state's
- * slow path), its entries 0 for the ids given so far (and id); an actor made
- * later sets its own entry (ts__actor_init), so no entry is read unset.
+ * slow path), its entries 0 for the ids given so far (and id), which are
+ * every fixed actor's (w->nactors starts at the fixed count); a spawned
+ * actor made later sets its own entry (ts__actor_init), so no entry is read
+ * unset.
  * Returns 0, or -1 after ts__world_nomem. */
 int ts__state_column(ts_world *w, int id, int s);
 static inline ts_time ts__clip(const ts_world *w, ts_time t0, ts_time t1);

@@ -816,8 +816,10 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     int refused = 0, arrived = 0;
     for (size_t i = 0; i < tl->ncall_spans; i++) {
       const ts_tl_callspan *c = &tl->call_spans[i];
-      arrived += c->server == s;
-      refused += c->server == s && c->admitted < 0 && c->done >= 0;
+      if (c->server != s || (c->admitted < 0 && c->done < 0))
+        continue; /* (still queued when the run ended) */
+      arrived++;
+      refused += c->admitted < 0;
     }
     ts_law_finite(out, lambda, svc->mean, servers, servers + d->queue_limit, refused, arrived, n ? sum / n : 0, n, "calls");
     return;
