@@ -380,12 +380,13 @@ static int idx_init(ts_world *w, size_t c)
       same++;
     if (same < j) {
       w->idx_pre[c][j] = w->idx_pre[c][same];
+      w->idx_pre[c][j].e = s->index;
       continue;
     }
     if (slot + n > 64)
       continue;
     uint64_t bits = ((UINT64_C(1) << n) - 1) << slot;
-    w->idx_pre[c][j] = (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot};
+    w->idx_pre[c][j] = (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot, .e = s->index};
     var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .bits = bits};
     ts__expr_code_reads_only(s->index, len, note_var, &vw);
     vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .bits = bits};
@@ -510,13 +511,13 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
   case TS_SCOPE_PER_WORKER: return a->worker;
   case TS_SCOPE_INDEXED: break;
   }
-  /* a kept start (idx_pre) of the index of a's step s (steps[a->pc], where
-   * its op runs): from the actor's let cache; slow_paths (tests): ts__eval,
-   * the whole code */
+  /* a kept start (idx_pre) of the index of a's step (steps[a->pc], where
+   * its op runs; s's when it is that expression: ip->e, NULL when nothing
+   * is kept): from the actor's let cache; slow_paths (tests): ts__eval, the
+   * whole code */
   const ts_idx_pre *ip = &w->idx_pre[a->klass][a->pc];
-  double v = ip->bits && a->x && a->x->lets && !w->slow_paths && s == &w->model->classes[a->klass].steps[a->pc]
-                 ? index_kept(w, a, s->index, ip, a->x->lets)
-                 : ts__eval(w, a, s->index);
+  double v = ip->e == s->index && a->x && a->x->lets && !w->slow_paths ? index_kept(w, a, s->index, ip, a->x->lets)
+                                                                        : ts__eval(w, a, s->index);
   if (TS_EXPR_UNLIKELY(!(v >= 0 && v < instances) || v != (double)(int)v)) /* (in range: (int) is floor) */
     return index_fail(w, a, s, v, instances);
   return (int)v;

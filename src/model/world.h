@@ -107,14 +107,15 @@ typedef struct ts_let_cache {
   double v[];           /* [ts_world.let_slots] */
 } ts_let_cache;
 
-/* A kept start of an index expression (ts_world.idx_pre): its code's first
+/* A kept start of index expression e (ts_world.idx_pre): its code's first
  * len instructions read only stable inputs and leave k values, kept in let
- * cache slots slot..slot+k-1 (their bits: bits; 0: nothing kept). */
+ * cache slots slot..slot+k-1 (their bits: bits; 0, e NULL: nothing kept). */
 typedef struct ts_idx_pre {
   uint64_t bits;
   int len;
   int k;
   int slot;
+  const ts_expr *e;
 } ts_idx_pre;
 
 typedef struct ts_held {
