@@ -35,6 +35,7 @@ typedef struct program {
   int whole;         /* cpu steps outside handlers that run to completion */
   int kernel;        /* a cpu step outside the handler is kernel CPU ("account": "kernel"): never preempted */
   double patience;   /* its call's timeout, an exponential patience in the server's queue: its mean (ns; 0: none) */
+  double leave;      /* its cpu demand is a feedback loop, left after each pass with this probability (0: none) */
   char why[160];     /* not empty: no service time can be read from it */
 } program;
 
@@ -77,6 +78,48 @@ static int add_dist(service *s, const ts_dist *d)
   return 0;
 }
 
+/* Whether c's steps from i are a feedback loop (random routing back to
+ * the queue): a repeat of forever or of a count that cuts a negligible
+ * tail, without a "while", whose body is one cpu step run to completion
+ * then an "if" with a constant probability p of leaving (its then steps
+ * only marks, span ends and an exit; no else). Then the loop's whole demand
+ * is a geometric number N (on 1, 2, ...; E[N] = 1/p, E[N(N - 1)] = 2 (1 -
+ * p) / p^2) of that step's draws S: into *svc, E[S] / p and E[S^2] / p +
+ * 2 (1 - p) E[S]^2 / p^2 (exponential stays exponential), *leave = p; and
+ * returns the repeat_end's index. -1 when the steps are not that. */
+static int feedback_loop(const ts_class *c, size_t i, service *svc, double *leave)
+{
+  const ts_step *st = c->steps;
+  if (st[i].type != &ts_op_repeat || st[i].cond || st[i].jump < 0 || (size_t)st[i].jump >= c->nsteps)
+    return -1;
+  size_t end = (size_t)st[i].jump, j = i + 1;
+  double p, count = 0;
+  if (j + 2 > end || st[j].type != &ts_op_cpu || st[j].sliced || st[j + 1].type != &ts_op_if || !st[j + 1].chance ||
+      !ts_expr_is_constant(st[j + 1].expr, &p) || !(p > 0 && p <= 1))
+    return -1;
+  if (!st[i].forever && !(ts_expr_is_constant(st[i].expr, &count) && count >= 1 && pow(1 - p, count) < 1e-9))
+    return -1;
+  size_t k = j + 2; /* the then steps, up to the if's jump (the end: no else) */
+  if (st[j + 1].jump != (int)end)
+    return -1;
+  for (; k < end; k++)
+    if (st[k].type != &ts_op_mark && st[k].type != &ts_op_span_end && st[k].type != &ts_op_exit)
+      return -1;
+  service one = {0};
+  if (add_dist(&one, &st[j].cost) || one.terms != 1)
+    return -1;
+  double s2 = one.var + one.mean * one.mean, mean = one.mean / p;
+  double second = s2 / p + 2 * (1 - p) * one.mean * one.mean / (p * p);
+  *svc = one;
+  svc->mean = mean;
+  svc->var = second - mean * mean > 0 ? second - mean * mean : 0;
+  svc->cv = sqrt(svc->var) / mean;
+  if (!one.exponential)
+    svc->kind = "a geometric sum of passes"; /* (of exponential passes: exponential again) */
+  *leave = p;
+  return (int)end;
+}
+
 /* Read class k's program into p. */
 static void read_program(const ts_model *m, int k, program *p)
 {
@@ -89,8 +132,19 @@ static void read_program(const ts_model *m, int k, program *p)
     int in_handler = (int)i < handler_end;
     if (s->type == &ts_op_mark || s->type == &ts_op_span_begin || s->type == &ts_op_span_end)
       continue;
-    if (s->type == &ts_op_yield && !in_handler && !p->yields && !p->main.terms) {
+    service loop;
+    double leave;
+    int end = -1;
+    if (s->type == &ts_op_repeat && !in_handler && !p->main.terms && p->server < 0 &&
+        (end = feedback_loop(c, i, &loop, &leave)) >= 0) {
+      p->main = loop;
+      p->leave = leave;
+      p->whole++;
+      i = (size_t)end; /* (past the loop) */
+    } else if (s->type == &ts_op_yield && !in_handler && !p->yields && !p->main.terms) {
       p->yields = 1;
+    } else if (s->type == &ts_op_cpu && p->leave > 0 && !in_handler) {
+      snprintf(p->why, sizeof p->why, "a cpu step after its feedback loop");
     } else if (s->type == &ts_op_cpu) {
       p->kernel |= s->kernel && !in_handler;
       if (s->sliced && (!s->by_time || in_handler))
@@ -602,6 +656,13 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
   if (workers < 1)
     workers = 1;
   head_of(out, queue, who, periodic ? "periodic" : "Poisson", lambda, svc, workers);
+  if (pooled == 1 && pr[k].leave > 0) {
+    char one[32];
+    ts_law_ms(one, sizeof one, svc->mean * pr[k].leave);
+    fprintf(out, "    (a feedback loop: after each pass of %s ms a job leaves with probability %.4g, else is served\n"
+                 "    again: its demand is a geometric number of passes, E[S] = %s ms / %.4g)\n",
+            one, pr[k].leave, one, pr[k].leave);
+  }
   char split[160] = "";
   int rule = split_rule(m, pr, seen, p, split, sizeof split);
   if (pooled == 1 && pr[k].server >= 0)
