@@ -271,14 +271,11 @@ START_TEST(viz_explain_open_queue_theory)
   ck_assert_msg(!strstr(out, "main pool's event loops (I/O-callback queue)"), "the callers only wait there:\n%s", out);
   free(out);
   /* a run cut to 5 ms has too few calls for a steady state, and says so beside its mean */
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json --horizon 5", &out, NULL), 0);
-  ck_assert_msg(strstr(out, " calls; fewer than 1000, so far from a steady state)\n"), "%.3000s", out);
-  free(out);
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json --axis dispatch=round_robin", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: does not apply: admitted "
-                            "calls go to the next worker in turn (dispatch round_robin), busy or not\n"),
-                "%s", out);
-  free(out);
+  explain_says("explain scenarios/examples/mmc-pool.json --horizon 5",
+               " calls; fewer than 1000, so far from a steady state)\n");
+  explain_says("explain scenarios/examples/mmc-pool.json --axis dispatch=round_robin",
+               "rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: does not apply: admitted "
+               "calls go to the next worker in turn (dispatch round_robin), busy or not\n");
   /* round robin by time, slices of 0.1 ms against E[S] = 1 ms at load 0.5: processor sharing's
    * rho E[S] / (1 - rho) = 1 ms, the simulated within 10% (it said "does not apply"); sliced by rows,
    * no law (long jobs get long slices) */
@@ -289,11 +286,9 @@ START_TEST(viz_explain_open_queue_theory)
                    " simulated ";
   sim = explain_sim("explain scenarios/examples/round-robin.json", ps, " ms\n    (mean of 6000 jobs)\n");
   ck_assert_msg(fabs(sim - 1) < 0.1, "simulated %g ms, processor sharing 1 ms", sim);
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json --axis slicing=rows", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "does not apply: a cpu step sliced by rows: a long job's slices are long, neither first come"
-                            " first served nor processor sharing\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/round-robin.json --axis slicing=rows",
+               "does not apply: a cpu step sliced by rows: a long job's slices are long, neither first come"
+               " first served nor processor sharing\n");
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/round-robin.json --axis slicing=none", &out, NULL), 0);
   ck_assert_msg(strstr(out, "service E[S] = 1 ms (lognormal, cv 2)\n") &&
                     strstr(out, "mean wait lambda E[S^2] / (2 (1 - rho)) = 2.5 ms; simulated "),
@@ -403,20 +398,14 @@ START_TEST(viz_explain_open_queue_theory)
                    0);
   ck_assert_msg(strstr(out, "    mean wait lambda E[S^2] / (2 (1 - rho)) = 2.333 ms; simulated "), "%.3000s", out);
   free(out);
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set worker.policy=fifo", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
-                            " under policy fifo: no closed form here\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/preemption.json --set worker.policy=fifo",
+               "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
+               " under policy fifo: no closed form here\n");
   /* preempt never cuts kernel CPU: the normal class's step as kernel CPU leaves the foreground one Cobham's
    * wait (simulated 1.03 ms, the preemptive law 0.4286), so no law (it gave the preemptive one) */
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set classes[1].program[1].account=kernel", &out,
-                            NULL),
-                   0);
-  ck_assert_msg(strstr(out, "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
-                            " but class bulk's cpu is kernel CPU (\"account\": \"kernel\"), which is never preempted\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/preemption.json --set classes[1].program[1].account=kernel",
+               "    mean wait: does not apply: with preempt a higher queue class preempts a running lower one,"
+               " but class bulk's cpu is kernel CPU (\"account\": \"kernel\"), which is never preempted\n");
   /* no yield steps on a preemptive loop: its ready callbacks run highest class first and preempt (worker.c
    * pop_ready), so the same preemptive-resume law holds whatever the time-slice policy (it said "no closed form") */
   sim = explained_sim("{\"name\": \"p\", \"worker\": {\"preempt\": true}, \"classes\": [{\"name\": \"urgent\", \"count\": 4500,"
@@ -563,12 +552,9 @@ START_TEST(viz_explain_batches)
   sim = explain_sim("explain scenarios/examples/batch.json --axis batch=single",
                     "    mean wait lambda E[S^2] / (2 (1 - rho)) = 1.5 ms; simulated ", " ms (mean of 12000 jobs)\n");
   ck_assert_msg(fabs(sim - 1.5) < 0.15, "simulated %g ms, M/M/1 1.5 ms", sim);
-  char *out;
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/batch.json --axis batch=geometric-2 --workers 4", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.15 with c = 4 servers\n    mean wait: does not apply: class job "
-                            "arrives in batches onto 4 workers, each with its own queue\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/batch.json --axis batch=geometric-2 --workers 4",
+               "    rho = lambda E[S] / c = 0.15 with c = 4 servers\n    mean wait: does not apply: class job "
+               "arrives in batches onto 4 workers, each with its own queue\n");
 }
 END_TEST
 
@@ -598,14 +584,11 @@ START_TEST(viz_explain_finite_queue)
   sim = explain_sim("explain scenarios/examples/mmc-pool.json --set servers[0].queue_limit=2 --set "
                     "'classes[0].count=40000'", "    Lq / (lambda (1 - p_K)) = 0.1254 ms; simulated ", " ms (mean of ");
   ck_assert_msg(fabs(sim - 0.1254) < 0.1 * 0.1254, "simulated %g ms, M/M/4/6 0.1254 ms", sim);
-  char *out;
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/bounded.json --axis capacity=5 --set params.rate_per_s=2500 "
-                            "--workers 2", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 1.25 with c = 2 servers\n    mean wait: does not apply: a capacity "
-                            "of 5 live actors per worker drops arrivals: a finite queue (M/M/1/K needs one worker, one "
-                            "class arriving singly and exponential service)\n"),
-                "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/bounded.json --axis capacity=5 --set params.rate_per_s=2500 "
+               "--workers 2",
+               "    rho = lambda E[S] / c = 1.25 with c = 2 servers\n    mean wait: does not apply: a capacity "
+               "of 5 live actors per worker drops arrivals: a finite queue (M/M/1/K needs one worker, one "
+               "class arriving singly and exponential service)\n");
 }
 END_TEST
 
@@ -671,11 +654,8 @@ START_TEST(viz_explain_periodic)
                     "the\n    root of sigma = exp(-(1 - sigma) T / E[S]), = 28.79 ms; simulated ",
                     " ms (mean of 80000 jobs); Poisson arrivals\n    at the same load (M/M/1) would wait 90 ms\n");
   ck_assert_msg(fabs(sim - 28.79) < 2.879, "simulated %g ms, D/M/1 28.79 ms", sim);
-  char *out;
-  ck_assert_int_eq(tu_tssim("explain scenarios/examples/periodic-window.json --set 'classes[0].arrival.jitter_ms=5'", &out,
-                            NULL), 0);
-  ck_assert_msg(strstr(out, "does not apply: arrivals of class job are not Poisson (periodic)\n"), "%.3000s", out);
-  free(out);
+  explain_says("explain scenarios/examples/periodic-window.json --set 'classes[0].arrival.jitter_ms=5'",
+               "does not apply: arrivals of class job are not Poisson (periodic)\n");
 }
 END_TEST
 

@@ -230,12 +230,6 @@ static void head_of(FILE *out, const char *queue, const char *who, const char *a
           s->cv, lambda * s->mean / c, c, c == 1 ? "" : "s");
 }
 
-/* head_of with Poisson arrivals. */
-static void head(FILE *out, const char *queue, const char *who, double lambda, const service *s, int c)
-{
-  head_of(out, queue, who, "Poisson", lambda, s, c);
-}
-
 /* Why the workers of pool p are not c servers doing only this queue's work,
  * or NULL; a capacity (a finite queue) is not a reason when finite_ok. */
 static const char *shared_workers(const ts_timeline *tl, int pool, char *buf, size_t cap, int finite_ok)
@@ -824,7 +818,7 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   int servers = d->concurrency < threads ? d->concurrency : threads; /* in service at once, each on a worker */
   if (servers < 1)
     servers = 1;
-  head(out, queue, who, lambda, svc, servers);
+  head_of(out, queue, who, "Poisson", lambda, svc, servers);
   if (cpu_first)
     snprintf(why, sizeof why, "the calls come after CPU on the callers' workers, so they do not arrive as Poisson");
   else if (d->policy != &ts_sched_fifo)
@@ -849,40 +843,29 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
     no_mean_wait(out, lambda, svc, servers, d->queue_limit >= 0 || patient == callers, why); /* (bounded) */
     return;
   }
-  /* the simulated wait: each admitted call from its queueing to its admission (the timeline's call spans) */
-  double sum = 0;
-  int n = 0;
+  /* the simulated wait, from the timeline's call spans: each admitted call's from its queueing to its
+   * admission (sum over n); every call that left the queue (left: admitted, refused or gone, not those
+   * still queued when the run ended), never of them not admitted, waited until each left */
+  double sum = 0, waited = 0;
+  int n = 0, left = 0, never = 0;
   for (size_t i = 0; i < tl->ncall_spans; i++) {
     const ts_tl_callspan *c = &tl->call_spans[i];
-    if (c->server == s && c->admitted >= 0) {
+    if (c->server != s || (c->admitted < 0 && c->done < 0))
+      continue;
+    left++;
+    never += c->admitted < 0;
+    waited += (double)((c->admitted >= 0 ? c->admitted : c->done) - c->queued);
+    if (c->admitted >= 0) {
       sum += (double)(c->admitted - c->queued);
       n++;
     }
   }
   if (pr[k].patience > 0) {
-    int gave_up = 0, arrived = 0;
-    double waited = 0; /* every call's wait: until its admission, or until it gave up */
-    for (size_t i = 0; i < tl->ncall_spans; i++) {
-      const ts_tl_callspan *c = &tl->call_spans[i];
-      if (c->server != s || (c->admitted < 0 && c->done < 0))
-        continue; /* (still queued when the run ended) */
-      arrived++;
-      gave_up += c->admitted < 0;
-      waited += (double)((c->admitted >= 0 ? c->admitted : c->done) - c->queued);
-    }
-    ts_law_abandon(out, lambda, svc->mean, pr[k].patience, servers, gave_up, arrived, arrived ? waited / arrived : 0);
+    ts_law_abandon(out, lambda, svc->mean, pr[k].patience, servers, never, left, left ? waited / left : 0);
     return;
   }
   if (d->queue_limit >= 0) {
-    int refused = 0, arrived = 0;
-    for (size_t i = 0; i < tl->ncall_spans; i++) {
-      const ts_tl_callspan *c = &tl->call_spans[i];
-      if (c->server != s || (c->admitted < 0 && c->done < 0))
-        continue; /* (still queued when the run ended) */
-      arrived++;
-      refused += c->admitted < 0;
-    }
-    ts_law_finite(out, lambda, svc->mean, servers, servers + d->queue_limit, refused, arrived, n ? sum / n : 0, n, "calls");
+    ts_law_finite(out, lambda, svc->mean, servers, servers + d->queue_limit, never, left, n ? sum / n : 0, n, "calls");
     return;
   }
   ts_law_closed(out, servers, lambda, svc, n ? sum / n : 0, n, "calls");
