@@ -871,6 +871,34 @@ START_TEST(speed_plain_segments_and_op_ends_are_the_general_path)
 }
 END_TEST
 
+/* An arrival that finds its worker idle runs the worker's WAKE in its own
+ * frame when that WAKE would be the next event (actor.c ts__on_arrive,
+ * engine/sim.h ts_sim_now_in_place: counted as an event), and an event loop
+ * with nothing but ready callbacks takes the next of them in one pass
+ * (worker.c poll_next): the same runs as with the WAKE scheduled and the
+ * loop's phases stepped one by one (slow_paths). An M/M/1 on an event loop
+ * and on a thread, and an event loop shared with a class whose batches of
+ * two arrive at one instant (the second arrival's WAKE is not next) and
+ * which sleeps (timers) and yields (the time-slice queue). */
+START_TEST(speed_arrival_wakes_and_polls_are_the_general_path)
+{
+  static const char fmt[] =
+    "{%s\"classes\": [{\"name\": \"job\", \"count\": 4000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 600},"
+    " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}%s]}";
+  static const char tick[] =
+    ", {\"name\": \"tick\", \"count\": 3000, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 4.5, \"batch\": 2},"
+    " \"program\": [{\"op\": \"cpu\", \"ms\": 0.3}, {\"op\": \"sleep\", \"ms\": 0.5}, {\"op\": \"yield\"},"
+    " {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"}]}";
+  char json[1200];
+  snprintf(json, sizeof json, fmt, "", "");
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 4000);
+  snprintf(json, sizeof json, fmt, "\"worker\": {\"kind\": \"thread\"}, ", "");
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 4000);
+  snprintf(json, sizeof json, fmt, "", tick);
+  ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, 1), 7000);
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -891,7 +919,8 @@ Suite *shortcuts_suite(void)
                                 speed_fused_segments_are_the_general_path,
                                 speed_mutex_first_try_is_the_general_path,
                                 speed_mutex_release_and_wake_are_the_general_path,
-                                speed_plain_segments_and_op_ends_are_the_general_path, NULL};
+                                speed_plain_segments_and_op_ends_are_the_general_path,
+                                speed_arrival_wakes_and_polls_are_the_general_path, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

@@ -140,6 +140,26 @@ static inline const ts_event *ts_sim_next_any_in_place(ts_sim *sim, ts_event *bu
   return ts__sim_next_in_place_of(sim, -1, buf);
 }
 
+/* For a handler of a lane event (none of its own pending in the list) about
+ * to schedule an event at now whose handler it could run itself: whether
+ * that event would be the next one dispatched, the list and the lane
+ * holding none at or before now, and the running ts_sim_run would run it
+ * (steps left; ts_sim_step runs one event only). If so the event counts as
+ * scheduled and dispatched (its sequence number, a step: the same clock,
+ * steps and order as when it is) and 1 is returned: the handler runs it in
+ * place. 0: the handler schedules it. */
+static inline int ts_sim_now_in_place(ts_sim *sim)
+{
+  if ((sim->lane_on && sim->lane_ev.time <= sim->now) || sim->pending || sim->failed || sim->steps >= sim->steps_end)
+    return 0;
+  const ts_event *top = ts_heap_peek(&sim->heap);
+  if (top && top->time <= sim->now)
+    return 0;
+  sim->next_seq++;
+  sim->steps++;
+  return 1;
+}
+
 /* The next event to run (lane or heap) without removing it, or NULL when
  * nothing is left. Not for handlers. */
 const ts_event *ts_sim_peek(const ts_sim *sim);

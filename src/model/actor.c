@@ -524,20 +524,24 @@ int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int
 }
 
 /* ts__actor_ready's body (always inlined: ts__actor_arrive runs it in its
- * own frame). */
-__attribute__((always_inline)) static inline void ready_in(ts_world *w, ts_actor *a, int timer)
+ * own frame); last: the kick is the last act of a lane event's handler
+ * (ts__worker_kick_last). */
+__attribute__((always_inline)) static inline void ready_in(ts_world *w, ts_actor *a, int timer, int last)
 {
   ts_worker *wk = &w->workers[a->worker];
   ts__actor_set_state(w, a, TS_ACTOR_READY);
   int on_timers = timer && wk->spec->kind == TS_WORKER_EVENT_LOOP;
   if ((on_timers ? ts_ring_push(&wk->timers, a->id) : ts__worker_push_ready(wk, a)) != 0)
     ts__world_nomem(w);
-  ts__worker_kick(w, wk, w->sim.now);
+  if (last)
+    ts__worker_kick_last(w, wk);
+  else
+    ts__worker_kick(w, wk, w->sim.now);
 }
 
 void ts__actor_ready(ts_world *w, ts_actor *a, int timer)
 {
-  ready_in(w, a, timer);
+  ready_in(w, a, timer, 0);
 }
 
 void ts__actor_microtask(ts_world *w, ts_actor *a)
@@ -893,15 +897,15 @@ int ts__actor_begin(ts_world *w, ts_actor *a)
 
 /* ts__actor_arrive's body (always inlined: begin and ready in one frame,
  * ts__on_arrive's). */
-__attribute__((always_inline)) static inline void arrive_in(ts_world *w, ts_actor *a)
+__attribute__((always_inline)) static inline void arrive_in(ts_world *w, ts_actor *a, int last)
 {
   if (begin_in(w, a))
-    ready_in(w, a, 0);
+    ready_in(w, a, 0, last);
 }
 
 void ts__actor_arrive(ts_world *w, ts_actor *a)
 {
-  arrive_in(w, a);
+  arrive_in(w, a, 0);
 }
 
 void ts__on_arrive(ts_sim *sim, const ts_event *ev)
@@ -918,8 +922,8 @@ void ts__on_arrive(ts_sim *sim, const ts_event *ev)
   int c = ev->obj >> TS_CHUNK_BITS;
   ts_actor *chunk = c < (w->cap_actors >> TS_CHUNK_BITS) && w->chunks[c] && !w->slow_paths ? w->chunks[c]
                                                                                         : ts__chunk(w, c);
-  if (chunk)
-    arrive_in(w, &chunk[ev->obj & (TS_CHUNK - 1)]); /* (in this frame: an arrival a job) */
+  if (chunk) /* (in this frame: an arrival a job; its kick is the handler's last act) */
+    arrive_in(w, &chunk[ev->obj & (TS_CHUNK - 1)], 1);
 }
 
 void ts__span_sample(ts_world *w, int span, ts_time t0)

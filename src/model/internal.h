@@ -347,6 +347,12 @@ void ts__idle_run(const ts_world *w, ts_worker *wk);
 
 /* wk has work: schedule its WAKE at time at (>= now), unless one comes sooner. */
 void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at);
+/* ts__worker_kick at now as the last act of the handler of a lane event
+ * (an arrival): when the WAKE it would schedule is the next event to run
+ * anyway (ts_sim_now_in_place: it counts as run), its handler runs here
+ * instead, in place of a return, a push and a dispatch. slow_paths (tests):
+ * the WAKE. */
+void ts__worker_kick_last(ts_world *w, ts_worker *wk);
 /* wk's CPU is free: run what its loop runs next (timers, callbacks, a queued
  * actor; a thread's run queue) until something keeps it busy or nothing is
  * left (then it goes idle). Does nothing while the worker is blocked. */

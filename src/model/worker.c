@@ -214,6 +214,26 @@ static void next_loop(ts_world *w, ts_worker *wk)
         wk->poll_left--;
         if (start_actor(w, wk, pop_ready(w, wk)))
           return;
+      } else if (wk->fifo_q.len == 0 && wk->rr_able && wk->timers.len == 0) {
+        /* The poll phase is over, and what follows holds no choice: an
+         * rr_able loop (fifo, no loop overhead, no priority timer, no
+         * preemption) with nothing in its time-slice queue and no timer
+         * (no microtask either: run_microtasks found none) finds the queue
+         * empty in its check phase, then in its start phase parks (no
+         * callback) or, with no overhead to pay, snapshots the callbacks
+         * and polls the first through an empty timers phase. The same
+         * phase, snapshot and rings as those cases step by step leave. */
+        wk->phase = TS_PHASE_START;
+        if (wk->ready.len == 0) {
+          park(w, wk);
+          return;
+        }
+        wk->overhead_paid = 0;
+        wk->timers_left = 0;
+        wk->poll_left = wk->ready.len - 1;
+        wk->phase = TS_PHASE_POLL;
+        if (start_actor(w, wk, ts_ring_pop(&wk->ready)))
+          return;
       } else {
         wk->phase = TS_PHASE_CHECK;
       }
@@ -246,7 +266,8 @@ static void next_loop(ts_world *w, ts_worker *wk)
           return;
         break;
       }
-      wk->phase = TS_PHASE_TIMERS;
+      /* (an empty timers phase only passes to the poll phase: straight there) */
+      wk->phase = wk->timers_left > 0 ? TS_PHASE_TIMERS : TS_PHASE_POLL;
       break;
     }
     }
@@ -269,7 +290,8 @@ void ts__worker_counters(ts_world *w, ts_worker *wk)
     w->obs->counters(w->obs->data, w->sim.now, wk->id, (int)queue_len(wk), wk->prio_inflight);
 }
 
-void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at)
+/* ts__worker_kick's body; last: ts__worker_kick_last's (at is now). */
+static inline void kick(ts_world *w, ts_worker *wk, ts_time at, int last)
 {
   if (wk->spec->preempt && wk->seg == TS_SEG_ACTOR)
     check_preempt(w, wk); /* what became ready may outrank the running actor */
@@ -277,9 +299,27 @@ void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at)
     return;
   if (wk->wake_pending && wk->wake_at <= at)
     return;
+  if (last && !w->error && !w->slow_paths && ts_sim_now_in_place(&w->sim)) {
+    /* the WAKE would be the next event (it counts as run): its handler,
+     * ts__worker_on_wake, here (its wake is no longer pending; the worker
+     * is idle and not blocked) */
+    wk->wake_pending = 0;
+    ts__worker_next(w, wk);
+    return;
+  }
   wk->wake_pending = 1;
   wk->wake_at = at;
   ts__at(w, at, TS_EV_WAKE, wk->id, 0);
+}
+
+void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at)
+{
+  kick(w, wk, at, 0);
+}
+
+void ts__worker_kick_last(ts_world *w, ts_worker *wk)
+{
+  kick(w, wk, w->sim.now, 1);
 }
 
 void ts__worker_on_wake(ts_sim *sim, const ts_event *ev)
