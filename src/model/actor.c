@@ -605,7 +605,10 @@ void ts__world_sweep(ts_world *w)
 {
   for (int k = 0; k < w->ndead; k++) {
     int c = w->dead[k];
-    free(w->chunks[c]);
+    if (!w->spare_chunk && !w->slow_paths) /* (kept for the next chunk: no new pages to fault in) */
+      w->spare_chunk = w->chunks[c];
+    else
+      free(w->chunks[c]);
     w->chunks[c] = NULL;
     w->chunk_gone[c] = 1;
     for (int s = 0; s < TS_NSTATES; s++) {
@@ -706,7 +709,8 @@ ts_actor *ts__chunk(ts_world *w, int c)
                   ((c + 1) << TS_CHUNK_BITS) - 1);
     return NULL;
   }
-  ts_actor *v = malloc(TS_CHUNK * sizeof *v); /* each actor is set up when it is made */
+  ts_actor *v = w->spare_chunk ? w->spare_chunk : malloc(TS_CHUNK * sizeof *v); /* each actor is set up when it is made */
+  w->spare_chunk = NULL;
   if (!v) {
     ts__world_nomem(w);
     return NULL;

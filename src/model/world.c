@@ -519,6 +519,7 @@ void ts_world_finish(ts_world *w)
     for (int s = 0; s < TS_NSTATES; s++)
       free(w->scol[c * TS_NSTATES + s]);
   }
+  free(w->spare_chunk);
   free(w->chunks);
   free(w->scol);
   free(w->chunk_left);

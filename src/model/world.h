@@ -391,6 +391,7 @@ typedef struct ts_world {
   int32_t *chunk_left;    /* [chunk slots]: actors of the chunk not yet retired */
   uint8_t *chunk_gone;    /* [chunk slots]: freed */
   int *dead;              /* chunks to free at the next event that holds no actor (ts__world_sweep) */
+  ts_actor *spare_chunk;  /* the memory of the last chunk freed while none was spare, for the next chunk made (ts__chunk), or NULL */
   int ndead, cap_dead;
   int *placed;            /* lazy: [nfixed] the worker of each fixed actor whose placement cannot be made again, or NULL */
   void **ext_free;        /* [nclasses]: retired actors' extensions, for the next of their class (a list) */
