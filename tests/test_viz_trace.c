@@ -61,6 +61,14 @@ START_TEST(viz_timeline_refuses_overflowing_horizon)
   ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1000000, 1, 1, TS_TIME_MAX, 0), -4);
   ck_assert_ptr_nonnull(strstr(ts_timeline_strerror(&tl, -4), "fewer actors"));
   vu_release(&L, &tl);
+  /* the same when the arrivals drawn while laying out the world pass 73 years (20000 Poisson
+   * arrivals at 1e-9/s): not "out of memory recording the timeline" (ux20) */
+  static const char *const slow[] = {"classes[0].arrival.rate_per_s=1e-9"};
+  path = tu_source_path("scenarios/examples/mm1.json");
+  ck_assert_int_eq(ts_cli_load(path, slow, 1, &L), 0);
+  free(path);
+  ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 1, 1, 1, TS_TIME_MAX, 0), -4);
+  vu_release(&L, &tl);
 }
 END_TEST
 

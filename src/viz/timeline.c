@@ -253,10 +253,12 @@ int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int wor
   ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon,
                       .max_events = max_records};
   int irc = ts_world_init(&w, m, &ws, &obs);
+  if (irc == -1 && w.error == TS_WORLD_HORIZON)
+    irc = TS_WORLD_HORIZON; /* an arrival drawn while laying out passed 73 years (ts__at_failed): not memory */
   if (irc != 0) {
     snprintf(tl->errmsg, sizeof tl->errmsg, "%s", irc == -1 ? "out of memory" : w.errmsg);
     ts_world_finish(&w);
-    return irc == -1 ? -1 : -5;
+    return irc == -1 ? -1 : irc == TS_WORLD_HORIZON ? -4 : -5;
   }
   tl->nworkers = w.nworkers; /* every pool's */
   tl->nmain = w.nmain;
