@@ -270,6 +270,12 @@ START_TEST(viz_explain_open_queue_theory)
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/mmc-pool.json", &out, NULL), 0);
   ck_assert_msg(!strstr(out, "main pool's event loops (I/O-callback queue)"), "the callers only wait there:\n%s", out);
   free(out);
+  /* no CPU to queue for (service 0 ms), and no actor at all (count 0): said, not an empty section (ux20) */
+  explain_says("explain scenarios/examples/mm1.json --set params.service_ms=0",
+               "simulated: this run):\n  no queue: no actor of this run takes CPU or calls a server (its service"
+               " time is 0)\n");
+  explain_says("explain scenarios/examples/mm1.json --set 'classes[0].count=0'",
+               "\nno actors at this point (every class's count is 0 at n=1): nothing to explain\n");
   /* a run cut to 5 ms has too few calls for a steady state, and says so beside its mean */
   explain_says("explain scenarios/examples/mmc-pool.json --horizon 5",
                " calls; fewer than 1000, so far from a steady state)\n");

@@ -793,6 +793,8 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
       ts_explain_mva(out, tl) || ts_explain_calls(out, tl))
     goto done;
   rc = 0;
+  if (!tl->nactors) /* every class's count is 0 at this n */
+    fprintf(out, "\nno actors at this point (every class's count is 0 at n=%d): nothing to explain\n", tl->n);
   if (!waves) /* the horizon stopped every actor: no wave for the closed form or the law */
     goto done;
   closed_form(out, tl, &rr);

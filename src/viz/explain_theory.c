@@ -871,6 +871,16 @@ static void server_queue(FILE *out, const ts_timeline *tl, int s, const program 
   ts_law_closed(out, servers, lambda, svc, n ? sum / n : 0, n, "calls");
 }
 
+/* Whether main_queue or server_queue has a queue to describe: a class seen in
+ * the run that takes CPU (or says why no service can be read) or calls a server. */
+static int any_queue(const ts_model *m, const program *pr, const char *seen)
+{
+  for (size_t i = 0; i < m->nclasses; i++)
+    if (seen[i] && (pr[i].main.terms || pr[i].why[0] || pr[i].server >= 0))
+      return 1;
+  return 0;
+}
+
 void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor *x)
 {
   const ts_model *m = tl->model;
@@ -881,6 +891,8 @@ void ts_explain_theory(FILE *out, const ts_timeline *tl, const ts_explain_actor 
       read_program(m, (int)k, &pr[k]);
     int nseen = classes_seen(tl, seen);
     fprintf(out, "\nqueueing theory (from the declared arrivals and service distributions; simulated: this run):\n");
+    if (!any_queue(m, pr, seen))
+      fprintf(out, "  no queue: no actor of this run takes CPU or calls a server (its service time is 0)\n");
     main_queue(out, tl, x, pr, seen, nseen);
     for (size_t s = 0; s < m->nservers; s++)
       server_queue(out, tl, (int)s, pr, seen);
