@@ -405,6 +405,14 @@ START_TEST(cli_run_says_it_replaces_previous_results)
   ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "stderr: %s", err); /* --quiet keeps that line */
   ck_assert_int_eq(strchr(err, '\n') - err + 1, (long)strlen(err));
   free(err);
+  /* the folder as a shell's completion writes it, "out/": its files are out/FILE (ux20: it said out//summary.csv) */
+  char *out, wrote[PATH_MAX + 64];
+  ck_assert_int_eq(run(&out, &err, "run " RR " --n 2 -r 1 --no-plots -o '%s//'", at("out")), 0);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "stderr: %s", err);
+  snprintf(wrote, sizeof wrote, "\nwrote %s/summary.csv, samples.csv, summary.json\n", at("out"));
+  ck_assert_msg(strstr(out, wrote), "stdout: %s", out);
+  free(out);
+  free(err);
 }
 END_TEST
 

@@ -959,6 +959,17 @@ START_TEST(io_atomic_remove_goes_with_the_commit)
   free(text);
   ck_assert_int_eq(rmdir(tmp_path(0, "b.txt")), 0);
 
+  /* a folder given with its trailing slash names its files with one (ux20: "//tmp") */
+  char slashed[PATH_MAX];
+  snprintf(slashed, sizeof slashed, "%s/", tmp);
+  ts_atomic_init(&a);
+  ck_assert_ptr_nonnull(ts_atomic_open(&a, slashed, "b.txt", &e));
+  ck_assert_int_eq(mkdir(tmp_path(0, "b.txt"), 0777), 0);
+  ck_assert_int_eq(ts_atomic_commit(&a, &e), -1);
+  ck_assert_ptr_nonnull(strstr(e.msg, "b.txt: cannot replace"));
+  ck_assert_ptr_null(strstr(e.msg, "//"));
+  ck_assert_int_eq(rmdir(tmp_path(0, "b.txt")), 0);
+
   /* ts_mkdirs names the part of the path that is a file */
   write_tmp("file", "x");
   ck_assert_int_eq(ts_mkdirs(tmp_path(1, "file/sub"), &e), -1);

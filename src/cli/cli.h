@@ -191,6 +191,10 @@ void ts_cli_outdir_unlock(int fd);
  * merge, a shard's partial.json, sensitivity, optimize: summary.json,
  * sensitivity.csv, tried.csv, ...); if so the newest one's time goes into when. */
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);
+/* The folder argument dir (an -o DIR, as a shell's completion writes it:
+ * "out/") without its trailing slashes, so that the paths and messages
+ * joined to it read DIR/FILE ("/" stays). Edits dir in place; returns it. */
+char *ts_cli_folder(char *dir);
 /* Say on stderr (even quiet: it says what is lost) "tssim: replacing DIR/
  * (previous run: TIME)" when dir holds a previous run's files. */
 void ts_cli_outdir_say_replacing(const char *dir);

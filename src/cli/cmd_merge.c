@@ -513,7 +513,7 @@ int ts_cmd_merge(int argc, char **argv)
     case 'o':
       if (!*optarg)
         return ts_cli_usage_error("-o: expected a folder, got an empty path");
-      outarg = optarg;
+      outarg = ts_cli_folder(optarg);
       break;
     case 'P': plots = 0; break;
     case 'q': quiet = 1; break;

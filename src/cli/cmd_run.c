@@ -197,7 +197,7 @@ int ts_cli_run_parse(int argc, char **argv, ts_run_opts *o, int *status)
         ts_err_set(&e, "-o", NULL, "expected a folder, got an empty path");
         goto bad;
       }
-      o->outdir = optarg;
+      o->outdir = ts_cli_folder(optarg);
       break;
     case 'S': o->seed_arg = optarg; break;
     case 'n': o->n_arg = optarg; break;

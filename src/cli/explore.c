@@ -38,7 +38,7 @@ void ts_cli_explore_opts_finish(ts_cli_explore_opts *o)
 /* Take getopt_long's result c with argument arg when it is a shared option.
  * Returns 1 when taken, 0 when it is not one, -1 with e filled when its
  * value is bad. */
-static int take_shared(ts_cli_explore_opts *o, int c, const char *arg, ts_err *e)
+static int take_shared(ts_cli_explore_opts *o, int c, char *arg, ts_err *e)
 {
   ts_run_opts *r = &o->run;
   char *end;
@@ -47,7 +47,7 @@ static int take_shared(ts_cli_explore_opts *o, int c, const char *arg, ts_err *e
   case 'o':
     if (!*arg)
       return ts_err_set(e, "-o", NULL, "expected a folder, got an empty path");
-    r->outdir = arg;
+    r->outdir = ts_cli_folder(arg);
     return 1;
   case 'S': r->seed_arg = arg; return 1;
   case 'n': r->n_arg = arg; return 1;

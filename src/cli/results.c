@@ -199,6 +199,13 @@ int ts_cli_outdir_previous(const char *dir, char *when, size_t cap)
   return 1;
 }
 
+char *ts_cli_folder(char *dir)
+{
+  for (size_t len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
+    dir[len - 1] = '\0';
+  return dir;
+}
+
 void ts_cli_outdir_say_replacing(const char *dir)
 {
   char when[64];

@@ -36,12 +36,13 @@ void ts_atomic_init(ts_atomic *a)
   memset(a, 0, sizeof *a);
 }
 
+/* dir/name suffix, malloc'd (one slash: a dir of "/" or "out/" gives "/name", "out/name"). */
 static char *join(const char *dir, const char *name, const char *suffix)
 {
   size_t len = strlen(dir) + strlen(name) + strlen(suffix) + 2;
   char *s = malloc(len);
   if (s)
-    snprintf(s, len, "%s/%s%s", dir, name, suffix);
+    snprintf(s, len, "%s%s%s%s", dir, *dir && dir[strlen(dir) - 1] == '/' ? "" : "/", name, suffix);
   return s;
 }
 
