@@ -194,17 +194,17 @@ void ts_law_periodic(FILE *out, double period, const ts_law_service *s, double s
     fprintf(out, "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
     return;
   }
-  if (!s->exponential) { /* fixed (the caller refused any other) */
+  if (!s->exponential) { /* fixed (the caller refused any other): no transient, however few the jobs */
     fprintf(out, "    D/D/1 (one job every %s ms, fixed service E[S] <= the period): no job ever waits: 0 ms; simulated %s ms\n"
-                 "    (mean of %d %s)\n", t, b, n, what);
+                 "    (mean of %d jobs)\n", t, b, n);
     return;
   }
   ts_law_ms(a, sizeof a, periodic_m1_wait(period, s->mean));
   ts_law_ms(d, sizeof d, rho * s->mean / (1 - rho));
   fprintf(out,
           "    D/M/1 (one job every T = %s ms, exponential service): mean wait sigma E[S] / (1 - sigma), sigma the\n"
-          "    root of sigma = exp(-(1 - sigma) T / E[S]), = %s ms; simulated %s ms (mean of %d %s); Poisson arrivals\n"
-          "    at the same load (M/M/1) would wait %s ms\n",
+          "    root of sigma = exp(-(1 - sigma) T / E[S]), = %s ms; simulated %s ms (mean of %d %s);\n"
+          "    Poisson arrivals at the same load (M/M/1) would wait %s ms\n",
           t, a, b, n, what, d);
 }
 
