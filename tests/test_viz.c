@@ -397,6 +397,17 @@ START_TEST(viz_explain_open_queue_theory)
     }
     free(out);
   }
+  /* overloaded, urgent at 800/s (rho 1.2): preemptive resume leaves urgent M/M/1 at 0.8 alone, 0.8 / (1 - 0.8)
+   * = 4 ms (simulated 3.752; it said the queue grows without bound for every class), bulk grows without bound;
+   * without preemption no law */
+  explain_says("explain scenarios/examples/preemption.json --set 'classes[0].arrival.rate_per_s=800'",
+               "      class bulk (normal, sigma 1.2): sigma >= 1: its queue grows without bound, no steady-state mean"
+               " wait\n");
+  sim = explain_sim("explain scenarios/examples/preemption.json --set 'classes[0].arrival.rate_per_s=800'",
+                    "      class urgent (foreground, sigma 0.8): 4 ms; simulated ", " ms (mean of 4500 jobs)\n");
+  ck_assert_msg(fabs(sim - 4) < 0.4, "simulated %g ms, preemptive resume 4 ms", sim);
+  explain_says("explain scenarios/examples/preemption.json --set 'classes[0].arrival.rate_per_s=800' --axis preempt=false",
+               "    rho >= 1: the queue grows without bound, so no steady-state mean wait\n");
   /* the same classes in a fifo queue: one stream, Pollaczek-Khinchine 0.7 * 2 / (2 * 0.3) = 2.333 ms; with
    * preempt under fifo no closed form */
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/preemption.json --set worker.policy=fifo --axis preempt=false",

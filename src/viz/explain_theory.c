@@ -402,8 +402,12 @@ static void priority_form(FILE *out, const ts_timeline *tl, const ts_explain_act
     ts_law_ms(a, sizeof a, wait);
     ts_law_ms(b, sizeof b, n ? sum / n : 0);
     char whatbuf[96];
-    fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d %s)\n", m->classes[k].name,
-            ts_sched_class_names[level], upto, a, b, n, ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs"));
+    if (upto >= 1) /* (preemptive only: the classes above it stay in a steady state) */
+      fprintf(out, "      class %s (%s, sigma %.4g): sigma >= 1: its queue grows without bound, no steady-state mean wait\n",
+              m->classes[k].name, ts_sched_class_names[level], upto);
+    else
+      fprintf(out, "      class %s (%s, sigma %.4g): %s ms; simulated %s ms (mean of %d %s)\n", m->classes[k].name,
+              ts_sched_class_names[level], upto, a, b, n, ts_law_short_run(whatbuf, sizeof whatbuf, n, "jobs"));
   }
 }
 
@@ -721,7 +725,8 @@ static void main_queue(FILE *out, const ts_timeline *tl, const ts_explain_actor 
     no_mean_wait(out, lambda, svc, workers, finite > 0, why);
     return;
   }
-  if (order > 0 && lambda * svc->mean < 1) {
+  /* preemptive resume: a class sees only those at or above it, so a load of 1 or more leaves the top classes a law */
+  if (order > 0 && (lambda * svc->mean < 1 || order == 2)) {
     priority_form(out, tl, x, pr, seen, p, order == 2);
     return;
   }
