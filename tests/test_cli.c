@@ -359,6 +359,12 @@ START_TEST(cli_run_columns_pick_the_table)
                     strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
   free(out);
   free(err);
+  ck_assert_int_eq(run(&out, &err, "run scenarios/examples/std-mutex.json -r 1 --no-plots -o '%s' --columns "
+                       "done_ms,cpu_cores,done_ms", at("c")), 2);
+  ck_assert_str_eq(err, "tssim: --columns: done_ms is named twice\n");
+  ck_assert(!exists(at("c")));
+  free(out);
+  free(err);
 }
 END_TEST
 

@@ -746,6 +746,9 @@ START_TEST(io_cli_metric_check_follows_axes)
   write_tmp("s.json", SCENARIO(", \"table\": [\"cores_used\"], \"axes\": {\"h\": {\"sets\":"
                                " {\"off\": {\"host\": {}}, \"on\": {\"host\": {}}}}}"));
   expect_one_line_error(cli(args), "s.json: table[0]: \"cores_used\": model ");
+  /* a column named twice is refused, as --columns does (ux20: it was shown twice) */
+  write_tmp("s.json", SCENARIO(", \"table\": [\"wave_ms\", \"cpu_ms\", \"wave_ms\"]"));
+  expect_one_line_error(cli(args), "s.json: table[2]: \"wave_ms\" is named twice (also table[0])");
 }
 END_TEST
 

@@ -448,6 +448,10 @@ static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
     if (!names[i][0])
       rc = ts_err_set(e, "--columns", NULL, "expected metric names separated by commas, e.g. wave_ms,cpu_ms, got "
                       "\"%s\"", o->columns);
+  for (size_t i = 0; found && i < n && rc == 0; i++)
+    for (size_t j = 0; j < i && rc == 0; j++)
+      if (strcmp(names[i], names[j]) == 0)
+        rc = ts_err_set(e, "--columns", NULL, "%s is named twice", names[i]);
   if (!found || (rc == 0 && find_columns(L, names, found)))
     rc = ts_err_set(e, "--columns", NULL, "out of memory");
   for (size_t i = 0; rc == 0 && i < n; i++)

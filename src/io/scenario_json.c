@@ -404,10 +404,16 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
     return ts_jfail(c, "table", e, "out of memory");
   cJSON_ArrayForEach(it, t)
   {
-    if (!cJSON_IsString(it)) {
+    int twice = -1; /* (a column shown twice, as --columns refuses) */
+    for (int j = 0; cJSON_IsString(it) && j < s->ntable && twice < 0; j++)
+      twice = strcmp(s->table[j], it->valuestring) == 0 ? j : -1;
+    if (!cJSON_IsString(it) || twice >= 0) {
       size_t old = ts_jpush_key(c, "table");
       ts_jpush_index(c, s->ntable);
-      ts_jfail_got(c, NULL, it, e, "expected a metric name");
+      if (twice >= 0)
+        ts_jfail(c, NULL, e, "\"%s\" is named twice (also table[%d])", it->valuestring, twice);
+      else
+        ts_jfail_got(c, NULL, it, e, "expected a metric name");
       ts_jpop(c, old);
       return -1;
     }
