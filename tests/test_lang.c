@@ -691,6 +691,13 @@ static const bad_case bad[] = {
    "", "classes[0].program[0].count", "unknown name \"k\""},
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"forever\", \"steps\": [{\"op\": \"add\", \"counter\": \"c\"}]}]}],"
    " \"counters\": [{\"name\": \"c\"}]}", ", \"horizon_ms\": 10", "classes[0].program[0].count", "take no time"},
+  /* an expression that is 0/0: "not a number", not printf's "-nan" (ux20) */
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"0/0\"}]}]}", "",
+   "classes[0].program[0].ms", "\"0/0\" is not a number: expected a number in [0, 3.6e+06]"},
+  {"{\"classes\": [{\"count\": \"0/0\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "",
+   "classes[0].count", "\"0/0\" is not a number: expected an integer in [0, 10000000]"},
+  {"{\"classes\": [{\"count\": 1, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": \"0/0\"}, \"program\":"
+   " [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "classes[0].arrival.rate_per_s", "\"0/0\" is not a number: expected"},
   /* a count is made before any actor: a let (per actor) there read 0 */
   {"{\"params\": {\"x\": 2}, \"classes\": [{\"count\": \"k\", \"let\": {\"k\": \"$x * 2\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    "", "classes[0].count", "not i or lets"},
