@@ -276,6 +276,9 @@ START_TEST(viz_explain_open_queue_theory)
                " time is 0)\n");
   explain_says("explain scenarios/examples/mm1.json --set 'classes[0].count=0'",
                "\nno actors at this point (every class's count is 0 at n=1): nothing to explain\n");
+  /* one job is "1 job" (it said "mean of 1 jobs") */
+  explain_says("explain scenarios/examples/mm1.json --set 'classes[0].count=1'",
+               "(mean of 1 job; fewer than 1000, so far from a steady state)\n");
   /* a run cut to 5 ms has too few calls for a steady state, and says so beside its mean */
   explain_says("explain scenarios/examples/mmc-pool.json --horizon 5",
                " calls; fewer than 1000, so far from a steady state)\n");

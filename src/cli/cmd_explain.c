@@ -16,7 +16,7 @@ static void usage(FILE *f)
         "Simulate one sweep point of the scenario (replication 0) and explain its wall clock:\n"
         "for each actor class, where the wave goes (own CPU, queue wait, I/O-callback wait\n"
         "on event loops or run-queue wait on threads, I/O, lock wait), what the worker ran\n"
-        "while the actor waited, and how long locks stayed held while their holder was\n"
+        "while the actor waited, how long locks stayed held while their holder was\n"
         "descheduled, and what an actor did between its arrival and its wave_start. Then the\n"
         "closed forms: round robin with equal demands (exact when it applies), its\n"
         "processor-sharing limit (q -> 0), and the wave law per actor, by its worker's queue:\n"

@@ -9,6 +9,7 @@
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void ts_law_ms(char *buf, size_t cap, double ns)
 {
@@ -17,7 +18,10 @@ void ts_law_ms(char *buf, size_t cap, double ns)
 
 const char *ts_law_short_run(char *buf, size_t cap, int n, const char *what)
 {
-  snprintf(buf, cap, "%s%s", what, n < 1000 ? "; fewer than 1000, so far from a steady state" : "");
+  size_t len = strlen(what);
+  if (n == 1 && len > 0 && what[len - 1] == 's') /* "1 job", not "1 jobs" */
+    len--;
+  snprintf(buf, cap, "%.*s%s", (int)len, what, n < 1000 ? "; fewer than 1000, so far from a steady state" : "");
   return buf;
 }
 
@@ -196,7 +200,7 @@ void ts_law_periodic(FILE *out, double period, const ts_law_service *s, double s
   }
   if (!s->exponential) { /* fixed (the caller refused any other): no transient, however few the jobs */
     fprintf(out, "    D/D/1 (one job every %s ms, fixed service E[S] <= the period): no job ever waits: 0 ms; simulated %s ms\n"
-                 "    (mean of %d jobs)\n", t, b, n);
+                 "    (mean of %d job%s)\n", t, b, n, n == 1 ? "" : "s");
     return;
   }
   ts_law_ms(a, sizeof a, periodic_m1_wait(period, s->mean));

@@ -22,8 +22,9 @@ typedef struct ts_law_service {
 /* ns as milliseconds with 4 significant digits into buf. */
 void ts_law_ms(char *buf, size_t cap, double ns);
 
-/* "what" for a simulated mean over n, with a warning when n is fewer than
- * 1000 (far from a steady state), into buf; returns buf. */
+/* "what" (a plural noun: "jobs", "calls") for a simulated mean over n, in
+ * the singular when n is 1, with a warning when n is fewer than 1000 (far
+ * from a steady state), into buf; returns buf. */
 const char *ts_law_short_run(char *buf, size_t cap, int n, const char *what);
 
 /* The mean wait of one queue shared by c servers of service s fed by a
