@@ -833,14 +833,22 @@ START_TEST(walkthrough_bad_names_say_where_from_and_what_is_near)
   free(err);
   /* names as near as each other: the first by name, whatever order the file
    * system lists them in (created here in reverse) */
-  static const char *const ties[] = {"zb.json", "tb.json", "pb.json", "kb.json", "gb.json", "db.json", "cb.json"};
+  static const char *const ties[] = {"zbb.json", "tbb.json", "pbb.json", "kbb.json", "gbb.json", "dbb.json",
+                                      "cbb.json", "bom.json", "nope.csv"};
   for (size_t i = 0; i < sizeof ties / sizeof *ties; i++) {
     snprintf(path, sizeof path, "%s/m/%s", dir, ties[i]);
     tu_write_file(path, "{}");
   }
-  snprintf(path, sizeof path, "%s/m/b.json", dir);
+  snprintf(path, sizeof path, "%s/m/bb.json", dir);
   ck_assert_int_eq(tu_tssimf(NULL, &err, "run '%s'", path), 2);
-  ck_assert_msg(strstr(err, "did you mean \"") && strstr(err, "/m/cb.json\"?\n"), "%s", err);
+  ck_assert_msg(strstr(err, "did you mean \"") && strstr(err, "/m/cbb.json\"?\n"), "%s", err);
+  free(err);
+  /* names are near by their stems, among files of the same extension: the
+   * shared ".json" made "nope.json" near "bom.json" (ux20), and a file of
+   * another extension is not a model */
+  snprintf(path, sizeof path, "%s/m/nope.json", dir);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "run '%s'", path), 2);
+  ck_assert_msg(!strstr(err, "did you mean"), "%s", err);
   free(err);
   tu_rmtree(dir);
 }

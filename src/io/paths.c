@@ -131,17 +131,29 @@ const char *ts_path_near_file(const char *path, char *buf, size_t cap)
   DIR *d = opendir(slash ? (dlen ? dir : "/") : ".");
   if (!d)
     return NULL;
+  /* names are compared without their extension, among the files of the
+   * same one: ".json" would otherwise make "nope.json" near "bom.json" */
+  const char *dot = strrchr(base, '.'), *ext = dot && dot != base ? dot : base + strlen(base);
+  size_t stem = (size_t)(ext - base), extlen = strlen(ext);
   enum { MAX_NAMES = 4096 };
   char **names = calloc(MAX_NAMES + 1, sizeof *names);
+  char word[NAME_MAX + 1];
+  snprintf(word, sizeof word, "%.*s", (int)stem, base);
   int n = 0;
-  for (struct dirent *de; names && n < MAX_NAMES && (de = readdir(d)) != NULL;)
-    if (de->d_name[0] != '.' && (names[n] = strdup(de->d_name)) != NULL)
+  for (struct dirent *de; names && n < MAX_NAMES && (de = readdir(d)) != NULL;) {
+    const char *name = de->d_name, *their = strrchr(name, '.');
+    if (!their || their == name)
+      their = name + strlen(name);
+    if (name[0] != '.' && strcmp(their, ext) == 0 && (names[n] = strndup(name, (size_t)(their - name))) != NULL)
       n++;
+  }
   closedir(d);
   if (names) /* readdir's order is the file system's: ties go to the first by name, on any machine */
     qsort(names, (size_t)n, sizeof *names, by_name);
-  const char *near = names ? ts_suggest(base, (const char *const *)names) : NULL;
-  const char *out = near && snprintf(buf, cap, "%.*s%s", (int)(base - path), path, near) < (int)cap ? buf : NULL;
+  const char *near = names ? ts_suggest(word, (const char *const *)names) : NULL;
+  const char *out =
+      near && snprintf(buf, cap, "%.*s%s%.*s", (int)(base - path), path, near, (int)extlen, ext) < (int)cap ? buf
+                                                                                                             : NULL;
   for (int i = 0; i < n; i++)
     free(names[i]);
   free(names);

@@ -26,8 +26,9 @@ int ts_model_rebase_paths(struct cJSON *model, const char *from_file, const char
  * relative to the model file lists it here. */
 extern const char *const ts_model_path_fields[];
 /* For a file path that does not exist: the path of the file of its folder
- * whose name is nearest to its name (ts_suggest over the folder's first
- * 4096 entries), in the same folder as written, into buf (size cap); NULL
+ * whose name is nearest to its name (ts_suggest over the names without
+ * their extension of the folder's first 4096 entries that have the same
+ * extension), in the same folder as written, into buf (size cap); NULL
  * when none is near, the folder cannot be read or it does not fit. */
 const char *ts_path_near_file(const char *path, char *buf, size_t cap);
 
