@@ -614,6 +614,10 @@ START_TEST(fit_error_baseline)
                NULL);
   expect_error(RR "@tests/data/fit-zero.json -q --metrics wave_ms --loo",
                "fit-zero.json: --loo: without the point n=1 workers=1, 1 recorded value(s) remain for 2 free parameters", NULL);
+  /* records that name axis values, given without their scenario: it says which option is missing (ux20) */
+  expect_error("@models/zero-cache.json @models/baselines/wa-sqlite-fifo.json -q",
+               "wa-sqlite-fifo.json: n=1 workers=1: a record names 3 axis value(s) and no scenario was given: pass "
+               "the scenario whose axes the records name with --scenario FILE", NULL);
 }
 END_TEST
 

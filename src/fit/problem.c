@@ -54,6 +54,10 @@ static int record_combo(const ts_fit_problem *pb, const ts_record *r, ts_err *e)
 {
   const ts_scenario *sc = pb->sc;
   int naxes = sc ? sc->naxes : 0, combo = 0;
+  if (r->naxes != naxes && !sc)
+    return ts_err_set(e, pb->baseline_file, NULL,
+                      "n=%d workers=%d: a record names %d axis value(s) and no scenario was given: pass the "
+                      "scenario whose axes the records name with --scenario FILE", r->n, r->workers, r->naxes);
   if (r->naxes != naxes)
     return ts_err_set(e, pb->baseline_file, NULL,
                       "n=%d workers=%d: a record names %d axis value(s); the scenario has %d axes (each record "
