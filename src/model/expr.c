@@ -9,13 +9,15 @@
  *
  * The code is kept twice: `plain`, one instruction per value pushed or
  * operator applied; and `code`, what runs: the same with each binary
- * operator whose right operand is a number fused with it (kb: "x // 2" is
- * VAR x, IDIV 2 instead of VAR x, NUM 2, IDIV): fewer instructions
+ * operator whose right operand is a number fused with it (kb, and the
+ * operator's _K op: "x // 2" is VAR x, IDIV_K 2 instead of VAR x, NUM 2,
+ * IDIV): fewer instructions
  * dispatched, the same arithmetic in the same order, so the same bits
  * (ts__expr_eval_plain runs the plain code, for the tests to compare); and
  * a chain "x == c1 || x == c2 || ..." of one variable against numbers is
  * VAR x, IN {c1, c2, ...} (the variable read once: it has one value within
- * an evaluation; the result 1 or 0 as the chain's). */
+ * an evaluation; the constants ascending, so that the search stops at the
+ * first not below x; the result 1 or 0 as the chain's). */
 #include "model/expr.h"
 #include "model/expr_run.h"
 
@@ -362,16 +364,39 @@ static int is_binary(ts_expr_op op)
   return (op >= TS_XOP_ADD && op <= TS_XOP_OR) || op == TS_XOP_MIN || op == TS_XOP_MAX;
 }
 
+/* The _K op of binary operator op (its right operand the instruction's number). */
+static ts_expr_op fused_op(ts_expr_op op)
+{
+  switch (op) {
+  case TS_XOP_ADD: return TS_XOP_ADD_K;
+  case TS_XOP_SUB: return TS_XOP_SUB_K;
+  case TS_XOP_MUL: return TS_XOP_MUL_K;
+  case TS_XOP_DIV: return TS_XOP_DIV_K;
+  case TS_XOP_IDIV: return TS_XOP_IDIV_K;
+  case TS_XOP_MOD: return TS_XOP_MOD_K;
+  case TS_XOP_EQ: return TS_XOP_EQ_K;
+  case TS_XOP_NE: return TS_XOP_NE_K;
+  case TS_XOP_LT: return TS_XOP_LT_K;
+  case TS_XOP_LE: return TS_XOP_LE_K;
+  case TS_XOP_GT: return TS_XOP_GT_K;
+  case TS_XOP_GE: return TS_XOP_GE_K;
+  case TS_XOP_AND: return TS_XOP_AND_K;
+  case TS_XOP_OR: return TS_XOP_OR_K;
+  case TS_XOP_MIN: return TS_XOP_MIN_K;
+  default: return TS_XOP_MAX_K; /* (TS_XOP_MAX: is_binary's last) */
+  }
+}
+
 /* The fused code of plain[0..len) into out (room for len): a number right
  * before a binary operator is that operator's right operand (an operand of
  * more than one instruction ends with an operator), so the two become the
- * operator with kb set. Returns the fused length. */
+ * operator's _K op with kb set. Returns the fused length. */
 static size_t fuse(const ts_expr_instr *plain, size_t len, ts_expr_instr *out)
 {
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
     if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == TS_XOP_NUM && !out[n - 1].kb) {
-      out[n - 1] = (ts_expr_instr){.op = plain[i].op, .kb = 1, .num = out[n - 1].num};
+      out[n - 1] = (ts_expr_instr){.op = fused_op(plain[i].op), .kb = 1, .num = out[n - 1].num};
       continue;
     }
     out[n++] = plain[i];
@@ -391,11 +416,11 @@ static int same_var(ts_expr_var a, ts_expr_var b)
  * written when there are fewer than 2. */
 static int chain_at(const ts_expr_instr *code, size_t len, size_t i, double *set)
 {
-  if (!(i + 1 < len && code[i].op == TS_XOP_VAR && code[i + 1].op == TS_XOP_EQ && code[i + 1].kb))
+  if (!(i + 1 < len && code[i].op == TS_XOP_VAR && code[i + 1].op == TS_XOP_EQ_K))
     return 0;
   int n = 1;
   for (size_t j = i + 2; j + 2 < len && code[j].op == TS_XOP_VAR && same_var(code[j].var, code[i].var) &&
-                         code[j + 1].op == TS_XOP_EQ && code[j + 1].kb && code[j + 2].op == TS_XOP_OR && !code[j + 2].kb;
+                         code[j + 1].op == TS_XOP_EQ_K && code[j + 2].op == TS_XOP_OR;
        j += 3)
     n++;
   if (n < 2)
@@ -403,6 +428,15 @@ static int chain_at(const ts_expr_instr *code, size_t len, size_t i, double *set
   for (int k = 0; set && k < n; k++) /* (c1 at i + 1, each further one 3 on) */
     set[k] = code[k ? i + 3 * (size_t)k : i + 1].num;
   return n;
+}
+
+/* qsort's order of doubles: ascending, NaNs last. */
+static int ascending(const void *pa, const void *pb)
+{
+  double a = *(const double *)pa, b = *(const double *)pb;
+  if (isnan(a) || isnan(b))
+    return isnan(a) - isnan(b);
+  return (a > b) - (a < b);
 }
 
 /* code[0..len) with each chain (chain_at) as VAR x, IN (its constants in
@@ -424,6 +458,7 @@ static size_t fuse_chains(ts_expr *e, ts_expr_instr *code, size_t len)
     int n = chain_at(code, len, i, &e->sets[used]);
     code[out++] = code[i];
     if (n) {
+      qsort(&e->sets[used], (size_t)n, sizeof *e->sets, ascending);
       code[out++] = (ts_expr_instr){.op = TS_XOP_IN, .kb = n, .set = &e->sets[used]};
       used += (size_t)n;
       i += 3 * (size_t)n - 2;

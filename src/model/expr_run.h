@@ -16,12 +16,17 @@ typedef enum {
   TS_XOP_NUM, TS_XOP_VAR, TS_XOP_VARARG, TS_XOP_NEG, TS_XOP_NOT, TS_XOP_ADD, TS_XOP_SUB, TS_XOP_MUL, TS_XOP_DIV,
   TS_XOP_IDIV, TS_XOP_MOD, TS_XOP_EQ, TS_XOP_NE, TS_XOP_LT, TS_XOP_LE, TS_XOP_GT, TS_XOP_GE, TS_XOP_AND, TS_XOP_OR,
   TS_XOP_COND, TS_XOP_MIN, TS_XOP_MAX, TS_XOP_FLOOR, TS_XOP_CEIL, TS_XOP_ABS,
-  TS_XOP_IN /* code only: the top value is one of set[0..kb) (1) or not (0) */
+  TS_XOP_IN, /* code only: the top value is one of set[0..kb) (ascending, NaNs last) (1) or not (0) */
+  /* code only: a binary operator whose right operand is the instruction's
+   * number (kb set; expr.c's fused_op): one op per operator, so the machine
+   * tests no flag to find its operand */
+  TS_XOP_ADD_K, TS_XOP_SUB_K, TS_XOP_MUL_K, TS_XOP_DIV_K, TS_XOP_IDIV_K, TS_XOP_MOD_K, TS_XOP_EQ_K, TS_XOP_NE_K,
+  TS_XOP_LT_K, TS_XOP_LE_K, TS_XOP_GT_K, TS_XOP_GE_K, TS_XOP_AND_K, TS_XOP_OR_K, TS_XOP_MIN_K, TS_XOP_MAX_K
 } ts_expr_op;
 
 typedef struct ts_expr_instr {
   ts_expr_op op;
-  int kb;         /* code: a binary operator whose right operand is num; TS_XOP_IN: set's length */
+  int kb;         /* code: a binary operator whose right operand is num (a TS_XOP_*_K op); TS_XOP_IN: set's length */
   double num;
   union {
     ts_expr_var var;   /* TS_XOP_VAR, TS_XOP_VARARG */
@@ -55,7 +60,7 @@ struct ts_expr {
 /* The stack machine: code[0..len) from the stack st[0..sp) (room for
  * TS_EXPR_STACK values), reading variables through get (NULL: every variable is 0). A
  * binary operator's right operand is the top value, or the instruction's
- * number when kb is set. Returns the values then on st. */
+ * number for a TS_XOP_*_K op. Returns the values then on st. */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch-enum" /* (an op without its case: an error, despite the default) */
@@ -79,10 +84,14 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
     case TS_XOP_FLOOR: st[sp - 1] = floor(st[sp - 1]); continue;
     case TS_XOP_CEIL: st[sp - 1] = ceil(st[sp - 1]); continue;
     case TS_XOP_ABS: st[sp - 1] = fabs(st[sp - 1]); continue;
-    case TS_XOP_IN: { /* "x == c1 || x == c2 || ...": the same 1 or 0 */
+    case TS_XOP_IN: { /* "x == c1 || x == c2 || ...": the same 1 or 0 (the set ascending: the first
+                       * constant not below x is the only one that may equal it; a NaN x equals none) */
       int hit = 0;
       for (int j = 0; j < in->kb; j++)
-        hit |= st[sp - 1] == in->set[j];
+        if (in->set[j] >= st[sp - 1]) {
+          hit = in->set[j] == st[sp - 1];
+          break;
+        }
       st[sp - 1] = hit;
       continue;
     }
@@ -90,28 +99,34 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
       st[sp - 3] = st[sp - 3] != 0 ? st[sp - 2] : st[sp - 1];
       sp -= 2;
       continue;
-/* a binary operator: a (below) op b (the top, or the instruction's number) */
-#define TS_XOP_BINARY(r)                   \
-  b = in->kb ? in->num : st[--sp];         \
-  a = st[sp - 1];                          \
-  st[sp - 1] = (r);                        \
-  continue
-    case TS_XOP_ADD: TS_XOP_BINARY(a + b);
-    case TS_XOP_SUB: TS_XOP_BINARY(a - b);
-    case TS_XOP_MUL: TS_XOP_BINARY(a * b);
-    case TS_XOP_DIV: TS_XOP_BINARY(a / b);
-    case TS_XOP_IDIV: TS_XOP_BINARY(floor(a / b));
-    case TS_XOP_MOD: TS_XOP_BINARY(b == 0 ? NAN : a - b * floor(a / b));
-    case TS_XOP_EQ: TS_XOP_BINARY(a == b);
-    case TS_XOP_NE: TS_XOP_BINARY(a != b);
-    case TS_XOP_LT: TS_XOP_BINARY(a < b);
-    case TS_XOP_LE: TS_XOP_BINARY(a <= b);
-    case TS_XOP_GT: TS_XOP_BINARY(a > b);
-    case TS_XOP_GE: TS_XOP_BINARY(a >= b);
-    case TS_XOP_AND: TS_XOP_BINARY(a != 0 && b != 0);
-    case TS_XOP_OR: TS_XOP_BINARY(a != 0 || b != 0);
-    case TS_XOP_MIN: TS_XOP_BINARY(a < b ? a : b);
-    case TS_XOP_MAX: TS_XOP_BINARY(a > b ? a : b);
+/* a binary operator: a (below) op b (the top; for op's _K form the instruction's number) */
+#define TS_XOP_BINARY(op, r)               \
+  case op:                                 \
+    b = st[--sp];                          \
+    a = st[sp - 1];                        \
+    st[sp - 1] = (r);                      \
+    continue;                              \
+  case op##_K:                             \
+    b = in->num;                           \
+    a = st[sp - 1];                        \
+    st[sp - 1] = (r);                      \
+    continue
+    TS_XOP_BINARY(TS_XOP_ADD, a + b);
+    TS_XOP_BINARY(TS_XOP_SUB, a - b);
+    TS_XOP_BINARY(TS_XOP_MUL, a * b);
+    TS_XOP_BINARY(TS_XOP_DIV, a / b);
+    TS_XOP_BINARY(TS_XOP_IDIV, floor(a / b));
+    TS_XOP_BINARY(TS_XOP_MOD, b == 0 ? NAN : a - b * floor(a / b));
+    TS_XOP_BINARY(TS_XOP_EQ, a == b);
+    TS_XOP_BINARY(TS_XOP_NE, a != b);
+    TS_XOP_BINARY(TS_XOP_LT, a < b);
+    TS_XOP_BINARY(TS_XOP_LE, a <= b);
+    TS_XOP_BINARY(TS_XOP_GT, a > b);
+    TS_XOP_BINARY(TS_XOP_GE, a >= b);
+    TS_XOP_BINARY(TS_XOP_AND, a != 0 && b != 0);
+    TS_XOP_BINARY(TS_XOP_OR, a != 0 || b != 0);
+    TS_XOP_BINARY(TS_XOP_MIN, a < b ? a : b);
+    TS_XOP_BINARY(TS_XOP_MAX, a > b ? a : b);
 #undef TS_XOP_BINARY
 #if defined(__GNUC__)
     default: __builtin_unreachable(); /* (no range test: compiled code holds only the ops above) */
