@@ -467,6 +467,12 @@ static size_t fuse_chains(ts_expr *e, ts_expr_instr *code, size_t len)
   return out;
 }
 
+/* Whether op reads a variable (code: TS_XOP_VAR_k too). */
+static int reads_var(ts_expr_op op)
+{
+  return op == TS_XOP_VAR || op == TS_XOP_VARARG || (op >= TS_XOP_VAR_0 && op < TS_XOP_VAR_0 + TS_XOP_VAR_KINDS);
+}
+
 static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *text)
 {
   ts_expr *e = calloc(1, sizeof *e);
@@ -488,6 +494,9 @@ static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *te
     free(code);
     return NULL;
   }
+  for (size_t i = 0; i < e->len; i++) /* (after fuse_chains, which reads TS_XOP_VAR) */
+    if (code[i].op == TS_XOP_VAR && code[i].var.kind >= 0 && code[i].var.kind < TS_XOP_VAR_KINDS)
+      code[i].op = (ts_expr_op)(TS_XOP_VAR_0 + code[i].var.kind);
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
@@ -569,7 +578,7 @@ static int stack_effect(const ts_expr_instr *in)
   case TS_XOP_NUM:
   case TS_XOP_VAR: return 1;
   case TS_XOP_COND: return -2;
-  default: return is_binary(in->op) && !in->kb ? -1 : 0;
+  default: return in->op >= TS_XOP_VAR_0 ? 1 : is_binary(in->op) && !in->kb ? -1 : 0; /* (TS_XOP_VAR_k last) */
   }
 }
 
@@ -579,7 +588,7 @@ size_t ts__expr_stable_prefix(const ts_expr *e, int (*ok)(void *ctx, ts_expr_var
   int sp = 0, vars = 0;
   for (size_t i = 0; i < e->len; i++) {
     const ts_expr_instr *in = &e->code[i];
-    int var = in->op == TS_XOP_VAR || in->op == TS_XOP_VARARG;
+    int var = reads_var(in->op);
     if (var && !ok(ctx, in->var))
       break;
     vars += var;
@@ -600,7 +609,7 @@ int ts__expr_same_start(const ts_expr *a, const ts_expr *b, size_t p)
     const ts_expr_instr *x = &a->code[i], *y = &b->code[i];
     if (x->op != y->op || x->kb != y->kb || memcmp(&x->num, &y->num, sizeof x->num) != 0)
       return 0;
-    if ((x->op == TS_XOP_VAR || x->op == TS_XOP_VARARG) && !same_var(x->var, y->var))
+    if (reads_var(x->op) && !same_var(x->var, y->var))
       return 0;
     for (int j = 0; x->op == TS_XOP_IN && j < x->kb; j++)
       if (memcmp(&x->set[j], &y->set[j], sizeof *x->set) != 0)
@@ -612,7 +621,7 @@ int ts__expr_same_start(const ts_expr *a, const ts_expr *b, size_t p)
 int ts__expr_code_reads_only(const ts_expr *e, size_t p, int (*ok)(void *ctx, ts_expr_var v), void *ctx)
 {
   for (size_t i = 0; i < p && i < e->len; i++)
-    if ((e->code[i].op == TS_XOP_VAR || e->code[i].op == TS_XOP_VARARG) && !ok(ctx, e->code[i].var))
+    if (reads_var(e->code[i].op) && !ok(ctx, e->code[i].var))
       return 0;
   return 1;
 }

@@ -21,8 +21,16 @@ typedef enum {
    * number (kb set; expr.c's fused_op): one op per operator, so the machine
    * tests no flag to find its operand */
   TS_XOP_ADD_K, TS_XOP_SUB_K, TS_XOP_MUL_K, TS_XOP_DIV_K, TS_XOP_IDIV_K, TS_XOP_MOD_K, TS_XOP_EQ_K, TS_XOP_NE_K,
-  TS_XOP_LT_K, TS_XOP_LE_K, TS_XOP_GT_K, TS_XOP_GE_K, TS_XOP_AND_K, TS_XOP_OR_K, TS_XOP_MIN_K, TS_XOP_MAX_K
+  TS_XOP_LT_K, TS_XOP_LE_K, TS_XOP_GT_K, TS_XOP_GE_K, TS_XOP_AND_K, TS_XOP_OR_K, TS_XOP_MIN_K, TS_XOP_MAX_K,
+  /* code only: TS_XOP_VAR of a variable of kind k < TS_XOP_VAR_KINDS, the
+   * kind in the op (TS_XOP_VAR_0 + k), so that a getter inlined into the
+   * machine is inlined once per kind, its switch on the kind folded away */
+  TS_XOP_VAR_0, TS_XOP_VAR_1, TS_XOP_VAR_2, TS_XOP_VAR_3, TS_XOP_VAR_4, TS_XOP_VAR_5, TS_XOP_VAR_6, TS_XOP_VAR_7,
+  TS_XOP_VAR_8, TS_XOP_VAR_9, TS_XOP_VAR_10, TS_XOP_VAR_11, TS_XOP_VAR_12, TS_XOP_VAR_13, TS_XOP_VAR_14,
+  TS_XOP_VAR_15
 } ts_expr_op;
+
+#define TS_XOP_VAR_KINDS 16 /* the kinds with a TS_XOP_VAR_k op */
 
 typedef struct ts_expr_instr {
   ts_expr_op op;
@@ -73,6 +81,16 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
     switch (in->op) {
     case TS_XOP_NUM: st[sp++] = in->num; continue;
     case TS_XOP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
+/* a variable of kind k (its index from the instruction) */
+#define TS_XOP_VAR_OF(k)                                                                                  \
+  case TS_XOP_VAR_##k:                                                                                    \
+    st[sp++] = get ? get(ctx, (ts_expr_var){.kind = k, .index = in->var.index, .arg = in->var.arg}) : 0; \
+    continue
+    TS_XOP_VAR_OF(0); TS_XOP_VAR_OF(1); TS_XOP_VAR_OF(2); TS_XOP_VAR_OF(3);
+    TS_XOP_VAR_OF(4); TS_XOP_VAR_OF(5); TS_XOP_VAR_OF(6); TS_XOP_VAR_OF(7);
+    TS_XOP_VAR_OF(8); TS_XOP_VAR_OF(9); TS_XOP_VAR_OF(10); TS_XOP_VAR_OF(11);
+    TS_XOP_VAR_OF(12); TS_XOP_VAR_OF(13); TS_XOP_VAR_OF(14); TS_XOP_VAR_OF(15);
+#undef TS_XOP_VAR_OF
     case TS_XOP_VARARG: {
       ts_expr_var v = in->var;
       v.arg = st[sp - 1];
