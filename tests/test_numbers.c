@@ -144,7 +144,8 @@ START_TEST(numbers_expr_fused_code_matches_the_plain_code)
                                       "i == 1 || i == 2 || i == -0.5 || i == 4", "i == 0 || i == 1 ? i : -i",
                                       "i == 1 || i == 2 && i == 2 || i == 3 || i == 4", "i * 2 == 4 || i == 1 || i == 2",
                                       "i == 1 || (i == 2 || i == 3)", "$a == 2 || $a == 3 || i == -4 || i == 3",
-                                      "i == 4 || i == 0.5 || i == -0 || i == -3.5" /* (descending: run ascending) */};
+                                      "i == 4 || i == 0.5 || i == -0 || i == -3.5" /* (descending: run ascending) */,
+                                      "i % 0", "i % ($a - $a) + i // 0" /* (a remainder by 0 is not a MOD_K) */};
   uint64_t s = 42;
   int numbers = 0;
   for (int k = 0; k < 4000 + (int)LEN(fixed); k++) {

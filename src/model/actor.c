@@ -229,11 +229,16 @@ static inline double get(void *ctx, ts_expr_var v)
   case TS_VAR_WAITERS:
   case TS_VAR_VERSION: {
     const ts_chan_decl *d = &w->model->chans[v.index];
-    int inst = d->scope == TS_SCOPE_SHARED ? 0 : d->scope == TS_SCOPE_PER_WORKER ? (a ? a->worker : 0)
-             : d->scope == TS_SCOPE_ACTOR ? (a ? (a->x && a->x->parent >= 0 ? a->x->parent : a->id) : 0)
-             : (int)v.arg;
-    if (!(v.arg >= 0 && v.arg < d->instances && v.arg == floor(v.arg)) && d->scope == TS_SCOPE_INDEXED)
-      return NAN; /* the caller's range check names the expression */
+    int inst;
+    switch (d->scope) {
+    case TS_SCOPE_SHARED: inst = 0; break;
+    case TS_SCOPE_PER_WORKER: inst = a ? a->worker : 0; break;
+    case TS_SCOPE_ACTOR: inst = a ? (a->x && a->x->parent >= 0 ? a->x->parent : a->id) : 0; break;
+    default: /* indexed: an instance (in range: (int) is floor) */
+      if (!(v.arg >= 0 && v.arg < d->instances) || v.arg != (double)(int)v.arg)
+        return NAN; /* the caller's range check names the expression */
+      inst = (int)v.arg;
+    }
     const ts_chan *ch = &w->chans[w->chan_base[v.index] + inst];
     return v.kind == TS_VAR_WAITERS ? (double)ch->waiters.len : (double)ch->version;
   }

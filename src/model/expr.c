@@ -395,7 +395,8 @@ static size_t fuse(const ts_expr_instr *plain, size_t len, ts_expr_instr *out)
 {
   size_t n = 0;
   for (size_t i = 0; i < len; i++) {
-    if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == TS_XOP_NUM && !out[n - 1].kb) {
+    if (is_binary(plain[i].op) && n > 0 && out[n - 1].op == TS_XOP_NUM && !out[n - 1].kb &&
+        !(plain[i].op == TS_XOP_MOD && out[n - 1].num == 0)) { /* (MOD_K's b is never 0) */
       out[n - 1] = (ts_expr_instr){.op = fused_op(plain[i].op), .kb = 1, .num = out[n - 1].num};
       continue;
     }

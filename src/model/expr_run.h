@@ -134,7 +134,16 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
     TS_XOP_BINARY(TS_XOP_MUL, a * b);
     TS_XOP_BINARY(TS_XOP_DIV, a / b);
     TS_XOP_BINARY(TS_XOP_IDIV, floor(a / b));
-    TS_XOP_BINARY(TS_XOP_MOD, b == 0 ? NAN : a - b * floor(a / b));
+    case TS_XOP_MOD: /* (a - b * floor(a / b): the MOD_K form's, whose b is never 0) */
+      b = st[--sp];
+      a = st[sp - 1];
+      st[sp - 1] = b == 0 ? NAN : a - b * floor(a / b);
+      continue;
+    case TS_XOP_MOD_K: /* (expr.c's fuse leaves "x % 0" unfused) */
+      b = in->num;
+      a = st[sp - 1];
+      st[sp - 1] = a - b * floor(a / b);
+      continue;
     TS_XOP_BINARY(TS_XOP_EQ, a == b);
     TS_XOP_BINARY(TS_XOP_NE, a != b);
     TS_XOP_BINARY(TS_XOP_LT, a < b);
