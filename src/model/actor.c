@@ -359,6 +359,9 @@ static int note_var(void *ctx, ts_expr_var v)
 
 /* Values of an index start kept at most. */
 #define IDX_KEEP 4
+/* Instructions of a start kept at most, unless it is the whole code (its
+ * run copies it and the end: keep_start). */
+#define IDX_START_CODE 32
 
 /* The kept index starts of class c (ts_world.idx_pre), after its lets are
  * known (let_stable, var_lets, chan_lets): slots from the class's nlets up,
@@ -376,7 +379,7 @@ static int idx_init(ts_world *w, size_t c)
     size_t len = s->index && s->type != &ts_op_hop /* (its target: ts__eval) */
                      ? ts__expr_stable_prefix(s->index, stable_var, &w->let_stable[c], IDX_KEEP, &n)
                      : 0;
-    if (len == 0)
+    if (len == 0 || (len < s->index->len && len > IDX_START_CODE))
       continue;
     /* the same start as an earlier step's (an index written twice): its slots */
     size_t same = 0;
@@ -467,6 +470,36 @@ static inline void copy_values(double *to, const double *from, int k)
   }
 }
 
+/* index_kept's slow path: the kept start ip of index e made current in lc
+ * (actor a's let cache): emptied when a's worker or the let epoch changed,
+ * the lets of notified channels forgotten, and the start evaluated and
+ * kept when its values are not there. Out of line: rare, and its copy of
+ * the start would enlarge every index's frame. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void keep_start(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip, ts_let_cache *lc)
+{
+  lets_refresh(w, a, lc);
+  if ((lc->known & ip->bits) == ip->bits)
+    return;
+  evctx c;
+  c.w = w;
+  c.a = a;
+  c.known = 0;
+  ts_expr_instr start[IDX_START_CODE + 1]; /* (the machine runs to an end: the whole code has its own) */
+  const ts_expr_instr *code = e->code;
+  if ((size_t)ip->len < e->len) {
+    memcpy(start, e->code, (size_t)ip->len * sizeof *start);
+    start[ip->len] = (ts_expr_instr){.op = TS_XOP_END};
+    code = start;
+  }
+  double st[TS_EXPR_STACK];
+  ts__expr_run_from(code, get, &c, st, 0); /* (leaves ip->k values) */
+  copy_values(&lc->v[ip->slot], st, ip->k);
+  lc->known |= ip->bits;
+}
+
 /* Index e of actor a's step whose start ip keeps (ts_world.idx_pre), as
  * ts__eval gives it: the start's values from a's let cache (lc), evaluated
  * and kept when they are not current, then the rest of e's code from them. */
@@ -476,24 +509,18 @@ __attribute__((always_inline))
 static inline double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip,
                                 ts_let_cache *lc)
 {
+  if (!(lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
+        (lc->known & ip->bits) == ip->bits))
+    keep_start(w, a, e, ip, lc);
+  if ((size_t)ip->len == e->len) /* (the whole code: its one value) */
+    return lc->v[ip->slot];
   evctx c;
   c.w = w;
   c.a = a;
   c.known = 0;
   double st[TS_EXPR_STACK];
-  if (!(lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
-        (lc->known & ip->bits) == ip->bits)) {
-    lets_refresh(w, a, lc);
-    if ((lc->known & ip->bits) != ip->bits) {
-      ts__expr_run_from(e->code, (size_t)ip->len, get, &c, st, 0); /* (leaves ip->k values) */
-      copy_values(&lc->v[ip->slot], st, ip->k);
-      lc->known |= ip->bits;
-    }
-  }
-  if ((size_t)ip->len == e->len) /* (the whole code: its one value) */
-    return lc->v[ip->slot];
   copy_values(st, &lc->v[ip->slot], ip->k);
-  return ts__expr_run_from(e->code + ip->len, e->len - (size_t)ip->len, get, &c, st, ip->k) == 1 ? st[0] : NAN;
+  return ts__expr_run_from(e->code + ip->len, get, &c, st, ip->k) == 1 ? st[0] : NAN;
 }
 
 /* ts__instance's failure: index value v of a's step s is not an instance. */

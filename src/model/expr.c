@@ -86,7 +86,7 @@ static int arity(ts_expr_op op)
   return op == TS_XOP_NUM || op == TS_XOP_VAR ? 0 : op == TS_XOP_COND ? 3 : 1 - effect(op);
 }
 
-static double exec(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx);
+static double exec(const ts_expr_instr *code, ts_expr_getter get, void *ctx);
 
 /* Emit operator o; when its operands are all constants (numbers, folded
  * $params), replace them and it by its value: the same arithmetic the
@@ -100,7 +100,10 @@ static void op(parser *p, ts_expr_op o)
   for (size_t i = p->len - 1 - k; i < p->len - 1; i++)
     if (p->code[i].op != TS_XOP_NUM)
       return;
-  double v = exec(p->code + p->len - 1 - k, k + 1, NULL, NULL);
+  ts_expr_instr run[5]; /* (the operator and its k <= 3 operands, then the end) */
+  memcpy(run, p->code + p->len - 1 - k, (k + 1) * sizeof *run);
+  run[k + 1] = (ts_expr_instr){.op = TS_XOP_END};
+  double v = exec(run, NULL, NULL);
   p->len -= k;
   p->code[p->len - 1] = (ts_expr_instr){.op = TS_XOP_NUM, .num = v};
 }
@@ -474,17 +477,23 @@ static int reads_var(ts_expr_op op)
   return op == TS_XOP_VAR || op == TS_XOP_VARARG || (op >= TS_XOP_VAR_0 && op < TS_XOP_VAR_0 + TS_XOP_VAR_KINDS);
 }
 
+/* An expression of plain[0..len), whose memory it takes (grown by one for
+ * the end). NULL when memory runs out (plain freed). */
 static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *text)
 {
   ts_expr *e = calloc(1, sizeof *e);
   char *t = strdup(text);
-  ts_expr_instr *code = malloc(len * sizeof *code);
-  if (!e || !t || !code) {
+  ts_expr_instr *code = malloc((len + 1) * sizeof *code);
+  ts_expr_instr *ended = e && t && code ? realloc(plain, (len + 1) * sizeof *plain) : NULL;
+  if (!ended) {
     free(e);
     free(t);
     free(code);
+    free(plain);
     return NULL;
   }
+  plain = ended;
+  plain[len] = (ts_expr_instr){.op = TS_XOP_END};
   e->plain = plain;
   e->plain_len = len;
   e->code = code;
@@ -493,11 +502,13 @@ static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *te
     free(e);
     free(t);
     free(code);
+    free(plain);
     return NULL;
   }
   for (size_t i = 0; i < e->len; i++) /* (after fuse_chains, which reads TS_XOP_VAR) */
     if (code[i].op == TS_XOP_VAR && code[i].var.kind >= 0 && code[i].var.kind < TS_XOP_VAR_KINDS)
       code[i].op = (ts_expr_op)(TS_XOP_VAR_0 + code[i].var.kind);
+  code[e->len] = (ts_expr_instr){.op = TS_XOP_END};
   e->depth = depth;
   e->text = t;
   for (size_t i = 0; i < len; i++)
@@ -514,12 +525,13 @@ ts_expr *ts_expr_compile(const char *text, ts_expr_resolver resolve, void *ctx, 
     fail(&p, "unexpected '%.1s' at column %d", p.s + p.pos);
   if (!p.failed && p.depth > TS_EXPR_STACK)
     fail(&p, "nested too deeply%s (column %d)", "");
-  ts_expr *e = p.failed ? NULL : make(p.code, p.len, p.depth, text);
-  if (!e) {
-    if (!p.failed)
-      snprintf(err, cap, "out of memory");
+  if (p.failed) {
     free(p.code);
+    return NULL;
   }
+  ts_expr *e = make(p.code, p.len, p.depth, text); /* (p.code its own, or freed) */
+  if (!e)
+    snprintf(err, cap, "out of memory");
   return e;
 }
 
@@ -531,10 +543,7 @@ ts_expr *ts_expr_constant(double v)
     return NULL;
   code[0] = (ts_expr_instr){.op = TS_XOP_NUM, .num = v};
   snprintf(text, sizeof text, "%.17g", v);
-  ts_expr *e = make(code, 1, 1, text);
-  if (!e)
-    free(code);
-  return e;
+  return make(code, 1, 1, text); /* (code its own, or freed) */
 }
 
 void ts_expr_free(ts_expr *e)
@@ -633,17 +642,17 @@ const char *ts_expr_text(const ts_expr *e)
 }
 
 /* The machine (expr_run.h) out of line, for any getter. */
-static double exec(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
+static double exec(const ts_expr_instr *code, ts_expr_getter get, void *ctx)
 {
-  return ts__expr_run(code, len, get, ctx);
+  return ts__expr_run(code, get, ctx);
 }
 
 double ts_expr_eval(const ts_expr *e, ts_expr_getter get, void *ctx)
 {
-  return exec(e->code, e->len, get, ctx);
+  return exec(e->code, get, ctx);
 }
 
 double ts__expr_eval_plain(const ts_expr *e, ts_expr_getter get, void *ctx)
 {
-  return exec(e->plain, e->plain_len, get, ctx);
+  return exec(e->plain, get, ctx);
 }

@@ -27,7 +27,8 @@ typedef enum {
    * machine is inlined once per kind, its switch on the kind folded away */
   TS_XOP_VAR_0, TS_XOP_VAR_1, TS_XOP_VAR_2, TS_XOP_VAR_3, TS_XOP_VAR_4, TS_XOP_VAR_5, TS_XOP_VAR_6, TS_XOP_VAR_7,
   TS_XOP_VAR_8, TS_XOP_VAR_9, TS_XOP_VAR_10, TS_XOP_VAR_11, TS_XOP_VAR_12, TS_XOP_VAR_13, TS_XOP_VAR_14,
-  TS_XOP_VAR_15
+  TS_XOP_VAR_15,
+  TS_XOP_END /* code only: the end of the code (ts_expr.code[len], plain[plain_len]): the machine stops */
 } ts_expr_op;
 
 #define TS_XOP_VAR_KINDS 16 /* the kinds with a TS_XOP_VAR_k op */
@@ -43,9 +44,9 @@ typedef struct ts_expr_instr {
 } ts_expr_instr;
 
 struct ts_expr {
-  ts_expr_instr *code;  /* plain with the numbers fused into the operators after them */
+  ts_expr_instr *code;  /* plain with the numbers fused into the operators after them; code[len] is TS_XOP_END */
   size_t len;
-  ts_expr_instr *plain; /* one instruction per value or operator */
+  ts_expr_instr *plain; /* one instruction per value or operator; plain[plain_len] is TS_XOP_END */
   size_t plain_len;
   int depth;            /* largest stack the code needs */
   int nvars;            /* TS_XOP_VAR instructions */
@@ -65,20 +66,21 @@ struct ts_expr {
  * deeper one), so the room every caller of the machine gives it. */
 #define TS_EXPR_STACK 64
 
-/* The stack machine: code[0..len) from the stack st[0..sp) (room for
- * TS_EXPR_STACK values), reading variables through get (NULL: every variable is 0). A
- * binary operator's right operand is the top value, or the instruction's
- * number for a TS_XOP_*_K op. Returns the values then on st. */
+/* The stack machine: code up to its TS_XOP_END from the stack st[0..sp)
+ * (room for TS_EXPR_STACK values), reading variables through get (NULL:
+ * every variable is 0). A binary operator's right operand is the top value,
+ * or the instruction's number for a TS_XOP_*_K op. Returns the values then
+ * on st. (The end is an instruction, not a bound tested before each one.) */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch-enum" /* (an op without its case: an error, despite the default) */
 #endif
-TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx,
-                                     double *st, int sp)
+TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, ts_expr_getter get, void *ctx, double *st, int sp)
 {
   double a, b;
-  for (const ts_expr_instr *in = code, *end = code + len; in < end; in++) {
+  for (const ts_expr_instr *in = code;; in++) {
     switch (in->op) {
+    case TS_XOP_END: return sp;
     case TS_XOP_NUM: st[sp++] = in->num; continue;
     case TS_XOP_VAR: st[sp++] = get ? get(ctx, in->var) : 0; continue;
 /* a variable of kind k (its index from the instruction) */
@@ -160,23 +162,22 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, size_t len, ts_e
 #endif
     }
   }
-  return sp;
 }
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
 
-/* The stack machine on code[0..len) from an empty stack: the one value left
- * (NaN if the code leaves another count). */
-TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, size_t len, ts_expr_getter get, void *ctx)
+/* The stack machine on code (up to its TS_XOP_END) from an empty stack:
+ * the one value left (NaN if the code leaves another count). */
+TS_EXPR_INLINE double ts__expr_run(const ts_expr_instr *code, ts_expr_getter get, void *ctx)
 {
   double st[TS_EXPR_STACK];
-  return ts__expr_run_from(code, len, get, ctx, st, 0) == 1 ? st[0] : NAN;
+  return ts__expr_run_from(code, get, ctx, st, 0) == 1 ? st[0] : NAN;
 }
 
 /* ts_expr_eval(e, get, ctx), with get inlined where the caller's is known. */
 TS_EXPR_INLINE double ts__expr_eval_inline(const ts_expr *e, ts_expr_getter get, void *ctx)
 {
-  return ts__expr_run(e->code, e->len, get, ctx);
+  return ts__expr_run(e->code, get, ctx);
 }
 #endif
