@@ -3,10 +3,10 @@
  * fused CPU segments, the inline expression machine on the moq relay model,
  * an arrival's chunk and worker, the stats record written field by field,
  * stream seeds from the class key, the one-lane arrival, the round-robin
- * slice end; observed (the same stream of pieces and state changes), with a
- * window that clips on both sides, on a std mutex with timeouts and on a
- * preemptive event loop (issue 22). Split
- * from test_speed.c (the engine's and the collector's fast paths).
+ * slice end, kept lets (the general path keeps none); observed (the same
+ * stream of pieces and state changes), with a window that clips on both
+ * sides, on a std mutex with timeouts and on a preemptive event loop (issue
+ * 22). Split from test_speed.c (the engine's and the collector's fast paths).
  * (No timing here: scripts/bench measures speed.) */
 #include <check.h>
 #include <math.h>
@@ -936,6 +936,42 @@ START_TEST(speed_actor_set_up_zeroes_every_byte)
 }
 END_TEST
 
+/* ---- issue 22, the moq row: the let cache's one test ---- */
+
+/* A kept let is current while the let epoch has not moved on: a notify
+ * moves it on with the channel epoch, so the lets that read the notified
+ * channel's version are forgotten and the others kept, and a counter's add
+ * moves it on alone, so all are forgotten (actor.c lets_refresh). The runs
+ * are the general path's (slow_paths keeps no let: each is evaluated at
+ * each read): V reads the version of an indexed channel's instance that c
+ * picks, U another channel's, D both and counter k, and every duration
+ * reads D; two instances are notified in turn, k added every third pass,
+ * c set every other. A stale V, U or D changes a duration, so the
+ * actors' records differ. 6 threads on 3 workers, and each on its own. */
+START_TEST(speed_kept_lets_are_current_after_notifies_and_adds)
+{
+  static const char json[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"counters\": [{\"name\": \"k\"}],"
+    " \"channels\": [{\"name\": \"ch\", \"scope\": \"indexed\", \"instances\": 4},"
+    " {\"name\": \"other\", \"scope\": \"shared\"}],"
+    " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"vars\": {\"c\": 0},"
+    " \"let\": {\"V\": \"version(ch, c % 2)\", \"U\": \"version(other)\", \"W2\": \"i % 3 + 1\","
+    " \"D\": \"0.5 + V * 0.25 + U * 0.125 + k * 0.0625 + W2 * 0.03125\"},"
+    " \"program\": [{\"op\": \"repeat\", \"count\": 9, \"name\": \"j\", \"steps\": ["
+    " {\"op\": \"cpu\", \"ms\": \"D\"},"
+    " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"(i + j) % 2\"},"
+    " {\"op\": \"cpu\", \"ms\": \"D + W2 * 0.01\"},"
+    " {\"op\": \"if\", \"cond\": \"j % 3 == 1\", \"then\": [{\"op\": \"add\", \"counter\": \"k\"}]},"
+    " {\"op\": \"if\", \"cond\": \"j % 4 == 2\", \"then\": [{\"op\": \"notify\", \"channel\": \"other\"}]},"
+    " {\"op\": \"cpu\", \"ms\": \"D\"},"
+    " {\"op\": \"set\", \"var\": \"c\", \"value\": \"c + j % 2\"},"
+    " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"2 + j % 2\"},"
+    " {\"op\": \"cpu\", \"ms\": \"D\"}]}]}]}";
+  ck_assert_uint_gt(same_without_shortcuts(json, 6, 3), 200);
+  ck_assert_uint_gt(same_without_shortcuts(json, 6, 6), 200);
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -958,7 +994,8 @@ Suite *shortcuts_suite(void)
                                 speed_mutex_release_and_wake_are_the_general_path,
                                 speed_plain_segments_and_op_ends_are_the_general_path,
                                 speed_arrival_wakes_and_polls_are_the_general_path,
-                                speed_actor_set_up_zeroes_every_byte, NULL};
+                                speed_actor_set_up_zeroes_every_byte,
+                                speed_kept_lets_are_current_after_notifies_and_adds, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

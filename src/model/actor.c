@@ -260,18 +260,22 @@ static void forget_versions(const ts_world *w, int c, ts_let_cache *lc)
   lc->chan_epoch = w->chan_epoch;
 }
 
-/* lc (actor a's let cache) made current: emptied when a's worker or the let
- * epoch changed, else the lets and index starts that read a channel notified
- * since it was last current forgotten. */
+/* lc (actor a's let cache) made current: emptied when a's worker changed
+ * or the let epoch moved on by more than the notifies since (a counter or a
+ * class count changed too), else the lets and index starts that read a
+ * channel notified since it was last current forgotten. (A notify moves
+ * both epochs on, so that one test, lc->epoch == w->let_epoch, tells that
+ * nothing changed.) */
 static void lets_refresh(const ts_world *w, const ts_actor *a, ts_let_cache *lc)
 {
-  if (lc->worker != a->worker || lc->epoch != w->let_epoch) {
+  if (lc->worker != a->worker || w->let_epoch - lc->epoch != w->chan_epoch - lc->chan_epoch) {
     lc->known = 0;
     lc->worker = a->worker;
     lc->epoch = w->let_epoch;
     lc->chan_epoch = w->chan_epoch;
-  } else if (lc->chan_epoch != w->chan_epoch) { /* a version moved on */
+  } else if (lc->epoch != w->let_epoch) { /* versions moved on, nothing else */
     forget_versions(w, a->klass, lc);
+    lc->epoch = w->let_epoch;
   }
 }
 
@@ -312,7 +316,7 @@ static inline double let_value(evctx *m, int k)
     return m->memo[k];
   /* a stable let is kept in the actor's extension across evaluations */
   ts_let_cache *lc = a->x && k < 64 && (w->let_stable[a->klass] >> k & 1) ? a->x->lets : NULL;
-  if (lc && lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
+  if (lc && lc->worker == a->worker && lc->epoch == w->let_epoch &&
       (lc->known >> k & 1))
     return lc->v[k];
   return let_eval(m, k, lc);
@@ -509,7 +513,7 @@ __attribute__((always_inline))
 static inline double index_kept(const ts_world *w, const ts_actor *a, const ts_expr *e, const ts_idx_pre *ip,
                                 ts_let_cache *lc)
 {
-  if (!(lc->worker == a->worker && lc->epoch == w->let_epoch && lc->chan_epoch == w->chan_epoch &&
+  if (!(lc->worker == a->worker && lc->epoch == w->let_epoch &&
         (lc->known & ip->bits) == ip->bits))
     keep_start(w, a, e, ip, lc);
   if ((size_t)ip->len == e->len) /* (the whole code: its one value) */
@@ -537,12 +541,10 @@ static int index_fail(ts_world *w, const ts_actor *a, const ts_step *s, double v
 
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances)
 {
-  switch (scope) {
-  case TS_SCOPE_ACTOR: return a->x && a->x->parent >= 0 ? a->x->parent : a->id;
-  case TS_SCOPE_SHARED: return 0;
-  case TS_SCOPE_PER_WORKER: return a->worker;
-  case TS_SCOPE_INDEXED: break;
-  }
+  if (scope != TS_SCOPE_INDEXED) /* (tested first: the indexed scope is the common case here) */
+    return scope == TS_SCOPE_ACTOR ? (a->x && a->x->parent >= 0 ? a->x->parent : a->id)
+           : scope == TS_SCOPE_SHARED ? 0
+                                      : a->worker; /* per worker */
   /* a kept start (idx_pre) of the index of a's step (steps[a->pc], where
    * its op runs; s's when it is that expression: ip->e, NULL when nothing
    * is kept): from the actor's let cache; slow_paths (tests): ts__eval, the

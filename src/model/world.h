@@ -96,9 +96,10 @@ typedef struct ts_loop {
 } ts_loop;
 
 /* The values of an actor's stable lets (ts_world.let_stable), valid while
- * its worker is `worker` and the world's let_epoch is `epoch`; those that
- * read a channel's version (ts_world.chan_lets) only while that channel was
- * not notified after chan_epoch (its ts_world.chan_last). */
+ * its worker is `worker` and the world's let_epoch is `epoch`; at a later
+ * let_epoch that moved on by notifies only (as much as chan_epoch did since
+ * `chan_epoch`), those that do not read a notified channel's version
+ * (ts_world.chan_lets, chan_last) are still valid. */
 typedef struct ts_let_cache {
   uint64_t known;       /* bit k: v[k] holds let k */
   uint64_t epoch;
@@ -384,7 +385,7 @@ typedef struct ts_world {
   ts_world_done_fn on_done;
   void *done_ctx;
   int lazy;
-  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
+  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, no let kept (ts_world_run clears let_stable: each let evaluated at each read), and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
   uint8_t *reclaim;       /* [nclasses] */
   int followers;          /* a class arrives after the actors of another end (TS_ARRIVE_AFTER):
                            * an actor's end may start one (actor.c start_followers) */
@@ -417,13 +418,13 @@ typedef struct ts_world {
    * worker does, a set gives a variable it reads a value (var_lets), a
    * notify moves the version of a channel it reads on (chan_lets), or
    * let_epoch moves on, which every change of a counter or of a class count
-   * does */
+   * does (a notify moves it on too, and chan_epoch: actor.c lets_refresh) */
   uint64_t *let_stable;   /* [nclasses] */
   uint64_t *var_lets;     /* [c * var_stride + j]: the stable lets of class c that read its variable j */
   size_t var_stride;      /* the most variables of a class */
   uint64_t *chan_lets;    /* [c * nchans + d]: the stable lets of class c that read channel d's version */
   uint64_t let_epoch;
-  uint64_t chan_epoch;    /* moves on at every notify (a version moves on) */
+  uint64_t chan_epoch;    /* moves on at every notify (a version moves on), as let_epoch does then */
   uint64_t *chan_last;    /* [nchans]: chan_epoch after channel d's last notify */
   int let_slots;          /* slots of the let cache: the most a class uses (<= 64) */
   /* the kept starts of index expressions: step j of class c's index keeps
