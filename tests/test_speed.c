@@ -648,7 +648,7 @@ static void vals_quantiles(const double *v, size_t n, size_t spill_at, double *o
   for (size_t i = 0; i < n; i++)
     ck_assert_int_eq(ts__vals_push(&s, v[i]), 0);
   *files += s.f != NULL;
-  ck_assert_uint_eq(s.written + s.mem.len, n);
+  ck_assert_uint_eq(s.written + s.mem.len + s.zeros, n);
   ck_assert_int_eq(ts__vals_quantiles(&s, q, 4, out), 0);
   ts__vals_finish(&s);
 }
@@ -732,7 +732,7 @@ START_TEST(speed_reserved_values_do_not_grow)
   for (int i = 0; i < 1000; i++)
     ck_assert_int_eq(ts__vals_push(&c, (double)(i * 7 % 1000)), 0);
   ck_assert_ptr_nonnull(c.f);
-  ck_assert_uint_eq(c.written + c.mem.len, 1000);
+  ck_assert_uint_eq(c.written + c.mem.len + c.zeros, 1000);
   double qa[4], qb[4], qc[4];
   ck_assert_int_eq(ts__vals_quantiles(&a, q, 4, qa), 0);
   ck_assert_int_eq(ts__vals_quantiles(&b, q, 4, qb), 0);
@@ -789,6 +789,64 @@ START_TEST(speed_quantiles_at_once_are_one_by_one)
   free(v);
   free(one);
   free(all);
+}
+END_TEST
+
+/* Zeros are counted, not kept (ts__vals.zeros): the quantiles of values
+ * with any number of zeros (of both signs), below and above them, have the
+ * bits of GSL's on all the values sorted, in memory and spilled; every
+ * rank position against the zeros is met (a level's two ranks below them,
+ * straddling their first or last, among them, above them), with 1 to 40
+ * values and 0, 1 or 3 negatives. The values differ from each other, so a
+ * rank off by one reads another value. */
+START_TEST(speed_quantiles_of_counted_zeros_are_all_values)
+{
+  static const double q[4] = {0.5, 0.95, 0.99, 0.05}; /* (vals_quantiles's) */
+  static const size_t negs[] = {0, 1, 3};
+  double v[40], sorted[40];
+  uint64_t r = 41;
+  size_t bad = 0, straddle = 0, zeros_read = 0, runs = 0;
+  int files = 0;
+  for (size_t n = 1; n <= 40; n++)
+    for (size_t ni = 0; ni < 3; ni++)
+      for (size_t z = 0; negs[ni] + z <= n; z++) {
+        size_t neg = negs[ni], pos = n - neg - z;
+        for (size_t i = 0; i < neg; i++)
+          v[i] = -1.5 - (double)i;
+        for (size_t i = 0; i < z; i++)
+          v[neg + i] = i % 3 == 1 ? -0.0 : 0.0;
+        for (size_t i = 0; i < pos; i++)
+          v[neg + z + i] = 0.25 + (double)i;
+        for (size_t i = n - 1; i > 0; i--) { /* shuffled */
+          size_t j = lcg(&r) % (i + 1);
+          double t = v[i];
+          v[i] = v[j];
+          v[j] = t;
+        }
+        for (size_t i = 0; i < n; i++)
+          sorted[i] = v[i] + 0.0;
+        gsl_sort(sorted, 1, n);
+        double want[4], mem[4], got[4];
+        for (int k = 0; k < 4; k++) {
+          want[k] = q[k] == 0.5 ? gsl_stats_median_from_sorted_data(sorted, 1, n)
+                                : gsl_stats_quantile_from_sorted_data(sorted, 1, n, q[k]);
+          size_t lo, hi;
+          ts__quantile_ranks(n, q[k], &lo, &hi);
+          straddle += z > 0 && ((lo < neg + z && hi >= neg + z) || (lo < neg && hi >= neg));
+          zeros_read += z > 0 && lo >= neg && lo < neg + z;
+        }
+        vals_quantiles(v, n, 0, mem, &files);
+        vals_quantiles(v, n, 3, got, &files);
+        runs++;
+        if ((memcmp(mem, want, sizeof want) != 0 || memcmp(got, want, sizeof want) != 0) && bad++ < 5)
+          fprintf(stderr, "n %zu neg %zu zeros %zu: %.17g %.17g %.17g %.17g, spilled %.17g %.17g %.17g %.17g, GSL %.17g %.17g %.17g %.17g\n",
+                  n, neg, z, mem[0], mem[1], mem[2], mem[3], got[0], got[1], got[2], got[3], want[0], want[1], want[2], want[3]);
+      }
+  ck_assert_uint_eq(bad, 0);
+  ck_assert_uint_gt(straddle, 500);
+  ck_assert_uint_gt(zeros_read, 500);
+  ck_assert_int_gt(files, 1000); /* (the spilled path ran) */
+  ck_assert_uint_gt(runs, 2000);
 }
 END_TEST
 
@@ -992,7 +1050,7 @@ Suite *speed_suite(void)
                                 speed_collector_takes_kept_quantities_once_they_can_move,
                                 speed_direct_take_is_the_record_take,
                                 speed_spilled_quantiles_are_in_memory_ones, speed_reserved_values_do_not_grow,
-                                speed_quantiles_at_once_are_one_by_one,
+                                speed_quantiles_at_once_are_one_by_one, speed_quantiles_of_counted_zeros_are_all_values,
                                 speed_spilled_sweep_is_the_sweep_in_memory,
                                 speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_span_runs_sort_as_qsort,

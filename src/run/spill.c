@@ -8,9 +8,11 @@
  * The quantile is then ts_quantile's arithmetic on the same two order
  * statistics, so it has the same bits as the values sorted in memory.
  *
- * The values are never NaN (not counted) and never -0 (a push turns it into
- * +0, the only zero integer nanoseconds give): the key orders them as <
- * does, so the k-th smallest is one double, bit for bit.
+ * The values are never NaN (not counted) and never 0: a push only counts a
+ * zero (either sign; +0, the only zero integer nanoseconds give, is what a
+ * quantile reads), and a rank among the zeros is +0 without a pass
+ * (ts__kept_rank). The key orders the kept values as < does, so the k-th
+ * smallest is one double, bit for bit.
  *
  * Once spilled, the memory is only a write (and read) buffer of
  * TS__SPILL_CHUNK values: a run's memory for these values peaks when the
@@ -125,7 +127,7 @@ int ts__vals_push_slow(ts__vals *v, double x)
     v->mem.v = p;
     v->mem.cap = cap;
   }
-  v->mem.v[v->mem.len++] = x + 0.0; /* (-0 + 0 is +0) */
+  v->mem.v[v->mem.len++] = x; /* (never a 0: ts__vals_push counted it) */
   return 0;
 }
 
@@ -209,25 +211,31 @@ static int select_ranks(ts__vals *v, size_t n, const size_t *rank, int nr, doubl
 
 int ts__vals_quantiles(ts__vals *v, const double *q, int nq, double *out)
 {
-  size_t n = v->written + v->mem.len;
+  size_t n = v->written + v->mem.len, all = n + v->zeros;
   if (!v->f) {
-    ts__quantiles(v->mem.v, n, q, nq, out);
+    ts__quantiles_zeros(v->mem.v, n, v->neg, v->zeros, q, nq, out);
     return 0;
   }
   if (spill(v) || fflush(v->f) != 0)
     return fail(v, "cannot write a temporary file");
   size_t rank[MAX_RANKS], lo[MAX_RANKS / 2], hi[MAX_RANKS / 2];
-  int nr = 0;
+  int nr = 0, at_of[MAX_RANKS]; /* each quantile's two ranks' index into rank, or -1 (a 0) */
   for (int i = 0; i < nq && i < MAX_RANKS / 2; i++) {
-    ts__quantile_ranks(n, q[i], &lo[i], &hi[i]);
-    rank[nr++] = lo[i];
-    rank[nr++] = hi[i];
+    ts__quantile_ranks(all, q[i], &lo[i], &hi[i]);
+    size_t two[2] = {lo[i], hi[i]};
+    for (int t = 0; t < 2; t++) {
+      at_of[2 * i + t] = -1;
+      if (ts__kept_rank(two[t], v->neg, v->zeros, &rank[nr]))
+        at_of[2 * i + t] = nr++;
+    }
   }
   double at[MAX_RANKS];
-  if (select_ranks(v, n, rank, nr, at))
+  if (nr > 0 && select_ranks(v, n, rank, nr, at))
     return -1;
-  for (int i = 0; i < nq && i < MAX_RANKS / 2; i++)
-    out[i] = ts__quantile_from(n, q[i], at[2 * i], at[2 * i + 1]);
+  for (int i = 0; i < nq && i < MAX_RANKS / 2; i++) {
+    double l = at_of[2 * i] < 0 ? 0.0 : at[at_of[2 * i]], h = at_of[2 * i + 1] < 0 ? 0.0 : at[at_of[2 * i + 1]];
+    out[i] = ts__quantile_from(all, q[i], l, h);
+  }
   return 0;
 }
 

@@ -124,26 +124,35 @@ static void select_ascending(double *v, size_t k, const size_t *r, int n, double
 
 void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out)
 {
+  ts__quantiles_zeros(v, k, 0, 0, q, nq, out);
+}
+
+void ts__quantiles_zeros(double *v, size_t k, size_t neg, size_t zeros, const double *q, int nq, double *out)
+{
   size_t lo[TS__MAX_QUANTILES], hi[TS__MAX_QUANTILES], r[2 * TS__MAX_QUANTILES];
   double at[2 * TS__MAX_QUANTILES];
   int n = 0;
-  if (k == 0) {
+  size_t all = k + zeros;
+  if (all == 0) {
     for (int i = 0; i < nq; i++)
       out[i] = 0.0;
     return;
   }
   for (int i = 0; i < nq; i++) {
-    ts__quantile_ranks(k, q[i], &lo[i], &hi[i]);
+    ts__quantile_ranks(all, q[i], &lo[i], &hi[i]);
     size_t two[2] = {lo[i], hi[i]};
-    for (int t = 0; t < 2; t++) { /* into r, ascending, once each */
+    for (int t = 0; t < 2; t++) { /* the kept ranks into r, ascending, once each */
+      size_t kr;
+      if (!ts__kept_rank(two[t], neg, zeros, &kr))
+        continue;
       int j = n;
-      while (j > 0 && r[j - 1] > two[t])
+      while (j > 0 && r[j - 1] > kr)
         j--;
-      if (j > 0 && r[j - 1] == two[t])
+      if (j > 0 && r[j - 1] == kr)
         continue;
       for (int m = n; m > j; m--)
         r[m] = r[m - 1];
-      r[j] = two[t];
+      r[j] = kr;
       n++;
     }
   }
@@ -153,14 +162,16 @@ void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out)
   else
     select_ascending(v, k, r, n, at);
   for (int i = 0; i < nq; i++) {
-    double l = 0, h = 0;
+    size_t kl, kh;
+    int keptl = ts__kept_rank(lo[i], neg, zeros, &kl), kepth = ts__kept_rank(hi[i], neg, zeros, &kh);
+    double l = 0.0, h = 0.0; /* (+0: a rank among the zeros) */
     for (int j = 0; j < n; j++) {
-      if (r[j] == lo[i])
+      if (keptl && r[j] == kl)
         l = at[j];
-      if (r[j] == hi[i])
+      if (kepth && r[j] == kh)
         h = at[j];
     }
-    out[i] = ts__quantile_from(k, q[i], l, h);
+    out[i] = ts__quantile_from(all, q[i], l, h);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "run/sweep.h"
 
@@ -78,6 +79,8 @@ int ts__dvec_append(dvec *d, const double *x, size_t n);
 
 typedef struct ts__vals {
   dvec mem;          /* the values not written yet (all of them until the first spill); cap <= the threshold */
+  size_t zeros;      /* the values that are 0 (of either sign): counted, not kept */
+  size_t neg;        /* the values kept that are < 0 (they sort below the zeros) */
   FILE *f;           /* the temporary file (raw doubles, in order), once spilled */
   size_t written;    /* values in the file */
   size_t spill_at;   /* the threshold (values in memory); 0: TS__SPILL_AT */
@@ -85,18 +88,43 @@ typedef struct ts__vals {
   int errnum;        /* its errno */
 } ts__vals;
 
-/* Append x to v (-0 as +0; never a NaN): in memory while there is room
- * below the threshold, else the memory to the file first (and then only
- * TS__SPILL_CHUNK values in memory). 0, or -1 (out of memory, or v->err).
- * The inline fast path is ts__vals_push. */
+/* Append x to v (never a NaN): a 0 (either sign: a quantile reads it as
+ * +0) only counted (v->zeros; half an M/M/1's waits are 0), any other value
+ * in memory while there is room below the threshold, else the memory to the
+ * file first (and then only TS__SPILL_CHUNK values in memory). 0, or -1
+ * (out of memory, or v->err). The inline fast path is ts__vals_push. */
 int ts__vals_push_slow(ts__vals *v, double x);
 static inline int ts__vals_push(ts__vals *v, double x)
 {
+  int64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  if (bits <= 0) { /* +0, or the sign bit set (< 0, or -0): one test for the values above 0, most of them */
+    if (x == 0) {
+      v->zeros++;
+      return 0;
+    }
+    v->neg++;
+  }
   if (v->mem.len < v->mem.cap) {
-    v->mem.v[v->mem.len++] = x + 0.0;
+    v->mem.v[v->mem.len++] = x;
     return 0;
   }
   return ts__vals_push_slow(v, x);
+}
+/* Where rank r (0-based, ascending) of k kept values, neg of them < 0, and
+ * zeros zeros falls: 0 when among the zeros (its value is +0), else 1 and
+ * *at its rank among the kept values (those below the zeros keep theirs,
+ * those above them move down by zeros). */
+static inline int ts__kept_rank(size_t r, size_t neg, size_t zeros, size_t *at)
+{
+  if (r < neg) {
+    *at = r;
+    return 1;
+  }
+  if (r < neg + zeros)
+    return 0;
+  *at = r - zeros;
+  return 1;
 }
 /* Room in v's memory for n values (at most the threshold), made now, before
  * the first push: the values then go in without growing (and copying) the
@@ -117,6 +145,10 @@ int ts__ascends(const double *v, size_t k);
  * ascending order, each in the part of v above the one before (or read
  * directly when v already ascends). v is reordered. */
 void ts__quantiles(double *v, size_t k, const double *q, int nq, double *out);
+/* ts__quantiles of the k values v[0..k) (none 0, neg of them < 0) with
+ * zeros values +0 besides, not in v: the bits of the quantiles of all k +
+ * zeros of them. v is reordered. */
+void ts__quantiles_zeros(double *v, size_t k, size_t neg, size_t zeros, const double *q, int nq, double *out);
 /* The q[i]-quantiles (i < nq <= 4) of v's values (at least one) into out:
  * ts_quantile's bits, from memory or by radix selection over the file. 0,
  * or -1 (out of memory, or v->err). The memory's values are reordered. */
