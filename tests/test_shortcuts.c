@@ -148,15 +148,21 @@ static uint64_t same_runs_without_shortcuts(const ts_model *m, const ts_world_sp
   return same_runs_observed(m, sp, NULL, NULL);
 }
 
-/* same_runs_without_shortcuts of model json at n and workers (seed 11). */
-static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+/* same_runs_without_shortcuts of model json under spec sp. */
+static uint64_t same_runs_spec(const char *json, const ts_world_spec *sp)
 {
   ts_model m;
   tu_model(json, &m);
-  ts_world_spec sp = tu_world_spec(n, workers, 11);
-  uint64_t steps = same_runs_without_shortcuts(&m, &sp);
+  uint64_t steps = same_runs_without_shortcuts(&m, sp);
   ts_model_finish(&m);
   return steps;
+}
+
+/* same_runs_without_shortcuts of model json at n and workers (seed 11). */
+static uint64_t same_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  return same_runs_spec(json, &sp);
 }
 
 /* ---- the shortcuts observed, windowed, on std mutexes with timeouts and preemption ---- */
@@ -226,15 +232,15 @@ static ts_observer recorder(seen_log *l)
                        .lock = seen_lock, .wake = seen_wake, .blocked = seen_blocked, .call = seen_call};
 }
 
-/* same_without_shortcuts with a recording observer on both runs (seed 11):
- * the same runs, and the same streams of observed things (pieces, state
- * changes, counters, locks, wakes, blocks, calls) in the same order. Returns
- * the things seen. */
-static size_t same_observed_without_shortcuts(const char *json, int n, int workers)
+/* same_runs_without_shortcuts of model json under spec sp with a
+ * recording observer on both runs: the same runs, and the same streams of
+ * observed things (pieces, state changes, counters, locks, wakes, blocks,
+ * calls) in the same order. Returns the things seen. */
+static size_t same_observed_spec(const char *json, const ts_world_spec *spec)
 {
   ts_model m;
   tu_model(json, &m);
-  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  ts_world_spec sp = *spec;
   seen_log la = {0}, lb = {0};
   ts_observer oa = recorder(&la), ob = recorder(&lb);
   same_runs_observed(&m, &sp, &oa, &ob);
@@ -255,19 +261,22 @@ static size_t same_observed_without_shortcuts(const char *json, int n, int worke
   return seen_n;
 }
 
+/* same_observed_spec at n and workers (seed 11). */
+static size_t same_observed_without_shortcuts(const char *json, int n, int workers)
+{
+  ts_world_spec sp = tu_world_spec(n, workers, 11);
+  return same_observed_spec(json, &sp);
+}
+
 /* same_without_shortcuts with the measurement window [t0, t1) (ns; seed
  * 11): the run with the shortcuts clips to it too (win_all off on both
  * sides). */
 static uint64_t same_windowed_without_shortcuts(const char *json, int n, int workers, ts_time t0, ts_time t1)
 {
-  ts_model m;
-  tu_model(json, &m);
   ts_world_spec sp = tu_world_spec(n, workers, 11);
   sp.win_t0 = t0;
   sp.win_t1 = t1;
-  uint64_t steps = same_runs_without_shortcuts(&m, &sp);
-  ts_model_finish(&m);
-  return steps;
+  return same_runs_spec(json, &sp);
 }
 
 /* 12 threads on one mutex (spin, futex, kernel and user one-row costs), a
@@ -972,6 +981,45 @@ START_TEST(speed_kept_lets_are_current_after_notifies_and_adds)
 }
 END_TEST
 
+/* A segment end held out of the event list (cpu.c's loop, engine/sim.h
+ * ts_sim_at_next) runs in place only when it is the next event: the same
+ * events in the same order as one event a call with every end in the list
+ * (slow_paths), where the list's and the lane's events tie with it (fixed
+ * costs on a 10 us grid, periodic arrivals on the same grid, which count as
+ * scheduled first), and where the run's horizon falls on such a tie or
+ * between events (held ends past it are left in the list: the same end).
+ * Threads on one mutex, a closed loop and an open one, plain and observed. */
+START_TEST(speed_held_segment_ends_run_in_the_list_order)
+{
+  static const char open_fmt[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
+    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
+    " \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"job\", \"count\": 400, \"arrival\": {\"kind\":"
+    " \"periodic\", \"period_ms\": %s, \"phase_ms\": 0}, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"},"
+    " {\"op\": \"cpu\", \"ms\": 0.2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.05}]}]}";
+  static const char *const periods[] = {"0.3", "0.25", "0.12"};
+  static const ts_time horizons[] = {(ts_time)60 * 1000000, (ts_time)60 * 1000000 + 123457};
+  char json[1400];
+  for (int p = 0; p < 3; p++)
+    for (int h = 0; h < 2; h++) {
+      snprintf(json, sizeof json, open_fmt, periods[p]);
+      ts_world_spec sp = tu_world_spec(1, 3, 11);
+      sp.horizon = horizons[h];
+      ck_assert_uint_gt(same_runs_spec(json, &sp), 800);
+      ck_assert_uint_gt(same_observed_spec(json, &sp), 1000);
+    }
+  /* the closed loop of 16 threads, cut mid-way at 24 instants 7 us apart
+   * (some inside a held end's segment) */
+  snprintf(json, sizeof json, mutex_fmt, "");
+  for (int h = 0; h < 24; h++) {
+    ts_world_spec sp = tu_world_spec(16, 16, 11);
+    sp.horizon = (ts_time)50 * 1000000 + h * 7000;
+    ck_assert_uint_gt(same_runs_spec(json, &sp), 300);
+    ck_assert_uint_gt(same_observed_spec(json, &sp), 500);
+  }
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -995,7 +1043,8 @@ Suite *shortcuts_suite(void)
                                 speed_plain_segments_and_op_ends_are_the_general_path,
                                 speed_arrival_wakes_and_polls_are_the_general_path,
                                 speed_actor_set_up_zeroes_every_byte,
-                                speed_kept_lets_are_current_after_notifies_and_adds, NULL};
+                                speed_kept_lets_are_current_after_notifies_and_adds,
+                                speed_held_segment_ends_run_in_the_list_order, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

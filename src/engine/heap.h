@@ -81,6 +81,19 @@ static inline const ts_event *ts_heap_peek(const ts_heap *h)
   return top && ts_event_before(top, head) ? top : head;
 }
 
+/* Whether ev runs before every event of the list but its least (the list
+ * is not empty; in_run as ts_heap_drop_least_at's): the events after the
+ * run's head are after its second, those in the heap after its top's
+ * children. */
+static inline int ts_heap_before_rest(const ts_heap *h, const ts_event *ev, int in_run)
+{
+  if (in_run)
+    return (h->run_len < 2 || ts_event_before(ev, &h->run[(h->run_head + 1) & (h->run_cap - 1)])) &&
+           (h->len == 0 || ts_event_before(ev, &h->v[0]));
+  return (h->len < 2 || ts_event_before(ev, &h->v[1])) && (h->len < 3 || ts_event_before(ev, &h->v[2])) &&
+         (h->run_len == 0 || ts_event_before(ev, &h->run[h->run_head]));
+}
+
 /* ts_heap_drop_least_at when the least is the heap's top. */
 void ts__heap_drop_heap_top(ts_heap *h);
 
@@ -103,6 +116,18 @@ static inline void ts_heap_drop_least_at(ts_heap *h, int in_run)
 int ts__heap_replace_run_head(ts_heap *h, const ts_event *ev);
 int ts__heap_replace_heap_top(ts_heap *h, const ts_event *ev);
 
+/* ts_heap_replace_top_at's case where the least event is the run's head
+ * and ev goes to the run's tail: the ring turns by one. */
+static inline void ts__heap_run_turn(ts_heap *h, const ts_event *ev)
+{
+  size_t mask = h->run_cap - 1;
+  ts_event e = *ev; /* (ev may point into the list) */
+  h->run[(h->run_head + h->run_len) & mask] = e; /* the head's slot when the ring is full: it leaves */
+  h->run_head = (h->run_head + 1) & mask;
+  h->run_last_time = e.time;
+  h->run_last_seq = e.seq;
+}
+
 /* ts_heap_replace_top when the caller knows where the least event is:
  * in_run is 1 when it is the run's head, 0 when it is the heap's top (what
  * ts_heap_peek told: the run's head unless the heap's top runs before it).
@@ -111,12 +136,23 @@ static inline int ts_heap_replace_top_at(ts_heap *h, const ts_event *ev, int in_
 {
   if (in_run) {
     if (!ts__event_before_key(ev, h->run_last_time, h->run_last_seq)) {
-      size_t mask = h->run_cap - 1;
-      ts_event e = *ev; /* (ev may point into the list) */
-      h->run[(h->run_head + h->run_len) & mask] = e; /* the head's slot when the ring is full: it leaves */
-      h->run_head = (h->run_head + 1) & mask;
-      h->run_last_time = e.time;
-      h->run_last_seq = e.seq;
+      ts__heap_run_turn(h, ev);
+      return 0;
+    }
+    return ts__heap_replace_run_head(h, ev);
+  }
+  return ts__heap_replace_heap_top(h, ev);
+}
+
+/* ts_heap_replace_top_at for an event newer than every event in the list
+ * (a seq greater than theirs, as ts_sim_at gives): at an equal time it runs
+ * after the run's last, so whether it joins the run is one compare of
+ * times. Events then come out exactly as after a pop and a push. */
+static inline int ts_heap_replace_top_newest_at(ts_heap *h, const ts_event *ev, int in_run)
+{
+  if (in_run) {
+    if (ev->time >= h->run_last_time) {
+      ts__heap_run_turn(h, ev);
       return 0;
     }
     return ts__heap_replace_run_head(h, ev);

@@ -20,7 +20,15 @@
  * (ts_sim_next_in_place): when it is of the handler's own kind and the
  * running ts_sim_run or ts_sim_step would dispatch it next, it is dispatched
  * there (the clock, the step count, the list as dispatch leaves them) and
- * the handler loops. Same events, same order, same steps. */
+ * the handler loops. Same events, same order, same steps.
+ *
+ * Such a handler may also let the handlers it runs hold one event out of
+ * the list (ts_sim_at_next): the event its handler most likely runs next (a
+ * CPU segment's end). Its key (time, seq) is taken as ts_sim_at takes it,
+ * so it is in the list as far as order goes; when the handler is done
+ * (ts_sim_next_held_in_place) it is dispatched without entering the list if
+ * it is the next event, or else inserted where ts_sim_at would have put it.
+ * No event stays held past that: the rest of the engine never sees one. */
 #ifndef TS_SIM_H
 #define TS_SIM_H
 #include <stdint.h>
@@ -48,6 +56,9 @@ struct ts_sim {
   int failed;          /* TS_SIM_NOMEM or TS_SIM_PAST once scheduling failed; TS_SIM_STOP: a handler stopped the run */
   int pending;         /* a handler runs and the heap's top is its event, not yet removed */
   int top_in_run;      /* with pending: that event is the run's head (else the heap's top; engine/heap.h) */
+  int hold;            /* 0: events go to the list; 1: ts_sim_at_next may hold one; 2: held_ev is held
+                        * (engine/sim.h: ts_sim_next_held_in_place) */
+  ts_event held_ev;    /* with hold 2: an event out of the list (ts_sim_at_next) */
   ts_time until;       /* the running ts_sim_run's until (ts_sim_next_in_place stops beyond it) */
   uint64_t steps_end;  /* and its end: steps never go past it (ts_sim_step: one) */
   int lane_on;         /* lane_ev is the lane's next event */
@@ -79,7 +90,7 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
   ts_event ev = {.time = at, .seq = sim->next_seq++, .kind = kind, .obj = obj, .gen = gen};
   if (sim->pending) { /* the running handler's own event is the top: replace it */
     sim->pending = 0;
-    if (ts_heap_replace_top_at(&sim->heap, &ev, sim->top_in_run) != 0) {
+    if (ts_heap_replace_top_newest_at(&sim->heap, &ev, sim->top_in_run) != 0) { /* (seq grows: ev is the newest) */
       sim->failed = TS_SIM_NOMEM;
       return -1;
     }
@@ -90,6 +101,24 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
     return -1;
   }
   return 0;
+}
+/* ts_sim_at for an event that the running handler will likely run next (a
+ * CPU segment's end): while holding is on (sim->hold, set by a handler that
+ * runs the next events in place, ts_sim_next_held_in_place) and nothing is
+ * held yet, the event is held out of the list, its seq taken as ts_sim_at
+ * takes it; otherwise ts_sim_at. Returns 0 or -1 as ts_sim_at. */
+static inline int ts_sim_at_next(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen)
+{
+  if (sim->hold == 1 && at >= sim->now && kind >= 0 && kind < TS_SIM_MAX_KINDS) {
+    sim->hold = 2;
+    sim->held_ev.time = at; /* (field by field: no padding to clear) */
+    sim->held_ev.seq = sim->next_seq++;
+    sim->held_ev.kind = kind;
+    sim->held_ev.obj = obj;
+    sim->held_ev.gen = gen;
+    return 0;
+  }
+  return ts_sim_at(sim, at, kind, obj, gen);
 }
 /* Remove the running handler's event (pending: it scheduled nothing), as
  * dispatch does after the handler; pending becomes 0. */
@@ -158,6 +187,49 @@ static inline int ts_sim_now_in_place(ts_sim *sim)
   sim->next_seq++;
   sim->steps++;
   return 1;
+}
+
+/* Insert the held event as ts_sim_at inserts (the handler's own event,
+ * when still the list's, is replaced), for a key that may be older than
+ * the list's. Out of line: the loops that inline ts_sim_next_held_in_place
+ * stay small. */
+int ts__sim_put_held(ts_sim *sim);
+/* ts_sim_next_any_in_place for a handler that runs events in place while
+ * the handlers it runs may hold one (sim->hold 1 or 2, set by the caller;
+ * 0: none runs in place, NULL). When the handler it ran held one
+ * (ts_sim_at_next) and that event is the next the running ts_sim_run or
+ * ts_sim_step would dispatch (no failure, steps left, not past until,
+ * before the lane's next and the list's least by (time, seq)), it is
+ * dispatched from the hold without entering the list: the clock moves to
+ * it, it counts as a step, and it is not the list's (nothing to remove
+ * after it). Otherwise it is inserted, and the list's next is asked for as
+ * ts_sim_next_any_in_place does. Holding stays on (hold 1) either way; the
+ * caller turns it off (0) when it returns. A held event is handed out
+ * where it is held, not copied to *buf: its handler must read it before it
+ * schedules anything (as cpu.c's seg_end, the one handler of the kind
+ * ts_sim_at_next is used for, does). */
+static inline const ts_event *ts_sim_next_held_in_place(ts_sim *sim, ts_event *buf)
+{
+  if (sim->hold != 1) {
+    if (!sim->hold)
+      return NULL;
+    sim->hold = 1;
+    const ts_event *h = &sim->held_ev, *top;
+    if (!sim->failed && sim->steps < sim->steps_end && h->time <= sim->until &&
+        !(sim->lane_on && sim->lane_ev.time <= h->time) &&
+        (sim->pending ? ts_heap_before_rest(&sim->heap, h, sim->top_in_run)
+                      : !(top = ts_heap_peek(&sim->heap)) || ts_event_before(h, top))) {
+      /* (the handler's own event, when still pending, stays the list's top:
+       * the first event the held one's handler schedules replaces it, or
+       * the next ask removes it, as for a handler's own event) */
+      sim->now = h->time;
+      sim->steps++;
+      return h;
+    }
+    if (ts__sim_put_held(sim) != 0)
+      return NULL;
+  }
+  return ts__sim_next_in_place_of(sim, -1, buf);
 }
 
 /* The next event to run (lane or heap) without removing it, or NULL when

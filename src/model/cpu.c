@@ -476,7 +476,12 @@ int ts__cpu_begin_any(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int 
     if (rate_one(w)) {
       a->seg.rows_target = 1;
       a->seg.at_row = 0;
-      arm_end(w, wk, cost);
+      if (flags & TS_CPU_NEXT) { /* arm_end, its end held out of the list while ts__cpu_on_seg_end's loop allows */
+        wk->gen++;
+        ts__at_next(w, w->sim.now + cost, TS_EV_SEG_END, wk->id, wk->gen);
+      } else {
+        arm_end(w, wk, cost);
+      }
       a->seg.plain = 1; /* (one row, neither sliced nor timed, to its end at rate 1) */
     } else {
       plan(w, wk);
@@ -736,14 +741,20 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
   /* the next event the run would dispatch now (the list's, not the lane's)
    * runs here in place of a return and a call (engine/sim.h: the same
    * dispatch, the same step): a SEG_END inline, another kind (a parked
-   * thread's RESUME, a WAKE...) by its handler. slow_paths (tests): one event
-   * a call. */
+   * thread's RESUME, a WAKE...) by its handler. A segment end armed by the
+   * event just run may be held out of the list meanwhile (arm_end and
+   * ts__cpu_begin, ts__at_next): when nothing is due before it (the list's
+   * least and the lane's next are later, or equal and scheduled earlier) it
+   * runs next without entering the list, else it enters the list then.
+   * slow_paths (tests): one event a call, nothing held. */
+  sim->hold = !w->slow_paths;
   do {
     if (ev->kind == TS_EV_SEG_END)
       seg_end(w, ev);
     else if (sim->handlers[ev->kind])
       sim->handlers[ev->kind](sim, ev);
-  } while (!w->slow_paths && (ev = ts_sim_next_any_in_place(sim, &next)));
+  } while ((ev = ts_sim_next_held_in_place(sim, &next)));
+  sim->hold = 0;
 }
 
 /* ts__cpu_on_seg_end's general path (out of line: the fused end above then

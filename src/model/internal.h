@@ -33,8 +33,11 @@ enum {
 
 /* Flags of ts__cpu_begin. TS_CPU_LAST: the segment is its op's last phase,
  * so that when it ends the op's exec would only return TS_OP_NEXT; the
- * end then steps on to the next op itself (cpu.c, seg_end) without the call. */
-enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8, TS_CPU_LAST = 16 };
+ * end then steps on to the next op itself (cpu.c, seg_end) without the call.
+ * TS_CPU_NEXT: its end most likely runs next (a mutex's short phase, while
+ * the other threads wait on it): in its one-row cases at rate 1 the end may
+ * be held out of the event list (ts__at_next); the same events either way. */
+enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8, TS_CPU_LAST = 16, TS_CPU_NEXT = 32 };
 
 /* --- memory (actor.c) --- */
 
@@ -260,6 +263,7 @@ ts_rng *ts__actor_rng(ts_world *w, ts_actor *a);
 /* --- CPU segments (cpu.c) --- */
 
 static inline void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen);
+static inline void ts__at_next(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen);
 /* ts__cpu_begin's cases but the continuation (out of line, cpu.c). */
 int ts__cpu_begin_any(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int flags, int state);
 /* a (running on its worker) begins a CPU segment of `cost` ns in `rows`
@@ -300,7 +304,10 @@ static inline int ts__cpu_begin(ts_world *w, ts_actor *a, ts_time cost, int64_t 
     wk->frac = 0;
     wk->frac_q = 1;
     wk->gen++; /* a new generation: earlier ends are void (cpu.c, arm_end) */
-    ts__at(w, now + cost, TS_EV_SEG_END, wk->id, wk->gen);
+    if (flags & TS_CPU_NEXT)
+      ts__at_next(w, now + cost, TS_EV_SEG_END, wk->id, wk->gen);
+    else
+      ts__at(w, now + cost, TS_EV_SEG_END, wk->id, wk->gen);
     return TS_OP_BUSY;
   }
   return ts__cpu_begin_any(w, a, cost, rows, flags, state);
@@ -584,6 +591,14 @@ void ts__at_failed(ts_world *w, ts_time at);
 static inline void ts__at(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
 {
   if (at > TS_HORIZON_MAX || ts_sim_at(&w->sim, at, kind, obj, gen) != 0)
+    ts__at_failed(w, at);
+}
+/* ts__at for a CPU segment's end that most likely runs next (TS_CPU_NEXT):
+ * held out of the event list while ts__cpu_on_seg_end's loop allows it
+ * (engine/sim.h, ts_sim_at_next), else scheduled as ts__at does. */
+static inline void ts__at_next(ts_world *w, ts_time at, int kind, int32_t obj, uint32_t gen)
+{
+  if (at > TS_HORIZON_MAX || ts_sim_at_next(&w->sim, at, kind, obj, gen) != 0)
     ts__at_failed(w, at);
 }
 /* Overlap of [t0, t1) with the measurement window. */

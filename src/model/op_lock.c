@@ -82,7 +82,7 @@ static int took(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *
   ts_time cost = d->acquire;
   if (d->migrate > 0 && l->prev_worker >= 0 && l->prev_worker != l->last_worker)
     cost += d->migrate; /* the previous holder ran on another worker: its cache lines move */
-  return ts__cpu_begin(w, a, cost, 1, TS_CPU_LAST, TS_ACTOR_RUNNING); /* (exec_lock at SUB_TOOK: TS_OP_NEXT) */
+  return ts__cpu_begin(w, a, cost, 1, TS_CPU_LAST | TS_CPU_NEXT, TS_ACTOR_RUNNING); /* (exec_lock at SUB_TOOK: TS_OP_NEXT) */
 }
 
 /* Park a's thread in l's waiters; exec runs again at sub 4 when a release
@@ -106,7 +106,7 @@ static int spin(ts_world *w, ts_actor *a, const ts_lock_decl *d, ts_lock *l, int
     return TS_OP_FREE;
   }
   a->sub = sub;
-  return ts__cpu_begin(w, a, d->spin, 1, 0, TS_ACTOR_SPIN);
+  return ts__cpu_begin(w, a, d->spin, 1, TS_CPU_NEXT, TS_ACTOR_SPIN);
 }
 
 static int futex_check(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock_decl *d, int inst, ts_lock *l);
@@ -116,7 +116,7 @@ static int enter_futex(ts_world *w, ts_actor *a, const ts_step *s, const ts_lock
 {
   a->sub = SUB_FUTEX;
   if (d->futex_wait > 0)
-    return ts__cpu_begin(w, a, d->futex_wait, 1, TS_CPU_KERNEL, TS_ACTOR_FUTEX);
+    return ts__cpu_begin(w, a, d->futex_wait, 1, TS_CPU_KERNEL | TS_CPU_NEXT, TS_ACTOR_FUTEX);
   return futex_check(w, a, s, d, inst, l);
 }
 
@@ -284,7 +284,7 @@ static int release(ts_world *w, ts_actor *a, const ts_step *s)
 {
   if (ts__mutex_release(w, a, s->ref)) {
     a->sub = 2;
-    return ts__cpu_begin(w, a, w->model->locks[s->ref].futex_wake, 1, TS_CPU_KERNEL | TS_CPU_LAST,
+    return ts__cpu_begin(w, a, w->model->locks[s->ref].futex_wake, 1, TS_CPU_KERNEL | TS_CPU_LAST | TS_CPU_NEXT,
                          TS_ACTOR_FUTEX); /* (exec_unlock at sub 2: TS_OP_NEXT) */
   }
   return TS_OP_NEXT;
@@ -311,7 +311,7 @@ static int exec_unlock(ts_world *w, ts_actor *a, const ts_step *s)
   case 0:
     a->sub = 1;
     if (d->release > 0)
-      return ts__cpu_begin(w, a, d->release, 1, 0, TS_ACTOR_RUNNING);
+      return ts__cpu_begin(w, a, d->release, 1, TS_CPU_NEXT, TS_ACTOR_RUNNING);
     /* fall through */
   case 1:
     return release(w, a, s);
