@@ -22,11 +22,13 @@ static int batch_size(ts_rng *r, const ts_arrival *ar)
 
 /* A Poisson gap of mean_ns drawn from r, in whole ns: llround of the draw
  * (ts__round_ns in its range [0, TS_DRAW_MAX], the same value without the
- * call). */
+ * call), TS_TIME_MAX from 2^63 ns on (llround's range ends there). */
 static ts_time poisson_gap(ts_rng *r, double mean_ns)
 {
   double x = ts_rng_exponential(r, mean_ns);
-  return x >= 0 && x <= (double)TS_DRAW_MAX ? ts__round_ns(x) : (ts_time)llround(x);
+  if (x >= 0 && x <= (double)TS_DRAW_MAX)
+    return ts__round_ns(x);
+  return x < 0x1p63 ? (ts_time)llround(x) : TS_TIME_MAX;
 }
 
 static int batched(const ts_arrival *ar)
@@ -34,23 +36,39 @@ static int batched(const ts_arrival *ar)
   return ar->batch_kind != TS_BATCH_FIXED || ar->batch > 1;
 }
 
+/* a + b for a, b >= 0, TS_TIME_MAX where it would overflow: an arrival past
+ * the 73-year limit is refused by the caller (ts__at_failed), never wrapped. */
+static ts_time add_sat(ts_time a, ts_time b)
+{
+  return b > TS_TIME_MAX - a ? TS_TIME_MAX : a + b;
+}
+
+/* base + i * step for base, i, step >= 0, saturating as add_sat. */
+static ts_time nth_sat(ts_time base, int i, ts_time step)
+{
+  if (step > 0 && (ts_time)i > (TS_TIME_MAX - base) / step)
+    return TS_TIME_MAX;
+  return base + (ts_time)i * step;
+}
+
 /* When arrival (epoch) i of a fixed-count class happens (before the horizon
- * check), drawn from r (the world's stream at init). */
+ * check), drawn from r (the world's stream at init); TS_TIME_MAX for one
+ * beyond any time that can be represented. */
 static ts_time epoch_time(ts_rng *r, const ts_class *k, int i, ts_time *poisson_t)
 {
   const ts_arrival *ar = &k->arrival;
   switch (ar->kind) {
   case TS_ARRIVE_PERIODIC: {
-    ts_time t = ar->phase + (ts_time)i * ar->period;
+    ts_time t = nth_sat(ar->phase, i, ar->period);
     if (ar->jitter > 0)
-      t += (ts_time)(ts_rng_uniform(r) * (double)ar->jitter);
+      t = add_sat(t, (ts_time)(ts_rng_uniform(r) * (double)ar->jitter));
     return t;
   }
   case TS_ARRIVE_POISSON:
-    *poisson_t += poisson_gap(r, 1e9 / ar->rate_per_s);
+    *poisson_t = add_sat(*poisson_t, poisson_gap(r, 1e9 / ar->rate_per_s));
     return *poisson_t;
   case TS_ARRIVE_AFTER: return -1; /* started by its predecessor's end */
-  default: return ar->start + (ts_time)i * ar->spacing;
+  default: return nth_sat(ar->start, i, ar->spacing);
   }
 }
 
