@@ -59,28 +59,22 @@ void ts__sim_drop_pending(ts_sim *sim)
   ts_heap_drop_least_at(&sim->heap, sim->top_in_run);
 }
 
-/* Insert event ev, its key taken (ts_sim_at's second half, for any key).
- * Returns 0, or -1 and sets sim->failed to TS_SIM_NOMEM. */
-static int put(ts_sim *sim, const ts_event *ev)
+/* ts_sim_at's insertion for the held event, whose key may be older than
+ * the list's (so the general replace, not the newest-event one). */
+int ts__sim_put_held(ts_sim *sim)
 {
+  int rc;
   if (sim->pending) { /* the running handler's own event is the top: replace it */
     sim->pending = 0;
-    if (ts_heap_replace_top_at(&sim->heap, ev, sim->top_in_run) != 0) {
-      sim->failed = TS_SIM_NOMEM;
-      return -1;
-    }
-    return 0;
+    rc = ts_heap_replace_top_at(&sim->heap, &sim->held_ev, sim->top_in_run);
+  } else {
+    rc = ts_heap_push(&sim->heap, &sim->held_ev);
   }
-  if (ts_heap_push(&sim->heap, ev) != 0) {
+  if (rc != 0) {
     sim->failed = TS_SIM_NOMEM;
     return -1;
   }
   return 0;
-}
-
-int ts__sim_put_held(ts_sim *sim)
-{
-  return put(sim, &sim->held_ev);
 }
 
 /* Dispatch top, the next event: the lane's (lane: 1) or the list's least. */
