@@ -242,6 +242,35 @@ static void expect_refused(const refusal *cases, size_t n)
   }
 }
 
+/* Arrivals drawn while the world is laid out (batches of a Poisson class)
+ * that pass 73 years: ts_world_init said -1, so run and calibrate said "out
+ * of memory" and exited 1 (ux21 item 1). Every command says the real cause,
+ * exit 2. */
+START_TEST(cli_arrivals_past_73_years_exit_2)
+{
+#define SLOW "scenarios/examples/batch.json --set 'classes[0].arrival.rate_per_s=1e-9'"
+  static const char *const cmds[] = {"run " SLOW " -q --no-plots -o '%s'", "explain " SLOW "%.0s",
+                                     "gantt " SLOW "%.0s", "trace " SLOW " -o '%s'",
+                                     "calibrate %s/m.json %s/b.json --starts 0 -r 1 -q -o %s/c.json"};
+#undef SLOW
+  tu_write_file(at("m.json"),
+                "{\"name\": \"slow\", \"params\": {\"s\": 1}, \"classes\": [{\"name\": \"job\", \"count\": 100, "
+                "\"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 1e-9, \"batch\": {\"dist\": \"geometric\", "
+                "\"mean\": 2}}, \"program\": [{\"op\": \"cpu\", \"ms\": \"$s\"}, {\"op\": \"span_end\", \"span\": "
+                "\"job\", \"from\": \"arrival\"}]}], \"free\": [{\"name\": \"s\", \"path\": \"params.s\", \"min\": "
+                "0.5, \"max\": 2, \"start\": 1}]}");
+  tu_write_file(at("b.json"), "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"job_mean_ms\": 5}}]}");
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    char *err;
+    ck_assert_int_eq(run(NULL, &err, cmds[c], c == 0 ? at("o") : c == 3 ? at("t.json") : tmp, tmp, tmp), 2);
+    ck_assert_msg(strstr(err, ": simulated time would pass 73 years (fewer actors or shorter steps)\n") &&
+                    !strchr(err, '\n')[1],
+                  "%s: %s", cmds[c], err);
+    free(err);
+  }
+}
+END_TEST
+
 /* Issue 13 item 8: a model or scenario that is a folder said only "read error". */
 START_TEST(cli_input_is_a_directory_exits_2)
 {
@@ -896,6 +925,7 @@ Suite *cli_suite(void)
                                   cli_run_output_is_a_file_exits_3,
                                   cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
                                   cli_calibrate_elsewhere_keeps_file_paths,
+                                  cli_arrivals_past_73_years_exit_2,
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_results_folder_holds_one_commands_files,

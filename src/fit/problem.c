@@ -438,7 +438,7 @@ static int run_group(ts_fit_problem *pb, const ts_model *m, const ts_fit_group *
   if (rc != 0) {
     ts_err_set(e, pb->file, NULL, "workers=%d: %s", g->workers, s.errmsg);
     ts_sweep_finish(&s);
-    return -2;
+    return rc == TS_SWEEP_MODEL || rc == TS_SWEEP_HORIZON ? -1 : -2; /* bad input, as tssim run says */
   }
   ts_sweep_notes_add(&pb->notes, &s.notes);
   for (size_t i = 0; i < pb->nt; i++) {

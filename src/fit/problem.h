@@ -96,7 +96,8 @@ int ts_fit_problem_clone(const ts_fit_problem *pb, ts_fit_problem *out);
  * no value there, e.g. a span with no sample in the window: the objective is
  * then NAN and the searches count the evaluation as failed, as they do a
  * failed run); the notes of its sweeps are added to pb->notes. Returns 0; -1 when the model rejects
- * the values; -2 when the simulation failed (deadlock, out of memory); -3
+ * the values, also when a run fails on them (a step's value out of range, simulated time past 73
+ * years: TS_SWEEP_MODEL, TS_SWEEP_HORIZON); -2 when the simulation failed (deadlock, out of memory); -3
  * when should_stop stopped it; e is filled on failure. */
 int ts_fit_eval(ts_fit_problem *pb, const double *values, double *sim, ts_err *e);
 /* Whether the model reads n (ts_model_reads_n: an expression, or a CPU

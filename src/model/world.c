@@ -369,7 +369,7 @@ static int init_actors(ts_world *w)
       int id = w->class_base[c] + i;
       int wk = place(w, (int)c, i, id, load);
       if (wk < 0) {
-        rc = -2;
+        rc = -1; /* (w->error says why) */
         break;
       }
       load[wk]++;
@@ -445,6 +445,13 @@ static int stream_keys(ts_world *w)
   return 0;
 }
 
+/* Why laying out the world failed: the cause it noted (an arrival past 73
+ * years, a model error, an invariant), else memory. */
+static int init_failed(const ts_world *w)
+{
+  return w->error ? w->error : TS_WORLD_NOMEM;
+}
+
 int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs)
 {
   memset(w, 0, sizeof *w);
@@ -479,16 +486,11 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   for (size_t c = 0; c < m->nclasses; c++)
     w->followers |= m->classes[c].arrival.kind == TS_ARRIVE_AFTER;
   if (!w->rng || stream_keys(w) != 0 || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 ||
-      count_classes(w) != 0)
-    return w->error ? w->error : -1;
-  if (lay_out_objects(w) != 0 || (w->lazy && lazy_setup(w) != 0))
-    return w->error ? w->error : -1;
-  int rc = init_actors(w);
-  if (rc != 0)
-    return rc == -2 ? w->error : -1;
+      count_classes(w) != 0 || lay_out_objects(w) != 0 || (w->lazy && lazy_setup(w) != 0) || init_actors(w) != 0)
+    return init_failed(w);
   price_workers(w);
   ts__start_sources(w);
-  return w->sim.failed ? -1 : 0;
+  return w->sim.failed ? init_failed(w) : 0;
 }
 
 void ts_world_finish(ts_world *w)

@@ -548,10 +548,13 @@ typedef struct ts_world_spec {
   void *done_ctx;
 } ts_world_spec;
 
-/* Build a world for spec in caller memory. obs may be NULL. Returns 0; -1
- * when memory runs out; TS_WORLD_MODEL when the model cannot be laid out at
- * this point (a count or placement out of range: w->errmsg says which); the
- * world needs ts_world_finish in every case. */
+/* Build a world for spec in caller memory. obs may be NULL. Returns 0;
+ * TS_WORLD_NOMEM (-1) when memory runs out; TS_WORLD_MODEL when the model
+ * cannot be laid out at this point (a count or placement out of range:
+ * w->errmsg says which); TS_WORLD_HORIZON when an arrival drawn while laying
+ * out would pass TS_HORIZON_MAX; TS_WORLD_INTERNAL on a broken invariant
+ * (w->errmsg). ts_world_strerror says which; the world needs ts_world_finish
+ * in every case. */
 int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, const ts_observer *obs);
 /* Free a world's memory. */
 void ts_world_finish(ts_world *w);

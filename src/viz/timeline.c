@@ -229,6 +229,12 @@ int ts_timeline_record(ts_timeline *tl, const ts_model *m, int n, int workers, u
   return ts_timeline_record_window(tl, m, n, workers, seed, horizon, 0, 0, max_records);
 }
 
+/* ts_timeline_record's status for a world that failed with rc (TS_WORLD_*). */
+static int world_failed(int rc)
+{
+  return rc == TS_WORLD_NOMEM ? -1 : rc == TS_WORLD_MODEL ? -5 : rc == TS_WORLD_HORIZON ? -4 : -3;
+}
+
 int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int workers, uint64_t seed,
                               ts_time horizon, ts_time warmup, ts_time window, size_t max_records)
 {
@@ -253,12 +259,10 @@ int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int wor
   ts_world_spec ws = {.n = n, .workers = workers, .seed = seed, .horizon = horizon, .win_t0 = 0, .win_t1 = horizon,
                       .max_events = max_records};
   int irc = ts_world_init(&w, m, &ws, &obs);
-  if (irc == -1 && w.error == TS_WORLD_HORIZON)
-    irc = TS_WORLD_HORIZON; /* an arrival drawn while laying out passed 73 years (ts__at_failed): not memory */
   if (irc != 0) {
-    snprintf(tl->errmsg, sizeof tl->errmsg, "%s", irc == -1 ? "out of memory" : w.errmsg);
+    snprintf(tl->errmsg, sizeof tl->errmsg, "%s", ts_world_strerror(&w, irc));
     ts_world_finish(&w);
-    return irc == -1 ? -1 : irc == TS_WORLD_HORIZON ? -4 : -5;
+    return world_failed(irc);
   }
   tl->nworkers = w.nworkers; /* every pool's */
   tl->nmain = w.nmain;
@@ -321,7 +325,7 @@ int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int wor
   if (tl->failed || rc == TS_WORLD_NOMEM)
     return -1;
   if (rc == TS_WORLD_INTERNAL || rc == TS_WORLD_HORIZON || rc == TS_WORLD_MODEL)
-    return rc == TS_WORLD_MODEL ? -5 : rc == TS_WORLD_HORIZON ? -4 : -3;
+    return world_failed(rc);
   if (group_by_actor(tl->states, tl->nstates, sizeof *tl->states, offsetof(ts_tl_state, actor), tl->nactors,
                      &tl->state_at) ||
       group_by_actor(tl->locks, tl->nlocks, sizeof *tl->locks, offsetof(ts_tl_lock, actor), tl->nactors,
