@@ -698,6 +698,15 @@ static const bad_case bad[] = {
    "classes[0].count", "\"0/0\" is not a number: expected an integer in [0, 10000000]"},
   {"{\"classes\": [{\"count\": 1, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": \"0/0\"}, \"program\":"
    " [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "classes[0].arrival.rate_per_s", "\"0/0\" is not a number: expected"},
+  /* the same for a value only a run knows: 0/0 at actor 1 (ux21 item 2: "is -nan ms") */
+  {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"cpu\", \"ms\": \"(i-1)/(i-1)\"}]}]}", "",
+   "classes[0].program[0]", "duration \"(i-1)/(i-1)\" is not a number for actor 1: expected [0, 1e+09]"},
+  {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"if\", \"p\": \"(i-1)/(i-1)\", \"then\": [{\"op\": \"cpu\","
+   " \"ms\": 1}]}]}]}", "", "classes[0].program[0]", "probability \"(i-1)/(i-1)\" is not a number for actor 1"},
+  {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"repeat\", \"count\": \"(i-1)/(i-1)\", \"steps\": [{\"op\":"
+   " \"cpu\", \"ms\": 1}]}]}]}", "", "classes[0].program[0]", "count \"(i-1)/(i-1)\" is not a number for actor 1"},
+  {"{\"classes\": [{\"name\": \"a\", \"count\": \"(n-1)/(n-1)\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "",
+   "classes[0].count", "class a's count \"(n-1)/(n-1)\" is not a number at n = 1"},
   /* a count is made before any actor: a let (per actor) there read 0 */
   {"{\"params\": {\"x\": 2}, \"classes\": [{\"count\": \"k\", \"let\": {\"k\": \"$x * 2\"}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
    "", "classes[0].count", "not i or lets"},

@@ -398,13 +398,13 @@ static int load_server(loader *L, const cJSON *js, int i)
   if (d->pool > 0 && !ts_expr_is_constant(L->m->pools[d->pool].count, &count))
     count = TS_MAX_WORKERS; /* the pool's size is known at each sweep point */
   if (d->worker && ts_expr_is_constant(d->worker, &v) && (!(v >= 0 && v < count) || v != floor(v))) {
-    char quoted[TS_EXPR_QUOTE], num[48];
+    char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(js, "worker")))
       return ts_jfail(&L->c, "worker", L->e, "expected an index in [0, %.0f) (pool %s), got %g", count,
                       L->m->pools[d->pool].name, v);
     return ts_jfail(&L->c, "worker", L->e, "\"%s\" is %s: expected an index in [0, %.0f) (pool %s)",
                     ts_expr_excerpt(ts_expr_text(d->worker), quoted, sizeof quoted),
-                    ts__ml_value_text(num, sizeof num, v, ""), count, L->m->pools[d->pool].name);
+                    ts_expr_value_text(num, sizeof num, v, ""), count, L->m->pools[d->pool].name);
   }
   d->concurrency = (int)conc;
   return 0;

@@ -74,11 +74,11 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
   L->class_expr = 0;
   double v;
   if (r == 0 && ts_expr_is_constant(*out, &v) && (!(v >= lo && v <= hi) || v != floor(v))) {
-    char quoted[TS_EXPR_QUOTE], num[48];
+    char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "count")))
       return ts_jfail(&L->c, "count", L->e, "expected an integer in [%.0f, %.0f], got %g", lo, hi, v);
     return ts_jfail(&L->c, "count", L->e, "\"%s\" is %s: expected an integer in [%.0f, %.0f]",
-                    ts_expr_excerpt(ts_expr_text(*out), quoted, sizeof quoted), ts__ml_value_text(num, sizeof num, v, ""),
+                    ts_expr_excerpt(ts_expr_text(*out), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""),
                     lo, hi);
   }
   return r;

@@ -83,10 +83,6 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
  * sweep's n" and the like, naming the first name it reads that only a run
  * knows ("a name known only while running" if none of the usual). */
 const char *ts__ml_not_constant_why(const ts_expr *e);
-/* A value an expression gave, for a message, into buf of size cap: "%g"
- * then unit ("-0.5 ms"), or "not a number" for a NaN (0/0), which printf
- * spells "-nan". Returns buf. */
-const char *ts__ml_value_text(char *buf, size_t cap, double v, const char *unit);
 /* The queue class names, in TS_CLASS_* order (NULL-terminated). */
 /* The TS_CLASS_* of a queue class name (foreground, normal, background), or -1 (nothing recorded). */
 

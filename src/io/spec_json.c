@@ -219,10 +219,10 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                           "known at load time (numbers and $params only)",
                           ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), why, what,
                           range_text(range, lo, hi, integral));
-    char num[48];
+    char num[TS_EXPR_NUM];
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
       return ts_spec_fail(sp, key, "\"%s\" is %s: expected %s in %s",
-                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), ts__ml_value_text(num, sizeof num, d, ""),
+                          ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, d, ""),
                           what, range_text(range, lo, hi, integral));
     *out = d;
     return 0;
@@ -360,10 +360,10 @@ static int spec_dist(ts_spec *sp, const char *key, int required, ts_dist *out)
       return 0;
     }
     ts_expr_free(e);
-    char num[48];
+    char num[TS_EXPR_NUM];
     if (!(c >= 0 && c <= TS_MAX_MS))
       return ts_spec_fail(sp, key, "\"%s\" is %s: expected a number in [0, %g]", v->valuestring,
-                          ts__ml_value_text(num, sizeof num, c, " ms"), TS_MAX_MS);
+                          ts_expr_value_text(num, sizeof num, c, " ms"), TS_MAX_MS);
   } else {
     ts_time t = -1;
     if (ts_spec_time(sp, key, required, &t))
@@ -593,15 +593,6 @@ int ts_spec_has(ts_spec *sp, const char *key)
 const ts_model *ts_spec_model(ts_spec *sp)
 {
   return sp->L->m;
-}
-
-const char *ts__ml_value_text(char *buf, size_t cap, double v, const char *unit)
-{
-  if (isnan(v))
-    snprintf(buf, cap, "not a number");
-  else
-    snprintf(buf, cap, "%g%s", v, unit);
-  return buf;
 }
 
 const char *ts__ml_not_constant_why(const ts_expr *e)

@@ -170,10 +170,10 @@ ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
   if (d->mean_ms) {
     double ms = ts__eval(w, a, d->mean_ms);
     if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
-      char quoted[TS_EXPR_QUOTE];
-      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %g ms for actor %d: expected [0, %g]",
-               ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted), ms, a->id,
-               (double)TS_DRAW_MAX / TS_NS_PER_MS);
+      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %s for actor %d: expected [0, %g]",
+               ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted),
+               ts_expr_value_text(num, sizeof num, ms, " ms"), a->id, (double)TS_DRAW_MAX / TS_NS_PER_MS);
       return 0;
     }
     mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);
@@ -533,9 +533,9 @@ __attribute__((noinline, cold))
 #endif
 static int index_fail(ts_world *w, const ts_actor *a, const ts_step *s, double v, int instances)
 {
-  char quoted[TS_EXPR_QUOTE];
-  return ts__fail(w, s, "index \"%s\" is %g for actor %d (class %s, i = %d): expected an integer in [0, %d)",
-                  ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), v, a->id,
+  char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+  return ts__fail(w, s, "index \"%s\" is %s for actor %d (class %s, i = %d): expected an integer in [0, %d)",
+                  ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""), a->id,
                   w->model->classes[a->klass].name, a->index, instances);
 }
 

@@ -308,10 +308,11 @@ static int source_actor(ts_world *w, int c, int i)
     ts_actor probe = {.index = i, .klass = c, .worker = w->pool_base[p]};
     double v = ts__eval(w, &probe, k->place_worker);
     if (!(v >= 0 && v < count) || v != floor(v)) {
-      char quoted[TS_EXPR_QUOTE];
+      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
       snprintf(w->errmsg, sizeof w->errmsg,
-               "classes[%d].placement.worker: class %s's placement worker \"%s\" is %g for i = %d: expected [0, %d)",
-               c, k->name, ts_expr_excerpt(ts_expr_text(k->place_worker), quoted, sizeof quoted), v, i, count);
+               "classes[%d].placement.worker: class %s's placement worker \"%s\" is %s for i = %d: expected [0, %d)",
+               c, k->name, ts_expr_excerpt(ts_expr_text(k->place_worker), quoted, sizeof quoted),
+               ts_expr_value_text(num, sizeof num, v, ""), i, count);
       w->error = TS_WORLD_MODEL;
       sim->failed = TS_SIM_STOP;
       return -1;

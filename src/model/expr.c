@@ -176,6 +176,15 @@ const char *ts_expr_excerpt(const char *text, char *buf, size_t cap)
   return buf;
 }
 
+const char *ts_expr_value_text(char *buf, size_t cap, double v, const char *unit)
+{
+  if (isnan(v))
+    snprintf(buf, cap, "not a number");
+  else
+    snprintf(buf, cap, "%g%s", v, unit);
+  return buf;
+}
+
 int ts_expr_is_name(const char *s)
 {
   if (!is_name_char(s[0], 1))

@@ -91,6 +91,11 @@ const char *ts_expr_text(const ts_expr *e);
  * reason after it is not cut off. cap >= 8. */
 const char *ts_expr_excerpt(const char *text, char *buf, size_t cap);
 #define TS_EXPR_QUOTE 120 /* a buffer for ts_expr_excerpt in messages */
+/* A value an expression gave, for a message, into buf of size cap: "%g"
+ * then unit ("-0.5 ms"), or "not a number" for a NaN (0/0), which printf
+ * spells "-nan". Returns buf. */
+const char *ts_expr_value_text(char *buf, size_t cap, double v, const char *unit);
+#define TS_EXPR_NUM 48 /* a buffer for ts_expr_value_text */
 /* 1 if s is one name to the expression language ([A-Za-z_][A-Za-z0-9_]*),
  * as "$s" must be to name a parameter. */
 int ts_expr_is_name(const char *s);

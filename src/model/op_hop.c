@@ -37,7 +37,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     double to = s->index ? ts__eval(w, a, s->index) : w->workers[a->worker].index;
     int dest = to == (int)to ? ts__worker_of(w, pool, (int)to) : -1;
     if (dest < 0) {
-      ts__fail(w, s, "hop target %g is not a worker of pool \"%s\" (it has %d)", to, w->model->pools[pool].name,
+      char num[TS_EXPR_NUM];
+      ts__fail(w, s, "hop target %s is not a worker of pool \"%s\" (it has %d)",
+               ts_expr_value_text(num, sizeof num, to, ""), w->model->pools[pool].name,
                w->pool_base[pool + 1] - w->pool_base[pool]);
       return TS_OP_FREE;
     }

@@ -93,9 +93,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   if (s->expr) {
     double v = ts__eval(w, a, s->expr);
     if (!(v >= 0 && v <= 1e12)) {
-      char quoted[TS_EXPR_QUOTE];
-      ts__fail(w, s, "tokens \"%s\" is %g: expected a count in [0, 1e12]",
-               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), v);
+      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+      ts__fail(w, s, "tokens \"%s\" is %s: expected a count in [0, 1e12]",
+               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""));
       return TS_OP_FREE;
     }
     tokens = (int64_t)v;

@@ -17,9 +17,10 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
   if (!s->forever) {
     double v = ts__eval(w, a, s->expr);
     if (!(v >= 0 && v <= 1e15) || v != floor(v)) {
-      char quoted[TS_EXPR_QUOTE];
-      ts__fail(w, s, "count \"%s\" is %g for actor %d: expected an integer >= 0",
-               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), v, a->id);
+      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+      ts__fail(w, s, "count \"%s\" is %s for actor %d: expected an integer >= 0",
+               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""),
+               a->id);
       return TS_OP_FREE;
     }
     count = (int64_t)v;

@@ -40,10 +40,10 @@ static void admit(ts_world *w, int s)
       double v = ts__eval(w, a, d->worker);
       wk = v == floor(v) ? ts__worker_of(w, d->pool, (int)v) : -1;
       if (wk < 0) {
-        char quoted[TS_EXPR_QUOTE];
-        ts__fail(w, NULL, "servers[%d].worker: server \"%s\"'s worker \"%s\" is %g for a caller with i = %d: expected "
+        char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+        ts__fail(w, NULL, "servers[%d].worker: server \"%s\"'s worker \"%s\" is %s for a caller with i = %d: expected "
                  "an index in [0, %d) (pool %s)", s, d->name, ts_expr_excerpt(ts_expr_text(d->worker), quoted,
-                 sizeof quoted), v, a->index, count, w->model->pools[d->pool].name);
+                 sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""), a->index, count, w->model->pools[d->pool].name);
         return;
       }
     } else if (d->round_robin) {

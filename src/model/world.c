@@ -22,13 +22,14 @@ static int init_int(ts_world *w, const ts_expr *e, const ts_actor *a, long lo, l
 {
   double v = ts__eval(w, a, e);
   if (!(v >= (double)lo && v <= (double)hi) || v != floor(v)) {
-    char quoted[TS_EXPR_QUOTE], who[32] = "";
+    char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM], who[32] = "";
     if (a)
       snprintf(who, sizeof who, ", i = %d", a->index);
     snprintf(w->errmsg, sizeof w->errmsg,
-             "%s[%d].%s: %s %s's %s \"%s\" is %g at n = %d, W = %d%s: expected an integer in [%ld, %ld]", array,
+             "%s[%d].%s: %s %s's %s \"%s\" is %s at n = %d, W = %d%s: expected an integer in [%ld, %ld]", array,
              index, field, array[0] == 'p' ? "pool" : "class", name, what,
-             ts_expr_excerpt(ts_expr_text(e), quoted, sizeof quoted), v, w->n, w->nmain, who, lo, hi);
+             ts_expr_excerpt(ts_expr_text(e), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""), w->n,
+             w->nmain, who, lo, hi);
     w->error = TS_WORLD_MODEL;
     return -1;
   }
