@@ -139,20 +139,33 @@ START_TEST(cli_run_removes_stale_plots)
 END_TEST
 
 /* Issue 13 item 8: -o naming a regular file exited 1 ("the simulation
- * failed") with "summary.csv.tmp.7487: cannot write: Not a directory". */
-START_TEST(cli_run_output_is_a_file_exits_3)
+ * failed") with "summary.csv.tmp.7487: cannot write: Not a directory"; then
+ * 3, an I/O failure, for what is the user's mistake (ux21 item 3): every
+ * command whose -o is a folder says so in one line, exit 2, and writes
+ * nothing. A trace's -o is a file: a file where its folder should be is
+ * still an I/O failure (as calibrate's -o: cli_calibrate_write_failure_exits_3). */
+START_TEST(cli_output_is_a_file_exits_2)
 {
   char *err, want[2 * PATH_MAX];
   tu_write_file(at("x"), "not a folder");
-  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -q -o '%s'", at("x")), 3);
-  snprintf(want, sizeof want, "tssim: %s: cannot create the results folder: a file of that name exists\n", at("x"));
-  ck_assert_str_eq(err, want);
-  free(err);
-  ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -q -o '%s'", at("x/y")), 3);
-  snprintf(want, sizeof want, "tssim: %s: cannot create the results folder: %s is a file, not a folder\n", at("x/y"),
-           at("x"));
-  ck_assert_str_eq(err, want);
-  free(err);
+  ck_assert_int_eq(run(NULL, NULL, "run tests/data/exp.json --shard 1/1 -q -o '%s'", at("p1")), 0);
+  const char *const cmds[] = {
+    "run " RR " --n 2 -q -o '%s'", "merge '%s/p1' -q --no-plots -o '%s'",
+    "sensitivity tests/data/exp.json -q --no-plots -o '%s' --param 'classes[0].program[0].ms' --scales 1 "
+    "--metric wave_ms",
+    "optimize tests/data/exp.json -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 --field "
+    "'classes[0].program[0].ms=0.5:1'"};
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
+    for (int deeper = 0; deeper < 2; deeper++) {
+      const char *o = at(deeper ? "x/y" : "x");
+      ck_assert_int_eq(c == 1 ? run(NULL, &err, cmds[c], tmp, o) : (run(NULL, &err, cmds[c], o)), 2);
+      if (deeper)
+        snprintf(want, sizeof want, "tssim: -o %s: %s is a file, expected a folder\n", o, at("x"));
+      else
+        snprintf(want, sizeof want, "tssim: -o %s: is a file, expected a folder\n", o);
+      ck_assert_msg(strcmp(err, want) == 0, "%s: %s", cmds[c], err);
+      free(err);
+    }
   char *text = tu_read_file(at("x"), NULL);
   ck_assert_str_eq(text, "not a folder");
   free(text);
@@ -922,7 +935,7 @@ Suite *cli_suite(void)
   Suite *s = suite_create("cli");
   const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
-                                  cli_run_output_is_a_file_exits_3,
+                                  cli_output_is_a_file_exits_2,
                                   cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
                                   cli_calibrate_elsewhere_keeps_file_paths,
                                   cli_arrivals_past_73_years_exit_2,

@@ -167,10 +167,12 @@ int ts_cli_outdir_make(const char *dir, ts_outdir *m, struct ts_err *e);
 /* Remove the (empty) folders m created, deepest first, and forget them. */
 void ts_cli_outdir_unmake(ts_outdir *m);
 
-/* Results folder dir can be created or written into: every part of its path
- * that exists is a folder, and the first missing part's parent is writable.
- * Returns 0, or prints one line naming dir and returns TS_EXIT_IO. */
-int ts_cli_outdir_check(const char *dir);
+/* Results folder dir (given: by -o, else the default) can be created or
+ * written into: every part of its path that exists is a folder, and the
+ * first missing part's parent is writable. Returns 0, or prints one line
+ * naming dir (as "-o DIR" when given) and returns TS_EXIT_USAGE (a part is
+ * a file) or TS_EXIT_IO. */
+int ts_cli_outdir_check(const char *dir, int given);
 /* Make results folder dir (mkdir -p, remembered in m) and lock it for this
  * process, so that one run at a time writes into it: from before its first
  * temporary file until its last result (plots included); a second run into

@@ -704,7 +704,7 @@ int ts_cmd_merge(int argc, char **argv)
   }
   if (rc == 0)
     rc = outdir_not_a_shard(outdir, sh, nsh);
-  if (rc == 0 && (rc = ts_cli_outdir_check(outdir)) == 0) {
+  if (rc == 0 && (rc = ts_cli_outdir_check(outdir, outarg != NULL)) == 0) {
     ts_atomic a;
     ts_outdir made = {0};
     int lock = -1;

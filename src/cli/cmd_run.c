@@ -692,7 +692,7 @@ int ts_cmd_run(int argc, char **argv)
   samples_out so = {.L = &L, .pr = &pr, .hashed = o.shards > 0, .hash = TS_CLI_FNV1A_INIT};
   ts_sweep s;
   memset(&s, 0, sizeof s);
-  if ((rc = ts_cli_outdir_check(outdir)) != 0)
+  if ((rc = ts_cli_outdir_check(outdir, o.outdir != NULL)) != 0)
     goto done;
   ts_cli_interrupt_catch();
   ts_cli_interrupt_files(&a); /* a second signal removes samples.csv.tmp.PID */

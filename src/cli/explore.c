@@ -273,7 +273,7 @@ static int on_progress(void *data, size_t point, size_t points, int rep)
 
 int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *settings)
 {
-  int rc = ts_cli_outdir_check(ex->outdir);
+  int rc = ts_cli_outdir_check(ex->outdir, ex->outdir != ex->dirbuf);
   if (rc)
     return rc;
   ts_cli_interrupt_catch();

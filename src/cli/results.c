@@ -21,9 +21,9 @@
 #include "io/err.h"
 #include "viz/plot.h"
 
-int ts_cli_outdir_check(const char *dir)
+int ts_cli_outdir_check(const char *dir, int given)
 {
-  char buf[1024];
+  char buf[1024], opt[1100];
   struct stat st;
   size_t len = strlen(dir);
   if (len == 0 || len >= sizeof buf) {
@@ -31,6 +31,9 @@ int ts_cli_outdir_check(const char *dir)
             len ? "path too long" : "empty path");
     return TS_EXIT_IO;
   }
+  /* a user's mistake is named by the option that made it (else the default folder, and the option to give) */
+  snprintf(opt, sizeof opt, "%s%s", given ? "-o " : "", dir);
+  const char *hint = given ? "" : " (give the results folder with -o DIR)";
   memcpy(buf, dir, len + 1);
   /* every part of the path that exists must be a folder */
   for (char *p = buf + 1;; p++) {
@@ -40,10 +43,10 @@ int ts_cli_outdir_check(const char *dir)
     *p = '\0';
     if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
       if (c == '\0' || strspn(p + 1, "/") == strlen(p + 1))
-        fprintf(stderr, "tssim: %s: cannot create the results folder: a file of that name exists\n", dir);
+        fprintf(stderr, "tssim: %s: is a file, expected a folder%s\n", opt, hint);
       else
-        fprintf(stderr, "tssim: %s: cannot create the results folder: %s is a file, not a folder\n", dir, buf);
-      return TS_EXIT_IO;
+        fprintf(stderr, "tssim: %s: %s is a file, expected a folder%s\n", opt, buf, hint);
+      return TS_EXIT_USAGE;
     }
     if (stat(buf, &st) != 0) { /* the first part missing: its parent must take a new folder */
       char *slash = strrchr(buf, '/');
