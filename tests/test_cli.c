@@ -478,7 +478,10 @@ static const char *names_in(const char *dir, char *buf, size_t cap)
  * sensitivity into a run's folder replaces the run's files (data and plots)
  * in its commit, saying so as run does; optimize replaces sensitivity's, and
  * run optimize's. Files no results command writes (a trace, the user's)
- * stay. (Before, sensitivity.csv stood beside the run's summary.csv.) */
+ * stay. (Before, sensitivity.csv stood beside the run's summary.csv.) The
+ * first run is into a folder holding only a trace of tssim trace's default
+ * name: the user's file comes once the folder is a results folder
+ * (cli_output_folder_is_new_or_a_results_folder). */
 START_TEST(cli_results_folder_holds_one_commands_files)
 {
   static const char *const cmds[] = {
@@ -488,7 +491,7 @@ START_TEST(cli_results_folder_holds_one_commands_files)
     "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 "
     "--field 'classes[0].program[0].ms=0.5:1'",
     "run tests/data/exp.json -r 1 -q --no-plots --samples none -o '%s'"};
-  static const char *const left[] = {"notes.txt,samples.csv,summary.csv,summary.json,trace-n8-w1.json,",
+  static const char *const left[] = {"samples.csv,summary.csv,summary.json,trace-n8-w1.json,",
                                      "curve.csv,notes.txt,sensitivity.csv,trace-n8-w1.json,",
                                      "best.json,notes.txt,trace-n8-w1.json,tried.csv,",
                                      "notes.txt,summary.csv,summary.json,trace-n8-w1.json,"};
@@ -502,7 +505,8 @@ START_TEST(cli_results_folder_holds_one_commands_files)
       tu_write_file(plot, "a plot\n");
     }
     tu_write_file(at("out/trace-n8-w1.json"), "{}\n");
-    tu_write_file(at("out/notes.txt"), "mine\n");
+    if (k > 0)
+      tu_write_file(at("out/notes.txt"), "mine\n");
     snprintf(cmd, sizeof cmd, cmds[k], at("out"));
     ck_assert_int_eq(run(NULL, &err, "%s", cmd), 0);
     snprintf(want, sizeof want, "tssim: replacing %s/ (previous run: 2", at("out"));
@@ -510,6 +514,43 @@ START_TEST(cli_results_folder_holds_one_commands_files)
     free(err);
     ck_assert_msg(strcmp(names_in(at("out"), buf, sizeof buf), left[k]) == 0, "after %s: %s", cmd, buf);
   }
+}
+END_TEST
+
+/* ux21 item 4: `run -o /` wrote its files into /, and any folder took them
+ * (a home folder, a source tree), replacing a file of its own named like a
+ * result and removing one named like a dead run's temporary. A results
+ * folder is new, empty, or an earlier run's (it holds a file a results
+ * command writes): else one line, exit 2, nothing written. */
+START_TEST(cli_output_folder_is_new_or_a_results_folder)
+{
+  static const char *const cmds[] = {
+    "run tests/data/exp.json -r 1 -q --no-plots -o '%s'",
+    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 "
+    "--field 'classes[0].program[0].ms=0.5:1'"};
+  char *err, buf[1024], want[2 * PATH_MAX];
+  /* (a run that would fail on its first actor: before the fix it wrote nothing into / either) */
+  ck_assert_int_eq(run(NULL, &err, "run tests/data/exp.json -q --no-plots --set 'classes[0].program[0].ms=\"1/(i-i)\"' "
+                       "-o /"), 2);
+  ck_assert_str_eq(err, "tssim: -o /: is the root folder: expected a new or empty folder, or an earlier run's "
+                        "results folder\n");
+  free(err);
+  ck_assert_int_eq(mkdir(at("mine"), 0777), 0);
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    tu_write_file(at("mine/notes.txt"), "mine\n");
+    ck_assert_int_eq(run(NULL, &err, cmds[c], at("mine")), 2);
+    snprintf(want, sizeof want, "tssim: -o %s: holds files no tssim run wrote (e.g. notes.txt): expected a new or "
+             "empty folder, or an earlier run's results folder\n", at("mine"));
+    ck_assert_str_eq(err, want);
+    free(err);
+    ck_assert_str_eq(names_in(at("mine"), buf, sizeof buf), "notes.txt,");
+  }
+  /* an empty folder, then the same folder with a file of the user's beside the results */
+  ck_assert_int_eq(mkdir(at("new"), 0777), 0);
+  ck_assert_int_eq(run(NULL, NULL, cmds[0], at("new")), 0);
+  tu_write_file(at("new/notes.txt"), "mine\n");
+  ck_assert_int_eq(run(NULL, NULL, cmds[0], at("new")), 0);
+  ck_assert_str_eq(names_in(at("new"), buf, sizeof buf), "notes.txt,samples.csv,summary.csv,summary.json,");
 }
 END_TEST
 
@@ -942,6 +983,7 @@ Suite *cli_suite(void)
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
                                   cli_results_folder_holds_one_commands_files,
+                                  cli_output_folder_is_new_or_a_results_folder,
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,
                                   cli_run_columns_pick_the_table,
                                   cli_stdout_write_failure_exits_3,

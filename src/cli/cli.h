@@ -169,9 +169,12 @@ void ts_cli_outdir_unmake(ts_outdir *m);
 
 /* Results folder dir (given: by -o, else the default) can be created or
  * written into: every part of its path that exists is a folder, and the
- * first missing part's parent is writable. Returns 0, or prints one line
- * naming dir (as "-o DIR" when given) and returns TS_EXIT_USAGE (a part is
- * a file) or TS_EXIT_IO. */
+ * first missing part's parent is writable; an existing dir is not the root
+ * folder and is empty or holds a file a results command writes (a data
+ * file, a plot, a temporary: an earlier run's folder), so that a run's files
+ * are never mixed with, or replace, files of a folder no run wrote. Returns
+ * 0, or prints one line naming dir (as "-o DIR" when given) and returns
+ * TS_EXIT_USAGE (a file, the root, a foreign folder) or TS_EXIT_IO. */
 int ts_cli_outdir_check(const char *dir, int given);
 /* Make results folder dir (mkdir -p, remembered in m) and lock it for this
  * process, so that one run at a time writes into it: from before its first

@@ -21,7 +21,8 @@ static const struct option shared[] = {
 void ts_cli_explore_usage_end(FILE *f, const char *suffix)
 {
   fputs(TS_CLI_EXPLORE_HELP, f);
-  fprintf(f, "  -o, --output DIR        results folder (default: results/<scenario name>-%s)\n"
+  fprintf(f, "  -o, --output DIR        results folder (default: results/<scenario name>-%s):\n"
+             "                          new, empty, or an earlier run's, as for tssim run\n"
              "  -h, --help              this help\n"
              "\n"
              "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"

@@ -21,6 +21,87 @@
 #include "io/err.h"
 #include "viz/plot.h"
 
+/* The pid a temporary name ends with (NAME.tmp.PID, NAME.old.PID,
+ * .NAME.log.PID: what io/atomic.c and viz/plot.c write), its kind ('t',
+ * 'o', 'l') and the length of NAME's part before the suffix; 0 if name is
+ * not one. */
+static long temporary_pid(const char *name, char *kind, size_t *base)
+{
+  static const char *const tags[] = {".tmp.", ".old.", ".log."};
+  for (int k = 0; k < 3; k++) {
+    const char *t = strstr(name, tags[k]), *next;
+    while (t && (next = strstr(t + 1, tags[k])))
+      t = next; /* the last one */
+    if (!t || (k == 2 && name[0] != '.'))
+      continue;
+    const char *digits = t + 5;
+    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 9)
+      continue;
+    *kind = tags[k][1];
+    *base = (size_t)(t - name);
+    return atol(digits);
+  }
+  return 0;
+}
+
+/* The data files the results commands write into a results folder: run and
+ * merge, run --shard, sensitivity, optimize (their plots: plots[]). */
+static const char *const data_files[] = {"summary.json", "summary.csv", "samples.csv", "partial.json",
+                                         "sensitivity.csv", "curve.csv", "tried.csv", "best.json", "pareto.csv"};
+/* The plots of sensitivity and optimize (run's: ts_plot_mark_stale). */
+static const char *const plots[] = {"sensitivity", "pareto"};
+
+/* Whether name is tssim trace's default file name, trace-n<N>-w<W>.json
+ * (each '#' of the pattern: one or more digits). */
+static int default_trace(const char *name)
+{
+  for (const char *p = "trace-n#-w#.json"; *p; p++) {
+    size_t digits = strspn(name, "0123456789");
+    if (*p == '#' ? digits == 0 : *name != *p)
+      return 0;
+    name += *p == '#' ? digits : 1;
+  }
+  return *name == '\0';
+}
+
+/* Whether name is a file a results command writes into its folder: a data
+ * file, a plot or a temporary (temporary_pid); or tssim trace's default
+ * file there. */
+static int results_file(const char *name)
+{
+  char kind;
+  size_t base;
+  if (default_trace(name))
+    return 1;
+  for (size_t i = 0; i < sizeof data_files / sizeof *data_files; i++)
+    if (strcmp(name, data_files[i]) == 0)
+      return 1;
+  for (size_t i = 0; i < sizeof plots / sizeof *plots; i++)
+    if (ts_plot_is_file(name, plots[i]))
+      return 1;
+  return ts_plot_is_file(name, NULL) || temporary_pid(name, &kind, &base) > 0;
+}
+
+/* Whether folder dir holds entries but none a results command writes: then
+ * the first of them goes into name (cap bytes). */
+static int foreign_folder(const char *dir, char *name, size_t cap)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0; /* (unreadable: the access check below says so) */
+  int ours = 0, other = 0;
+  for (struct dirent *de; !ours && (de = readdir(d));) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+      continue;
+    if (results_file(de->d_name))
+      ours = 1;
+    else if (!other++)
+      snprintf(name, cap, "%s", de->d_name);
+  }
+  closedir(d);
+  return !ours && other;
+}
+
 int ts_cli_outdir_check(const char *dir, int given)
 {
   char buf[1024], opt[1100];
@@ -61,32 +142,23 @@ int ts_cli_outdir_check(const char *dir, int given)
     if (c == '\0')
       break;
   }
+  /* an existing folder: new, empty, or an earlier run's, never one whose files would be mixed with
+   * (or, named like a result, replaced by) a run's */
+  struct stat root;
+  if (stat(dir, &st) == 0 && stat("/", &root) == 0 && st.st_dev == root.st_dev && st.st_ino == root.st_ino) {
+    fprintf(stderr, "tssim: %s: is the root folder: expected a new or empty folder, or an earlier run's results "
+            "folder%s\n", opt, hint);
+    return TS_EXIT_USAGE;
+  }
+  char name[256];
+  if (foreign_folder(dir, name, sizeof name)) {
+    fprintf(stderr, "tssim: %s: holds files no tssim run wrote (e.g. %s): expected a new or empty folder, or an "
+            "earlier run's results folder%s\n", opt, name, hint);
+    return TS_EXIT_USAGE;
+  }
   if (access(dir, W_OK | X_OK) != 0) {
     fprintf(stderr, "tssim: %s: cannot write into the results folder: %s\n", dir, strerror(errno));
     return TS_EXIT_IO;
-  }
-  return 0;
-}
-
-/* The pid a temporary name ends with (NAME.tmp.PID, NAME.old.PID,
- * .NAME.log.PID: what io/atomic.c and viz/plot.c write), its kind ('t',
- * 'o', 'l') and the length of NAME's part before the suffix; 0 if name is
- * not one. */
-static long temporary_pid(const char *name, char *kind, size_t *base)
-{
-  static const char *const tags[] = {".tmp.", ".old.", ".log."};
-  for (int k = 0; k < 3; k++) {
-    const char *t = strstr(name, tags[k]), *next;
-    while (t && (next = strstr(t + 1, tags[k])))
-      t = next; /* the last one */
-    if (!t || (k == 2 && name[0] != '.'))
-      continue;
-    const char *digits = t + 5;
-    if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 9)
-      continue;
-    *kind = tags[k][1];
-    *base = (size_t)(t - name);
-    return atol(digits);
   }
   return 0;
 }
@@ -174,12 +246,6 @@ void ts_cli_outdir_unlock(int fd)
     close(fd);
 }
 
-/* The data files the results commands write into a results folder: run and
- * merge, run --shard, sensitivity, optimize (their plots: plots[]). */
-static const char *const data_files[] = {"summary.json", "summary.csv", "samples.csv", "partial.json",
-                                         "sensitivity.csv", "curve.csv", "tried.csv", "best.json", "pareto.csv"};
-/* The plots of sensitivity and optimize (run's: ts_plot_mark_stale). */
-static const char *const plots[] = {"sensitivity", "pareto"};
 
 int ts_cli_outdir_previous(const char *dir, char *when, size_t cap)
 {

@@ -458,6 +458,15 @@ int ts_plot_mark_stale_one(ts_atomic *a, const char *dir, const char *script, ts
   return 0;
 }
 
+int ts_plot_is_file(const char *name, const char *script)
+{
+  for (size_t k = 0; !script && k < NKINDS; k++)
+    if (ts_plot_is_file(name, kinds[k].script))
+      return 1;
+  size_t len = script ? strlen(script) : 0;
+  return script && strncmp(name, script, len) == 0 && (strcmp(name + len, ".png") == 0 || strcmp(name + len, ".svg") == 0);
+}
+
 int ts_plot_mark_stale(ts_atomic *a, const char *dir, ts_err *e)
 {
   for (size_t k = 0; k < NKINDS; k++)

@@ -27,6 +27,10 @@ int ts_plot_draw(const char *dir, const char *script, const char *const *vars, i
  * or -1 with e filled. */
 int ts_plot_mark_stale_one(ts_atomic *a, const char *dir, const char *script, ts_err *e);
 
+/* Whether name is <script>.png or <script>.svg; script NULL: a plot file
+ * ts_plot_results draws (wave.png, cpu.svg, ...). */
+int ts_plot_is_file(const char *name, const char *script);
+
 /* Write to out the gnuplot variables tssim run gives plots/<script>.gp
  * (script: wave, cpu, ratio, decomposition or queue) from results folder
  * dir's summary.csv: what a script reads besides the file (docs/viz.md;
