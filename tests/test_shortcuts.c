@@ -1020,6 +1020,38 @@ START_TEST(speed_held_segment_ends_run_in_the_list_order)
 }
 END_TEST
 
+/* ---- issue 22, the M/M/1 row: the worker's next callback in one pass ---- */
+
+/* An rr_able event loop with no timer and no microtask takes its next ready
+ * callback (or parks) in one pass, from its poll phase, the poll phase's
+ * end or an iteration's start (worker.c next_rr): the same runs as the
+ * loop's phases stepped one by one (slow_paths). Jobs that return by an I/O
+ * callback (a callback made ready while the loop is idle: an iteration's
+ * start) and notify a microtask channel, and batches of two that wait on it
+ * (microtasks), yield (the time-slice queue) and sleep (timers), so that
+ * each case of the pass and each case it leaves to the loop occurs; on one
+ * worker and on two, at two loads. */
+START_TEST(speed_next_callback_in_one_pass_is_the_loop_stepped)
+{
+  static const char fmt[] =
+    "{\"channels\": [{\"name\": \"c\", \"scope\": \"shared\", \"tokens\": true, \"resume\": \"microtask\"}],"
+    " \"classes\": [{\"name\": \"job\", \"count\": 3000, \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": %d},"
+    " \"program\": [{\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"},"
+    " {\"op\": \"io\", \"ms\": 0.4, \"dist\": \"exponential\"}, {\"op\": \"notify\", \"channel\": \"c\"},"
+    " {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"}]},"
+    " {\"name\": \"tick\", \"count\": 1400, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 3.1, \"batch\": 2},"
+    " \"program\": [{\"op\": \"wait\", \"channel\": \"c\"}, {\"op\": \"cpu\", \"ms\": 0.3}, {\"op\": \"yield\"},"
+    " {\"op\": \"sleep\", \"ms\": 0.5}, {\"op\": \"cpu\", \"ms\": 0.2, \"dist\": \"exponential\"}]}]}";
+  static const int rates[] = {400, 900};
+  char json[1400];
+  for (int r = 0; r < 2; r++) {
+    snprintf(json, sizeof json, fmt, rates[r]);
+    for (int workers = 1; workers <= 2; workers++)
+      ck_assert_int_eq(lazy_same_without_shortcuts(json, 1, workers), 4400);
+  }
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -1044,7 +1076,8 @@ Suite *shortcuts_suite(void)
                                 speed_arrival_wakes_and_polls_are_the_general_path,
                                 speed_actor_set_up_zeroes_every_byte,
                                 speed_kept_lets_are_current_after_notifies_and_adds,
-                                speed_held_segment_ends_run_in_the_list_order, NULL};
+                                speed_held_segment_ends_run_in_the_list_order,
+                                speed_next_callback_in_one_pass_is_the_loop_stepped, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

@@ -105,30 +105,43 @@ static void check_preempt(ts_world *w, ts_worker *wk)
   }
 }
 
-/* Actor id gets wk's CPU for a new run period (a new lap). Returns 1 if the
- * worker is busy afterwards. */
-static int start_actor(ts_world *w, ts_worker *wk, int id)
+/* start_actor's body; rr: wk is rr_able (world.h: no observer, no
+ * preemption), so the preemption check, the observer's state change and the
+ * counters, which that leaves without effect, are not tested (always
+ * inlined: with rr constant, in next_rr's frame). */
+__attribute__((always_inline)) static inline int start_in(ts_world *w, ts_worker *wk, int id, int rr)
 {
   ts_actor *a = ts_world_actor(w, id);
-  if (wk->spec->preempt && (wk->ready.len > 0 || wk->timers.len > 0 || queue_len(wk) > 0))
+  if (!rr && wk->spec->preempt && (wk->ready.len > 0 || wk->timers.len > 0 || queue_len(wk) > 0))
     check_preempt(w, wk); /* a waiting actor may outrank it */
   if (a->prio_pending) {
     a->prio_pending = 0;
     wk->prio_inflight--;
   }
-  ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
+  if (rr)
+    ts__actor_account_state(w, a, TS_ACTOR_RUNNING);
+  else
+    ts__actor_set_state(w, a, TS_ACTOR_RUNNING);
   a->lap_start = w->sim.now;
   a->lap_counted = 0;
   wk->seg_threshold = ts__worker_threshold(wk);
   wk->actor = id;
   if (wk->idle_since >= 0)
     ts__idle_run(w, wk);
-  ts__worker_counters(w, wk);
+  if (!rr)
+    ts__worker_counters(w, wk);
   if (a->seg.active) {
     ts__cpu_resume(w, a);
     return 1;
   }
   return ts__actor_run(w, a);
+}
+
+/* Actor id gets wk's CPU for a new run period (a new lap). Returns 1 if the
+ * worker is busy afterwards. */
+static int start_actor(ts_world *w, ts_worker *wk, int id)
+{
+  return start_in(w, wk, id, 0);
 }
 
 /* The index in ring r of the actor of the highest queue class (the first
@@ -274,12 +287,54 @@ static void next_loop(ts_world *w, ts_worker *wk)
   }
 }
 
+/* ts__worker_next for an rr_able loop (an event loop, fifo, no overhead, no
+ * priority timer, no preemption, no observer; slow_paths: never). With no
+ * timer and no microtask, in its poll phase with callbacks of its snapshot
+ * left, or at the poll phase's end with an empty time-slice queue, or at an
+ * iteration's start, next_loop's passes take the next ready callback,
+ * through an empty check phase and an iteration's start (its snapshot: no
+ * timer, the callbacks now, less the one taken) in the last two cases, or,
+ * with no callback (the queue empty), park at the start: the same phase,
+ * snapshot and rings here, and the actor started in this frame (M/M/1:
+ * every job's start and every idle spell). Otherwise next_loop. (Out of
+ * line: ts__worker_next's other cases keep their small frame.) */
+__attribute__((noinline)) static void next_rr(ts_world *w, ts_worker *wk)
+{
+  if ((wk->micro.len | wk->timers.len) == 0 && wk->blocked < 0) {
+    int ph = wk->phase;
+    if (wk->ready.len > 0) {
+      if (ph == TS_PHASE_POLL && wk->poll_left > 0) {
+        wk->poll_left--;
+      } else if (ph == TS_PHASE_START || (ph == TS_PHASE_POLL && wk->fifo_q.len == 0)) {
+        wk->overhead_paid = 0;
+        wk->timers_left = 0;
+        wk->poll_left = wk->ready.len - 1;
+        wk->phase = TS_PHASE_POLL;
+      } else {
+        next_loop(w, wk);
+        return;
+      }
+      if (!start_in(w, wk, ts_ring_pop(&wk->ready), 1))
+        next_loop(w, wk); /* (it left the CPU at once: the loop goes on) */
+      return;
+    }
+    if (wk->fifo_q.len == 0 && (ph == TS_PHASE_POLL || ph == TS_PHASE_START)) {
+      wk->phase = TS_PHASE_START;
+      park(w, wk);
+      return;
+    }
+  }
+  next_loop(w, wk);
+}
+
 void ts__worker_next(ts_world *w, ts_worker *wk)
 {
   if (w->error)
     return;
   if (wk->spec->kind == TS_WORKER_THREAD)
     next_thread(w, wk);
+  else if (wk->rr_able)
+    next_rr(w, wk);
   else
     next_loop(w, wk);
 }
@@ -304,7 +359,10 @@ static inline void kick(ts_world *w, ts_worker *wk, ts_time at, int last)
      * ts__worker_on_wake, here (its wake is no longer pending; the worker
      * is idle and not blocked) */
     wk->wake_pending = 0;
-    ts__worker_next(w, wk);
+    if (wk->rr_able) /* (ts__worker_next's case for it: no error here) */
+      next_rr(w, wk);
+    else
+      ts__worker_next(w, wk);
     return;
   }
   wk->wake_pending = 1;
