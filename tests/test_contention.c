@@ -615,17 +615,26 @@ START_TEST(contention_bad_input_named)
 }
 END_TEST
 
-/* A hop to a worker index out of range stops the run naming the step (exit 2). */
+/* A hop to a worker index out of range, a fraction, a huge value or a NaN stops
+ * the run naming the step (exit 2); none is cast to int before the range
+ * test (for 1e30 and the NaN that cast is undefined behaviour). */
 START_TEST(contention_hop_out_of_range_named)
 {
-  ts_model m;
-  load("{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"hop\", \"to\": 5}]}]}", &m);
-  ts_world w;
-  ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_MODEL);
-  ck_assert_msg(strstr(w.errmsg, "classes[0].program[0]") && strstr(w.errmsg, "not a worker of pool \"main\""), "%s",
-                w.errmsg);
-  ts_world_finish(&w);
-  ts_model_finish(&m);
+  static const char *const targets[] = {"5", "2.5", "-1", "\"1e30\"", "\"i/i\""};
+  for (size_t k = 0; k < sizeof targets / sizeof *targets; k++) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"hop\", \"to\": %s}]}]}",
+             targets[k]);
+    ts_model m;
+    load(text, &m);
+    ts_world w;
+    ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_MODEL);
+    ck_assert_msg(strstr(w.errmsg, "classes[0].program[0]") && strstr(w.errmsg, "not a worker of pool \"main\""),
+                  "to %s: %s", targets[k], w.errmsg);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
 }
 END_TEST
 

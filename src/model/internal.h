@@ -407,8 +407,9 @@ static inline int ts__worker_push_ready(ts_worker *wk, const ts_actor *a)
 }
 /* Report wk's queue depth and priority ops in flight to the observer. */
 void ts__worker_counters(ts_world *w, ts_worker *wk);
-/* The worker (global id) that index `i` of pool p means, or -1 when out of range. */
-int ts__worker_of(const ts_world *w, int pool, int i);
+/* The worker (global id) that index `i` of pool p means, or -1 when `i` is not a
+ * whole number in range (a NaN, a fraction, a negative or a huge value). */
+int ts__worker_of(const ts_world *w, int pool, double i);
 /* Event handlers. */
 void ts__worker_on_wake(ts_sim *sim, const ts_event *ev);
 void ts__worker_on_preempt(ts_sim *sim, const ts_event *ev);

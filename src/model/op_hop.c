@@ -35,7 +35,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   case 1: {
     int pool = s->pool >= 0 ? s->pool : w->workers[a->worker].pool;
     double to = s->index ? ts__eval(w, a, s->index) : w->workers[a->worker].index;
-    int dest = to == (int)to ? ts__worker_of(w, pool, (int)to) : -1;
+    int dest = ts__worker_of(w, pool, to);
     if (dest < 0) {
       char num[TS_EXPR_NUM];
       ts__fail(w, s, "hop target %s is not a worker of pool \"%s\" (it has %d)",

@@ -38,7 +38,7 @@ static void admit(ts_world *w, int s)
     int wk;
     if (d->worker) {
       double v = ts__eval(w, a, d->worker);
-      wk = v == floor(v) ? ts__worker_of(w, d->pool, (int)v) : -1;
+      wk = ts__worker_of(w, d->pool, v);
       if (wk < 0) {
         char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
         ts__fail(w, NULL, "servers[%d].worker: server \"%s\"'s worker \"%s\" is %s for a caller with i = %d: expected "

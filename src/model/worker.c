@@ -31,6 +31,8 @@
  * resume: first of its class again), and the waiting one runs.
  * Only a running user segment is preempted (not a spin, a futex call or
  * kernel CPU, nor loop overhead). */
+#include <math.h>
+
 #include "model/internal.h"
 
 /* The time-slice queue: a plain ring of actor ids under the fifo policy
@@ -516,8 +518,9 @@ void ts__worker_on_resume(ts_sim *sim, const ts_event *ev)
     ts__worker_next(w, wk);
 }
 
-int ts__worker_of(const ts_world *w, int pool, int i)
+int ts__worker_of(const ts_world *w, int pool, double i)
 {
   int count = w->pool_base[pool + 1] - w->pool_base[pool];
-  return i >= 0 && i < count ? w->pool_base[pool] + i : -1;
+  /* compared as a double first: casting a NaN or an out-of-range value to int is undefined */
+  return i >= 0 && i < count && i == floor(i) ? w->pool_base[pool] + (int)i : -1;
 }
