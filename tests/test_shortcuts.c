@@ -716,8 +716,9 @@ START_TEST(speed_stream_seed_from_the_class_key_is_the_derivation)
 END_TEST
 
 /* An open system of one generated class (an M/M/1) takes its next arrival
- * from its one lane (arrive.c ts__lane_next, without the search over the
- * lanes), and its Poisson gaps are llround's without the call (poisson_gap):
+ * from its one lane (arrive.c ts__lane_next_one, the lane's generator that
+ * world.c picks for it, without the search over the lanes of
+ * ts__lane_next), and its Poisson gaps are llround's without the call (poisson_gap):
  * the same runs as the search over the lanes (slow_paths), and the same
  * arrival times as llround of the same draws. */
 START_TEST(speed_one_lane_is_the_search_over_lanes)
@@ -735,14 +736,15 @@ START_TEST(speed_one_lane_is_the_search_over_lanes)
   sp.done_ctx = &done;
   ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
   ck_assert_int_eq(w.nlane, 1);
+  ck_assert(w.sim.lane_next == ts__lane_next_one);
   ts_rng *r = ts_rng_clone(w.rng); /* (the class's draws are a copy of the world's stream) */
   ts_time at = 0, t;
   int32_t obj;
   for (int i = 0; i < 9000; i++) {
     at += (ts_time)llround(ts_rng_exponential(r, 1e9 / 700));
-    ck_assert_int_eq(i == 0 ? w.sim.lane_ev.time : (ts__lane_next(&w, &t, &obj), t), at);
+    ck_assert_int_eq(i == 0 ? w.sim.lane_ev.time : (ts__lane_next_one(&w, &t, &obj), t), at);
   }
-  ck_assert_int_eq(ts__lane_next(&w, &t, &obj), 0);
+  ck_assert_int_eq(ts__lane_next_one(&w, &t, &obj), 0);
   ts_rng_destroy(r);
   ts_world_finish(&w);
   ts_model_finish(&m);

@@ -125,7 +125,9 @@ int ts__lane_setup(ts_world *w, int c, ts_lane_class *lc)
 }
 
 /* A generated class's next arrival in the horizon (gen_i = hi: none left). */
-void ts__lane_gen_next(ts_world *w, ts_lane_class *lc)
+/* ts__lane_gen_next's body (always inlined: ts__lane_next_one runs it in
+ * its own frame, once an arrival). */
+__attribute__((always_inline)) static inline void gen_next_in(ts_world *w, ts_lane_class *lc)
 {
   const ts_class *k = &w->model->classes[lc->klass];
   while (++lc->gen_i < lc->hi) {
@@ -144,6 +146,11 @@ void ts__lane_gen_next(ts_world *w, ts_lane_class *lc)
     }
   }
   lc->gen_i = lc->hi;
+}
+
+void ts__lane_gen_next(ts_world *w, ts_lane_class *lc)
+{
+  gen_next_in(w, lc);
 }
 
 /* Actor i of class c arrives at `at` (-1: not at all, it follows another's end). */
@@ -218,16 +225,6 @@ int ts__lane_order(ts_world *w, ts_lane_class *lc, int count)
 int ts__lane_next(void *ctx, ts_time *time, int32_t *obj)
 {
   ts_world *w = ctx;
-  if (w->nlane == 1 && w->lane->gen && !w->slow_paths) { /* one generated class (an open system): its next */
-    ts_lane_class *lc = w->lane;
-    if (lc->gen_i >= lc->hi)
-      return 0;
-    *time = lc->gen_t;
-    *obj = lc->base + lc->gen_i;
-    lc->pos++;
-    ts__lane_gen_next(w, lc);
-    return 1;
-  }
   ts_lane_class *best = NULL;
   ts_time bt = 0;
   int bi = 0;
@@ -264,6 +261,21 @@ int ts__lane_next(void *ctx, ts_time *time, int32_t *obj)
     ts__lane_gen_next(w, best);
   *time = bt;
   *obj = bi;
+  return 1;
+}
+
+int ts__lane_next_one(void *ctx, ts_time *time, int32_t *obj)
+{
+  ts_world *w = ctx;
+  if (w->slow_paths) /* (tests: the search over the cursors, to compare) */
+    return ts__lane_next(ctx, time, obj);
+  ts_lane_class *lc = w->lane;
+  if (lc->gen_i >= lc->hi)
+    return 0;
+  *time = lc->gen_t;
+  *obj = lc->base + lc->gen_i;
+  lc->pos++;
+  gen_next_in(w, lc);
   return 1;
 }
 

@@ -236,6 +236,10 @@ int ts__lane_order(ts_world *w, ts_lane_class *lc, int count);
 /* The engine lane's generator (ctx: the world): the next arrival over all
  * class cursors, least (time, actor id) first; 0 when none is left. */
 int ts__lane_next(void *ctx, ts_time *time, int32_t *obj);
+/* ts__lane_next for a world whose lane is one generated class (an open
+ * system: w->nlane 1, w->lane->gen): its next arrival, the one after it
+ * drawn in the same frame; slow_paths (tests): ts__lane_next. */
+int ts__lane_next_one(void *ctx, ts_time *time, int32_t *obj);
 /* Schedule the first arrival of each class that arrives until the horizon. */
 void ts__start_sources(ts_world *w);
 /* SOURCE event handler: one arrival (a batch of actors) of class ev->obj,

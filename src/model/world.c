@@ -405,7 +405,9 @@ static int init_actors(ts_world *w)
     }
   }
   free(load);
-  if (rc == 0 && ts_sim_lane(&w->sim, TS_EV_ARRIVE, ts__lane_next, w) != 0)
+  /* (an open system of one class: its own generator, without the search) */
+  ts_sim_lane_fn next = w->nlane == 1 && w->lane->gen ? ts__lane_next_one : ts__lane_next;
+  if (rc == 0 && ts_sim_lane(&w->sim, TS_EV_ARRIVE, next, w) != 0)
     rc = -1;
   return rc;
 }
