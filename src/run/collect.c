@@ -23,7 +23,7 @@ typedef struct ts__live {
   int q;             /* TS_Q_* */
   int pool;          /* c->pool[j] */
   int need;          /* c->need[j] */
-  size_t j;          /* its index among c->q */
+  size_t at;         /* its index j among c->q times sizeof (ts__acc): its accumulator's offset in a row's, in bytes (one add) */
 } ts__live;
 
 static int per_actor(const ts_metric *x)
@@ -158,7 +158,7 @@ __attribute__((always_inline)) static inline int acc_add(ts__acc *a, double x, i
      * that only the first values need) */
     a->cnt++;
     if (need & NEED_MEAN)
-      a->mean += (x - a->mean) / a->cnt;
+      a->mean += (x - a->mean) / (long double)(int64_t)a->cnt; /* (the count as a signed integer, exact: one fild) */
     if (need & NEED_ENDS) {
       if (x > a->max)
         a->max = x;
@@ -171,7 +171,7 @@ __attribute__((always_inline)) static inline int acc_add(ts__acc *a, double x, i
     return 0;
   a->cnt++;
   if (need & NEED_MEAN)
-    a->mean += (x - a->mean) / a->cnt;
+    a->mean += (x - a->mean) / (long double)(int64_t)a->cnt;
   if (a->cnt == 1) {
     a->first = a->min = a->max = x;
     a->fbits = bits;
@@ -240,7 +240,7 @@ static void relive(collector *c, const ts_world *w)
   for (int j = 0; j < c->nq; j++) {
     if (c->pool[j] < 0 && ts_metric_world_actor_zero(c->q[j], w))
       continue;
-    c->live[c->nlive++] = (ts__live){.q = c->q[j], .j = (size_t)j, .need = c->need[j], .pool = c->pool[j]};
+    c->live[c->nlive++] = (ts__live){.q = c->q[j], .at = (size_t)j * sizeof(ts__acc), .need = c->need[j], .pool = c->pool[j]};
     reserve(c, w, j);
     for (int k = 0; k < c->pr->nrows; k++)
       acc_zeros(&c->acc[(size_t)k * (size_t)c->nq + (size_t)j], c->o->rowsamples[k]);
@@ -273,9 +273,12 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
     if (!ra && l->pool < 0)
       continue;
     double x = s ? ts_metric_quantity(l->q, s) : ts_metric_actor_quantity(l->q, w, a);
-    if (ra && acc_add(&ra[l->j], x, l->need)) {
-      c->failed = ra[l->j].v.err ? &ra[l->j].v : NULL;
-      return -1;
+    if (ra) {
+      ts__acc *acc = (ts__acc *)(void *)((char *)ra + l->at);
+      if (acc_add(acc, x, l->need)) {
+        c->failed = acc->v.err ? &acc->v : NULL;
+        return -1;
+      }
     }
     if (pooled && l->pool >= 0 && push(&o->q[l->pool], x))
       return -1;
