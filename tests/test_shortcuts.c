@@ -17,6 +17,7 @@
 
 #include "engine/rng.h"
 #include "io/model_json.h"
+#include "model/expr_run.h" /* the compiled code, to find its RING instructions */
 #include "model/internal.h"
 
 #include "testutil.h"
@@ -1054,6 +1055,67 @@ START_TEST(speed_next_callback_in_one_pass_is_the_loop_stepped)
 }
 END_TEST
 
+/* ring_resolve and ring_get: the variables B, C and x are ring_vals[0..3). */
+static int ring_resolve(void *ctx, const char *name, ts_expr_var *var, double *constant)
+{
+  (void)ctx, (void)constant;
+  static const char *const names[] = {"B", "C", "x"};
+  for (int k = 0; k < 3; k++)
+    if (strcmp(name, names[k]) == 0) {
+      *var = (ts_expr_var){.kind = 0, .index = k};
+      return 1;
+    }
+  return 0;
+}
+
+static double ring_get(void *ctx, ts_expr_var v)
+{
+  return ((const double *)ctx)[v.index];
+}
+
+/* The ring index superinstruction (TS_XOP_RING: IDIV_K, SUB, MOD_K, ADD of
+ * "B + (C - x // k) % m" as one, expr.c's fuse_rings) gives bit for bit what
+ * the plain code, one instruction per value and operator, gives: moq's form
+ * and others with the same code, at integers, halves, both zeros, huge
+ * values, infinities and NaN for B, C and x, with k and m whole, fractional,
+ * negative (k also 0). Each expression's code has its RING. */
+START_TEST(speed_ring_index_is_the_plain_code)
+{
+  static const char *const forms[] = {"B + (C - x // %s) %% %s", "B * 1 + (C - 1 - x // %s) %% %s",
+                                      "(B + (C - x // %s) %% %s) * 2", "x // 2 + (B + (C - x // %s) %% %s)"};
+  static const char *const ks[] = {"2", "3", "-2", "0.5", "0", "1e-300"};
+  static const char *const ms[] = {"64", "7", "-64", "2.5", "1e300"};
+  static const double vals[] = {0, -0.0, 1, -1, 2, 2.5, -2.5, 63, 64, 65, -65, 0.1, 1e300, -1e300, 9007199254740993.0,
+                                12345678901.0, INFINITY, -INFINITY, NAN};
+  const int nv = (int)(sizeof vals / sizeof *vals);
+  long numbers = 0;
+  for (size_t f = 0; f < sizeof forms / sizeof *forms; f++)
+    for (size_t ik = 0; ik < sizeof ks / sizeof *ks; ik++)
+      for (size_t im = 0; im < sizeof ms / sizeof *ms; im++) {
+        char text[128], err[128];
+        snprintf(text, sizeof text, forms[f], ks[ik], ms[im]);
+        ts_expr *e = ts_expr_compile(text, ring_resolve, NULL, err, sizeof err);
+        ck_assert_msg(e, "%s: %s", text, err);
+        int rings = 0;
+        for (size_t c = 0; c < e->len; c++)
+          rings += e->code[c].op == TS_XOP_RING;
+        ck_assert_msg(rings == 1, "%s: %d RING instructions", text, rings);
+        for (int b = 0; b < nv; b++)
+          for (int c = 0; c < nv; c++)
+            for (int x = 0; x < nv; x++) {
+              double at[3] = {vals[b], vals[c], vals[x]};
+              double got = ts_expr_eval(e, ring_get, at), want = ts__expr_eval_plain(e, ring_get, at);
+              ck_assert_msg(memcmp(&got, &want, sizeof got) == 0 || (got != got && want != want),
+                            "%s at B = %g, C = %g, x = %g: %.17g, plain code %.17g", text, at[0], at[1], at[2], got,
+                            want);
+              numbers += got == got;
+            }
+        ts_expr_free(e);
+      }
+  ck_assert_int_gt(numbers, 100000); /* (most are numbers, not NaN) */
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -1079,7 +1141,8 @@ Suite *shortcuts_suite(void)
                                 speed_actor_set_up_zeroes_every_byte,
                                 speed_kept_lets_are_current_after_notifies_and_adds,
                                 speed_held_segment_ends_run_in_the_list_order,
-                                speed_next_callback_in_one_pass_is_the_loop_stepped, NULL};
+                                speed_next_callback_in_one_pass_is_the_loop_stepped,
+                                speed_ring_index_is_the_plain_code, NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

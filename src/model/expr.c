@@ -47,7 +47,8 @@ static int effect(ts_expr_op op)
   switch (op) {
   case TS_XOP_NUM: case TS_XOP_VAR: return 1;
   case TS_XOP_NEG: case TS_XOP_NOT: case TS_XOP_FLOOR: case TS_XOP_CEIL: case TS_XOP_ABS: case TS_XOP_VARARG: return 0;
-  case TS_XOP_COND: return -2;
+  case TS_XOP_COND:
+  case TS_XOP_RING: return -2;
   default: return -1;
   }
 }
@@ -480,6 +481,25 @@ static size_t fuse_chains(ts_expr *e, ts_expr_instr *code, size_t len)
   return out;
 }
 
+/* code[0..len) with each run IDIV_K k, SUB, MOD_K m, ADD (a ring index
+ * "B + (C - x // k) % m" from B, C and x on the stack, whatever they are) as
+ * one TS_XOP_RING (num k, mod m; m is never 0, as MOD_K's). Returns the new
+ * length. */
+static size_t fuse_rings(ts_expr_instr *code, size_t len)
+{
+  size_t out = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (i + 3 < len && code[i].op == TS_XOP_IDIV_K && code[i + 1].op == TS_XOP_SUB &&
+        code[i + 2].op == TS_XOP_MOD_K && code[i + 3].op == TS_XOP_ADD) {
+      code[out++] = (ts_expr_instr){.op = TS_XOP_RING, .num = code[i].num, .mod = code[i + 2].num};
+      i += 3;
+      continue;
+    }
+    code[out++] = code[i];
+  }
+  return out;
+}
+
 /* Whether op reads a variable (code: TS_XOP_VAR_k too). */
 static int reads_var(ts_expr_op op)
 {
@@ -507,6 +527,7 @@ static ts_expr *make(ts_expr_instr *plain, size_t len, int depth, const char *te
   e->plain_len = len;
   e->code = code;
   e->len = fuse_chains(e, code, fuse(plain, len, code));
+  e->len = fuse_rings(code, e->len); /* (0 stays 0) */
   if (e->len == 0) { /* (out of memory: code is never empty) */
     free(e);
     free(t);
@@ -596,7 +617,8 @@ static int stack_effect(const ts_expr_instr *in)
   switch (in->op) {
   case TS_XOP_NUM:
   case TS_XOP_VAR: return 1;
-  case TS_XOP_COND: return -2;
+  case TS_XOP_COND:
+  case TS_XOP_RING: return -2;
   default: return in->op >= TS_XOP_VAR_0 ? 1 : is_binary(in->op) && !in->kb ? -1 : 0; /* (TS_XOP_VAR_k last) */
   }
 }
@@ -629,6 +651,8 @@ int ts__expr_same_start(const ts_expr *a, const ts_expr *b, size_t p)
     if (x->op != y->op || x->kb != y->kb || memcmp(&x->num, &y->num, sizeof x->num) != 0)
       return 0;
     if (reads_var(x->op) && !same_var(x->var, y->var))
+      return 0;
+    if (x->op == TS_XOP_RING && memcmp(&x->mod, &y->mod, sizeof x->mod) != 0)
       return 0;
     for (int j = 0; x->op == TS_XOP_IN && j < x->kb; j++)
       if (memcmp(&x->set[j], &y->set[j], sizeof *x->set) != 0)

@@ -22,6 +22,10 @@ typedef enum {
    * tests no flag to find its operand */
   TS_XOP_ADD_K, TS_XOP_SUB_K, TS_XOP_MUL_K, TS_XOP_DIV_K, TS_XOP_IDIV_K, TS_XOP_MOD_K, TS_XOP_EQ_K, TS_XOP_NE_K,
   TS_XOP_LT_K, TS_XOP_LE_K, TS_XOP_GT_K, TS_XOP_GE_K, TS_XOP_AND_K, TS_XOP_OR_K, TS_XOP_MIN_K, TS_XOP_MAX_K,
+  /* code only: "B + (C - x // k) % m", a ring index, from the values B, C, x
+   * (x the top): IDIV_K k, SUB, MOD_K m, ADD as one instruction (num k, mod
+   * m; expr.c's fuse_rings), the same operations in the same order */
+  TS_XOP_RING,
   /* code only: TS_XOP_VAR of a variable of kind k < TS_XOP_VAR_KINDS, the
    * kind in the op (TS_XOP_VAR_0 + k), so that a getter inlined into the
    * machine is inlined once per kind, its switch on the kind folded away */
@@ -40,6 +44,7 @@ typedef struct ts_expr_instr {
   union {
     ts_expr_var var;   /* TS_XOP_VAR, TS_XOP_VARARG */
     const double *set; /* TS_XOP_IN: constants (ts_expr.sets) */
+    double mod;        /* TS_XOP_RING: m (never 0) */
   };
 } ts_expr_instr;
 
@@ -145,6 +150,12 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, ts_expr_getter g
       b = in->num;
       a = st[sp - 1];
       st[sp - 1] = a - b * floor(a / b);
+      continue;
+    case TS_XOP_RING: /* IDIV_K k, SUB, MOD_K m, ADD: each as its own case computes it */
+      a = st[sp - 2] - floor(st[sp - 1] / in->num); /* C - x // k */
+      b = in->mod;
+      st[sp - 3] = st[sp - 3] + (a - b * floor(a / b)); /* B + that % m */
+      sp -= 2;
       continue;
     TS_XOP_BINARY(TS_XOP_EQ, a == b);
     TS_XOP_BINARY(TS_XOP_NE, a != b);
