@@ -462,6 +462,14 @@ START_TEST(speed_moq_relay_is_the_general_path)
 }
 END_TEST
 
+/* The model json runs the same without the shortcuts: 8 threads on 4
+ * workers, and each on its own (more than 150 events each). */
+static void same_at_8_threads(const char *json)
+{
+  ck_assert_uint_gt(same_without_shortcuts(json, 8, 4), 150);
+  ck_assert_uint_gt(same_without_shortcuts(json, 8, 8), 150);
+}
+
 /* Index expressions whose start reads only stable inputs keep that start
  * in the actor's let cache (ts_world.idx_pre): the runs are the general
  * path's (ts__eval of the whole index) when what the start reads changes:
@@ -496,8 +504,7 @@ START_TEST(speed_index_starts_are_the_general_path)
     " {\"op\": \"if\", \"cond\": \"j == 3\", \"then\": [{\"op\": \"hop\", \"to\": \"(worker + 1) % W\", \"ms\": 0.5}]},"
     " {\"op\": \"if\", \"cond\": \"j == 4 && i % 2 == 0\", \"then\": [{\"op\": \"notify\", \"channel\": \"v\"}]},"
     " {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
-  ck_assert_uint_gt(same_without_shortcuts(json, 8, 4), 150);
-  ck_assert_uint_gt(same_without_shortcuts(json, 8, 8), 150);
+  same_at_8_threads(json);
 }
 END_TEST
 
@@ -1116,6 +1123,36 @@ START_TEST(speed_ring_index_is_the_plain_code)
 }
 END_TEST
 
+/* An index whose kept start leaves B and C and whose rest is one variable x
+ * and a RING (ts_idx_pre.ring: actor.c index_kept computes it without the
+ * machine) names the instances the general path's ts__eval of the whole
+ * index names: x a loop's j, now and arrived, k 2, 3 and -2, C below 0, on
+ * locks and notifies; B and C change with a set of c and an add to k. 8
+ * threads on 4 workers, and each on its own. */
+START_TEST(speed_kept_ring_indexes_are_the_general_path)
+{
+  static const char json[] =
+    "{\"worker\": {\"kind\": \"thread\"}, \"counters\": [{\"name\": \"k\"}],"
+    " \"channels\": [{\"name\": \"ch\", \"scope\": \"indexed\", \"instances\": 1024}],"
+    " \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"indexed\", \"instances\": 1024,"
+    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.02}],"
+    " \"classes\": [{\"name\": \"a\", \"count\": \"n\", \"vars\": {\"c\": 0},"
+    " \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 0.7},"
+    " \"let\": {\"T\": \"worker * 4 + k\"},"
+    " \"program\": [{\"op\": \"repeat\", \"count\": 7, \"name\": \"j\", \"steps\": ["
+    " {\"op\": \"lock\", \"lock\": \"m\", \"index\": \"T * 8 + (c - 5 - j // 2) % 8\"},"
+    " {\"op\": \"cpu\", \"ms\": 0.3}, {\"op\": \"unlock\", \"lock\": \"m\"},"
+    " {\"op\": \"lock\", \"lock\": \"m\", \"index\": \"T * 8 + (c + 1 - now // 3) % 8\"},"
+    " {\"op\": \"cpu\", \"ms\": 0.4}, {\"op\": \"unlock\", \"lock\": \"m\"},"
+    " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T * 8 + (c - 1 - j // -2) % 8\"},"
+    " {\"op\": \"notify\", \"channel\": \"ch\", \"index\": \"T * 8 + (c - arrived // 1) % 8\"},"
+    " {\"op\": \"set\", \"var\": \"c\", \"value\": \"c + 3\"},"
+    " {\"op\": \"if\", \"cond\": \"j == 2\", \"then\": [{\"op\": \"add\", \"counter\": \"k\"}]},"
+    " {\"op\": \"cpu\", \"ms\": 1}]}]}]}";
+  same_at_8_threads(json);
+}
+END_TEST
+
 Suite *shortcuts_suite(void)
 {
   Suite *s = suite_create("shortcuts");
@@ -1142,7 +1179,8 @@ Suite *shortcuts_suite(void)
                                 speed_kept_lets_are_current_after_notifies_and_adds,
                                 speed_held_segment_ends_run_in_the_list_order,
                                 speed_next_callback_in_one_pass_is_the_loop_stepped,
-                                speed_ring_index_is_the_plain_code, NULL};
+                                speed_ring_index_is_the_plain_code, speed_kept_ring_indexes_are_the_general_path,
+                                NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

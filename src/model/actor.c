@@ -367,6 +367,16 @@ static int note_var(void *ctx, ts_expr_var v)
  * run copies it and the end: keep_start). */
 #define IDX_START_CODE 32
 
+/* Whether the code of index e after a kept start of len instructions that
+ * leaves k values is one variable's read and a RING (ts_idx_pre.ring). */
+static int ring_rest(const ts_expr *e, size_t len, int k)
+{
+  const ts_expr_instr *rest = e->code + len;
+  return k == 2 && len + 2 == e->len &&
+         (rest[0].op == TS_XOP_VAR || (rest[0].op >= TS_XOP_VAR_0 && rest[0].op < TS_XOP_VAR_0 + TS_XOP_VAR_KINDS)) &&
+         rest[1].op == TS_XOP_RING;
+}
+
 /* The kept index starts of class c (ts_world.idx_pre), after its lets are
  * known (let_stable, var_lets, chan_lets): slots from the class's nlets up,
  * while they fit in the 64 bits of the let cache. */
@@ -393,12 +403,14 @@ static int idx_init(ts_world *w, size_t c)
     if (same < j) {
       w->idx_pre[c][j] = w->idx_pre[c][same];
       w->idx_pre[c][j].e = s->index;
+      w->idx_pre[c][j].ring = ring_rest(s->index, len, n);
       continue;
     }
     if (slot + n > 64)
       continue;
     uint64_t bits = ((UINT64_C(1) << n) - 1) << slot;
-    w->idx_pre[c][j] = (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot, .e = s->index};
+    w->idx_pre[c][j] =
+      (ts_idx_pre){.bits = bits, .len = (int)len, .k = n, .slot = slot, .ring = ring_rest(s->index, len, n), .e = s->index};
     var_walk vw = {.lets = &w->var_lets[c * w->var_stride], .n = k->nvars, .kind = TS_VAR_ACTOR, .bits = bits};
     ts__expr_code_reads_only(s->index, len, note_var, &vw);
     vw = (var_walk){.lets = &w->chan_lets[c * m->nchans], .n = m->nchans, .kind = TS_VAR_VERSION, .bits = bits};
@@ -522,6 +534,11 @@ static inline double index_kept(const ts_world *w, const ts_actor *a, const ts_e
   c.w = w;
   c.a = a;
   c.known = 0;
+  if (ip->ring) { /* the rest is x and a RING: what the machine computes from B and C kept, without it */
+    const ts_expr_instr *in = e->code + ip->len;
+    double x = get(&c, in[0].var); /* (a TS_XOP_VAR_k keeps its variable, kind k) */
+    return ts__expr_ring(lc->v[ip->slot], lc->v[ip->slot + 1], x, in[1].num, in[1].mod);
+  }
   double st[TS_EXPR_STACK];
   copy_values(st, &lc->v[ip->slot], ip->k);
   return ts__expr_run_from(e->code + ip->len, get, &c, st, ip->k) == 1 ? st[0] : NAN;

@@ -71,6 +71,15 @@ struct ts_expr {
  * deeper one), so the room every caller of the machine gives it. */
 #define TS_EXPR_STACK 64
 
+/* TS_XOP_RING's value, B + (C - x // k) % m: IDIV_K k, SUB, MOD_K m and ADD
+ * as their own cases compute them, in their order (so the same bits). For
+ * the machine and for an index whose B and C are kept (actor.c index_kept). */
+TS_EXPR_INLINE double ts__expr_ring(double B, double C, double x, double k, double m)
+{
+  double d = C - floor(x / k);
+  return B + (d - m * floor(d / m));
+}
+
 /* The stack machine: code up to its TS_XOP_END from the stack st[0..sp)
  * (room for TS_EXPR_STACK values), reading variables through get (NULL:
  * every variable is 0). A binary operator's right operand is the top value,
@@ -151,10 +160,8 @@ TS_EXPR_INLINE int ts__expr_run_from(const ts_expr_instr *code, ts_expr_getter g
       a = st[sp - 1];
       st[sp - 1] = a - b * floor(a / b);
       continue;
-    case TS_XOP_RING: /* IDIV_K k, SUB, MOD_K m, ADD: each as its own case computes it */
-      a = st[sp - 2] - floor(st[sp - 1] / in->num); /* C - x // k */
-      b = in->mod;
-      st[sp - 3] = st[sp - 3] + (a - b * floor(a / b)); /* B + that % m */
+    case TS_XOP_RING:
+      st[sp - 3] = ts__expr_ring(st[sp - 3], st[sp - 2], st[sp - 1], in->num, in->mod);
       sp -= 2;
       continue;
     TS_XOP_BINARY(TS_XOP_EQ, a == b);

@@ -110,12 +110,15 @@ typedef struct ts_let_cache {
 
 /* A kept start of index expression e (ts_world.idx_pre): its code's first
  * len instructions read only stable inputs and leave k values, kept in let
- * cache slots slot..slot+k-1 (their bits: bits; 0, e NULL: nothing kept). */
+ * cache slots slot..slot+k-1 (their bits: bits; 0, e NULL: nothing kept).
+ * ring: the rest of the code is one variable x and a RING (a ring index
+ * B + (C - x // k) % m of the two kept values B and C: actor.c index_kept). */
 typedef struct ts_idx_pre {
   uint64_t bits;
   int len;
   int k;
   int slot;
+  int ring;
   const ts_expr *e;
 } ts_idx_pre;
 
