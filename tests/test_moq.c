@@ -363,6 +363,71 @@ START_TEST(moq_targets_pass_set_through)
 }
 END_TEST
 
+/* scripts/moq-targets --model FILE runs another model of the same structure
+ * (models/moq-relay-spread.json, scripts/moq-calibrate --spread) as the
+ * variant: the shipped model on scenarios/moq-base.json into DIR/shipped, FILE
+ * on a copy of the scenario (DIR/scenario.json) that names FILE as its model
+ * and the scenario's other files where they are, into DIR/set, columns
+ * "shipped" and "variant"; --no-run reads only a run of the same model; a
+ * missing FILE exits 2 before any run. The stand-in records its arguments
+ * and writes a chat-16 share of 2.0 when its scenario is the copy. */
+START_TEST(moq_targets_run_another_model)
+{
+  char dir[4096], fake[4200], args[4200];
+  tu_mkdtemp(dir, sizeof dir, "moqmodel");
+  snprintf(fake, sizeof fake, "%s/tssim", dir);
+  snprintf(args, sizeof args, "%s/args", dir);
+  char body[9000];
+  snprintf(body, sizeof body,
+           "#!/bin/sh\n"
+           "o= s=0.3 prev=\n"
+           "for a; do printf '[%%s]' \"$a\"; [ \"$prev\" = -o ] && o=$a; case $a in *scenario.json) s=2.0 ;; esac; prev=$a; "
+           "done >>'%s'\n"
+           "echo >>'%s'\n"
+           "mkdir -p \"$o\" && printf 'workload,workers,lock_wait_share\\nchat,16,%%s\\n' $s >\"$o/summary.csv\"\n",
+           args, args);
+  tu_write_file(fake, body);
+  ck_assert_int_eq(chmod(fake, 0755), 0);
+  const char *root = tu_source_root();
+  char *out = NULL;
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --model nosuch.json -o '%s/out' '%s'", root, dir, fake), 2);
+  ck_assert_msg(strstr(out, "--model nosuch.json: no such file") && strstr(out, "usage: scripts/moq-targets"), "%s", out);
+  free(out);
+  ck_assert_msg(access(args, F_OK) != 0, "a missing --model ran tssim");
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --model models/moq-relay.json -o '%s/out' '%s'", root, dir, fake), 0);
+  char want[9000];
+  snprintf(want, sizeof want, "variant: %s/out/set/ (results/moq-base/ untouched)\n  --model models/moq-relay.json\n", dir);
+  ck_assert_msg(strstr(out, want), "no '%s' in:\n%s", want, out);
+  ck_assert_msg(strstr(out, " shipped    variant ") && strstr(out, "holds variant\n"), "%s", out);
+  const char *row = strstr(out, "\nchat ");
+  ck_assert_ptr_nonnull(row);
+  double shipped, variant;
+  ck_assert_int_eq(sscanf(row, " %*s %*d %*s %*f %lf %lf", &shipped, &variant), 2);
+  ck_assert_msg(shipped == 0.3 && variant == 2.0, "%s", row);
+  free(out);
+  char *ran = tu_read_file(args, NULL), want_ran[20000];
+  snprintf(want_ran, sizeof want_ran,
+           "[run][scenarios/moq-base.json][--no-plots][-q][-o][%s/out/shipped]\n"
+           "[run][%s/out/scenario.json][--no-plots][-q][-o][%s/out/set]\n",
+           dir, dir, dir);
+  ck_assert_str_eq(ran, want_ran);
+  free(ran);
+  char scpath[4200];
+  snprintf(scpath, sizeof scpath, "%s/out/scenario.json", dir);
+  char *sc = tu_read_file(scpath, NULL);
+  ck_assert_msg(strstr(sc, "/models/moq-relay.json\"") && strstr(sc, "/models/baselines/moq-relay-base.json\"") &&
+                  !strstr(sc, "\"../"),
+                "%s", sc);
+  free(sc);
+  ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --no-run --model models/moq-relay-spread.json -o '%s/out' '%s'", root,
+                         dir, fake),
+                   1);
+  ck_assert_msg(strstr(out, "holds no run with these --set pairs and model"), "%s", out);
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
 Suite *moq_suite(void)
 {
   Suite *s = suite_create("moq");
@@ -372,7 +437,7 @@ Suite *moq_suite(void)
   tu_tcase(s, "closed forms", forms, NULL, NULL, 120);
   const TTest *const frontier[] = {moq_frontier_searches_the_models_box, NULL};
   tu_tcase(s, "frontier", frontier, NULL, NULL, 60);
-  const TTest *const targets[] = {moq_targets_pass_set_through, NULL};
+  const TTest *const targets[] = {moq_targets_pass_set_through, moq_targets_run_another_model, NULL};
   tu_tcase(s, "targets", targets, NULL, NULL, 60);
   return s;
 }
