@@ -573,10 +573,10 @@ static int keep_record(void *ctx, const ts_world *w, const ts_actor *a)
   return 0;
 }
 
-/* Lazy runs (a done callback) of model json under spec sp, with the
+/* Lazy runs (a done callback) of model json at n and workers, with the
  * shortcuts and without (slow_paths): the same events, end, worker times
  * and every actor's record as it was handed over. Returns the actors done. */
-static int lazy_same_spec(const char *json, const ts_world_spec *sp)
+static int lazy_same_without_shortcuts(const char *json, int n, int workers)
 {
   ts_model m;
   tu_model(json, &m);
@@ -584,7 +584,7 @@ static int lazy_same_spec(const char *json, const ts_world_spec *sp)
   memset(&ra, 0, sizeof ra);
   memset(&rb, 0, sizeof rb);
   ts_world a, b;
-  ts_world_spec sa = *sp, sb = sa;
+  ts_world_spec sa = tu_world_spec(n, workers, 13), sb = sa;
   sa.done = keep_record;
   sa.done_ctx = &ra;
   sb.done = keep_record;
@@ -609,13 +609,6 @@ static int lazy_same_spec(const char *json, const ts_world_spec *sp)
   ts_world_finish(&b);
   ts_model_finish(&m);
   return done;
-}
-
-/* lazy_same_spec at n and workers (seed 13). */
-static int lazy_same_without_shortcuts(const char *json, int n, int workers)
-{
-  ts_world_spec sp = tu_world_spec(n, workers, 13);
-  return lazy_same_spec(json, &sp);
 }
 
 /* An arrival finds its chunk without ts__chunk once it is made, and a
@@ -1037,46 +1030,6 @@ START_TEST(speed_held_segment_ends_run_in_the_list_order)
 }
 END_TEST
 
-/* An open system's job that begins its CPU step on an idle worker from its
- * arrival (worker.c kick's wake in place, op_cpu.c TS_CPU_NEXT_IDLE) holds its segment's
- * end out of the list; the end runs in the arrival's frame only when it is
- * the next event: the same runs as with every end in the list (slow_paths),
- * where the lane's next arrival ties with it (fixed costs and periodic
- * arrivals on a 10 us grid: the lane's event runs first), where a timer in
- * the list ties with it (it was scheduled first), and where the horizon
- * falls on such a tie or inside a segment (the end is left in the list);
- * and at random times (M/M/1 on one worker and on two). */
-START_TEST(speed_arrival_held_ends_run_in_the_list_order)
-{
-  static const char grid_fmt[] =
-    "{\"classes\": [{\"name\": \"job\", \"count\": 1500, \"arrival\": {\"kind\": \"periodic\","
-    " \"period_ms\": 0.06, \"phase_ms\": 0}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.03}]},"
-    " {\"name\": \"side\", \"count\": 1500, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 0.06,"
-    " \"phase_ms\": %s}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.01}]},"
-    " {\"name\": \"tick\", \"count\": 1000, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 0.09,"
-    " \"phase_ms\": 0.02}, \"program\": [{\"op\": \"sleep\", \"ms\": 0.01}, {\"op\": \"cpu\", \"ms\": 0.01}]}]}";
-  static const char mm1[] =
-    "{\"classes\": [{\"name\": \"job\", \"count\": 6000, \"arrival\": {\"kind\": \"poisson\","
-    " \"rate_per_s\": 600}, \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}";
-  static const char *const phases[] = {"0.03", "0.02", "0.04"};
-  static const ts_time horizons[] = {TS_TIME_MAX, (ts_time)30 * 1000000, (ts_time)30 * 1000000 + 123457};
-  char json[1000];
-  for (int p = 0; p < 3; p++)
-    for (int h = 0; h < 3; h++) {
-      snprintf(json, sizeof json, grid_fmt, phases[p]);
-      ts_world_spec sp = tu_world_spec(1, 1, 13);
-      sp.horizon = horizons[h];
-      ck_assert_int_gt(lazy_same_spec(json, &sp), 1000);
-    }
-  for (int workers = 1; workers <= 2; workers++) {
-    ck_assert_int_eq(lazy_same_without_shortcuts(mm1, 1, workers), 6000);
-    ts_world_spec sp = tu_world_spec(1, workers, 17);
-    sp.horizon = (ts_time)4000 * 1000000 + 777;
-    ck_assert_int_gt(lazy_same_spec(mm1, &sp), 2000);
-  }
-}
-END_TEST
-
 /* ---- issue 22, the M/M/1 row: the worker's next callback in one pass ---- */
 
 /* An rr_able event loop with no timer and no microtask takes its next ready
@@ -1227,7 +1180,7 @@ Suite *shortcuts_suite(void)
                                 speed_held_segment_ends_run_in_the_list_order,
                                 speed_next_callback_in_one_pass_is_the_loop_stepped,
                                 speed_ring_index_is_the_plain_code, speed_kept_ring_indexes_are_the_general_path,
-                                speed_arrival_held_ends_run_in_the_list_order, NULL};
+                                NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }

@@ -58,7 +58,6 @@ struct ts_sim {
   int top_in_run;      /* with pending: that event is the run's head (else the heap's top; engine/heap.h) */
   int hold;            /* 0: events go to the list; 1: ts_sim_at_next may hold one; 2: held_ev is held
                         * (engine/sim.h: ts_sim_next_held_in_place) */
-  int hold_lane;       /* with hold: the holding handler is a lane event's (ts_sim_held_next) */
   ts_event held_ev;    /* with hold 2: an event out of the list (ts_sim_at_next) */
   ts_time until;       /* the running ts_sim_run's until (ts_sim_next_in_place stops beyond it) */
   uint64_t steps_end;  /* and its end: steps never go past it (ts_sim_step: one) */
@@ -105,8 +104,7 @@ static inline int ts_sim_at(ts_sim *sim, ts_time at, int kind, int32_t obj, uint
 }
 /* ts_sim_at for an event that the running handler will likely run next (a
  * CPU segment's end): while holding is on (sim->hold, set by a handler that
- * runs the next events in place, ts_sim_next_held_in_place, or a lane
- * event's handler, ts_sim_held_next) and nothing is
+ * runs the next events in place, ts_sim_next_held_in_place) and nothing is
  * held yet, the event is held out of the list, its seq taken as ts_sim_at
  * takes it; otherwise ts_sim_at. Returns 0 or -1 as ts_sim_at. */
 static inline int ts_sim_at_next(ts_sim *sim, ts_time at, int kind, int32_t obj, uint32_t gen)
@@ -196,38 +194,6 @@ static inline int ts_sim_now_in_place(ts_sim *sim)
  * the list's. Out of line: the loops that inline ts_sim_next_held_in_place
  * stay small. */
 int ts__sim_put_held(ts_sim *sim);
-/* With an event held (hold 2): holding goes back to 1, and the held event
- * is dispatched from the hold and returned when it is the next the running
- * ts_sim_run or ts_sim_step would dispatch (ts_sim_next_held_in_place's
- * test), else inserted (NULL; sim->failed set when that failed). For a lane
- * event's handler too (nothing of its own in the list; it sets hold_lane
- * with hold, which tells the scheduling code that it is the lane's): it
- * then runs the returned event's handler itself, or returns. */
-/* Whether the held event is the next the running ts_sim_run or ts_sim_step
- * would dispatch: no failure, steps left, not past until, before the lane's
- * next and the list's least by (time, seq). (The handler's own event, when
- * still pending, stays the list's top: the first event the held one's
- * handler schedules replaces it, or the next ask removes it, as for a
- * handler's own event.) */
-static inline int ts__sim_held_is_next(const ts_sim *sim)
-{
-  const ts_event *h = &sim->held_ev, *top;
-  return !sim->failed && sim->steps < sim->steps_end && h->time <= sim->until &&
-         !(sim->lane_on && sim->lane_ev.time <= h->time) &&
-         (sim->pending ? ts_heap_before_rest(&sim->heap, h, sim->top_in_run)
-                       : !(top = ts_heap_peek(&sim->heap)) || ts_event_before(h, top));
-}
-static inline const ts_event *ts_sim_held_next(ts_sim *sim)
-{
-  sim->hold = 1;
-  if (ts__sim_held_is_next(sim)) {
-    sim->now = sim->held_ev.time;
-    sim->steps++;
-    return &sim->held_ev;
-  }
-  ts__sim_put_held(sim);
-  return NULL;
-}
 /* ts_sim_next_any_in_place for a handler that runs events in place while
  * the handlers it runs may hold one (sim->hold 1 or 2, set by the caller;
  * 0: none runs in place, NULL). When the handler it ran held one
@@ -248,10 +214,17 @@ static inline const ts_event *ts_sim_next_held_in_place(ts_sim *sim, ts_event *b
     if (!sim->hold)
       return NULL;
     sim->hold = 1;
-    if (ts__sim_held_is_next(sim)) { /* (ts_sim_held_next, its insertion's failure tested here) */
-      sim->now = sim->held_ev.time;
+    const ts_event *h = &sim->held_ev, *top;
+    if (!sim->failed && sim->steps < sim->steps_end && h->time <= sim->until &&
+        !(sim->lane_on && sim->lane_ev.time <= h->time) &&
+        (sim->pending ? ts_heap_before_rest(&sim->heap, h, sim->top_in_run)
+                      : !(top = ts_heap_peek(&sim->heap)) || ts_event_before(h, top))) {
+      /* (the handler's own event, when still pending, stays the list's top:
+       * the first event the held one's handler schedules replaces it, or
+       * the next ask removes it, as for a handler's own event) */
+      sim->now = h->time;
       sim->steps++;
-      return &sim->held_ev;
+      return h;
     }
     if (ts__sim_put_held(sim) != 0)
       return NULL;

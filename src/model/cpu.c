@@ -476,10 +476,7 @@ int ts__cpu_begin_any(ts_world *w, ts_actor *a, ts_time cost, int64_t rows, int 
     if (rate_one(w)) {
       a->seg.rows_target = 1;
       a->seg.at_row = 0;
-      if ((flags & TS_CPU_NEXT) || ((flags & TS_CPU_NEXT_IDLE) && w->sim.hold_lane)) {
-        /* arm_end, its end held out of the list while the running handler
-         * allows (ts__cpu_on_seg_end's loop; TS_CPU_NEXT_IDLE: an arrival's
-         * wake in place only, worker.c kick, hold_lane) */
+      if (flags & TS_CPU_NEXT) { /* arm_end, its end held out of the list while ts__cpu_on_seg_end's loop allows */
         wk->gen++;
         ts__at_next(w, w->sim.now + cost, TS_EV_SEG_END, wk->id, wk->gen);
       } else {
@@ -758,13 +755,6 @@ void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev)
       sim->handlers[ev->kind](sim, ev);
   } while ((ev = ts_sim_next_held_in_place(sim, &next)));
   sim->hold = 0;
-}
-
-void ts__cpu_held_end(ts_sim *sim)
-{
-  const ts_event *held = ts_sim_held_next(sim);
-  if (held)
-    ts__cpu_on_seg_end(sim, held);
 }
 
 /* ts__cpu_on_seg_end's general path (out of line: the fused end above then

@@ -36,20 +36,8 @@ enum {
  * end then steps on to the next op itself (cpu.c, seg_end) without the call.
  * TS_CPU_NEXT: its end most likely runs next (a mutex's short phase, while
  * the other threads wait on it): in its one-row cases at rate 1 the end may
- * be held out of the event list (ts__at_next); the same events either way.
- * TS_CPU_NEXT_IDLE: the same, only where the segment begins on an idle
- * worker woken in place by an arrival (ts__cpu_begin_any's idle case with
- * sim.hold_lane, worker.c kick: a cpu step, the job the arrival wakes its
- * worker for; segments begun elsewhere, often not next, go to the list). */
-enum {
-  TS_CPU_SLICED = 1,
-  TS_CPU_TIMED = 2,
-  TS_CPU_KERNEL = 4,
-  TS_CPU_BY_TIME = 8,
-  TS_CPU_LAST = 16,
-  TS_CPU_NEXT = 32,
-  TS_CPU_NEXT_IDLE = 64
-};
+ * be held out of the event list (ts__at_next); the same events either way. */
+enum { TS_CPU_SLICED = 1, TS_CPU_TIMED = 2, TS_CPU_KERNEL = 4, TS_CPU_BY_TIME = 8, TS_CPU_LAST = 16, TS_CPU_NEXT = 32 };
 
 /* --- memory (actor.c) --- */
 
@@ -345,11 +333,6 @@ void ts__cpu_idle(ts_world *w, ts_worker *wk);
 int64_t ts__rows_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x, int fast);
 /* Event handler: a planned segment ends (ignored when its gen is stale). */
 void ts__cpu_on_seg_end(ts_sim *sim, const ts_event *ev);
-/* For a lane event's handler that let a segment's end be held (sim->hold
- * 2, ts__at_next): that end runs here, with the events after it that
- * ts__cpu_on_seg_end runs in place, when it is the next event; else it
- * enters the list. Holding is then on (1): the caller turns it off. */
-void ts__cpu_held_end(ts_sim *sim);
 
 /* --- idle states (idle.c) --- */
 
@@ -385,9 +368,8 @@ void ts__worker_kick(ts_world *w, ts_worker *wk, ts_time at);
 /* ts__worker_kick at now as the last act of the handler of a lane event
  * (an arrival): when the WAKE it would schedule is the next event to run
  * anyway (ts_sim_now_in_place: it counts as run), its handler runs here
- * instead, in place of a return, a push and a dispatch; the end of a
- * segment it begins may be held meanwhile and run here too when it is the
- * next event (ts__cpu_held_end). slow_paths (tests): the WAKE. */
+ * instead, in place of a return, a push and a dispatch. slow_paths (tests):
+ * the WAKE. */
 void ts__worker_kick_last(ts_world *w, ts_worker *wk);
 /* wk's CPU is free: run what its loop runs next (timers, callbacks, a queued
  * actor; a thread's run queue) until something keeps it busy or nothing is

@@ -91,9 +91,7 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
               (s->by_time ? TS_CPU_BY_TIME : 0);
   if (s->sliced || s->timed || s->rows != 1) /* never a one-row case of ts__cpu_begin, which alone read TS_CPU_LAST */
     return ts__cpu_begin_any(w, a, cost, s->rows, flags, TS_ACTOR_RUNNING);
-  return begin_one(w, a, cost, flags | TS_CPU_LAST | TS_CPU_NEXT_IDLE); /* its segment is the step's last
-                                                                        * phase; on an idle worker its end
-                                                                        * may be held (an arrival's job) */
+  return begin_one(w, a, cost, flags | TS_CPU_LAST); /* its segment is the step's last phase */
 }
 
 const ts_op_type ts_op_cpu = {

@@ -361,20 +361,10 @@ static inline void kick(ts_world *w, ts_worker *wk, ts_time at, int last)
      * ts__worker_on_wake, here (its wake is no longer pending; the worker
      * is idle and not blocked) */
     wk->wake_pending = 0;
-    /* the segment the worker begins meanwhile (a job's cpu step, op_cpu.c
-     * TS_CPU_NEXT_IDLE) may be held out of the list: as the handler's last
-     * act, its end runs here when it is the next event (engine/sim.h,
-     * ts_sim_held_next), else enters the list */
-    w->sim.hold = 1;
-    w->sim.hold_lane = 1; /* (a lane event's handler: TS_CPU_NEXT_IDLE holds too) */
     if (wk->rr_able) /* (ts__worker_next's case for it: no error here) */
       next_rr(w, wk);
     else
       ts__worker_next(w, wk);
-    w->sim.hold_lane = 0;
-    if (w->sim.hold == 2)
-      ts__cpu_held_end(&w->sim);
-    w->sim.hold = 0;
     return;
   }
   wk->wake_pending = 1;
