@@ -281,6 +281,31 @@ START_TEST(moq_frontier_searches_the_models_box)
 }
 END_TEST
 
+/* A stand-in tssim for the moq-targets tests, in a new temporary folder `dir`
+ * (at `fake`): it appends its arguments, bracketed, as one line to `args`
+ * (dir/args), runs `first` (shell code, may be "") before anything, and
+ * writes into its -o folder a summary.csv whose chat-16 lock_wait_share is
+ * 2.0 when the shell test `when_variant` (given each argument as $a) held for
+ * one argument, 0.3 otherwise. */
+static void stand_in_tssim(char dir[4096], char fake[4200], char args[4200], const char *name, const char *first,
+                           const char *when_variant)
+{
+  tu_mkdtemp(dir, 4096, name);
+  snprintf(fake, 4200, "%s/tssim", dir);
+  snprintf(args, 4200, "%s/args", dir);
+  char body[9000];
+  snprintf(body, sizeof body,
+           "#!/bin/sh\n"
+           "%s\n"
+           "o= s=0.3 prev=\n"
+           "for a; do printf '[%%s]' \"$a\"; [ \"$prev\" = -o ] && o=$a; %s && s=2.0; prev=$a; done >>'%s'\n"
+           "echo >>'%s'\n"
+           "mkdir -p \"$o\" && printf 'workload,workers,lock_wait_share\\nchat,16,%%s\\n' $s >\"$o/summary.csv\"\n",
+           first, when_variant, args, args);
+  tu_write_file(fake, body);
+  ck_assert_int_eq(chmod(fake, 0755), 0);
+}
+
 /* scripts/moq-targets --set KEY=VALUE (docs/moq-relay.md, "Targets with the
  * host's wake-up spread") hands every pair to tssim run intact (a value with
  * a space too, and the --set=KEY=VALUE form), runs the shipped model into
@@ -295,20 +320,8 @@ END_TEST
 START_TEST(moq_targets_pass_set_through)
 {
   char dir[4096], fake[4200], args[4200];
-  tu_mkdtemp(dir, sizeof dir, "moqtargets");
-  snprintf(fake, sizeof fake, "%s/tssim", dir);
-  snprintf(args, sizeof args, "%s/args", dir);
-  char body[9000];
-  snprintf(body, sizeof body,
-           "#!/bin/sh\n"
-           "case \"$*\" in *fail=1*) echo 'stand-in: no fail' >&2; exit 2 ;; esac\n"
-           "o= s=0.3 prev=\n"
-           "for a; do printf '[%%s]' \"$a\"; [ \"$prev\" = -o ] && o=$a; [ \"$a\" = --set ] && s=2.0; prev=$a; done >>'%s'\n"
-           "echo >>'%s'\n"
-           "mkdir -p \"$o\" && printf 'workload,workers,lock_wait_share\\nchat,16,%%s\\n' $s >\"$o/summary.csv\"\n",
-           args, args);
-  tu_write_file(fake, body);
-  ck_assert_int_eq(chmod(fake, 0755), 0);
+  stand_in_tssim(dir, fake, args, "moqtargets", "case \"$*\" in *fail=1*) echo 'stand-in: no fail' >&2; exit 2 ;; esac",
+                 "[ \"$a\" = --set ]");
   const char *root = tu_source_root();
   char *out = NULL;
   static const char *const bad[] = {"--bogus", "--set", "--set nokey", "-o x", NULL};
@@ -374,20 +387,7 @@ END_TEST
 START_TEST(moq_targets_run_another_model)
 {
   char dir[4096], fake[4200], args[4200];
-  tu_mkdtemp(dir, sizeof dir, "moqmodel");
-  snprintf(fake, sizeof fake, "%s/tssim", dir);
-  snprintf(args, sizeof args, "%s/args", dir);
-  char body[9000];
-  snprintf(body, sizeof body,
-           "#!/bin/sh\n"
-           "o= s=0.3 prev=\n"
-           "for a; do printf '[%%s]' \"$a\"; [ \"$prev\" = -o ] && o=$a; case $a in *scenario.json) s=2.0 ;; esac; prev=$a; "
-           "done >>'%s'\n"
-           "echo >>'%s'\n"
-           "mkdir -p \"$o\" && printf 'workload,workers,lock_wait_share\\nchat,16,%%s\\n' $s >\"$o/summary.csv\"\n",
-           args, args);
-  tu_write_file(fake, body);
-  ck_assert_int_eq(chmod(fake, 0755), 0);
+  stand_in_tssim(dir, fake, args, "moqmodel", "", "case $a in *scenario.json) true ;; *) false ;; esac");
   const char *root = tu_source_root();
   char *out = NULL;
   ck_assert_int_eq(tu_sh(&out, "'%s/scripts/moq-targets' --model nosuch.json -o '%s/out' '%s'", root, dir, fake), 2);
