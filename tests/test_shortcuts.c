@@ -280,13 +280,17 @@ static uint64_t same_windowed_without_shortcuts(const char *json, int n, int wor
   return same_runs_spec(json, &sp);
 }
 
+/* Threads sharing mutex m, with every lock cost set (fixed, small), up to
+ * its last field: the models below close it ("}]") or add fields first. */
+#define THREADS_ON_M                                                                                               \
+  "\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\", \"acquire_ms\": 0.01," \
+  " \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1"
+
 /* 12 threads on one mutex (spin, futex, kernel and user one-row costs), a
  * timed kernel cpu, a cpu of 2 rows, an exponential one and a constant one;
  * "%s" is the host (e.g. 4 cores: processor sharing). */
 static const char mutex_fmt[] =
-  "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\":"
-  " \"shared\", \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02,"
-  " \"futex_wake_ms\": 0.03, \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
+  "{%s" THREADS_ON_M "}], \"classes\": [{\"name\": \"t\", \"count\": \"n\","
   " \"program\": [{\"op\": \"repeat\", \"count\": 30, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"},"
   " {\"op\": \"cpu\", \"ms\": 0.7, \"timed\": true, \"account\": \"kernel\"}, {\"op\": \"cpu\", \"ms\": 1,"
   " \"rows\": 2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\":"
@@ -418,9 +422,7 @@ END_TEST
 START_TEST(speed_one_row_segments_are_the_general_ones)
 {
   static const char mutex[] =
-    "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
-    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
-    " \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+    "{" THREADS_ON_M "}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
     " \"count\": 40, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2, \"rows\": 3},"
     " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"}]}]}]}";
   ck_assert_uint_gt(same_without_shortcuts(mutex, 16, 16), 4000);
@@ -873,9 +875,7 @@ END_TEST
 START_TEST(speed_plain_segments_and_op_ends_are_the_general_path)
 {
   static const char fmt[] =
-    "{%s\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
-    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
-    " \"wake_latency_ms\": 0.1%s}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
+    "{%s" THREADS_ON_M "%s}], \"classes\": [{\"name\": \"t\", \"count\": \"n\", \"program\": [{\"op\": \"repeat\","
     " \"count\": 60, \"steps\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 2},"
     " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.5}]}]}]}";
   static const char *const hosts[] = {"", "\"host\": {\"cores\": 4}, "};
@@ -1002,9 +1002,7 @@ END_TEST
 START_TEST(speed_held_segment_ends_run_in_the_list_order)
 {
   static const char open_fmt[] =
-    "{\"worker\": {\"kind\": \"thread\"}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\","
-    " \"acquire_ms\": 0.01, \"release_ms\": 0.01, \"spin_ms\": 0.05, \"futex_wait_ms\": 0.02, \"futex_wake_ms\": 0.03,"
-    " \"wake_latency_ms\": 0.1}], \"classes\": [{\"name\": \"job\", \"count\": 400, \"arrival\": {\"kind\":"
+    "{" THREADS_ON_M "}], \"classes\": [{\"name\": \"job\", \"count\": 400, \"arrival\": {\"kind\":"
     " \"periodic\", \"period_ms\": %s, \"phase_ms\": 0}, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"},"
     " {\"op\": \"cpu\", \"ms\": 0.2}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.05}]}]}";
   static const char *const periods[] = {"0.3", "0.25", "0.12"};

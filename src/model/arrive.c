@@ -319,7 +319,8 @@ static int source_actor(ts_world *w, int c, int i)
   if (k->place == TS_PLACE_FIXED) {
     ts_actor probe = {.index = i, .klass = c, .worker = w->pool_base[p]};
     double v = ts__eval(w, &probe, k->place_worker);
-    if (!(v >= 0 && v < count) || v != floor(v)) {
+    wk = ts__worker_of(w, p, v);
+    if (wk < 0) {
       char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
       snprintf(w->errmsg, sizeof w->errmsg,
                "classes[%d].placement.worker: class %s's placement worker \"%s\" is %s for i = %d: expected [0, %d)",
@@ -329,7 +330,6 @@ static int source_actor(ts_world *w, int c, int i)
       sim->failed = TS_SIM_STOP;
       return -1;
     }
-    wk = w->pool_base[p] + (int)v;
   } else {
     wk = w->pool_base[p] + i % count; /* sources spread round robin */
   }
