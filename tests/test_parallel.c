@@ -215,10 +215,11 @@ START_TEST(parallel_merge_refuses_incomplete_shards)
   snprintf(p3, sizeof p3, "%s/p3", dir);
   ok("run " ZC " --shard 2/3 -q -o '%s'%s", p2, "");
   ok("run " ZC " --shard 3/3 -q -o '%s'%s", p3, "");
-  snprintf(cmd, sizeof cmd, "merge '%s' '%s' '%s' -q -o '%s/../%s/p2'", p1, p2, p3, dir, strrchr(dir, '/') + 1);
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' '%s' -o '%s/../%s/p2'", p1, p2, p3, dir, strrchr(dir, '/') + 1);
   ck_assert_int_eq(tu_tssim(cmd, &out, &err), 2);
   ck_assert_msg(strstr(err, "is the shard folder") != NULL && strstr(err, "write them to another folder\n") != NULL,
                 "stderr: %s", err);
+  ck_assert_msg(*out == '\0', "a refused results folder, yet the table was printed: %s", out); /* (checked first) */
   free(out);
   free(err);
   char path[800];

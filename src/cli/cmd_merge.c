@@ -688,6 +688,17 @@ int ts_cmd_merge(int argc, char **argv)
     rc = check_samples(rows, nrows, sh, nsh, shards);
   if (rc == 0)
     rc = adopt_points(&s, rows, nrows, sh);
+  /* the results folder, checked before anything is printed */
+  char dirbuf[1024];
+  const char *outdir = outarg;
+  if (rc == 0 && !outdir) {
+    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
+    outdir = dirbuf;
+  }
+  if (rc == 0)
+    rc = outdir_not_a_shard(outdir, sh, nsh);
+  if (rc == 0)
+    rc = ts_cli_outdir_check(outdir, outarg != NULL);
   if (rc == 0) {
     s.points_done = (size_t)total;
     ts_sweep_ratios(&s);
@@ -697,15 +708,7 @@ int ts_cmd_merge(int argc, char **argv)
     ts_cli_baseline_note(&L, &s);
   }
   /* write the results folder */
-  char dirbuf[1024];
-  const char *outdir = outarg;
-  if (rc == 0 && !outdir) {
-    snprintf(dirbuf, sizeof dirbuf, "results/%s", L.sc.name);
-    outdir = dirbuf;
-  }
-  if (rc == 0)
-    rc = outdir_not_a_shard(outdir, sh, nsh);
-  if (rc == 0 && (rc = ts_cli_outdir_check(outdir, outarg != NULL)) == 0) {
+  if (rc == 0) {
     ts_atomic a;
     ts_outdir made = {0};
     int lock = -1;
