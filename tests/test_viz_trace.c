@@ -50,6 +50,43 @@ START_TEST(viz_timeline_matches_stats)
 }
 END_TEST
 
+/* A run the horizon ends while a worker runs: its running piece is reported
+ * up to the horizon (no segment end will), so the worker's pieces cover the
+ * time it was busy and each actor's pieces its time running (its CPU stat
+ * counts the segments that ended: a2's is 0 here, its state time 5 ms). Round
+ * robin, 3 actors of 30 ms, q = 10 ms, one worker, horizon 25 ms: a0 0-10,
+ * a1 10-20, a2 20-25 (the piece the horizon cut). */
+START_TEST(viz_timeline_reports_the_piece_the_horizon_cuts)
+{
+  static const char *const sets[] = {"params.c_ms=30", "classes[0].program[0].rows=30"};
+  ts_loaded L;
+  ts_timeline tl;
+  char *path = tu_source_path(RR);
+  ck_assert_int_eq(ts_cli_load(path, sets, 2, &L), 0);
+  free(path);
+  ck_assert_int_eq(ts_timeline_record(&tl, &L.model, 3, 1, ts_rng_derive_seed(L.sc.seed, 3, 1, 0),
+                                      25 * TS_NS_PER_MS, 0), 0);
+  ck_assert_int_eq(tl.end, 25 * TS_NS_PER_MS);
+  ts_time busy = 0;
+  for (size_t i = 0; i < tl.npieces; i++)
+    busy += tl.pieces[i].t1 - tl.pieces[i].t0;
+  ck_assert_int_eq(busy, 25 * TS_NS_PER_MS);
+  ck_assert_int_eq(tl.npieces, 3);
+  ck_assert_int_eq(tl.pieces[2].actor, 2);
+  ck_assert_int_eq(tl.pieces[2].t1, 25 * TS_NS_PER_MS);
+  for (int a = 0; a < tl.nactors; a++) {
+    ts_time ran = 0, st[TS_NSTATES] = {0};
+    for (size_t i = 0; i < tl.npieces; i++)
+      if (tl.pieces[i].actor == a)
+        ran += tl.pieces[i].t1 - tl.pieces[i].t0;
+    ts_timeline_state_times(&tl, a, 0, tl.end, 0, st);
+    ck_assert_int_eq(ran, st[TS_ACTOR_RUNNING]);
+    ck_assert_int_eq(ran, a < 2 ? 10 * TS_NS_PER_MS : 5 * TS_NS_PER_MS);
+  }
+  vu_release(&L, &tl);
+}
+END_TEST
+
 START_TEST(viz_timeline_refuses_overflowing_horizon)
 {
   static const char *const sets[] = {"params.c_ms=3600000", "classes[0].program[0].rows=1"};
@@ -365,7 +402,8 @@ END_TEST
 Suite *viz_trace_suite(void)
 {
   Suite *s = suite_create("viz_trace");
-  const TTest *const core[] = {viz_timeline_matches_stats, viz_trace_page_colors_every_state,
+  const TTest *const core[] = {viz_timeline_matches_stats, viz_timeline_reports_the_piece_the_horizon_cuts,
+                               viz_trace_page_colors_every_state,
                                viz_trace_zero_cache_n4_slices_once_in_order, viz_trace_lock_flows_and_counters,
                                viz_state_worker_past_int16_is_unknown, viz_trace_splits_the_reply_wait_by_the_calls, NULL};
   const TTest *const cli[] = {viz_trace_cli_writes_file, NULL};

@@ -408,6 +408,11 @@ void ts__cpu_idle(ts_world *w, ts_worker *wk)
   }
 }
 
+void ts__cpu_close_piece(ts_world *w, ts_worker *wk)
+{
+  emit_piece(w, wk);
+}
+
 void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work)
 {
   become_busy(w, wk, TS_SEG_OVERHEAD);
