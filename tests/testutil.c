@@ -211,6 +211,12 @@ ts_world_spec tu_world_spec(int n, int workers, uint64_t seed)
                          .win_t1 = TS_TIME_MAX};
 }
 
+uint64_t tu_lcg(uint64_t *s)
+{
+  *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+  return *s >> 11;
+}
+
 TCase *tu_tcase(Suite *s, const char *name, const TTest *const *tests, SFun setup, SFun teardown, double timeout)
 {
   TCase *tc = tcase_create(name);

@@ -1,11 +1,13 @@
 /* Helpers shared by the suites: the source tree, temporary folders, whole
- * files, the built tssim binary, models from JSON text and world specs.
+ * files, the built tssim binary, models from JSON text, world specs and a
+ * fixed pseudo-random sequence.
  * Each fails the running test (a Check assertion) when it cannot do its
  * job, so callers need not check. */
 #ifndef TS_TESTUTIL_H
 #define TS_TESTUTIL_H
 #include <check.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/model.h"
 #include "model/world.h"
@@ -97,6 +99,10 @@ void tu_same_at_jobs(const char *scenario);
 /* The spec of a whole run of (n, workers) under stream seed: no horizon,
  * the window the whole run. */
 ts_world_spec tu_world_spec(int n, int workers, uint64_t seed);
+
+/* The next number of a fixed pseudo-random sequence (a 64-bit LCG, Knuth's
+ * MMIX constants) whose state *s it advances: the new state's top 53 bits. */
+uint64_t tu_lcg(uint64_t *s);
 
 /* Add a TCase called name to s: the NULL-terminated tests, the checked
  * fixture setup/teardown (NULL: none) and a timeout in seconds (0:

@@ -126,7 +126,7 @@ static inline double ts_metric_quantity(int q, const ts_actor_stats *s)
 }
 /* The same value, ts_metric_quantity(q, &s) with s = ts_world_stats(w,
  * a->id), read from actor a of w without making the record (the collector
- * takes the quantities of each actor as it is done). test_speed's
+ * takes the quantities of each actor as it is done). test_speed_engine's
  * speed_retired_actors_are_measured_as_kept compares the two bit for bit.
  * (Always inlined: the collector's loop over the quantities calls it.) */
 __attribute__((always_inline)) static inline double ts_metric_actor_quantity(int q, const ts_world *w,

@@ -1,11 +1,13 @@
-/* The fast paths give exactly what the slow ones gave: the O(1) row
- * arithmetic of CPU segments against the binary search it replaced, the
- * heap's replace-top against a pop and a push, arrivals served from the
- * engine's lane in the (time, seq) order the heap would have given them,
- * order statistics by selection against GSL on sorted data, and the
- * fixed-point ms of samples.csv against printf's %.6f, actors retired as
- * they are done against a world that keeps them all.
+/* The statistics' fast paths give exactly what the slow ones gave: order
+ * statistics by selection (of equal values without it, of several levels at
+ * once) against GSL on sorted data, quantiles of values spilled to a
+ * temporary file or counted as zeros against the values in memory, the
+ * collector's quantities (taken once they can move, taken directly)
+ * against each actor's whole record, a span's statistics against qsort and
+ * GSL, and the fixed-point ms of samples.csv against printf's %.6f. The
+ * engine's fast paths are test_speed_engine.c's.
  * (No timing here: scripts/bench measures speed.) */
+
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,220 +18,14 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "engine/heap.h"
-#include "engine/sim.h"
-#include "io/model_json.h"
 #include "io/report.h"
-#include "model/internal.h"
 #include "run/metrics.h"
 #include "run/sweep.h"
 #include "run/sweep_internal.h"
 
 #include "testutil.h"
 
-/* A fixed pseudo-random sequence (64-bit LCG, Knuth's MMIX constants). */
-static uint64_t lcg(uint64_t *s)
-{
-  *s = *s * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-  return *s >> 11;
-}
-
-/* ---- rows ---- */
-
-START_TEST(speed_rows_o1_equals_search)
-{
-  uint64_t s = 7;
-  size_t bad = 0, tried = 0;
-  static const ts_time costs[] = {1, 2, 3, 7, 10, 399, 400, 401, 1000, 999983, INT64_C(400000000),
-                                  INT64_C(1000000000000000), INT64_C(922337203685477580)};
-  static const int64_t rows[] = {1, 2, 3, 7, 400, 401, 999, 10000000};
-  for (size_t ci = 0; ci < sizeof costs / sizeof *costs; ci++)
-    for (size_t ri = 0; ri < sizeof rows / sizeof *rows; ri++) {
-      ts_time c = costs[ci];
-      int64_t r = rows[ri];
-      for (int k = 0; k < 400; k++) {
-        int64_t lo = (int64_t)(lcg(&s) % (uint64_t)(r + 2));
-        ts_time x;
-        switch (k % 4) {
-        case 0: x = (ts_time)(lcg(&s) % (uint64_t)(c + 2)); break;      /* anywhere in the segment */
-        case 1: x = (ts_time)((__int128)c * (lo % (r + 1)) / r); break; /* exactly a row's end */
-        case 2: x = (ts_time)((__int128)c * (lo % (r + 1)) / r) - 1; break;
-        default: x = c + (ts_time)(lcg(&s) % 5) - 2; break;             /* around the end */
-        }
-        tried++;
-        bad += ts__rows_beyond(c, r, lo, x, 1) != ts__rows_beyond(c, r, lo, x, 0);
-      }
-    }
-  ck_assert_uint_gt(tried, 40000);
-  ck_assert_uint_eq(bad, 0);
-}
-END_TEST
-
-/* ---- heap ---- */
-
-START_TEST(speed_heap_replace_top_is_pop_then_push)
-{
-  ts_heap a, b;
-  ts_heap_init(&a);
-  ts_heap_init(&b);
-  uint64_t s = 3, seq = 0;
-  for (int i = 0; i < 300; i++) {
-    ts_event ev = {.time = (ts_time)(lcg(&s) % 50), .seq = seq++};
-    ck_assert_int_eq(ts_heap_push(&a, &ev), 0);
-    ck_assert_int_eq(ts_heap_push(&b, &ev), 0);
-  }
-  size_t bad = 0;
-  for (int i = 0; i < 20000; i++) {
-    ts_event top = *ts_heap_peek(&a), got;
-    ts_event ev = {.time = top.time + (ts_time)(lcg(&s) % 7), .seq = seq++};
-    ck_assert_int_eq(ts_heap_replace_top(&a, &ev), 0);
-    ts_heap_pop(&b, &got);
-    ts_heap_push(&b, &ev);
-    bad += got.seq != top.seq || ts_heap_peek(&a)->seq != ts_heap_peek(&b)->seq;
-  }
-  ts_event x, y;
-  while (ts_heap_pop(&a, &x) && ts_heap_pop(&b, &y))
-    bad += x.seq != y.seq;
-  ck_assert_uint_eq(bad, 0);
-  ck_assert_uint_eq(ts_heap_size(&a), 0);
-  ts_heap_finish(&a);
-  ts_heap_finish(&b);
-}
-END_TEST
-
-/* ---- the lane ---- */
-
-typedef struct seen {
-  int32_t obj[256];
-  ts_time at[256];
-  int len;
-  int lane_next, lane_len;
-  const ts_time *lane_times;
-} seen;
-
-static int lane_gen(void *ctx, ts_time *t, int32_t *obj)
-{
-  seen *r = ctx;
-  if (r->lane_next == r->lane_len)
-    return 0;
-  *t = r->lane_times[r->lane_next];
-  *obj = 1000 + r->lane_next++;
-  return 1;
-}
-
-static void on_any(ts_sim *sim, const ts_event *ev)
-{
-  seen *r = sim->data;
-  r->obj[r->len] = ev->obj;
-  r->at[r->len++] = sim->now;
-  if (ev->obj == 1000) /* the first arrival schedules one at its own time: after the lane's ties */
-    ts_sim_at(sim, sim->now, 1, 7, 0);
-}
-
-START_TEST(speed_lane_runs_before_heap_ties)
-{
-  static const ts_time times[] = {0, 0, 5, 5, 9};
-  seen r = {.lane_len = 5, .lane_times = times};
-  ts_sim sim;
-  ts_sim_init(&sim, &r);
-  ts_sim_on(&sim, 0, on_any);
-  ts_sim_on(&sim, 1, on_any);
-  ck_assert_int_eq(ts_sim_lane(&sim, 0, lane_gen, &r), 0);
-  ck_assert_int_eq(ts_sim_at(&sim, 5, 1, 1, 0), 0);
-  ck_assert_int_eq(ts_sim_at(&sim, 0, 1, 2, 0), 0);
-  ck_assert_uint_eq(ts_sim_run(&sim, TS_TIME_MAX, 0), 8);
-  static const int32_t want[] = {1000, 1001, 2, 7, 1002, 1003, 1, 1004};
-  ck_assert_int_eq(r.len, 8);
-  for (int i = 0; i < 8; i++)
-    ck_assert_int_eq(r.obj[i], want[i]);
-  ck_assert_int_eq(sim.now, 9);
-  ck_assert_ptr_null(ts_sim_peek(&sim));
-  ts_sim_finish(&sim);
-}
-END_TEST
-
-/* Handlers that schedule 0 to 2 follow-ups (some at the same instant, some
- * far ahead), against the same decisions made on a bare list by pop then
- * push: the simulation, which replaces its handler's event in the place
- * dispatch found it (sim.top_in_run), runs the events in the same order. */
-typedef struct chain {
-  uint64_t s;
-  int n, cap;       /* events run (the first cap recorded) */
-  int32_t next;
-  int32_t *obj;
-} chain;
-
-/* Decide event number n's follow-ups: their delays in d, their count returned. */
-static int follow_ups(chain *c, ts_time *d)
-{
-  if (c->n >= c->cap / 2)
-    return 0;
-  int k = (int)(lcg(&c->s) % 3);
-  for (int i = 0; i < k; i++) {
-    uint64_t x = lcg(&c->s);
-    d[i] = x % 5 == 0 ? 0 : x % 7 == 0 ? (ts_time)(x % 100000) : (ts_time)(x % 30);
-  }
-  return k;
-}
-
-static void on_chain(ts_sim *sim, const ts_event *ev)
-{
-  chain *c = sim->data;
-  if (c->n < c->cap)
-    c->obj[c->n] = ev->obj;
-  c->n++;
-  ts_time d[4];
-  int k = follow_ups(c, d);
-  for (int i = 0; i < k; i++)
-    ck_assert_int_eq(ts_sim_at(sim, sim->now + d[i], 0, c->next++, 0), 0);
-}
-
-START_TEST(speed_handler_follow_ups_run_as_pop_then_push)
-{
-  enum { CAP = 60000 };
-  chain a = {.s = 9, .cap = CAP, .obj = malloc(CAP * sizeof(int32_t))}, b = a;
-  b.obj = malloc(CAP * sizeof(int32_t));
-  ts_sim sim;
-  ts_sim_init(&sim, &a);
-  ts_sim_on(&sim, 0, on_chain);
-  ts_heap h;
-  ts_heap_init(&h);
-  uint64_t seq = 0;
-  for (int i = 0; i < 40; i++) {
-    ts_time t = (ts_time)(lcg(&a.s) % 50);
-    ck_assert_int_eq(ts_sim_at(&sim, t, 0, a.next++, 0), 0);
-    ts_event ev = {.time = t, .seq = seq++, .obj = b.next++};
-    ck_assert_int_eq(ts_heap_push(&h, &ev), 0);
-  }
-  b.s = a.s;
-  ts_sim_run(&sim, TS_TIME_MAX, 0);
-  ts_event ev;
-  while (ts_heap_pop(&h, &ev)) {
-    if (b.n < b.cap)
-      b.obj[b.n] = ev.obj;
-    b.n++;
-    ts_time d[4];
-    int k = follow_ups(&b, d);
-    for (int i = 0; i < k; i++) {
-      ts_event f = {.time = ev.time + d[i], .seq = seq++, .obj = b.next++};
-      ck_assert_int_eq(ts_heap_push(&h, &f), 0);
-    }
-  }
-  ck_assert_int_ge(a.n, CAP / 2);
-  ck_assert_int_le(a.n, CAP);
-  ck_assert_int_eq(a.n, b.n);
-  int bad = 0;
-  for (int i = 0; i < a.n; i++)
-    bad += a.obj[i] != b.obj[i];
-  ck_assert_int_eq(bad, 0);
-  ts_heap_finish(&h);
-  ts_sim_finish(&sim);
-  free(a.obj);
-  free(b.obj);
-}
-END_TEST
-
-/* ---- statistics ---- */
+/* ---- order statistics ---- */
 
 START_TEST(speed_quantile_selection_is_gsl_on_sorted)
 {
@@ -240,11 +36,11 @@ START_TEST(speed_quantile_selection_is_gsl_on_sorted)
   ck_assert_ptr_nonnull(a);
   ck_assert_ptr_nonnull(b);
   for (int trial = 0; trial < 600; trial++) {
-    size_t n = 1 + (size_t)(lcg(&s) % (trial < 300 ? 12 : 2000));
-    int spread = (int)(lcg(&s) % 4); /* few distinct values (ties), or many */
+    size_t n = 1 + (size_t)(tu_lcg(&s) % (trial < 300 ? 12 : 2000));
+    int spread = (int)(tu_lcg(&s) % 4); /* few distinct values (ties), or many */
     for (size_t i = 0; i < n; i++)
-      a[i] = spread == 0 ? (double)(lcg(&s) % 3) : spread == 1 ? (double)(lcg(&s) % 50) / 1e6
-                                                            : (double)(int64_t)(lcg(&s) % 2000000) / 7.0 - 1000;
+      a[i] = spread == 0 ? (double)(tu_lcg(&s) % 3) : spread == 1 ? (double)(tu_lcg(&s) % 50) / 1e6
+                                                            : (double)(int64_t)(tu_lcg(&s) % 2000000) / 7.0 - 1000;
     if (trial % 3 == 0) /* ascending: read without selection */
       gsl_sort(a, 1, n);
     for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
@@ -271,8 +67,8 @@ START_TEST(speed_quantile_of_equal_values_needs_no_selection)
   double *b = malloc(3000 * sizeof *b);
   ck_assert_ptr_nonnull(b);
   for (int trial = 0; trial < 400; trial++) {
-    size_t n = 1 + (size_t)(lcg(&s) % (trial < 200 ? 12 : 3000));
-    double c = trial % 5 == 0 ? 0.0 : (double)(int64_t)(lcg(&s) % 20000000) / 7.0 - 1000;
+    size_t n = 1 + (size_t)(tu_lcg(&s) % (trial < 200 ? 12 : 3000));
+    double c = trial % 5 == 0 ? 0.0 : (double)(int64_t)(tu_lcg(&s) % 20000000) / 7.0 - 1000;
     for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
       for (size_t i = 0; i < n; i++)
         b[i] = c;
@@ -321,8 +117,8 @@ START_TEST(speed_ms_fixed_point_is_printf)
     }
   }
   for (int i = 0; i < 50000; i++) {
-    int bits = 1 + (int)(lcg(&s) % 62);
-    ts_time t = (ts_time)(lcg(&s) & ((UINT64_C(1) << bits) - 1));
+    int bits = 1 + (int)(tu_lcg(&s) % 62);
+    ts_time t = (ts_time)(tu_lcg(&s) & ((UINT64_C(1) << bits) - 1));
     check_ms(i % 3 == 0 ? -t : t, &bad);
   }
   for (ts_time t = -1000000; t <= 1000000; t += 7) /* every residue pattern near 0 */
@@ -331,78 +127,7 @@ START_TEST(speed_ms_fixed_point_is_printf)
 }
 END_TEST
 
-/* A world with a done callback (the run layer's) against one that keeps
- * every actor, same model and seed: each actor is handed over once, when it
- * is done, with the measurements the full world ends with (and each
- * per-actor quantity read from the actor is the record's); the memory held
- * is the chunks of the actors alive, not of all of them. The lock's
- * timeouts mostly expire after their actor is done and its chunk freed
- * (those expiries are ignored). */
-typedef struct handed {
-  const ts_world *ref;
-  int n, bad, max_chunks;
-} handed;
-
-static int same_stats(const ts_actor_stats *a, const ts_actor_stats *b)
-{
-  int same = a->actor == b->actor && a->klass == b->klass && a->worker == b->worker && a->arrive == b->arrive &&
-             a->wave_start == b->wave_start && a->wave_end == b->wave_end && a->done == b->done &&
-             a->timer == b->timer && a->cpu == b->cpu && a->kernel == b->kernel && a->lock_work == b->lock_work &&
-             a->slices == b->slices && a->yields == b->yields;
-  for (int s = 0; s < TS_NSTATES; s++)
-    same &= a->state[s] == b->state[s];
-  return same;
-}
-
-static int on_done(void *ctx, const ts_world *w, const ts_actor *a)
-{
-  handed *h = ctx;
-  h->n++;
-  ts_actor_stats s = ts_world_stats(w, a->id), r = ts_world_stats(h->ref, a->id);
-  h->bad += !same_stats(&s, &r) || a->state != TS_ACTOR_DONE;
-  for (int q = TS_Q_WAVE; q <= TS_Q_SETTLE; q++) { /* each quantity read from the actor: the record's, bit for bit */
-    double x = ts_metric_actor_quantity(q, w, a), y = ts_metric_quantity(q, &s);
-    h->bad += memcmp(&x, &y, sizeof x) != 0;
-  }
-  int chunks = 0;
-  for (int c = 0; c < w->cap_actors >> TS_CHUNK_BITS; c++)
-    chunks += w->chunks[c] != NULL;
-  if (chunks > h->max_chunks)
-    h->max_chunks = chunks;
-  return 0;
-}
-
-START_TEST(speed_retired_actors_are_measured_as_kept)
-{
-  ts_model m;
-  tu_model("{\"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}], \"classes\": [{\"name\": \"job\", \"count\": 40000,"
-           " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 500}, \"program\": ["
-           " {\"op\": \"lock\", \"lock\": \"l\", \"timeout\": {\"ms\": 5000, \"dist\": \"exponential\"}},"
-           " {\"op\": \"io\", \"ms\": 1, \"dist\": \"exponential\"}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
-           &m);
-  ts_world ref, w;
-  ts_world_spec sp = tu_world_spec(1, 1, 7);
-  ck_assert_int_eq(ts_world_init(&ref, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&ref), TS_WORLD_OK);
-  handed h = {.ref = &ref};
-  sp.done = on_done;
-  sp.done_ctx = &h;
-  ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
-  ck_assert_int_eq(ts_world_run(&w), TS_WORLD_OK);
-  ck_assert_int_eq(h.n, 40000);
-  ck_assert_int_eq(h.bad, 0);
-  ck_assert_int_eq(w.nactors, 40000);
-  ck_assert_int_le(h.max_chunks, 2); /* of 10: the one arriving and the one before it */
-  for (int c = 0; c < (w.nactors - 1) >> TS_CHUNK_BITS; c++) /* (the last is part-used: a spawn could take an id in it) */
-    ck_assert_ptr_null(w.chunks[c]);
-  ck_assert_int_eq(ref.sim.steps, w.sim.steps);
-  ck_assert_int_eq(ref.sim.now, w.sim.now);
-  ck_assert_int_eq(ref.win_timeouts, w.win_timeouts);
-  ts_world_finish(&w);
-  ts_world_finish(&ref);
-  ts_model_finish(&m);
-}
-END_TEST
+/* ---- the collector ---- */
 
 /* The io_ms of each actor handed to the samples, per replication. */
 typedef struct io_seen {
@@ -670,7 +395,7 @@ START_TEST(speed_spilled_quantiles_are_in_memory_ones)
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
       size_t n = sizes[si];
       for (size_t i = 0; i < n; i++) {
-        uint64_t x = lcg(&r);
+        uint64_t x = tu_lcg(&r);
         switch (kind) {
         case 0: v[i] = (double)(int)(x % 7) - 3; break;                           /* few values, many ties */
         case 1: v[i] = x % 5 == 0 ? -0.0 : x % 5 == 1 ? 0.0 : (double)(int64_t)(x >> 20) / 1e6 - 4e6; break;
@@ -760,7 +485,7 @@ START_TEST(speed_quantiles_at_once_are_one_by_one)
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
       size_t n = sizes[si];
       for (size_t i = 0; i < n; i++) {
-        uint64_t x = lcg(&r);
+        uint64_t x = tu_lcg(&r);
         v[i] = kind == 0 ? (double)(int)(x % 5) - 2 : kind == 1 ? (double)(int64_t)(x >> 20) / 1e6 - 4e6 : kind == 2 ? (double)(x >> 40) / 1e6 : (double)(int)(x % 97) / 8;
       }
       if (kind == 3)
@@ -769,7 +494,7 @@ START_TEST(speed_quantiles_at_once_are_one_by_one)
         for (int pick = 0; pick < 40; pick++) { /* nq levels drawn from levels[], repeats allowed */
           double q[TS__MAX_QUANTILES], got[TS__MAX_QUANTILES];
           for (int k = 0; k < nq; k++)
-            q[k] = levels[lcg(&r) % 5];
+            q[k] = levels[tu_lcg(&r) % 5];
           memcpy(all, v, n * sizeof *v);
           ts__quantiles(all, n, q, nq, got);
           for (int k = 0; k < nq; k++) {
@@ -818,7 +543,7 @@ START_TEST(speed_quantiles_of_counted_zeros_are_all_values)
         for (size_t i = 0; i < pos; i++)
           v[neg + z + i] = 0.25 + (double)i;
         for (size_t i = n - 1; i > 0; i--) { /* shuffled */
-          size_t j = lcg(&r) % (i + 1);
+          size_t j = tu_lcg(&r) % (i + 1);
           double t = v[i];
           v[i] = v[j];
           v[j] = t;
@@ -894,8 +619,6 @@ START_TEST(speed_spilled_sweep_is_the_sweep_in_memory)
 }
 END_TEST
 
-/* ---- a lazy world's classes placed at once ---- */
-
 /* ---- a span's samples sorted unless they ascend ---- */
 
 static int cmp_ns(const void *a, const void *b)
@@ -938,7 +661,7 @@ START_TEST(speed_span_runs_sort_as_qsort)
     ck_assert(t && ref);
     for (size_t i = 0; i < n; i++) {
       if (runs == 0) /* random, with ties */
-        t[i] = (ts_time)(lcg(&seed) % 500) * 1000003;
+        t[i] = (ts_time)(tu_lcg(&seed) % 500) * 1000003;
       else if (runs == n) /* descending */
         t[i] = (ts_time)(n - i) * 7919;
       else /* runs ascending runs of about n / runs, overlapping, ties among them */
@@ -1036,25 +759,23 @@ START_TEST(speed_span_pooled_stats_are_gsl_on_the_samples)
 }
 END_TEST
 
-Suite *speed_suite(void)
+Suite *speed_stats_suite(void)
 {
-  Suite *s = suite_create("speed");
-  const TTest *const exact[] = {speed_rows_o1_equals_search,
-                                speed_heap_replace_top_is_pop_then_push,
-                                speed_lane_runs_before_heap_ties,
-                                speed_quantile_selection_is_gsl_on_sorted,
+  Suite *s = suite_create("speed_stats");
+  const TTest *const exact[] = {speed_quantile_selection_is_gsl_on_sorted,
                                 speed_quantile_of_equal_values_needs_no_selection,
                                 speed_ms_fixed_point_is_printf,
-                                speed_retired_actors_are_measured_as_kept,
                                 speed_collector_counts_zeros_before_a_state_is_used,
                                 speed_collector_takes_kept_quantities_once_they_can_move,
                                 speed_direct_take_is_the_record_take,
-                                speed_spilled_quantiles_are_in_memory_ones, speed_reserved_values_do_not_grow,
-                                speed_quantiles_at_once_are_one_by_one, speed_quantiles_of_counted_zeros_are_all_values,
+                                speed_spilled_quantiles_are_in_memory_ones,
+                                speed_reserved_values_do_not_grow,
+                                speed_quantiles_at_once_are_one_by_one,
+                                speed_quantiles_of_counted_zeros_are_all_values,
                                 speed_spilled_sweep_is_the_sweep_in_memory,
-                                speed_handler_follow_ups_run_as_pop_then_push,
                                 speed_span_runs_sort_as_qsort,
-                                speed_span_pooled_stats_are_gsl_on_the_samples, NULL};
+                                speed_span_pooled_stats_are_gsl_on_the_samples,
+                                NULL};
   tu_tcase(s, "exact", exact, NULL, NULL, 0);
   return s;
 }
