@@ -679,7 +679,7 @@ END_TEST
 /* A kept let is current while the let epoch has not moved on: a notify
  * moves it on with the channel epoch, so the lets that read the notified
  * channel's version are forgotten and the others kept, and a counter's add
- * moves it on alone, so all are forgotten (actor.c lets_refresh). The runs
+ * moves it on alone, so all are forgotten (actor_eval.c lets_refresh). The runs
  * are the general path's (slow_paths keeps no let: each is evaluated at
  * each read): V reads the version of an indexed channel's instance that c
  * picks, U another channel's, D both and counter k, and every duration
@@ -772,7 +772,7 @@ START_TEST(speed_ring_index_is_the_plain_code)
 END_TEST
 
 /* An index whose kept start leaves B and C and whose rest is one variable x
- * and a RING (ts_idx_pre.ring: actor.c index_kept computes it without the
+ * and a RING (ts_idx_pre.ring: actor_eval.c index_kept computes it without the
  * machine) names the instances the general path's ts__eval of the whole
  * index names: x a loop's j, now and arrived, k 2, 3 and -2, C below 0, on
  * locks and notifies; B and C change with a set of c and an add to k. 8

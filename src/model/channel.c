@@ -108,7 +108,7 @@ int ts__chan_take(ts_world *w, ts_actor *a, int decl, int inst, int all, int64_t
   int charged = 0, taken = 0;
   ch->version++;
   w->chan_last[decl] = ++w->chan_epoch; /* lets that read its version are evaluated anew */
-  w->let_epoch++;                       /* (kept lets are current only at the same let epoch: actor.c) */
+  w->let_epoch++;                       /* (kept lets are current only at the same let epoch: actor_eval.c) */
   ch->stamp = stamp;
   if (d->tokens)
     ch->tokens += tokens;

@@ -1,6 +1,6 @@
 /* The expression machine, inline: compiled code (expr.c compiles it) and the
  * stack machine that runs it, for a caller whose getter the compiler can
- * inline (the actors' evaluation, actor.c) and for expr.c's own
+ * inline (the actors' evaluation, actor_eval.c) and for expr.c's own
  * ts_expr_eval (any getter, through its pointer). Both run this one
  * function: the same instructions, the same arithmetic in the same order,
  * so the same bits. Internal to the model layer. */
@@ -73,7 +73,7 @@ struct ts_expr {
 
 /* TS_XOP_RING's value, B + (C - x // k) % m: IDIV_K k, SUB, MOD_K m and ADD
  * as their own cases compute them, in their order (so the same bits). For
- * the machine and for an index whose B and C are kept (actor.c index_kept). */
+ * the machine and for an index whose B and C are kept (actor_eval.c index_kept). */
 TS_EXPR_INLINE double ts__expr_ring(double B, double C, double x, double k, double m)
 {
   double d = C - floor(x / k);

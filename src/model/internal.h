@@ -145,6 +145,9 @@ static inline ts_time ts__draw(ts_world *w, ts_actor *a, const ts_dist *d)
     return d->mean;
   return ts__draw_any(w, a, d);
 }
+
+/* --- expressions evaluated for actors (actor_eval.c) --- */
+
 /* Find which lets of each class are stable (ts_world.let_stable). Returns 0
  * or -1 (out of memory). */
 int ts__lets_init(ts_world *w);
@@ -158,6 +161,9 @@ double ts__eval(ts_world *w, const ts_actor *a, const ts_expr *e);
  * step's index expression, which must lie in [0, instances). Returns the
  * offset within the declaration, or -1 after ts__fail. */
 int ts__instance(ts_world *w, ts_actor *a, const ts_step *s, ts_scope scope, int instances);
+
+/* --- actors, continued --- */
+
 /* Make a new actor (spawned by parent, or from a source; or, in a world
  * that is not lazy, a fixed one at init) of class k with index i on worker
  * wk. Returns it, or NULL after ts__world_nomem. */

@@ -742,7 +742,7 @@ int ts_world_run(ts_world *w)
   if (w->slow_paths) { /* tests, set after ts_world_init: cpu.c's rr_slice off (the general slice end), */
     for (int i = 0; i < w->nworkers; i++)
       w->workers[i].rr_able = 0;
-    for (size_t c = 0; c < w->model->nclasses; c++) /* and no let kept: each evaluated at each read (actor.c) */
+    for (size_t c = 0; c < w->model->nclasses; c++) /* and no let kept: each evaluated at each read (actor_eval.c) */
       w->let_stable[c] = 0;
   }
   if (w->win_t1 < w->horizon) {

@@ -112,7 +112,7 @@ typedef struct ts_let_cache {
  * len instructions read only stable inputs and leave k values, kept in let
  * cache slots slot..slot+k-1 (their bits: bits; 0, e NULL: nothing kept).
  * ring: the rest of the code is one variable x and a RING (a ring index
- * B + (C - x // k) % m of the two kept values B and C: actor.c index_kept). */
+ * B + (C - x // k) % m of the two kept values B and C: actor_eval.c index_kept). */
 typedef struct ts_idx_pre {
   uint64_t bits;
   int len;
@@ -388,7 +388,7 @@ typedef struct ts_world {
   ts_world_done_fn on_done;
   void *done_ctx;
   int lazy;
-  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor.c: ts_expr_eval, not the inline machine, no let kept (ts_world_run clears let_stable: each let evaluated at each read), and each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
+  int slow_paths;         /* tests: 1 turns the exact shortcuts off (cpu.c, rr_slice too: ts_world_run clears rr_able; internal.h: ts__draw calls ts__draw_any for a constant cost; actor_eval.c: ts_expr_eval, not the inline machine, no let kept (ts_world_run clears let_stable: each let evaluated at each read); actor.c: each stream seed from ts_rng_derive_stream; world.c: a lazy world asks ts__chunk and place for each arrival and actor; arrive.c: the next arrival searched over all lanes) to compare the runs */
   uint8_t *reclaim;       /* [nclasses] */
   int followers;          /* a class arrives after the actors of another end (TS_ARRIVE_AFTER):
                            * an actor's end may start one (actor.c start_followers) */
@@ -421,7 +421,7 @@ typedef struct ts_world {
    * worker does, a set gives a variable it reads a value (var_lets), a
    * notify moves the version of a channel it reads on (chan_lets), or
    * let_epoch moves on, which every change of a counter or of a class count
-   * does (a notify moves it on too, and chan_epoch: actor.c lets_refresh) */
+   * does (a notify moves it on too, and chan_epoch: actor_eval.c lets_refresh) */
   uint64_t *let_stable;   /* [nclasses] */
   uint64_t *var_lets;     /* [c * var_stride + j]: the stable lets of class c that read its variable j */
   size_t var_stride;      /* the most variables of a class */
