@@ -101,6 +101,16 @@ START_TEST(jsonfile_refuses_nul_bytes_non_utf8_and_blank_text)
   expect_refused("", "t.json: malformed JSON at line 1, column 1: the file is empty, expected a JSON value");
   expect_refused(" \n\t", "t.json: malformed JSON at line 2, column 2: the file is blank, expected a JSON value");
   ck_assert_msg(parse("{\"name\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"}", &e) == 0, "%s", e.msg);
+  /* a NUL by escape: cJSON would cut the string there ("x\u0000y" read as "x") */
+  expect_refused("{\"name\":\n  \"x\\u0000y\"}", "t.json: a \\u0000 escape at line 2, column 5: a string may not "
+                 "hold a NUL character (it would end there)");
+  ck_assert_msg(parse("{\"name\": \"x\\\\u0000y \\u0001\"}", &e) == 0, "%s", e.msg); /* an escaped backslash, then u0000 */
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddItemToObject(m, "name", cJSON_CreateString("a"));
+  ck_assert_int_eq(ts_json_set_path(m, "m.json", "name", "\"x\\u0000y\"", &e), -1);
+  ck_assert_str_eq(e.msg, "m.json: name: a \\u0000 escape at column 3: a string may not hold a NUL character (it "
+                   "would end there)");
+  cJSON_Delete(m);
 }
 END_TEST
 

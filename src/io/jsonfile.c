@@ -249,6 +249,21 @@ static int check_duplicates(const cJSON *root, const char *text, size_t len, con
                   "duplicate key (first at line %zu, column %zu; again at line %zu, column %zu)", lf, cf, la, ca);
 }
 
+/* The offset of the first \u0000 escape of text (a NUL in a string: cJSON
+ * would end the string there, silently), or len when there is none. Each
+ * backslash escapes the character after it, so "\\u0000" is not one. */
+static size_t nul_escape_at(const char *text, size_t len)
+{
+  for (size_t i = 0; i + 1 < len; i++) {
+    if (text[i] != '\\')
+      continue;
+    if (text[i + 1] == 'u' && i + 6 <= len && memcmp(text + i + 2, "0000", 4) == 0)
+      return i;
+    i++; /* the escaped character */
+  }
+  return len;
+}
+
 int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, ts_err *e)
 {
   size_t line, col;
@@ -263,6 +278,12 @@ int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, t
     position(text, bad, &line, &col);
     return ts_err_set(e, file, NULL, "not UTF-8 text: byte 0x%02x at line %zu, column %zu (expected JSON)",
                       (unsigned char)text[bad], line, col);
+  }
+  size_t esc = nul_escape_at(text, len);
+  if (esc < len) {
+    position(text, esc, &line, &col);
+    return ts_err_set(e, file, NULL, "a \\u0000 escape at line %zu, column %zu: a string may not hold a NUL "
+                      "character (it would end there)", line, col);
   }
   size_t blank = ts__json_bom(text, len);
   while (blank < len && (unsigned char)text[blank] <= ' ')
@@ -669,6 +690,10 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     return ts_err_set(e, file, path, "no such place in the model (check names and [indexes])");
   /* The value is JSON when all of it is ("2 * 3" is the string, not 2);
    * one that opens an object, array or string must close it. */
+  size_t esc = nul_escape_at(value, strlen(value));
+  if (value[esc])
+    return ts_err_set(e, file, path, "a \\u0000 escape at column %zu: a string may not hold a NUL character "
+                      "(it would end there)", esc + 1);
   const char *end = NULL;
   cJSON *v = cJSON_ParseWithOpts(value, &end, 1);
   if (v && check_duplicates(v, value, strlen(value), file, path, e)) {
