@@ -2,11 +2,16 @@
  * CLI tests run the built binary (TSSIM_BINARY). */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -43,12 +48,12 @@ START_TEST(viz_plot_with_and_without_gnuplot)
   ck_assert_int_eq(tu_tssim(args, NULL, NULL), 0);
   char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
   setenv("PATH", "/nonexistent", 1); /* no gnuplot: nothing drawn, no failure */
-  ck_assert_int_eq(ts_plot_results(res, 1), 0);
+  ck_assert_int_eq(ts_plot_results(res, 1, NULL), 0);
   setenv("PATH", path, 1);
   free(path);
   ck_assert(!exists(res, "wave.png"));
   if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-    ck_assert_int_eq(ts_plot_results(res, 1), 5);
+    ck_assert_int_eq(ts_plot_results(res, 1, NULL), 5);
     static const char *const files[] = {"wave", "cpu", "ratio", "decomposition", "queue"};
     for (int i = 0; i < 5; i++) {
       char name[64];
@@ -58,7 +63,7 @@ START_TEST(viz_plot_with_and_without_gnuplot)
       ck_assert_msg(exists(res, name), "missing %s", name);
     }
   }
-  ck_assert_int_eq(ts_plot_results("/nonexistent-folder", 1), 0);
+  ck_assert_int_eq(ts_plot_results("/nonexistent-folder", 1, NULL), 0);
   tu_rmtree(tmpdir);
 }
 END_TEST
@@ -116,20 +121,20 @@ START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
         f);
   fclose(f);
   setenv("TSSIM_PLOTS_DIR", scripts, 1);
-  int drawn = ts_plot_results(res, 1);
+  int drawn = ts_plot_results(res, 1, NULL);
   /* a folder named cpu.gp and a dangling link queue.gp are scripts that cannot be read, not absent ones */
   snprintf(path, sizeof path, "%s/cpu.gp", scripts);
   ck_assert_int_eq(mkdir(path, 0755), 0);
   snprintf(path, sizeof path, "%s/queue.gp", scripts);
   ck_assert_int_eq(symlink("no-such-script.gp", path), 0);
-  int unreadable = ts_plot_results(res, 1);
+  int unreadable = ts_plot_results(res, 1, NULL);
   snprintf(path, sizeof path, "%s/cpu.gp", scripts);
   ck_assert_int_eq(rmdir(path), 0);
   snprintf(path, sizeof path, "%s/queue.gp", scripts);
   ck_assert_int_eq(unlink(path), 0);
   snprintf(path, sizeof path, "%s/nonexistent", tmpdir);
   setenv("TSSIM_PLOTS_DIR", path, 1);
-  int none = ts_plot_results(res, 1);
+  int none = ts_plot_results(res, 1, NULL);
   unsetenv("TSSIM_PLOTS_DIR");
   ck_assert_int_eq(drawn, 5);
   ck_assert_int_eq(unreadable, 3);
@@ -230,7 +235,7 @@ START_TEST(viz_plots_follow_the_axes)
   ck_assert_int_eq(ts_plot_results_vars(res, "pareto", stdout), -1);
   ck_assert_int_eq(ts_plot_results_vars(tmpdir, "wave", stdout), -1); /* no summary.csv */
   if (tu_have("gnuplot")) {
-    ck_assert_int_eq(ts_plot_results(res, 1), 5);
+    ck_assert_int_eq(ts_plot_results(res, 1, NULL), 5);
     static const struct {
       const char *file, *before, *after;
     } named[] = {{"wave.svg", ">simulated ", " W=1<"}, {"cpu.svg", ">slice-timer CPU ", " W=1<"},
@@ -287,12 +292,142 @@ START_TEST(viz_plots_series_of_scattered_rows)
 }
 END_TEST
 
+/* ---- interrupted plots ---- */
+
+/* Names in folder dir that only a drawing in progress leaves: "*.tmp.*", ".*.log.*". */
+static int plot_temporaries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".log.") != NULL;
+  closedir(d);
+  return n;
+}
+
+/* The walkthrough's report: SIGINT while tssim run drew its plots (the new
+ * results committed, the previous run's plots gone with them) left
+ * cpu.png.tmp.PID and .cpu.log.PID, a gnuplot that went on to write
+ * cpu.svg.tmp.PID after tssim had exited, no line, and four plots missing
+ * unsaid. Here cpu.gp itself signals tssim (its pid ends the png
+ * temporary's name) and then waits: the handler must kill that gnuplot at
+ * once (gone, not left running, when tssim exits), remove cpu's
+ * temporaries, draw no other plot, and say in one line which are missing;
+ * exit status 130. */
+START_TEST(viz_plots_interrupt_stops_gnuplot_and_says_what_is_missing)
+{
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    return; /* nothing is drawn without gnuplot */
+  char res[700], scripts[700], path[800], pidfile[800];
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(res, sizeof res, "%s/res", tmpdir);
+  snprintf(scripts, sizeof scripts, "%s/scripts", tmpdir);
+  snprintf(pidfile, sizeof pidfile, "%s/gnuplot.pid", tmpdir);
+  ck_assert_int_eq(mkdir(scripts, 0755), 0);
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run " LOCK " -q -r 1 -o '%s'", res), 0);
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  char *before = tu_read_file(path, NULL);
+  snprintf(path, sizeof path, "%s/cpu.gp", scripts);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "tssim = png[strstrt(png, '.tmp.') + 5:]\n"
+             "system sprintf(\"echo $PPID >'%s'; kill -INT %%s\", tssim)\n"
+             "pause 20\n", pidfile);
+  fclose(f);
+  setenv("TSSIM_PLOTS_DIR", scripts, 1);
+  char *err;
+  int status = tu_tssimf(NULL, &err, "run " LOCK " -q -r 2 -o '%s'", res);
+  unsetenv("TSSIM_PLOTS_DIR");
+  ck_assert_msg(status == 130, "status %d: %s", status, err);
+  char want[2048];
+  snprintf(want, sizeof want, "tssim: interrupted: the results are written in %s; plots not drawn: cpu, ratio, "
+           "decomposition, queue (the previous run's plots were removed with its results; run again to draw them)\n",
+           res);
+  const char *line = strstr(err, "tssim: interrupted");
+  ck_assert_msg(line && strcmp(line, want) == 0 && strstr(line + 18, "interrupted") == NULL, "%s", err);
+  ck_assert_int_eq(plot_temporaries(res), 0);
+  ck_assert(exists(res, "wave.png") && exists(res, "wave.svg"));
+  static const char *const undrawn[] = {"cpu", "ratio", "decomposition", "queue"};
+  for (int i = 0; i < 4; i++)
+    for (int x = 0; x < 2; x++) {
+      char name[64];
+      snprintf(name, sizeof name, "%s.%s", undrawn[i], x ? "svg" : "png");
+      ck_assert_msg(!exists(res, name), "%s is the previous run's, or half drawn", name);
+    }
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  char *after = tu_read_file(path, NULL), *gp = tu_read_file(pidfile, NULL);
+  ck_assert_str_ne(before, after); /* the new results stand */
+  pid_t gnuplot = (pid_t)atol(gp);
+  ck_assert_int_gt(gnuplot, 1);
+  ck_assert_msg(kill(gnuplot, 0) != 0 && errno == ESRCH, "gnuplot %ld still runs after tssim exited", (long)gnuplot);
+  free(before);
+  free(after);
+  free(gp);
+  free(err);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* A second signal while a plot is drawn ends the process at once: the first
+ * killed the gnuplot (here a child that waits for ever, in a child process
+ * with tssim's handler), the second reaps it, removes the plot's
+ * temporaries, writes the command's line on stderr and dies by the signal. */
+START_TEST(viz_plots_second_signal_abandons_the_drawing)
+{
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  char errpath[700];
+  snprintf(errpath, sizeof errpath, "%s/err", tmpdir);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    ts_plot_watch w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.tmp[0], sizeof w.tmp[0], "%s/cpu.png.tmp.1", tmpdir);
+    snprintf(w.tmp[1], sizeof w.tmp[1], "%s/.cpu.log.1", tmpdir);
+    int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    for (int i = 0; i < 2; i++) {
+      FILE *t = fopen(w.tmp[i], "w");
+      if (!t || fclose(t) != 0)
+        _exit(10);
+    }
+    w.ntmp = 2;
+    pid_t gnuplot = fork();
+    if (gnuplot == 0)
+      for (;;)
+        pause();
+    if (e < 0 || gnuplot < 0 || dup2(e, 2) < 0)
+      _exit(11);
+    w.pid = gnuplot;
+    ts_cli_interrupt_catch();
+    ts_cli_interrupt_plots(&w, "tssim: interrupted: the plots\n");
+    raise(SIGINT);
+    siginfo_t info;
+    if (!w.stop || waitid(P_PID, (id_t)gnuplot, &info, WEXITED | WNOWAIT) != 0 || info.si_status != SIGKILL)
+      _exit(12); /* the first signal kills the gnuplot (left for the drawing to reap) */
+    raise(SIGINT);
+    _exit(13); /* not reached */
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %d", status);
+  ck_assert_int_eq(plot_temporaries(tmpdir), 0);
+  char *err = tu_read_file(errpath, NULL);
+  ck_assert_str_eq(err, "tssim: interrupted: the plots\n");
+  free(err);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *viz_plots_suite(void)
 {
   Suite *s = suite_create("viz_plots");
   const TTest *const cli[] = {viz_plot_with_and_without_gnuplot, viz_decomposition_draws_the_server_wait,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows, NULL};
+  const TTest *const interrupts[] = {viz_plots_interrupt_stops_gnuplot_and_says_what_is_missing,
+                                     viz_plots_second_signal_abandons_the_drawing, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
+  tu_tcase(s, "interrupts", interrupts, NULL, NULL, 120);
   return s;
 }

@@ -399,6 +399,48 @@ START_TEST(viz_trace_cli_writes_file)
 }
 END_TEST
 
+/* The walkthrough's report: `tssim trace S -o FOLDER` exited 3 (an I/O
+ * failure) for what is bad usage, and `--html FOLDER -o t.json` wrote
+ * t.json, then failed with 3. Every output path is checked before the
+ * point runs (exit 2, one line, nothing written), and the two files are
+ * written at once or neither (the page failing to write leaves no trace). */
+/* `tssim trace RR --n 2 ` + the -o and --html options opts (a format of
+ * the paths a, b) must exit with status and write want (a format of a)
+ * alone on stderr. */
+static void trace_refused(int status, const char *want, const char *opts, const char *a, const char *b)
+{
+  char args[2048], line[2048], *err;
+  snprintf(args, sizeof args, "trace " RR " --n 2 ");
+  snprintf(args + strlen(args), sizeof args - strlen(args), opts, a, b);
+  snprintf(line, sizeof line, want, a);
+  ck_assert_int_eq(tu_tssim(args, NULL, &err), status);
+  ck_assert_str_eq(err, line);
+  free(err);
+}
+
+START_TEST(viz_trace_cli_refuses_bad_output_paths_before_writing)
+{
+  char t[700], page[700];
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(t, sizeof t, "%s/t.json", tmpdir);
+  snprintf(page, sizeof page, "%s/t.html", tmpdir);
+  trace_refused(2, "tssim: -o %s: is a folder, expected a file\n", "-o '%s'", tmpdir, NULL);
+  trace_refused(2, "tssim: --html %s: is a folder, expected a file\n", "--html '%s' -o '%s'", tmpdir, t);
+  trace_refused(2, "tssim: --html %s: is the trace's file too (-o), expected another file\n", "--html '%s' -o '%s'", t,
+                t);
+  trace_refused(2, "tssim: -o %s/: expected a file name, not a folder\n", "-o '%s/' --html '%s'", tmpdir, page);
+  trace_refused(3, "tssim: %s: cannot create the folder: a file of that name exists\n", "--html '%s/t.html' -o '%s'",
+                "/dev/null", t);
+  struct stat st;
+  ck_assert_msg(stat(t, &st) != 0 && stat(page, &st) != 0, "a command that failed wrote an output");
+  char *left;
+  ck_assert_int_eq(tu_sh(&left, "ls -A '%s'", tmpdir), 0);
+  ck_assert_str_eq(left, "");
+  free(left);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *viz_trace_suite(void)
 {
   Suite *s = suite_create("viz_trace");
@@ -406,7 +448,7 @@ Suite *viz_trace_suite(void)
                                viz_trace_page_colors_every_state,
                                viz_trace_zero_cache_n4_slices_once_in_order, viz_trace_lock_flows_and_counters,
                                viz_state_worker_past_int16_is_unknown, viz_trace_splits_the_reply_wait_by_the_calls, NULL};
-  const TTest *const cli[] = {viz_trace_cli_writes_file, NULL};
+  const TTest *const cli[] = {viz_trace_cli_writes_file, viz_trace_cli_refuses_bad_output_paths_before_writing, NULL};
   const TTest *const errors[] = {viz_timeline_refuses_overflowing_horizon, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli, NULL, NULL, 120);

@@ -141,6 +141,12 @@ void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup, size_t points)
 struct ts_atomic;
 int ts_cli_run_commit(struct ts_atomic *a, const char *outdir, const ts_loaded *L, struct ts_sweep *s, int samples,
                       int quiet);
+/* After ts_cli_run_commit: draw the plots (when plots) of results folder
+ * outdir, which a signal stops (ts_cli_interrupt_plots). Returns 0, or the
+ * interrupt's status when a signal came before, during or after the plots,
+ * after one line on stderr says that the results are written and which
+ * plots were not drawn (the previous run's were removed with its results). */
+int ts_cli_run_plots(const char *outdir, int plots, int quiet);
 /* Commit a shard's partial folder: partial.json beside the samples.csv that
  * a holds (rows from header_bytes on; point i's end at point_end[i];
  * samples_hash the ts_cli_fnv1a of those rows, all of them in file order).
@@ -223,6 +229,14 @@ void ts_cli_interrupt_catch(void);
  * ends (NULL: none); a must stay valid until this is called again with NULL. */
 struct ts_atomic;
 void ts_cli_interrupt_files(const struct ts_atomic *a);
+/* The plots being drawn (NULL: none): a first signal stops w
+ * (ts_plot_watch_stop: the gnuplot drawing is killed, no other plot
+ * starts), a second abandons it (ts_plot_watch_abandon) and writes line (or
+ * nothing, when NULL) on stderr before the process ends. When a signal was
+ * caught already, w is stopped at once. w and line stay valid until this is
+ * called again with NULL. */
+struct ts_plot_watch;
+void ts_cli_interrupt_plots(struct ts_plot_watch *w, const char *line);
 /* The signal caught since ts_cli_interrupt_catch, or 0. */
 int ts_cli_interrupted(void);
 /* ts_cli_interrupted() != 0, as a ts_sweep_spec.should_stop. */

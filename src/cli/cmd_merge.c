@@ -719,10 +719,10 @@ int ts_cmd_merge(int argc, char **argv)
       ts_cli_outdir_say_replacing(outdir);
     if (rc == 0 && (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
-      if (rc == 0 && plots && !ts_cli_interrupted())
-        ts_plot_results(outdir, quiet);
       if (rc != 0)
         memset(&s, 0, sizeof s);
+      else
+        rc = ts_cli_run_plots(outdir, plots, quiet);
     }
     ts_cli_interrupt_files(NULL);
     if (rc != 0)

@@ -214,11 +214,11 @@ static int read_inputs(const options *o, work *w, ts_err *e)
   return check_paths(w, e);
 }
 
-static void draw(const work *w, const char *dir, int quiet)
+static int draw(work *w)
 {
   const ts_opt_result *r = &w->r;
   const char *vars[] = {"title", w->ex.L.sc.name, "xmetric", r->metric[0], "ymetric", r->metric[1], NULL};
-  ts_plot_draw(dir, "pareto", vars, quiet);
+  return ts_cli_explore_draw(&w->ex, "pareto", vars);
 }
 
 /* Print the header: what is searched, and how. */
@@ -312,7 +312,7 @@ static int run(const options *o, work *w)
   if ((rc = write_results(w)) != 0)
     return rc;
   if (o->x.run.plots && w->nobj == 2)
-    draw(w, w->ex.outdir, o->x.run.quiet);
+    return draw(w);
   return 0;
 }
 

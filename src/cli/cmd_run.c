@@ -77,7 +77,9 @@ static void usage(FILE *f)
         "a result of run, merge, sensitivity or optimize (docs/output.md).\n"
         "While it runs, one line on stderr (when it is a terminal) shows the points and\n"
         "replications done, their rate and the time left.\n"
-        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replications in progress.\n"
+        "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replications in progress;\n"
+        "once the results are written, it stops the plots: gnuplot is stopped, no plot is\n"
+        "left half drawn, and one line names the plots not drawn.\n"
         "\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
 }
@@ -599,6 +601,36 @@ int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_s
   return 0;
 }
 
+int ts_cli_run_plots(const char *outdir, int plots, int quiet)
+{
+  static const char gone[] = "the previous run's plots were removed with its results; run again to draw them";
+  char line[1400], undrawn[160] = "";
+  ts_plot_watch w;
+  memset(&w, 0, sizeof w);
+  /* what a second signal writes as it ends the process; the first's, below, names the plots */
+  snprintf(line, sizeof line, "tssim: interrupted: the results are written in %s; some plots were not drawn (%s)\n",
+           outdir, gone);
+  if (plots && !ts_cli_interrupted()) {
+    ts_cli_interrupt_plots(&w, line);
+    ts_plot_results(outdir, quiet, &w);
+    ts_cli_interrupt_plots(NULL, NULL);
+    snprintf(undrawn, sizeof undrawn, "%s", w.undrawn);
+  }
+  if (!ts_cli_interrupted())
+    return 0;
+  fflush(stdout);
+  if (!plots)
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; nothing was left to do\n", outdir);
+  else if (!w.stop)
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; the plots were not drawn (%s)\n", outdir, gone);
+  else if (*undrawn)
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; plots not drawn: %s (%s)\n", outdir, undrawn,
+            gone);
+  else
+    fprintf(stderr, "tssim: interrupted: the results and plots are written in %s\n", outdir);
+  return ts_cli_interrupt_status();
+}
+
 /* Print the header lines and the table. */
 void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s, const char *columns)
 {
@@ -774,15 +806,8 @@ int ts_cmd_run(int argc, char **argv)
   so.f = NULL;
   if (rc != 0)
     goto done;
-  int skipped = o.plots && ts_cli_interrupted();
-  if (o.plots && !skipped)
-    ts_plot_results(outdir, o.quiet);
+  rc = ts_cli_run_plots(outdir, o.plots, o.quiet); /* after the commit: the results stand */
   ts_sweep_finish(&s);
-  if (ts_cli_interrupted()) { /* after the commit: the results stand */
-    fprintf(stderr, "tssim: interrupted: the results are written in %s; %s\n", outdir,
-            skipped ? "the plots were not drawn" : o.plots ? "some plots may be missing" : "nothing was left to do");
-    rc = ts_cli_interrupt_status();
-  }
 done:
   if (rc != 0) {
     ts_atomic_abort(&a); /* (nothing, after a commit) */

@@ -265,7 +265,7 @@ static void quoted(char *buf, size_t cap, char *const *names, size_t n)
     snprintf(buf + len, cap - len, "%s\"%s\"", i ? " " : "", names[i]);
 }
 
-static void draw(const work *w, const char *dir, int quiet)
+static int draw(work *w)
 {
   const ts_sens_result *r = &w->r;
   const ts_scenario *sc = &w->ex.L.sc;
@@ -280,7 +280,7 @@ static void draw(const work *w, const char *dir, int quiet)
   quoted(params, sizeof params, r->param, r->nparams);
   const char *vars[] = {"title", sc->name, "axes", axes, "points", points, "metrics", metrics, "params", params,
                         NULL};
-  ts_plot_draw(dir, "sensitivity", vars, quiet);
+  return ts_cli_explore_draw(&w->ex, "sensitivity", vars);
 }
 
 /* On stderr: how many curves turn (ts_compare_sens_turns), the first named
@@ -350,7 +350,7 @@ static int run(const options *o, work *w)
     return rc;
   note_turns(w);
   if (o->x.run.plots)
-    draw(w, w->ex.outdir, o->x.run.quiet);
+    return draw(w);
   return 0;
 }
 

@@ -2,6 +2,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "io/atomic.h"
@@ -55,14 +57,16 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
   const ts_scenario *sc = &p->L.sc;
   ts_trace_info info = {.scenario = p->title, .model_file = sc->model_path};
   ts_err e;
-  ts_atomic a, b;
+  ts_atomic a;
   ts_atomic_init(&a);
-  ts_atomic_init(&b);
   ts_cli_interrupt_catch(); /* while the files are written: a first signal waits for them, a second removes them */
   ts_cli_interrupt_files(&a);
-  int bad = ts_trace_write(&a, tl, &info, t->out, &e);
-  ts_cli_interrupt_files(&b);
-  bad = bad || (t->html && ts_trace_write_html(&b, tl, &info, t->html, &e));
+  /* one batch: both files, or neither (the page's failure left the trace written) */
+  int bad = ts_trace_write(&a, tl, &info, t->out, &e) || (t->html && ts_trace_write_html(&a, tl, &info, t->html, &e));
+  if (bad)
+    ts_atomic_abort(&a);
+  else
+    bad = ts_atomic_commit(&a, &e);
   ts_cli_interrupt_files(NULL);
   if (bad) {
     fprintf(stderr, "tssim: %s\n", e.msg);
@@ -78,6 +82,25 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
     fprintf(stderr, "tssim: interrupted: the trace was written whole\n");
     return ts_cli_interrupt_status();
   }
+  return 0;
+}
+
+/* Refuse, before anything runs (exit status 2, one line), an output path
+ * opt names that cannot be a file to write: a name ending in "/", a folder,
+ * anything else but a regular file, or the path other (the other output's,
+ * or NULL) names too. Returns 0 or the exit status. */
+static int check_output(const char *opt, const char *path, const char *other)
+{
+  struct stat st;
+  size_t len = strlen(path);
+  if (len == 0 || path[len - 1] == '/')
+    return ts_cli_usage_error("%s %s: expected a file name, not a folder", opt, path);
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return ts_cli_usage_error("%s %s: is a folder, expected a file", opt, path);
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return ts_cli_usage_error("%s %s: is not a regular file, expected a file to write", opt, path);
+  if (other && strcmp(path, other) == 0)
+    return ts_cli_usage_error("%s %s: is the trace's file too (-o), expected another file", opt, path);
   return 0;
 }
 
@@ -97,7 +120,8 @@ int ts_cmd_trace(int argc, char **argv)
     snprintf(path, sizeof path, "results/%s/trace-n%d-w%d.json", p.L.sc.name, p.opt.n, p.opt.workers);
     t.out = path;
   }
-  rc = ts_cli_point_show(&p, write_trace, &t, " (the trace shows where they stuck)");
+  if ((rc = check_output("-o", t.out, NULL)) == 0 && (!t.html || (rc = check_output("--html", t.html, t.out)) == 0))
+    rc = ts_cli_point_show(&p, write_trace, &t, " (the trace shows where they stuck)");
   ts_cli_point_finish(&p);
   return rc;
 }

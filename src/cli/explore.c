@@ -7,6 +7,7 @@
 
 #include "io/model_json.h"
 #include "run/sweep.h"
+#include "viz/plot.h"
 
 /* The shared long options; their values are the ts_run_opts letters of
  * tssim run where there is one. */
@@ -347,6 +348,26 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
     printf("\nwrote %s%s%s\n", ex->outdir, slash(ex->outdir), what);
   ts_cli_notes(&ex->notes, ex->L.sc.warmup, ex->x.npoints ? ex->x.npoints : 1); /* each setting runs every point */
   return 0;
+}
+
+int ts_cli_explore_draw(ts_cli_explore *ex, const char *script, const char *const *vars)
+{
+  char line[1400];
+  ts_plot_watch w;
+  memset(&w, 0, sizeof w);
+  snprintf(line, sizeof line, "tssim: interrupted: the results are written in %s; the plot %s was not drawn\n",
+           ex->outdir, script);
+  ts_cli_interrupt_plots(&w, line); /* (stopped at once when a signal came already) */
+  int drawn = ts_plot_draw(ex->outdir, script, vars, ex->quiet, &w);
+  ts_cli_interrupt_plots(NULL, NULL);
+  if (!ts_cli_interrupted())
+    return 0;
+  fflush(stdout);
+  if (drawn)
+    fprintf(stderr, "tssim: interrupted: the results and the plot %s are written in %s\n", script, ex->outdir);
+  else
+    fputs(line, stderr);
+  return ts_cli_interrupt_status();
 }
 
 void ts_cli_explore_finish(ts_cli_explore *ex)

@@ -9,25 +9,46 @@
  * signal's default action, after removing the temporaries of the batch the
  * command is writing (ts_cli_interrupt_files). Without that, `timeout
  * -s INT 1 tssim run ...` (timeout signals tssim, then its process group)
- * left samples.csv.tmp.PID, megabytes, beside the results. */
+ * left samples.csv.tmp.PID, megabytes, beside the results.
+ * While the plots are drawn (ts_cli_interrupt_plots), the first signal also
+ * kills the gnuplot drawing, and the second kills it, reaps it, removes its
+ * temporaries and writes the command's line before the process ends: an
+ * interrupted plot left cpu.png.tmp.PID and a gnuplot that went on drawing
+ * after tssim had gone. */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "io/atomic.h"
+#include "viz/plot.h"
 
 static volatile sig_atomic_t caught;
 static const ts_atomic *volatile writing;
+static ts_plot_watch *volatile drawing;
+static const char *volatile drawing_line;
 
 static void on_signal(int sig)
 {
+  int saved = errno;
+  ts_plot_watch *w = drawing;
   if (!caught) {
     caught = sig;
+    if (w)
+      ts_plot_watch_stop(w);
+    errno = saved;
     return;
   }
   const ts_atomic *a = writing;
   if (a)
     ts_atomic_unlink_temporaries(a);
+  if (w) {
+    ts_plot_watch_abandon(w);
+    const char *line = drawing_line;
+    if (line && write(2, line, strlen(line)) < 0)
+      line = NULL; /* (nothing more to do: the process ends) */
+  }
   signal(sig, SIG_DFL);
   raise(sig); /* delivered when the handler returns: the default action, as before */
 }
@@ -47,6 +68,14 @@ void ts_cli_interrupt_catch(void)
 void ts_cli_interrupt_files(const ts_atomic *a)
 {
   writing = a;
+}
+
+void ts_cli_interrupt_plots(ts_plot_watch *w, const char *line)
+{
+  drawing_line = line;
+  drawing = w;
+  if (w && caught) /* (a signal between these lines stops it as well) */
+    ts_plot_watch_stop(w);
 }
 
 int ts_cli_interrupted(void)

@@ -10,10 +10,14 @@
 #include "viz/plot.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "viz/embedded.h"
@@ -361,12 +365,80 @@ static int nonempty(const char *path)
   return stat(path, &st) == 0 && st.st_size > 0;
 }
 
+void ts_plot_watch_stop(ts_plot_watch *w)
+{
+  w->stop = 1;
+  pid_t pid = (pid_t)w->pid;
+  if (pid > 0)
+    kill(pid, SIGKILL);
+}
+
+void ts_plot_watch_abandon(ts_plot_watch *w)
+{
+  ts_plot_watch_stop(w);
+  pid_t pid = (pid_t)w->pid;
+  if (pid > 0)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+  for (int i = 0; i < w->ntmp; i++)
+    unlink(w->tmp[i]);
+}
+
+/* Start gnuplot (its full path) reading the pipe whose write end goes in
+ * *in, writing its stdout and stderr into tmp[2] (the log); tmp[0] and
+ * tmp[1] are the plot's temporaries. w (or NULL) gets the temporaries
+ * before any exists and the pid before gnuplot runs (SIGINT and SIGTERM
+ * blocked meanwhile), so a handler stops every gnuplot it can see. Returns
+ * the pid, 0 when w was stopped already (nothing started), or -1. */
+static pid_t start_gnuplot(const char *gnuplot, char tmp[3][1024], ts_plot_watch *w, int *in)
+{
+  if (w) {
+    for (int i = 0; i < 3; i++)
+      memcpy(w->tmp[i], tmp[i], sizeof w->tmp[i]);
+    w->ntmp = 3;
+  }
+  int fd[2], out = open(tmp[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0)
+    return -1;
+  if (pipe(fd) != 0) {
+    close(out);
+    return -1;
+  }
+  fcntl(fd[1], F_SETFD, FD_CLOEXEC); /* (the child's copy closes at exec: gnuplot sees the end of its input) */
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  pid_t pid = 0;
+  if (!w || !w->stop) {
+    pid = fork();
+    if (pid == 0) { /* the child (exec restores the handled signals' default actions) */
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+      if (dup2(fd[0], 0) >= 0 && dup2(out, 1) >= 0 && dup2(out, 2) >= 0)
+        execl(gnuplot, "gnuplot", (char *)NULL);
+      _exit(127);
+    }
+    if (pid > 0 && w)
+      w->pid = pid;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(fd[0]);
+  close(out);
+  if (pid > 0)
+    *in = fd[1];
+  else
+    close(fd[1]);
+  return pid;
+}
+
 /* Draw plots/<script>.gp into dir/<script>.png and .svg, after assigning
  * dir, png, svg and the NULL-terminated name, value pairs of vars, then
- * preamble (gnuplot text, or NULL). Returns 1 when both files were written,
- * else 0 (and says why). */
+ * preamble (gnuplot text, or NULL); w (or NULL) watches it. Returns 1 when
+ * both files were written, else 0 (and says why, unless a stop of w ended
+ * it). */
 static int draw(const char *gnuplot, const char *dir, const char *script, const char *const *vars,
-                const char *preamble)
+                const char *preamble, ts_plot_watch *w)
 {
   char *owned;
   const char *text = script_text(script, &owned);
@@ -376,47 +448,67 @@ static int draw(const char *gnuplot, const char *dir, const char *script, const 
             strerror(errno));
     return 0;
   }
-  char png[1024], svg[1024], ftmp[2][1024], log[1024], cmd[2200];
+  char png[1024], svg[1024], tmp[3][1024]; /* tmp: the .png's and .svg's temporaries, gnuplot's log */
   long pid = (long)getpid();
   snprintf(png, sizeof png, "%.900s/%s.png", dir, script);
   snprintf(svg, sizeof svg, "%.900s/%s.svg", dir, script);
-  snprintf(ftmp[0], sizeof ftmp[0], "%.900s/%s.png.tmp.%ld", dir, script, pid);
-  snprintf(ftmp[1], sizeof ftmp[1], "%.900s/%s.svg.tmp.%ld", dir, script, pid);
-  snprintf(log, sizeof log, "%.900s/.%s.log.%ld", dir, script, pid);
-  snprintf(cmd, sizeof cmd, "'%s' >'%s' 2>&1", gnuplot, log);
+  snprintf(tmp[0], sizeof tmp[0], "%.900s/%s.png.tmp.%ld", dir, script, pid);
+  snprintf(tmp[1], sizeof tmp[1], "%.900s/%s.svg.tmp.%ld", dir, script, pid);
+  snprintf(tmp[2], sizeof tmp[2], "%.900s/.%s.log.%ld", dir, script, pid);
   if (strchr(dir, '\'') || strchr(gnuplot, '\'') || strlen(dir) > 900) {
     fprintf(stderr, "tssim: plots: skipped, the folder name is too long or contains a quote: %s\n", dir);
     free(owned);
     return 0;
   }
-  FILE *g = popen(cmd, "w");
-  int ok = 0;
-  if (g) {
-    assign(g, "dir", dir);
-    assign(g, "png", ftmp[0]);
-    assign(g, "svg", ftmp[1]);
-    for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2)
-      assign(g, vars[i], vars[i + 1]);
-    if (preamble)
-      fputs(preamble, g);
-    fputs(text, g);
-    fputc('\n', g);
-    ok = pclose(g) == 0 && nonempty(ftmp[0]) && nonempty(ftmp[1]);
+  int in = -1, ok = 0;
+  pid_t child = start_gnuplot(gnuplot, tmp, w, &in);
+  if (child > 0) {
+    /* a gnuplot killed by a stop closes the pipe: its write fails (EPIPE), not tssim */
+    struct sigaction ign, pipe_was;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &pipe_was);
+    FILE *g = fdopen(in, "w");
+    if (g) {
+      assign(g, "dir", dir);
+      assign(g, "png", tmp[0]);
+      assign(g, "svg", tmp[1]);
+      for (size_t i = 0; vars && vars[i] && vars[i + 1]; i += 2)
+        assign(g, vars[i], vars[i + 1]);
+      if (preamble)
+        fputs(preamble, g);
+      fputs(text, g);
+      fputc('\n', g);
+      fclose(g);
+    } else
+      close(in);
+    sigaction(SIGPIPE, &pipe_was, NULL);
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(child, &status, 0)) < 0 && errno == EINTR)
+      ;
+    if (w)
+      w->pid = 0;
+    ok = r == child && WIFEXITED(status) && WEXITSTATUS(status) == 0 && nonempty(tmp[0]) && nonempty(tmp[1]);
   }
   if (ok)
-    ok = rename(ftmp[0], png) == 0 && rename(ftmp[1], svg) == 0;
-  if (!ok) {
+    ok = rename(tmp[0], png) == 0 && rename(tmp[1], svg) == 0;
+  if (!ok && child != 0 && !(w && w->stop)) {
     fprintf(stderr, "tssim: plots: gnuplot could not draw %s.png:\n", script);
-    FILE *l = fopen(log, "r");
+    FILE *l = fopen(tmp[2], "r");
     char line[512];
     while (l && fgets(line, sizeof line, l))
       fprintf(stderr, "  %s", line);
     if (l)
       fclose(l);
-    remove(ftmp[0]);
-    remove(ftmp[1]);
   }
-  remove(log);
+  if (!ok) {
+    remove(tmp[0]);
+    remove(tmp[1]);
+  }
+  remove(tmp[2]);
+  if (w)
+    w->ntmp = 0;
   free(owned);
   return ok;
 }
@@ -435,12 +527,12 @@ static int gnuplot_or_say(char *buf, size_t len, int quiet)
   return -1;
 }
 
-int ts_plot_draw(const char *dir, const char *script, const char *const *vars, int quiet)
+int ts_plot_draw(const char *dir, const char *script, const char *const *vars, int quiet, ts_plot_watch *w)
 {
   char gnuplot[1024];
   if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet))
     return 0;
-  int ok = draw(gnuplot, dir, script, vars, NULL);
+  int ok = draw(gnuplot, dir, script, vars, NULL, w);
   if (ok && !quiet)
     printf("wrote plot %s (.png and .svg) in %s\n", script, dir);
   return ok;
@@ -519,7 +611,7 @@ int ts_plot_results_vars(const char *dir, const char *script, FILE *out)
   return rc == 0 && k < NKINDS ? 0 : -1;
 }
 
-int ts_plot_results(const char *dir, int quiet)
+int ts_plot_results(const char *dir, int quiet, ts_plot_watch *w)
 {
   char path[1100], gnuplot[1024];
   summary s;
@@ -544,17 +636,21 @@ int ts_plot_results(const char *dir, int quiet)
   if (*skipped && !quiet)
     fprintf(stderr, "tssim: plots %s skipped: no actor finished at any point (wave_ms is undefined: measure "
             "open-ended models with spans)\n", skipped);
+  if (w)
+    w->undrawn[0] = '\0';
   for (size_t k = 0; k < NKINDS; k++) {
     if (!s.has[k])
       continue;
     char *pre = NULL;
     size_t len = 0;
-    FILE *m = open_memstream(&pre, &len);
-    if (!m)
-      continue;
-    results_vars(m, &s, k, title);
-    int ok = fclose(m) == 0 && draw(gnuplot, dir, kinds[k].script, NULL, pre);
+    FILE *m = w && w->stop ? NULL : open_memstream(&pre, &len);
+    if (m)
+      results_vars(m, &s, k, title);
+    int ok = m && fclose(m) == 0 && draw(gnuplot, dir, kinds[k].script, NULL, pre, w);
     free(pre);
+    if (!ok && w && w->stop)
+      snprintf(w->undrawn + strlen(w->undrawn), sizeof w->undrawn - strlen(w->undrawn), "%s%s",
+               *w->undrawn ? ", " : "", kinds[k].script);
     if (ok && !quiet)
       printf("%s%s", drawn ? ", " : "wrote plots ", kinds[k].script);
     drawn += ok;

@@ -32,15 +32,16 @@ typedef struct ts_trace_info {
  * NULL when memory runs out. info may be NULL. */
 cJSON *ts_trace_build(const ts_timeline *tl, const ts_trace_info *info);
 struct ts_atomic;
-/* Write the trace of tl to path atomically (the file appears whole or not at
- * all; its folder is created) through batch a, which the caller initialized
- * (ts_atomic_init) and may have given to a signal handler (a second signal
- * removes the temporary: ts_cli_interrupt_files); a is committed or left
- * empty on return. Returns 0, or -1 with e filled. */
+/* Write the trace of tl to path's temporary in batch a (its folder is
+ * created), which the caller initialized (ts_atomic_init), may have given
+ * to a signal handler (a second signal removes the temporary:
+ * ts_cli_interrupt_files) and commits (ts_atomic_commit: the file appears
+ * whole or not at all, with the batch's other files; on failure the caller
+ * aborts it). Returns 0, or -1 with e filled. */
 int ts_trace_write(struct ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path, ts_err *e);
 /* The same trace inside a self-contained HTML page that draws it as an SVG
- * timeline in any browser, offline (the trace viewer compiled into tssim).
- * Returns 0, or -1 with e filled. */
+ * timeline in any browser, offline (the trace viewer compiled into tssim),
+ * into batch a as ts_trace_write. Returns 0, or -1 with e filled. */
 int ts_trace_write_html(struct ts_atomic *a, const ts_timeline *tl, const ts_trace_info *info, const char *path,
                         ts_err *e);
 

@@ -1,5 +1,6 @@
-/* Writing traces: the JSON alone, or inside the trace viewer page. Both go
- * through one atomic write (a temporary file renamed into place). In the
+/* Writing traces: the JSON alone, or inside the trace viewer page. Each is
+ * a file of the caller's batch (a temporary file renamed into place when
+ * the caller commits it, with the batch's other files). In the
  * page, every "<" is written "\u003c" (the same JSON string: "<" is only
  * ever inside strings) so no text of the trace can end or disturb its
  * <script> element. */
@@ -12,8 +13,9 @@
 
 #define PLACEHOLDER "/*TRACE_JSON*/"
 
-/* Write before + json + after to path atomically; json is escaped for a
- * <script> element when `script`. Returns 0 or -1 with e filled. */
+/* Write before + json + after to path's temporary in batch a; json is
+ * escaped for a <script> element when `script`. Returns 0 or -1 with e
+ * filled. */
 static int write_atomic(ts_atomic *a, const char *path, const char *before, size_t before_len, const char *json, int script,
                         const char *after, ts_err *e)
 {
@@ -30,9 +32,7 @@ static int write_atomic(ts_atomic *a, const char *path, const char *before, size
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
   else
     snprintf(dir, sizeof dir, ".");
-  if (ts_mkdirs(dir, e))
-    return -1;
-  FILE *f = ts_atomic_open(a, dir, name, e);
+  FILE *f = ts_mkdirs(dir, e) ? NULL : ts_atomic_open(a, dir, name, e);
   if (!f)
     return -1;
   fwrite(before, 1, before_len, f);
@@ -44,7 +44,7 @@ static int write_atomic(ts_atomic *a, const char *path, const char *before, size
     fputc(*p, f);
   }
   fputs(after, f);
-  return ts_atomic_commit(a, e);
+  return 0;
 }
 
 static char *trace_text(const ts_timeline *tl, const ts_trace_info *info)
