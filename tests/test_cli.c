@@ -143,7 +143,8 @@ END_TEST
  * 3, an I/O failure, for what is the user's mistake (ux21 item 3): every
  * command whose -o is a folder says so in one line, exit 2, and writes
  * nothing. A trace's -o is a file: a file where its folder should be is
- * still an I/O failure (as calibrate's -o: cli_calibrate_write_failure_exits_3). */
+ * still an I/O failure there (calibrate's -o says it, exit 2, before the
+ * fit: fit_error_output_checked_before_the_fit). */
 START_TEST(cli_output_is_a_file_exits_2)
 {
   char *err, want[2 * PATH_MAX];
@@ -173,22 +174,6 @@ START_TEST(cli_output_is_a_file_exits_2)
   /* a trace into a file's "folder" */
   ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 2 -o '%s'", at("x/t.json")), 3);
   snprintf(want, sizeof want, "tssim: %s: cannot create the folder: a file of that name exists\n", at("x"));
-  ck_assert_str_eq(err, want);
-  free(err);
-}
-END_TEST
-
-/* A calibrated model that cannot be written: status 3, the path named. */
-START_TEST(cli_calibrate_write_failure_exits_3)
-{
-  char *err, want[2 * PATH_MAX];
-  tu_write_file(at("x"), "not a folder");
-  ck_assert_int_eq(run(NULL, &err,
-                       "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
-                       "--max-iter 1 -r 1 -q -o '%s'",
-                       at("x/fitted.json")),
-                   3);
-  snprintf(want, sizeof want, "tssim: %s: cannot write: Not a directory\n", at("x/fitted.json"));
   ck_assert_str_eq(err, want);
   free(err);
 }
@@ -461,6 +446,36 @@ START_TEST(cli_run_says_it_replaces_previous_results)
   ck_assert_msg(strstr(out, wrote), "stdout: %s", out);
   free(out);
   free(err);
+}
+END_TEST
+
+/* "replacing DIR/" is said once the command is going to write, after every
+ * check of its input (ux22 item 3): a --set the model refuses only while the
+ * sweep runs (a duration of i - 2 ms: negative for actor 0) said "tssim:
+ * replacing out/" before its error (exit 2), though nothing was replaced;
+ * sensitivity, whose search runs that model, said it too. Now the error
+ * alone, the folder as it was. */
+START_TEST(cli_replacing_is_said_only_before_writing)
+{
+  static const char *const cmds[] = {
+    "run " RR " --n 2 -r 1 --no-plots -o '%s' --set 'classes[0].program[0].ms=i - 2'",
+    "sensitivity " RR " --n 2 -r 1 -q --no-plots -o '%s' --param params.c_ms --scales 1 --metric wave_ms "
+    "--set 'classes[0].program[0].ms=$c_ms * i - 2'"};
+  char *err, cmd[2 * PATH_MAX];
+  ck_assert_int_eq(run(NULL, NULL, "run " RR " --n 2 -r 1 -q --no-plots -o '%s'", at("out")), 0);
+  char *before = tu_read_file(at("out/summary.csv"), NULL);
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd, cmds[k], at("out"));
+    ck_assert_int_eq(run(NULL, &err, "%s", cmd), 2);
+    ck_assert_msg(strncmp(err, "tssim: models/rr-wave.json: n=2 workers=1 replication 0", 55) == 0 &&
+                    strstr(err, " is -2 ms for actor 0: expected [0, ") && strchr(err, '\n') == err + strlen(err) - 1,
+                  "%s: %s", cmd, err);
+    free(err);
+    char *after = tu_read_file(at("out/summary.csv"), NULL);
+    ck_assert_str_eq(before, after);
+    free(after);
+  }
+  free(before);
 }
 END_TEST
 
@@ -839,7 +854,9 @@ static void interrupt_run(int sig, int want_status)
   int plots = plot_files(at("res"));
   const char *args[] = {"run", RR, "--n", "20000", "--workers", "1", "-r", "100000", "-o", at("res"), NULL};
   pid_t pid = spawn(args);
-  wait_for(pid, at("err"), "tssim: replacing "); /* printed once the signal is caught */
+  char started[PATH_MAX + 64]; /* samples.csv's temporary: made once the signal is caught */
+  snprintf(started, sizeof started, "%s/samples.csv.tmp.%ld", at("res"), (long)pid);
+  wait_for(pid, started, "");
   ck_assert_int_eq(kill(pid, sig), 0);
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -849,7 +866,7 @@ static void interrupt_run(int sig, int want_status)
   ck_assert_int_eq(plot_files(at("res")), plots);
   ck_assert_int_eq(leftovers(at("res")), 0);
   char *err = tu_read_file(at("err"), NULL), want[PATH_MAX + 64];
-  const char *line = strchr(err, '\n') + 1;
+  const char *line = err; /* (no "replacing": nothing was) */
   snprintf(want, sizeof want, " of 1 sweep points done; %s/ left as it was\n", at("res"));
   ck_assert_msg(strncmp(line, "tssim: interrupted: 0 of 1", 26) == 0 && strstr(line, want) != NULL &&
                   strchr(line, '\n')[1] == '\0',
@@ -977,11 +994,12 @@ Suite *cli_suite(void)
   const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_output_is_a_file_exits_2,
-                                  cli_calibrate_write_failure_exits_3, cli_calibrate_progress_only_on_a_terminal,
+                                  cli_calibrate_progress_only_on_a_terminal,
                                   cli_calibrate_elsewhere_keeps_file_paths,
                                   cli_arrivals_past_73_years_exit_2,
                                   cli_input_is_a_directory_exits_2, cli_common_mistakes_are_named, cli_run_notes_a_baseline_that_matches_nothing,
                                   cli_run_says_it_replaces_previous_results,
+                                  cli_replacing_is_said_only_before_writing,
                                   cli_results_folder_holds_one_commands_files,
                                   cli_output_folder_is_new_or_a_results_folder,
                                   cli_misspelt_command_and_version_help, cli_run_ci_target_header_says_replications_run,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fit/loo.h"
 #include "fit/minimize.h"
@@ -610,8 +611,9 @@ START_TEST(fit_error_baseline)
                "metric: model ", "does not report it; did you mean \"wave_ratio\"?");
   expect_error(RR "@tests/data/fit-one-value.json -q",
                "fit-one-value.json: 1 recorded value(s) with a weight above 0 for 2 free parameters", NULL);
-  expect_error(RR "@tests/data/fit-zero.json -q", "fit-zero.json: n=1 workers=1: queue_wait_ms is recorded as 0",
-               NULL);
+  expect_error(RR "@tests/data/fit-zero.json -q", "fit-zero.json: points[0].metrics.queue_wait_ms: recorded as 0 "
+               "(n=1 workers=1): a relative error is undefined (give it \"weight\": 0, or leave queue_wait_ms out "
+               "with --metrics)", NULL);
   expect_error(RR "@tests/data/fit-zero.json -q --metrics wave_ms --loo",
                "fit-zero.json: --loo: without the point n=1 workers=1, 1 recorded value(s) remain for 2 free parameters", NULL);
   /* records that name axis values, given without their scenario: it says which option is missing (ux20) */
@@ -649,6 +651,66 @@ START_TEST(fit_error_usage)
   ck_assert_ptr_nonnull(strstr(text, "--starts K"));
   ck_assert_ptr_nonnull(strstr(text, "(default 32;"));
   free(text);
+}
+END_TEST
+
+/* The calibrated model's path is checked before the fit (ux22 item 1): -o
+ * naming a folder ran the whole fit, printed its tables, then failed with
+ * "cannot replace: not a regular file" (exit 3), the fit lost; a file in
+ * the path likewise. Now exit 2 and one line, nothing fitted (the --progress
+ * lines and the tables would be in the output). A missing folder is made, as
+ * tssim run and trace make theirs (it said "cannot write", exit 3). */
+START_TEST(fit_error_output_checked_before_the_fit)
+{
+  scratch s;
+  make_synthetic(&s);
+  const char *folder = out_path(&s, "adir"), *file = out_path(&s, "afile");
+  ck_assert_int_eq(mkdir(folder, 0777), 0);
+  tu_write_file(file, "mine\n");
+  int st;
+  char *text = cli(&st, RR "%s -r 1 --starts 0 --progress -o %s", s.baseline, folder);
+  char want[1400];
+  snprintf(want, sizeof want, "tssim: -o %s: is a folder, expected a file (the calibrated model)\n", folder);
+  ck_assert_msg(st == 2 && strcmp(text, want) == 0, "exit %d: %s", st, text);
+  free(text);
+  text = cli(&st, RR "%s -r 1 --starts 0 --progress -o %s/cal.json", s.baseline, file);
+  snprintf(want, sizeof want, "tssim: -o %s/cal.json: %s is a file, expected a folder\n", file, file);
+  ck_assert_msg(st == 2 && strcmp(text, want) == 0, "exit %d: %s", st, text);
+  free(text);
+  char made[1200];
+  snprintf(made, sizeof made, "%s/new/sub/cal.json", s.dir);
+  free(cli_ok(RR "%s -r 1 --starts 0 -q -o %s", s.baseline, made));
+  cJSON *doc = load_json(made);
+  ck_assert_ptr_nonnull(cJSON_GetObjectItem(doc, "provenance"));
+  cJSON_Delete(doc);
+  clean(&s);
+}
+END_TEST
+
+/* A recorded 0 (weight 0: the objective cannot divide by it) has no
+ * relative error: the calibrated model's residual says null, as the table
+ * says "-", not the 0 of a perfect match (ux22 item 2). */
+START_TEST(fit_recorded_zero_has_no_rel_error)
+{
+  scratch s;
+  scratch_open(&s, "zero.json");
+  tu_write_file(s.baseline, "{\"points\": [{\"n\": 1, \"workers\": 1, \"metrics\": {\"wave_ms\": 150}},\n"
+                            "  {\"n\": 2, \"workers\": 1, \"metrics\": {\"wave_ms\": 267.6}},\n"
+                            "  {\"n\": 2, \"workers\": 1, \"metrics\": {\"queue_wait_ms\": 0}, \"weight\": 0}]}\n");
+  const char *out = out_path(&s, "cal.json");
+  char *text = cli_ok(RR "%s -r 1 --starts 0 -o %s", s.baseline, out);
+  ck_assert_msg(strstr(text, "queue_wait_ms") && strstr(text, "          -  (weight 0)\n"), "%s", text);
+  free(text);
+  cJSON *doc = load_json(out), *row, *zero = NULL;
+  cJSON_ArrayForEach(row, ts_json_get_path(doc, "provenance.residuals"))
+    if (strcmp(cJSON_GetObjectItem(row, "metric")->valuestring, "queue_wait_ms") == 0)
+      zero = row;
+  ck_assert_ptr_nonnull(zero);
+  ck_assert_double_eq(number_at(zero, "recorded"), 0);
+  ck_assert_msg(cJSON_IsNull(cJSON_GetObjectItem(zero, "rel_error")), "rel_error %g",
+                cJSON_GetObjectItem(zero, "rel_error")->valuedouble);
+  cJSON_Delete(doc);
+  clean(&s);
 }
 END_TEST
 
@@ -859,6 +921,7 @@ Suite *fit_suite(void)
                                     fit_target_without_value_fails_the_evaluation,
                                     fit_loo_prediction_without_value_is_said,
                                     fit_loo_tables_say_in_sample_and_held_out,
+                                    fit_recorded_zero_has_no_rel_error,
                                     NULL};
   const TTest *const errors[] = {fit_error_no_free,
                                  fit_error_bad_path,
@@ -867,6 +930,7 @@ Suite *fit_suite(void)
                                  fit_error_metrics,
                                  fit_error_usage,
                                  fit_error_starts_dimension,
+                                 fit_error_output_checked_before_the_fit,
                                  fit_error_forever_needs_a_horizon,
                                  NULL};
   const TTest *const inline_tests[] = {fit_inlined_baseline_scale_is_the_same_model,

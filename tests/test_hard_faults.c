@@ -103,6 +103,25 @@ START_TEST(hard_full_disk_is_an_output_failure)
 }
 END_TEST
 
+/* A calibrated model that cannot be written whole (a file size limit below
+ * its 24 KB): exit 3, one line naming it, no temporary left. (Its path is
+ * checked before the fit: a folder, or a file in its path, is exit 2 then,
+ * fit_error_output_checked_before_the_fit.) */
+START_TEST(hard_calibrate_write_failure_exits_3)
+{
+  char args[2 * PATH_MAX], *err, want[PATH_MAX + 64];
+  snprintf(args, sizeof args, "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
+           "--max-iter 1 -r 1 -q -o '%s/fitted.json'", tmp);
+  ck_assert_int_eq(tssim_under("trap '' XFSZ; ulimit -f 8", args, &err), 3);
+  snprintf(want, sizeof want, "tssim: %s/fitted.json: cannot write: ", tmp);
+  ck_assert_msg(strstr(err, want) == err && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+  free(err);
+  ck_assert_int_eq(leftovers(tmp), 0);
+  snprintf(want, sizeof want, "%s/fitted.json", tmp);
+  ck_assert_int_ne(access(want, F_OK), 0);
+}
+END_TEST
+
 /* A failed write of standard output is exit 3 for version and help too. */
 START_TEST(hard_version_to_a_full_device_fails)
 {
@@ -374,7 +393,8 @@ END_TEST
 Suite *hard_faults_suite(void)
 {
   Suite *s = suite_create("hard_faults");
-  const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_version_to_a_full_device_fails,
+  const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_calibrate_write_failure_exits_3,
+                                 hard_version_to_a_full_device_fails,
                                  hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_sensitivity_and_optimize_wait_for_the_folder,

@@ -373,9 +373,24 @@ START_TEST(parallel_merge_refuses_a_changed_samples_file)
   snprintf(msg, sizeof msg, "%s: its rows are not the bytes shard 2/2 wrote (FNV-1a ", path);
   merge_refused(msg);
   tu_write_file(path, whole);
+  merges(p1, p2);
+  /* into that merged folder: the same one line, without "replacing .../m/" before it (ux22 item 3: it was said
+   * before the rows were checked), the folder as it was */
+  char cmd[2000], *err, summary[800];
+  snprintf(summary, sizeof summary, "%s/m/summary.csv", dir);
+  char *before = tu_read_file(summary, NULL), *after;
+  tu_write_file(path, changed);
+  snprintf(cmd, sizeof cmd, "merge '%s' '%s' -q --no-plots -o '%s/m'", p1, p2, dir);
+  ck_assert_int_eq(tu_tssim(cmd, NULL, &err), 2);
+  ck_assert_msg(strncmp(err, "tssim: ", 7) == 0 && strstr(err, msg) == err + 7 &&
+                  strchr(err, '\n') == err + strlen(err) - 1, "stderr: %s", err);
+  ck_assert_str_eq(before, after = tu_read_file(summary, NULL));
+  tu_write_file(path, whole);
+  free(err);
+  free(before);
+  free(after);
   free(changed);
   free(whole);
-  merges(p1, p2);
 }
 END_TEST
 

@@ -108,7 +108,8 @@ static const char *line(const char *csv, int row)
 }
 
 /* The field of column `name` on line `row`, as a number. */
-static double field(const char *csv, int row, const char *name)
+/* The text of column name in row (up to the next ',' or newline). */
+static const char *field_text(const char *csv, int row, const char *name)
 {
   int col = column(csv, name);
   ck_assert_msg(col >= 0, "no column %s", name);
@@ -118,7 +119,12 @@ static double field(const char *csv, int row, const char *name)
     ck_assert_int_eq(*p, ',');
     p++;
   }
-  return strtod(p, NULL);
+  return p;
+}
+
+static double field(const char *csv, int row, const char *name)
+{
+  return strtod(field_text(csv, row, name), NULL);
 }
 
 /* ---- tests ---- */
@@ -415,6 +421,31 @@ START_TEST(report_baseline_adds_recorded_columns)
   ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 6000);
   ck_assert_double_eq_tol(field(csv, 1, "err_wave_ms"), 325.0 / 6000, 1e-6);
   ck_assert_int_eq(column(csv, "recorded_slices"), -1);
+  free(csv);
+}
+END_TEST
+
+/* A recorded 0 (a lock wait of 0 is one) has no relative error: err is an
+ * empty field (docs/output.md: an undefined value), "-" in the table, not
+ * err_wave_ms=0.000000 and "+0.0%", a perfect match whatever was simulated
+ * (ux22 item 2). */
+START_TEST(report_recorded_zero_has_no_error)
+{
+  char path[1024], cmd[3000], *out;
+  write_baseline_scenario(dir, path, sizeof path);
+  snprintf(path, sizeof path, "%s/b.json", dir);
+  tu_write_file(path, "{\"points\": [{\"n\": 16, \"workers\": 1, \"metrics\": {\"wave_ms\": 0}}]}");
+  snprintf(cmd, sizeof cmd, "run '%s/s.json' --no-plots -o '%s/zero'", dir, dir);
+  ck_assert_int_eq(tu_tssim(cmd, &out, NULL), 0);
+  char *row = strstr(out, "\n    16       1 "), want[64];
+  ck_assert_msg(row, "%s", out);
+  row[1 + strcspn(row + 1, "\n")] = '\0'; /* the row alone */
+  snprintf(want, sizeof want, " %9.1f %7s", 0.0, "-"); /* recorded, err */
+  ck_assert_msg(strstr(row, want) && !strchr(row, '%'), "%s", out);
+  free(out);
+  char *csv = result("zero", "summary.csv");
+  ck_assert_double_eq(field(csv, 1, "recorded_wave_ms"), 0);
+  ck_assert_msg(strchr(",\n", *field_text(csv, 1, "err_wave_ms")), "err_wave_ms: %.12s", field_text(csv, 1, "err_wave_ms"));
   free(csv);
 }
 END_TEST
@@ -739,6 +770,7 @@ Suite *report_suite(void)
                                report_unfinished_actors_have_no_wave,
                                report_json_model_holds_overrides,
                                report_baseline_adds_recorded_columns,
+                               report_recorded_zero_has_no_error,
                                report_compare_interval_is_paired,
                                report_pooled_quantile_interval_is_a_bootstrap,
                                report_boot_interval_is_the_brute_force_bootstrap,

@@ -182,6 +182,18 @@ void ts_cli_outdir_unmake(ts_outdir *m);
  * 0, or prints one line naming dir (as "-o DIR" when given) and returns
  * TS_EXIT_USAGE (a file, the root, a foreign folder) or TS_EXIT_IO. */
 int ts_cli_outdir_check(const char *dir, int given);
+/* Output file path (of a command that writes one file at the end of its
+ * work: calibrate's model) can be written, checked before
+ * the work: it does not end in '/', is not a folder or another non-regular
+ * file, every part of its folder's path that exists is a folder and the
+ * folder exists and is writable, or the first missing part's parent is
+ * (the writer makes the missing folders, as tssim run does its results
+ * folder). option is how the user gave it ("-o", "--html"; NULL: a
+ * default, then the line says to give -o FILE); what says what the file
+ * holds ("the calibrated model"). Returns 0, or prints one line naming the
+ * path and what was expected and returns TS_EXIT_USAGE (a folder, a file
+ * in the folder's path) or TS_EXIT_IO (a folder that cannot be written). */
+int ts_cli_outfile_check(const char *path, const char *option, const char *what);
 /* Make results folder dir (mkdir -p, remembered in m) and lock it for this
  * process, so that one run at a time writes into it: from before its first
  * temporary file until its last result (plots included); a second run into
@@ -207,7 +219,10 @@ int ts_cli_outdir_previous(const char *dir, char *when, size_t cap);
  * joined to it read DIR/FILE ("/" stays). Edits dir in place; returns it. */
 char *ts_cli_folder(char *dir);
 /* Say on stderr (even quiet: it says what is lost) "tssim: replacing DIR/
- * (previous run: TIME)" when dir holds a previous run's files. */
+ * (previous run: TIME)" when dir holds a previous run's files. Called once
+ * the command is going to write: after every check of its input (a model
+ * refused while the sweep runs, a shard's changed samples), never before
+ * an exit that leaves the folder as it was for bad input. */
 void ts_cli_outdir_say_replacing(const char *dir);
 /* Have batch a remove, when it commits, every file that a results command
  * (run, merge, run --shard, sensitivity, optimize) writes into a results

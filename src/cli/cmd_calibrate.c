@@ -41,7 +41,8 @@ static void usage(FILE *f)
         "\n"
         "options:\n"
         "  -o, --output FILE       calibrated model (default: MODEL.calibrated.json beside\n"
-        "                          MODEL.json); may be MODEL.json itself\n"
+        "                          MODEL.json); may be MODEL.json itself; checked before the\n"
+        "                          fit, its folder made when missing\n"
         "      --loo               leave-one-out: refit without each recorded point, predict it\n"
         "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
         "                          (default: every metric the baseline records)\n"
@@ -411,6 +412,13 @@ static int calibrate(const options *o, run *R, ts_err *e)
     return 2;
   if (note_n_unread(o, R, e))
     return TS_EXIT_USAGE;
+  char defbuf[1024];
+  const char *out = output_path(o, defbuf, sizeof defbuf);
+  int bad = ts_cli_outfile_check(out, o->output ? "-o" : NULL, "the calibrated model");
+  if (bad) {
+    e->msg[0] = '\0'; /* (said) */
+    return bad;
+  }
   R->pb.should_stop = ts_cli_should_stop;
   R->start = calloc(R->ps.n, sizeof *R->start);
   if (!R->start) {
@@ -455,8 +463,6 @@ static int calibrate(const options *o, run *R, ts_err *e)
       ts_fit_print_targets(stdout, &R->pb, R->loo.predicted, "predicted");
     }
   }
-  char defbuf[1024];
-  const char *out = output_path(o, defbuf, sizeof defbuf);
   ts_fit_report rp = {o->model, o->baseline, (const char *const *)o->sets, o->nsets, &R->fit,
                       o->loo ? &R->loo : NULL, out};
   cJSON *doc = ts_fit_calibrated(R->tree, &R->pb, &rp, e);

@@ -715,9 +715,9 @@ int ts_cmd_merge(int argc, char **argv)
     ts_atomic_init(&a);
     ts_cli_interrupt_catch();
     ts_cli_interrupt_files(&a);
-    if ((rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock)) == 0)
-      ts_cli_outdir_say_replacing(outdir);
+    rc = ts_cli_outdir_lock(outdir, &made, quiet, &lock);
     if (rc == 0 && (!o.samples || (rc = merge_samples(&a, outdir, &L, rows, nrows, sh, nsh, shards)) == 0)) {
+      ts_cli_outdir_say_replacing(outdir); /* only now: the shards' samples matched their partial.json */
       rc = ts_cli_run_commit(&a, outdir, &L, &s, o.samples, quiet); /* frees s on failure */
       if (rc != 0)
         memset(&s, 0, sizeof s);

@@ -736,7 +736,6 @@ int ts_cmd_run(int argc, char **argv)
   /* one run at a time writes into a folder: this one from here to its plots */
   if ((rc = ts_cli_outdir_lock(outdir, &made, o.quiet, &lock)) != 0)
     goto done;
-  ts_cli_outdir_say_replacing(outdir);
   size_t total = ts_sweep_npoints(&spec);
   pr.points = o.shards ? total / (size_t)o.shards + ((size_t)(o.shard - 1) < total % (size_t)o.shards) : total;
   pr.expected = L.sc.ci_target > 0 ? 0 : pr.points * (size_t)L.sc.replications;
@@ -790,6 +789,7 @@ int ts_cmd_run(int argc, char **argv)
     rc = sr == TS_SWEEP_MODEL || sr == TS_SWEEP_HORIZON ? TS_EXIT_USAGE : TS_EXIT_FAILED;
     goto done;
   }
+  ts_cli_outdir_say_replacing(outdir); /* only now: every check of the input passed (the sweep too) */
   ts_cli_notes(&s.notes, L.sc.warmup, 0); /* on stderr even with -q: they say what the metrics describe */
   if (o.shards) {
     if (!o.quiet)

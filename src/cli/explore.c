@@ -283,7 +283,6 @@ int ts_cli_explore_start(ts_cli_explore *ex, size_t total, const size_t *setting
   if ((rc = ts_cli_outdir_lock(ex->outdir, &ex->made, ex->quiet, &ex->lock)) != 0)
     return rc;
   ex->locked = 1;
-  ts_cli_outdir_say_replacing(ex->outdir);
   ex->progress = !ex->quiet && isatty(2);
   ex->total = total;
   ex->settings = settings;
@@ -341,6 +340,7 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
     fprintf(stderr, "tssim: interrupted: %s%s left as it was\n", ex->outdir, slash(ex->outdir));
     return ts_cli_interrupt_status();
   }
+  ts_cli_outdir_say_replacing(ex->outdir); /* only now: the search ran (a model refused at a setting is input) */
   if (ts_cli_outdir_replace(&ex->batch, ex->outdir, &e) || ts_atomic_commit(&ex->batch, &e))
     return ts_cli_explore_io_failed(ex, &e);
   ex->committed = 1;

@@ -102,28 +102,30 @@ static int foreign_folder(const char *dir, char *name, size_t cap)
   return !ours && other;
 }
 
-int ts_cli_outdir_check(const char *dir, int given)
+/* Every part of folder path dir that exists is a folder, and when a part is
+ * missing, the folder it goes in can take a new one (named "the NOUN in
+ * PARENT"). opt names the path as the user gave it ("-o DIR"), hint follows
+ * a mistake of theirs; a file at dir itself is "OPT: is a file" when whole
+ * (dir is what opt names), else the part is named. Returns 0 with *exists
+ * (whether dir is a folder), or the exit status after one line. */
+static int check_parts(const char *dir, const char *opt, const char *hint, int whole, const char *noun, int *exists)
 {
-  char buf[1024], opt[1100];
+  char buf[1024];
   struct stat st;
   size_t len = strlen(dir);
+  *exists = 0;
   if (len == 0 || len >= sizeof buf) {
-    fprintf(stderr, "tssim: %s: cannot create the results folder: %s\n", dir,
-            len ? "path too long" : "empty path");
+    fprintf(stderr, "tssim: %s: cannot create the %s: %s\n", dir, noun, len ? "path too long" : "empty path");
     return TS_EXIT_IO;
   }
-  /* a user's mistake is named by the option that made it (else the default folder, and the option to give) */
-  snprintf(opt, sizeof opt, "%s%s", given ? "-o " : "", dir);
-  const char *hint = given ? "" : " (give the results folder with -o DIR)";
   memcpy(buf, dir, len + 1);
-  /* every part of the path that exists must be a folder */
   for (char *p = buf + 1;; p++) {
     if (*p != '/' && *p != '\0')
       continue;
     char c = *p;
     *p = '\0';
     if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
-      if (c == '\0' || strspn(p + 1, "/") == strlen(p + 1))
+      if (whole && (c == '\0' || strspn(p + 1, "/") == strlen(p + 1)))
         fprintf(stderr, "tssim: %s: is a file, expected a folder%s\n", opt, hint);
       else
         fprintf(stderr, "tssim: %s: %s is a file, expected a folder%s\n", opt, buf, hint);
@@ -133,7 +135,7 @@ int ts_cli_outdir_check(const char *dir, int given)
       char *slash = strrchr(buf, '/');
       const char *parent = slash == buf ? "/" : slash ? (*slash = '\0', buf) : ".";
       if (access(parent, W_OK | X_OK) != 0) {
-        fprintf(stderr, "tssim: %s: cannot create the results folder in %s: %s\n", dir, parent, strerror(errno));
+        fprintf(stderr, "tssim: %s: cannot create the %s in %s: %s\n", dir, noun, parent, strerror(errno));
         return TS_EXIT_IO;
       }
       return 0;
@@ -142,6 +144,20 @@ int ts_cli_outdir_check(const char *dir, int given)
     if (c == '\0')
       break;
   }
+  *exists = 1;
+  return 0;
+}
+
+int ts_cli_outdir_check(const char *dir, int given)
+{
+  char opt[1100];
+  struct stat st;
+  /* a user's mistake is named by the option that made it (else the default folder, and the option to give) */
+  snprintf(opt, sizeof opt, "%s%s", given ? "-o " : "", dir);
+  const char *hint = given ? "" : " (give the results folder with -o DIR)";
+  int exists, rc = check_parts(dir, opt, hint, 1, "results folder", &exists);
+  if (rc || !exists)
+    return rc;
   /* an existing folder: new, empty, or an earlier run's, never one whose files would be mixed with
    * (or, named like a result, replaced by) a run's */
   struct stat root;
@@ -161,6 +177,34 @@ int ts_cli_outdir_check(const char *dir, int given)
     return TS_EXIT_IO;
   }
   return 0;
+}
+
+int ts_cli_outfile_check(const char *path, const char *option, const char *what)
+{
+  char opt[1100], dir[1024];
+  struct stat st;
+  snprintf(opt, sizeof opt, "%s%s%s", option ? option : "", option ? " " : "", path);
+  const char *hint = option ? "" : " (give the file with -o FILE)";
+  const char *name = ts_atomic_split(path, dir, sizeof dir);
+  if (!name) {
+    fprintf(stderr, "tssim: %s: cannot write: path too long\n", path);
+    return TS_EXIT_IO;
+  }
+  if (!*name) {
+    fprintf(stderr, "tssim: %s: expected a file (%s), not a folder%s\n", opt, what, hint);
+    return TS_EXIT_USAGE;
+  }
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "tssim: %s: is %s, expected a file (%s)%s\n", opt,
+            S_ISDIR(st.st_mode) ? "a folder" : "not a regular file", what, hint);
+    return TS_EXIT_USAGE;
+  }
+  int exists, rc = check_parts(dir, opt, hint, 0, "folder", &exists);
+  if (rc == 0 && exists && access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "tssim: %s: cannot write into %s: %s\n", path, dir, strerror(errno));
+    return TS_EXIT_IO;
+  }
+  return rc;
 }
 
 /* Remove what runs that died left in dir (see ts_cli_outdir_lock). */

@@ -17,9 +17,11 @@ static double round_sig(double v, int digits)
   return strtod(text, NULL);
 }
 
+/* (sim - rec) / rec; NAN (null in JSON, "-" printed) for a recorded 0,
+ * which has none (only a target of weight 0 may record 0: ts_fit_problem_init). */
 static double rel_error(double sim, double rec)
 {
-  return rec != 0 ? (sim - rec) / rec : 0;
+  return rec != 0 ? (sim - rec) / rec : NAN;
 }
 
 /* The scenario's axis values of combination `combo` as "key=label, ...", or
@@ -281,35 +283,15 @@ cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_
 int ts_fit_write(ts_atomic *a, const char *path, const cJSON *doc, ts_err *e)
 {
   char *text = ts_fit_json_print(doc);
-  size_t len = strlen(path);
-  char *dir = malloc(len + 2);
-  if (!text || !dir) {
-    free(text);
-    free(dir);
+  if (!text)
     return ts_err_set(e, path, NULL, "out of memory");
-  }
-  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-  if (!*base) {
-    free(text);
-    free(dir);
-    return ts_err_set(e, path, NULL, "expected a file name, not a folder");
-  }
-  if (!slash)
-    strcpy(dir, ".");
-  else if (slash == path)
-    strcpy(dir, "/");
-  else {
-    memcpy(dir, path, (size_t)(slash - path));
-    dir[slash - path] = '\0';
-  }
-  FILE *f = ts_atomic_open(a, dir, base, e);
+  FILE *f = ts_atomic_open_path(a, path, e);
   int rc = -1;
   if (f) {
     fputs(text, f);
     rc = ts_atomic_commit(a, e);
   }
   free(text);
-  free(dir);
   return rc;
 }
 

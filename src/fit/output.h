@@ -30,9 +30,10 @@ typedef struct ts_fit_report {
  * rp->model_file) rewritten to name the same file from rp->output_file's
  * folder (io/paths.h). Returns NULL with e filled on failure. */
 cJSON *ts_fit_calibrated(const cJSON *model, const ts_fit_problem *pb, const ts_fit_report *rp, ts_err *e);
-/* Write doc to path atomically (a temporary file renamed over path) through
- * batch a, which the caller initialized (ts_atomic_init) and may have given
- * to a signal handler (ts_cli_interrupt_files: a second signal removes the
+/* Write doc to path atomically (a temporary file renamed over path; its
+ * folder made first when missing, with its parents) through batch a,
+ * which the caller initialized (ts_atomic_init) and may have given to a
+ * signal handler (ts_cli_interrupt_files: a second signal removes the
  * temporary); a is committed or aborted on return. Returns 0 or -1 with e filled. */
 int ts_fit_write(struct ts_atomic *a, const char *path, const cJSON *doc, ts_err *e);
 /* Print the fitted parameters with their start and bounds. */

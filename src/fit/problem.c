@@ -213,11 +213,11 @@ static int select_reported(ts_fit_problem *pb, const ts_baseline *b, const int *
     const ts_record *r = &b->rec[i];
     if (reported[i] < 0 || !wanted(use_metric, r->metric))
       continue;
-    if (r->value == 0 && r->weight > 0)
-      return ts_err_set(e, b->file, NULL,
-                        "n=%d workers=%d: %s is recorded as 0: a relative error is undefined (give it "
-                        "\"weight\": 0 or leave it out with --metrics)",
-                        r->n, r->workers, r->metric);
+    if (r->value == 0 && r->weight > 0) /* (the objective divides by it; ts_baseline_load keeps it for tssim run) */
+      return ts_err_set(e, b->file, r->where,
+                        "recorded as 0 (n=%d workers=%d): a relative error is undefined (give it %s, or leave %s "
+                        "out with --metrics)", r->n, r->workers,
+                        strncmp(r->where, "scaling", 7) == 0 ? "null: not recorded" : "\"weight\": 0", r->metric);
     int combo = record_combo(pb, r, e);
     if (combo < 0)
       return -1;

@@ -71,6 +71,26 @@ FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e)
   return f;
 }
 
+const char *ts_atomic_split(const char *path, char *dir, size_t cap)
+{
+  const char *slash = strrchr(path, '/');
+  if (slash && (size_t)(slash - path) >= cap)
+    return NULL;
+  snprintf(dir, cap, "%.*s", slash == path ? 1 : slash ? (int)(slash - path) : 1, slash ? path : ".");
+  return slash ? slash + 1 : path;
+}
+
+FILE *ts_atomic_open_path(ts_atomic *a, const char *path, ts_err *e)
+{
+  char dir[1024];
+  const char *name = ts_atomic_split(path, dir, sizeof dir);
+  if (!name || !*name) {
+    ts_err_set(e, path, NULL, name ? "expected a file name, not a folder" : "path too long");
+    return NULL;
+  }
+  return ts_mkdirs(dir, e) ? NULL : ts_atomic_open(a, dir, name, e);
+}
+
 int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e)
 {
   if (a->ngone == TS_ATOMIC_GONE_MAX)

@@ -30,6 +30,15 @@ void ts_atomic_init(ts_atomic *a);
 /* Open dir/name for writing in the batch. Returns the stream or NULL with e
  * filled (naming dir/name, not the temporary). */
 FILE *ts_atomic_open(ts_atomic *a, const char *dir, const char *name, ts_err *e);
+/* The folder of file path into dir (cap bytes): "." when path has no
+ * slash, "/" for a file in the root. Returns the file's name in path (""
+ * when path ends in '/'), or NULL when the folder does not fit. */
+const char *ts_atomic_split(const char *path, char *dir, size_t cap);
+/* Open the file at path for writing in the batch, as ts_atomic_open of its
+ * folder ("." without a slash) and its name, after making the folder and its
+ * parents (ts_mkdirs). Returns the stream or NULL with e filled (a path
+ * that ends in '/' names no file: "expected a file name, not a folder"). */
+FILE *ts_atomic_open_path(ts_atomic *a, const char *path, ts_err *e);
 /* Have the commit remove dir/name if it exists then (and put it back if the
  * commit fails). Returns 0 or -1 with e filled. */
 int ts_atomic_remove(ts_atomic *a, const char *dir, const char *name, ts_err *e);

@@ -31,6 +31,15 @@ static int sweep_base_n(const ts_sweep *s, const ts_point *p)
   return base;
 }
 
+/* The relative error of simulated value v against recorded value r,
+ * (v - r) / r: undefined (NAN) when r is 0 (a recorded 0, legitimate for a
+ * lock wait, has no relative error: 0 would say a perfect match whatever v
+ * is) or v is undefined. */
+static double rel_err(double v, double r)
+{
+  return r != 0 && !isnan(v) ? (v - r) / r : NAN;
+}
+
 /* The smallest recorded n of metric at workers (any axes). */
 static int baseline_base_n(const ts_baseline *b, int workers, const char *metric)
 {
@@ -231,10 +240,12 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
           fprintf(out, " %9.*f", m->digits > 0 ? m->digits : 1, h);
       }
       if (baseline_has(b, s, cols[i])) {
-        if (ts_report_recorded(sc, s, b, pt, cols[i], &r))
-          fprintf(out, " %9.*f %+6.1f%%", m->digits, r, r != 0 ? 100 * (v - r) / r : 0.0);
-        else
+        if (!ts_report_recorded(sc, s, b, pt, cols[i], &r))
           fprintf(out, " %9s %7s", "-", "-");
+        else if (isnan(rel_err(v, r)))
+          fprintf(out, " %9.*f %7s", m->digits, r, "-");
+        else
+          fprintf(out, " %9.*f %+6.1f%%", m->digits, r, 100 * rel_err(v, r));
       }
       if (sc->compare >= 0) {
         double bv = base ? base->value[cols[i]] : NAN;
@@ -306,9 +317,10 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
       double r;
       if (!baseline_has(b, s, (int)c))
         continue;
-      if (ts_report_recorded(sc, s, b, pt, (int)c, &r))
-        fprintf(f, ",%.6f,%.6f", r, r != 0 ? (pt->value[c] - r) / r : 0.0);
-      else
+      if (ts_report_recorded(sc, s, b, pt, (int)c, &r)) {
+        fprintf(f, ",%.6f", r);
+        num(f, rel_err(pt->value[c], r));
+      } else
         fprintf(f, ",,");
     }
     for (size_t c = 0; c < s->ncols; c++) {

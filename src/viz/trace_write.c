@@ -19,20 +19,7 @@
 static int write_atomic(ts_atomic *a, const char *path, const char *before, size_t before_len, const char *json, int script,
                         const char *after, ts_err *e)
 {
-  const char *slash = strrchr(path, '/');
-  const char *name = slash ? slash + 1 : path;
-  char dir[1024];
-  if (!*name)
-    return ts_err_set(e, path, NULL, "expected a file name, not a folder");
-  if (slash && (size_t)(slash - path) >= sizeof dir)
-    return ts_err_set(e, path, NULL, "path too long");
-  if (slash == path)
-    snprintf(dir, sizeof dir, "/");
-  else if (slash)
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  else
-    snprintf(dir, sizeof dir, ".");
-  FILE *f = ts_mkdirs(dir, e) ? NULL : ts_atomic_open(a, dir, name, e);
+  FILE *f = ts_atomic_open_path(a, path, e);
   if (!f)
     return -1;
   fwrite(before, 1, before_len, f);
