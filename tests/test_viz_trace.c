@@ -51,9 +51,9 @@ START_TEST(viz_timeline_matches_stats)
 END_TEST
 
 /* A run the horizon ends while a worker runs: its running piece is reported
- * up to the horizon (no segment end will), so the worker's pieces cover the
- * time it was busy and each actor's pieces its time running (its CPU stat
- * counts the segments that ended: a2's is 0 here, its state time 5 ms). Round
+ * and accounted up to the horizon (no segment end will), so the worker's
+ * pieces cover the time it was busy and each actor's pieces its time
+ * running and its CPU (a2's 5 ms: the segments that ended alone gave 0). Round
  * robin, 3 actors of 30 ms, q = 10 ms, one worker, horizon 25 ms: a0 0-10,
  * a1 10-20, a2 20-25 (the piece the horizon cut). */
 START_TEST(viz_timeline_reports_the_piece_the_horizon_cuts)
@@ -81,6 +81,7 @@ START_TEST(viz_timeline_reports_the_piece_the_horizon_cuts)
         ran += tl.pieces[i].t1 - tl.pieces[i].t0;
     ts_timeline_state_times(&tl, a, 0, tl.end, 0, st);
     ck_assert_int_eq(ran, st[TS_ACTOR_RUNNING]);
+    ck_assert_int_eq(ran, tl.stats[a].cpu);
     ck_assert_int_eq(ran, a < 2 ? 10 * TS_NS_PER_MS : 5 * TS_NS_PER_MS);
   }
   vu_release(&L, &tl);

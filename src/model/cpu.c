@@ -408,9 +408,10 @@ void ts__cpu_idle(ts_world *w, ts_worker *wk)
   }
 }
 
-void ts__cpu_close_piece(ts_world *w, ts_worker *wk)
+void ts__cpu_close(ts_world *w, ts_worker *wk)
 {
   emit_piece(w, wk);
+  catch_up(w, wk);
 }
 
 void ts__cpu_overhead(ts_world *w, ts_worker *wk, ts_time work)

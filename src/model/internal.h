@@ -334,10 +334,11 @@ void ts__cpu_preempt(ts_world *w, ts_worker *wk);
 void ts__cpu_cut(ts_world *w, ts_worker *wk);
 /* wk's CPU goes idle (no segment). */
 void ts__cpu_idle(ts_world *w, ts_worker *wk);
-/* The piece busy worker wk is running, from its start to now, to the
- * observer's run callback (none without one): the run ended with it still
- * running (the horizon), so no segment end will report it. */
-void ts__cpu_close_piece(ts_world *w, ts_worker *wk);
+/* The run ended (the horizon) with busy worker wk running: its work up to
+ * now is accounted as a segment end would (the worker's busy and window
+ * times, and the running actor's CPU, kernel and slice-timer time), and
+ * its running piece goes to the observer's run callback (none without one). */
+void ts__cpu_close(ts_world *w, ts_worker *wk);
 /* The smallest j in [lo, rows] whose cumulative cost floor(j * c / rows)
  * exceeds x, or rows: in O(1) (fast), or by binary search (for tests). */
 int64_t ts__rows_beyond(ts_time c, int64_t rows, int64_t lo, ts_time x, int fast);

@@ -622,18 +622,8 @@ static void close_states(ts_world *w)
   }
   for (int i = 0; i < w->nworkers; i++) {
     ts_worker *wk = &w->workers[i];
-    if (wk->seg != TS_SEG_IDLE) { /* account the running piece up to now */
-      ts__cpu_close_piece(w, wk);
-      ts_time t0 = wk->seg_t0, now = w->sim.now;
-      wk->busy += now - t0;
-      if (wk->seg == TS_SEG_ACTOR && ts_world_actor(w, wk->actor)->seg.kernel) {
-        wk->busy_kernel += now - t0;
-        wk->win_kernel += ts__clip(w, t0, now);
-      } else {
-        wk->win_user += ts__clip(w, t0, now);
-      }
-      wk->seg_t0 = now;
-    }
+    if (wk->seg != TS_SEG_IDLE) /* account the running piece up to now */
+      ts__cpu_close(w, wk);
   }
 }
 
