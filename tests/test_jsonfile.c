@@ -110,6 +110,8 @@ START_TEST(jsonfile_refuses_nul_bytes_non_utf8_and_blank_text)
   ck_assert_int_eq(ts_json_set_path(m, "m.json", "name", "\"x\\u0000y\"", &e), -1);
   ck_assert_str_eq(e.msg, "m.json: name: a \\u0000 escape at column 3: a string may not hold a NUL character (it "
                    "would end there)");
+  ck_assert_int_eq(ts_json_set_path(m, "m.json", "name", "x\\u0000y", &e), 0); /* not JSON: the text as it is */
+  ck_assert_str_eq(cJSON_GetObjectItem(m, "name")->valuestring, "x\\u0000y");
   cJSON_Delete(m);
 }
 END_TEST

@@ -690,12 +690,14 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     return ts_err_set(e, file, path, "no such place in the model (check names and [indexes])");
   /* The value is JSON when all of it is ("2 * 3" is the string, not 2);
    * one that opens an object, array or string must close it. */
-  size_t esc = nul_escape_at(value, strlen(value));
-  if (value[esc])
-    return ts_err_set(e, file, path, "a \\u0000 escape at column %zu: a string may not hold a NUL character "
-                      "(it would end there)", esc + 1);
   const char *end = NULL;
   cJSON *v = cJSON_ParseWithOpts(value, &end, 1);
+  size_t esc = nul_escape_at(value, strlen(value)); /* (only JSON has escapes: other values are taken as text) */
+  if (v && value[esc]) {
+    cJSON_Delete(v);
+    return ts_err_set(e, file, path, "a \\u0000 escape at column %zu: a string may not hold a NUL character "
+                      "(it would end there)", esc + 1);
+  }
   if (v && check_duplicates(v, value, strlen(value), file, path, e)) {
     cJSON_Delete(v);
     return -1;
