@@ -429,6 +429,8 @@ START_TEST(viz_trace_cli_refuses_bad_output_paths_before_writing)
   trace_refused(2, "tssim: --html %s: is a folder, expected a file\n", "--html '%s' -o '%s'", tmpdir, t);
   trace_refused(2, "tssim: --html %s: is the trace's file too (-o), expected another file\n", "--html '%s' -o '%s'", t,
                 t);
+  trace_refused(2, "tssim: --html %s//t.json: is the trace's file too (-o), expected another file\n",
+                "--html '%s//t.json' -o '%s'", tmpdir, t); /* the same file by another path */
   trace_refused(2, "tssim: -o %s/: expected a file name, not a folder\n", "-o '%s/' --html '%s'", tmpdir, page);
   trace_refused(3, "tssim: %s: cannot create the folder: a file of that name exists\n", "--html '%s/t.html' -o '%s'",
                 "/dev/null", t);

@@ -85,6 +85,21 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
   return 0;
 }
 
+/* Whether paths a and b name one file: the same name in the same folder
+ * (by device and inode when both folders exist: "t.json" and "./t.json",
+ * "sub/t.json" and "sub//t.json"), else the same text. */
+static int same_file(const char *a, const char *b)
+{
+  char da[1024], db[1024];
+  const char *na = ts_atomic_split(a, da, sizeof da), *nb = ts_atomic_split(b, db, sizeof db);
+  struct stat sa, sb;
+  if (!na || !nb || strcmp(na, nb) != 0)
+    return strcmp(a, b) == 0;
+  if (stat(da, &sa) == 0 && stat(db, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return strcmp(a, b) == 0;
+}
+
 /* Refuse, before anything runs (exit status 2, one line), an output path
  * opt names that cannot be a file to write: a name ending in "/", a folder,
  * anything else but a regular file, or the path other (the other output's,
@@ -99,7 +114,7 @@ static int check_output(const char *opt, const char *path, const char *other)
     return ts_cli_usage_error("%s %s: is a folder, expected a file", opt, path);
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
     return ts_cli_usage_error("%s %s: is not a regular file, expected a file to write", opt, path);
-  if (other && strcmp(path, other) == 0)
+  if (other && same_file(path, other))
     return ts_cli_usage_error("%s %s: is the trace's file too (-o), expected another file", opt, path);
   return 0;
 }
