@@ -143,8 +143,8 @@ END_TEST
  * 3, an I/O failure, for what is the user's mistake (ux21 item 3): every
  * command whose -o is a folder says so in one line, exit 2, and writes
  * nothing. A trace's -o is a file: a file where its folder should be is
- * still an I/O failure there (calibrate's -o says it, exit 2, before the
- * fit: fit_error_output_checked_before_the_fit). */
+ * the same mistake, said the same way before the point runs (as
+ * calibrate's -o before the fit: fit_error_output_checked_before_the_fit). */
 START_TEST(cli_output_is_a_file_exits_2)
 {
   char *err, want[2 * PATH_MAX];
@@ -172,8 +172,8 @@ START_TEST(cli_output_is_a_file_exits_2)
   free(text);
   ck_assert_int_eq(leftovers(tmp), 0);
   /* a trace into a file's "folder" */
-  ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 2 -o '%s'", at("x/t.json")), 3);
-  snprintf(want, sizeof want, "tssim: %s: cannot create the folder: a file of that name exists\n", at("x"));
+  ck_assert_int_eq(run(NULL, &err, "trace " RR " --n 2 -o '%s'", at("x/t.json")), 2);
+  snprintf(want, sizeof want, "tssim: -o %s: %s is a file, expected a folder\n", at("x/t.json"), at("x"));
   ck_assert_str_eq(err, want);
   free(err);
 }

@@ -100,23 +100,18 @@ static int same_file(const char *a, const char *b)
   return strcmp(a, b) == 0;
 }
 
-/* Refuse, before anything runs (exit status 2, one line), an output path
- * opt names that cannot be a file to write: a name ending in "/", a folder,
- * anything else but a regular file, or the path other (the other output's,
- * or NULL) names too. Returns 0 or the exit status. */
-static int check_output(const char *opt, const char *path, const char *other)
+/* Refuse, before anything runs, an output path opt names that cannot be the
+ * file what is written to: ts_cli_outfile_check's rules (a folder, a name
+ * ending in "/", another non-regular file or a file in its folder's path:
+ * exit status 2, one line; a folder that cannot be written: 3; missing
+ * folders are made when the trace is written), or the file other (the other
+ * output's, or NULL) names too (2). Returns 0 or the exit status. */
+static int check_output(const char *opt, const char *path, const char *what, const char *other)
 {
-  struct stat st;
-  size_t len = strlen(path);
-  if (len == 0 || path[len - 1] == '/')
-    return ts_cli_usage_error("%s %s: expected a file name, not a folder", opt, path);
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return ts_cli_usage_error("%s %s: is a folder, expected a file", opt, path);
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    return ts_cli_usage_error("%s %s: is not a regular file, expected a file to write", opt, path);
-  if (other && same_file(path, other))
-    return ts_cli_usage_error("%s %s: is the trace's file too (-o), expected another file", opt, path);
-  return 0;
+  int rc = ts_cli_outfile_check(path, opt, what);
+  if (rc == 0 && other && same_file(path, other))
+    rc = ts_cli_usage_error("%s %s: is the trace's file too (-o), expected another file", opt, path);
+  return rc;
 }
 
 int ts_cmd_trace(int argc, char **argv)
@@ -135,7 +130,8 @@ int ts_cmd_trace(int argc, char **argv)
     snprintf(path, sizeof path, "results/%s/trace-n%d-w%d.json", p.L.sc.name, p.opt.n, p.opt.workers);
     t.out = path;
   }
-  if ((rc = check_output("-o", t.out, NULL)) == 0 && (!t.html || (rc = check_output("--html", t.html, t.out)) == 0))
+  if ((rc = check_output("-o", t.out, "the trace", NULL)) == 0 &&
+      (!t.html || (rc = check_output("--html", t.html, "the trace's page", t.out)) == 0))
     rc = ts_cli_point_show(&p, write_trace, &t, " (the trace shows where they stuck)");
   ts_cli_point_finish(&p);
   return rc;
