@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,7 @@ static pid_t start_gnuplot(const char *gnuplot, char tmp[3][1024], ts_plot_watch
   if (w) {
     for (int i = 0; i < 3; i++)
       memcpy(w->tmp[i], tmp[i], sizeof w->tmp[i]);
+    atomic_signal_fence(memory_order_seq_cst); /* the names are whole before a handler can see them */
     w->ntmp = 3;
   }
   int fd[2], out = open(tmp[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -413,7 +415,9 @@ static pid_t start_gnuplot(const char *gnuplot, char tmp[3][1024], ts_plot_watch
   pid_t pid = 0;
   if (!w || !w->stop) {
     pid = fork();
-    if (pid == 0) { /* the child (exec restores the handled signals' default actions) */
+    if (pid == 0) { /* the child: tssim's handlers are not its own, before exec as after */
+      signal(SIGINT, SIG_DFL);
+      signal(SIGTERM, SIG_DFL);
       pthread_sigmask(SIG_SETMASK, &old, NULL);
       if (dup2(fd[0], 0) >= 0 && dup2(out, 1) >= 0 && dup2(out, 2) >= 0)
         execl(gnuplot, "gnuplot", (char *)NULL);
@@ -483,12 +487,24 @@ static int draw(const char *gnuplot, const char *dir, const char *script, const 
     } else
       close(in);
     sigaction(SIGPIPE, &pipe_was, NULL);
+    /* wait for its end without reaping it, so that its pid is not free (and
+     * cannot be another process's) while a handler may still kill it; then
+     * clear the pid and reap, the handled signals blocked */
+    siginfo_t si;
+    while (waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+      ;
+    sigset_t block, was;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &was);
+    if (w)
+      w->pid = 0;
     int status = 0;
     pid_t r;
     while ((r = waitpid(child, &status, 0)) < 0 && errno == EINTR)
       ;
-    if (w)
-      w->pid = 0;
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
     ok = r == child && WIFEXITED(status) && WEXITSTATUS(status) == 0 && nonempty(tmp[0]) && nonempty(tmp[1]);
   }
   if (ok)
