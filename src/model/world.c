@@ -758,6 +758,8 @@ int ts_world_run(ts_world *w)
   if (reached && w->horizon != TS_TIME_MAX)
     w->sim.now = w->horizon;
   close_states(w);
+  if (w->error) /* (the end's accounting may make a running actor's extension: out of memory) */
+    return w->error;
   if (w->memory_at_end < 0)
     w->memory_at_end = memory_now(w);
   if (reached || w->done == w->nactors || !any_blocked(w) || (w->arrivals_cut && cut_could_end_all(w)))
