@@ -396,15 +396,20 @@ START_TEST(viz_plots_second_signal_abandons_the_drawing)
     if (gnuplot == 0)
       for (;;)
         pause();
-    if (e < 0 || gnuplot < 0 || dup2(e, 2) < 0)
+    if (e < 0 || gnuplot < 0 || dup2(e, 2) < 0) {
+      if (gnuplot > 0)
+        kill(gnuplot, SIGKILL); /* (no child left waiting for ever) */
       _exit(11);
+    }
     w.pid = gnuplot;
     ts_cli_interrupt_catch();
     ts_cli_interrupt_plots(&w, "tssim: interrupted: the plots\n");
     raise(SIGINT);
     siginfo_t info;
-    if (!w.stop || waitid(P_PID, (id_t)gnuplot, &info, WEXITED | WNOWAIT) != 0 || info.si_status != SIGKILL)
+    if (!w.stop || waitid(P_PID, (id_t)gnuplot, &info, WEXITED | WNOWAIT) != 0 || info.si_status != SIGKILL) {
+      kill(gnuplot, SIGKILL); /* (no child left waiting for ever) */
       _exit(12); /* the first signal kills the gnuplot (left for the drawing to reap) */
+    }
     raise(SIGINT);
     _exit(13); /* not reached */
   }

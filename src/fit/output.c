@@ -7,6 +7,7 @@
 #include "fit/print.h"
 #include "io/atomic.h"
 #include "io/paths.h"
+#include "io/report.h"
 #include "run/metrics.h"
 
 /* v rounded to `digits` significant digits, so the file stays readable. */
@@ -15,13 +16,6 @@ static double round_sig(double v, int digits)
   char text[40];
   snprintf(text, sizeof text, "%.*g", digits, v);
   return strtod(text, NULL);
-}
-
-/* (sim - rec) / rec; NAN (null in JSON, "-" printed) for a recorded 0,
- * which has none (only a target of weight 0 may record 0: ts_fit_problem_init). */
-static double rel_error(double sim, double rec)
-{
-  return rec != 0 ? (sim - rec) / rec : NAN;
 }
 
 /* The scenario's axis values of combination `combo` as "key=label, ...", or
@@ -56,7 +50,7 @@ static cJSON *target_row(const ts_fit_problem *pb, const ts_fit_target *t, doubl
   cJSON_AddStringToObject(o, "metric", pb->mnames[t->metric]);
   cJSON_AddNumberToObject(o, "recorded", t->recorded);
   cJSON_AddNumberToObject(o, label, round_sig(sim, 7));
-  cJSON_AddNumberToObject(o, "rel_error", round_sig(rel_error(sim, t->recorded), 4));
+  cJSON_AddNumberToObject(o, "rel_error", round_sig(ts_rel_error(sim, t->recorded), 4));
   if (t->weight != 1)
     cJSON_AddNumberToObject(o, "weight", t->weight);
   return o;
@@ -80,7 +74,7 @@ static cJSON *worst_table(const ts_fit_problem *pb, const double *sim)
       cJSON_AddStringToObject(w, "axes", axes);
     cJSON_AddNumberToObject(w, "n", pb->t[i].n);
     cJSON_AddNumberToObject(w, "workers", pb->t[i].workers);
-    cJSON_AddNumberToObject(w, "rel_error", round_sig(rel_error(sim[i], pb->t[i].recorded), 4));
+    cJSON_AddNumberToObject(w, "rel_error", round_sig(ts_rel_error(sim[i], pb->t[i].recorded), 4));
   }
   return o;
 }
@@ -348,7 +342,7 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
       continue;
     }
     fprintf(out, " %12.6g", sim[i]);
-    double pct = 100 * rel_error(sim[i], t->recorded);
+    double pct = 100 * ts_rel_error(sim[i], t->recorded);
     if (t->recorded != 0)
       fprintf(out, " %+9.2f%%", fabs(pct) < 0.005 ? 0.0 : pct);
     else
@@ -363,7 +357,7 @@ void ts_fit_print_targets(FILE *out, const ts_fit_problem *pb, const double *sim
       continue;
     combo_text(pb, pb->t[i].combo, axes, sizeof axes);
     fprintf(out, "%s%s %.2f%% (%s%sn=%d, workers=%d)", sep, pb->mnames[m],
-            100 * fabs(rel_error(sim[i], pb->t[i].recorded)), axes, *axes ? ", " : "", pb->t[i].n, pb->t[i].workers);
+            100 * fabs(ts_rel_error(sim[i], pb->t[i].recorded)), axes, *axes ? ", " : "", pb->t[i].n, pb->t[i].workers);
     sep = ", ";
   }
   size_t none = 0, first = 0;

@@ -31,13 +31,9 @@ static int sweep_base_n(const ts_sweep *s, const ts_point *p)
   return base;
 }
 
-/* The relative error of simulated value v against recorded value r,
- * (v - r) / r: undefined (NAN) when r is 0 (a recorded 0, legitimate for a
- * lock wait, has no relative error: 0 would say a perfect match whatever v
- * is) or v is undefined. */
-static double rel_err(double v, double r)
+double ts_rel_error(double v, double r)
 {
-  return r != 0 && !isnan(v) ? (v - r) / r : NAN;
+  return r != 0 ? (v - r) / r : NAN; /* (a NAN v gives NAN) */
 }
 
 /* The smallest recorded n of metric at workers (any axes). */
@@ -242,10 +238,10 @@ void ts_report_table(FILE *out, const ts_scenario *sc, const ts_sweep *s, const 
       if (baseline_has(b, s, cols[i])) {
         if (!ts_report_recorded(sc, s, b, pt, cols[i], &r))
           fprintf(out, " %9s %7s", "-", "-");
-        else if (isnan(rel_err(v, r)))
+        else if (isnan(ts_rel_error(v, r)))
           fprintf(out, " %9.*f %7s", m->digits, r, "-");
         else
-          fprintf(out, " %9.*f %+6.1f%%", m->digits, r, 100 * rel_err(v, r));
+          fprintf(out, " %9.*f %+6.1f%%", m->digits, r, 100 * ts_rel_error(v, r));
       }
       if (sc->compare >= 0) {
         double bv = base ? base->value[cols[i]] : NAN;
@@ -319,7 +315,7 @@ void ts_report_summary_csv(FILE *f, const ts_scenario *sc, const ts_sweep *s, co
         continue;
       if (ts_report_recorded(sc, s, b, pt, (int)c, &r)) {
         fprintf(f, ",%.6f", r);
-        num(f, rel_err(pt->value[c], r));
+        num(f, ts_rel_error(pt->value[c], r));
       } else
         fprintf(f, ",,");
     }

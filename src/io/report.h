@@ -15,6 +15,11 @@
 
 /* The axis labels of point p, one per scenario axis, into labels. */
 void ts_report_labels(const ts_scenario *sc, const ts_sweep *s, const ts_point *p, const char **labels);
+/* The relative error of simulated value v against recorded value r,
+ * (v - r) / r: NAN (undefined: an empty field, "-" or null) when r is 0 (a
+ * recorded 0, legitimate for a lock wait, has none: 0 would say a perfect
+ * match whatever v is) or v is NAN. */
+double ts_rel_error(double v, double r);
 /* The recorded value of column c at point p: 1 and *v, or 0. The base row
  * of a recorded ratio must be the sweep's. */
 int ts_report_recorded(const ts_scenario *sc, const ts_sweep *s, const ts_baseline *b, const ts_point *p, int c,
