@@ -424,6 +424,60 @@ START_TEST(viz_plots_second_signal_abandons_the_drawing)
 }
 END_TEST
 
+/* The review's finding: a signal that came after tssim run's last plot was
+ * drawn (after its drawing's watch was cleared: no gnuplot to stop, every
+ * plot on disk) got the line "the plots were not drawn", as if none were.
+ * The line names only the plots really not drawn: what ts_cli_run_plots
+ * says (ts_cli_run_plots_said) after each outcome of its drawing, in a
+ * child process that caught SIGINT (status 130 each time). Reproduced
+ * before the fix under gdb (a SIGINT raised where ts_cli_interrupt_plots
+ * cleared the watch): all ten plot files written, "the plots were not drawn". */
+START_TEST(viz_plots_signal_after_the_plots_names_only_the_undrawn)
+{
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  char errpath[700];
+  snprintf(errpath, sizeof errpath, "%s/err", tmpdir);
+  static const struct {
+    int plots, drawn;
+    const char *undrawn, *says;
+  } cases[] = {
+    {1, 5, "", "the results and plots are written in R\n"}, /* after the last plot */
+    {1, 1, "cpu, ratio, decomposition, queue",
+     "the results are written in R; plots not drawn: cpu, ratio, decomposition, queue (the previous run's plots "
+     "were removed with its results; run again to draw them)\n"},
+    {1, -1, "", "the results are written in R; the plots were not drawn (the previous run's plots were removed "
+                "with its results; run again to draw them)\n"}, /* before the plots */
+    {1, 0, "", "the results are written in R; nothing was left to do\n"}, /* no gnuplot, or no plot applies */
+    {0, -1, "", "the results are written in R; nothing was left to do\n"}, /* --no-plots */
+  };
+  enum { NCASES = sizeof cases / sizeof *cases };
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (e < 0 || dup2(e, 2) < 0)
+      _exit(10);
+    ts_cli_interrupt_catch();
+    if (ts_cli_run_plots_said("R", 1, 5, "") != 0) /* no signal: nothing said */
+      _exit(11);
+    raise(SIGINT);
+    for (int i = 0; i < NCASES; i++)
+      if (ts_cli_run_plots_said("R", cases[i].plots, cases[i].drawn, cases[i].undrawn) != 130)
+        _exit(20 + i);
+    _exit(0);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+  char *err = tu_read_file(errpath, NULL), want[4096] = "";
+  for (int i = 0; i < NCASES; i++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "tssim: interrupted: %s", cases[i].says);
+  ck_assert_str_eq(err, want);
+  free(err);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 Suite *viz_plots_suite(void)
 {
   Suite *s = suite_create("viz_plots");
@@ -431,7 +485,8 @@ Suite *viz_plots_suite(void)
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows, NULL};
   const TTest *const interrupts[] = {viz_plots_interrupt_stops_gnuplot_and_says_what_is_missing,
-                                     viz_plots_second_signal_abandons_the_drawing, NULL};
+                                     viz_plots_second_signal_abandons_the_drawing,
+                                     viz_plots_signal_after_the_plots_names_only_the_undrawn, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   tu_tcase(s, "interrupts", interrupts, NULL, NULL, 120);
   return s;

@@ -144,9 +144,19 @@ int ts_cli_run_commit(struct ts_atomic *a, const char *outdir, const ts_loaded *
 /* After ts_cli_run_commit: draw the plots (when plots) of results folder
  * outdir, which a signal stops (ts_cli_interrupt_plots). Returns 0, or the
  * interrupt's status when a signal came before, during or after the plots,
- * after one line on stderr says that the results are written and which
- * plots were not drawn (the previous run's were removed with its results). */
+ * after one line on stderr (ts_cli_interrupt_written) says that the results
+ * are written and which plots were not drawn (the previous run's were
+ * removed with its results), or that the plots are written too (all that
+ * were drawn: none is named undrawn because it came after them), or that
+ * nothing was left to do (no plots: --no-plots, no gnuplot). */
 int ts_cli_run_plots(const char *outdir, int plots, int quiet);
+/* ts_cli_run_plots's end, which its tests call: 0 when no signal has come,
+ * else its line (ts_cli_interrupt_written) and the interrupt's status. plots:
+ * they were asked for; drawn: how many ts_plot_results drew, -1 when it did
+ * not run (a signal came before); undrawn: the plots a stop of its drawing
+ * left undrawn (ts_plot_watch.undrawn; "": none, even when the signal came
+ * after them). */
+int ts_cli_run_plots_said(const char *outdir, int plots, int drawn, const char *undrawn);
 /* Commit a shard's partial folder: partial.json beside the samples.csv that
  * a holds (rows from header_bytes on; point i's end at point_end[i];
  * samples_hash the ts_cli_fnv1a of those rows, all of them in file order).
@@ -258,6 +268,15 @@ int ts_cli_interrupted(void);
 int ts_cli_should_stop(void *unused);
 /* 128 + the signal caught: the exit status of an interrupted command. */
 int ts_cli_interrupt_status(void);
+/* The end of a command whose results are written (committed) in outdir,
+ * its plots drawn or not: 0 when no signal has come; else, stdout flushed,
+ * one line on stderr and the interrupt's status. The line says what the
+ * signal left undone: undrawn ("plots not drawn: cpu (...)": "tssim:
+ * interrupted: the results are written in DIR; UNDRAWN"); else what is
+ * written besides the results, drawn ("plots": "tssim: interrupted: the
+ * results and plots are written in DIR"); else (both NULL) that nothing
+ * was ("...; nothing was left to do"). */
+int ts_cli_interrupt_written(const char *outdir, const char *drawn, const char *undrawn);
 
 /* Shared by the subcommands that record one sweep point (trace, gantt,
  * explain): their command line is SCENARIO.json, the ts_vizopt options and

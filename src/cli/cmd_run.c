@@ -601,34 +601,33 @@ int ts_cli_run_commit(ts_atomic *a, const char *outdir, const ts_loaded *L, ts_s
   return 0;
 }
 
+static const char plots_gone[] = "the previous run's plots were removed with its results; run again to draw them";
+
+int ts_cli_run_plots_said(const char *outdir, int plots, int drawn, const char *undrawn)
+{
+  char left[300] = "";
+  if (drawn < 0 && plots) /* a signal came before the plots */
+    snprintf(left, sizeof left, "the plots were not drawn (%s)", plots_gone);
+  else if (drawn >= 0 && *undrawn)
+    snprintf(left, sizeof left, "plots not drawn: %.127s (%s)", undrawn, plots_gone);
+  return ts_cli_interrupt_written(outdir, drawn > 0 && !*left ? "plots" : NULL, *left ? left : NULL);
+}
+
 int ts_cli_run_plots(const char *outdir, int plots, int quiet)
 {
-  static const char gone[] = "the previous run's plots were removed with its results; run again to draw them";
-  char line[1400], undrawn[160] = "";
+  char line[1400];
   ts_plot_watch w;
   memset(&w, 0, sizeof w);
   /* what a second signal writes as it ends the process; the first's, below, names the plots */
   snprintf(line, sizeof line, "tssim: interrupted: the results are written in %s; some plots were not drawn (%s)\n",
-           outdir, gone);
+           outdir, plots_gone);
+  int drawn = -1;
   if (plots && !ts_cli_interrupted()) {
     ts_cli_interrupt_plots(&w, line);
-    ts_plot_results(outdir, quiet, &w);
+    drawn = ts_plot_results(outdir, quiet, &w);
     ts_cli_interrupt_plots(NULL, NULL);
-    snprintf(undrawn, sizeof undrawn, "%s", w.undrawn);
   }
-  if (!ts_cli_interrupted())
-    return 0;
-  fflush(stdout);
-  if (!plots)
-    fprintf(stderr, "tssim: interrupted: the results are written in %s; nothing was left to do\n", outdir);
-  else if (!w.stop)
-    fprintf(stderr, "tssim: interrupted: the results are written in %s; the plots were not drawn (%s)\n", outdir, gone);
-  else if (*undrawn)
-    fprintf(stderr, "tssim: interrupted: the results are written in %s; plots not drawn: %s (%s)\n", outdir, undrawn,
-            gone);
-  else
-    fprintf(stderr, "tssim: interrupted: the results and plots are written in %s\n", outdir);
-  return ts_cli_interrupt_status();
+  return ts_cli_run_plots_said(outdir, plots, drawn, w.undrawn);
 }
 
 /* Print the header lines and the table. */

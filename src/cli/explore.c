@@ -352,7 +352,7 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
 
 int ts_cli_explore_draw(ts_cli_explore *ex, const char *script, const char *const *vars)
 {
-  char line[1400];
+  char line[1400], plot[300];
   ts_plot_watch w;
   memset(&w, 0, sizeof w);
   snprintf(line, sizeof line, "tssim: interrupted: the results are written in %s; the plot %s was not drawn\n",
@@ -360,14 +360,8 @@ int ts_cli_explore_draw(ts_cli_explore *ex, const char *script, const char *cons
   ts_cli_interrupt_plots(&w, line); /* (stopped at once when a signal came already) */
   int drawn = ts_plot_draw(ex->outdir, script, vars, ex->quiet, &w);
   ts_cli_interrupt_plots(NULL, NULL);
-  if (!ts_cli_interrupted())
-    return 0;
-  fflush(stdout);
-  if (drawn)
-    fprintf(stderr, "tssim: interrupted: the results and the plot %s are written in %s\n", script, ex->outdir);
-  else
-    fputs(line, stderr);
-  return ts_cli_interrupt_status();
+  snprintf(plot, sizeof plot, drawn ? "the plot %s" : "the plot %s was not drawn", script);
+  return ts_cli_interrupt_written(ex->outdir, drawn ? plot : NULL, drawn ? NULL : plot);
 }
 
 void ts_cli_explore_finish(ts_cli_explore *ex)

@@ -17,6 +17,7 @@
  * after tssim had gone. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -92,4 +93,18 @@ int ts_cli_should_stop(void *unused)
 int ts_cli_interrupt_status(void)
 {
   return 128 + caught;
+}
+
+int ts_cli_interrupt_written(const char *outdir, const char *drawn, const char *undrawn)
+{
+  if (!caught)
+    return 0;
+  fflush(stdout);
+  if (undrawn)
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; %s\n", outdir, undrawn);
+  else if (drawn)
+    fprintf(stderr, "tssim: interrupted: the results and %s are written in %s\n", drawn, outdir);
+  else
+    fprintf(stderr, "tssim: interrupted: the results are written in %s; nothing was left to do\n", outdir);
+  return ts_cli_interrupt_status();
 }
