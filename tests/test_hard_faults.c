@@ -106,19 +106,44 @@ END_TEST
 /* A calibrated model that cannot be written whole (a file size limit below
  * its 24 KB): exit 3, one line naming it, no temporary left. (Its path is
  * checked before the fit: a folder, or a file in its path, is exit 2 then,
- * fit_error_output_checked_before_the_fit.) */
+ * fit_error_output_checked_before_the_fit.) The folders of its path that
+ * calibrate made (made/sub) go with the failed write; the one that was
+ * there (the test's) stays: they were left, empty. */
 START_TEST(hard_calibrate_write_failure_exits_3)
 {
   char args[2 * PATH_MAX], *err, want[PATH_MAX + 64];
   snprintf(args, sizeof args, "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --starts 0 "
-           "--max-iter 1 -r 1 -q -o '%s/fitted.json'", tmp);
+           "--max-iter 1 -r 1 -q -o '%s/made/sub/fitted.json'", tmp);
   ck_assert_int_eq(tssim_under("trap '' XFSZ; ulimit -f 8", args, &err), 3);
-  snprintf(want, sizeof want, "tssim: %s/fitted.json: cannot write: ", tmp);
+  snprintf(want, sizeof want, "tssim: %s/made/sub/fitted.json: cannot write: ", tmp);
   ck_assert_msg(strstr(err, want) == err && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
   free(err);
   ck_assert_int_eq(leftovers(tmp), 0);
-  snprintf(want, sizeof want, "%s/fitted.json", tmp);
-  ck_assert_int_ne(access(want, F_OK), 0);
+  snprintf(want, sizeof want, "%s/made", tmp);
+  ck_assert_msg(access(want, F_OK) != 0, "%s was left", want);
+  ck_assert_int_eq(access(tmp, F_OK), 0);
+}
+END_TEST
+
+/* The same for tssim trace's two files (one batch): a failed write (here
+ * the first, the trace's) removes the folders made for either, and no
+ * temporary stays; the test's folder stays. */
+START_TEST(hard_trace_write_failure_removes_the_folders_it_made)
+{
+  char args[3 * PATH_MAX], *err, want[PATH_MAX + 64];
+  snprintf(args, sizeof args, "trace scenarios/rr-wave.json --n 2 -o '%s/made/sub/t.json' --html '%s/page/t.html'",
+           tmp, tmp);
+  ck_assert_int_eq(tssim_under("trap '' XFSZ; ulimit -f 8", args, &err), 3);
+  snprintf(want, sizeof want, "tssim: %s/made/sub/t.json: cannot write: ", tmp);
+  ck_assert_msg(strstr(err, want) == err && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+  free(err);
+  ck_assert_int_eq(leftovers(tmp), 0);
+  static const char *const made[] = {"made", "page"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(want, sizeof want, "%s/%s", tmp, made[i]);
+    ck_assert_msg(access(want, F_OK) != 0, "%s was left", want);
+  }
+  ck_assert_int_eq(access(tmp, F_OK), 0);
 }
 END_TEST
 
@@ -394,6 +419,7 @@ Suite *hard_faults_suite(void)
 {
   Suite *s = suite_create("hard_faults");
   const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_calibrate_write_failure_exits_3,
+                                 hard_trace_write_failure_removes_the_folders_it_made,
                                  hard_version_to_a_full_device_fails,
                                  hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,

@@ -182,6 +182,16 @@ typedef struct ts_outdir {
 int ts_cli_outdir_make(const char *dir, ts_outdir *m, struct ts_err *e);
 /* Remove the (empty) folders m created, deepest first, and forget them. */
 void ts_cli_outdir_unmake(ts_outdir *m);
+/* The end of a command's writing: when failed, ts_cli_outdir_unmake (a
+ * failed command leaves no folder it made, never removes one that was
+ * there); else forget the folders m made (they hold the results). */
+void ts_cli_outdir_end(ts_outdir *m, int failed);
+/* The folder of output file path (a command's one file: calibrate's model,
+ * trace's files) made as ts_cli_outdir_make makes a results folder, what it
+ * created remembered in m (ts_cli_outdir_end). A path whose folder does not
+ * fit (ts_atomic_split) is left for the writer to refuse. Returns 0 or -1
+ * with e filled. */
+int ts_cli_outfile_make(const char *path, ts_outdir *m, struct ts_err *e);
 
 /* Results folder dir (given: by -o, else the default) can be created or
  * written into: every part of its path that exists is a folder, and the

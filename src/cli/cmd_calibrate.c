@@ -42,7 +42,8 @@ static void usage(FILE *f)
         "options:\n"
         "  -o, --output FILE       calibrated model (default: MODEL.calibrated.json beside\n"
         "                          MODEL.json); may be MODEL.json itself; checked before the\n"
-        "                          fit, its folder made when missing\n"
+        "                          fit, its folder made when missing (and removed again\n"
+        "                          when the model cannot be written)\n"
         "      --loo               leave-one-out: refit without each recorded point, predict it\n"
         "      --metrics LIST      fit only these recorded metrics, e.g. wave_ms,wave_ratio\n"
         "                          (default: every metric the baseline records)\n"
@@ -393,6 +394,25 @@ static int check_ids(const options *o, const run *R, ts_err *e)
   return at ? -1 : 0;
 }
 
+/* Write the calibrated model doc to out whole (ts_fit_write), making the
+ * missing folders of its path first; a failed write removes the folders it
+ * made (ts_cli_outfile_make), never one that was there. Returns 0, or -1
+ * with e filled. */
+static int write_model(const char *out, const cJSON *doc, ts_err *e)
+{
+  ts_atomic a;
+  ts_atomic_init(&a);
+  ts_outdir made = {0};
+  int rc = ts_cli_outfile_make(out, &made, e);
+  if (rc == 0) {
+    ts_cli_interrupt_files(&a); /* a second signal removes MODEL.tmp.PID */
+    rc = ts_fit_write(&a, out, doc, e);
+    ts_cli_interrupt_files(NULL);
+  }
+  ts_cli_outdir_end(&made, rc != 0);
+  return rc;
+}
+
 static int calibrate(const options *o, run *R, ts_err *e)
 {
   if (o->scenario) {
@@ -472,11 +492,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
     cJSON_Delete(doc);
     return failed(o, R, -3, "writing the calibrated model");
   }
-  ts_atomic a;
-  ts_atomic_init(&a);
-  ts_cli_interrupt_files(&a); /* a second signal removes MODEL.tmp.PID */
-  rc = ts_fit_write(&a, out, doc, e);
-  ts_cli_interrupt_files(NULL);
+  rc = write_model(out, doc, e);
   cJSON_Delete(doc);
   if (rc)
     return TS_EXIT_IO;

@@ -532,6 +532,20 @@ void ts_cli_outdir_unmake(ts_outdir *m)
   }
 }
 
+int ts_cli_outfile_make(const char *path, ts_outdir *m, ts_err *e)
+{
+  char dir[1024];
+  return ts_atomic_split(path, dir, sizeof dir) ? ts_cli_outdir_make(dir, m, e) : 0;
+}
+
+void ts_cli_outdir_end(ts_outdir *m, int failed)
+{
+  if (failed)
+    ts_cli_outdir_unmake(m);
+  while (m->n > 0)
+    free(m->made[--m->n]);
+}
+
 /* The sweep stopped at a signal: say what was not finished, free it, and
  * return the exit status. */
 static int interrupted(const char *outdir, int points_done, int points, ts_sweep *s)

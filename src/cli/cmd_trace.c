@@ -59,15 +59,18 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
   ts_err e;
   ts_atomic a;
   ts_atomic_init(&a);
+  ts_outdir made = {0}; /* the files' missing folders, removed if the files are not written */
   ts_cli_interrupt_catch(); /* while the files are written: a first signal waits for them, a second removes them */
   ts_cli_interrupt_files(&a);
   /* one batch: both files, or neither (the page's failure left the trace written) */
-  int bad = ts_trace_write(&a, tl, &info, t->out, &e) || (t->html && ts_trace_write_html(&a, tl, &info, t->html, &e));
+  int bad = ts_cli_outfile_make(t->out, &made, &e) || (t->html && ts_cli_outfile_make(t->html, &made, &e)) ||
+            ts_trace_write(&a, tl, &info, t->out, &e) || (t->html && ts_trace_write_html(&a, tl, &info, t->html, &e));
   if (bad)
     ts_atomic_abort(&a);
   else
     bad = ts_atomic_commit(&a, &e);
   ts_cli_interrupt_files(NULL);
+  ts_cli_outdir_end(&made, bad);
   if (bad) {
     fprintf(stderr, "tssim: %s\n", e.msg);
     return TS_EXIT_IO;
