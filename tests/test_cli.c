@@ -988,6 +988,59 @@ START_TEST(cli_second_signal_removes_every_commands_temporaries)
 }
 END_TEST
 
+/* A signal that comes once the results are written (signal_shim.c with
+ * TSSIM_SIGNAL_SHIM_ONCE: one SIGINT as the commit renames its first file,
+ * the commit going on) is said alike by every command: exit 130 and one
+ * line, the results written. sensitivity, optimize (--no-plots, or one
+ * objective: no plot) and calibrate exited 0 saying nothing, where run said
+ * "nothing was left to do" and exited 130; a run with plots names them not
+ * drawn (the signal came before them). */
+START_TEST(cli_signal_after_the_results_is_said_alike)
+{
+  const char *shim = getenv("TSSIM_SIGNAL_SHIM");
+  ck_assert_msg(shim != NULL, "TSSIM_SIGNAL_SHIM is not set (tests/meson.build)");
+  char o[7][PATH_MAX + 64];
+  static const char *const names[] = {"run", "plots", "sens", "sensplot", "opt", "opt1", "fitted.json"};
+  static const char *const written[] = {"summary.csv", "summary.csv", "curve.csv", "curve.csv", "tried.csv",
+                                        "best.json", NULL};
+  for (int i = 0; i < 7; i++)
+    snprintf(o[i], sizeof o[i], "%s/%s", tmp, names[i]);
+  const char *const cmds[][20] = {
+    {"run", "tests/data/exp.json", "-q", "--no-plots", "-o", o[0], NULL},
+    {"run", "tests/data/exp.json", "-q", "-o", o[1], NULL},
+    {"sensitivity", "tests/data/exp.json", "-q", "--no-plots", "-o", o[2], "--param", "classes[0].program[0].ms",
+     "--scales", "1", "--metric", "wave_ms", NULL},
+    {"sensitivity", "tests/data/exp.json", "-q", "-o", o[3], "--param", "classes[0].program[0].ms", "--scales", "1",
+     "--metric", "wave_ms", NULL},
+    {"optimize", "tests/data/exp.json", "-q", "--no-plots", "-o", o[4], "--minimize", "wave_ms", "--grid", "3",
+     "--max-evals", "3", "--field", "classes[0].program[0].ms=0.5:1", NULL},
+    {"optimize", "tests/data/exp.json", "-q", "-o", o[5], "--minimize", "wave_ms", "--grid", "3", "--max-evals", "3",
+     "--field", "classes[0].program[0].ms=0.5:1", NULL},
+    {"calibrate", "models/zero-cache.json", "models/baselines/zero-cache-wave.json", "--starts", "0", "--max-iter", "1",
+     "-r", "1", "-q", "-o", o[6], NULL}};
+  const char *const says[] = {
+    "nothing was left to do",
+    "the plots were not drawn (the previous run's plots were removed with its results; run again to draw them)",
+    "nothing was left to do", "the plot sensitivity was not drawn", "nothing was left to do",
+    "nothing was left to do", "nothing was left to do"};
+  ck_assert_int_eq(setenv("TSSIM_SIGNAL_SHIM_ONCE", "1", 1), 0);
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    pid_t pid = spawn_with(cmds[c], shim);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    char *err = tu_read_file(at("err"), NULL), want[8 * PATH_MAX];
+    snprintf(want, sizeof want, "tssim: interrupted: the results are written in %s; %s\n", o[c], says[c]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "tssim %s: status %d: %s", cmds[c][0], status, err);
+    ck_assert_msg(strcmp(err, want) == 0, "tssim %s said %s", cmds[c][0], err);
+    char path[8 * PATH_MAX];
+    snprintf(path, sizeof path, "%s%s%s", o[c], written[c] ? "/" : "", written[c] ? written[c] : "");
+    ck_assert_msg(exists(path), "%s is not written", path);
+    free(err);
+  }
+  unsetenv("TSSIM_SIGNAL_SHIM_ONCE");
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
   Suite *s = suite_create("cli");
@@ -1011,7 +1064,8 @@ Suite *cli_suite(void)
   const TTest *const interrupts[] = {cli_run_sigint_keeps_previous_results, cli_run_sigterm_keeps_previous_results,
                                      cli_calibrate_sigterm_keeps_previous_output,
                                      cli_second_signal_removes_temporaries,
-                                     cli_second_signal_removes_every_commands_temporaries, NULL};
+                                     cli_second_signal_removes_every_commands_temporaries,
+                                     cli_signal_after_the_results_is_said_alike, NULL};
   tu_tcase(s, "output", out, NULL, NULL, 300);
   tu_tcase(s, "results", results, make_tmp, remove_tmp, 300);
   tu_tcase(s, "limits", limits, make_tmp, remove_tmp, 300);

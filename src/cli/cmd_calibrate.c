@@ -77,7 +77,8 @@ static void usage(FILE *f)
         "scenario's horizon and window.\n",
           TS_FIT_DEFAULT_STARTS, TS_FIT_DEFAULT_SEARCHES, TS_FIT_LSQ_STEP);
   fputs("\nSIGINT (Ctrl-C) or SIGTERM stops the fit before its next evaluation; the output file\n"
-        "is then left as it was.\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
+        "is then left as it was. A signal that came as the model was written still exits\n"
+        "130 or 143, one line saying it is written.\n\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
 }
 
@@ -501,7 +502,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
   /* what the evaluations' sweeps noted, summed over all of them (the search
    * and the refits included), each note's first in a fixed order: fit by fit */
   ts_cli_notes(&R->pb.notes, R->has_sc ? R->sc.warmup : 0, R->pb.npt ? R->pb.npt : 1); /* the recorded points */
-  return 0;
+  return ts_cli_interrupt_written(out, NULL, NULL); /* a signal that came as it was written: said, as tssim run */
 }
 
 int ts_cmd_calibrate(int argc, char **argv)

@@ -311,9 +311,7 @@ static int run(const options *o, work *w)
     ts_report_opt_print(stdout, &w->ex.L.sc, &w->r);
   if ((rc = write_results(w)) != 0)
     return rc;
-  if (o->x.run.plots && w->nobj == 2)
-    return draw(w);
-  return 0;
+  return o->x.run.plots && w->nobj == 2 ? draw(w) : ts_cli_explore_draw(&w->ex, NULL, NULL);
 }
 
 int ts_cmd_optimize(int argc, char **argv)

@@ -349,9 +349,7 @@ static int run(const options *o, work *w)
   if ((rc = ts_cli_explore_commit(&w->ex, "sensitivity.csv, curve.csv")) != 0)
     return rc;
   note_turns(w);
-  if (o->x.run.plots)
-    return draw(w);
-  return 0;
+  return o->x.run.plots ? draw(w) : ts_cli_explore_draw(&w->ex, NULL, NULL);
 }
 
 int ts_cmd_sensitivity(int argc, char **argv)

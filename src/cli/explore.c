@@ -27,7 +27,9 @@ void ts_cli_explore_usage_end(FILE *f, const char *suffix)
              "  -h, --help              this help\n"
              "\n"
              "SIGINT (Ctrl-C) or SIGTERM stops it after the replications in progress; earlier\n"
-             "result files are then left as they were.\n"
+             "result files are then left as they were. Once the results are written, it stops\n"
+             "the plot (none is left half drawn); a signal that came after them still exits\n"
+             "130 or 143, one line saying the results are written and what was not done.\n"
              "\n" TS_CLI_EXIT_HELP_INTERRUPT,
           suffix);
 }
@@ -352,6 +354,8 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
 
 int ts_cli_explore_draw(ts_cli_explore *ex, const char *script, const char *const *vars)
 {
+  if (!script)
+    return ts_cli_interrupt_written(ex->outdir, NULL, NULL);
   char line[1400], plot[300];
   ts_plot_watch w;
   memset(&w, 0, sizeof w);

@@ -116,9 +116,12 @@ int ts_cli_explore_io_failed(ts_cli_explore *ex, const ts_err *e);
  * "wrote DIR/..." line. Returns the exit status. */
 int ts_cli_explore_commit(ts_cli_explore *ex, const char *what);
 /* After the commit: draw the compiled-in plots/<script>.gp with vars
- * (ts_plot_draw), which a signal stops (ts_cli_interrupt_plots). Returns 0,
- * or the interrupt's status when a signal came, after one line on stderr
- * says the results are written and whether the plot is. */
+ * (ts_plot_draw), which a signal stops (ts_cli_interrupt_plots); script
+ * NULL: no plot (--no-plots, or none of this kind). Returns 0, or the
+ * interrupt's status when a signal came, before, during or after the plot,
+ * even with none (as tssim run), after one line on stderr
+ * (ts_cli_interrupt_written) says the results are written and whether the
+ * plot is. */
 int ts_cli_explore_draw(ts_cli_explore *ex, const char *script, const char *const *vars);
 /* Free ex: an uncommitted batch is aborted and the folders it made removed;
  * the results folder is unlocked. */
