@@ -415,6 +415,63 @@ START_TEST(hard_concurrent_runs_leave_one_whole_folder)
 }
 END_TEST
 
+/* Entries in folder dir (. and .. aside). */
+static int entries(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+  closedir(d);
+  return n;
+}
+
+/* The test runner's folder (tests/main.c: $TMPDIR/tssim-suite-XXXXXX) of a
+ * runner killed by SIGKILL mid-suite, as meson test kills a test's process
+ * group half a second after its SIGTERM (a timeout, a cancelled meson
+ * test): /tmp held such folders of earlier sessions (with tssim-run-*,
+ * tssim-install-* ... inside); a runner's janitor now removes it once the
+ * suite's processes are gone. The runner here is test_speed_stats (seconds
+ * long), a process group of its own as under meson test; killed after its
+ * folder appears (again if it had finished first). */
+START_TEST(hard_killed_test_runner_leaves_no_folder)
+{
+  const char *root = getenv("TSSIM_BUILD_ROOT");
+  ck_assert_msg(root != NULL, "TSSIM_BUILD_ROOT is not set (tests/meson.build)");
+  char runner[PATH_MAX + 64], dir[PATH_MAX + 64];
+  snprintf(runner, sizeof runner, "%s/tests/test_speed_stats", root);
+  snprintf(dir, sizeof dir, "%s", at("suites"));
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  int killed = 0;
+  for (int attempt = 0; attempt < 5 && !killed; attempt++) {
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+      int null = open("/dev/null", O_WRONLY);
+      if (setpgid(0, 0) != 0 || setenv("TMPDIR", dir, 1) != 0 || null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+        _exit(126);
+      execl(runner, runner, (char *)NULL);
+      _exit(127);
+    }
+    int status, done = 0;
+    while (entries(dir) == 0 && !(done = waitpid(pid, &status, WNOHANG) == pid))
+      nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (!done) {
+      kill(pid, SIGKILL);
+      ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    }
+    ck_assert_msg(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0), "%s: status %d", runner,
+                  status);
+    killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  }
+  ck_assert_msg(killed, "%s finished before it could be killed, 5 times", runner);
+  for (int i = 0; i < 1200 && entries(dir) > 0; i++) /* (its test process, if forked, ends its test first) */
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+  ck_assert_msg(entries(dir) == 0, "a killed runner left its folder in %s", dir);
+}
+END_TEST
+
 Suite *hard_faults_suite(void)
 {
   Suite *s = suite_create("hard_faults");
@@ -424,7 +481,8 @@ Suite *hard_faults_suite(void)
                                  hard_out_of_memory_is_not_malformed_json, NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_sensitivity_and_optimize_wait_for_the_folder,
-                                  hard_concurrent_runs_leave_one_whole_folder, NULL};
+                                  hard_concurrent_runs_leave_one_whole_folder, hard_killed_test_runner_leaves_no_folder,
+                                  NULL};
   tu_tcase(s, "faults", faults, make_tmp, remove_tmp, 300);
   tu_tcase(s, "folders", folders, make_tmp, remove_tmp, 600);
   return s;
