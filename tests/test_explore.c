@@ -531,19 +531,28 @@ START_TEST(optimize_chooses_among_values)
 }
 END_TEST
 
-/* Two objectives: the front is the feasible settings no other beats in
- * both; here (the small client's end rises with q, the big one's falls)
- * every grid point is on it, ordered by the first objective. */
+/* Two objectives: the front is the feasible settings tried no other beats
+ * in both; here (the small client's end rises with q, the big one's falls)
+ * every grid point is on it, and so is the scenario's own q = 10 (between
+ * the grid's 5.75 and 10.5), with its value and marked in the text,
+ * ordered by the first objective. */
 START_TEST(optimize_two_objectives_give_the_front)
 {
   write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' --minimize wave_ms@small --minimize wave_ms@big --field "
-                                   "worker.threshold_ms=1:20 --grid 5 -q --no-plots -o '%s'", at("slices.json"),
+  char *out;
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' --minimize wave_ms@small --minimize wave_ms@big --field "
+                                   "worker.threshold_ms=1:20 --grid 5 --no-plots -o '%s'", at("slices.json"),
                        at("p")),
                    0);
+  ck_assert_msg(strstr(out, "Pareto front: 6 feasible setting(s)") &&
+                  strstr(out, "\n  worker.threshold_ms=10 (the scenario's own) "), "%s", out);
+  free(out);
   tu_table t;
   tu_table_read(&t, at("p/pareto.csv"));
-  ck_assert_int_eq(t.nrows, 5);
+  ck_assert_int_eq(t.nrows, 6);
+  int own = find_row(&t, "stage", "baseline", 0);
+  ck_assert_int_eq(own, 2); /* q = 1, 5.75, then 10 */
+  ck_assert_double_eq(tu_table_num(&t, own, "worker.threshold_ms"), 10);
   for (int r = 1; r < t.nrows; r++) {
     ck_assert(tu_table_num(&t, r, "wave_ms@small") > tu_table_num(&t, r - 1, "wave_ms@small"));
     ck_assert(tu_table_num(&t, r, "wave_ms@big") < tu_table_num(&t, r - 1, "wave_ms@big"));
@@ -639,9 +648,11 @@ END_TEST
  * point above 5 (x = 5.075, ..., 20 on the grid of 9 over [0.1, 20]) scores
  * better than the feasible ones (0.1 and 2.5875) and the four best by score
  * are all infeasible. The answer is still the best feasible setting tried:
- * 2.5875. With wave_ms <= 0.05 none is feasible, and the one reported is
- * the least infeasible (0.1, an excess of 1 against 399 at 20, which
- * scores best). */
+ * 2.5875. With wave_ms <= 0.05 the only feasible setting tried is the
+ * scenario's own, x = 0.001: it is the best (a candidate like any other).
+ * With 0.055 <= wave_ms <= 0.06 none is feasible, and the one reported is
+ * the least infeasible (0.1, an excess of 0.04 / 0.06 against 0.054 / 0.055
+ * for the scenario's own and 19.94 / 0.06 at 20, which scores best). */
 static const char *const onejob =
   "{\"name\": \"one\", \"params\": {\"x\": 0.001},"
   " \"classes\": [{\"name\": \"job\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"$x\"}]}]}";
@@ -649,7 +660,7 @@ static const char *const onejob =
 START_TEST(optimize_reports_the_best_feasible_setting)
 {
   write_case("one", onejob, "\"n\": [1], \"workers\": [1]");
-  const char *args = "--maximize wave_ms --field params.x=0.1:20 --no-plots -q";
+  const char *args = "--maximize wave_ms --field params.x=0.1:20 --no-plots";
   ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --constraint 'wave_ms <= 5' -o '%s'", at("one.json"), args,
                              at("f")),
                    0);
@@ -671,14 +682,50 @@ START_TEST(optimize_reports_the_best_feasible_setting)
   ck_assert_double_eq_tol(json_num(best, "params.x"), best_feasible, 1e-9);
   ck_assert_double_eq_tol(json_num(strstr(best, "\"metrics\""), "mean"), best_feasible, 1e-9);
   free(best);
+  /* the scenario's own the only feasible one: the best, marked so */
+  char *out;
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' %s --constraint 'wave_ms <= 0.05' -o '%s'", at("one.json"),
+                             args, at("o")),
+                   0);
+  ck_assert_msg(strstr(out, "\nbest setting, at 1 replication(s): --set params.x=0.001 (the scenario's own)\n"), "%s",
+                out);
+  free(out);
+  best = tu_read_file(at("o/best.json"), NULL);
+  ck_assert_ptr_nonnull(strstr(best, "\"feasible\":\ttrue"));
+  ck_assert_double_eq_tol(json_num(best, "params.x"), 0.001, 1e-12);
+  free(best);
   /* none feasible: the least infeasible, marked so */
-  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --constraint 'wave_ms <= 0.05' -o '%s'", at("one.json"),
-                             args, at("n")),
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "optimize '%s' %s --constraint 'wave_ms <= 0.06' --constraint 'wave_ms >= "
+                                         "0.055' -o '%s'", at("one.json"), args, at("n")),
                    0);
   best = tu_read_file(at("n/best.json"), NULL);
   ck_assert_ptr_nonnull(strstr(best, "\"feasible\":\tfalse"));
   ck_assert_double_eq_tol(json_num(best, "params.x"), 0.1, 1e-9);
   free(best);
+}
+END_TEST
+
+/* The scenario's own setting is a candidate like any other: minimising the
+ * one job's wave_ms (x) from the model's x = 0.001, below every value
+ * searched, answers x = 0.001 (the scenario's own, marked so) by grid and
+ * Brent over [0.1, 20] and by successive halving over 17 values, 1 to 17;
+ * the search's best was 0.1 and 1 before. */
+START_TEST(optimize_the_scenarios_own_setting_can_be_the_best)
+{
+  write_case("one", onejob, "\"n\": [1], \"workers\": [1]");
+  static const char *const over[] = {"--field params.x=0.1:20", "--choice params.x=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"};
+  for (int k = 0; k < 2; k++) {
+    char *out;
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' --minimize wave_ms %s --no-plots -o '%s'", at("one.json"),
+                               over[k], at("f")),
+                     0);
+    ck_assert_msg(strstr(out, "\nbest setting, at ") && strstr(out, ": --set params.x=0.001 (the scenario's own)\n") &&
+                    (k == 0 || strstr(out, " halving")), "%s", out);
+    free(out);
+    char *best = tu_read_file(at("f/best.json"), NULL);
+    ck_assert_double_eq_tol(json_num(best, "params.x"), 0.001, 1e-12);
+    free(best);
+  }
 }
 END_TEST
 
@@ -886,6 +933,7 @@ Suite *explore_suite(void)
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
                               optimize_leaves_one_run_in_its_folder,
                               optimize_race_grows_replications_where_close, optimize_reports_the_best_feasible_setting,
+                              optimize_the_scenarios_own_setting_can_be_the_best,
                               optimize_metric_names_one_point, optimize_refuses_a_bad_point,
                               optimize_is_the_same_for_any_jobs,
                               optimize_refuses_bad_input, NULL};

@@ -16,6 +16,7 @@
 
 #include "fit/minimize.h"
 #include "fit/param.h"
+#include "io/jsonfile.h"
 
 /* What a minimiser sees for a setting that failed or has no objective:
  * finite, and worse than any real one. */
@@ -32,22 +33,34 @@ typedef struct opt {
   size_t cap;
   ts_fit_param *map;    /* [nfields]: the bounded map of fit/minimize.h */
   int *arm;             /* scratch: one arm's choice indexes */
+  double *own_x;        /* [nfields]: the scenario's own setting (the baseline's trial records it) */
+  int *own_c;           /* [nchoices] */
 } opt;
 
-/* A setting to evaluate: NULL x and c for the baseline. */
+/* A setting to evaluate: NULL x and c for the baseline (the scenario's own
+ * setting, whatever values its trial records). */
 typedef struct setting {
   const double *x;
   const int *c;
 } setting;
 
+static int same_sets(const opt *o, setting a, setting b)
+{
+  if (!a.x || !b.x)
+    return !a.x && !b.x;
+  return memcmp(a.x, b.x, o->spec->nfields * sizeof *a.x) == 0 &&
+         memcmp(a.c, b.c, o->spec->nchoices * sizeof *a.c) == 0;
+}
+
+/* The setting trial t ran. */
+static setting setting_of(const ts_opt_trial *t)
+{
+  return t->stage == TS_OPT_STAGE_BASELINE ? (setting){NULL, NULL} : (setting){t->x, t->choice};
+}
+
 static int same_setting(const opt *o, const ts_opt_trial *t, setting s)
 {
-  if (!t->x != !s.x)
-    return 0;
-  if (!s.x)
-    return 1;
-  return memcmp(t->x, s.x, o->spec->nfields * sizeof *s.x) == 0 &&
-         memcmp(t->choice, s.c, o->spec->nchoices * sizeof *s.c) == 0;
+  return same_sets(o, setting_of(t), s);
 }
 
 /* The trial of s at reps replications, or -1. */
@@ -81,7 +94,9 @@ static ts_opt_trial *add_trial(opt *o, setting s, int reps, int stage)
   t->rep = calloc(nm * (size_t)reps + 1, sizeof *t->rep);
   t->pt_mean = calloc(nm * r->npoints + 1, sizeof *t->pt_mean);
   int bad = !t->mean || !t->ci95 || !t->rep || !t->pt_mean;
-  if (s.x && !bad) {
+  if (!s.x) /* the baseline: it records the scenario's own values */
+    s = (setting){o->own_x, o->own_c};
+  if (!bad) {
     t->x = malloc((o->spec->nfields + 1) * sizeof *t->x);
     t->choice = malloc((o->spec->nchoices + 1) * sizeof *t->choice);
     bad = !t->x || !t->choice;
@@ -224,8 +239,7 @@ static int eval_batch(opt *o, const setting *s, size_t n, int reps, int stage, l
   for (size_t i = 0; i < n; i++) {
     int dup = find(o, s[i], reps) >= 0;
     for (size_t j = 0; j < nv && !dup; j++)
-      dup = todo[j].x && memcmp(todo[j].x, s[i].x, o->spec->nfields * sizeof *s[i].x) == 0 &&
-            memcmp(todo[j].c, s[i].c, o->spec->nchoices * sizeof *s[i].c) == 0;
+      dup = same_sets(o, todo[j], s[i]);
     if (!dup)
       todo[nv++] = s[i];
   }
@@ -567,7 +581,7 @@ static void keep_reportable(const opt *o, setting *fin, size_t n)
   long want = -1;
   for (size_t i = 0; i < o->r->ntrials; i++) {
     const ts_opt_trial *t = &o->r->t[i];
-    if (t->x && t->stage != TS_OPT_STAGE_RACE && t->score < FAILED_SCORE && reportable_before(o, i, want))
+    if (t->stage != TS_OPT_STAGE_RACE && t->score < FAILED_SCORE && reportable_before(o, i, want))
       want = (long)i;
   }
   if (want < 0 || n == 0)
@@ -580,19 +594,20 @@ static void keep_reportable(const opt *o, setting *fin, size_t n)
     if (w->feasible && f >= 0 && o->r->t[f].feasible)
       return;
   }
-  fin[n - 1] = (setting){w->x, w->choice};
+  fin[n - 1] = setting_of(w);
 }
 
 /* The FINALISTS best distinct settings the search evaluated at its
- * replications, best first, into fin (room: FINALISTS), the best feasible
- * (or least infeasible) among them (keep_reportable). Returns how many. */
+ * replications (the scenario's own among them: it may be the best), best
+ * first, into fin (room: FINALISTS), the best feasible (or least
+ * infeasible) among them (keep_reportable). Returns how many. */
 static size_t candidates(const opt *o, setting *fin)
 {
   size_t n = 0, cap = (size_t)o->spec->finalists;
   size_t *best = malloc((cap + 1) * sizeof *best);
   for (size_t i = 0; best && i < o->r->ntrials; i++) {
     const ts_opt_trial *t = &o->r->t[i];
-    if (!t->x || t->replications != o->spec->replications || t->score >= FAILED_SCORE)
+    if (t->replications != o->spec->replications || t->score >= FAILED_SCORE)
       continue;
     size_t j = n < cap ? n++ : cap;
     if (j == cap && !(t->score < o->r->t[best[cap - 1]].score))
@@ -606,9 +621,26 @@ static size_t candidates(const opt *o, setting *fin)
   if (!best)
     return 0;
   for (size_t i = 0; i < n; i++)
-    fin[i] = (setting){o->r->t[best[i]].x, o->r->t[best[i]].choice};
+    fin[i] = setting_of(&o->r->t[best[i]]);
   free(best);
   keep_reportable(o, fin, n);
+  return n;
+}
+
+/* Successive halving's finalists fin[0..n) (best first, at reps; room:
+ * n + 1) with the scenario's own setting, a candidate like the search's
+ * (candidates): it joins them when they are fewer than FINALISTS, else it
+ * takes the last place when its score at reps is better. Returns how many. */
+static size_t with_own(const opt *o, setting *fin, size_t n, int reps)
+{
+  long b = find(o, (setting){NULL, NULL}, reps), w = n ? find(o, fin[n - 1], reps) : -1;
+  if (b < 0 || o->r->t[b].score >= FAILED_SCORE)
+    return n;
+  if (n < (size_t)o->spec->finalists)
+    n++;
+  else if (!(w >= 0 && o->r->t[b].score < o->r->t[w].score))
+    return n;
+  fin[n - 1] = (setting){NULL, NULL};
   return n;
 }
 
@@ -656,8 +688,8 @@ static int search(opt *o, int *cs)
   return rc;
 }
 
-/* Two objectives: the grid, then the feasible settings no other feasible
- * one dominates. */
+/* Two objectives: the grid, then the feasible settings tried (the
+ * scenario's own included) no other feasible one dominates. */
 static int front(opt *o, int *cs)
 {
   size_t F = o->spec->nfields, K = F == 0 ? 1 : F == 1 ? (size_t)o->spec->grid : (size_t)o->spec->grid * F;
@@ -675,7 +707,7 @@ static int front(opt *o, int *cs)
   for (size_t i = 0; rc == 0 && i < r->ntrials; i++) {
     f1[i] = (o->spec->maximize[0] ? -1 : 1) * r->t[i].mean[0];
     f2[i] = (o->spec->maximize[1] ? -1 : 1) * r->t[i].mean[1];
-    skip[i] = !r->t[i].x || !r->t[i].feasible;
+    skip[i] = !r->t[i].feasible;
   }
   if (rc == 0)
     r->nfront = ts_compare_pareto(f1, f2, skip, r->ntrials, r->front);
@@ -741,6 +773,62 @@ static int names(const ts_opt_spec *sp, ts_opt_result *r)
   return 0;
 }
 
+/* A choice field's value v as the model reads it (JSON when all of it is,
+ * else the string, as --set), or NULL out of memory. */
+static cJSON *choice_json(const char *v)
+{
+  cJSON *j = cJSON_ParseWithOpts(v, NULL, 1);
+  return j ? j : cJSON_CreateString(v);
+}
+
+/* The label of value node, not one of choice j's given values: a string's
+ * own text (when it does not read as JSON), else its JSON text. Appended
+ * to r's labels of j; returns its index, or -1 out of memory. */
+static int add_label(ts_opt_result *r, size_t j, const cJSON *node)
+{
+  cJSON *probe = cJSON_IsString(node) ? cJSON_Parse(node->valuestring) : NULL;
+  char *text = cJSON_IsString(node) && !probe ? strdup(node->valuestring)
+               : node                         ? cJSON_PrintUnformatted(node)
+                                              : strdup("null");
+  cJSON_Delete(probe);
+  char **l = text ? realloc(r->label[j], (r->nlabels[j] + 1) * sizeof *l) : NULL;
+  if (!l) {
+    free(text);
+    return -1;
+  }
+  r->label[j] = l;
+  l[r->nlabels[j]] = text;
+  return (int)r->nlabels[j]++;
+}
+
+/* The scenario's own setting (what the baseline runs) into o->own_x and
+ * o->own_c: each field's value in x's model (NAN when it is not a number),
+ * each choice field's value as the index of the given value it equals, or
+ * of a label added for it (add_label). Returns 0, or -1 out of memory. */
+static int own_setting(opt *o, const ts_explore *x)
+{
+  const ts_opt_spec *sp = o->spec;
+  for (size_t f = 0; f < sp->nfields; f++) {
+    const cJSON *node = ts_json_get_path(x->tree, sp->fields[f].path);
+    o->own_x[f] = cJSON_IsNumber(node) ? node->valuedouble : NAN;
+  }
+  for (size_t j = 0; j < sp->nchoices; j++) {
+    const cJSON *node = ts_json_get_path(x->tree, sp->choices[j].path);
+    o->own_c[j] = -1;
+    for (size_t k = 0; node && k < sp->choices[j].nvalues && o->own_c[j] < 0; k++) {
+      cJSON *v = choice_json(sp->choices[j].values[k]);
+      if (!v)
+        return -1;
+      if (cJSON_Compare(node, v, 1))
+        o->own_c[j] = (int)k;
+      cJSON_Delete(v);
+    }
+    if (o->own_c[j] < 0 && (o->own_c[j] = add_label(o->r, j, node)) < 0)
+      return -1;
+  }
+  return 0;
+}
+
 int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, char *err, size_t cap)
 {
   memset(r, 0, sizeof *r);
@@ -751,10 +839,12 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
   for (size_t j = 0; j < spec->nchoices; j++)
     o.narms *= spec->choices[j].nvalues;
   o.map = calloc(spec->nfields + 1, sizeof *o.map);
+  o.own_x = calloc(spec->nfields + 1, sizeof *o.own_x);
+  o.own_c = calloc(spec->nchoices + 1, sizeof *o.own_c);
   int *cs = calloc(o.narms * spec->nchoices + 1, sizeof *cs);
   setting *fin = malloc((o.narms + 1) * sizeof *fin);
-  if (!o.map || !cs || !fin || names(spec, r)) {
-    free(o.map), free(cs), free(fin);
+  if (!o.map || !o.own_x || !o.own_c || !cs || !fin || names(spec, r) || own_setting(&o, x)) {
+    free(o.map), free(o.own_x), free(o.own_c), free(cs), free(fin);
     snprintf(err, cap, "out of memory");
     return TS_SWEEP_NOMEM;
   }
@@ -767,6 +857,7 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
       front(&o, cs);
     else if (spec->nfields == 0 && o.narms > TS_OPT_HALVING_ABOVE) {
       if (halving(&o, cs, fin, &nfin, &reps) == 0) {
+        nfin = with_own(&o, fin, nfin, reps);
         keep_reportable(&o, fin, nfin);
         race(&o, fin, nfin, reps);
       }
@@ -774,6 +865,6 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
       search(&o, cs);
     }
   }
-  free(o.map), free(cs), free(fin);
+  free(o.map), free(o.own_x), free(o.own_c), free(cs), free(fin);
   return o.rc;
 }

@@ -16,7 +16,8 @@
  * a constraint on it holds at that point only (its baseline that point's).
  *
  * One objective, the search:
- *   1. the baseline (the scenario's setting);
+ *   1. the baseline (the scenario's own setting, a candidate like any
+ *      other: its trial records its values, marked by its stage);
  *   2. numeric fields: a grid (GRID evenly spaced values of one field; with
  *      several, GRID x fields quasi-random Sobol points of the box, the
  *      first its centre) at every combination of the choice fields; then, from the
@@ -29,7 +30,9 @@
  *      constraints enter the search as a penalty (ten times the baseline's
  *      objective per unit of relative excess: weak when the baseline's
  *      objective is small, so the search may leave the feasible set);
- *   3. the race: the FINALISTS best distinct settings (by score; when none
+ *   3. the race: the FINALISTS best distinct settings (by score, the
+ *      baseline among them; after halving it takes the last place when it
+ *      scores better at the last round's replications; when none
  *      is feasible, the best feasible setting tried takes the last place, or
  *      with none feasible the least infeasible) are run again with
  *      twice the replications (up to R_MAX) while the best feasible one's
@@ -38,8 +41,8 @@
  *      The best is the race's best feasible setting; without one, the
  *      least infeasible finalist is reported as such.
  * Two objectives: the grid (or every combination) is evaluated and the
- * feasible settings no other feasible setting dominates form the Pareto
- * front. */
+ * feasible settings tried (the baseline included) no other feasible setting
+ * dominates form the Pareto front. */
 #ifndef TS_FIT_OPTIMIZE_H
 #define TS_FIT_OPTIMIZE_H
 #include <stddef.h>

@@ -180,7 +180,7 @@ static void tried_row(FILE *f, const ts_opt_result *r, size_t i)
   const ts_opt_trial *t = &r->t[i];
   fprintf(f, "%zu,%s,%d", i, ts_compare_stage_name(t->stage), t->replications);
   for (size_t k = 0; k < r->nfields; k++)
-    if (t->x)
+    if (t->x && isfinite(t->x[k]))
       fprintf(f, ",%.7g", t->x[k]);
     else
       fputc(',', f);
@@ -233,7 +233,8 @@ void ts_report_opt_pareto_csv(FILE *f, const ts_opt_result *r)
   free(idx);
 }
 
-/* "PATH=VALUE ..." of trial t (the --set overrides that give it), into buf. */
+/* "PATH=VALUE ..." of trial t (the --set overrides that give it), into buf;
+ * the baseline's (the scenario's own values) marked so. */
 static void setting_text(const ts_opt_result *r, const ts_opt_trial *t, const char *sep, char *buf, size_t cap)
 {
   size_t len = 0;
@@ -242,8 +243,8 @@ static void setting_text(const ts_opt_result *r, const ts_opt_trial *t, const ch
     snprintf(buf + len, cap - len, "%s%s=%.7g", len ? sep : "", r->field[k], t->x[k]);
   for (size_t j = 0; t->choice && j < r->nchoices && len < cap; j++, len = strlen(buf))
     snprintf(buf + len, cap - len, "%s%s=%s", len ? sep : "", r->choice[j], r->label[j][t->choice[j]]);
-  if (!buf[0])
-    snprintf(buf, cap, "the scenario's own setting");
+  if (t->stage == TS_OPT_STAGE_BASELINE && len < cap)
+    snprintf(buf + len, cap - len, "%s", len ? " (the scenario's own)" : "the scenario's own setting");
 }
 
 static void metric_rows(FILE *out, const ts_opt_result *r, const ts_opt_trial *t, const ts_opt_trial *b)

@@ -91,8 +91,8 @@ int ts_compare_sens_turns(const ts_sens_result *r, size_t k, size_t m, size_t p)
  * half-width from the per-replication means over the points); a metric
  * naming one point (fit/explore.h): that point's mean, and its half-width. */
 typedef struct ts_opt_trial {
-  double *x;            /* [nfields], NULL for the baseline */
-  int *choice;          /* [nchoices], NULL for the baseline */
+  double *x;            /* [nfields]; the baseline's: the scenario's own values (NAN: not a number) */
+  int *choice;          /* [nchoices]; the baseline's may index a label added for the scenario's own value */
   int replications;
   int stage;            /* TS_OPT_STAGE_* */
   double *mean, *ci95;  /* [nmetrics] */
@@ -120,7 +120,7 @@ typedef struct ts_opt_result {
   size_t nfields;
   char **choice;
   size_t nchoices;
-  char ***label;        /* [nchoices][nlabels[i]] */
+  char ***label;        /* [nchoices][nlabels[i]]: the values given, then the scenario's own when it is none of them */
   size_t *nlabels;
   char **metric;
   size_t nmetrics;
