@@ -61,6 +61,12 @@ maxlab = 0
 do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : maxlab }
 cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab - 20) : 0) : 1000
 
+# the recorded lines, in the plot only when there are some: gnuplot reads the data of an empty
+# loop's clause all the same (and warns that it has no valid points)
+rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
+       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_per_group_cpu_ms") : NaN) \
+       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal pngcairo size cw, 640 font "sans,11" noenhanced
@@ -73,10 +79,7 @@ plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "slice-timer CPU ".lab(s, W(i), C(j)), \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("cpu_ms") : NaN) \
-       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)), \
-     for [k = 1:nrec] \
-       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_per_group_cpu_ms") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")
+       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)) @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

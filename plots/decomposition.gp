@@ -90,13 +90,15 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 }
 set output png
 # one bar per row: own CPU, queue wait, callback wait, I/O, lock wait, the extra waits, the wave as a marker
+# (the extra waits' loop only when there are some: gnuplot reads the data of an empty loop's clause
+# all the same, and warns that it has no valid points)
 bars(sel, at, x, first) = sprintf("%s file %s using 'cpu_ms':xtic(barlab(0)) lc rgb '#1f77b4' %s, ", at, sel, first ? "title 'own CPU'" : "notitle") . \
   sprintf("'' %s using 'queue_wait_ms' lc rgb '#ff7f0e' %s, ", sel, first ? "title 'queue wait'" : "notitle") . \
   sprintf("'' %s using 'ready_wait_ms' lc rgb '#bcbd22' %s, ", sel, first ? "title 'callback wait'" : "notitle") . \
   sprintf("'' %s using 'io_ms' lc rgb '#2ca02c' %s, ", sel, first ? "title 'I/O'" : "notitle") . \
   sprintf("'' %s using 'lock_wait_ms' lc rgb '#d62728' %s, ", sel, first ? "title 'lock wait'" : "notitle") . \
-  sprintf("for [i = 1:words(waits)] '' %s using (column(word(waits, i))) lc rgb word(wait_colours, i) %s, ", sel, \
-          first ? "title wait_title(word(waits, i))" : "notitle") . \
+  (waits eq "" ? "" : sprintf("for [i = 1:words(waits)] '' %s using (column(word(waits, i))) lc rgb word(wait_colours, i) %s, ", sel, \
+          first ? "title wait_title(word(waits, i))" : "notitle")) . \
   sprintf("'' %s using ($0 + %d):'wave_ms' with points pt 9 ps 2 lc rgb 'black' %s", sel, x, \
           first ? "title 'wave (median)'" : "notitle")
 cmd = ""

@@ -61,6 +61,12 @@ do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : max
 cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab - 20) : 0) : 1000
 if (cw > 1000 || (nseries > 1 && nseries * nw * ncls > 4)) { set key outside right top box }
 
+# the recorded lines, in the plot only when there are some: gnuplot reads the data of an empty
+# loop's clause all the same (and warns that it has no valid points)
+rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
+       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ratio") : NaN) \
+       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal pngcairo size cw, 640 font "sans,11" noenhanced
@@ -72,10 +78,7 @@ plot x / nmin with lines dt 2 lw 1.5 lc rgb "gray40" title (nmin == 1 ? "linear:
      1 with lines dt 3 lw 1.5 lc rgb "gray60" title "flat: 1", \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("wave_ratio") : NaN) \
-       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)), \
-     for [k = 1:nrec] \
-       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ratio") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")
+       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)) @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

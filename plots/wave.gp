@@ -47,6 +47,7 @@ nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
 ref = nmin == 1 ? "N·wave(1)" : sprintf("N·wave(%g)/%g", nmin, nmin)
+dashed = ref." (dashed: each line's)"  # (a quote in the plot command would hide @rec from gnuplot)
 if (wide) { set logscale xy; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05]; set yrange [0 : *] }
 set format y "%g"
 set title title.": wave wall clock vs N (median over groups)"
@@ -61,6 +62,12 @@ do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : max
 cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab - 20) : 0) : 1000
 if (cw > 1000 || (nseries > 1 && nseries * nw * ncls > 4)) { set key outside right top box }
 
+# the recorded lines, in the plot only when there are some: gnuplot reads the data of an empty
+# loop's clause all the same (and warns that it has no valid points)
+rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
+       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ms") : NaN) \
+       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal pngcairo size cw, 640 font "sans,11" noenhanced
@@ -74,10 +81,7 @@ plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("n") / nmin * column("wave_ms") / column("wave_ratio") : NaN) \
        with lines dt 2 lw 1.5 lc LC(s, i, j) \
-       title (nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? ref." (dashed: each line's)" : ""), \
-     for [k = 1:nrec] \
-       file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ms") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")
+       title (nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? dashed : "") @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot
