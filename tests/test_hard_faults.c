@@ -18,6 +18,7 @@
 #include "io/jsonfile.h"
 
 #include "hardutil.h"
+#include "model_run.h"
 #include "testutil.h"
 
 /* ---- faults: full disks, memory, standard output ---- */
@@ -197,6 +198,43 @@ START_TEST(hard_out_of_memory_is_not_malformed_json)
   ck_assert_msg(strstr(err, "/m.json: out of memory parsing the JSON text (8000077 bytes; the text was not at fault)\n"),
                 "%s", err);
   free(err);
+}
+END_TEST
+
+/* Memory that runs out while actors make their extensions (their locks'
+ * holds, loops, variables, spans: model/actor.c ts__actor_ext), forced by
+ * the pool's block limit: the run ends "out of memory", never a crash. It
+ * was SIGSEGV: the sink handed out had no arrays, and a lock step wrote its
+ * hold to held[decl] (internal.h ts__lock_take_room), a repeat its loop to
+ * loops[slot] (op_repeat.c). 200 actors on 2 workers, so that memory runs out
+ * at each of their first steps, whichever comes first. */
+START_TEST(hard_out_of_memory_in_a_step_is_said)
+{
+  static const char *const models[] = {
+      /* the tutorial's first model: a lock of each actor's own */
+      MODEL_WITH("\"locks\": [{\"name\": \"group\", \"scope\": \"actor\"}], ",
+                 CLASS("session", 200, LOCK("group") ", " SLICED(12, 12) ", " UNLOCK("group"))),
+      /* a shared mutex */
+      MODEL_WITH("\"locks\": [{\"name\": \"m\", \"kind\": \"mutex\", \"scope\": \"shared\"}], ",
+                 CLASS("t", 200, LOCK("m") ", " CPU(1, 1) ", " UNLOCK("m"))),
+      /* a repeat with a span, and a variable set in it */
+      MODEL("{\"name\": \"r\", \"count\": 200, \"vars\": {\"v\": 0}, \"program\": [{\"op\": \"repeat\", \"count\": 3, "
+            "\"span\": \"it\", \"steps\": [{\"op\": \"set\", \"var\": \"v\", \"value\": \"v + 1\"}, " CPU(1, 1) "]}]}"),
+  };
+  for (size_t k = 0; k < LEN(models); k++) {
+    for (size_t blocks = 1; blocks <= 3; blocks++) {
+      run r;
+      tu_model(models[k], &r.m);
+      ts_world_spec sp = tu_world_spec(0, 2, 1);
+      ck_assert_int_eq(ts_world_init(&r.w, &r.m, &sp, NULL), 0);
+      r.w.rng_pool.max_blocks = blocks; /* the first block (1 KB) holds a few extensions, the next 16 KB */
+      int status = ts_world_run(&r.w);
+      ck_assert_msg(status == TS_WORLD_NOMEM, "model %zu, %zu block(s): %s", k, blocks,
+                    ts_world_strerror(&r.w, status));
+      ck_assert_str_eq(ts_world_strerror(&r.w, status), "out of memory");
+      run_finish(&r);
+    }
+  }
 }
 END_TEST
 
@@ -478,7 +516,8 @@ Suite *hard_faults_suite(void)
   const TTest *const faults[] = {hard_full_disk_is_an_output_failure, hard_calibrate_write_failure_exits_3,
                                  hard_trace_write_failure_removes_the_folders_it_made,
                                  hard_version_to_a_full_device_fails,
-                                 hard_out_of_memory_is_not_malformed_json, NULL};
+                                 hard_out_of_memory_is_not_malformed_json, hard_out_of_memory_in_a_step_is_said,
+                                 NULL};
   const TTest *const folders[] = {hard_leftovers_of_killed_runs_are_cleaned, hard_second_run_waits_for_the_folder,
                                   hard_sensitivity_and_optimize_wait_for_the_folder,
                                   hard_concurrent_runs_leave_one_whole_folder, hard_killed_test_runner_leaves_no_folder,

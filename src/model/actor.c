@@ -44,6 +44,8 @@ void *ts__pool_take(ts_mempool *p, size_t size)
     /* the first block is small: most worlds need a few streams */
     if (p->nblocks == 0 && size <= 1024)
       cap = 1024;
+    if (p->max_blocks && p->nblocks >= p->max_blocks)
+      return NULL; /* (tests: memory running out) */
     char **b = realloc(p->blocks, (p->nblocks + 1) * sizeof *b);
     if (!b)
       return NULL;
@@ -389,18 +391,89 @@ ts_actor *ts__chunk(ts_world *w, int c)
   return v;
 }
 
+/* The sizes of an extension's arrays (its class's, or the sink's: the
+ * largest of any class). */
+typedef struct ext_sizes {
+  size_t nvar, nl, nk, nc, ns;
+} ext_sizes;
+
+static inline size_t ext_bytes(const ext_sizes *z)
+{
+  return z->nvar * sizeof(double) + z->nl * sizeof(ts_loop) + z->ns * sizeof(ts_time) + z->nk * sizeof(ts_held) +
+         z->nc * sizeof(ts_seen);
+}
+
+/* x as a new extension, its arrays of sizes z at p (ext_bytes(z) bytes, 8-byte
+ * aligned): the defaults, variables from var_init (NULL: 0), no lets. */
+__attribute__((always_inline)) static inline void ext_lay_out(ts_actor_ext *x, char *p, const ext_sizes *z,
+                                                              const double *var_init)
+{
+  *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .poll_parent = -1, .first_child = -1,
+                      .next_child = -1, .wave_start = -1, .wave_end = -1, .settled = -1};
+  x->vars = z->nvar ? (double *)(void *)p : NULL;
+  p += z->nvar * sizeof(double);
+  for (size_t j = 0; j < z->nvar; j++)
+    x->vars[j] = var_init ? var_init[j] : 0;
+  x->loops = z->nl ? (ts_loop *)(void *)p : NULL;
+  p += z->nl * sizeof(ts_loop);
+  x->held = z->nk ? (ts_held *)(void *)p : NULL;
+  p += z->nk * sizeof(ts_held);
+  x->seen = z->nc ? (ts_seen *)(void *)p : NULL;
+  p += z->nc * sizeof(ts_seen);
+  x->span_t0 = z->ns ? (ts_time *)(void *)p : NULL;
+  for (size_t j = 0; j < z->nl; j++)
+    x->loops[j] = (ts_loop){0, 0};
+  for (size_t j = 0; j < z->nk; j++)
+    x->held[j] = (ts_held){-1, -1};
+  for (size_t j = 0; j < z->nc; j++)
+    x->seen[j] = (ts_seen){-1, -1, 0};
+  for (size_t j = 0; j < z->ns; j++)
+    x->span_t0[j] = -1;
+}
+
+/* The sink's sizes: each array as long as any class's. */
+static ext_sizes sink_sizes(const ts_model *m)
+{
+  ext_sizes z = {.nk = m->nlocks, .nc = m->nchans, .ns = m->nspans};
+  for (size_t c = 0; c < m->nclasses; c++) {
+    z.nvar = m->classes[c].nvars > z.nvar ? m->classes[c].nvars : z.nvar;
+    z.nl = (size_t)m->classes[c].loops > z.nl ? (size_t)m->classes[c].loops : z.nl;
+  }
+  return z;
+}
+
+int ts__ext_sink_init(ts_world *w)
+{
+  ext_sizes z = sink_sizes(w->model);
+  size_t bytes = ext_bytes(&z);
+  w->ext_sink_mem = bytes ? ts__pool_take(&w->rng_pool, bytes) : NULL;
+  if (bytes && !w->ext_sink_mem)
+    return -1;
+  ext_lay_out(&w->ext_sink, w->ext_sink_mem, &z, NULL);
+  return 0;
+}
+
+/* The sink handed out (memory ran out making an extension): as a new
+ * extension of the largest sizes, whatever the last writes to it were. */
+__attribute__((noinline, cold)) static ts_actor_ext *ext_sink(ts_world *w)
+{
+  ts__world_nomem(w);
+  ext_sizes z = sink_sizes(w->model);
+  ext_lay_out(&w->ext_sink, w->ext_sink_mem, &z, NULL);
+  return &w->ext_sink;
+}
+
 ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
 {
   const ts_model *m = w->model;
   const ts_class *c = &m->classes[a->klass];
   /* one block: the extension, then the per-actor arrays of the features the model uses */
-  size_t nl = (size_t)c->loops, ns = m->nspans, nk = m->nlocks, nc = m->nchans, nvar = c->nvars;
+  ext_sizes z = {.nvar = c->nvars, .nl = (size_t)c->loops, .nk = m->nlocks, .nc = m->nchans, .ns = m->nspans};
   size_t nv = w->let_stable[a->klass] | w->idx_bits[a->klass]
                   ? (sizeof(ts_let_cache) + (size_t)w->let_slots * sizeof(double) + 15) & ~(size_t)15
                   : 0;
   size_t head = (sizeof(ts_actor_ext) + 15) & ~(size_t)15;
-  size_t bytes = head + nv + nvar * sizeof(double) + nl * sizeof(ts_loop) + ns * sizeof(ts_time) + nk * sizeof(ts_held) +
-                 nc * sizeof(ts_seen);
+  size_t bytes = head + nv + ext_bytes(&z);
   char *p;
   if (w->ext_free && w->ext_free[a->klass]) { /* a retired actor's of its class: the same size */
     p = w->ext_free[a->klass];
@@ -408,37 +481,13 @@ ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a)
   } else {
     p = ts__pool_take(&w->rng_pool, bytes);
   }
-  if (!p) {
-    ts__world_nomem(w);
-    return &w->ext_sink;
-  }
+  if (!p)
+    return ext_sink(w);
   ts_actor_ext *x = (ts_actor_ext *)(void *)p;
-  *x = (ts_actor_ext){.parent = -1, .wait_inst = -1, .mark = -1, .carried = -1, .poll_parent = -1, .first_child = -1,
-                      .next_child = -1, .wave_start = -1, .wave_end = -1, .settled = -1};
-  p += head;
-  x->lets = nv ? (ts_let_cache *)(void *)p : NULL;
+  ext_lay_out(x, p + head + nv, &z, c->var_init);
+  x->lets = nv ? (ts_let_cache *)(void *)(p + head) : NULL;
   if (x->lets)
     *x->lets = (ts_let_cache){.worker = -1};
-  p += nv;
-  x->vars = nvar ? (double *)(void *)p : NULL;
-  p += nvar * sizeof(double);
-  for (size_t j = 0; j < nvar; j++)
-    x->vars[j] = c->var_init[j];
-  x->loops = nl ? (ts_loop *)(void *)p : NULL;
-  p += nl * sizeof(ts_loop);
-  x->held = nk ? (ts_held *)(void *)p : NULL;
-  p += nk * sizeof(ts_held);
-  x->seen = nc ? (ts_seen *)(void *)p : NULL;
-  p += nc * sizeof(ts_seen);
-  x->span_t0 = ns ? (ts_time *)(void *)p : NULL;
-  for (size_t j = 0; j < nl; j++)
-    x->loops[j] = (ts_loop){0, 0};
-  for (size_t j = 0; j < nk; j++)
-    x->held[j] = (ts_held){-1, -1};
-  for (size_t j = 0; j < nc; j++)
-    x->seen[j] = (ts_seen){-1, -1, 0};
-  for (size_t j = 0; j < ns; j++)
-    x->span_t0[j] = -1;
   if (a->st.done >= 0) { /* made after its end (a read of its marks): its wave as finish set it */
     x->wave_start = a->st.arrive;
     x->wave_end = a->st.done;

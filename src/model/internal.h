@@ -49,8 +49,12 @@ void ts__pool_finish(ts_mempool *p);
 /* --- actors (actor.c) --- */
 
 /* Make a's extension (ts__x's slow path): defaults, and the arrays of the
- * features its model has. After ts__world_nomem: the world's sink. */
+ * features its model has. Out of memory: ts__world_nomem, and the world's
+ * sink (ts_world.ext_sink), never NULL. */
 ts_actor_ext *ts__actor_ext(ts_world *w, ts_actor *a);
+/* The sink's arrays, from the world's pool (at init, before any actor).
+ * 0, or -1 when memory runs out. */
+int ts__ext_sink_init(ts_world *w);
 /* a's extension, made on first use. */
 static inline ts_actor_ext *ts__x(ts_world *w, ts_actor *a)
 {

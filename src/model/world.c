@@ -488,7 +488,7 @@ int ts_world_init(ts_world *w, const ts_model *m, const ts_world_spec *spec, con
   w->rng_size = ts_rng_small_size();
   for (size_t c = 0; c < m->nclasses; c++)
     w->followers |= m->classes[c].arrival.kind == TS_ARRIVE_AFTER;
-  if (!w->rng || stream_keys(w) != 0 || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 ||
+  if (!w->rng || stream_keys(w) != 0 || ts__ext_sink_init(w) != 0 || ts__lets_init(w) != 0 || lay_out_pools(w, spec->workers) != 0 ||
       count_classes(w) != 0 || lay_out_objects(w) != 0 || (w->lazy && lazy_setup(w) != 0) || init_actors(w) != 0)
     return init_failed(w);
   price_workers(w);

@@ -306,6 +306,7 @@ typedef struct ts_mempool {
   char **blocks;
   size_t nblocks;
   size_t used, cap;     /* in the last block */
+  size_t max_blocks;    /* tests: blocks it may take; the next take that needs one fails (0: no limit) */
 } ts_mempool;
 
 /* The arrival cursor of one fixed-count class (the engine's lane merges
@@ -379,7 +380,16 @@ typedef struct ts_world {
   int rng_slots;          /* slots made */
   int *rng_free;          /* slots of done actors */
   int nrng_free, cap_rng_free;
-  ts_actor_ext ext_sink;  /* where an extension goes when memory ran out (the run stops) */
+  /* The sink: what ts__x gives when memory runs out making an actor's
+   * extension (ts__world_nomem has set w->error, so the actor stops after its
+   * op and the run after its event, "out of memory"). Its callers write and
+   * read it as the actor's own, unchecked: its arrays (ext_sink_mem, from the
+   * pool at init: ts__ext_sink_init) are as long as any class's, and it is
+   * laid out as a new extension each time it is handed out, so an index read
+   * from it is one a new extension would give (-1: none), never a stale one
+   * another actor wrote. It is never an actor's a->x. */
+  ts_actor_ext ext_sink;
+  void *ext_sink_mem;
   int nlane;
   /* retiring (ts_world_spec.done): done actors are handed to on_done; lazy
    * worlds make the fixed-count actors a chunk at a time, when the first of
