@@ -705,6 +705,21 @@ static const bad_case bad[] = {
    " \"ms\": 1}]}]}]}", "", "classes[0].program[0]", "probability \"(i-1)/(i-1)\" is not a number for actor 1"},
   {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"repeat\", \"count\": \"(i-1)/(i-1)\", \"steps\": [{\"op\":"
    " \"cpu\", \"ms\": 1}]}]}]}", "", "classes[0].program[0]", "count \"(i-1)/(i-1)\" is not a number for actor 1"},
+  /* a repeat's count known at load is checked there (no sweep point before the path), a number unquoted; one
+   * only a run knows, quoted (walkthrough: a count of -3 failed after the run's 300,000 sessions, as "\"-3\" is -3") */
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": -3, \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
+   "", "/m.json: classes[0].program[0].count: ", "expected an integer in [0, 1e+15], got -3\n"},
+  {"{\"params\": {\"k\": 2}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"$k - 5\", \"steps\":"
+   " [{\"op\": \"cpu\", \"ms\": 1}]}]}]}", "", "/m.json: classes[0].program[0].count: ",
+   "\"$k - 5\" is -3: expected an integer in [0, 1e+15]\n"},
+  {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"i - 3\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
+   "", "replication 0: classes[0].program[0]: ", "count \"i - 3\" is -3 for actor 0: expected an integer in [0, 1e+15]\n"},
+  {"{\"channels\": [{\"name\": \"c\", \"tokens\": true}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"notify\","
+   " \"channel\": \"c\", \"tokens\": -3}]}]}", "", "/m.json: classes[0].program[0].tokens: ",
+   "expected a count in [0, 1e12], got -3\n"},
+  {"{\"channels\": [{\"name\": \"c\", \"tokens\": true}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"notify\","
+   " \"channel\": \"c\", \"tokens\": \"i - 3\"}]}]}", "", "replication 0: classes[0].program[0]: ",
+   "tokens \"i - 3\" is -3: expected a count in [0, 1e12]\n"},
   {"{\"classes\": [{\"name\": \"a\", \"count\": \"(n-1)/(n-1)\", \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "",
    "classes[0].count", "class a's count \"(n-1)/(n-1)\" is not a number at n = 1"},
   /* a count is made before any actor: a let (per actor) there read 0 */

@@ -64,6 +64,19 @@ int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required
   return r;
 }
 
+int ts__ml_check_count(loader *L, const cJSON *obj, const char *key, const ts_expr *e, double lo, double hi)
+{
+  double v;
+  if (!ts_expr_is_constant(e, &v) || ((v >= lo && v <= hi) && v == floor(v)))
+    return 0;
+  if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, key)))
+    return ts_jfail(&L->c, key, L->e, "expected an integer in [%.15g, %.15g], got %g", lo, hi, v);
+  char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+  return ts_jfail(&L->c, key, L->e, "\"%s\" is %s: expected an integer in [%.15g, %.15g]",
+                  ts_expr_excerpt(ts_expr_text(e), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""), lo,
+                  hi);
+}
+
 /* A count (of a class's actors or a pool's workers): made before any actor,
  * so only $params, n and W; one known at load time must be an integer in
  * [lo, hi] then (else it is checked at each sweep point). */
@@ -72,15 +85,6 @@ int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr
   L->class_expr = TS_EXPR_COUNT;
   int r = ts_load_expr(L, obj, "count", 1, out);
   L->class_expr = 0;
-  double v;
-  if (r == 0 && ts_expr_is_constant(*out, &v) && (!(v >= lo && v <= hi) || v != floor(v))) {
-    char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
-    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "count")))
-      return ts_jfail(&L->c, "count", L->e, "expected an integer in [%.0f, %.0f], got %g", lo, hi, v);
-    return ts_jfail(&L->c, "count", L->e, "\"%s\" is %s: expected an integer in [%.0f, %.0f]",
-                    ts_expr_excerpt(ts_expr_text(*out), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""),
-                    lo, hi);
-  }
-  return r;
+  return r ? r : ts__ml_check_count(L, obj, "count", *out, lo, hi);
 }
 

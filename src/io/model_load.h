@@ -79,6 +79,11 @@ int ts__ml_class_expr(loader *L, const cJSON *obj, const char *key, int required
 /* The required "count" of obj (a class's actors or a pool's workers: $params, n, W) into *out;
  * when it is known at load time, an integer in [lo, hi]. */
 int ts__ml_count_expr(loader *L, const cJSON *obj, double lo, double hi, ts_expr **out);
+/* A count e (loaded from obj[key]) known at load time must be an integer in
+ * [lo, hi]: 0, or -1 after ts_jfail ("expected an integer in [0, 1e+15], got
+ * -3"; an expression quoted, its value not). Not known at load: 0 (its op
+ * checks it as it runs). */
+int ts__ml_check_count(loader *L, const cJSON *obj, const char *key, const ts_expr *e, double lo, double hi);
 /* Why expression e is not known at load time, for a message: "n, the
  * sweep's n" and the like, naming the first name it reads that only a run
  * knows ("a name known only while running" if none of the usual). */

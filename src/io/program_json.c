@@ -290,7 +290,8 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
                     "or \"forever\"");
   if (!count || (cJSON_IsString(count) && strcmp(count->valuestring, "forever") == 0))
     L->steps[b].forever = 1;
-  else if (ts_load_expr(L, st, "count", 1, &L->steps[b].expr))
+  else if (ts_load_expr(L, st, "count", 1, &L->steps[b].expr) ||
+           ts__ml_check_count(L, st, "count", L->steps[b].expr, 0, TS_REPEAT_MAX))
     return -1;
   if (has_while && ts_load_expr(L, st, "while", 1, &L->steps[b].cond))
     return -1;

@@ -177,6 +177,17 @@ const char *ts_expr_excerpt(const char *text, char *buf, size_t cap)
   return buf;
 }
 
+const char *ts_expr_said(const ts_expr *e, char *buf, size_t cap)
+{
+  const char *text = ts_expr_text(e);
+  char *end, quoted[TS_EXPR_QUOTE];
+  (void)strtod(text, &end);
+  if (end != text && *end == '\0')
+    return ""; /* a number: the value said after it is the same */
+  snprintf(buf, cap, "\"%s\" ", ts_expr_excerpt(text, quoted, cap - 3 < sizeof quoted ? cap - 3 : sizeof quoted));
+  return buf;
+}
+
 const char *ts_expr_value_text(char *buf, size_t cap, double v, const char *unit)
 {
   if (isnan(v))

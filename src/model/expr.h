@@ -91,6 +91,12 @@ const char *ts_expr_text(const ts_expr *e);
  * reason after it is not cut off. cap >= 8. */
 const char *ts_expr_excerpt(const char *text, char *buf, size_t cap);
 #define TS_EXPR_QUOTE 120 /* a buffer for ts_expr_excerpt in messages */
+/* e named in a message before its value ("count %sis %s"): its text quoted
+ * with a space after it ("\"i - 3\" "; long: ts_expr_excerpt's start), into
+ * buf of size cap (>= 11), or "" when it is a number (a JSON number's
+ * constant), which its value says. */
+const char *ts_expr_said(const ts_expr *e, char *buf, size_t cap);
+#define TS_EXPR_SAID (TS_EXPR_QUOTE + 3) /* a buffer for ts_expr_said */
 /* A value an expression gave, for a message, into buf of size cap: "%g"
  * then unit ("-0.5 ms"), or "not a number" for a NaN (0/0), which printf
  * spells "-nan". Returns buf. */

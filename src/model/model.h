@@ -96,6 +96,10 @@ typedef struct ts_step {
   int site;           /* lock: its site (ts_model.sites), or -1 */
 } ts_step;
 
+/* A repeat's count: an integer in [0, TS_REPEAT_MAX], checked at load when
+ * it is known there, else on entry (op_repeat.c). */
+#define TS_REPEAT_MAX 1e15
+
 typedef enum { TS_MARK_WAVE_START, TS_MARK_WAVE_END, TS_MARK_SETTLED } ts_mark_id;
 
 typedef enum { TS_WORKER_EVENT_LOOP, TS_WORKER_THREAD } ts_worker_kind;

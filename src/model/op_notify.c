@@ -36,6 +36,13 @@ static int load(ts_spec *sp, ts_step *s)
   if (s->expr && !ts_spec_model(sp)->chans[s->ref].tokens)
     return ts_spec_fail(sp, "tokens", "channel \"%s\" does not count tokens (declare it with \"tokens\": true)",
                         ts_spec_model(sp)->chans[s->ref].name);
+  double v;
+  if (s->expr && ts_expr_is_constant(s->expr, &v) && !(v >= 0 && v <= 1e12)) { /* known at load: checked now */
+    char said[TS_EXPR_SAID], num[TS_EXPR_NUM];
+    const char *e = ts_expr_said(s->expr, said, sizeof said), *n = ts_expr_value_text(num, sizeof num, v, "");
+    return *e ? ts_spec_fail(sp, "tokens", "%sis %s: expected a count in [0, 1e12]", e, n)
+              : ts_spec_fail(sp, "tokens", "expected a count in [0, 1e12], got %s", n);
+  }
   return 0;
 }
 
@@ -93,9 +100,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   if (s->expr) {
     double v = ts__eval(w, a, s->expr);
     if (!(v >= 0 && v <= 1e12)) {
-      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
-      ts__fail(w, s, "tokens \"%s\" is %s: expected a count in [0, 1e12]",
-               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""));
+      char said[TS_EXPR_SAID], num[TS_EXPR_NUM];
+      ts__fail(w, s, "tokens %sis %s: expected a count in [0, 1e12]", ts_expr_said(s->expr, said, sizeof said),
+               ts_expr_value_text(num, sizeof num, v, ""));
       return TS_OP_FREE;
     }
     tokens = (int64_t)v;

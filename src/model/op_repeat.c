@@ -16,11 +16,10 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
   int64_t count = -1;
   if (!s->forever) {
     double v = ts__eval(w, a, s->expr);
-    if (!(v >= 0 && v <= 1e15) || v != floor(v)) {
-      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
-      ts__fail(w, s, "count \"%s\" is %s for actor %d: expected an integer >= 0",
-               ts_expr_excerpt(ts_expr_text(s->expr), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""),
-               a->id);
+    if (!(v >= 0 && v <= TS_REPEAT_MAX) || v != floor(v)) { /* (a count known at load is checked there) */
+      char said[TS_EXPR_SAID], num[TS_EXPR_NUM];
+      ts__fail(w, s, "count %sis %s for actor %d: expected an integer in [0, %g]", ts_expr_said(s->expr, said, sizeof said),
+               ts_expr_value_text(num, sizeof num, v, ""), a->id, TS_REPEAT_MAX);
       return TS_OP_FREE;
     }
     count = (int64_t)v;
