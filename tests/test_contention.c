@@ -558,6 +558,60 @@ START_TEST(contention_mutex_order_cycle_refused)
 }
 END_TEST
 
+/* A deadlock's message says who holds each lock the blocked actors wait for
+ * (class and index; the first two holders of a lock of capacity > 1 and how
+ * many more; an indexed lock's instance), in id order: a run-time mutex
+ * deadlock (a preempted holder: the foreground actor parks its only worker on
+ * the mutex), an async cycle through a lock of capacity 2 (h #0 and #1 hold
+ * s, g holds t; each wants the other) and one through an indexed lock. */
+START_TEST(contention_deadlock_names_the_holders)
+{
+  static const struct {
+    const char *json;
+    int workers;
+    const char *said;
+  } cases[] = {
+      {"{\"worker\": {\"policy\": \"strict_priority\", \"preempt\": true}, \"locks\": [{\"name\": \"m\", \"kind\": \"mutex\","
+       " \"scope\": \"shared\"}], \"classes\": [{\"name\": \"lo\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"},"
+       " {\"op\": \"cpu\", \"ms\": 10}, {\"op\": \"unlock\", \"lock\": \"m\"}]}, {\"name\": \"hi\", \"count\": 1, \"queue_class\":"
+       " \"foreground\", \"arrival\": {\"start_ms\": 1}, \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\","
+       " \"ms\": 1}, {\"op\": \"unlock\", \"lock\": \"m\"}]}]}",
+       1, "hi #0 (actor 1, step classes[1].program[0]): parked on mutex \"m\" held by lo #0"},
+      {"{\"locks\": [{\"name\": \"s\", \"scope\": \"shared\", \"capacity\": %d}, {\"name\": \"t\", \"scope\": \"shared\"}],"
+       " \"classes\": [{\"name\": \"g\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"t\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"lock\", \"lock\": \"s\"}, {\"op\": \"unlock\", \"lock\": \"s\"}, {\"op\": \"unlock\", \"lock\": \"t\"}]},"
+       " {\"name\": \"h\", \"count\": %d, \"program\": [{\"op\": \"lock\", \"lock\": \"s\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"lock\", \"lock\": \"t\"}, {\"op\": \"unlock\", \"lock\": \"t\"}, {\"op\": \"unlock\", \"lock\": \"s\"}]}]}",
+       4, "g #0 (actor 0, step classes[0].program[2]): waiting for lock \"s\" held by h #0 and h #1; h #0 (actor 1, step "
+          "classes[1].program[2]): waiting for lock \"t\" held by g #0; h #1 (actor 2, step classes[1].program[2]): waiting "
+          "for lock \"t\" held by g #0; and 1 more"},
+      {NULL, 4, "waiting for lock \"s\" held by h #0, h #1 and 1 more; "},
+      {"{\"dispatch\": {\"policy\": \"round_robin\"}, \"locks\": [{\"name\": \"x\", \"scope\": \"indexed\", \"instances\": 3}, {\"name\": \"y\", \"scope\": \"shared\"}],"
+       " \"classes\": [{\"name\": \"p\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"y\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"lock\", \"lock\": \"x\", \"index\": 2}, {\"op\": \"unlock\", \"lock\": \"x\"}, {\"op\": \"unlock\", \"lock\": \"y\"}]},"
+       " {\"name\": \"q\", \"count\": 3, \"program\": [{\"op\": \"lock\", \"lock\": \"x\", \"index\": \"i\"}, {\"op\": \"cpu\", \"ms\": 1},"
+       " {\"op\": \"lock\", \"lock\": \"y\"}, {\"op\": \"unlock\", \"lock\": \"y\"}, {\"op\": \"unlock\", \"lock\": \"x\"}]}]}",
+       4, "p #0 (actor 0, step classes[0].program[2]): waiting for lock \"x\" (instance 2) held by q #2; "},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    char json[2000];
+    const char *text = cases[k].json ? cases[k].json : cases[k - 1].json;
+    snprintf(json, sizeof json, text, k == 1 ? 2 : 3, k == 1 ? 3 : 4); /* (case 2: case 1, s of capacity 3) */
+    ts_model m;
+    load(json, &m);
+    ts_world w;
+    ts_world_spec sp = tu_world_spec(0, cases[k].workers, 1);
+    ck_assert_int_eq(ts_world_init(&w, &m, &sp, NULL), 0);
+    ck_assert_msg(ts_world_run(&w) == TS_WORLD_STUCK, "case %zu: not stuck", k);
+    char said[600];
+    ts_world_stuck(&w, said, sizeof said, 3);
+    ck_assert_msg(strstr(said, cases[k].said), "case %zu: %s", k, said);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
 /* Through the CLI: a reader waiting on a channel nobody notifies: exit 1, one
  * line naming the actor and the channel. */
 START_TEST(contention_channel_deadlock_exits_1)
@@ -813,7 +867,8 @@ Suite *contention_suite(void)
                                       contention_call_priority_burst_order,
                                       contention_call_concurrency_two_overlaps, NULL};
   const TTest *const errors[] = {contention_mutex_order_cycle_refused,
-                                        contention_channel_deadlock_exits_1, contention_bad_input_named,
+                                        contention_channel_deadlock_exits_1, contention_deadlock_names_the_holders,
+                                        contention_bad_input_named,
                                         contention_hop_out_of_range_named, contention_examples_run,
                                         contention_idle_bad_input_named, contention_idle_example_deterministic, NULL};
   tu_tcase(s, "mutex", mutex, NULL, NULL, 0);

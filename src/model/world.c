@@ -843,17 +843,50 @@ void ts__world_nomem(ts_world *w)
   w->sim.failed = TS_SIM_NOMEM;
 }
 
-/* What actor a waits on, in words. */
+/* Which instance of lock decl actor a waits on and who holds it, as words
+ * after the wait: " held by ab #0" (its class and index), " held by ab #0 and
+ * ab #1", " held by ab #0, ab #1 and 3 more" (a lock of capacity > 1: the
+ * first two by id); an indexed lock's instance first (" (instance 3)"); "" when not
+ * known. */
+static void held_by(const ts_world *w, const ts_actor *a, int decl, char *buf, size_t cap)
+{
+  const ts_model *m = w->model;
+  int inst = a->x ? a->x->wait_inst : -1, n = 0, first[2] = {-1, -1};
+  buf[0] = '\0';
+  if (inst < 0 || inst >= w->lock_base[decl + 1] - w->lock_base[decl])
+    return;
+  const ts_lock *l = &w->locks[w->lock_base[decl] + inst];
+  const ts_actor *h;
+  for (int id = l->owner >= 0 ? l->owner : 0; n < l->holders && (h = next_live(w, &id)) != NULL; id++)
+    if (l->owner >= 0 ? h->id == l->owner : h->x && h->x->held && h->x->held[decl].inst == inst) {
+      if (n < 2)
+        first[n] = h->id;
+      n++;
+    }
+  int len = m->locks[decl].scope == TS_SCOPE_INDEXED ? snprintf(buf, cap, " (instance %d)", inst) : 0;
+  for (int j = 0; j < n && j < 2 && len >= 0 && (size_t)len < cap; j++) {
+    h = ts_world_actor_at(w, first[j]);
+    len += snprintf(buf + len, cap - (size_t)len, "%s%s #%d", j == 0 ? " held by " : n == 2 ? " and " : ", ",
+                    m->classes[h->klass].name, h->index);
+  }
+  if (n > 2 && len >= 0 && (size_t)len < cap)
+    snprintf(buf + len, cap - (size_t)len, " and %d more", n - 2);
+}
+
+/* What actor a waits on, in words (a lock: who holds it). */
 static void waits_on(const ts_world *w, const ts_actor *a, char *buf, size_t cap)
 {
   const ts_model *m = w->model;
   const ts_class *k = &m->classes[a->klass];
   const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
   const char *what = ts_state_get(a->state)->name;
+  char holders[160];
+  if (s && (a->state == TS_ACTOR_LOCK_WAIT || a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
+    held_by(w, a, s->ref, holders, sizeof holders);
   if (s && a->state == TS_ACTOR_LOCK_WAIT)
-    snprintf(buf, cap, "waiting for lock \"%s\"", m->locks[s->ref].name);
+    snprintf(buf, cap, "waiting for lock \"%s\"%s", m->locks[s->ref].name, holders);
   else if (s && (a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
-    snprintf(buf, cap, "parked on mutex \"%s\"", m->locks[s->ref].name);
+    snprintf(buf, cap, "parked on mutex \"%s\"%s", m->locks[s->ref].name, holders);
   else if (s && a->state == TS_ACTOR_CHAN_WAIT && s->ref < 0)
     snprintf(buf, cap, "pending (a wake from a channel it registered on)");
   else if (s && a->state == TS_ACTOR_CHAN_WAIT)
@@ -874,19 +907,24 @@ void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
     stuck++;
     if (shown >= max || len + 1 >= cap)
       continue;
-    char what[160];
+    char what[320], one[480];
     waits_on(w, a, what, sizeof what);
-    int r = snprintf(buf + len, cap - len, "%s%s #%d (actor %d, step %s): %s", shown ? "; " : "",
+    int r = snprintf(one, sizeof one, "%s%s #%d (actor %d, step %s): %s", shown ? "; " : "",
                      w->model->classes[a->klass].name, a->index, a->id,
                      a->pc < (int)w->model->classes[a->klass].nsteps ? w->model->classes[a->klass].steps[a->pc].where
                                                                       : "end",
                      what);
-    if (r > 0)
-      len += (size_t)r < cap - len ? (size_t)r : cap - len - 1;
+    /* whole entries only, with room left for the count of the others */
+    if (shown && (r < 0 || (size_t)r >= sizeof one || len + (size_t)r + 20 >= cap)) {
+      len = cap;
+      continue;
+    }
+    snprintf(buf + len, cap - len, "%s", one); /* (the first, cut when it must be) */
+    len = strlen(buf);
     shown++;
   }
-  if (stuck > shown && len + 1 < cap)
-    snprintf(buf + len, cap - len, "; and %d more", stuck - shown);
+  if (stuck > shown)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "; and %d more", stuck - shown);
 }
 
 const char *ts_world_strerror(const ts_world *w, int status)
