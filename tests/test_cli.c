@@ -604,6 +604,39 @@ START_TEST(cli_help_lists_exit_statuses)
 }
 END_TEST
 
+/* `tssim help run` printed the top-level help (walkthrough 23 item 2): help
+ * CMD is CMD --help, help alone the top-level one, an unknown CMD exit 2
+ * and one line with the near name. */
+START_TEST(cli_help_command_prints_its_help)
+{
+  static const char *const cmds[] = {"run", "calibrate", "sensitivity", "optimize", "trace", "gantt", "explain",
+                                     "merge", "version"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    char *want, *got;
+    ck_assert_int_eq(run(&want, NULL, "%s --help", cmds[i]), 0);
+    ck_assert_int_eq(run(&got, NULL, "help %s", cmds[i]), 0);
+    ck_assert_msg(strcmp(want, got) == 0 && strncmp(got, "usage: tssim ", 13) == 0, "help %s: %s", cmds[i], got);
+    free(want);
+    free(got);
+  }
+  char *want, *got;
+  ck_assert_int_eq(run(&want, NULL, "--help"), 0);
+  ck_assert_int_eq(run(&got, NULL, "help"), 0);
+  ck_assert_str_eq(want, got);
+  free(got);
+  ck_assert_int_eq(run(&got, NULL, "help help"), 0);
+  ck_assert_str_eq(want, got);
+  free(want);
+  free(got);
+  static const refusal cases[] = {
+    {"help rn", "tssim: unknown command \"rn\"; did you mean \"run\"? (tssim --help lists the commands)\n"},
+    {"help frobnicate", "tssim: unknown command \"frobnicate\" (tssim --help lists the commands)\n"},
+    {"help run extra", "tssim: help: unexpected argument \"extra\" (usage: tssim help [COMMAND])\n"},
+  };
+  expect_refused(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
 /* run --help lists every built-in metric, each gated one with what it needs
  * (groups_max and the pools' cores were missing). */
 START_TEST(cli_run_help_lists_every_metric)
@@ -1044,7 +1077,8 @@ END_TEST
 Suite *cli_suite(void)
 {
   Suite *s = suite_create("cli");
-  const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric, NULL};
+  const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric,
+                              cli_help_command_prints_its_help, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_output_is_a_file_exits_2,
                                   cli_calibrate_progress_only_on_a_terminal,

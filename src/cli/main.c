@@ -36,6 +36,59 @@ static void usage(FILE *f)
         f);
 }
 
+static const char version_help[] = "usage: tssim version\n\nPrint the version of tssim (as tssim --version does).";
+
+/* The command named name in the table, or NULL. */
+static const ts_command *command(const char *name)
+{
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (!strcmp(name, commands[i].name))
+      return &commands[i];
+  return NULL;
+}
+
+/* Say that name is not a command (with the nearest one's name when one is
+ * near), one line on stderr. Returns 2. */
+static int unknown(const char *name)
+{
+  const char *names[sizeof commands / sizeof *commands + 3];
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    names[n++] = commands[i].name;
+  names[n++] = "version";
+  names[n++] = "help";
+  names[n] = NULL;
+  const char *near = ts_suggest(name, names);
+  if (near)
+    fprintf(stderr, "tssim: unknown command \"%s\"; did you mean \"%s\"? (tssim --help lists the commands)\n",
+            name, near);
+  else
+    fprintf(stderr, "tssim: unknown command \"%s\" (tssim --help lists the commands)\n", name);
+  return TS_EXIT_USAGE;
+}
+
+/* tssim help [CMD]: the top-level help, or CMD's (as tssim CMD --help). */
+static int help(int argc, char **argv)
+{
+  if (argc > 3) {
+    fprintf(stderr, "tssim: help: unexpected argument \"%s\" (usage: tssim help [COMMAND])\n", argv[3]);
+    return TS_EXIT_USAGE;
+  }
+  if (argc < 3 || !strcmp(argv[2], "help")) {
+    usage(stdout);
+    return ts_cli_stdout_status(0); /* `tssim help > /dev/full` fails */
+  }
+  if (!strcmp(argv[2], "version")) {
+    puts(version_help);
+    return ts_cli_stdout_status(0);
+  }
+  const ts_command *c = command(argv[2]);
+  if (!c)
+    return unknown(argv[2]);
+  char *args[] = {argv[2], "--help", NULL};
+  return ts_cli_stdout_status(c->main(2, args));
+}
+
 int main(int argc, char **argv)
 {
   /* GSL failures are return codes, never abort(): set once, before any
@@ -45,13 +98,15 @@ int main(int argc, char **argv)
     usage(stderr);
     return 2;
   }
-  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+  if (!strcmp(argv[1], "help"))
+    return help(argc, argv);
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     usage(stdout);
-    return ts_cli_stdout_status(0); /* `tssim help > /dev/full` fails */
+    return ts_cli_stdout_status(0); /* `tssim --help > /dev/full` fails */
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
     if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-      puts("usage: tssim version\n\nPrint the version of tssim (as tssim --version does).");
+      puts(version_help);
       return ts_cli_stdout_status(0);
     }
     if (argc > 2) {
@@ -61,21 +116,8 @@ int main(int argc, char **argv)
     puts("tssim " TSSIM_VERSION);
     return ts_cli_stdout_status(0);
   }
-  const char *names[sizeof commands / sizeof *commands + 3];
-  size_t n = 0;
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
-    if (!strcmp(argv[1], commands[i].name))
-      return ts_cli_stdout_status(commands[i].main(argc - 1, argv + 1));
-    names[n++] = commands[i].name;
-  }
-  names[n++] = "version";
-  names[n++] = "help";
-  names[n] = NULL;
-  const char *near = ts_suggest(argv[1], names);
-  if (near)
-    fprintf(stderr, "tssim: unknown command \"%s\"; did you mean \"%s\"? (tssim --help lists the commands)\n",
-            argv[1], near);
-  else
-    fprintf(stderr, "tssim: unknown command \"%s\" (tssim --help lists the commands)\n", argv[1]);
-  return 2;
+  const ts_command *c = command(argv[1]);
+  if (c)
+    return ts_cli_stdout_status(c->main(argc - 1, argv + 1));
+  return unknown(argv[1]);
 }
