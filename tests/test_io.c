@@ -352,6 +352,21 @@ static const bad_input bad_baselines[] = {
   {"{\"scaling\": [{\"n\": 1, \"Wave_ms\": 5}]}", NULL, "scaling[0].Wave_ms", "expected a metric name"},
   {"{\"scaling\": [{\"n\": 1, \"wave_ms\": -5}]}", NULL, "scaling[0].wave_ms", "got -5"},
   {"{\"scaling\": [{\"wave_ms\": 5}]}", NULL, "scaling[0].n", "missing (required)"},
+  /* a metric recorded twice at one point: run compared the first, calibrate fitted both (walkthrough 23 item 1) */
+  {"{\"points\": [{\"n\": 2, \"workers\": 1, \"metrics\": {\"wave_ms\": 240}}, {\"n\": 2, \"workers\": 1, "
+   "\"metrics\": {\"wave_ms\": 250}}]}", NULL, "points[1].metrics.wave_ms",
+   "wave_ms at n=2, workers=1 is recorded twice: points[0] records it first (expected one record per metric and "
+   "point)"},
+  {"{\"points\": [{\"n\": 2, \"metrics\": {\"wave_ms\": 1, \"slices\": 2}}, {\"n\": 2, \"workers\": 2, "
+   "\"metrics\": {\"wave_ms\": 1}}, {\"n\": 2, \"workers\": 1, \"metrics\": {\"settle_ms\": 3, \"slices\": 4}}]}",
+   NULL, "points[2].metrics.slices", "slices at n=2, workers=1 is recorded twice: points[0] records it first"},
+  {"{\"points\": [{\"n\": 1, \"axes\": {\"a\": \"x\", \"b\": \"y\"}, \"metrics\": {\"wave_ms\": 1}}, "
+   "{\"n\": 1, \"axes\": {\"a\": \"z\", \"b\": \"y\"}, \"metrics\": {\"wave_ms\": 1}}, "
+   "{\"n\": 1, \"axes\": {\"b\": \"y\", \"a\": \"z\"}, \"metrics\": {\"wave_ms\": 1}}]}", NULL,
+   "points[2].metrics.wave_ms", "wave_ms at n=1, workers=1 with the same axes is recorded twice: points[1] records "
+   "it first"},
+  {"{\"scaling\": [{\"n\": 1, \"wave_ms\": 5}, {\"n\": 2, \"wave_ms\": 6}, {\"n\": 1, \"wave_ms\": 7}]}", NULL,
+   "scaling[2].wave_ms", "wave_ms at n=1, workers=1 is recorded twice: scaling[0] records it first"},
 };
 
 /* A model that reports the first twelve metrics, not settle_ms nor tracker_ms. */
@@ -624,6 +639,15 @@ START_TEST(io_baseline_layouts)
   ck_assert_double_eq(b.rec[0].weight, 3);
   ck_assert_int_eq(ts_baseline_find(&b, 2, 1, NULL, NULL, 0, "wave_ms", &v), 0);
   ck_assert_int_eq(ts_baseline_find(&b, 2, 4, NULL, NULL, 0, "lock_wait_ms", &v), 0);
+  ts_baseline_finish(&b);
+  /* one metric at points that differ in workers or in an axis value is not a repeat */
+  const char *apart = write_tmp("apart.json", "{\"points\": [{\"n\": 2, \"metrics\": {\"wave_ms\": 1}},"
+                                " {\"n\": 2, \"workers\": 2, \"metrics\": {\"wave_ms\": 2}},"
+                                " {\"n\": 2, \"axes\": {\"a\": \"x\"}, \"metrics\": {\"wave_ms\": 3}},"
+                                " {\"n\": 2, \"axes\": {\"a\": \"y\"}, \"metrics\": {\"wave_ms\": 4}},"
+                                " {\"n\": 2, \"axes\": {\"a\": \"y\", \"b\": \"x\"}, \"metrics\": {\"wave_ms\": 5}}]}");
+  ck_assert_msg(ts_baseline_load(apart, &b, &e) == 0, "%s", e.msg);
+  ck_assert_uint_eq(b.nrec, 5);
   ts_baseline_finish(&b);
   /* the shared layout: workers default to 1; every field but n, workers,
    * samples and note is a recorded value; one that the top-level "metrics"

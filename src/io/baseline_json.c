@@ -1,5 +1,6 @@
 #include "io/baseline_json.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,77 @@ static int load_point(ts_jctx *c, const cJSON *p, const cJSON *described_fields,
   return 0;
 }
 
+/* Whether records a and b are at the same point: the same n, workers and
+ * axis values (in any order). */
+static int same_point(const ts_record *a, const ts_record *b)
+{
+  if (a->n != b->n || a->workers != b->workers || a->naxes != b->naxes)
+    return 0;
+  for (int k = 0; k < a->naxes; k++) {
+    int found = 0;
+    for (int j = 0; j < b->naxes && !found; j++)
+      found = !strcmp(a->axes[2 * k], b->axes[2 * j]) && !strcmp(a->axes[2 * k + 1], b->axes[2 * j + 1]);
+    if (!found)
+      return 0;
+  }
+  return 1;
+}
+
+/* A record and its place in the file, for check_duplicates's sort. */
+typedef struct placed {
+  const ts_record *r;
+  size_t i;
+} placed;
+
+/* qsort's order for check_duplicates: by metric, n, workers and number of
+ * axes, then by place in the file. */
+static int by_point(const void *x, const void *y)
+{
+  const placed *p = x, *q = y;
+  const ts_record *a = p->r, *b = q->r;
+  int c = strcmp(a->metric, b->metric);
+  if (!c)
+    c = a->n != b->n ? (a->n < b->n ? -1 : 1) : a->workers != b->workers ? (a->workers < b->workers ? -1 : 1)
+      : a->naxes != b->naxes ? (a->naxes < b->naxes ? -1 : 1) : 0;
+  return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+/* Refuse a metric recorded twice at one point: ts_baseline_find reads the
+ * first, so the second would be fitted by calibrate and ignored by run. The
+ * message names the repeat that comes first in the file. */
+static int check_duplicates(const ts_baseline *b, const char *path, ts_err *e)
+{
+  placed *ix = malloc((b->nrec ? b->nrec : 1) * sizeof *ix);
+  size_t dup = SIZE_MAX, first = 0;
+  if (!ix)
+    return ts_err_set(e, path, NULL, "out of memory");
+  for (size_t i = 0; i < b->nrec; i++)
+    ix[i] = (placed){&b->rec[i], i};
+  qsort(ix, b->nrec, sizeof *ix, by_point);
+  /* records of one metric at one (n, workers) with as many axes are
+   * neighbours; compare those pairwise (few: one per axis value) */
+  for (size_t g = 0, end; g < b->nrec; g = end) {
+    for (end = g + 1; end < b->nrec && by_point(&(placed){ix[g].r, 0}, &(placed){ix[end].r, 0}) == 0; end++)
+      ;
+    for (size_t k = g + 1; k < end; k++)
+      for (size_t f = g; f < k && ix[k].i < dup; f++)
+        if (same_point(ix[f].r, ix[k].r)) {
+          dup = ix[k].i;
+          first = ix[f].i;
+        }
+  }
+  free(ix);
+  if (dup == SIZE_MAX)
+    return 0;
+  const ts_record *r = &b->rec[dup], *f = &b->rec[first];
+  /* the first's point: its path up to the index's ']' */
+  const char *close = strchr(f->where, ']');
+  int len = close ? (int)(close - f->where + 1) : (int)strlen(f->where);
+  return ts_err_set(e, path, r->where, "%s at n=%d, workers=%d%s is recorded twice: %.*s records it first "
+                    "(expected one record per metric and point)", r->metric, r->n, r->workers,
+                    r->naxes ? " with the same axes" : "", len, f->where);
+}
+
 int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, ts_err *e)
 {
   memset(b, 0, sizeof *b);
@@ -148,6 +220,8 @@ int ts_baseline_from_json(const cJSON *root, const char *path, ts_baseline *b, t
     ts_jfail(&c, scaling ? "scaling" : "points", e, "expected at least one recorded value, got none");
     goto out;
   }
+  if (check_duplicates(b, path, e))
+    goto out;
   b->file = strdup(path);
   rc = b->file ? 0 : ts_jfail(&c, NULL, e, "out of memory");
 out:
