@@ -392,6 +392,14 @@ START_TEST(cli_run_columns_pick_the_table)
   ck_assert(!exists(at("c")));
   free(out);
   free(err);
+  /* a table of no metric (walkthrough 23 item 3: it printed n and workers alone) */
+  ck_assert_int_eq(run(&out, &err, "run scenarios/examples/std-mutex.json -r 1 --no-plots -o '%s' --columns "
+                       "n,handoff,workers", at("c")), 2);
+  ck_assert_str_eq(err, "tssim: --columns: \"n,handoff,workers\" names only columns the table always shows (the axes, "
+                        "n, workers, class): expected at least one metric, e.g. wave_ms\n");
+  ck_assert(!exists(at("c")));
+  free(out);
+  free(err);
 }
 END_TEST
 

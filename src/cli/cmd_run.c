@@ -58,7 +58,8 @@ static void usage(FILE *f)
         "                          merge` combines with the other shards' (docs/sweeps.md)\n"
         "      --columns LIST      the printed table's metric columns, in this order, e.g.\n"
         "                          read_p95_ms,wave_ms (the axis columns, n, workers and\n"
-        "                          class are always shown; the files written are the same)\n"
+        "                          class are always shown; name one metric at least; the\n"
+        "                          files written are the same)\n"
         "      --no-plots          do not run gnuplot\n"
         "  -q, --quiet             no table, no progress (the line saying a previous run\n"
         "                          is replaced stays)\n"
@@ -441,7 +442,8 @@ static void near_metric(const ts_loaded *L, const char *name, char *near, size_t
 }
 
 /* Every name of o's --columns is a metric some combination's model reports,
- * or a column always shown. 0, or -1 with e filled. */
+ * or a column always shown, and one at least is a metric. 0, or -1 with e
+ * filled. */
 static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
 {
   if (!o->columns)
@@ -468,6 +470,12 @@ static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
       rc = ts_err_set(e, "--columns", NULL, "\"%s\": model %s does not report it%s%s%s (tssim run --help lists the "
                       "metrics; a model adds its spans' and its own)", names[i], L->sc.model_path,
                       near[0] ? "; did you mean \"" : "", near, near[0] ? "\"?" : "");
+  size_t metrics = 0;
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    metrics += !fixed_column(&L->sc, names[i]);
+  if (rc == 0 && metrics == 0)
+    rc = ts_err_set(e, "--columns", NULL, "\"%s\" names only columns the table always shows (the axes, n, workers, "
+                    "class): expected at least one metric, e.g. wave_ms", o->columns);
   free(found);
   free(names);
   return rc;
