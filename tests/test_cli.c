@@ -304,6 +304,19 @@ START_TEST(cli_common_mistakes_are_named)
     {"run scenarios/zero-cache-wave.json --set params.trackr_ms=5",
      "tssim: models/zero-cache.json: params.trackr_ms: no such parameter in params; did you mean "
      "\"tracker_ms\"? (from --set params.trackr_ms=5)\n"},
+    /* walkthrough 23 item 4: an error at another field than the --set's lacked the suffix; calibrate's had none */
+    {"explain " RR " --set params.rows=3 --set 'classes[0].program[0].ms=0' --set params.c_ms=2",
+     "tssim: models/rr-wave.json: classes[0].program[0].rows: 3 rows for 0 ns of CPU: expected at most one row per "
+     "ns (from --set classes[0].program[0].ms=0)\n"},
+    {"run " RR " --set params.c_ms=0 -o /nonexistent/x",
+     "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
+     "ns (from --set params.c_ms=0)\n"},
+    {"calibrate models/rr-wave.json models/baselines/zero-cache-wave.json --set params.c_ms=0 -o /nonexistent/x",
+     "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
+     "ns (from --set params.c_ms=0)\n"},
+    {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --set params.trackr_ms=5 -o /nonexistent/x",
+     "tssim: models/zero-cache.json: params.trackr_ms: no such parameter in params; did you mean \"tracker_ms\"? (from "
+     "--set params.trackr_ms=5)\n"},
   };
   expect_refused(cases, sizeof cases / sizeof *cases);
 }

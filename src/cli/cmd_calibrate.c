@@ -270,19 +270,27 @@ static int parse_args(int argc, char **argv, options *o)
   return 0;
 }
 
-/* Load the model tree with the overrides and check it converts. */
+/* Load the model tree with the overrides and check it converts; an error
+ * an override causes says which, as run's do ("(from --set P=V)"). */
 static int load_model(const options *o, cJSON **tree, ts_err *e)
 {
   ts_model m;
-  if (ts_json_load(o->model, tree, e))
+  cJSON *root;
+  if (ts_json_load(o->model, &root, e))
     return -1;
-  for (int i = 0; i < o->nsets; i++)
-    if (ts_model_apply_set(*tree, o->model, o->sets[i], e))
-      return -1;
-  if (ts_model_from_json(*tree, o->model, &m, e))
-    return -1;
-  ts_model_finish(&m);
-  return 0;
+  *tree = cJSON_Duplicate(root, 1);
+  int bad = !*tree ? ts_err_set(e, o->model, NULL, "out of memory") : 0;
+  for (int i = 0; i < o->nsets && !bad; i++)
+    bad = ts_model_apply_set(*tree, o->model, o->sets[i], e);
+  if (!bad && !(bad = ts_model_from_json(*tree, o->model, &m, e)))
+    ts_model_finish(&m);
+  int by = bad && !e->nomem ? ts_model_failing_set(root, o->model, (const char *const *)o->sets, o->nsets) : -1;
+  if (by >= 0) {
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, " (from --set %s)", o->sets[by]);
+  }
+  cJSON_Delete(root);
+  return bad ? -1 : 0;
 }
 
 /* Everything loaded, fitted and written by one calibration. */

@@ -263,6 +263,26 @@ int ts_model_inline_files(cJSON *root, const char *file, ts_err *e)
   return 0;
 }
 
+int ts_model_failing_set(const cJSON *root, const char *file, const char *const *sets, int nsets)
+{
+  for (int k = 0; k <= nsets; k++) {
+    cJSON *t = cJSON_Duplicate(root, 1);
+    if (!t)
+      return -1;
+    ts_model m;
+    ts_err e;
+    int bad = 0;
+    for (int i = 0; i < k && !bad; i++)
+      bad = ts_model_apply_set(t, file, sets[i], &e) != 0;
+    if (!bad && !(bad = ts_model_from_json(t, file, &m, &e) != 0))
+      ts_model_finish(&m);
+    cJSON_Delete(t);
+    if (bad)
+      return k > 0 && !e.nomem ? k - 1 : -1;
+  }
+  return -1;
+}
+
 int ts_model_load(const char *path, const char *const *sets, int nsets, ts_model *m, cJSON **resolved, ts_err *e)
 {
   cJSON *root;

@@ -35,19 +35,22 @@ static int names_override(const char *msg, const char *set)
 
 /* Write into by (size cap) which override a model error comes from:
  * " (from --set P=V)" (set_by names the caller's call, NULL: "--set") or
- * " (from the scenario's "set": FILE)", or "". */
+ * " (from the scenario's "set": FILE)", or "": the last of sets[0..total)
+ * that msg names, else sets[fallback] (-1: none). */
 static void blame_override(const char *msg, const char *const *sets, int from_scenario, int total,
-                           const char *scenario, const char *set_by, char *by, size_t cap)
+                           const char *scenario, const char *set_by, int fallback, char *by, size_t cap)
 {
-  by[0] = '\0';
-  for (int i = total - 1; i >= 0; i--) /* the last override of a path wins */
-    if (names_override(msg, sets[i])) {
-      if (i < from_scenario)
-        snprintf(by, cap, " (from the scenario's \"set\": %s)", scenario);
-      else
-        snprintf(by, cap, " (from %.40s %.400s)", set_by ? set_by : "--set", sets[i]);
-      return;
-    }
+  int i = total - 1;
+  while (i >= 0 && !names_override(msg, sets[i])) /* the last override of a path wins */
+    i--;
+  if (i < 0)
+    i = fallback;
+  if (i < 0)
+    by[0] = '\0';
+  else if (i < from_scenario)
+    snprintf(by, cap, " (from the scenario's \"set\": %s)", scenario);
+  else
+    snprintf(by, cap, " (from %.40s %.400s)", set_by ? set_by : "--set", sets[i]);
 }
 
 int ts_load_window_axis(const char *set)
@@ -224,7 +227,7 @@ static int check_ids(const ts_loaded *L, const int ids[2], const char *const *al
   int at = ids[0] || !ids[1] ? 0 : ts_load_ids_refusal(sc, sc->model_path, &L->model, e);
   if (at == 1) {
     char by[600];
-    blame_override(e->msg, all, sc->nsets, total, sc->file, set_by, by, sizeof by);
+    blame_override(e->msg, all, sc->nsets, total, sc->file, set_by, -1, by, sizeof by);
     size_t len = strlen(e->msg);
     snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
   }
@@ -577,6 +580,21 @@ static int load_model(const ts_load_src *src, const char *const *sets, int nsets
   return 0;
 }
 
+/* The override of sets[0..nsets) that makes src's model fail to load
+ * (ts_model_failing_set), or -1: for an error that names none of them,
+ * such as a step's rows that a --set of its ms makes too many. */
+static int failing_set(const ts_load_src *src, const ts_loaded *out, const char *const *sets, int nsets)
+{
+  cJSON *root;
+  ts_err e;
+  if (nsets == 0 || (src->path ? ts_json_load(out->sc.model_path, &root, &e) : parse(src->model_json, "<model>",
+                                                                                  &root, &e)))
+    return -1;
+  int i = ts_model_failing_set(root, src->path ? out->sc.model_path : "<model>", sets, nsets);
+  cJSON_Delete(root);
+  return i;
+}
+
 static int load_baseline(const ts_load_src *src, ts_loaded *out, ts_err *e)
 {
   if (src->path)
@@ -606,7 +624,8 @@ int ts_load(const ts_load_src *src, const char *const *sets, int nsets, ts_loade
     all[out->sc.nsets + i] = sets[i];
   if (load_model(src, all, total, out, e)) {
     char by[600];
-    blame_override(e->msg, all, out->sc.nsets, total, out->sc.file, src->set_by, by, sizeof by);
+    blame_override(e->msg, all, out->sc.nsets, total, out->sc.file, src->set_by, failing_set(src, out, all, total),
+                   by, sizeof by);
     size_t len = strlen(e->msg);
     snprintf(e->msg + len, sizeof e->msg - len, "%s", by);
     free(all);
