@@ -179,6 +179,38 @@ START_TEST(cli_output_is_a_file_exits_2)
 }
 END_TEST
 
+/* An -o no folder can be made at, in a folder we may write to (a name too
+ * long; /proc, as root): "cannot create the folder" without -o, exit 3,
+ * after loading (walkthrough 23 item 5). It is the input's fault: exit 2,
+ * one line naming -o, before anything is written. */
+START_TEST(cli_output_that_cannot_exist_exits_2)
+{
+  char name[300], o[PATH_MAX + 400], want[2 * PATH_MAX + 800], *err;
+  memset(name, 'a', 299);
+  name[299] = '\0';
+  snprintf(o, sizeof o, "%s/%s", tmp, name);
+  const char *const cmds[] = {"run " RR " --n 2 -q --no-plots -o '%s'", "trace " RR " --n 2 -o '%s/t.json'",
+                              "calibrate models/zero-cache.json models/baselines/zero-cache-wave.json -q -o '%s/c.json'",
+                              "sensitivity tests/data/exp.json -q --no-plots -o '%s' --param "
+                              "'classes[0].program[0].ms' --scales 1 --metric wave_ms"};
+  for (int proc = 0; proc < (geteuid() == 0 ? 2 : 1); proc++)
+    for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+      const char *at_o = proc ? "/proc/tssim-no-such" : o;
+      ck_assert_int_eq(run(NULL, &err, cmds[c], at_o), 2);
+      snprintf(want, sizeof want, "tssim: -o %s%s: cannot create the %s in %s: %s (expected a path where a folder "
+               "can be made)\n", at_o, c == 1 ? "/t.json" : c == 2 ? "/c.json" : "",
+               c == 0 || c == 3 ? "results folder" : "folder", proc ? "/proc" : tmp,
+               proc ? "No such file or directory" : "File name too long");
+      ck_assert_msg(strcmp(err, want) == 0, "%s: %s", cmds[c], err);
+      free(err);
+    }
+  char *left;
+  ck_assert_int_eq(tu_sh(&left, "ls -A '%s'", tmp), 0);
+  ck_assert_str_eq(left, "");
+  free(left);
+}
+END_TEST
+
 /* Progress is for a terminal: with stderr a pipe, calibrate wrote one line
  * per simplex iteration (1.1 MB for the zero-cache fit). */
 START_TEST(cli_calibrate_progress_only_on_a_terminal)
@@ -1102,6 +1134,7 @@ Suite *cli_suite(void)
                               cli_help_command_prints_its_help, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_output_is_a_file_exits_2,
+                                  cli_output_that_cannot_exist_exits_2,
                                   cli_calibrate_progress_only_on_a_terminal,
                                   cli_calibrate_elsewhere_keeps_file_paths,
                                   cli_arrivals_past_73_years_exit_2,

@@ -132,13 +132,30 @@ static int check_parts(const char *dir, const char *opt, const char *hint, int w
       return TS_EXIT_USAGE;
     }
     if (stat(buf, &st) != 0) { /* the first part missing: its parent must take a new folder */
+      int err = errno, bad_name = err == ENAMETOOLONG || err == ELOOP;
       char *slash = strrchr(buf, '/');
       const char *parent = slash == buf ? "/" : slash ? (*slash = '\0', buf) : ".";
-      if (access(parent, W_OK | X_OK) != 0) {
+      if (!bad_name && access(parent, W_OK | X_OK) != 0) {
         fprintf(stderr, "tssim: %s: cannot create the %s in %s: %s\n", dir, noun, parent, strerror(errno));
         return TS_EXIT_IO;
       }
-      return 0;
+      /* a name no folder can have, or a folder that lets us write but holds no new folder (/proc): try one of
+       * our own name there, and remove it (not the name asked for: another run may be making that one) */
+      char probe[sizeof buf + 64];
+      snprintf(probe, sizeof probe, "%s/.tssim-probe.%ld", parent, (long)getpid());
+      if (!bad_name) {
+        err = mkdir(probe, 0700) == 0 ? (rmdir(probe), 0) : errno;
+        if (err == 0 || err == EEXIST)
+          return 0;
+      }
+      int env = err == EACCES || err == EROFS || err == ENOSPC || err == EDQUOT || err == EIO || err == EMLINK ||
+                err == ENOMEM;
+      if (env) /* the machine's state, not the path */
+        fprintf(stderr, "tssim: %s: cannot create the %s in %s: %s\n", dir, noun, parent, strerror(err));
+      else
+        fprintf(stderr, "tssim: %s: cannot create the %s in %s: %s (expected a path where a folder can be made)%s\n",
+                opt, noun, parent, strerror(err), hint);
+      return env ? TS_EXIT_IO : TS_EXIT_USAGE;
     }
     *p = c;
     if (c == '\0')
