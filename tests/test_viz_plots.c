@@ -131,7 +131,7 @@ END_TEST
 /* TSSIM_PLOTS_DIR holding only an edited wave.gp: wave is drawn by it, the
  * other plots by the compiled-in scripts; a script there that cannot be read
  * (a folder, a dangling link) is not drawn, and neither is anything when
- * TSSIM_PLOTS_DIR is not a folder (each plot says why). */
+ * TSSIM_PLOTS_DIR is not a folder (one line says why). */
 START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
 {
   if (system("command -v gnuplot >/dev/null 2>&1") != 0)
@@ -177,6 +177,37 @@ START_TEST(viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones)
   ck_assert_ptr_null(strstr(cpu, "edited-wave"));
   free(wave);
   free(cpu);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* TSSIM_PLOTS_DIR naming a file (or nothing) printed one line per plot,
+ * five for a run; docs/viz.md says one (walkthrough 23 item 6). One line,
+ * the run still succeeds, no plot drawn. */
+START_TEST(viz_plots_dir_not_a_folder_is_one_line)
+{
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    return; /* nothing is drawn without gnuplot */
+  char args[1024], file[800], want[1200], *err;
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(file, sizeof file, "%s/somefile", tmpdir);
+  tu_write_file(file, "not a folder");
+  snprintf(args, sizeof args, "run " LOCK " -q -o '%s/res'", tmpdir);
+  for (int absent = 0; absent < 2; absent++) {
+    if (absent)
+      ck_assert_int_eq(unlink(file), 0);
+    setenv("TSSIM_PLOTS_DIR", file, 1);
+    int rc = tu_tssim(args, NULL, &err);
+    unsetenv("TSSIM_PLOTS_DIR");
+    ck_assert_int_eq(rc, 0);
+    snprintf(want, sizeof want, "%stssim: plots skipped: TSSIM_PLOTS_DIR=%s: %s, expected a folder of gnuplot "
+             "scripts\n", absent ? "tssim: replacing " : "", file, absent ? "No such file or directory" : "not a folder");
+    const char *line = absent ? strchr(err, '\n') + 1 : err;
+    ck_assert_msg(strncmp(err, want, absent ? 17 : 0) == 0 && strcmp(line, want + (absent ? 17 : 0)) == 0, "%s", err);
+    free(err);
+  }
+  snprintf(file, sizeof file, "%s/res/wave.png", tmpdir);
+  ck_assert_int_ne(access(file, F_OK), 0);
   tu_rmtree(tmpdir);
 }
 END_TEST
@@ -514,7 +545,8 @@ Suite *viz_plots_suite(void)
   const TTest *const cli[] = {viz_plot_with_and_without_gnuplot, viz_plots_by_hand_draw_without_warnings,
                               viz_decomposition_draws_the_server_wait,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
-                              viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows, NULL};
+                              viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows,
+                              viz_plots_dir_not_a_folder_is_one_line, NULL};
   const TTest *const interrupts[] = {viz_plots_interrupt_stops_gnuplot_and_says_what_is_missing,
                                      viz_plots_second_signal_abandons_the_drawing,
                                      viz_plots_signal_after_the_plots_names_only_the_undrawn, NULL};

@@ -627,6 +627,22 @@ int ts_plot_results_vars(const char *dir, const char *script, FILE *out)
   return rc == 0 && k < NKINDS ? 0 : -1;
 }
 
+/* Whether TSSIM_PLOTS_DIR, when set, is a folder: else one line says so
+ * for every plot (not one line per plot) and returns 0. */
+static int scripts_dir_or_say(void)
+{
+  const char *dir = getenv("TSSIM_PLOTS_DIR");
+  struct stat st;
+  if (!dir || !*dir)
+    return 1;
+  int found = stat(dir, &st) == 0;
+  if (found && S_ISDIR(st.st_mode))
+    return 1;
+  fprintf(stderr, "tssim: plots skipped: TSSIM_PLOTS_DIR=%s: %s, expected a folder of gnuplot scripts\n", dir,
+          found ? "not a folder" : strerror(errno));
+  return 0;
+}
+
 int ts_plot_results(const char *dir, int quiet, ts_plot_watch *w)
 {
   char path[1100], gnuplot[1024];
@@ -637,7 +653,7 @@ int ts_plot_results(const char *dir, int quiet, ts_plot_watch *w)
     fprintf(stderr, "tssim: plots: cannot read %s\n", path);
     return 0;
   }
-  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet)) {
+  if (gnuplot_or_say(gnuplot, sizeof gnuplot, quiet) || !scripts_dir_or_say()) {
     free_summary(&s);
     return 0;
   }
