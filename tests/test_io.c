@@ -469,6 +469,23 @@ START_TEST(io_model_defaults_and_fields)
 }
 END_TEST
 
+/* A model's name is optional ("model"); an empty one showed as nothing:
+ * explain's "model : fifo time-slice queue" read as a model named fifo
+ * (walkthrough 23 item 7). Empty is none. */
+START_TEST(io_model_empty_name_is_the_default)
+{
+  static const char *const docs[] = {"{\"name\": \"\", " "\"classes\": [" "{\"count\": 1, \"program\": [" OK_STEP "]}]}",
+                                     OK_MODEL};
+  for (int i = 0; i < 2; i++) {
+    ts_model m;
+    ts_err e;
+    ck_assert_msg(ts_model_load(write_tmp("model.json", docs[i]), NULL, 0, &m, NULL, &e) == 0, "%s", e.msg);
+    ck_assert_str_eq(m.name, "model");
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
 START_TEST(io_set_changes_threshold)
 {
   const char *file = write_tmp("model.json", WITH("\"worker\": {\"threshold_ms\": 9}"));
@@ -1009,7 +1026,7 @@ END_TEST
 Suite *io_suite(void)
 {
   Suite *s = suite_create("io");
-  const TTest *const core[] = {io_model_defaults_and_fields,
+  const TTest *const core[] = {io_model_defaults_and_fields, io_model_empty_name_is_the_default,
                                io_set_changes_threshold,
                                io_set_null_clears_cpu_scale_table,
                                io_scenario_fields_and_relative_paths,

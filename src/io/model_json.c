@@ -167,6 +167,8 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   if (ts_jcheck_keys(&L.c, root, keys, e) || ts_jget_string(&L.c, root, "name", 0, &name, e) ||
       ts_jget_object(&L.c, root, "params", 0, &L.params, e))
     goto fail;
+  if (!*name) /* optional: an empty one is none (explain's "model : fifo" read as a model named fifo) */
+    name = "model";
   if (!(m->name = ts__ml_dup_or_fail(&L, name)) || load_params(&L, m))
     goto fail;
   if (ts__ml_load_host_dispatch(&L, m, root) || ts__ml_load_pools(&L, root) || ts__ml_load_locks(&L, root) ||
