@@ -369,6 +369,40 @@ START_TEST(sensitivity_refuses_bad_input)
 }
 END_TEST
 
+/* Every param named *_ms left out (the model rejects it at a scale, or an
+ * axis sets it) said "M has no params named *_ms", though it has them
+ * (walkthrough 23 item 8). The line says what happened. */
+START_TEST(sensitivity_says_why_every_ms_param_is_left_out)
+{
+  static const char *const model =
+    "{\"params\": {\"c_ms\": 40, \"io_ms\": 10}, \"classes\": [{\"count\": 2, \"program\": ["
+    "{\"op\": \"io\", \"ms\": \"$io_ms\"}, {\"op\": \"cpu\", \"ms\": \"$c_ms\", \"rows\": 40}]}]}";
+  /* c_ms is rejected at scale 0 (40 rows for 0 ns); in "axis", an axis sets io_ms */
+  write_case("rows", "{\"params\": {\"c_ms\": 40}, \"classes\": [{\"count\": 2, \"program\": ["
+             "{\"op\": \"cpu\", \"ms\": \"$c_ms\", \"rows\": 40}]}]}", "\"n\": [1], \"workers\": [1]");
+  write_case("axis", model, "\"n\": [1], \"workers\": [1], \"axes\": {\"io\": {\"path\": \"params.io_ms\", "
+             "\"values\": [1, 2]}}");
+  static const char *const cases[][2] = {
+    {"rows", ""},
+    {"axis", "1 set by a scenario axis; "},
+  };
+  for (int k = 0; k < 2; k++) {
+    char args[3 * PATH_MAX], want[4 * PATH_MAX], name[32], *err;
+    snprintf(name, sizeof name, "%s.json", cases[k][0]);
+    snprintf(args, sizeof args, "sensitivity '%s' --scales 1,0.5,0 -q -r 1 -o '%s'", at(name), at("o"));
+    ck_assert_int_eq(in_process(args, &err), 2);
+    snprintf(name, sizeof name, "%s-m.json", cases[k][0]);
+    snprintf(want, sizeof want, "tssim: sensitivity: none of the %d params named *_ms of %s can be scaled: %s1 "
+             "rejected by the model at a scale (the model rejects params.c_ms = 0 (scale 0): %s: classes[0].program[%d]"
+             ".rows: 40 rows for 0 ns of CPU: expected at most one row per ns); name fields with --param PATH or "
+             "--group NAME=PATH,..., or leave the scales the model rejects out of --scales\n", k + 1, at(name),
+             cases[k][1], at(name), k);
+    ck_assert_str_eq(err, want);
+    free(err);
+  }
+}
+END_TEST
+
 /* ---- optimize ---- */
 
 /* A job's 100 ms of CPU split between two pipeline stages on their own
@@ -923,6 +957,7 @@ Suite *explore_suite(void)
 {
   Suite *s = suite_create("explore");
   const TTest *const sens[] = {sensitivity_mm1_elasticity_is_one_over_one_minus_rho,
+                               sensitivity_says_why_every_ms_param_is_left_out,
                                sensitivity_fifo_wave_curve_is_linear_in_the_cost, sensitivity_turning_curve_is_noted,
                                sensitivity_identical_note_counts_the_points,
                                sensitivity_issue_command_writes_the_curve, sensitivity_is_the_same_for_any_jobs,

@@ -212,28 +212,46 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
   }
   if (o->nparams > 0)
     return 0;
+  size_t matched = 0, by_axis = 0, rejected = 0;
+  char first[1024] = ""; /* the first rejection's reason */
   for (const cJSON *c = params ? params->child : NULL; c; c = c->next) {
     size_t len = strlen(c->string);
     if (!cJSON_IsNumber(c) || len < 3 || strcmp(c->string + len - 3, "_ms") != 0)
       continue; /* a cost is a duration: counts and switches stay as they are */
+    matched++;
     char path[300];
     const char *pp = path;
     snprintf(path, sizeof path, "params.%s", c->string);
     ts_err inner;
     ts_sens_param *p = &w->params[w->nparams];
-    if (ts_sens_param_init(p, &w->ex.x, "--param", path, &pp, 1, &inner))
+    if (ts_sens_param_init(p, &w->ex.x, "--param", path, &pp, 1, &inner)) {
+      by_axis++;
       continue; /* an axis sets it */
+    }
     if (ts_sens_probe(&w->ex.x, spec, p, "note: left out", &inner)) {
       if (!o->x.run.quiet)
         fprintf(stderr, "tssim: %s\n", inner.msg);
+      if (!rejected++)
+        snprintf(first, sizeof first, "%s", inner.msg + strlen("note: left out: "));
       ts_sens_param_finish(p);
       continue;
     }
     w->nparams++;
   }
-  if (w->nparams == 0)
+  if (w->nparams == 0 && matched == 0)
     return ts_err_set(e, "sensitivity", NULL, "%s has no params named *_ms to scale: name fields with --param "
                       "PATH or --group NAME=PATH,...", w->ex.L.sc.model_path);
+  if (w->nparams == 0) { /* every one it has is left out: say why, not that it has none */
+    char why[1200] = "";
+    if (by_axis)
+      snprintf(why, sizeof why, "%zu set by a scenario axis%s", by_axis, rejected ? "; " : "");
+    if (rejected)
+      snprintf(why + strlen(why), sizeof why - strlen(why), "%zu rejected by the model at a scale (%s%.500s)",
+               rejected, rejected > 1 ? "the first: " : "", first);
+    return ts_err_set(e, "sensitivity", NULL, "none of the %zu params named *_ms of %s can be scaled: %s; name "
+                      "fields with --param PATH or --group NAME=PATH,...%s", matched, w->ex.L.sc.model_path, why,
+                      rejected ? ", or leave the scales the model rejects out of --scales" : "");
+  }
   return 0;
 }
 
