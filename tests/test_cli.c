@@ -690,6 +690,38 @@ START_TEST(cli_help_command_prints_its_help)
 }
 END_TEST
 
+/* Every script answers --help with its help: exit 0, text on stdout
+ * (scripts/fuzz-inputs --help died of a Python traceback, walkthrough 23
+ * item 9). */
+START_TEST(cli_every_script_prints_its_help)
+{
+  char *dir = tu_source_path("scripts");
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    char path[PATH_MAX + 300];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if (de->d_name[0] == '.' || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+      continue;
+    char *out, *first = tu_read_file(path, NULL);
+    int python = first && strncmp(first, "#!/usr/bin/env python3", 22) == 0;
+    free(first);
+    if (python && !tu_have("python3"))
+      continue;
+    int rc = tu_sh(&out, "'%s' --help 2>/dev/null", path);
+    ck_assert_msg(rc == 0 && strlen(out) > 40 && !strstr(out, "Traceback"), "%s --help: exit %d: %s", de->d_name, rc,
+                  out);
+    free(out);
+    n++;
+  }
+  closedir(d);
+  free(dir);
+  ck_assert_int_gt(n, 20);
+}
+END_TEST
+
 /* run --help lists every built-in metric, each gated one with what it needs
  * (groups_max and the pools' cores were missing). */
 START_TEST(cli_run_help_lists_every_metric)
@@ -1131,7 +1163,7 @@ Suite *cli_suite(void)
 {
   Suite *s = suite_create("cli");
   const TTest *const out[] = {cli_explain_numbers_of_one_line_are_distinct, cli_help_lists_exit_statuses, cli_run_help_lists_every_metric,
-                              cli_help_command_prints_its_help, NULL};
+                              cli_help_command_prints_its_help, cli_every_script_prints_its_help, NULL};
   const TTest *const results[] = {cli_run_removes_stale_plots,
                                   cli_output_is_a_file_exits_2,
                                   cli_output_that_cannot_exist_exits_2,
