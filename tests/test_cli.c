@@ -340,13 +340,13 @@ START_TEST(cli_common_mistakes_are_named)
     {"explain " RR " --set params.rows=3 --set 'classes[0].program[0].ms=0' --set params.c_ms=2",
      "tssim: models/rr-wave.json: classes[0].program[0].rows: 3 rows for 0 ns of CPU: expected at most one row per "
      "ns (from --set classes[0].program[0].ms=0)\n"},
-    {"run " RR " --set params.c_ms=0 -o /nonexistent/x",
+    {"run " RR " --set params.c_ms=0 -o /dev/null/x",
      "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
      "ns (from --set params.c_ms=0)\n"},
-    {"calibrate models/rr-wave.json models/baselines/zero-cache-wave.json --set params.c_ms=0 -o /nonexistent/x",
+    {"calibrate models/rr-wave.json models/baselines/zero-cache-wave.json --set params.c_ms=0 -o /dev/null/x",
      "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
      "ns (from --set params.c_ms=0)\n"},
-    {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --set params.trackr_ms=5 -o /nonexistent/x",
+    {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --set params.trackr_ms=5 -o /dev/null/x",
      "tssim: models/zero-cache.json: params.trackr_ms: no such parameter in params; did you mean \"tracker_ms\"? (from "
      "--set params.trackr_ms=5)\n"},
   };
