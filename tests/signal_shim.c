@@ -1,4 +1,4 @@
-/* LD_PRELOADed into a tssim by test_cli.c: the first rename of a temporary
+/* LD_PRELOADed into a tssim by test_cli_signals.c: the first rename of a temporary
  * (NAME.tmp.PID, io/atomic.c's commit), while it is still there, raises
  * SIGINT twice, as `timeout -s INT` then Ctrl-C would: the command's
  * handler records the first and, at the second, removes the temporaries of

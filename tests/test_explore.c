@@ -32,14 +32,10 @@ static void remove_tmp(void)
   tu_rmtree(tmp);
 }
 
-/* tmp/rel, in one of a few rotating buffers. */
+/* tmp/rel (testutil's rotating buffers). */
 static const char *at(const char *rel)
 {
-  static char buf[4][sizeof tmp + 256];
-  static int next;
-  char *b = buf[next++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", tmp, rel);
-  return b;
+  return tu_at(tmp, rel);
 }
 
 /* Write model as tmp/NAME-m.json and a scenario of it as tmp/NAME.json:

@@ -43,18 +43,6 @@ static int tssim_under(const char *prefix, const char *args, char **err)
   return tssim_to(prefix, args, "/dev/null", err);
 }
 
-/* Files in dir whose names a batch uses only while it runs (*.tmp.PID, *.old.PID). */
-static int leftovers(const char *dir)
-{
-  DIR *d = opendir(dir);
-  ck_assert_ptr_nonnull(d);
-  int n = 0;
-  for (struct dirent *de; (de = readdir(d));)
-    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".old.") != NULL;
-  closedir(d);
-  return n;
-}
-
 /* Into folder out (under limits prefix): a small run that fits, then one
  * whose samples do not (n = 1000, 270 KB a replication) on jobs threads:
  * exit status 3, one line naming samples.csv and why, and the small run's
@@ -76,7 +64,7 @@ static void full_disk(const char *prefix, const char *out, const char *why, int 
   free(err);
   char *after = tu_read_file(path, NULL);
   ck_assert_str_eq(before, after);
-  ck_assert_int_eq(leftovers(out), 0);
+  ck_assert_int_eq(tu_leftovers(out), 0);
   free(before);
   free(after);
 }
@@ -119,7 +107,7 @@ START_TEST(hard_calibrate_write_failure_exits_3)
   snprintf(want, sizeof want, "tssim: %s/made/sub/fitted.json: cannot write: ", tmp);
   ck_assert_msg(strstr(err, want) == err && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
   free(err);
-  ck_assert_int_eq(leftovers(tmp), 0);
+  ck_assert_int_eq(tu_leftovers(tmp), 0);
   snprintf(want, sizeof want, "%s/made", tmp);
   ck_assert_msg(access(want, F_OK) != 0, "%s was left", want);
   ck_assert_int_eq(access(tmp, F_OK), 0);
@@ -138,7 +126,7 @@ START_TEST(hard_trace_write_failure_removes_the_folders_it_made)
   snprintf(want, sizeof want, "tssim: %s/made/sub/t.json: cannot write: ", tmp);
   ck_assert_msg(strstr(err, want) == err && strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
   free(err);
-  ck_assert_int_eq(leftovers(tmp), 0);
+  ck_assert_int_eq(tu_leftovers(tmp), 0);
   static const char *const made[] = {"made", "page"};
   for (int i = 0; i < 2; i++) {
     snprintf(want, sizeof want, "%s/%s", tmp, made[i]);
@@ -339,7 +327,7 @@ START_TEST(hard_leftovers_of_killed_runs_are_cleaned)
   free(back);
   ck_assert_int_eq(access(live, F_OK), 0);
   ck_assert_int_eq(remove(live), 0);
-  ck_assert_int_eq(leftovers(outdir), 0);
+  ck_assert_int_eq(tu_leftovers(outdir), 0);
 }
 END_TEST
 
@@ -360,7 +348,7 @@ START_TEST(hard_second_run_waits_for_the_folder)
   snprintf(want, sizeof want, "tssim: %s: another tssim run is writing into this folder; waiting for it to finish\n",
            outdir);
   ck_assert_msg(appears(errfile, want, 120), "no waiting line");
-  ck_assert_int_eq(leftovers(outdir), 0); /* nothing written while it waits */
+  ck_assert_int_eq(tu_leftovers(outdir), 0); /* nothing written while it waits */
   snprintf(path, sizeof path, "%s/summary.csv", outdir);
   ck_assert_int_ne(access(path, F_OK), 0);
   ck_assert_int_eq(close(fd), 0);
@@ -398,12 +386,12 @@ START_TEST(hard_sensitivity_and_optimize_wait_for_the_folder)
     ck_assert_msg(appears(errfile, want, 120), "%s: no waiting line", cmds[c][1]);
     snprintf(path, sizeof path, "%s/%s", outdir, cmds[c][1]);
     ck_assert_int_ne(access(path, F_OK), 0); /* nothing written while it waits */
-    ck_assert_int_eq(leftovers(outdir), 1);
+    ck_assert_int_eq(tu_leftovers(outdir), 1);
     ck_assert_int_eq(close(fd), 0);
     ck_assert_int_eq(reap(pid), 0);
     ck_assert_int_eq(access(path, F_OK), 0);
     ck_assert_int_ne(access(dead, F_OK), 0);
-    ck_assert_int_eq(leftovers(outdir), 0);
+    ck_assert_int_eq(tu_leftovers(outdir), 0);
     snprintf(want, sizeof want, "tssim: %s: removed 1 temporary file(s) a run that did not finish left there (", outdir);
     ck_assert_msg(appears(errfile, want, 1), "%s: the dead run's temporary was not said to be removed", cmds[c][1]);
   }
@@ -448,7 +436,7 @@ START_TEST(hard_concurrent_runs_leave_one_whole_folder)
       ck_assert_double_eq(tu_table_num(&smp, r, "cpu_ms"), cpu);
     tu_table_free(&sum);
     tu_table_free(&smp);
-    ck_assert_int_eq(leftovers(outdir), 0);
+    ck_assert_int_eq(tu_leftovers(outdir), 0);
   }
 }
 END_TEST

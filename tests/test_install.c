@@ -25,11 +25,6 @@ static void staged(char *path, size_t cap, const char *var, const char *rel)
   ck_assert_int_lt(snprintf(path, cap, "%s%s/%s", stage, dir, rel), (int)cap);
 }
 
-static int exists(const char *path)
-{
-  return access(path, F_OK) == 0;
-}
-
 /* meson install the build this test belongs to into stage. */
 static void install(void)
 {
@@ -50,22 +45,22 @@ START_TEST(install_staged_tssim_runs_from_another_folder)
   install();
   staged(bin, sizeof bin, "TSSIM_INSTALL_BIN", "tssim");
   staged(plots, sizeof plots, "TSSIM_INSTALL_DATA", "tssim/plots");
-  ck_assert_msg(exists(bin), "not installed: %s", bin);
+  ck_assert_msg(tu_exists(bin), "not installed: %s", bin);
   /* the help names where the plot scripts' copies are installed */
   ck_assert_int_eq(tu_sh(&out, "'%s' --help", bin), 0);
   ck_assert_ptr_nonnull(strstr(out, strstr(plots, getenv("TSSIM_INSTALL_DATA"))));
   free(out);
   snprintf(path, sizeof path, "%s/wave.gp", plots);
-  ck_assert_msg(exists(path), "not installed: %s", path);
+  ck_assert_msg(tu_exists(path), "not installed: %s", path);
   /* a run from a folder without the sources: results, and plots when gnuplot is there */
   int rc = tu_sh(&out, "mkdir '%s/elsewhere' && cd '%s/elsewhere' && '%s' run '%s' --n 2 --workers 1 -o out -q",
                  tmpdir, tmpdir, bin, scenario);
   ck_assert_msg(rc == 0, "%s", out);
   free(out);
   snprintf(path, sizeof path, "%s/elsewhere/out/summary.csv", tmpdir);
-  ck_assert(exists(path));
+  ck_assert(tu_exists(path));
   snprintf(path, sizeof path, "%s/elsewhere/out/wave.png", tmpdir);
-  ck_assert_int_eq(exists(path), tu_have("gnuplot"));
+  ck_assert_int_eq(tu_exists(path), tu_have("gnuplot"));
   /* the installed copies of the plot scripts draw the same plots */
   if (tu_have("gnuplot")) {
     rc = tu_sh(&out, "cd '%s/elsewhere' && TSSIM_PLOTS_DIR='%s' '%s' run '%s' --n 2 --workers 1 -o out2 -q", tmpdir,
@@ -73,7 +68,7 @@ START_TEST(install_staged_tssim_runs_from_another_folder)
     ck_assert_msg(rc == 0, "%s", out);
     free(out);
     snprintf(path, sizeof path, "%s/elsewhere/out2/wave.png", tmpdir);
-    ck_assert(exists(path));
+    ck_assert(tu_exists(path));
   }
   /* the trace page */
   rc = tu_sh(&out, "cd '%s/elsewhere' && '%s' trace '%s' --n 2 --workers 1 -o t.json --html t.html", tmpdir, bin,
@@ -226,7 +221,7 @@ START_TEST(install_example_builds_with_pkg_config)
   staged(lib, sizeof lib, "TSSIM_INSTALL_LIB", "");
   snprintf(pc, sizeof pc, "PKG_CONFIG_PATH='%spkgconfig' PKG_CONFIG_SYSROOT_DIR='%s' pkg-config", lib, stage);
   snprintf(path, sizeof path, "%slibtssim.a", lib);
-  ck_assert_msg(exists(path), "not installed: %s", path);
+  ck_assert_msg(tu_exists(path), "not installed: %s", path);
   ck_assert_int_eq(tu_sh(&out, "%s --static --libs tssim", pc), 0);
   ck_assert_msg(strstr(out, "-ltssim") && strstr(out, "-lgsl") && strstr(out, "-lcjson"), "%s", out);
   free(out);

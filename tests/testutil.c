@@ -1,12 +1,14 @@
 #include "testutil.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -338,4 +340,51 @@ int tu_run_files(const char *tag, const char *model, const char *scenario, char 
   tu_write_file(path, scenario);
   snprintf(args, sizeof args, "run '%s' -o '%s/out' -q --no-plots", path, dir);
   return tu_tssim(args, out, err);
+}
+
+const char *tu_at(const char *dir, const char *rel)
+{
+  static char buf[8][PATH_MAX + 64];
+  static int next;
+  char *b = buf[next++ % 8];
+  ck_assert_int_lt(snprintf(b, sizeof buf[0], "%s/%s", dir, rel), (int)sizeof buf[0]);
+  return b;
+}
+
+const char *tu_write_at(const char *dir, const char *name, const char *text)
+{
+  const char *path = tu_at(dir, name);
+  tu_write_file(path, text);
+  return path;
+}
+
+int tu_exists(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+int tu_leftovers(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));)
+    n += strstr(de->d_name, ".tmp.") != NULL || strstr(de->d_name, ".old.") != NULL ||
+         strstr(de->d_name, ".log.") != NULL;
+  closedir(d);
+  return n;
+}
+
+int tu_plot_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    size_t l = strlen(de->d_name);
+    n += l > 4 && (strcmp(de->d_name + l - 4, ".png") == 0 || strcmp(de->d_name + l - 4, ".svg") == 0);
+  }
+  closedir(d);
+  return n;
 }

@@ -23,6 +23,17 @@ char *tu_source_path(const char *rel);
 void tu_mkdtemp(char *dir, size_t cap, const char *tag);
 /* Remove folder dir and everything in it. */
 void tu_rmtree(const char *dir);
+/* dir/rel, in one of a few rotating buffers (valid until 8 more calls). */
+const char *tu_at(const char *dir, const char *rel);
+/* Write text to dir/name (replacing it) and return that path (tu_at's). */
+const char *tu_write_at(const char *dir, const char *name, const char *text);
+/* Whether path names something (a file, a folder, ...). */
+int tu_exists(const char *path);
+/* Names in folder dir that a batch leaves only while it runs: "*.tmp.*",
+ * "*.old.*", ".*.log.*" (fails the test when dir cannot be read). */
+int tu_leftovers(const char *dir);
+/* Files named *.png or *.svg in folder dir. */
+int tu_plot_files(const char *dir);
 
 /* The bytes of file path, NUL-terminated (caller frees); their count into
  * *len when len is not NULL. */
