@@ -78,67 +78,90 @@ static void on_stop(int sig)
  * CK_FORK a test's process (in a process group of its own, which meson's
  * signals do not reach) went on writing in the folder the runner's rm -rf
  * was removing; and a tssim waiting for a results folder's lock (hard_faults)
- * made the removed folder again. The janitor, started before the folder is
- * made, a process of its own group, reads the pipe: the folder's path (with
- * its '\0', once made), then the runner's normal end ("E": it removed the
+ * made the removed folder again. The janitor, a process of its own group,
+ * makes the folder itself from template dir (mkdtemp), so no folder exists
+ * that it does not know of, and sends its path back (with its '\0'); then it
+ * reads the runner's pipe: the runner's normal end ("E": it removed the
  * folder; the janitor exits), or the end of the file when every process
  * holding the write end is gone (the runner and its forked test processes;
  * not the programs they exec, the end is close-on-exec). Then it waits for
- * the runner's process group to go (what a test started in it), for at
- * most 30 s, and removes the folder. Its output goes to /dev/null. Returns
- * the write end, or -1 (no janitor). */
-static int start_janitor(void)
+ * the runner's process group to go (what a test started in it), for at most
+ * 30 s, and removes the folder. Its output goes to /dev/null. Returns the
+ * write end with the folder's path in dir, or -1 (no janitor; dir as given). */
+static int start_janitor(char *dir, size_t cap)
 {
-  int fd[2];
-  if (pipe(fd) != 0)
+  int to[2], back[2];
+  if (pipe(to) != 0)
     return -1;
+  if (pipe(back) != 0) {
+    close(to[0]);
+    close(to[1]);
+    return -1;
+  }
   pid_t group = getpgrp(), pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
-    close(fd[1]);
+    close(to[1]);
+    close(back[0]);
     int null = open("/dev/null", O_RDWR);
     for (int i = 0; i < 3 && null >= 0; i++)
       dup2(null, i);
-    char msg[4097];
-    size_t len = 0;
-    for (ssize_t r = 1; r != 0 && len < sizeof msg;) {
-      r = read(fd[0], msg + len, sizeof msg - len);
-      if (r < 0 && errno != EINTR)
-        _exit(1);
-      len += r > 0 ? (size_t)r : 0;
+    signal(SIGPIPE, SIG_IGN); /* a runner gone before it read the path: EPIPE, not death */
+    if (!mkdtemp(dir))
+      _exit(1);
+    size_t len = strlen(dir) + 1;
+    if (write(back[1], dir, len) != (ssize_t)len) { /* the runner is gone: nobody will use it */
+      rmdir(dir);
+      _exit(1);
     }
-    const char *end = memchr(msg, '\0', len);
-    if (!end || end + 1 < msg + len)
-      _exit(0); /* no folder yet, or the runner's normal end ("E" after it) */
+    close(back[1]);
+    char c = 0;
+    ssize_t r;
+    while ((r = read(to[0], &c, 1)) < 0 && errno == EINTR)
+      ;
+    if (r == 1 && c == 'E')
+      _exit(0); /* the runner's normal end: it removed the folder */
     struct timespec tick = {0, 10000000};
     for (int i = 0; i < 3000 && kill(-group, 0) == 0; i++)
       nanosleep(&tick, NULL);
-    execl("/bin/rm", "rm", "-rf", msg, (char *)NULL);
+    execl("/bin/rm", "rm", "-rf", dir, (char *)NULL);
     _exit(127);
   }
-  close(fd[0]);
-  if (pid < 0) {
-    close(fd[1]);
+  close(to[0]);
+  close(back[1]);
+  char got[4096];
+  size_t len = 0;
+  for (ssize_t r = 1; r != 0 && len < sizeof got;) {
+    r = read(back[0], got + len, sizeof got - len);
+    if (r < 0 && errno != EINTR)
+      break;
+    len += r > 0 ? (size_t)r : 0;
+  }
+  close(back[0]);
+  if (pid < 0 || len == 0 || len > cap || got[len - 1] != '\0') { /* no janitor, or it could not make the folder */
+    close(to[1]);
     return -1;
   }
-  fcntl(fd[1], F_SETFD, FD_CLOEXEC);
-  return fd[1];
+  memcpy(dir, got, len);
+  fcntl(to[1], F_SETFD, FD_CLOEXEC);
+  return to[1];
 }
 
 int main(void)
 {
-  int janitor = start_janitor();
   const char *tmp = getenv("TMPDIR");
   char dir[4096];
-  if (snprintf(dir, sizeof dir, "%s/tssim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir ||
-      !mkdtemp(dir) || setenv("TMPDIR", dir, 1) != 0) {
+  if (snprintf(dir, sizeof dir, "%s/tssim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir) {
+    fprintf(stderr, "tssim test runner: temporary folder: TMPDIR too long\n");
+    return EXIT_FAILURE;
+  }
+  int janitor = start_janitor(dir, sizeof dir);
+  if ((janitor < 0 && !mkdtemp(dir)) || setenv("TMPDIR", dir, 1) != 0) {
     perror("tssim test runner: temporary folder");
     return EXIT_FAILURE;
   }
   snprintf(suite_dir, sizeof suite_dir, "%s", dir);
   runner_pid = getpid();
-  if (janitor >= 0 && write(janitor, dir, strlen(dir) + 1) != (ssize_t)strlen(dir) + 1)
-    perror("tssim test runner: janitor");
   struct sigaction sa = {.sa_handler = on_stop};
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
