@@ -21,7 +21,7 @@ static const ts_command commands[] = {
 static void usage(FILE *f)
 {
   fputs("tssim " TSSIM_VERSION " - discrete-event simulator of cooperative time-slice schedulers\n\n"
-        "usage: tssim COMMAND [ARGS]   (tssim COMMAND --help for each)\n\ncommands:\n",
+        "usage: tssim COMMAND [ARGS]   (tssim COMMAND --help, or tssim help COMMAND, for each)\n\ncommands:\n",
         f);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
