@@ -438,7 +438,8 @@ START_TEST(optimize_finds_the_balanced_pipeline_split)
   tu_table_read(&t, at("out/tried.csv"));
   ck_assert_str_eq(tu_table_cell(&t, 0, "stage"), "baseline");
   ck_assert_double_eq_tol(tu_table_num(&t, 0, "wave_ms"), 5.5 * 70 + 50, 1e-6); /* x = 0.5: a = 50, b = 70 */
-  ck_assert_int_ge(find_row(&t, "stage", "brent", 0), 10);                      /* after the baseline and 9 grid points */
+  ck_assert_int_eq(find_row(&t, "params.split", "0.5", 1), -1); /* the grid's 0.5 is the baseline: not run twice */
+  ck_assert_int_ge(find_row(&t, "stage", "brent", 0), 9);        /* after the baseline and 8 grid points */
   tu_table_free(&t);
 }
 END_TEST
@@ -555,7 +556,7 @@ START_TEST(optimize_chooses_among_values)
   tu_table t;
   tu_table_read(&t, at("b/tried.csv"));
   int first = find_row(&t, "replications", "2", 0);
-  ck_assert_int_eq(first, 21); /* the baseline and 20 values at 1, then the better half at 2 */
+  ck_assert_int_eq(first, 20); /* the baseline (10) and the 19 other values at 1, then the better half at 2 */
   ck_assert_str_eq(tu_table_cell(&t, first + 1, "stage"), "halving");
   tu_table_free(&t);
 }
@@ -756,6 +757,46 @@ START_TEST(optimize_the_scenarios_own_setting_can_be_the_best)
     ck_assert_double_eq_tol(json_num(best, "params.x"), 0.001, 1e-12);
     free(best);
   }
+}
+END_TEST
+
+/* A setting with the scenario's own values is its trial, run once and
+ * named so: the slices' own q = 10 among --grid 3 over [1, 19] or
+ * --choice 2,10,20 (it was a second trial, a finalist "tied" with the best).
+ * A field whose own value is an expression ($x) is written as the model
+ * has it, never nan or null. */
+START_TEST(optimize_names_the_scenarios_own_setting_once)
+{
+  write_case("slices", slices, "\"n\": [1], \"workers\": [1]");
+  static const char *const over[] = {"--field worker.threshold_ms=1:19 --grid 3", "--choice worker.threshold_ms=2,10,20"};
+  for (int k = 0; k < 2; k++) {
+    char *out;
+    ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' --maximize wave_ms@small %s --no-plots -o '%s'",
+                               at("slices.json"), over[k], at("s")),
+                     0);
+    const char *own = strstr(out, "worker.threshold_ms=10 (the scenario's own)");
+    ck_assert_msg(own && !strstr(own + 1, "worker.threshold_ms=10"), "%s", out);
+    free(out);
+    tu_table t;
+    tu_table_read(&t, at("s/tried.csv"));
+    ck_assert_int_eq(t.nrows, 4 - k); /* the baseline, 1 (2) and 19 (20); Brent's 14.5 */
+    ck_assert_int_eq(find_row(&t, "worker.threshold_ms", "10", 1), -1);
+    tu_table_free(&t);
+  }
+  write_case("one", onejob, "\"n\": [1], \"workers\": [1]");
+  char *out;
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "optimize '%s' --minimize wave_ms --field 'classes[0].program[0].ms=0.1:20' "
+                             "--no-plots -o '%s'", at("one.json"), at("e")),
+                   0);
+  ck_assert_msg(strstr(out, ": --set classes[0].program[0].ms=$x (the scenario's own)\n"), "%s", out);
+  free(out);
+  char *best = tu_read_file(at("e/best.json"), NULL);
+  ck_assert_msg(strstr(best, "\"classes[0].program[0].ms\":\t\"$x\""), "%s", best);
+  free(best);
+  tu_table t;
+  tu_table_read(&t, at("e/tried.csv"));
+  ck_assert_str_eq(tu_table_cell(&t, 0, "classes[0].program[0].ms"), "$x");
+  tu_table_free(&t);
 }
 END_TEST
 
@@ -964,7 +1005,7 @@ Suite *explore_suite(void)
                               optimize_searches_a_field_of_a_kept_axis_value, optimize_chooses_among_values, optimize_two_objectives_give_the_front,
                               optimize_leaves_one_run_in_its_folder,
                               optimize_race_grows_replications_where_close, optimize_reports_the_best_feasible_setting,
-                              optimize_the_scenarios_own_setting_can_be_the_best,
+                              optimize_the_scenarios_own_setting_can_be_the_best, optimize_names_the_scenarios_own_setting_once,
                               optimize_metric_names_one_point, optimize_refuses_a_bad_point,
                               optimize_is_the_same_for_any_jobs,
                               optimize_refuses_bad_input, NULL};

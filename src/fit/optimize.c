@@ -34,6 +34,8 @@ typedef struct opt {
   ts_fit_param *map;    /* [nfields]: the bounded map of fit/minimize.h */
   int *arm;             /* scratch: one arm's choice indexes */
   double *own_x;        /* [nfields]: the scenario's own setting (the baseline's trial records it) */
+  double *own_r;        /* [nfields]: own_x as a searched value would be (round7 within the field's
+                           bounds; NAN when not a number or outside them) */
   int *own_c;           /* [nchoices] */
 } opt;
 
@@ -44,10 +46,26 @@ typedef struct setting {
   const int *c;
 } setting;
 
+/* Whether s is the scenario's own setting: the baseline, or values equal
+ * to its own after the same rounding (so it is not run twice). */
+static int is_own(const opt *o, setting s)
+{
+  if (!s.x)
+    return 1;
+  for (size_t f = 0; f < o->spec->nfields; f++)
+    if (!(s.x[f] == o->own_r[f]))
+      return 0;
+  for (size_t j = 0; j < o->spec->nchoices; j++)
+    if (s.c[j] != o->own_c[j])
+      return 0;
+  return 1;
+}
+
 static int same_sets(const opt *o, setting a, setting b)
 {
-  if (!a.x || !b.x)
-    return !a.x && !b.x;
+  int ao = is_own(o, a), bo = is_own(o, b);
+  if (ao || bo)
+    return ao && bo;
   return memcmp(a.x, b.x, o->spec->nfields * sizeof *a.x) == 0 &&
          memcmp(a.c, b.c, o->spec->nchoices * sizeof *a.c) == 0;
 }
@@ -636,6 +654,9 @@ static size_t with_own(const opt *o, setting *fin, size_t n, int reps)
   long b = find(o, (setting){NULL, NULL}, reps), w = n ? find(o, fin[n - 1], reps) : -1;
   if (b < 0 || o->r->t[b].score >= FAILED_SCORE)
     return n;
+  for (size_t i = 0; i < n; i++)
+    if (is_own(o, fin[i])) /* an arm with the scenario's own values is its trial already */
+      return n;
   if (n < (size_t)o->spec->finalists)
     n++;
   else if (!(w >= 0 && o->r->t[b].score < o->r->t[w].score))
@@ -736,13 +757,14 @@ static size_t measured_as(const ts_opt_spec *sp, const ts_opt_result *r, const t
 static int names(const ts_opt_spec *sp, ts_opt_result *r)
 {
   r->field = calloc(sp->nfields + 1, sizeof *r->field);
+  r->own_text = calloc(sp->nfields + 1, sizeof *r->own_text);
   r->choice = calloc(sp->nchoices + 1, sizeof *r->choice);
   r->label = calloc(sp->nchoices + 1, sizeof *r->label);
   r->nlabels = calloc(sp->nchoices + 1, sizeof *r->nlabels);
   r->metric = calloc((size_t)sp->nobjectives + sp->nconstraints + 1, sizeof *r->metric);
   r->constraint = calloc(sp->nconstraints + 1, sizeof *r->constraint);
   r->constraint_metric = calloc(sp->nconstraints + 1, sizeof *r->constraint_metric);
-  if (!r->field || !r->choice || !r->label || !r->nlabels || !r->metric || !r->constraint || !r->constraint_metric)
+  if (!r->field || !r->own_text || !r->choice || !r->label || !r->nlabels || !r->metric || !r->constraint || !r->constraint_metric)
     return -1;
   for (; r->nfields < sp->nfields; r->nfields++)
     if (!(r->field[r->nfields] = strdup(sp->fields[r->nfields].path)))
@@ -781,16 +803,24 @@ static cJSON *choice_json(const char *v)
   return j ? j : cJSON_CreateString(v);
 }
 
-/* The label of value node, not one of choice j's given values: a string's
- * own text (when it does not read as JSON), else its JSON text. Appended
- * to r's labels of j; returns its index, or -1 out of memory. */
-static int add_label(ts_opt_result *r, size_t j, const cJSON *node)
+/* The text of the model's value node (a new string, or NULL out of
+ * memory): a string's own text (when it does not read as JSON, e.g. an
+ * expression "$join_ms"), else its JSON text. */
+static char *own_text(const cJSON *node)
 {
   cJSON *probe = cJSON_IsString(node) ? cJSON_Parse(node->valuestring) : NULL;
   char *text = cJSON_IsString(node) && !probe ? strdup(node->valuestring)
                : node                         ? cJSON_PrintUnformatted(node)
                                               : strdup("null");
   cJSON_Delete(probe);
+  return text;
+}
+
+/* The label of value node, not one of choice j's given values (own_text).
+ * Appended to r's labels of j; returns its index, or -1 out of memory. */
+static int add_label(ts_opt_result *r, size_t j, const cJSON *node)
+{
+  char *text = own_text(node);
   char **l = text ? realloc(r->label[j], (r->nlabels[j] + 1) * sizeof *l) : NULL;
   if (!l) {
     free(text);
@@ -801,8 +831,9 @@ static int add_label(ts_opt_result *r, size_t j, const cJSON *node)
   return (int)r->nlabels[j]++;
 }
 
-/* The scenario's own setting (what the baseline runs) into o->own_x and
- * o->own_c: each field's value in x's model (NAN when it is not a number),
+/* The scenario's own setting (what the baseline runs) into o->own_x, own_r
+ * and own_c: each field's value in x's model (NAN when it is not a number,
+ * whose text goes into r's own_text),
  * each choice field's value as the index of the given value it equals, or
  * of a label added for it (add_label). Returns 0, or -1 out of memory. */
 static int own_setting(opt *o, const ts_explore *x)
@@ -810,7 +841,11 @@ static int own_setting(opt *o, const ts_explore *x)
   const ts_opt_spec *sp = o->spec;
   for (size_t f = 0; f < sp->nfields; f++) {
     const cJSON *node = ts_json_get_path(x->tree, sp->fields[f].path);
+    const ts_opt_field *fd = &sp->fields[f];
     o->own_x[f] = cJSON_IsNumber(node) ? node->valuedouble : NAN;
+    o->own_r[f] = o->own_x[f] >= fd->lo && o->own_x[f] <= fd->hi ? round7(o->own_x[f], fd->lo, fd->hi) : NAN;
+    if (!cJSON_IsNumber(node) && !(o->r->own_text[f] = own_text(node)))
+      return -1;
   }
   for (size_t j = 0; j < sp->nchoices; j++) {
     const cJSON *node = ts_json_get_path(x->tree, sp->choices[j].path);
@@ -840,11 +875,12 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
     o.narms *= spec->choices[j].nvalues;
   o.map = calloc(spec->nfields + 1, sizeof *o.map);
   o.own_x = calloc(spec->nfields + 1, sizeof *o.own_x);
+  o.own_r = calloc(spec->nfields + 1, sizeof *o.own_r);
   o.own_c = calloc(spec->nchoices + 1, sizeof *o.own_c);
   int *cs = calloc(o.narms * spec->nchoices + 1, sizeof *cs);
   setting *fin = malloc((o.narms + 1) * sizeof *fin);
-  if (!o.map || !o.own_x || !o.own_c || !cs || !fin || names(spec, r) || own_setting(&o, x)) {
-    free(o.map), free(o.own_x), free(o.own_c), free(cs), free(fin);
+  if (!o.map || !o.own_x || !o.own_r || !o.own_c || !cs || !fin || names(spec, r) || own_setting(&o, x)) {
+    free(o.map), free(o.own_x), free(o.own_r), free(o.own_c), free(cs), free(fin);
     snprintf(err, cap, "out of memory");
     return TS_SWEEP_NOMEM;
   }
@@ -865,6 +901,6 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
       search(&o, cs);
     }
   }
-  free(o.map), free(o.own_x), free(o.own_c), free(cs), free(fin);
+  free(o.map), free(o.own_x), free(o.own_r), free(o.own_c), free(cs), free(fin);
   return o.rc;
 }

@@ -175,15 +175,27 @@ static void tried_header(FILE *f, const ts_opt_result *r)
   fputs(",feasible\n", f);
 }
 
+/* Field k's value in trial t as written (buf: room for a number): %.7g, or
+ * the model's own text where the scenario's own value is not a number (an
+ * expression such as "$join_ms"), never nan. */
+static const char *field_value(const ts_opt_result *r, const ts_opt_trial *t, size_t k, char *buf, size_t cap)
+{
+  if (t->x && isfinite(t->x[k])) {
+    snprintf(buf, cap, "%.7g", t->x[k]);
+    return buf;
+  }
+  return r->own_text && r->own_text[k] ? r->own_text[k] : "";
+}
+
 static void tried_row(FILE *f, const ts_opt_result *r, size_t i)
 {
   const ts_opt_trial *t = &r->t[i];
+  char v[32];
   fprintf(f, "%zu,%s,%d", i, ts_compare_stage_name(t->stage), t->replications);
-  for (size_t k = 0; k < r->nfields; k++)
-    if (t->x && isfinite(t->x[k]))
-      fprintf(f, ",%.7g", t->x[k]);
-    else
-      fputc(',', f);
+  for (size_t k = 0; k < r->nfields; k++) {
+    fputc(',', f);
+    ts_report_csv_field(f, field_value(r, t, k, v, sizeof v));
+  }
   for (size_t j = 0; j < r->nchoices; j++) {
     fputc(',', f);
     if (t->choice)
@@ -238,9 +250,10 @@ void ts_report_opt_pareto_csv(FILE *f, const ts_opt_result *r)
 static void setting_text(const ts_opt_result *r, const ts_opt_trial *t, const char *sep, char *buf, size_t cap)
 {
   size_t len = 0;
+  char v[32];
   buf[0] = '\0';
   for (size_t k = 0; t->x && k < r->nfields && len < cap; k++, len = strlen(buf))
-    snprintf(buf + len, cap - len, "%s%s=%.7g", len ? sep : "", r->field[k], t->x[k]);
+    snprintf(buf + len, cap - len, "%s%s=%s", len ? sep : "", r->field[k], field_value(r, t, k, v, sizeof v));
   for (size_t j = 0; t->choice && j < r->nchoices && len < cap; j++, len = strlen(buf))
     snprintf(buf + len, cap - len, "%s%s=%s", len ? sep : "", r->choice[j], r->label[j][t->choice[j]]);
   if (t->stage == TS_OPT_STAGE_BASELINE && len < cap)
@@ -357,6 +370,13 @@ static cJSON *metrics_json(const ts_opt_result *r, const ts_opt_trial *t)
   return o;
 }
 
+/* A setting's value text as the model reads it: JSON when all of it is, else the string. */
+static cJSON *json_value(const char *text)
+{
+  cJSON *v = cJSON_Parse(text);
+  return v ? v : cJSON_CreateString(text);
+}
+
 cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r)
 {
   cJSON *root = cJSON_CreateObject();
@@ -384,13 +404,11 @@ cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r)
     cJSON *set = cJSON_AddObjectToObject(root, "setting");
     for (size_t k = 0; set && k < r->nfields; k++) {
       char v[32];
-      snprintf(v, sizeof v, "%.7g", t->x[k]);
-      cJSON_AddNumberToObject(set, r->field[k], strtod(v, NULL));
+      const char *text = field_value(r, t, k, v, sizeof v);
+      cJSON_AddItemToObject(set, r->field[k], text == v ? cJSON_CreateNumber(strtod(v, NULL)) : json_value(text));
     }
-    for (size_t j = 0; set && j < r->nchoices; j++) {
-      cJSON *v = cJSON_Parse(r->label[j][t->choice[j]]);
-      cJSON_AddItemToObject(set, r->choice[j], v ? v : cJSON_CreateString(r->label[j][t->choice[j]]));
-    }
+    for (size_t j = 0; set && j < r->nchoices; j++)
+      cJSON_AddItemToObject(set, r->choice[j], json_value(r->label[j][t->choice[j]]));
     cJSON_AddNumberToObject(root, "replications", t->replications);
     cJSON_AddItemToObject(root, "metrics", metrics_json(r, t));
   }

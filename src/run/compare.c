@@ -203,6 +203,7 @@ void ts_compare_opt_finish(ts_opt_result *r)
   if (!r)
     return;
   free_names(r->field, r->nfields);
+  free_names(r->own_text, r->nfields);
   for (size_t i = 0; r->label && i < r->nchoices; i++)
     free_names(r->label[i], r->nlabels[i]);
   free(r->label);

@@ -118,6 +118,8 @@ const char *ts_compare_stage_name(int stage);
 typedef struct ts_opt_result {
   char **field;
   size_t nfields;
+  char **own_text;      /* [nfields]: the scenario's own value where it is not a number (the model's
+                           text, e.g. "$join_ms"; the baseline's x is NAN there), else NULL */
   char **choice;
   size_t nchoices;
   char ***label;        /* [nchoices][nlabels[i]]: the values given, then the scenario's own when it is none of them */
