@@ -632,6 +632,40 @@ START_TEST(contention_channel_deadlock_exits_1)
 }
 END_TEST
 
+/* Names of 90 characters (up to 100 are allowed) are shown to 40 in a
+ * deadlock's message, so its entries stay whole and the count of the others
+ * stays: a cycle through a lock of capacity 2 (case 1 of
+ * contention_deadlock_names_the_holders). run said "... held by hhh...h #0
+ * and hhhhhhh" (cut in the second holder, without "; and 3 more"); trace cut
+ * the same way. */
+START_TEST(contention_deadlock_long_names_keep_the_count)
+{
+  char g[91], h[91], h40[41], model[1200], holders[200], dir[256], *err;
+  memset(g, 'g', 90), memset(h, 'h', 90), memset(h40, 'h', 40);
+  g[90] = h[90] = h40[40] = '\0';
+  snprintf(model, sizeof model,
+           "{\"locks\": [{\"name\": \"s\", \"scope\": \"shared\", \"capacity\": 2}, {\"name\": \"t\", \"scope\": \"shared\"}],"
+           " \"classes\": [{\"name\": \"%s\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"t\"}, {\"op\": \"cpu\","
+           " \"ms\": 1}, {\"op\": \"lock\", \"lock\": \"s\"}, {\"op\": \"unlock\", \"lock\": \"s\"}, {\"op\": \"unlock\", \"lock\":"
+           " \"t\"}]}, {\"name\": \"%s\", \"count\": 3, \"program\": [{\"op\": \"lock\", \"lock\": \"s\"}, {\"op\": \"cpu\","
+           " \"ms\": 1}, {\"op\": \"lock\", \"lock\": \"t\"}, {\"op\": \"unlock\", \"lock\": \"t\"}, {\"op\": \"unlock\", \"lock\":"
+           " \"s\"}]}]}",
+           g, h);
+  snprintf(holders, sizeof holders, "waiting for lock \"s\" held by %s #0 and %s #1;", h40, h40);
+  ck_assert_int_eq(tu_run_files("deadlock", model, "{\"name\": \"d\", \"model\": \"m.json\", \"n\": [1], \"workers\": [4]}",
+                                dir, sizeof dir, NULL, &err),
+                   1);
+  const char *end = err + strlen(err);
+  ck_assert_msg(strstr(err, holders) && end - err > 13 && strcmp(end - 13, "; and 3 more\n") == 0, "%s", err);
+  ck_assert_msg(strchr(err, '\n') == end - 1, "more than one line: %s", err);
+  free(err);
+  ck_assert_int_eq(tu_tssimf(NULL, &err, "trace '%s/s.json' -o '%s/trace'", dir, dir), 1);
+  ck_assert_msg(strstr(err, holders) && strstr(err, " more (the trace shows where they stuck)\n"), "%s", err);
+  free(err);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* ---- bad input ---- */
 
 START_TEST(contention_bad_input_named)
@@ -868,6 +902,7 @@ Suite *contention_suite(void)
                                       contention_call_concurrency_two_overlaps, NULL};
   const TTest *const errors[] = {contention_mutex_order_cycle_refused,
                                         contention_channel_deadlock_exits_1, contention_deadlock_names_the_holders,
+                                        contention_deadlock_long_names_keep_the_count,
                                         contention_bad_input_named,
                                         contention_hop_out_of_range_named, contention_examples_run,
                                         contention_idle_bad_input_named, contention_idle_example_deterministic, NULL};

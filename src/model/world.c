@@ -843,6 +843,20 @@ void ts__world_nomem(ts_world *w)
   w->sim.failed = TS_SIM_NOMEM;
 }
 
+/* A deadlock's message shows names (classes, locks, channels, servers: up
+ * to 100 characters) to STUCK_NAME characters, so that an entry is short
+ * enough to stay whole. */
+#define STUCK_NAME 40
+/* held_by's worst case: " (instance -2147483648)" (23), " held by " NAME
+ * " #-2147483648" (62), " and " NAME " #-2147483648" (58), " and -2147483648
+ * more" (21), the NUL. */
+#define HELD_CAP (23 + 62 + 58 + 21 + 1)
+/* waits_on's worst case: "waiting for lock \"" NAME "\"" then held_by's
+ * (a channel's or a server's wait is shorter: a state's name is short). */
+#define WHAT_CAP (18 + STUCK_NAME + 1 + HELD_CAP)
+/* The room ts_world_stuck keeps for "; and -2147483648 more" and the NUL. */
+#define MORE_ROOM 24
+
 /* Which instance of lock decl actor a waits on and who holds it, as words
  * after the wait: " held by ab #0" (its class and index), " held by ab #0 and
  * ab #1", " held by ab #0, ab #1 and 3 more" (a lock of capacity > 1: the
@@ -866,8 +880,8 @@ static void held_by(const ts_world *w, const ts_actor *a, int decl, char *buf, s
   int len = m->locks[decl].scope == TS_SCOPE_INDEXED ? snprintf(buf, cap, " (instance %d)", inst) : 0;
   for (int j = 0; j < n && j < 2 && len >= 0 && (size_t)len < cap; j++) {
     h = ts_world_actor_at(w, first[j]);
-    len += snprintf(buf + len, cap - (size_t)len, "%s%s #%d", j == 0 ? " held by " : n == 2 ? " and " : ", ",
-                    m->classes[h->klass].name, h->index);
+    len += snprintf(buf + len, cap - (size_t)len, "%s%.*s #%d", j == 0 ? " held by " : n == 2 ? " and " : ", ",
+                    STUCK_NAME, m->classes[h->klass].name, h->index);
   }
   if (n > 2 && len >= 0 && (size_t)len < cap)
     snprintf(buf + len, cap - (size_t)len, " and %d more", n - 2);
@@ -880,19 +894,19 @@ static void waits_on(const ts_world *w, const ts_actor *a, char *buf, size_t cap
   const ts_class *k = &m->classes[a->klass];
   const ts_step *s = a->pc < (int)k->nsteps ? &k->steps[a->pc] : NULL;
   const char *what = ts_state_get(a->state)->name;
-  char holders[160];
+  char holders[HELD_CAP];
   if (s && (a->state == TS_ACTOR_LOCK_WAIT || a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
     held_by(w, a, s->ref, holders, sizeof holders);
   if (s && a->state == TS_ACTOR_LOCK_WAIT)
-    snprintf(buf, cap, "waiting for lock \"%s\"%s", m->locks[s->ref].name, holders);
+    snprintf(buf, cap, "waiting for lock \"%.*s\"%s", STUCK_NAME, m->locks[s->ref].name, holders);
   else if (s && (a->state == TS_ACTOR_MUTEX_PARK || a->state == TS_ACTOR_SPIN))
-    snprintf(buf, cap, "parked on mutex \"%s\"%s", m->locks[s->ref].name, holders);
+    snprintf(buf, cap, "parked on mutex \"%.*s\"%s", STUCK_NAME, m->locks[s->ref].name, holders);
   else if (s && a->state == TS_ACTOR_CHAN_WAIT && s->ref < 0)
     snprintf(buf, cap, "pending (a wake from a channel it registered on)");
   else if (s && a->state == TS_ACTOR_CHAN_WAIT)
-    snprintf(buf, cap, "%s \"%s\"", what, m->chans[s->ref].name);
+    snprintf(buf, cap, "%s \"%.*s\"", what, STUCK_NAME, m->chans[s->ref].name);
   else if (s && a->state == TS_ACTOR_CALL_WAIT)
-    snprintf(buf, cap, "%s from server \"%s\"", what, m->servers[s->ref].name);
+    snprintf(buf, cap, "%s from server \"%.*s\"", what, STUCK_NAME, m->servers[s->ref].name);
   else
     snprintf(buf, cap, "%s", what);
 }
@@ -907,19 +921,20 @@ void ts_world_stuck(const ts_world *w, char *buf, size_t cap, int max)
     stuck++;
     if (shown >= max || len + 1 >= cap)
       continue;
-    char what[320], one[480];
+    char what[WHAT_CAP], one[WHAT_CAP + 256];
     waits_on(w, a, what, sizeof what);
-    int r = snprintf(one, sizeof one, "%s%s #%d (actor %d, step %s): %s", shown ? "; " : "",
+    int r = snprintf(one, sizeof one, "%s%.*s #%d (actor %d, step %s): %s", shown ? "; " : "", STUCK_NAME,
                      w->model->classes[a->klass].name, a->index, a->id,
                      a->pc < (int)w->model->classes[a->klass].nsteps ? w->model->classes[a->klass].steps[a->pc].where
                                                                       : "end",
                      what);
     /* whole entries only, with room left for the count of the others */
-    if (shown && (r < 0 || (size_t)r >= sizeof one || len + (size_t)r + 20 >= cap)) {
+    if (shown && (r < 0 || (size_t)r >= sizeof one || len + (size_t)r + MORE_ROOM > cap)) {
       len = cap;
       continue;
     }
-    snprintf(buf + len, cap - len, "%s", one); /* (the first, cut when it must be) */
+    /* (the first, cut when it must be, short of that room too) */
+    snprintf(buf + len, cap > MORE_ROOM ? cap - MORE_ROOM : cap, "%s", one);
     len = strlen(buf);
     shown++;
   }

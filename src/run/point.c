@@ -139,9 +139,10 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
     rc = TS_WORLD_NOMEM;
   if (rc != 0) {
     if (rc == TS_WORLD_STUCK) {
-      char who[300];
+      static const char said[] = "the simulation deadlocked: ";
+      char who[sizeof o->why - sizeof said + 1]; /* all of it fits in why, "; and N more" included */
       ts_world_stuck(&w, who, sizeof who, 4);
-      snprintf(o->why, sizeof o->why, "the simulation deadlocked: %s", who);
+      snprintf(o->why, sizeof o->why, "%s%s", said, who);
     } else if (c.failed) {
       ts__vals_why(c.failed, o->why, sizeof o->why);
     } else if (c.samples_failed) {
