@@ -277,16 +277,19 @@ END_TEST
  * line, the results written. sensitivity, optimize (--no-plots, or one
  * objective: no plot) and calibrate exited 0 saying nothing, where run said
  * "nothing was left to do" and exited 130; a run with plots names them not
- * drawn (the signal came before them). */
+ * drawn (the signal came before them). So do a shard's run (--shard 1/2
+ * exited 0 saying nothing) and trace (which said "the trace was written
+ * whole"), naming its file. */
 START_TEST(cli_signal_after_the_results_is_said_alike)
 {
   const char *shim = getenv("TSSIM_SIGNAL_SHIM");
   ck_assert_msg(shim != NULL, "TSSIM_SIGNAL_SHIM is not set (tests/meson.build)");
-  char o[7][PATH_MAX + 64];
-  static const char *const names[] = {"run", "plots", "sens", "sensplot", "opt", "opt1", "fitted.json"};
+  char o[9][PATH_MAX + 64];
+  static const char *const names[] = {"run", "plots", "sens", "sensplot", "opt", "opt1", "fitted.json", "shard",
+                                      "t.json"};
   static const char *const written[] = {"summary.csv", "summary.csv", "curve.csv", "curve.csv", "tried.csv",
-                                        "best.json", NULL};
-  for (int i = 0; i < 7; i++)
+                                        "best.json", NULL, "partial.json", NULL};
+  for (int i = 0; i < 9; i++)
     snprintf(o[i], sizeof o[i], "%s/%s", tmp, names[i]);
   const char *const cmds[][20] = {
     {"run", "tests/data/exp.json", "-q", "--no-plots", "-o", o[0], NULL},
@@ -300,22 +303,24 @@ START_TEST(cli_signal_after_the_results_is_said_alike)
     {"optimize", "tests/data/exp.json", "-q", "-o", o[5], "--minimize", "wave_ms", "--grid", "3", "--max-evals", "3",
      "--field", "classes[0].program[0].ms=0.5:1", NULL},
     {"calibrate", "models/zero-cache.json", "models/baselines/zero-cache-wave.json", "--starts", "0", "--max-iter", "1",
-     "-r", "1", "-q", "-o", o[6], NULL}};
+     "-r", "1", "-q", "-o", o[6], NULL},
+    {"run", "tests/data/exp.json", "-q", "--shard", "1/2", "-o", o[7], NULL},
+    {"trace", "tests/data/exp.json", "-o", o[8], NULL}};
   const char *const says[] = {
     "nothing was left to do",
     "the plots were not drawn (the previous run's plots were removed with its results; run again to draw them)",
     "nothing was left to do", "the plot sensitivity was not drawn", "nothing was left to do",
-    "nothing was left to do", "nothing was left to do"};
+    "nothing was left to do", "nothing was left to do", "nothing was left to do", "nothing was left to do"};
   ck_assert_int_eq(setenv("TSSIM_SIGNAL_SHIM_ONCE", "1", 1), 0);
   for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
     pid_t pid = spawn_with(cmds[c], shim);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-    char *err = tu_read_file(at("err"), NULL), want[8 * PATH_MAX];
+    char *err = tu_read_file(at("err"), NULL), want[sizeof o + 256];
     snprintf(want, sizeof want, "tssim: interrupted: the results are written in %s; %s\n", o[c], says[c]);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "tssim %s: status %d: %s", cmds[c][0], status, err);
     ck_assert_msg(strcmp(err, want) == 0, "tssim %s said %s", cmds[c][0], err);
-    char path[8 * PATH_MAX];
+    char path[sizeof o + 256];
     snprintf(path, sizeof path, "%s%s%s", o[c], written[c] ? "/" : "", written[c] ? written[c] : "");
     ck_assert_msg(tu_exists(path), "%s is not written", path);
     free(err);

@@ -161,7 +161,8 @@ int ts_cli_run_plots_said(const char *outdir, int plots, int drawn, const char *
  * a holds (rows from header_bytes on; point i's end at point_end[i];
  * samples_hash the ts_cli_fnv1a of those rows, all of them in file order).
  * The folder's summary.csv and summary.json, if any, go. Returns the exit
- * status (a is aborted on failure). */
+ * status (a is aborted on failure; a signal that came as it was committed:
+ * ts_cli_interrupt_written's line and the interrupt's status). */
 int ts_cli_partial_commit(struct ts_atomic *a, const char *outdir, int argc, char **argv, const ts_run_opts *o,
                           const struct ts_sweep *s, uint64_t header_bytes, const uint64_t *point_end,
                           uint64_t samples_hash, int quiet);

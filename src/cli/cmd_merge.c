@@ -195,7 +195,7 @@ int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **arg
   if (!quiet)
     printf("wrote %s/partial.json%s (tssim merge combines the %d shards)\n", outdir, o->samples ? ", samples.csv" : "",
            o->shards);
-  return 0;
+  return ts_cli_interrupt_written(outdir, NULL, NULL); /* a signal that came as it was written: said, as tssim run */
 }
 
 /* ---- merging ---- */

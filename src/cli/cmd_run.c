@@ -81,8 +81,8 @@ static void usage(FILE *f)
         "SIGINT (Ctrl-C) or SIGTERM stops the sweep after the replications in progress;\n"
         "once the results are written, it stops the plots: gnuplot is stopped, no plot is\n"
         "left half drawn, and one line names the plots not drawn. A signal that came after\n"
-        "them (or with --no-plots) still exits 130 or 143, one line saying the results are\n"
-        "written.\n"
+        "them (or with --no-plots or --shard) still exits 130 or 143, one line saying the\n"
+        "results are written.\n"
         "\n" TS_CLI_EXIT_HELP_INTERRUPT,
         f);
 }

@@ -1,5 +1,6 @@
 /* tssim trace: record one sweep point and write it as a Chrome trace. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,12 +81,10 @@ static int write_trace(void *ctx, const ts_cli_point *p, const ts_timeline *tl)
          t->out, p->opt.n, p->opt.workers, tl->nactors, tl->nactors == 1 ? "" : "s", ts_time_to_ms(tl->end), tl->npieces);
   if (t->html)
     printf("wrote %s: the same trace as a page for any browser, offline\n", t->html);
-  if (ts_cli_interrupted()) {
-    fflush(stdout);
-    fprintf(stderr, "tssim: interrupted: the trace was written whole\n");
-    return ts_cli_interrupt_status();
-  }
-  return 0;
+  /* a signal that came as they were written: said as by every command */
+  char both[2 * PATH_MAX + 8];
+  snprintf(both, sizeof both, "%s%s%s", t->out, t->html ? " and " : "", t->html ? t->html : "");
+  return ts_cli_interrupt_written(both, NULL, NULL);
 }
 
 /* Whether paths a and b name one file: the same name in the same folder
