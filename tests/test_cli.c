@@ -167,6 +167,22 @@ START_TEST(cli_output_that_cannot_exist_exits_2)
       ck_assert_msg(strcmp(err, want) == 0, "%s: %s", cmds[c], err);
       free(err);
     }
+  /* review 23b: a symbolic link to nothing in the path was exit 3 without -o */
+  ck_assert_int_eq(symlink(at("nowhere"), at("dangling")), 0);
+  for (int whole = 0; whole < 2; whole++) {
+    ck_assert_int_eq(run(NULL, &err, "run " RR " --n 2 -q --no-plots -o '%s%s'", at("dangling"), whole ? "" : "/x"), 2);
+    snprintf(want, sizeof want, "tssim: -o %s%s: %s is a symbolic link to nothing, expected a folder\n",
+             at("dangling"), whole ? "" : "/x", at("dangling"));
+    ck_assert_str_eq(err, want);
+    free(err);
+  }
+  ck_assert_int_eq(unlink(at("dangling")), 0);
+  /* a probe a SIGKILL left (.tssim-probe.PID) is neither a result nor a stranger's file */
+  ck_assert_int_eq(mkdir(at("par"), 0755), 0);
+  ck_assert_int_eq(mkdir(at("par/.tssim-probe.999"), 0755), 0);
+  ck_assert_int_eq(run(NULL, NULL, "run " RR " --n 2 -r 1 -q --no-plots -o '%s'", at("par")), 0);
+  ck_assert(tu_exists(at("par/summary.csv")));
+  tu_rmtree(at("par"));
   char *left;
   ck_assert_int_eq(tu_sh(&left, "ls -A '%s'", tmp), 0);
   ck_assert_str_eq(left, "");
@@ -307,6 +323,10 @@ START_TEST(cli_common_mistakes_are_named)
      "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
      "ns (from --set params.c_ms=0)\n"},
     {"calibrate models/rr-wave.json models/baselines/zero-cache-wave.json --set params.c_ms=0 -o /dev/null/x",
+     "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
+     "ns (from --set params.c_ms=0)\n"},
+    /* review 23b: the blame went to the first failing prefix, though a later --set undid it */
+    {"run " RR " --set 'classes[0].count=-1' --set 'classes[0].count=n' --set params.c_ms=0 -o /dev/null/x",
      "tssim: models/rr-wave.json: classes[0].program[0].rows: 400 rows for 0 ns of CPU: expected at most one row per "
      "ns (from --set params.c_ms=0)\n"},
     {"calibrate models/zero-cache.json models/baselines/zero-cache-wave.json --set params.trackr_ms=5 -o /dev/null/x",

@@ -82,6 +82,16 @@ static int results_file(const char *name)
   return ts_plot_is_file(name, NULL) || temporary_pid(name, &kind, &base) > 0;
 }
 
+/* Whether name is a probe check_parts makes and removes in a parent folder
+ * (.tssim-probe.PID): another command's, or one a SIGKILL left; neither a
+ * result nor a stranger's file. */
+static int probe_name(const char *name)
+{
+  static const char prefix[] = ".tssim-probe.";
+  size_t n = sizeof prefix - 1;
+  return strncmp(name, prefix, n) == 0 && name[n] != '\0' && strspn(name + n, "0123456789") == strlen(name + n);
+}
+
 /* Whether folder dir holds entries but none a results command writes: then
  * the first of them goes into name (cap bytes). */
 static int foreign_folder(const char *dir, char *name, size_t cap)
@@ -91,7 +101,7 @@ static int foreign_folder(const char *dir, char *name, size_t cap)
     return 0; /* (unreadable: the access check below says so) */
   int ours = 0, other = 0;
   for (struct dirent *de; !ours && (de = readdir(d));) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || probe_name(de->d_name))
       continue;
     if (results_file(de->d_name))
       ours = 1;
@@ -131,6 +141,10 @@ static int check_parts(const char *dir, const char *opt, const char *hint, int w
         fprintf(stderr, "tssim: %s: %s is a file, expected a folder%s\n", opt, buf, hint);
       return TS_EXIT_USAGE;
     }
+    if (stat(buf, &st) != 0 && lstat(buf, &st) == 0) { /* a symbolic link to nothing */
+      fprintf(stderr, "tssim: %s: %s is a symbolic link to nothing, expected a folder%s\n", opt, buf, hint);
+      return TS_EXIT_USAGE;
+    }
     if (stat(buf, &st) != 0) { /* the first part missing: its parent must take a new folder */
       int err = errno, bad_name = err == ENAMETOOLONG || err == ELOOP;
       char *slash = strrchr(buf, '/');
@@ -143,8 +157,15 @@ static int check_parts(const char *dir, const char *opt, const char *hint, int w
        * our own name there, and remove it (not the name asked for: another run may be making that one) */
       char probe[sizeof buf + 64];
       snprintf(probe, sizeof probe, "%s/.tssim-probe.%ld", parent, (long)getpid());
-      if (!bad_name) {
+      if (!bad_name) { /* (signals held meanwhile: a Ctrl-C between the two would leave the probe) */
+        sigset_t stop, was;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        sigaddset(&stop, SIGHUP);
+        sigprocmask(SIG_BLOCK, &stop, &was);
         err = mkdir(probe, 0700) == 0 ? (rmdir(probe), 0) : errno;
+        sigprocmask(SIG_SETMASK, &was, NULL);
         if (err == 0 || err == EEXIST)
           return 0;
       }

@@ -267,6 +267,7 @@ int ts_model_inline_files(cJSON *root, const char *file, ts_err *e)
 
 int ts_model_failing_set(const cJSON *root, const char *file, const char *const *sets, int nsets)
 {
+  int blame = -1, loads = 0; /* (whether sets[0..k) loads) */
   for (int k = 0; k <= nsets; k++) {
     cJSON *t = cJSON_Duplicate(root, 1);
     if (!t)
@@ -279,10 +280,13 @@ int ts_model_failing_set(const cJSON *root, const char *file, const char *const 
     if (!bad && !(bad = ts_model_from_json(t, file, &m, &e) != 0))
       ts_model_finish(&m);
     cJSON_Delete(t);
-    if (bad)
-      return k > 0 && !e.nomem ? k - 1 : -1;
+    if (bad && (e.nomem || k == 0))
+      return -1;
+    if (bad && loads)
+      blame = k - 1;
+    loads = !bad;
   }
-  return -1;
+  return loads ? -1 : blame;
 }
 
 int ts_model_load(const char *path, const char *const *sets, int nsets, ts_model *m, cJSON **resolved, ts_err *e)

@@ -26,9 +26,10 @@ int ts_model_load(const char *path, const char *const *sets, int nsets, ts_model
 int ts_model_apply_set(cJSON *root, const char *file, const char *set, ts_err *e);
 /* Which override of sets[0..nsets) makes the model of tree root (before
  * them; file names it) fail to load, for a message that blames it: the
- * first i such that root with sets[0..i] does not load (an override or the
- * conversion fails) where root with sets[0..i) does. -1 when root itself
- * does not load, every prefix loads, or memory runs out. */
+ * last i such that root with sets[0..i] does not load (an override or the
+ * conversion fails) where root with sets[0..i) does (a later override may
+ * undo an earlier failing one: `count=-1` then `count=n`). -1 when root
+ * itself does not load, the whole list loads, or memory runs out. */
 int ts_model_failing_set(const cJSON *root, const char *file, const char *const *sets, int nsets);
 /* Replace what a conversion of root would read from other files by its
  * content, for trees converted again and again (a calibration's
