@@ -201,6 +201,11 @@ static const bad_input bad_models[] = {
   /* $param references */
   {PROGRAM("{\"op\": \"cpu\", \"ms\": \"$nope\"}"), NULL, "classes[0].program[0].ms",
    "refers to $nope, which is not in params"},
+  /* walkthrough 23b: a misspelt $param had no suggestion (--set params.rat had one) */
+  {PROGRAM_WITH("\"params\": {\"service_ms\": 1}", "{\"op\": \"cpu\", \"ms\": \"$servce_ms\"}"), NULL,
+   "classes[0].program[0].ms", "refers to $servce_ms, which is not in params; did you mean $service_ms?"},
+  {PROGRAM_WITH("\"params\": {\"service_ms\": 1}", "{\"op\": \"cpu\", \"ms\": \"2 * $servce_ms\"}"), NULL,
+   "classes[0].program[0].ms", "unknown name \"$servce_ms\" before column 15; did you mean $service_ms?"},
   {PROGRAM_WITH("\"params\": {\"x\": -1}", "{\"op\": \"io\", \"ms\": \"$x\"}"), NULL, "classes[0].program[0].ms",
    "$x must be a number of ms in [0, 3.6e+06], got -1"},
   {PROGRAM_WITH("\"params\": {\"x\": \"ten\"}", "{\"op\": \"io\", \"ms\": \"$x\"}"), NULL, "classes[0].program[0].ms",

@@ -84,6 +84,31 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
   return 0;
 }
 
+/* "; did you mean $NAME?" for the parameter of L nearest to ref ("$x", or
+ * "$x" followed by more: the name ends at the first character that cannot
+ * be in one), else "", into buf (cap bytes). */
+static const char *near_param(const loader *L, const char *ref, char *buf, size_t cap)
+{
+  const char *names[257];
+  char name[128];
+  int k = 0;
+  size_t n = 0;
+  buf[0] = '\0';
+  if (!L->params || ref[0] != '$')
+    return buf;
+  while (n + 1 < sizeof name && ref[1 + n] && (isalnum((unsigned char)ref[1 + n]) || ref[1 + n] == '_'))
+    n++;
+  memcpy(name, ref + 1, n);
+  name[n] = '\0';
+  for (const cJSON *it = L->params->child; it && k < 256; it = it->next)
+    names[k++] = it->string;
+  names[k] = NULL;
+  const char *near = ts_suggest(name, names);
+  if (near)
+    snprintf(buf, cap, "; did you mean $%s?", near);
+  return buf;
+}
+
 /* The parameter an expression's "unknown name \"$x\" ..." error names when
  * params holds x but not as a number (resolve then refuses it), else NULL. */
 static const cJSON *unusable_param(const loader *L, const char *err)
@@ -125,10 +150,12 @@ int ts_load_expr(loader *L, const cJSON *obj, const char *key, int required, ts_
       return ts_jfail_got(&L->c, key, param, L->e, "\"%s\": $%s names params.%s, which must be a number",
                           ts_expr_excerpt(v->valuestring, quoted, sizeof quoted), param->string, param->string);
     int unknown = strncmp(err, "unknown name", 12) == 0;
+    char near[160];
+    near_param(L, unknown ? err + sizeof "unknown name \"" - 1 : "", near, sizeof near);
     return ts_jfail(&L->c, key, L->e, "%s\"%s\": %s%s",
                     unknown ? "expected a number or an expression such as \"$x * 2\"; got " : "",
                     cJSON_IsString(v) ? ts_expr_excerpt(v->valuestring, quoted, sizeof quoted) : "", err,
-                    unknown ? hint : "");
+                    near[0] ? near : unknown ? hint : "");
   }
   ts_expr_free(*out);
   *out = e;
@@ -139,7 +166,8 @@ const char *ts_load_string_param(loader *L, const char *key, const char *ref)
 {
   const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, ref + 1) : NULL;
   if (!p) {
-    ts_jfail(&L->c, key, L->e, "refers to %s, which is not in params", ref);
+    char near[160];
+    ts_jfail(&L->c, key, L->e, "refers to %s, which is not in params%s", ref, near_param(L, ref, near, sizeof near));
     return NULL;
   }
   if (!cJSON_IsString(p)) {
@@ -187,8 +215,10 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                     : 0;
   if (cJSON_IsString(v) && is_param_ref(v->valuestring)) { /* "$param" alone (an expression starting with one is compiled below) */
     const cJSON *p = L->params ? cJSON_GetObjectItemCaseSensitive(L->params, v->valuestring + 1) : NULL;
+    char near[160];
     if (!p)
-      return ts_spec_fail(sp, key, "refers to %s, which is not in params", v->valuestring);
+      return ts_spec_fail(sp, key, "refers to %s, which is not in params%s", v->valuestring,
+                          near_param(L, v->valuestring, near, sizeof near));
     if (!cJSON_IsNumber(p))
       return ts_jfail_got(&L->c, key, p, L->e, "%s must be %s in %s", v->valuestring, what,
                           range_text(range, lo, hi, integral));
