@@ -73,6 +73,54 @@ START_TEST(viz_explain_rr_unequal_last_slice)
 }
 END_TEST
 
+/* Sliced by time: a step yields when its lap reaches the threshold q = 10 ms
+ * (no rows), so C = 25 ms runs 10 + 10 + 5 and C = 30 ms 10 + 10 + 10; the
+ * i-th of m actors on a worker finishes at m (C - s) + (i + 1) s (5 actors on
+ * one worker at C = 25: 105, 110, ..., 125 ms). The law took the step for
+ * one slice of C (1 of 5 matched, 80 ms off). */
+START_TEST(viz_explain_rr_sliced_by_time)
+{
+  static const struct {
+    const char *cpu;
+    int workers;
+    ts_time last_slice_ms, first_ms, last_ms;
+  } pts[] = {{"classes[0].program[0]={\"op\": \"cpu\", \"ms\": 25, \"sliced\": \"time\"}", 1, 5, 105, 125},
+             {"classes[0].program[0]={\"op\": \"cpu\", \"ms\": 30, \"sliced\": \"time\"}", 1, 10, 110, 150},
+             {"classes[0].program[0]={\"op\": \"cpu\", \"ms\": 25, \"sliced\": \"time\"}", 2, 5, 45, 75},
+             {"classes[0].program[0]={\"op\": \"cpu\", \"ms\": 5, \"sliced\": \"time\"}", 1, 5, 5, 25}};
+  for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
+    const char *sets[] = {pts[i].cpu, "worker.threshold_ms=10"};
+    ts_loaded L;
+    ts_timeline tl;
+    ts_explain_rr r;
+    vu_record(RR, sets, 2, 5, pts[i].workers, &L, &tl);
+    ck_assert_int_eq(ts_explain_rr_check(&tl, &r), 0);
+    ck_assert(r.applies);
+    ts_time c = pts[i].last_ms / (pts[i].workers == 1 ? 5 : 3);
+    ck_assert_int_eq(r.slices, (c + 9) / 10);
+    ck_assert_int_eq(r.quantum, (c < 10 ? c : 10) * TS_NS_PER_MS);
+    ck_assert_int_eq(r.last_slice, pts[i].last_slice_ms * TS_NS_PER_MS);
+    ck_assert_int_eq(r.equal_slices, r.last_slice == r.quantum);
+    ck_assert_msg(r.matched == 5, "case %zu: %d of 5 match, largest difference %lld ns", i, r.matched,
+                  (long long)r.max_err);
+    ck_assert_int_eq(r.first_sim, pts[i].first_ms * TS_NS_PER_MS);
+    ck_assert_int_eq(r.last_sim, pts[i].last_ms * TS_NS_PER_MS);
+    vu_release(&L, &tl);
+  }
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain " RR " --n 5 --workers 1 --set worker.threshold_ms=10"
+                            " --set 'classes[0].program[0]={\"op\": \"cpu\", \"ms\": 25, \"sliced\": \"time\"}'",
+                            &out, NULL),
+                   0);
+  ck_assert_msg(strstr(out, "C = 25 ms of CPU per actor in S = 3 slices (first 10 ms, last s = 5 ms)\n"
+                            "  (a slice ends when the lap reaches the 10 ms threshold)\n"),
+                "%.3000s", out);
+  ck_assert_msg(strstr(out, "per-actor completions: all 5 match the formula exactly (first 105 ms, last 125 ms)"),
+                "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 START_TEST(viz_explain_rr_report_states_the_law)
 {
   char *out;
@@ -423,7 +471,7 @@ Suite *viz_suite(void)
 {
   Suite *s = suite_create("viz");
   const TTest *const core[] = {viz_explain_rr_closed_form_exact, viz_explain_rr_unequal_last_slice,
-                               viz_explain_accounting_is_exact, NULL};
+                               viz_explain_rr_sliced_by_time, viz_explain_accounting_is_exact, NULL};
   const TTest *const cli[] = {viz_explain_rr_report_states_the_law, viz_explain_zero_cache_names_terms,
                               viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law,

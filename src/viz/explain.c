@@ -344,7 +344,11 @@ static void closed_form(FILE *out, const ts_timeline *tl, const ts_explain_rr *r
   else
     fprintf(out, " in S = %lld slices (first %s ms, last s = %s ms)", (long long)r->slices, ms((double)r->quantum).s,
             ms((double)r->last_slice).s);
-  fprintf(out, "\n  (a slice ends after the first row that takes the lap past the %s ms threshold)\n",
+  int by_time = 0; /* the one class's one cpu step is sliced by time */
+  for (size_t i = 0; i < m->classes[0].nsteps; i++)
+    by_time |= m->classes[0].steps[i].type == &ts_op_cpu && m->classes[0].steps[i].by_time;
+  fprintf(out, "\n  (a slice ends %s the %s ms threshold)\n",
+          by_time ? "when the lap reaches" : "after the first row that takes the lap past",
           ms((double)m->pools[0].threshold).s);
   fprintf(out, "  m = %d actor%s on the busiest worker%s\n", r->m_max, r->m_max == 1 ? "" : "s",
           rr_dispatch ? " = ceil(N/W)" : "");

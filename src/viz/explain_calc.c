@@ -360,13 +360,23 @@ static int rr_why_not(const ts_timeline *tl, const ts_step **cpu, char *buf, siz
   return why != NULL;
 }
 
-/* The slices one actor's cpu step is cut into: count, first and last. */
+/* The slices one actor's cpu step is cut into: count, first and last. A step
+ * sliced by time yields when its lap reaches the threshold q (at least 1 ns a
+ * slice, src/model/cpu.c plan_by_time): S = ceil(C/q), the last C - (S-1)q. */
 static void rr_slices(const ts_timeline *tl, const ts_step *s, ts_explain_rr *r)
 {
   ts_time c = r->cost, th = tl->model->pools[0].threshold;
   int64_t rows = s->rows, j = 0;
   r->equal_slices = 1;
   r->slices = 0;
+  if (s->by_time && th != TS_TIME_MAX) {
+    ts_time q = th > 1 ? th : 1;
+    r->slices = (c + q - 1) / q;
+    r->quantum = c < q ? c : q;
+    r->last_slice = c - (r->slices - 1) * q;
+    r->equal_slices = r->last_slice == r->quantum;
+    return;
+  }
   while (j < rows) {
     int64_t next = rows;
     if (s->sliced) { /* the first row whose end takes the lap past the threshold */

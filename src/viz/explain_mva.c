@@ -53,8 +53,9 @@ static int read_loop(const ts_model *m, int k, double *think, double *hold, int 
         *think += (double)s->cost.mean;
       }
     } else {
+      const char *op = s->type->name ? s->type->name : s->type->structured; /* as the model writes it */
       snprintf(why, cap, "class %s's program is not one loop of cpu or sleep, lock, cpu, unlock, cpu or sleep (its %s"
-               " step%s)", c->name, s->type->name ? s->type->name : "compiled",
+               " step%s)", c->name, op ? op : "structured",
                s->type == &ts_op_cpu || s->type == &ts_op_sleep ? " there, or a cost given by an expression" : "");
       return -1;
     }
@@ -89,6 +90,28 @@ static int takes_lock(const ts_model *m, int k)
     if (m->classes[k].steps[i].type == &ts_op_lock)
       return 1;
   return 0;
+}
+
+/* Mutex lock's contention in tl's measurement window, as tssim run counts it
+ * (acquires completed in it, waits clipped to it), into *st. The timeline's
+ * own counts cover the whole run: with a warm-up or a window the point runs
+ * again without an observer, the same events (the observer changes nothing),
+ * its world measuring the window. Returns 0, -1 when memory runs out. */
+static int window_stat(const ts_timeline *tl, int lock, ts_mutex_stat *st)
+{
+  *st = tl->lock_stat[lock];
+  if (tl->win_t0 == 0 && tl->win_t1 == tl->horizon)
+    return 0;
+  ts_world w;
+  ts_world_spec ws = {.n = tl->n, .workers = tl->nmain, .seed = tl->seed, .horizon = tl->horizon,
+                      .win_t0 = tl->win_t0, .win_t1 = tl->win_t1, .max_events = tl->max_records};
+  int rc = ts_world_init(&w, tl->model, &ws, NULL);
+  if (rc == 0) /* (the recording laid the same world out) */
+    rc = ts_world_run(&w) == TS_WORLD_NOMEM ? TS_WORLD_NOMEM : 0;
+  if (rc == 0)
+    *st = w.lock_stat[lock];
+  ts_world_finish(&w);
+  return rc == 0 ? 0 : -1;
 }
 
 int ts_explain_mva(FILE *out, const ts_timeline *tl)
@@ -140,7 +163,10 @@ int ts_explain_mva(FILE *out, const ts_timeline *tl)
     fprintf(out, "  does not apply: %s\n", why);
     return 0;
   }
-  const ts_mutex_stat *st = &tl->lock_stat[lock];
+  ts_mutex_stat win;
+  if (window_stat(tl, lock, &win))
+    return -1;
+  const ts_mutex_stat *st = &win;
   double x, wait = mva_wait(n, think, hold, &x);
   double sim = st->acquires ? st->wait / (double)st->acquires : 0;
   double len = (double)(tl->win_len > 0 ? tl->win_len : tl->end > 0 ? tl->end : 1);

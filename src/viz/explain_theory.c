@@ -120,6 +120,20 @@ static int feedback_loop(const ts_class *c, size_t i, service *svc, double *leav
   return (int)end;
 }
 
+/* Into why: that class c's program has "else" steps, naming the step they
+ * belong to as the model writes it ("a call with a timeout"); at is the jump
+ * over them that the loader put after that step (its alt is at + 1). */
+static void else_steps(const ts_class *c, size_t at, char *why, size_t cap)
+{
+  const ts_step *s = NULL;
+  for (size_t j = 0; j < at && !s; j++)
+    if (c->steps[j].alt == (int)at + 1)
+      s = &c->steps[j];
+  const char *op = s ? (s->type->name ? s->type->name : s->type->structured) : NULL;
+  snprintf(why, cap, "the program has a %s %s \"else\" steps (only cpu steps make a service time)", op ? op : "step",
+           s && s->limited ? "with a timeout and" : "with");
+}
+
 /* Read class k's program into p. */
 static void read_program(const ts_model *m, int k, program *p)
 {
@@ -171,10 +185,12 @@ static void read_program(const ts_model *m, int k, program *p)
       continue;
     } else if (s->type == &ts_op_call) {
       snprintf(p->why, sizeof p->why, "the program calls more than once");
+    } else if (s->type == &ts_op_jump) { /* (an "if" is named at its start) */
+      else_steps(c, i, p->why, sizeof p->why);
     } else {
       const char *name = s->type->name ? s->type->name : s->type->structured;
       snprintf(p->why, sizeof p->why, "the program has a%s %s step (only cpu steps make a service time)",
-               name && strchr("aeiou", name[0]) ? "n" : "", name ? name : "compiled");
+               name && strchr("aeiou", name[0]) ? "n" : "", name ? name : "structured");
     }
   }
 }
