@@ -63,6 +63,30 @@ END_TEST
 
 /* ---- arrivals that outpace the workers ---- */
 
+/* An open class of fixed count (Poisson at 2000/s, a 1 ms exponential job)
+ * on workers offered rho = lambda E[S] / c >= 1 is said once per point, by
+ * class and rho (the old binary said nothing: its t_mean only grows with the
+ * count); at 4 workers (rho 0.5), or at 500/s on one, nothing is said. */
+START_TEST(hard_overloaded_fixed_count_is_said)
+{
+  tu_write_file(at("m.json"), "{\"params\": {\"rate\": 2000}, \"classes\": [{\"name\": \"job\", \"count\": 3000,\n"
+                              " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": \"$rate\"},\n"
+                              " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}\n");
+  tu_write_file(at("s.json"), "{\"name\": \"o\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1, 2, 4], "
+                              "\"replications\": 2}\n");
+  char *err;
+  ck_assert_int_eq(run_set("o", "", &err), 0);
+  ck_assert_msg(strstr(err, "tssim: note: 2 point(s) run an open class of fixed count on workers offered more than "
+                            "they serve (the first: class job at n=1 workers=1, rho = lambda E[S] / c = 2, as tssim "
+                            "explain gives it): its queue grows until its last arrival, so its waits and times grow "
+                            "with its count (the run's length), not toward a steady state\n"), "%s", err);
+  free(err);
+  ck_assert_int_eq(run_set("o", "--set params.rate=500", &err), 0);
+  ck_assert_msg(!strstr(err, "fixed count"), "%s", err);
+  free(err);
+}
+END_TEST
+
 /* A class that arrives until the horizon faster than its worker serves it
  * (a 2 ms job every 1 ms on one event loop: load 2) ends with half of its
  * arrivals not done (arrivals at 0, 1, ..., 1000 ms; job k done at 2k + 2 ms:
@@ -516,7 +540,7 @@ END_TEST
 Suite *hard_runs_suite(void)
 {
   Suite *s = suite_create("hard_runs");
-  const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_actors_alive_at_once_are_bounded,
+  const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_overloaded_fixed_count_is_said, hard_actors_alive_at_once_are_bounded,
                                   hard_n_read_nowhere_is_said, hard_identical_replications_are_said,
                                   hard_window_after_the_run_is_empty_and_said,
                                   hard_run_time_failure_names_the_axis_labels,

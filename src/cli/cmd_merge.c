@@ -32,10 +32,12 @@
 #include "run/sweep.h"
 #include "viz/plot.h"
 
-/* 4: notes.identical and notes.replicated (3 had none: merge counted only the newer shards' points);
+/* 5: a point's ci_missed, ci_rel and ci_rel_col with a CI target (4 had none: a merged header claimed the
+ *    target for rows that stopped at --ci-max without it), and notes.overloaded;
+ * 4: notes.identical and notes.replicated (3 had none: merge counted only the newer shards' points);
  * 3: notes, what the shard's sweep noted (2 had none: merge said no backlog nor missed window);
  * 2: samples_fnv1a, the hash of samples.csv's rows (1 had none: merge checked their length only) */
-#define PARTIAL_FORMAT 4
+#define PARTIAL_FORMAT 5
 
 uint64_t ts_cli_fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -68,17 +70,17 @@ static cJSON *numbers(const double *v, size_t n)
   return a;
 }
 
-static const char *const note_names[] = {"window_missed", "backlogged", "identical"};
+static const char *const note_names[] = {"window_missed", "backlogged", "identical", "overloaded"};
 
 /* The notes of a sweep as partial.json's "notes": {"window_missed":
  * {"count", "first", "first_point"}, "backlogged": {...}, "identical":
- * {...}, "replicated": N}. */
+ * {...}, "overloaded": {...}, "replicated": N}. */
 static cJSON *notes_json(const ts_sweep_notes *n)
 {
-  const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical};
+  const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical, &n->overloaded};
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "replicated", (double)n->replicated);
-  for (int i = 0; o && i < 3; i++) {
+  for (int i = 0; o && i < 4; i++) {
     cJSON *x = cJSON_AddObjectToObject(o, note_names[i]);
     cJSON_AddNumberToObject(x, "count", (double)v[i]->count);
     cJSON_AddStringToObject(x, "first", v[i]->count ? v[i]->first : "");
@@ -155,6 +157,11 @@ int ts_cli_partial_commit(ts_atomic *a, const char *outdir, int argc, char **arg
     cJSON_AddNumberToObject(x, "replications", p->replications);
     cJSON_AddNumberToObject(x, "samples", (double)p->samples);
     cJSON_AddNumberToObject(x, "outside", p->outside);
+    if (p->ci_rel_col >= 0) { /* with a CI target: whether the row missed it, and its widest relative half-width */
+      cJSON_AddBoolToObject(x, "ci_missed", p->ci_missed);
+      cJSON_AddNumberToObject(x, "ci_rel_col", p->ci_rel_col);
+      cJSON_AddItemToObject(x, "ci_rel", isfinite(p->ci_rel) ? cJSON_CreateNumber(p->ci_rel) : cJSON_CreateNull());
+    }
     if (i + 1 == s->npoints || s->points[i + 1].index != p->index) { /* the point's last row carries its samples */
       cJSON *r = cJSON_AddArrayToObject(x, "samples_bytes");
       cJSON_AddItemToArray(r, cJSON_CreateNumber((double)start));
@@ -333,6 +340,10 @@ static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
     p->replications = reps;
     p->samples = (size_t)num(x, "samples");
     p->outside = (int)num(x, "outside");
+    p->ci_missed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "ci_missed"));
+    p->ci_rel_col = (int)num(x, "ci_rel_col") < (int)s->ncols ? (int)num(x, "ci_rel_col") : -1;
+    p->ci_rel = p->ci_rel_col >= 0 && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(x, "ci_rel")) ? num(x, "ci_rel")
+                                                                                                   : INFINITY;
     p->class_name = strdup(cls->valuestring);
     if (!p->class_name || p->combo < 0 || (size_t)p->combo >= s->ncombos ||
         read_numbers(cJSON_GetObjectItemCaseSensitive(x, "value"), p->value, s->ncols) ||
@@ -353,13 +364,13 @@ static int adopt_points(ts_sweep *s, prow *rows, size_t nrows, const shard *sh)
  * Returns 0, or -1 when "notes" is not what notes_json writes. */
 static int add_notes(ts_sweep_notes *n, const cJSON *root)
 {
-  ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical};
+  ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical, &n->overloaded};
   const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "notes");
   const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "replicated");
   if (rep && !(cJSON_IsNumber(rep) && rep->valuedouble >= 0 && rep->valuedouble < 9e15))
     return -1;
   n->replicated += rep ? (size_t)rep->valuedouble : 0;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, note_names[i]),
                 *first = cJSON_GetObjectItemCaseSensitive(x, "first");
     if (i == 2 && !x)
@@ -663,7 +674,7 @@ int ts_cmd_merge(int argc, char **argv)
     }
     if (rc == 0 && add_notes(&s.notes, sh[i].root)) {
       rc = merge_fail(sh[i].dir, "partial.json: notes: expected {\"window_missed\": {\"count\", \"first\", "
-                      "\"first_point\"}, \"backlogged\": {...}, \"identical\": {...}, \"replicated\": N}");
+                      "\"first_point\"}, \"backlogged\": {...}, \"identical\": {...}, \"overloaded\": {...}, \"replicated\": N}");
       break;
     }
     uint64_t ev = 0;

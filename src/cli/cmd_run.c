@@ -278,7 +278,7 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
 {
   int tried = points > 0;
   int same = n->replicated > 0 && n->identical.count == n->replicated;
-  if (n->window_missed.count == 0 && n->backlogged.count == 0 && !same)
+  if (n->window_missed.count == 0 && n->backlogged.count == 0 && n->overloaded.count == 0 && !same)
     return;
   fflush(stdout);
   if (n->window_missed.count)
@@ -290,6 +290,11 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
             "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
             "until the horizon, not a steady state\n",
             n->backlogged.count, n->backlogged.first);
+  if (n->overloaded.count)
+    fprintf(stderr, "tssim: note: %zu point(s) run an open class of fixed count on workers offered more than they "
+            "serve (the first: %s, as tssim explain gives it): its queue grows until its last "
+            "arrival, so its waits and times grow with its count (the run's length), not toward a steady state\n",
+            n->overloaded.count, n->overloaded.first);
   if (same && !tried)
     fprintf(stderr, "tssim: note: every point's replications gave identical values (%zu point(s) run with 2 or "
             "more replications; the first: %s): the model draws nothing random that reaches the metrics, so the "
@@ -654,6 +659,54 @@ int ts_cli_run_plots(const char *outdir, int plots, int quiet)
   return ts_cli_run_plots_said(outdir, plots, drawn, w.undrawn);
 }
 
+/* Row p's place, "dispatch=free n=1 workers=1 class job", into buf. */
+static void row_name(const ts_loaded *L, const ts_sweep *s, const ts_point *p, char *buf, size_t cap)
+{
+  const char *labels[16]; /* (at most 16 axes: io/scenario_json.c) */
+  ts_report_labels(&L->sc, s, p, labels);
+  size_t len = 0;
+  buf[0] = 0;
+  for (int a = 0; a < L->sc.naxes && len < cap; a++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s=%s ", L->sc.axes[a].key, labels[a]);
+  if (len < cap)
+    snprintf(buf + len, cap - len, "n=%d workers=%d class %s", p->n, p->workers, p->class_name);
+}
+
+/* The header's confidence-target line: the claim for the rows that reached
+ * the target, and the rows that stopped at the cap without it (how many,
+ * and the widest relative half-width among them: ts_point.ci_rel). */
+static void print_target(const ts_loaded *L, const ts_sweep *s)
+{
+  size_t missed = 0;
+  int reached_max = 0, missed_max = 0;
+  const ts_point *worst = NULL;
+  for (size_t i = 0; i < s->npoints; i++) {
+    const ts_point *p = &s->points[i];
+    int *most = p->ci_missed ? &missed_max : &reached_max;
+    *most = p->replications > *most ? p->replications : *most;
+    missed += p->ci_missed != 0;
+    if (p->ci_missed && p->ci_rel_col >= 0 && (!worst || p->ci_rel > worst->ci_rel))
+      worst = p;
+  }
+  printf("confidence target: every 95%% half-width within %g%% of its mean (of its value for a pooled one), ",
+         100 * L->sc.ci_target);
+  if (!missed) {
+    printf("reached with at most %d replications run\n", s->max_replications);
+    return;
+  }
+  if (missed < s->npoints)
+    printf("reached by %zu of %zu rows with at most %d replications run; ", s->npoints - missed, s->npoints,
+           reached_max);
+  printf("NOT reached by %zu row(s), stopped at the cap (--ci-max, ci_max_replications) with %d replications run",
+         missed, missed_max);
+  if (worst) {
+    char where[300];
+    row_name(L, s, worst, where, sizeof where);
+    printf(": the widest, %s at %s, is within %.3g%%", s->cols[worst->ci_rel_col].name, where, 100 * worst->ci_rel);
+  }
+  putchar('\n');
+}
+
 /* Print the header lines and the table. */
 void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s, const char *columns)
 {
@@ -662,9 +715,7 @@ void ts_cli_run_print(const ts_loaded *L, const ts_sweep *s, const char *columns
          L->sc.ci_target > 0 ? " to start" : "", L->has_baseline ? ", recorded: " : "",
          L->has_baseline ? L->baseline.file : "");
   if (L->sc.ci_target > 0)
-    printf("confidence target: every 95%% half-width within %g%% of its mean (of its value for a pooled one), "
-           "reached with at most %d "
-           "replications run\n", 100 * L->sc.ci_target, s->max_replications);
+    print_target(L, s);
   putchar('\n');
   ts_scenario sc = L->sc; /* with --columns, a copy whose table they are */
   char **names = columns ? column_names(columns) : NULL;

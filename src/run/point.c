@@ -111,6 +111,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   size_t nl = l->n;
   o->missed = -1;
   o->arrived = o->unfinished = 0;
+  o->overloaded = -1;
   if (spec->should_stop && spec->should_stop(spec->progress_data)) {
     o->rc = TS_SWEEP_STOPPED;
     snprintf(o->why, sizeof o->why, "stopped");
@@ -164,6 +165,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   for (size_t k = 0; k < m->nclasses; k++)
     o->arrived += m->classes[k].forever ? w.class_count[k] : 0;
   o->unfinished = c.unfinished;
+  o->overloaded = ts__overloaded(&w, &o->rho);
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);
@@ -245,6 +247,11 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     snprintf(nt->backlogged.first, sizeof nt->backlogged.first,
              "n=%d workers=%d replication %d: %d of %d arrivals not done at %g ms", pr->n, pr->workers, r,
              o->unfinished, o->arrived, ts_time_to_ms(spec->horizon));
+  }
+  if (r == 0 && o->overloaded >= 0 && nt->overloaded.count++ == 0) { /* (the model's, so once per point) */
+    nt->overloaded.first_point = pr->index;
+    snprintf(nt->overloaded.first, sizeof nt->overloaded.first, "class %.60s at n=%d workers=%d, rho = lambda E[S] / c = %.3g",
+             pr->cr->m.classes[o->overloaded].name, pr->n, pr->workers, o->rho);
   }
   for (size_t s = 0; s < pr->cr->m.nspans; s++)
     if (ts__dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
@@ -365,6 +372,20 @@ static int pooled_room(point_run *pr)
   return scratch(pr, need);
 }
 
+/* Row k's value of list metric i and its 95% half-width: the replication
+ * mean's, or for a pooled metric its bootstrap interval's around the pooled
+ * value (pooled_room done). 0, or -1 (out of memory). */
+static int row_halfwidth(point_run *pr, int k, size_t i, double *m, double *h)
+{
+  size_t nl = pr->cr->l.n;
+  const double *v = pr->rows[k].rep.v + i;
+  if (pooled(pr, &pr->cr->l.v[i]))
+    return pooled_ci(pr, k, i, 0, m, h);
+  *m = ts__mean_strided(v, nl, (size_t)pr->reps);
+  *h = ts_ci95(v, nl, (size_t)pr->reps);
+  return 0;
+}
+
 /* Whether every half-width of every row is within the target: the
  * replication mean's, relative to that mean, or for a pooled metric its
  * bootstrap interval's, relative to the pooled value (out of memory: not
@@ -378,21 +399,43 @@ static int tight(point_run *pr, const unsigned char *ci_col)
     for (size_t i = 0; i < nl; i++) {
       if (!ci_col[pr->cr->colmap[i]])
         continue;
-      const double *v = pr->rows[k].rep.v + i;
       double m, h;
-      if (pooled(pr, &pr->cr->l.v[i])) {
-        if (pooled_ci(pr, k, i, 0, &m, &h))
-          return 0;
-      } else {
-        m = ts__mean_strided(v, nl, (size_t)pr->reps);
-        h = ts_ci95(v, nl, (size_t)pr->reps);
-      }
+      if (row_halfwidth(pr, k, i, &m, &h))
+        return 0;
       if (isnan(m) || m == 0)
         continue;
       if (isnan(h) || h > pr->spec->ci_target * fabs(m))
         return 0;
     }
   return 1;
+}
+
+/* Into each of pr's points (the last pr->nrows of out, just emitted) whether
+ * it missed the target (ts_point.ci_missed) and its widest half-width
+ * relative to its center over the columns tight checks (ci_rel, ci_rel_col;
+ * an undefined half-width counts as infinite). */
+static void note_target(point_run *pr, const unsigned char *ci_col, ts_sweep *out)
+{
+  size_t nl = pr->cr->l.n;
+  if (out->npoints < (size_t)pr->nrows)
+    return;
+  ts_point *pts = out->points + out->npoints - (size_t)pr->nrows;
+  int room = pooled_room(pr) == 0;
+  for (int k = 0; k < pr->nrows; k++) {
+    ts_point *p = &pts[k];
+    p->ci_rel_col = -1;
+    for (size_t i = 0; i < nl; i++) {
+      double m, h;
+      if (!ci_col[pr->cr->colmap[i]] || !room || row_halfwidth(pr, k, i, &m, &h) || isnan(m) || m == 0)
+        continue;
+      double rel = isnan(h) ? INFINITY : h / fabs(m);
+      p->ci_missed |= isnan(h) || h > pr->spec->ci_target * fabs(m);
+      if (p->ci_rel_col < 0 || rel > p->ci_rel) {
+        p->ci_rel = rel;
+        p->ci_rel_col = pr->cr->colmap[i];
+      }
+    }
+  }
 }
 
 /* Whether pr's replications gave the same value in every column ci_col
@@ -414,8 +457,10 @@ static int same_everywhere(const point_run *pr, const unsigned char *ci_col)
   return 1;
 }
 
-void ts__point_note(const point_run *pr, const unsigned char *ci_col, ts_sweep *out)
+void ts__point_note(point_run *pr, const unsigned char *ci_col, ts_sweep *out)
 {
+  if (pr->spec->ci_target > 0)
+    note_target(pr, ci_col, out);
   if (pr->reps < 2)
     return;
   ts_sweep_notes *nt = &out->notes;
@@ -439,6 +484,7 @@ ts_point *ts_sweep_add_point(ts_sweep *out, int reps)
   }
   ts_point *p = &out->points[out->npoints];
   memset(p, 0, sizeof *p);
+  p->ci_rel_col = -1;
   p->value = malloc((ncols + 1) * sizeof *p->value);
   p->mean = malloc((ncols + 1) * sizeof *p->mean);
   p->ci95 = malloc((ncols + 1) * sizeof *p->ci95);

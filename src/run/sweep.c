@@ -268,6 +268,7 @@ void ts_sweep_notes_add(ts_sweep_notes *a, const ts_sweep_notes *b)
   note_add(&a->window_missed, &b->window_missed);
   note_add(&a->backlogged, &b->backlogged);
   note_add(&a->identical, &b->identical);
+  note_add(&a->overloaded, &b->overloaded);
   a->replicated += b->replicated;
 }
 

@@ -42,6 +42,9 @@ typedef struct ts_point {
   double *rep;          /* [replications * ncols]: per-replication values */
   int outside;          /* a CPU-by-load input was held flat beyond its recorded range */
   size_t index;         /* the sweep point it belongs to (in the sweep's order, all shards) */
+  int ci_missed;        /* with a CI target: some checked half-width stayed above it (it stopped at ci_max) */
+  double ci_rel;        /* with a CI target: its widest checked half-width over |its center| (INFINITY: undefined) */
+  int ci_rel_col;       /* that column (ts_sweep.cols); -1: none checked (no target, or every center 0 or NAN) */
 } ts_point;
 
 /* Growable text, for the samples of a replication. With flush set, text
@@ -82,6 +85,8 @@ typedef struct ts_sweep_notes {
   ts_sweep_note backlogged;    /* replications whose "forever" classes left a backlog at the horizon (point.c's
                                 * backlogged); first: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not
                                 * done at 1000 ms" */
+  ts_sweep_note overloaded;    /* points where an open class of fixed count runs on workers offered a load rho of
+                                * 1 or more (run/offered.c); first: "class job at n=1 workers=1, rho = lambda E[S] / c = 2" */
   size_t replicated;           /* points run with 2 or more replications */
   ts_sweep_note identical;     /* of those, the points whose replications gave the same value in every column
                                 * the sweep checks (ts_sweep_spec.ci_cols: the table's; NULL: every column;

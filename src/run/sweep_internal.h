@@ -209,6 +209,12 @@ typedef struct point_run {
 #define TS_SWEEP_BACKLOG_MIN 100
 #define TS_SWEEP_BACKLOG_SHARE 0.05
 
+/* The first class of w's model that is open (Poisson or periodic arrivals)
+ * and of fixed count and whose pool's workers are offered a load rho =
+ * lambda E[S] / c of 1 or more (offered.c: from the classes whose demand is
+ * constant cpu steps), that load into *rho; or -1 (none, or out of memory). */
+int ts__overloaded(const ts_world *w, double *rho);
+
 /* One replication reduced to what its point folds in. */
 typedef struct rep_out {
   int rc;            /* 0, or a TS_SWEEP_* failure described in why */
@@ -218,6 +224,8 @@ typedef struct rep_out {
   ts_time missed;    /* when the run ended, if that was before its window began; else -1 */
   int arrived;       /* actors of the classes that arrive until the horizon ("forever") */
   int unfinished;    /* of those, not done when the run ended */
+  int overloaded;    /* the first open class of fixed count on workers offered a load >= 1 (ts__overloaded), or -1 */
+  double rho;        /* that load */
   double *rows;      /* [nrows * nl] */
   size_t *rowsamples;/* [nrows] */
   dvec *spans;       /* [model spans] */
@@ -301,8 +309,10 @@ int ts__point_next_batch(point_run *pr, const unsigned char *ci_col);
 int ts__point_emit(point_run *pr, ts_sweep *out);
 /* Count complete point pr in out's notes: replicated when it ran 2 or more
  * replications, and identical too when they gave the same value in every
- * column ci_col marks, on every row. */
-void ts__point_note(const point_run *pr, const unsigned char *ci_col, ts_sweep *out);
+ * column ci_col marks, on every row; with a CI target, its points (the
+ * last pr->nrows of out) say whether they missed it and their widest
+ * relative half-width (ts_point.ci_missed, ci_rel). */
+void ts__point_note(point_run *pr, const unsigned char *ci_col, ts_sweep *out);
 /* Fill out->errmsg with what failed at replication r of pr and where; returns rc. */
 int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what);
 /* Run replication r of point pr into o (any thread: pr and out are only read). */
