@@ -25,32 +25,8 @@
 #include "io/jsonfile.h"
 #include "io/model_json.h"
 #include "model/model.h"
+#include "clifixture.h"
 #include "testutil.h"
-
-#define RR "scenarios/rr-wave.json"
-#define ZC "scenarios/zero-cache-wave.json"
-#define RR30 RR " --set params.c_ms=30 --set 'classes[0].program[0].rows=30'"
-
-static char tmp[PATH_MAX];
-
-static void make_tmp(void)
-{
-  tu_mkdtemp(tmp, sizeof tmp, "cli");
-}
-
-static void remove_tmp(void)
-{
-  tu_rmtree(tmp);
-}
-
-/* tmp/rel (testutil's rotating buffers). */
-static const char *at(const char *rel)
-{
-  return tu_at(tmp, rel);
-}
-
-/* `tssim` + the formatted arguments; stdout into *out, stderr into *err. */
-#define run tu_tssimf
 
 /* ---- explain ---- */
 
