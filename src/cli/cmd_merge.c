@@ -80,7 +80,7 @@ static cJSON *notes_json(const ts_sweep_notes *n)
   const ts_sweep_note *v[] = {&n->window_missed, &n->backlogged, &n->identical, &n->overloaded};
   cJSON *o = cJSON_CreateObject();
   cJSON_AddNumberToObject(o, "replicated", (double)n->replicated);
-  for (int i = 0; o && i < 4; i++) {
+  for (int i = 0; o && i < (int)(sizeof v / sizeof *v); i++) {
     cJSON *x = cJSON_AddObjectToObject(o, note_names[i]);
     cJSON_AddNumberToObject(x, "count", (double)v[i]->count);
     cJSON_AddStringToObject(x, "first", v[i]->count ? v[i]->first : "");
@@ -370,7 +370,7 @@ static int add_notes(ts_sweep_notes *n, const cJSON *root)
   if (rep && !(cJSON_IsNumber(rep) && rep->valuedouble >= 0 && rep->valuedouble < 9e15))
     return -1;
   n->replicated += rep ? (size_t)rep->valuedouble : 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < (int)(sizeof v / sizeof *v); i++) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, note_names[i]),
                 *first = cJSON_GetObjectItemCaseSensitive(x, "first");
     if (i == 2 && !x)

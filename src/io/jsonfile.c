@@ -723,12 +723,7 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
     }
     if (parent == cJSON_GetObjectItemCaseSensitive(root, "params")) {
       cJSON_Delete(v);
-      const char *names[257];
-      int k = 0;
-      for (const cJSON *it = parent->child; it && k < 256; it = it->next)
-        names[k++] = it->string;
-      names[k] = NULL;
-      const char *near = ts_suggest(key, names);
+      const char *near = ts_json_near_member(parent, key);
       if (near)
         return ts_err_set(e, file, path, "no such parameter in params; did you mean \"%s\"?", near);
       return ts_err_set(e, file, path, "no such parameter in params (a typo?)");
@@ -750,13 +745,17 @@ const char *ts_json_near_key(const cJSON *tree, const char *path, char *parent, 
   if (!dot || strchr(dot, '[') || (size_t)(dot - path) >= cap)
     return NULL;
   snprintf(parent, cap, "%.*s", (int)(dot - path), path);
-  const cJSON *obj = ts_json_get_path((cJSON *)tree, parent);
+  return ts_json_near_member(ts_json_get_path((cJSON *)tree, parent), dot + 1);
+}
+
+const char *ts_json_near_member(const cJSON *obj, const char *name)
+{
   if (!cJSON_IsObject(obj))
     return NULL;
-  const char *names[256];
+  const char *names[257];
   size_t n = 0;
-  for (const cJSON *c = obj->child; c && n < 255; c = c->next)
+  for (const cJSON *c = obj->child; c && n < 256; c = c->next)
     names[n++] = c->string;
   names[n] = NULL;
-  return ts_suggest(dot + 1, names);
+  return ts_suggest(name, names);
 }

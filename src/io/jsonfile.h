@@ -88,6 +88,9 @@ cJSON *ts_json_get_path(cJSON *root, const char *path);
  * key is missing from an object that exists (not params, where a missing
  * key is a typo). */
 int ts_json_path_settable(cJSON *root, const char *path);
+/* The member of object obj whose name is nearest to name (ts_suggest over
+ * its first 256 members), or NULL when none is near or obj is no object. */
+const char *ts_json_near_member(const cJSON *obj, const char *name);
 /* For a dotted path whose last key is missing: its parent's path into parent
  * (cap bytes; "" when it has none) and the key of that parent
  * object nearest to the missing one (ts_suggest), or NULL when none is near

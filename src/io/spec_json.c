@@ -89,21 +89,16 @@ static int resolve(void *ctx, const char *name, ts_expr_var *var, double *consta
  * be in one), else "", into buf (cap bytes). */
 static const char *near_param(const loader *L, const char *ref, char *buf, size_t cap)
 {
-  const char *names[257];
   char name[128];
-  int k = 0;
   size_t n = 0;
   buf[0] = '\0';
-  if (!L->params || ref[0] != '$')
+  if (ref[0] != '$')
     return buf;
   while (n + 1 < sizeof name && ref[1 + n] && (isalnum((unsigned char)ref[1 + n]) || ref[1 + n] == '_'))
     n++;
   memcpy(name, ref + 1, n);
   name[n] = '\0';
-  for (const cJSON *it = L->params->child; it && k < 256; it = it->next)
-    names[k++] = it->string;
-  names[k] = NULL;
-  const char *near = ts_suggest(name, names);
+  const char *near = ts_json_near_member(L->params, name);
   if (near)
     snprintf(buf, cap, "; did you mean $%s?", near);
   return buf;

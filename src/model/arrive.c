@@ -20,6 +20,15 @@ static int batch_size(ts_rng *r, const ts_arrival *ar)
   }
 }
 
+double ts_arrival_batch_mean(const ts_arrival *a)
+{
+  switch (a->batch_kind) {
+  case TS_BATCH_GEOMETRIC: return a->batch_mean;
+  case TS_BATCH_UNIFORM: return (a->batch_lo + a->batch_hi) / 2.0;
+  default: return a->batch;
+  }
+}
+
 /* A Poisson gap of mean_ns drawn from r, in whole ns: llround of the draw
  * (ts__round_ns in its range [0, TS_DRAW_MAX], the same value without the
  * call), TS_TIME_MAX from 2^63 ns on (llround's range ends there). */

@@ -217,6 +217,10 @@ typedef struct ts_arrival {
   int batch_lo, batch_hi;
 } ts_arrival;
 
+/* The mean number of actors one arrival of a brings: a fixed batch's size,
+ * a geometric batch's mean, a uniform batch's (lo + hi) / 2 (arrive.c). */
+double ts_arrival_batch_mean(const ts_arrival *a);
+
 typedef enum { TS_PLACE_DISPATCH, TS_PLACE_FIXED } ts_place_rule;
 
 #define TS_COUNT_FOREVER (-2)   /* a source class: arrivals until the horizon */

@@ -19,9 +19,7 @@
 static double arrival_rate(const ts_class *c)
 {
   const ts_arrival *a = &c->arrival;
-  double batch = a->batch_kind == TS_BATCH_GEOMETRIC ? a->batch_mean
-                 : a->batch_kind == TS_BATCH_UNIFORM ? (a->batch_lo + a->batch_hi) / 2.0
-                                                     : a->batch;
+  double batch = ts_arrival_batch_mean(a);
   if (a->kind == TS_ARRIVE_POISSON)
     return a->rate_per_s / 1e9 * batch;
   if (a->kind == TS_ARRIVE_PERIODIC && a->period > 0)

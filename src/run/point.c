@@ -165,7 +165,7 @@ void ts__rep_run(const point_run *pr, int r, const ts_sweep *out, rep_out *o)
   for (size_t k = 0; k < m->nclasses; k++)
     o->arrived += m->classes[k].forever ? w.class_count[k] : 0;
   o->unfinished = c.unfinished;
-  o->overloaded = ts__overloaded(&w, &o->rho);
+  o->overloaded = r == 0 ? ts__overloaded(&w, &o->rho) : -1; /* (the model's and the point's: one replication says it) */
   ts_world_trim(&w); /* the queues' memory goes before the statistics' comes */
   double *wv = malloc((nl ? nl : 1) * sizeof *wv);
   o->rows = malloc(((size_t)pr->nrows * nl + 1) * sizeof *o->rows);

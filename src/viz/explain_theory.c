@@ -219,12 +219,12 @@ static int poisson_batches(const ts_class *c, double *ex, double *ex2)
   const ts_arrival *a = &c->arrival;
   if (a->kind != TS_ARRIVE_POISSON || (a->batch_kind == TS_BATCH_FIXED && a->batch == 1))
     return 0;
+  *ex = ts_arrival_batch_mean(a);
   switch (a->batch_kind) {
-  case TS_BATCH_FIXED: *ex = a->batch; *ex2 = (double)a->batch * a->batch; break;
-  case TS_BATCH_GEOMETRIC: *ex = a->batch_mean; *ex2 = a->batch_mean * (2 * a->batch_mean - 1); break;
+  case TS_BATCH_FIXED: *ex2 = *ex * *ex; break;
+  case TS_BATCH_GEOMETRIC: *ex2 = *ex * (2 * *ex - 1); break;
   case TS_BATCH_UNIFORM: {
     double span = a->batch_hi - a->batch_lo + 1;
-    *ex = (a->batch_lo + a->batch_hi) / 2.0;
     *ex2 = (span * span - 1) / 12 + *ex * *ex;
     break;
   }
