@@ -505,6 +505,45 @@ START_TEST(engine_rng_derive_seed_depends_on_every_coordinate)
 }
 END_TEST
 
+/* An actor's stream made in place (ts_rng_init_small, whose GSL seeding is
+ * table lookups) is the stream GSL's own seeding makes (ts_rng_create_small:
+ * gsl_rng_set of taus2), draw for draw: over 10^5 seeds of 64 bits, and over
+ * the seeds whose LCG steps land below taus2's floors (s1 < 2, s2 < 8,
+ * s3 < 16), where the seeding adds to a component. */
+START_TEST(engine_rng_small_stream_in_place_is_gsls)
+{
+  uint32_t inv = 69069; /* 69069^-1 mod 2^32 by Newton's iteration */
+  for (int k = 0; k < 5; k++)
+    inv *= 2 - UINT32_C(69069) * inv;
+  ck_assert_uint_eq((uint32_t)(UINT32_C(69069) * inv), 1);
+  enum { EDGE = 3 * 16, N = 100000 };
+  uint64_t seeds[EDGE + N];
+  int n = 0;
+  for (int d = 1; d <= 3; d++) /* LCG^d(seed) = t, t < 16: the d-th component is at its floor or below */
+    for (uint32_t t = 0; t < 16; t++) {
+      uint32_t x = t;
+      for (int k = 0; k < d; k++)
+        x *= inv;
+      seeds[n++] = x;
+    }
+  uint64_t st = 7;
+  for (int i = 0; i < N; i++)
+    seeds[n++] = lcg_next(&st) << 31 ^ lcg_next(&st);
+  void *mem = malloc(ts_rng_small_size());
+  ck_assert_ptr_nonnull(mem);
+  int differ = 0;
+  for (int i = 0; i < n; i++) {
+    ts_rng *a = ts_rng_init_small(mem, seeds[i]), *b = ts_rng_create_small(seeds[i]);
+    ck_assert_ptr_nonnull(b);
+    for (int k = 0; k < 4; k++)
+      differ += ts_rng_uniform(a) != ts_rng_uniform(b);
+    ts_rng_destroy(b);
+  }
+  ck_assert_int_eq(differ, 0);
+  free(mem);
+}
+END_TEST
+
 static int cmp_ulong(const void *a, const void *b)
 {
   unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
@@ -673,6 +712,7 @@ Suite *engine_suite(void)
                                engine_rng_distributions_have_their_mean,
                                engine_rng_derive_seed_depends_on_every_coordinate,
                                engine_rng_derive_seed_no_collisions_over_a_sweep,
+                               engine_rng_small_stream_in_place_is_gsls,
                                NULL};
   const TTest *const limits[] = {engine_sim_step_on_empty_returns_zero,
                                  engine_sim_run_stops_after_until,

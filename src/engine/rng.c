@@ -1,6 +1,7 @@
 #include "engine/rng.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_randist.h>
@@ -76,12 +77,62 @@ size_t ts_rng_small_size(void)
   return head + gsl_rng_taus2->size;
 }
 
+/* taus2's state as GSL keeps it (rng/taus.c, taus_state_t): its three
+ * components, each 32 bits. */
+typedef struct {
+  unsigned long s[3];
+} taus2_state;
+
+/* warm[c][j][b]: component c of taus2's state after six steps from a state
+ * whose component c is b << 8j and whose others are 0. Each component's
+ * step (GSL's taus_get) is linear over GF(2) bit vectors and leaves the
+ * other components alone, so six steps of a whole state are, for each
+ * component, the XOR of the four bytes' entries. Filled by GSL's own step. */
+static uint32_t warm[3][4][256];
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+
+static void fill_warm(void)
+{
+  taus2_state st;
+  gsl_rng g = {gsl_rng_taus2, &st};
+  for (int c = 0; c < 3; c++)
+    for (int j = 0; j < 4; j++)
+      for (unsigned b = 0; b < 256; b++) {
+        st.s[0] = st.s[1] = st.s[2] = 0;
+        st.s[c] = (unsigned long)b << (8 * j);
+        for (int k = 0; k < 6; k++)
+          gsl_rng_get(&g);
+        warm[c][j][b] = (uint32_t)st.s[c];
+      }
+}
+
+/* Six steps of component c from x, by the tables. */
+static unsigned long warm_up(int c, uint32_t x)
+{
+  return warm[c][0][x & 0xff] ^ warm[c][1][(x >> 8) & 0xff] ^ warm[c][2][(x >> 16) & 0xff] ^ warm[c][3][x >> 24];
+}
+
 ts_rng *ts_rng_init_small(void *mem, uint64_t seed)
 {
+  pthread_once(&warm_once, fill_warm);
   gsl_rng *g = mem;
   g->type = gsl_rng_taus2;
   g->state = (char *)mem + ((sizeof(gsl_rng) + 15) & ~(size_t)15);
-  gsl_rng_set(g, small_seed(seed));
+  /* taus2_set's seeding (GSL rng/taus.c): three LCG steps from the seed,
+   * each component at least 2, 8 and 16, then six warm-up steps */
+  uint32_t s1 = (uint32_t)(UINT32_C(69069) * (uint32_t)small_seed(seed));
+  if (s1 < 2)
+    s1 += 2;
+  uint32_t s2 = (uint32_t)(UINT32_C(69069) * s1);
+  if (s2 < 8)
+    s2 += 8;
+  uint32_t s3 = (uint32_t)(UINT32_C(69069) * s2);
+  if (s3 < 16)
+    s3 += 16;
+  taus2_state *st = g->state;
+  st->s[0] = warm_up(0, s1);
+  st->s[1] = warm_up(1, s2);
+  st->s[2] = warm_up(2, s3);
   return (ts_rng *)(void *)g;
 }
 

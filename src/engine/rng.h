@@ -28,7 +28,10 @@ ts_rng *ts_rng_create_small(uint64_t seed);
 /* Bytes a small stream takes (ts_rng_init_small's memory). */
 size_t ts_rng_small_size(void);
 /* The same stream as ts_rng_create_small(seed), in caller memory mem of
- * ts_rng_small_size() bytes (aligned for a pointer); nothing to free. */
+ * ts_rng_small_size() bytes (aligned for a pointer); nothing to free. The
+ * state GSL's seeding gives, bit for bit, in half its instructions (about
+ * 90 against 180): its six warm-up steps are table lookups (one stream per
+ * actor: gsl_rng_set was 8% of an M/M/1 job's instructions). Thread-safe. */
 ts_rng *ts_rng_init_small(void *mem, uint64_t seed);
 /* A new stream seeded with seed, or NULL when memory runs out. */
 ts_rng *ts_rng_create(unsigned long seed);
