@@ -456,9 +456,18 @@ START_TEST(viz_explain_means_leave_out_actors_without_a_wave)
                 "%s", out);
   free(out);
   /* actors whose arrival lay past the end of the run are counted apart, not as "ended no wave" (they
-   * were counted so: 19504 of mm1's 20000 at a 1 s horizon; a new user's walkthrough) */
+   * were counted so: 19504 of mm1's 20000 at a 1 s horizon; a new user's walkthrough): at most the
+   * one job in service on the one server at the horizon ends without a wave */
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/mm1.json --horizon 1000", &out, NULL), 0);
-  ck_assert_msg(strstr(out, " never arrived before the run ended") && !strstr(out, "ended no wave"), "%.3000s", out);
+  const char *no_wave = strstr(out, " ended no wave");
+  int stopped = 0;
+  if (no_wave) {
+    const char *line = no_wave;
+    while (line > out && line[-1] != '\n')
+      line--;
+    ck_assert_int_eq(sscanf(line, " %d", &stopped), 1);
+  }
+  ck_assert_msg(strstr(out, " never arrived before the run ended") && stopped <= 1, "%.3000s", out);
   free(out);
   ck_assert_int_eq(tu_tssim("explain scenarios/examples/batch.json", &out, NULL), 0);
   ck_assert_msg(strstr(out, "does not apply: open arrivals (class job: poisson 600/s), not all at one instant.\n"), "%s",
