@@ -93,7 +93,7 @@ START_TEST(cli_output_is_a_file_exits_2)
     "run " RR " --n 2 -q -o '%s'", "merge '%s/p1' -q --no-plots -o '%s'",
     "sensitivity tests/data/exp.json -q --no-plots -o '%s' --param 'classes[0].program[0].ms' --scales 1 "
     "--metric wave_ms",
-    "optimize tests/data/exp.json -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 --field "
+    "optimize tests/data/exp.json -q --no-plots -o '%s' --minimize wave_ms --grid 3 --field "
     "'classes[0].program[0].ms=0.5:1'"};
   for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++)
     for (int deeper = 0; deeper < 2; deeper++) {
@@ -545,7 +545,7 @@ START_TEST(cli_results_folder_holds_one_commands_files)
     "run tests/data/exp.json -r 1 -q --no-plots -o '%s'",
     "sensitivity tests/data/exp.json -r 1 -q --no-plots -o '%s' --param 'classes[0].program[0].ms' --scales 1 "
     "--metric wave_ms",
-    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 "
+    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 "
     "--field 'classes[0].program[0].ms=0.5:1'",
     "run tests/data/exp.json -r 1 -q --no-plots --samples none -o '%s'"};
   static const char *const left[] = {"samples.csv,summary.csv,summary.json,trace-n8-w1.json,",
@@ -583,7 +583,7 @@ START_TEST(cli_output_folder_is_new_or_a_results_folder)
 {
   static const char *const cmds[] = {
     "run tests/data/exp.json -r 1 -q --no-plots -o '%s'",
-    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 --max-evals 3 "
+    "optimize tests/data/exp.json -r 1 -q --no-plots -o '%s' --minimize wave_ms --grid 3 "
     "--field 'classes[0].program[0].ms=0.5:1'"};
   char *err, buf[1024], want[2 * PATH_MAX];
   /* (a run that would fail on its first actor: before the fix it wrote nothing into / either) */

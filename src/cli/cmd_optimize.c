@@ -52,8 +52,11 @@ static void usage(FILE *f)
           "                          fields quasi-random points, the first the centre)\n"
           "      --finalists K       settings in the race, and combinations searched (default %d)\n"
           "      --r-max R           the race's most replications (default 8 x R)\n"
-          "      --max-evals N       settings the search may evaluate (default %d)\n"
-          "      --max-iter N        iterations of each local search (default %d)\n",
+          "      --max-evals N       settings the grid and the local searches may evaluate, the\n"
+          "                          baseline (the scenario's own) and the race's reruns aside\n"
+          "                          (default %d); a note says when it stopped the search\n"
+          "      --max-iter N        iterations of each local search (default %d); a note says\n"
+          "                          when one stopped before it converged\n",
           TS_OPT_HALVING_ABOVE, TS_OPT_DEFAULT_GRID, TS_OPT_DEFAULT_FINALISTS, TS_OPT_DEFAULT_MAX_EVALS,
           TS_OPT_DEFAULT_MAX_ITER);
   ts_cli_explore_usage_end(f, "optimize");
@@ -309,6 +312,8 @@ static int run(const options *o, work *w)
     return ts_cli_explore_failed(&w->ex, sr, err);
   if (!o->x.run.quiet)
     ts_report_opt_print(stdout, &w->ex.L.sc, &w->r);
+  fflush(stdout);
+  ts_report_opt_budget_note(stderr, &w->r); /* even quiet: it says what the best is worth */
   if ((rc = write_results(w)) != 0)
     return rc;
   return o->x.run.plots && w->nobj == 2 ? draw(w) : ts_cli_explore_draw(&w->ex, NULL, NULL);

@@ -311,7 +311,7 @@ static double score_at(opt *o, const double *x, const int *c, int stage, int *sp
   setting s = {x, c};
   long i = find(o, s, o->spec->replications);
   if (i < 0 && o->evals >= (size_t)o->spec->max_evals) {
-    *spent = 1;
+    *spent = o->r->evals_stopped = 1;
     return FAILED_SCORE;
   }
   if (i < 0 && (o->rc || eval_batch(o, &s, 1, o->spec->replications, stage, &i)))
@@ -400,13 +400,15 @@ static void brent(opt *o, const int *c, const double *xs, const double *fs, size
     return;
   }
   double tol = o->spec->tol * (o->spec->fields[0].hi - o->spec->fields[0].lo);
+  int it = 0;
   if (gsl_min_fminimizer_set_with_values(s, &fn, xm, fm, xa, fa, xb, fb) == GSL_SUCCESS)
-    for (int it = 0; it < o->spec->max_iter && !o->rc && !l.spent; it++) {
+    for (; it < o->spec->max_iter && !o->rc && !l.spent; it++) {
       if (gsl_min_fminimizer_iterate(s) != GSL_SUCCESS)
         break;
       if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(s), gsl_min_fminimizer_x_upper(s), tol, 0) == GSL_SUCCESS)
         break;
     }
+  o->r->iter_cut += it == o->spec->max_iter && !l.spent; /* the loop ran out, not converged */
   gsl_min_fminimizer_free(s);
 }
 
@@ -433,11 +435,13 @@ static void simplex(opt *o, const int *c, const double *x0)
       gsl_vector_set(step, f, 0.3);
     }
     gsl_multimin_function fn = {simplex_f, F, &l};
+    int it = 0;
     if (gsl_multimin_fminimizer_set(s, &fn, y, step) == GSL_SUCCESS)
-      for (int it = 0; it < o->spec->max_iter && !o->rc && !l.spent; it++)
+      for (; it < o->spec->max_iter && !o->rc && !l.spent; it++)
         if (gsl_multimin_fminimizer_iterate(s) != GSL_SUCCESS ||
             gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), o->spec->tol) == GSL_SUCCESS)
           break;
+    o->r->iter_cut += it == o->spec->max_iter && !l.spent; /* the loop ran out, not converged */
   } else {
     fail(o, TS_SWEEP_NOMEM, "out of memory");
   }
@@ -869,6 +873,8 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
   memset(r, 0, sizeof *r);
   r->best = r->baseline = -1;
   r->npoints = x->npoints;
+  r->max_evals = spec->max_evals;
+  r->max_iter = spec->max_iter;
   opt o = {.x = x, .spec = spec, .r = r, .narms = 1, .err = err, .cap = cap};
   err[0] = '\0';
   for (size_t j = 0; j < spec->nchoices; j++)
@@ -901,6 +907,7 @@ int ts_opt_run(const ts_explore *x, const ts_opt_spec *spec, ts_opt_result *r, c
       search(&o, cs);
     }
   }
+  r->evals = o.evals;
   free(o.map), free(o.own_x), free(o.own_r), free(o.own_c), free(cs), free(fin);
   return o.rc;
 }

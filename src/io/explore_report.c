@@ -355,6 +355,17 @@ void ts_report_opt_print(FILE *out, const ts_scenario *sc, const ts_opt_result *
   free(idx);
 }
 
+void ts_report_opt_budget_note(FILE *out, const ts_opt_result *r)
+{
+  if (r->evals_stopped)
+    fprintf(out, "tssim: note: --max-evals %d stopped the search: it had evaluated %zu setting(s) (the baseline and "
+                 "the race's reruns aside) when a local search wanted another, so the best may be short of what the "
+                 "search would find (a larger --max-evals searches on)\n", r->max_evals, r->evals);
+  if (r->iter_cut)
+    fprintf(out, "tssim: note: --max-iter %d stopped %d local search(es) before they converged, so the best may be short of what the search would find (a larger --max-iter "
+                 "searches on)\n", r->max_iter, r->iter_cut);
+}
+
 static cJSON *metrics_json(const ts_opt_result *r, const ts_opt_trial *t)
 {
   cJSON *o = cJSON_CreateObject();
@@ -397,6 +408,14 @@ cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r)
   for (size_t i = 0; con && i < r->nconstraints; i++)
     cJSON_AddItemToArray(con, cJSON_CreateString(r->constraint[i]));
   cJSON_AddNumberToObject(root, "settings_evaluated", (double)r->ntrials);
+  cJSON *budget = cJSON_AddObjectToObject(root, "budget");
+  if (budget) {
+    cJSON_AddNumberToObject(budget, "max_evals", r->max_evals);
+    cJSON_AddNumberToObject(budget, "settings_searched", (double)r->evals);
+    cJSON_AddBoolToObject(budget, "max_evals_stopped_the_search", r->evals_stopped);
+    cJSON_AddNumberToObject(budget, "max_iter", r->max_iter);
+    cJSON_AddNumberToObject(budget, "local_searches_cut_at_max_iter", r->iter_cut);
+  }
   cJSON_AddBoolToObject(root, "feasible", r->best >= 0);
   long at = r->best >= 0 ? r->best : r->nfinalists ? (long)r->finalists[0] : -1;
   if (at >= 0) {

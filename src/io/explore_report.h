@@ -41,8 +41,14 @@ void ts_report_opt_pareto_csv(FILE *f, const ts_opt_result *r);
  * beside the baseline's, the constraints' limits, and the race; or the
  * Pareto front (two). */
 void ts_report_opt_print(FILE *out, const ts_scenario *sc, const ts_opt_result *r);
+/* On out (stderr), a note for each budget that stopped the search short:
+ * --max-evals (a step wanted a setting past it) and --max-iter (local
+ * searches that ran out of iterations before they converged). Nothing when
+ * neither did. */
+void ts_report_opt_budget_note(FILE *out, const ts_opt_result *r);
 /* best.json of one objective: the best setting (and its --set overrides),
- * its metrics with their intervals, the baseline's, each constraint and
+ * the budget (max_evals, the settings searched against it, whether it
+ * stopped the search; max_iter, the local searches it cut), its metrics with their intervals, the baseline's, each constraint and
  * its limit, the finalists of the race. A new tree (caller frees), or NULL
  * out of memory. */
 struct cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r);

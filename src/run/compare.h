@@ -143,6 +143,11 @@ typedef struct ts_opt_result {
   double *diff, *diff_ci95; /* [nfinalists]: objective minus the best's, per replication pairs */
   unsigned char *front; /* two objectives: [ntrials], on the Pareto front */
   size_t nfront;
+  int max_evals, max_iter; /* the search's budget (ts_opt_spec's) */
+  size_t evals;         /* settings the search evaluated against max_evals (the baseline and the race's
+                           reruns aside) */
+  int evals_stopped;    /* a search step wanted a setting past max_evals: the budget stopped it */
+  int iter_cut;         /* local searches stopped at max_iter before they converged */
 } ts_opt_result;
 
 /* Free what r holds; NULL is accepted. */
