@@ -67,10 +67,41 @@ START_TEST(optimize_says_when_its_budget_stopped_the_search)
 }
 END_TEST
 
+/* The small client arrives at 50 ms behind the big one's $big_ms = 49 ms of
+ * CPU on one worker: scaled by 0.95 or 1 the big one is done by then (the
+ * small one takes its 5 ms), by 1.05 it is not (1.45 ms more). The central
+ * elasticity, 2.9, averages the slopes 0 below and 5.8 above: a jump,
+ * which the row and a note say; $small_ms's 1 on both sides is no jump. */
+static const char *const late =
+  "{\"name\": \"late\", \"params\": {\"big_ms\": 49, \"small_ms\": 5},"
+  " \"classes\": [{\"name\": \"big\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"$big_ms\"}]},"
+  "  {\"name\": \"small\", \"count\": 1, \"arrival\": {\"start_ms\": 50},"
+  "   \"program\": [{\"op\": \"cpu\", \"ms\": \"$small_ms\"}]}]}";
+
+START_TEST(sensitivity_says_an_elasticity_straddles_a_jump)
+{
+  char *out, *err;
+  const char *s = scenario("late", late, "\"n\": [1], \"workers\": [1]");
+  ck_assert_int_eq(run(&out, &err, "sensitivity '%s' --metric wave_ms@small --scales 1 --no-plots -o '%s'", s,
+                       at("s")),
+                   0);
+  const char *big = strstr(out, "params.big_ms"), *small = strstr(out, "params.small_ms");
+  ck_assert_msg(big && small, "%s", out);
+  ck_assert_msg(strstr(big, "jump: 0 below x1, 5.8 above") != NULL && strstr(big, "jump") < small, "%s", out);
+  ck_assert_msg(strstr(small, "jump") == NULL, "%s", out);
+  ck_assert_msg(strstr(err, "note: 1 of 2 elasticit(ies) straddle a jump") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "params.big_ms on wave_ms@small at n=1 workers=1: 0 below, 5.8 above") != NULL, "%s",
+                err);
+  free(out), free(err);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
+  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, NULL};
+  tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;
 }

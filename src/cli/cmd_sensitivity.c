@@ -328,6 +328,29 @@ static void note_turns(const work *w)
           1 + r->step);
 }
 
+/* On stderr: how many elasticities straddle a jump (ts_sens_result.jump),
+ * the first named with its one-sided elasticities. */
+static void note_jumps(const work *w)
+{
+  const ts_sens_result *r = &w->r;
+  size_t count = 0, total = r->npoints * r->nmetrics * r->nparams, first = 0;
+  for (size_t i = 0; i < total; i++)
+    if (r->jump[i] && count++ == 0)
+      first = i;
+  if (count == 0)
+    return;
+  char name[300];
+  size_t k = first / (r->nmetrics * r->nparams), m = first / r->nparams % r->nmetrics;
+  ts_report_point_name(&w->ex.L.sc, &r->pt[k], name, sizeof name);
+  fflush(stdout);
+  fprintf(stderr, "tssim: note: %zu of %zu elasticit(ies) straddle a jump: the one-sided elasticities, between x%g "
+          "and x1 and between x1 and x%g, differ by a factor of 3 or more, beyond their intervals (the first: %s on "
+          "%s at %s: %.4g below, %.4g above): their central elasticity, the mean of the two, describes neither "
+          "side (rank it with care); the rows say \"jump\" (the curve, or a smaller --step, shows where it is: "
+          "docs/explore.md)\n", count, total, 1 - r->step, 1 + r->step, r->param[first % r->nparams], r->metric[m],
+          name, r->below[first], r->above[first]);
+}
+
 static int run(const options *o, work *w)
 {
   ts_err e;
@@ -367,6 +390,7 @@ static int run(const options *o, work *w)
   if ((rc = ts_cli_explore_commit(&w->ex, "sensitivity.csv, curve.csv")) != 0)
     return rc;
   note_turns(w);
+  note_jumps(w);
   return o->x.run.plots ? draw(w) : ts_cli_explore_draw(&w->ex, NULL, NULL);
 }
 

@@ -127,6 +127,23 @@ int ts_sens_probe(const ts_explore *x, const ts_sens_spec *spec, const ts_sens_p
   return rc;
 }
 
+/* Whether the one-sided elasticities a (below 1, half-width ca) and b
+ * (above, cb) disagree so much that their mean, the central elasticity,
+ * describes neither side: a jump (or kink) between 1 - h and 1 + h. They
+ * must differ by more than their intervals allow (an undefined half-width,
+ * one replication, counts 0), by at least 0.1 (half a percent of the
+ * metric over h = 0.05: less changes no ranking), and by a factor of 3 or
+ * more (or in sign): a smooth curve's two slopes over 2h differ by far
+ * less (M/M/1's W = S / (1 - rho) at rho 0.5: 1.90 and 2.11). */
+static int disagree(double a, double ca, double b, double cb)
+{
+  if (isnan(a) || isnan(b))
+    return 0;
+  double d = fabs(a - b), big = fmax(fabs(a), fabs(b)), small = fmin(fabs(a), fabs(b));
+  double ci = (isnan(ca) ? 0 : ca) + (isnan(cb) ? 0 : cb);
+  return d > ci && d >= 0.1 && (a * b <= 0 || big >= 3 * small);
+}
+
 /* The elasticities and curves of point k, metric m, from the finished run s. */
 static void measure(const ts_explore *x, const ts_sens_spec *spec, const ts_sweep *s, const double *u, size_t nu,
                     size_t k, size_t m, ts_sens_result *r)
@@ -142,9 +159,15 @@ static void measure(const ts_explore *x, const ts_sens_spec *spec, const ts_swee
     size_t at = (k * spec->nmetrics + m) * spec->nparams + p;
     const ts_point *lo = ts_explore_row(x, s, variant_of(u, nu, p, 1 - spec->step), k, mt);
     const ts_point *hi = ts_explore_row(x, s, variant_of(u, nu, p, 1 + spec->step), k, mt);
-    if (lo && hi)
-      ts_compare_elasticity(lo->rep + c, base->rep + c, hi->rep + c, nc, (size_t)base->replications,
-                            2 * spec->step, &r->elasticity[at], &r->elasticity_ci95[at]);
+    if (lo && hi) {
+      size_t R = (size_t)base->replications;
+      double cb, ca;
+      ts_compare_elasticity(lo->rep + c, base->rep + c, hi->rep + c, nc, R, 2 * spec->step, &r->elasticity[at],
+                            &r->elasticity_ci95[at]);
+      ts_compare_elasticity(lo->rep + c, base->rep + c, base->rep + c, nc, R, spec->step, &r->below[at], &cb);
+      ts_compare_elasticity(base->rep + c, base->rep + c, hi->rep + c, nc, R, spec->step, &r->above[at], &ca);
+      r->jump[at] = (unsigned char)disagree(r->below[at], cb, r->above[at], ca);
+    }
     for (size_t j = 0; j < spec->nscales; j++) {
       const ts_point *q = ts_explore_row(x, s, variant_of(u, nu, p, spec->scales[j]), k, mt);
       r->value[at * spec->nscales + j] = q ? q->value[c] : NAN;

@@ -145,6 +145,8 @@ void ts_report_sens_print(FILE *out, const ts_scenario *sc, const ts_sens_result
         cell(out, 10, 4, r->elasticity_ci95[at]);
         for (size_t j = 0; j < r->nscales; j++)
           cell(out, 10, d, r->value[at * r->nscales + j]);
+        if (r->jump[at]) /* the central figure straddles a jump: say both sides */
+          fprintf(out, "  jump: %.4g below x1, %.4g above", r->below[at], r->above[at]);
         fputc('\n', out);
       }
     }

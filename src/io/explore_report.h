@@ -17,7 +17,8 @@ void ts_report_combo_labels(const ts_scenario *sc, int combo, const char **label
 void ts_report_point_name(const ts_scenario *sc, const ts_compare_point *p, char *buf, size_t cap);
 /* Print the ranking: for each point and metric, the parameters by
  * |elasticity|, each with its 95% half-width and the metric at each
- * scale. */
+ * scale; a row whose one-sided elasticities disagree (ts_sens_result.jump)
+ * ends with "jump: B below x1, A above". */
 void ts_report_sens_print(FILE *out, const ts_scenario *sc, const ts_sens_result *r);
 /* sensitivity.csv: the point columns, parameter, metric, elasticity,
  * elasticity_ci95; a row per point, metric and parameter, ranked as

@@ -108,10 +108,14 @@ int ts_compare_sens_alloc(ts_sens_result *r)
   r->value = malloc((nv + 1) * sizeof *r->value);
   r->value_ci95 = malloc((nv + 1) * sizeof *r->value_ci95);
   r->digits = calloc(r->nmetrics + 1, sizeof *r->digits);
-  if (!r->elasticity || !r->elasticity_ci95 || !r->value || !r->value_ci95 || !r->digits)
+  r->below = malloc((ne + 1) * sizeof *r->below);
+  r->above = malloc((ne + 1) * sizeof *r->above);
+  r->jump = calloc(ne + 1, 1);
+  if (!r->elasticity || !r->elasticity_ci95 || !r->value || !r->value_ci95 || !r->digits || !r->below || !r->above ||
+      !r->jump)
     return -1;
   for (size_t i = 0; i < ne; i++)
-    r->elasticity[i] = r->elasticity_ci95[i] = NAN;
+    r->elasticity[i] = r->elasticity_ci95[i] = r->below[i] = r->above[i] = NAN;
   for (size_t i = 0; i < nv; i++)
     r->value[i] = r->value_ci95[i] = NAN;
   return 0;
@@ -134,6 +138,9 @@ void ts_compare_sens_finish(ts_sens_result *r)
   free(r->scale);
   free(r->elasticity);
   free(r->elasticity_ci95);
+  free(r->below);
+  free(r->above);
+  free(r->jump);
   free(r->value);
   free(r->value_ci95);
   free(r->digits);

@@ -63,6 +63,8 @@ typedef struct ts_sens_result {
   double step;         /* h: the elasticity compares scales 1 - h and 1 + h */
   int replications;
   double *elasticity, *elasticity_ci95;
+  double *below, *above; /* [as elasticity]: the one-sided elasticities (m0 - m-) / (h m0), (m+ - m0) / (h m0) */
+  unsigned char *jump;   /* [as elasticity]: below and above disagree (fit/sensitivity.c): a jump between */
   double *value, *value_ci95;
 } ts_sens_result;
 
