@@ -96,10 +96,51 @@ START_TEST(sensitivity_says_an_elasticity_straddles_a_jump)
 }
 END_TEST
 
+/* --axis rule=ten kept the value that sets the threshold searched: optimize
+ * printed `--set worker.threshold_ms=Q`, which tssim run with the same
+ * --axis does not give (there the axis value wins over --set), and
+ * best.json kept no --axis or --set. Now a note says so and how to run it,
+ * and best.json records run_with and axis_replaced. run's override note
+ * listed every value of the axis, those --axis left out too: now only
+ * those it runs. A --set value of the searched field was labelled "the
+ * scenario's own": now "the --set value". */
+START_TEST(optimize_says_what_reproduces_its_best)
+{
+  char s[PATH_MAX], *err, *best;
+  snprintf(s, sizeof s, "%s", scenario("rules", slices, "\"n\": [1], \"workers\": [1], \"axes\": {\"rule\": {\"sets\": "
+                                              "{\"ten\": {\"worker.threshold_ms\": 10}, \"twenty\": {\"worker.threshold_ms\": 20}}}}"));
+  ck_assert_int_eq(run(NULL, &err, "optimize '%s' --axis rule=ten --minimize wave_ms@small --field "
+                                   "worker.threshold_ms=1:20 -q --no-plots -o '%s'", s, at("o")),
+                   0);
+  ck_assert_msg(strstr(err, "note: the search replaced what --axis rule=ten sets (worker.threshold_ms=10) with the "
+                            "searched worker.threshold_ms: tssim run keeps the axis") != NULL, "%s", err);
+  free(err);
+  best = tu_read_file(at("o/best.json"), NULL);
+  ck_assert_msg(strstr(best, "\"run_with\":\t{\n\t\t\"axis\":\t[\"rule=ten\"]") != NULL, "%s", best);
+  ck_assert_msg(strstr(best, "\"axis_sets\":\t\"worker.threshold_ms=10\"") != NULL, "%s", best);
+  free(best);
+  ck_assert_int_eq(run(NULL, &err, "run '%s' --axis rule=ten --set worker.threshold_ms=3 -q --no-plots -o '%s'", s,
+                       at("r")),
+                   0);
+  ck_assert_msg(strstr(err, "at every value --axis keeps (ten)") != NULL && strstr(err, "twenty") == NULL, "%s", err);
+  free(err);
+  /* the threshold given with --set is the baseline's, and so labelled */
+  snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, NULL, "optimize '%s' --set worker.threshold_ms=4 --minimize wave_ms@big --field "
+                                   "worker.threshold_ms=1:19 --grid 3 -q --no-plots -o '%s'", s, at("l")),
+                   0);
+  best = tu_read_file(at("l/best.json"), NULL);
+  ck_assert_msg(strstr(best, "\"worker.threshold_ms=4 (the --set value)\"") != NULL, "%s", best);
+  ck_assert_msg(strstr(best, "scenario's own") == NULL, "%s", best);
+  free(best);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
-  const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, NULL};
+  const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, optimize_says_what_reproduces_its_best,
+                              NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);

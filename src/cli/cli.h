@@ -47,6 +47,14 @@ int ts_cmd_optimize(int argc, char **argv);
  * memory ran out, 0 on success; on success, notes on stderr each --set that
  * an axis overrides (the axis wins), naming both. */
 int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out);
+/* ts_cli_load with the --axis KEY=LABEL,... options that will keep only
+ * some values of an axis (axes[0..naxes), checked later by
+ * ts_cli_axis_keep): an axis's note names only the values it keeps. */
+int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
+                     ts_loaded *out);
+/* Whether override (or path) a, "PATH=VALUE", replaces what override (or
+ * path) b set: the same path, or a's an ancestor of b's. */
+int ts_cli_set_covers(const char *a, const char *b);
 /* Note on stderr each queue policy of L's model that never reorders
  * anything (ts_model_policy_note): for a scenario with axes, of every
  * combination's model (the first 1000), one note per distinct text, naming

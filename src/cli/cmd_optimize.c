@@ -247,7 +247,106 @@ static void header(const options *o, const work *w, const ts_opt_spec *spec)
          w->ex.x.npoints);
 }
 
-static int write_results(work *w)
+/* The --axis option of o keeping one value of an axis of sc (the scenario
+ * as its file has it) whose value sets path or a path above it, that
+ * override into *over; or NULL. */
+static const char *kept_axis_sets(const ts_scenario *sc, const options *o, const char *path, const char **over)
+{
+  for (int i = 0; i < o->x.run.naxes; i++) {
+    const char *arg = o->x.run.axes[i], *eq = strchr(arg, '=');
+    for (int a = 0; eq && !strchr(eq, ',') && a < sc->naxes; a++) {
+      const ts_axis *ax = &sc->axes[a];
+      if (strlen(ax->key) != (size_t)(eq - arg) || strncmp(ax->key, arg, (size_t)(eq - arg)) != 0)
+        continue;
+      for (int v = 0; v < ax->nvalues; v++)
+        for (int k = 0; strcmp(ax->labels[v], eq + 1) == 0 && k < ax->nsets[v]; k++)
+          if (ts_cli_set_covers(ax->sets[v][k], path)) {
+            *over = ax->sets[v][k];
+            return arg;
+          }
+    }
+  }
+  return NULL;
+}
+
+/* Whether a --set of o gives path (or a path above it). */
+static int set_gives(const options *o, const char *path)
+{
+  for (int i = 0; i < o->x.run.nsets; i++)
+    if (ts_cli_set_covers(o->x.run.sets[i], path))
+      return 1;
+  return 0;
+}
+
+/* Where the scenario's own values of the searched paths come from, read
+ * from the scenario file's axes (the loaded one has lost those --axis
+ * kept at one value): r's own_from_set (a --set gives it, no kept axis
+ * value overrides that); and, when the best is not the scenario's own,
+ * each searched path a kept axis value sets, into replaced (a JSON array
+ * of {searched, axis, axis_sets}): the best's --set does not give it in
+ * tssim run, where the axis stays and wins (note_replaced). */
+static void origins(const options *o, work *w, cJSON *replaced)
+{
+  ts_scenario sc;
+  ts_err e;
+  if (ts_scenario_load(o->x.run.scenario, &sc, &e))
+    return; /* (loaded once already: out of memory) */
+  ts_opt_result *r = &w->r;
+  long at = r->best >= 0 ? r->best : r->nfinalists ? (long)r->finalists[0] : -1;
+  int given = 0, n = w->nfields + w->nchoices;
+  for (int i = 0; i < n; i++) {
+    const char *path = i < w->nfields ? w->fields[i].path : w->choices[i - w->nfields].path, *over = NULL;
+    const char *axis = kept_axis_sets(&sc, o, path, &over);
+    given += !axis && set_gives(o, path);
+    if (!axis || at < 0 || r->t[at].stage == TS_OPT_STAGE_BASELINE)
+      continue;
+    cJSON *item = cJSON_CreateObject();
+    cJSON_AddStringToObject(item, "searched", path);
+    cJSON_AddStringToObject(item, "axis", axis);
+    cJSON_AddStringToObject(item, "axis_sets", over);
+    cJSON_AddItemToArray(replaced, item);
+  }
+  r->own_from_set = given == 0 ? 0 : given == n ? 1 : 2;
+  ts_scenario_finish(&sc);
+}
+
+/* On stderr, when replaced (origins) has an item: that tssim run does not
+ * give the best with the printed --set, and how to run it. */
+static void note_replaced(const options *o, const cJSON *replaced)
+{
+  const cJSON *it = cJSON_GetArrayItem(replaced, 0);
+  if (!it)
+    return;
+  const char *path = cJSON_GetStringValue(cJSON_GetObjectItem(it, "searched"));
+  const char *axis = cJSON_GetStringValue(cJSON_GetObjectItem(it, "axis"));
+  const char *over = cJSON_GetStringValue(cJSON_GetObjectItem(it, "axis_sets"));
+  fflush(stdout);
+  fprintf(stderr, "tssim: note: the search replaced what --axis %s sets (%s) with the searched %s: tssim run keeps "
+          "the axis, whose value wins over --set, so `tssim run %s --axis %s --set %s=...` runs %s, not the best; "
+          "to run the best, give its value in that axis value of a copy of the scenario (best.json's run_with has "
+          "the options and axis_replaced what they replace)\n", axis, over, path, o->x.run.scenario, axis, path, over);
+}
+
+/* best.json's run_with: the options the sweep ran with (--axis, --set, --n,
+ * --workers as given; the replications and seed used), so that tssim run
+ * can be given the same. */
+static void run_with(const options *o, const work *w, cJSON *doc)
+{
+  cJSON *rw = cJSON_AddObjectToObject(doc, "run_with");
+  cJSON *axes = rw ? cJSON_AddArrayToObject(rw, "axis") : NULL, *sets = rw ? cJSON_AddArrayToObject(rw, "set") : NULL;
+  for (int i = 0; axes && i < o->x.run.naxes; i++)
+    cJSON_AddItemToArray(axes, cJSON_CreateString(o->x.run.axes[i]));
+  for (int i = 0; sets && i < o->x.run.nsets; i++)
+    cJSON_AddItemToArray(sets, cJSON_CreateString(o->x.run.sets[i]));
+  if (rw && o->x.run.n_arg)
+    cJSON_AddStringToObject(rw, "n", o->x.run.n_arg);
+  if (rw && o->x.run.w_arg)
+    cJSON_AddStringToObject(rw, "workers", o->x.run.w_arg);
+  if (rw)
+    cJSON_AddNumberToObject(rw, "replications", w->ex.L.sc.replications);
+}
+
+static int write_results(const options *o, work *w, cJSON *replaced)
 {
   ts_err e;
   const ts_scenario *sc = &w->ex.L.sc;
@@ -264,6 +363,10 @@ static int write_results(work *w)
   }
   FILE *best = ts_cli_explore_file(&w->ex, "best.json", &e);
   cJSON *doc = best ? ts_report_opt_best_json(sc, &w->r) : NULL;
+  if (doc) {
+    run_with(o, w, doc);
+    cJSON_AddItemReferenceToObject(doc, "axis_replaced", replaced);
+  }
   char *text = doc ? cJSON_Print(doc) : NULL;
   cJSON_Delete(doc);
   if (!best || !text) {
@@ -310,11 +413,19 @@ static int run(const options *o, work *w)
   ts_cli_explore_progress_done(&w->ex);
   if (sr)
     return ts_cli_explore_failed(&w->ex, sr, err);
+  cJSON *replaced = cJSON_CreateArray();
+  if (!replaced)
+    return ts_cli_explore_failed(&w->ex, TS_SWEEP_NOMEM, "out of memory");
+  if (w->nobj == 1)
+    origins(o, w, replaced);
   if (!o->x.run.quiet)
     ts_report_opt_print(stdout, &w->ex.L.sc, &w->r);
   fflush(stdout);
   ts_report_opt_budget_note(stderr, &w->r); /* even quiet: it says what the best is worth */
-  if ((rc = write_results(w)) != 0)
+  note_replaced(o, replaced);
+  rc = write_results(o, w, replaced);
+  cJSON_Delete(replaced);
+  if (rc != 0)
     return rc;
   return o->x.run.plots && w->nobj == 2 ? draw(w) : ts_cli_explore_draw(&w->ex, NULL, NULL);
 }

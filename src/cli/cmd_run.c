@@ -488,7 +488,7 @@ static int check_columns(const ts_run_opts *o, const ts_loaded *L, ts_err *e)
 
 int ts_cli_run_load(const ts_run_opts *o, ts_loaded *L)
 {
-  int rc = ts_cli_load(o->scenario, o->sets, o->nsets, L);
+  int rc = ts_cli_load_axes(o->scenario, o->sets, o->nsets, o->axes, o->naxes, L);
   if (rc)
     return rc;
   ts_err e;

@@ -25,9 +25,11 @@ int ts_cli_bad_option(const char *cmd, char **argv)
                             argv[optind - 1], cmd);
 }
 
-static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets);
+static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets, const char *const *axes,
+                           int naxes);
 
-int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)
+int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
+                     ts_loaded *out)
 {
   ts_err e;
   ts_load_src src = {.path = path};
@@ -35,8 +37,13 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
     ts_cli_usage_error("%s", e.msg);
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
-  set_axis_notes(&out->sc, sets, nsets);
+  set_axis_notes(&out->sc, sets, nsets, axes, naxes);
   return 0;
+}
+
+int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded *out)
+{
+  return ts_cli_load_axes(path, sets, nsets, NULL, 0, out);
 }
 
 /* The length of the JSON path of override "PATH=VALUE". */
@@ -52,22 +59,53 @@ static int covers(const char *a, size_t la, const char *b, size_t lb)
   return la <= lb && strncmp(a, b, la) == 0 && (la == lb || b[la] == '.' || b[la] == '[');
 }
 
+int ts_cli_set_covers(const char *a, const char *b)
+{
+  return covers(a, path_len(a), b, path_len(b));
+}
+
+/* The --axis option of axes[0..naxes) for axis key, or NULL. */
+static const char *axis_option(const char *const *axes, int naxes, const char *key)
+{
+  size_t lk = strlen(key);
+  for (int i = 0; i < naxes; i++)
+    if (strncmp(axes[i], key, lk) == 0 && axes[i][lk] == '=')
+      return axes[i];
+  return NULL;
+}
+
+/* Whether the --axis option keep (NULL: none) runs label. */
+static int keeps(const char *keep, const char *label)
+{
+  if (!keep)
+    return 1;
+  size_t ll = strlen(label);
+  for (const char *p = strchr(keep, '=') + 1; *p; p += strcspn(p, ","), p += *p == ',')
+    if (strcspn(p, ",") == ll && strncmp(p, label, ll) == 0)
+      return 1;
+  return 0;
+}
+
 /* A note on stderr for each --set that an axis of sc overrides (an axis
  * value wins: the model of a combination is the run's, --set included, with
- * the axis's overrides applied on top), naming both and the values: an axis
- * that sets the --set's path or one above it overrides it, one that sets a
- * path under it (--set worker={...}, an axis on worker.threshold_ms)
- * overrides it in part. */
-static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets)
+ * the axis's overrides applied on top), naming both and the values run (an
+ * --axis option of axes[0..naxes) keeps only some): an axis that sets the
+ * --set's path or one above it overrides it, one that sets a path under it
+ * (--set worker={...}, an axis on worker.threshold_ms) overrides it in part. */
+static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets, const char *const *axes,
+                           int naxes)
 {
   for (int i = 0; i < nsets; i++) {
     size_t ls = path_len(sets[i]);
     for (int a = 0; a < sc->naxes; a++) {
       const ts_axis *ax = &sc->axes[a];
+      const char *keep = axis_option(axes, naxes, ax->key);
       char labels[300] = "", over[300] = "";
-      int hit = 0, len = 0, part = 0;
+      int hit = 0, len = 0, part = 0, run = 0;
       for (int v = 0; v < ax->nvalues; v++)
-        for (int k = 0; k < ax->nsets[v]; k++) {
+        run += keeps(keep, ax->labels[v]);
+      for (int v = 0; v < ax->nvalues; v++)
+        for (int k = 0; k < ax->nsets[v] && keeps(keep, ax->labels[v]); k++) {
           const char *o = ax->sets[v][k];
           size_t lo = path_len(o);
           if (!covers(o, lo, sets[i], ls) && !covers(sets[i], ls, o, lo))
@@ -86,8 +124,8 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
       fprintf(stderr,
               "tssim: note: --set %s is overridden%s by axis \"%s\" of %s (it sets %s) at %s (%s): an axis value "
               "wins over --set; to run other values, change the axis in the scenario\n",
-              sets[i], part ? " in part" : "", ax->key, sc->file, over, hit == ax->nvalues ? "every value" : "its values",
-              labels);
+              sets[i], part ? " in part" : "", ax->key, sc->file, over,
+              hit < run ? "its values" : keep ? "every value --axis keeps" : "every value", labels);
     }
   }
 }

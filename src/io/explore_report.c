@@ -258,8 +258,10 @@ static void setting_text(const ts_opt_result *r, const ts_opt_trial *t, const ch
     snprintf(buf + len, cap - len, "%s%s=%s", len ? sep : "", r->field[k], field_value(r, t, k, v, sizeof v));
   for (size_t j = 0; t->choice && j < r->nchoices && len < cap; j++, len = strlen(buf))
     snprintf(buf + len, cap - len, "%s%s=%s", len ? sep : "", r->choice[j], r->label[j][t->choice[j]]);
+  const char *own = r->own_from_set == 1 ? "the --set value" : r->own_from_set ? "the scenario's own with --set"
+                                                                               : "the scenario's own";
   if (t->stage == TS_OPT_STAGE_BASELINE && len < cap)
-    snprintf(buf + len, cap - len, "%s", len ? " (the scenario's own)" : "the scenario's own setting");
+    snprintf(buf + len, cap - len, len ? " (%s)" : "%s setting", own);
 }
 
 static void metric_rows(FILE *out, const ts_opt_result *r, const ts_opt_trial *t, const ts_opt_trial *b)

@@ -150,6 +150,8 @@ typedef struct ts_opt_result {
                            reruns aside) */
   int evals_stopped;    /* a search step wanted a setting past max_evals: the budget stopped it */
   int iter_cut;         /* local searches stopped at max_iter before they converged */
+  int own_from_set;     /* the baseline's values of the searched paths are --set's: 0 none, 1 all, 2 some
+                           (its label says "the --set value" rather than "the scenario's own") */
 } ts_opt_result;
 
 /* Free what r holds; NULL is accepted. */
