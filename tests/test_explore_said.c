@@ -136,13 +136,46 @@ START_TEST(optimize_says_what_reproduces_its_best)
 }
 END_TEST
 
+/* A params entry no expression reads: --set on it changed nothing and said
+ * nothing, and sensitivity ranked it 0 +- 0. Now run notes it, and
+ * sensitivity leaves it out saying why (in the error when nothing is
+ * left). $c_ms2 is another name: c_ms is read only where $c_ms is whole. */
+START_TEST(a_param_nothing_reads_is_said)
+{
+  char s[PATH_MAX], *err;
+  snprintf(s, sizeof s, "%s", scenario("unread", "{\"params\": {\"c_ms\": 5, \"c_ms2\": 1, \"unused_ms\": 3}, "
+                                       "\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms2 * $c_ms\"}]}]}",
+                                       "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "run '%s' --set params.unused_ms=5 --set params.c_ms=4 -q --no-plots -o '%s'", s,
+                       at("r")),
+                   0);
+  ck_assert_msg(strstr(err, "note: --set params.unused_ms=5: no expression of") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "reads $unused_ms, so it changes nothing") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "params.c_ms=4") == NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --scales 1 --no-plots -o '%s'", s, at("s")), 0);
+  ck_assert_msg(strstr(err, "tssim: note: left out: params.unused_ms: no expression of the model reads $unused_ms")
+                  != NULL, "%s", err);
+  free(err);
+  char *csv = tu_read_file(at("s/sensitivity.csv"), NULL);
+  ck_assert_msg(strstr(csv, "params.c_ms,") != NULL && strstr(csv, "unused") == NULL, "%s", csv);
+  free(csv);
+  snprintf(s, sizeof s, "%s", scenario("none", "{\"params\": {\"unused_ms\": 3}, \"classes\": [{\"count\": 2, "
+                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}", "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' -q --no-plots -o '%s'", s, at("n")), 2);
+  ck_assert_msg(strstr(err, "none of the 1 params named *_ms of") != NULL &&
+                  strstr(err, "can be scaled: 1 read by no expression; name fields") != NULL, "%s", err);
+  free(err);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, optimize_says_what_reproduces_its_best,
                               NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
-  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, NULL};
+  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;
 }

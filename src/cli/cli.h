@@ -52,6 +52,10 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
  * ts_cli_axis_keep): an axis's note names only the values it keeps. */
 int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
                      ts_loaded *out);
+/* Whether the model tree or one of sc's axis overrides reads params.NAME:
+ * a string in either (any depth: expressions, "$param" references) holds
+ * $NAME as a whole name. The loader reads params only so. */
+int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *name);
 /* Whether override (or path) a, "PATH=VALUE", replaces what override (or
  * path) b set: the same path, or a's an ancestor of b's. */
 int ts_cli_set_covers(const char *a, const char *b);

@@ -212,7 +212,7 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
   }
   if (o->nparams > 0)
     return 0;
-  size_t matched = 0, by_axis = 0, rejected = 0;
+  size_t matched = 0, by_axis = 0, rejected = 0, unread = 0;
   char first[1024] = ""; /* the first rejection's reason */
   for (const cJSON *c = params ? params->child : NULL; c; c = c->next) {
     size_t len = strlen(c->string);
@@ -224,6 +224,13 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
     snprintf(path, sizeof path, "params.%s", c->string);
     ts_err inner;
     ts_sens_param *p = &w->params[w->nparams];
+    if (!ts_cli_param_read(w->ex.x.tree, &w->ex.L.sc, c->string)) {
+      if (!o->x.run.quiet)
+        fprintf(stderr, "tssim: note: left out: %s: no expression of the model reads $%s (scaling it changes "
+                "nothing)\n", path, c->string);
+      unread++;
+      continue;
+    }
     if (ts_sens_param_init(p, &w->ex.x, "--param", path, &pp, 1, &inner)) {
       by_axis++;
       continue; /* an axis sets it */
@@ -243,8 +250,11 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
                       "PATH or --group NAME=PATH,...", w->ex.L.sc.model_path);
   if (w->nparams == 0) { /* every one it has is left out: say why, not that it has none */
     char why[1200] = "";
+    if (unread)
+      snprintf(why, sizeof why, "%zu read by no expression%s", unread, by_axis || rejected ? "; " : "");
     if (by_axis)
-      snprintf(why, sizeof why, "%zu set by a scenario axis%s", by_axis, rejected ? "; " : "");
+      snprintf(why + strlen(why), sizeof why - strlen(why), "%zu set by a scenario axis%s", by_axis,
+               rejected ? "; " : "");
     if (rejected)
       snprintf(why + strlen(why), sizeof why - strlen(why), "%zu rejected by the model at a scale (%s%.500s)",
                rejected, rejected > 1 ? "the first: " : "", first);

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ int ts_cli_bad_option(const char *cmd, char **argv)
 
 static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets, const char *const *axes,
                            int naxes);
+static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets);
 
 int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
                      ts_loaded *out)
@@ -38,6 +40,7 @@ int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
   set_axis_notes(&out->sc, sets, nsets, axes, naxes);
+  set_unread_notes(out, sets, nsets);
   return 0;
 }
 
@@ -127,6 +130,53 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
               sets[i], part ? " in part" : "", ax->key, sc->file, over,
               hit < run ? "its values" : keep ? "every value --axis keeps" : "every value", labels);
     }
+  }
+}
+
+/* Whether text holds $name as a whole name (not a prefix of a longer one). */
+static int names_param(const char *text, const char *name, size_t len)
+{
+  for (const char *p = strchr(text, '$'); p; p = strchr(p + 1, '$'))
+    if (strncmp(p + 1, name, len) == 0 && !isalnum((unsigned char)p[1 + len]) && p[1 + len] != '_')
+      return 1;
+  return 0;
+}
+
+static int tree_reads(const cJSON *node, const char *name, size_t len)
+{
+  if (cJSON_IsString(node))
+    return names_param(node->valuestring, name, len);
+  for (const cJSON *c = node ? node->child : NULL; c; c = c->next)
+    if (tree_reads(c, name, len))
+      return 1;
+  return 0;
+}
+
+int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *name)
+{
+  size_t len = strlen(name);
+  for (int a = 0; a < sc->naxes; a++)
+    for (int v = 0; v < sc->axes[a].nvalues; v++)
+      for (int k = 0; k < sc->axes[a].nsets[v]; k++)
+        if (names_param(sc->axes[a].sets[v][k], name, len))
+          return 1;
+  return tree_reads(tree, name, len);
+}
+
+/* A note on stderr for each --set params.NAME=VALUE that nothing in L's
+ * model or scenario reads (ts_cli_param_read): the run is the same
+ * without it. */
+static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets)
+{
+  for (int i = 0; i < nsets; i++) {
+    size_t len = path_len(sets[i]);
+    char name[256];
+    if (strncmp(sets[i], "params.", 7) != 0 || len - 7 >= sizeof name || strcspn(sets[i] + 7, ".[=") != len - 7)
+      continue;
+    snprintf(name, sizeof name, "%.*s", (int)(len - 7), sets[i] + 7);
+    if (!ts_cli_param_read(L->resolved, &L->sc, name))
+      fprintf(stderr, "tssim: note: --set %s: no expression of %s (nor an axis of %s) reads $%s, so it changes "
+              "nothing\n", sets[i], L->sc.model_path, L->sc.file, name);
   }
 }
 
