@@ -169,11 +169,26 @@ START_TEST(a_param_nothing_reads_is_said)
 }
 END_TEST
 
+/* optimize's table said "value" for the mean over replications, where run
+ * and sensitivity show the pooled median: its header says "mean". */
+START_TEST(optimize_table_names_the_mean)
+{
+  char *out, s[PATH_MAX];
+  snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(&out, NULL, "optimize '%s' --minimize wave_ms@small --field worker.threshold_ms=1:20 --grid 3 "
+                                   "--no-plots -o '%s'", s, at("o")),
+                   0);
+  ck_assert_msg(strstr(out, " mean      +-95%     baseline      +-95%") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, " value ") == NULL, "%s", out);
+  free(out);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, optimize_says_what_reproduces_its_best,
-                              NULL};
+                              optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);

@@ -269,7 +269,7 @@ static void metric_rows(FILE *out, const ts_opt_result *r, const ts_opt_trial *t
   int w = 6;
   for (size_t m = 0; m < r->nmetrics; m++)
     w = (int)strlen(r->metric[m]) > w ? (int)strlen(r->metric[m]) : w;
-  fprintf(out, "  %-10s  %-*s %12s %10s %12s %10s\n", "", w, "metric", "value", "+-95%", "baseline", "+-95%");
+  fprintf(out, "  %-10s  %-*s %12s %10s %12s %10s\n", "", w, "metric", "mean", "+-95%", "baseline", "+-95%");
   for (size_t m = 0; m < r->nmetrics; m++) {
     const char *role = (int)m < r->nobjectives ? (r->maximize[m] ? "maximize" : "minimize") : "constraint";
     fprintf(out, "  %-10s  %-*s", role, w, r->metric[m]);
