@@ -184,13 +184,31 @@ START_TEST(optimize_table_names_the_mean)
 }
 END_TEST
 
+/* --param params.nosuch_ms advised "give it with --set params.nosuch_ms=VALUE
+ * first", which is refused (no such parameter in params): now it names the
+ * params there are and says --set cannot add one. */
+START_TEST(a_missing_param_gets_advice_that_works)
+{
+  char *err, s[PATH_MAX];
+  snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
+  snprintf(s, sizeof s, "%s", scenario("one", "{\"params\": {\"c_ms\": 5}, \"classes\": [{\"count\": 1, \"program\": "
+                                       "[{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}", "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param params.nosuch_ms -q --no-plots -o '%s'", s, at("o")), 2);
+  ck_assert_msg(strstr(err, "tssim: --param: params.nosuch_ms is not a parameter of the model") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "(its params: c_ms)") != NULL && strstr(err, "--set cannot add one") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "give it with --set") == NULL, "%s", err);
+  free(err);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, optimize_says_what_reproduces_its_best,
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
-  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said, NULL};
+  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,
+                               a_missing_param_gets_advice_that_works, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;
 }
