@@ -157,8 +157,11 @@ TSSIM_API int tssim_result_replications(const tssim_result *r, size_t p);
 TSSIM_API const char *tssim_result_class(const tssim_result *r, size_t p);
 TSSIM_API const char *tssim_result_label(const tssim_result *r, size_t p, size_t a);
 /* Metric m at point p: its value (summary.csv's column), the mean over the
- * replications and the 95% half-width of that mean, replication k's value,
- * and the value the baseline records there. NAN where there is none. */
+ * replications, the 95% half-width summary.csv gives as <m>_ci95 (for a
+ * pooled metric at 10 replications or more, of its bootstrap interval over
+ * replications; else of the mean over replications: docs/output.md),
+ * replication k's value, and the value the baseline records there. NAN
+ * where there is none. */
 TSSIM_API double tssim_result_value(const tssim_result *r, size_t p, size_t m);
 TSSIM_API double tssim_result_mean(const tssim_result *r, size_t p, size_t m);
 TSSIM_API double tssim_result_ci95(const tssim_result *r, size_t p, size_t m);
