@@ -201,6 +201,27 @@ START_TEST(a_missing_param_gets_advice_that_works)
 }
 END_TEST
 
+/* A --param that is no number quoted the model's JSON cut at 60 bytes,
+ * mid-token ({"policy":"fifo",...,"pri): now at a comma, with "...". And
+ * -q's help said "print nothing but errors" while the line saying a
+ * previous run is replaced stays (docs/output.md): the help says so. */
+START_TEST(a_param_error_and_quiet_say_it_straight)
+{
+  char *err, *out, s[PATH_MAX];
+  snprintf(s, sizeof s, "%s", scenario("long", "{\"worker\": {\"policy\": \"fifo\", \"threshold_ms\": 10, "
+                                       "\"yield_overhead_ms\": 0.5, \"priority_divisor\": 4}, \"classes\": [{\"count\": 1, "
+                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}", "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param worker -q --no-plots -o '%s'", s, at("o")), 2);
+  ck_assert_msg(strstr(err, "--param: worker is {\"policy\":\"fifo\",\"threshold_ms\":10,... in the model, not a "
+                            "number") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(&out, NULL, "optimize --help"), 0);
+  ck_assert_msg(strstr(out, "nothing but errors") == NULL && strstr(out, "a previous run is replaced stays") != NULL,
+                "%s", out);
+  free(out);
+}
+END_TEST
+
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
@@ -208,7 +229,7 @@ Suite *explore_said_suite(void)
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,
-                               a_missing_param_gets_advice_that_works, NULL};
+                               a_missing_param_gets_advice_that_works, a_param_error_and_quiet_say_it_straight, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;
 }

@@ -24,7 +24,8 @@
   "  -j, --jobs J            run replications on J threads (default: the number of online\n"            \
   "                          cores); the files are the same for any J\n"                                 \
   "      --no-plots          do not run gnuplot\n"                                                       \
-  "  -q, --quiet             print nothing but errors\n"
+  "  -q, --quiet             no tables, no progress line: errors and notes only, on stderr\n"       \
+  "                          (the line saying a previous run is replaced stays)\n"
 
 /* The end of a command's --help: the shared options (TS_CLI_EXPLORE_HELP),
  * -o with its default results/<scenario name>-<suffix>, --help, what a

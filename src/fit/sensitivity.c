@@ -19,6 +19,26 @@ void ts_sens_param_finish(ts_sens_param *p)
   memset(p, 0, sizeof *p);
 }
 
+/* JSON text cut to at most max characters at a token boundary: after the
+ * last comma outside a string that leaves room for "...", which then ends
+ * it (text as it is when it fits). */
+static void cut_json(char *text, size_t max)
+{
+  size_t len = strlen(text), at = 0;
+  if (len <= max)
+    return;
+  int in_string = 0;
+  for (size_t i = 0; i + 3 < max; i++) {
+    if (in_string && text[i] == '\\')
+      i++;
+    else if (text[i] == '"')
+      in_string = !in_string;
+    else if (!in_string && text[i] == ',')
+      at = i + 1;
+  }
+  snprintf(text + at, len + 1 - at, "...");
+}
+
 int ts_sens_param_init(ts_sens_param *p, const ts_explore *x, const char *option, const char *name,
                        const char *const *paths, size_t npaths, ts_err *e)
 {
@@ -34,7 +54,9 @@ int ts_sens_param_init(ts_sens_param *p, const ts_explore *x, const char *option
       char *text = cJSON_PrintUnformatted(node);
       const char *s = cJSON_IsString(node) ? node->valuestring : NULL;
       int ref = s && s[0] == '$' && ts_json_get_path(x->tree, "params") && strchr(s + 1, ' ') == NULL;
-      int rc = ts_err_set(e, option, NULL, "%s is %.60s in the model, not a number%s%s%s", paths[i],
+      if (text)
+        cut_json(text, 60);
+      int rc = ts_err_set(e, option, NULL, "%s is %s in the model, not a number%s%s%s", paths[i],
                           text ? text : "not a number", ref ? " (scale the parameter it names: params." : "",
                           ref ? s + 1 : "", ref ? ")" : "");
       free(text);
