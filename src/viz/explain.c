@@ -92,7 +92,7 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->peers += e->peers;
     s->slices += (double)tl->stats[a].slices;
     s->yields += (double)tl->stats[a].yields;
-    s->cpu += (double)tl->stats[a].cpu;
+    s->cpu += (double)e->step_cpu;
     s->call_queued += (double)e->call_queued;
     s->call_service += (double)e->call_service;
     s->wmin = e->wave < s->wmin ? e->wave : s->wmin;
@@ -676,13 +676,14 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "\nwave law for class %s: wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency\n"
                  "  for equal demands; its queue serves in turn (round robin), so per actor, as under processor sharing:\n"
                  "  wave ~ c + sum over j of min(c_j, c) + overlappable latency\n"
-                 "  (c: an actor's queued CPU + loop CPU; j: the other actors on its worker whose waves overlap its own)\n",
+                 "  (c: an actor's queued CPU + loop CPU inside its wave; j: the other actors on its worker whose waves\n"
+                 "  overlap its own)\n",
             name);
   else
     fprintf(out, "\nwave law for class %s: each actor's CPU ran in one slice (first come, run to completion), so per actor:\n"
                  "  wave ~ c + sum over the j ahead of it of c_j + overlappable latency\n"
-                 "  (c: an actor's queued CPU + loop CPU; j ahead: the other actors on its worker whose waves overlap its\n"
-                 "  own and began first)\n",
+                 "  (c: an actor's queued CPU + loop CPU inside its wave; j ahead: the other actors on its worker whose\n"
+                 "  waves overlap its own and began first)\n",
             name);
   fprintf(out, "  %-44s %12s %12s\n", "term (mean per actor)", ref ? "from n=1" : "", "at this n");
   if (ref) {
@@ -711,11 +712,10 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
   }
   fprintf(out, "  the simulation differs from the law at this n by exactly (mean per actor):\n");
   fprintf(out, "    %-58s %12s ms\n",
-          f->kind == LAW_PS ? "others' CPU beyond c (and of actors not in its wave)"
+          f->kind == LAW_PS ? "worker busy in its wave less c + sum min(c_j, c)"
                             : "others' CPU behind it (and of actors not in its wave)",
-          sms(s->busy - f->cpu).s);
+          sms(s->busy - s->outside - f->cpu).s); /* the worker's busy time in the wave less c's */
   fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy).s);
-  fprintf(out, "    %-58s %12s ms\n", "worker busy outside its wave (others before or after it)", sms(-s->outside).s);
   if (slept)
     fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor slept (think time hidden)", sms(-s->sleep_busy).s);
   fprintf(out, "    %-58s %12s ms\n", "worker idle while it waited", sms(s->wait_idle).s);

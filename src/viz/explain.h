@@ -12,8 +12,9 @@
  * so the law wave ~ L + latency (I/O and sleep), L the CPU its worker's
  * queue makes the actor wait for (processor sharing on a queue that serves
  * in turn: c + sum over the actors j sharing its wave of min(c_j, c); first
- * come, run to completion: c + the c_j ahead; m*c for equal demands), misses
- * exactly by (B - L) and the bracketed terms, which the report prints. The
+ * come, run to completion: c + the c_j ahead; m*c for equal demands; c an
+ * actor's CPU within its own wave, as c_j within j's), misses exactly by
+ * (B - outside - L) and the other bracketed terms, which the report prints. The
  * worker is the one the actor is on for its wave (after a hop, the one it
  * reached; each wait is set against the worker it waited on). Only actors
  * whose wave ended (wave_end >= 0) have a wave: the others, stopped by the
@@ -39,8 +40,10 @@ typedef struct ts_explain_actor {
   ts_time outside;                     /* worker busy outside the window */
   ts_time worker_busy;                 /* B: its worker's busy time, whole run (the worker it is on for
                                           its wave: after a hop, the one it reached) */
-  ts_time queued_cpu;                  /* CPU in timed (time-sliced) steps, whole run */
-  ts_time loop_cpu;                    /* other CPU, plus its share of loop overhead */
+  ts_time queued_cpu;                  /* its CPU in timed (time-sliced) steps within the window */
+  ts_time loop_cpu;                    /* its other CPU within the window, plus its share of the loop
+                                          overhead there (the worker's within the window / peers) */
+  ts_time step_cpu;                    /* its CPU within the window (queued_cpu + its other CPU) */
   int peers;                           /* actors on that worker, itself included */
   ts_time call_queued;                 /* of state[TS_ACTOR_CALL_WAIT]: its calls' waits in the servers'
                                           queues (ts_timeline_call_wait_parts); the rest: their legs */

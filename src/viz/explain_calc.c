@@ -177,8 +177,8 @@ static int wave_worker(const ts_timeline *tl, const by_worker *bw, int a, int *h
   return w;
 }
 
-static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const ts_time *loop_w,
-                        const int *peers, int a, int w, int hopped, ts_explain_actor *x)
+static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const int *peers, int a, int w,
+                        int hopped, ts_explain_actor *x)
 {
   const ts_actor_stats *st = &tl->stats[a];
   ts_time ws = st->wave_start, we = st->wave_end;
@@ -186,8 +186,14 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   x->wave = we - ws;
   x->worker_busy = busy[w];
   x->peers = peers[w];
-  x->queued_cpu = st->timer;
-  x->loop_cpu = st->cpu - st->timer + loop_w[w] / (peers[w] ? peers[w] : 1);
+  for (size_t j = bw->own.at[a]; j < bw->own.at[a + 1]; j++) { /* its CPU inside the wave, timed or not */
+    const ts_tl_piece *p = &tl->pieces[bw->own.idx[j]];
+    ts_time lo = p->t0 > ws ? p->t0 : ws, hi = p->t1 < we ? p->t1 : we;
+    if (hi > lo)
+      *(p->slice > 0 ? &x->queued_cpu : &x->step_cpu) += hi - lo;
+  }
+  x->loop_cpu = x->step_cpu + group_sum(tl, &bw->loop, w, ws, we) / (peers[w] ? peers[w] : 1);
+  x->step_cpu += x->queued_cpu;
   ts_timeline_state_times(tl, a, ws, we, 0, x->state);
   ts_timeline_state_times(tl, a, ws, we, 1, x->held);
   ts_time own = 0, others = 0, loop = 0;
@@ -239,18 +245,14 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
 {
   by_worker bw;
   size_t nw = (size_t)tl->nworkers;
-  ts_time *busy = calloc(nw, sizeof *busy), *loop = calloc(nw, sizeof *loop);
+  ts_time *busy = calloc(nw, sizeof *busy);
   int *peers = calloc(nw, sizeof *peers), *wk = NULL, *hop = NULL, rc = -1;
   memset(&bw, 0, sizeof bw);
-  if (!busy || !loop || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
+  if (!busy || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
       index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own))
     goto done;
-  for (size_t i = 0; i < tl->npieces; i++) {
-    const ts_tl_piece *p = &tl->pieces[i];
-    busy[p->worker] += p->t1 - p->t0;
-    if (p->actor < 0)
-      loop[p->worker] += p->t1 - p->t0;
-  }
+  for (size_t i = 0; i < tl->npieces; i++)
+    busy[tl->pieces[i].worker] += tl->pieces[i].t1 - tl->pieces[i].t0;
   wk = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *wk);
   hop = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *hop);
   if (!wk || !hop)
@@ -258,14 +260,13 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
   for (int a = 0; a < tl->nactors; a++)
     peers[wk[a] = wave_worker(tl, &bw, a, &hop[a])]++;
   for (int a = 0; a < tl->nactors; a++)
-    account_one(tl, &bw, busy, loop, peers, a, wk[a], hop[a], &out[a]);
+    account_one(tl, &bw, busy, peers, a, wk[a], hop[a], &out[a]);
   rc = 0;
 done:
   by_key_free(&bw.all);
   by_key_free(&bw.loop);
   by_key_free(&bw.own);
   free(busy);
-  free(loop);
   free(peers);
   free(wk);
   free(hop);
