@@ -221,6 +221,45 @@ START_TEST(viz_explain_law_takes_the_cpu_inside_the_wave)
 }
 END_TEST
 
+/* A runnable task on a thread waits for one of three things, each named:
+ * the thread busy with another task, the thread blocked (another task of
+ * it parked on a mutex) or the thread waking up (a wake latency). std-mutex
+ * (4 tasks a thread) said "run-queue wait (runnable, thread busy) 168.336
+ * ms" and "its worker ran: nothing (idle) 85.2%" while its threads were
+ * parked 382 ms each; wake-jitter's readers, alone on their threads, waited
+ * 0.578 ms "thread busy" with the thread idle 100%. Gantt's legend says a
+ * blank worker cell may be a parked or waking thread. */
+START_TEST(viz_explain_names_why_a_thread_task_waits)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/std-mutex.json", &out, NULL), 0);
+  const char *busy = strstr(out, "    run-queue wait (runnable, thread busy) "),
+             *parked = strstr(out, "    runnable: thread parked on a mutex "),
+             *blocked = strstr(out, "    nothing: blocked, a task parked on a mutex "),
+             *idle = strstr(out, "    nothing (idle) ");
+  ck_assert_msg(busy && parked && blocked && idle, "%.3000s", out);
+  double b = atof(busy + 43), p = atof(parked + 39), k = atof(blocked + 47), i = atof(idle + 19);
+  ck_assert_msg(b > 0 && p > b && k == p && i == 0, "busy %g, parked %g, blocked %g, idle %g:\n%.3000s", b, p, k, i,
+                out);
+  free(out);
+  ck_assert_int_eq(tu_tssim("explain scenarios/examples/wake-jitter.json", &out, NULL), 0);
+  const char *reader = strstr(out, "\nclass reader:");
+  ck_assert_msg(reader, "%.3000s", out);
+  busy = strstr(reader, "    run-queue wait (runnable, thread busy) ");
+  const char *waking = strstr(reader, "    runnable: thread waking up (wake latency) "),
+             *woke = strstr(reader, "    nothing: waking up (wake latency) ");
+  ck_assert_msg(busy && waking && woke, "%.3000s", reader);
+  ck_assert_msg(atof(busy + 43) == 0 && atof(waking + 46) > 0 && atof(woke + 38) == atof(waking + 46), "%.3000s",
+                reader);
+  free(out);
+  ck_assert_int_eq(tu_tssim("gantt scenarios/examples/std-mutex.json", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "blank idle, blocked (a task of it parked on a mutex) or waking up (wake latency)") &&
+                    strstr(out, "runnable (run queue: its thread busy, parked on a mutex or waking up)"),
+                "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 /* Open arrivals (poisson, or count forever) are no closed wave: explain
  * gives no m and no law, says why, and names the queues the arrivals wait
  * in (a server's, the event loop's callbacks); a class arriving at once
@@ -505,7 +544,7 @@ Suite *viz_suite(void)
   const TTest *const core[] = {viz_explain_rr_closed_form_exact, viz_explain_rr_unequal_last_slice,
                                viz_explain_rr_sliced_by_time, viz_explain_accounting_is_exact, NULL};
   const TTest *const cli[] = {viz_explain_rr_report_states_the_law, viz_explain_zero_cache_names_terms,
-                              viz_explain_law_takes_the_cpu_inside_the_wave,
+                              viz_explain_law_takes_the_cpu_inside_the_wave, viz_explain_names_why_a_thread_task_waits,
                               viz_explain_law_refused_only_for_hops_that_happen,
                               viz_explain_open_arrivals_have_no_wave_law,
                               viz_explain_window_ends_before_the_work_is_not_stuck,

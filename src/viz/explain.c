@@ -59,7 +59,7 @@ static int has_wave(const ts_timeline *tl, int a, int k)
 typedef struct class_sum {
   int count, unfinished;
   double wave, state[TS_NSTATES], held[TS_NSTATES];
-  double wait_others, wait_loop, wait_idle, io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers,
+  double wait_others, wait_loop, wait_idle, wait_blocked, ready_blocked, ready_waking, io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers,
       slices, yields, cpu, call_queued, call_service;
   ts_time wmin, wmax;
 } class_sum;
@@ -82,6 +82,9 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->wait_others += (double)e->wait_others;
     s->wait_loop += (double)e->wait_loop;
     s->wait_idle += (double)e->wait_idle;
+    s->wait_blocked += (double)e->wait_blocked;
+    s->ready_blocked += (double)e->ready_blocked;
+    s->ready_waking += (double)e->ready_waking;
     s->io_busy += (double)e->io_busy;
     s->sleep_busy += (double)e->sleep_busy;
     s->other_gap += (double)e->other_gap;
@@ -99,7 +102,8 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->wmax = e->wave > s->wmax ? e->wave : s->wmax;
   }
   double n = s->count ? s->count : 1;
-  double *f[] = {&s->wave,   &s->wait_others, &s->wait_loop, &s->wait_idle, &s->io_busy,
+  double *f[] = {&s->wave,   &s->wait_others, &s->wait_loop, &s->wait_idle, &s->wait_blocked, &s->ready_blocked,
+                 &s->ready_waking, &s->io_busy,
                  &s->sleep_busy, &s->other_gap, &s->outside, &s->busy,   &s->queued,
                  &s->loop,   &s->peers,       &s->slices,    &s->yields,    &s->cpu,
                  &s->call_queued, &s->call_service};
@@ -268,7 +272,11 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "  where the wave goes (mean per actor):\n");
   row(out, "own CPU (running)", s->state[TS_ACTOR_RUNNING], s->wave);
   row(out, "queue wait (time-slice queue)", s->state[TS_ACTOR_QUEUED], s->wave);
-  row(out, rw.row, s->state[TS_ACTOR_READY], s->wave);
+  row(out, rw.row, s->state[TS_ACTOR_READY] - s->ready_blocked - s->ready_waking, s->wave);
+  if (s->ready_blocked > 0) /* a runnable task's thread parked (another task of it on a mutex) */
+    row(out, "runnable: thread parked on a mutex", s->ready_blocked, s->wave);
+  if (s->ready_waking > 0) /* a task made runnable on a sleeping thread waits for it to wake */
+    row(out, "runnable: thread waking up (wake latency)", s->ready_waking, s->wave);
   row(out, "I/O (off CPU)", s->state[TS_ACTOR_IO], s->wave);
   row(out, "lock wait", s->state[TS_ACTOR_LOCK_WAIT], s->wave);
   for (int st = 0; st < TS_NSTATES; st++) { /* the other states, where they took time (state table) */
@@ -292,7 +300,11 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "  while it waited (queue, %s, lock: %s ms) its worker ran:\n", rw.short_, ms(waited).s);
   row(out, "other actors' CPU", s->wait_others, waited);
   row(out, "loop overhead (yields, loop iterations)", s->wait_loop, waited);
-  row(out, "nothing (idle)", s->wait_idle, waited);
+  if (s->wait_blocked > 0)
+    row(out, "nothing: blocked, a task parked on a mutex", s->wait_blocked, waited);
+  if (s->ready_waking > 0)
+    row(out, "nothing: waking up (wake latency)", s->ready_waking, waited);
+  row(out, "nothing (idle)", s->wait_idle - s->wait_blocked - s->ready_waking, waited);
   double held = 0, desched = 0;
   for (int i = 0; i <= TS_ACTOR_DONE; i++) {
     held += s->held[i];

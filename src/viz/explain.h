@@ -32,7 +32,10 @@ typedef struct ts_explain_actor {
   ts_time held[TS_NSTATES];            /* ...of which holding at least one lock */
   ts_time wait_others;                 /* while waiting (queued, callback, lock): other actors' CPU */
   ts_time wait_loop;                   /* ...loop overhead */
-  ts_time wait_idle;                   /* ...worker idle */
+  ts_time wait_idle;                   /* ...worker idle (running nothing) */
+  ts_time wait_blocked;                /* ...of which blocked: a task of it parked on a mutex */
+  ts_time ready_blocked;               /* of state[TS_ACTOR_READY] on a thread: its thread blocked */
+  ts_time ready_waking;                /* ...its thread idle and not blocked: waking up (wake latency) */
   ts_time io_busy;                     /* worker busy while this actor was in I/O */
   ts_time sleep_busy;                  /* worker busy while this actor slept (sleep steps) */
   ts_time other_gap;                   /* time in the other states (neither running, waiting, I/O

@@ -114,11 +114,71 @@ static ts_time group_sum(const ts_timeline *tl, const by_key *g, int k, ts_time 
   return total;
 }
 
-/* The pieces of the timeline grouped three ways. */
+/* The stretches each worker was blocked (a task of it parked on a mutex,
+ * its wake latency included: ts_tl_block on to off; one not ended, to the
+ * end of the run): worker w's are [t0[j], t1[j]) for j in [at[w], at[w + 1]),
+ * in time order. */
+typedef struct blocked_by {
+  ts_time *t0, *t1;
+  size_t *at;
+} blocked_by;
+
+static int index_blocked(const ts_timeline *tl, blocked_by *b)
+{
+  int nw = tl->nworkers;
+  size_t *fill = calloc((size_t)nw + 1, sizeof *fill);
+  b->at = calloc((size_t)nw + 1, sizeof *b->at);
+  b->t0 = malloc((tl->nblocks ? tl->nblocks : 1) * sizeof *b->t0);
+  b->t1 = malloc((tl->nblocks ? tl->nblocks : 1) * sizeof *b->t1);
+  if (!fill || !b->at || !b->t0 || !b->t1) {
+    free(fill);
+    return -1;
+  }
+  for (size_t i = 0; i < tl->nblocks; i++)
+    if (tl->blocks[i].on && tl->blocks[i].worker >= 0 && tl->blocks[i].worker < nw)
+      b->at[tl->blocks[i].worker + 1]++;
+  for (int w = 0; w < nw; w++)
+    b->at[w + 1] += b->at[w];
+  for (int w = 0; w < nw; w++)
+    fill[w] = b->at[w];
+  for (size_t i = 0; i < tl->nblocks; i++) {
+    const ts_tl_block *e = &tl->blocks[i];
+    if (e->worker < 0 || e->worker >= nw)
+      continue;
+    if (e->on) {
+      b->t0[fill[e->worker]] = e->t;
+      b->t1[fill[e->worker]++] = tl->end;
+    } else if (fill[e->worker] > b->at[e->worker]) {
+      b->t1[fill[e->worker] - 1] = e->t;
+    }
+  }
+  free(fill);
+  return 0;
+}
+
+/* Time within [t0, t1) worker w was blocked. */
+static ts_time blocked_within(const blocked_by *b, int w, ts_time t0, ts_time t1)
+{
+  size_t lo = b->at[w], hi = b->at[w + 1];
+  while (lo < hi) { /* the first stretch ending after t0 */
+    size_t mid = lo + (hi - lo) / 2;
+    if (b->t1[mid] <= t0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  ts_time total = 0;
+  for (size_t j = lo; j < b->at[w + 1] && b->t0[j] < t1; j++)
+    total += (b->t1[j] < t1 ? b->t1[j] : t1) - (b->t0[j] > t0 ? b->t0[j] : t0);
+  return total;
+}
+
+/* The pieces of the timeline grouped three ways, and the workers' blocked stretches. */
 typedef struct by_worker {
   by_key all;   /* per worker */
   by_key loop;  /* per worker, loop overhead only */
   by_key own;   /* per actor */
+  blocked_by blocked;
 } by_worker;
 
 /* Actor self's CPU on worker w within [t0, t1): the whole of its pieces
@@ -224,16 +284,23 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
     ts_time o = 0, oth = 0, l = 0;
     if (s == TS_ACTOR_RUNNING)
       continue; /* its own CPU: B counts it, as the wave does */
-    /* the worker it waited on: after a hop, not its home */
-    busy_within(tl, bw, hopped ? entry_worker(tl, &tl->states[i]) : w, a, hopped, s0, s1, &o, &oth, &l);
+    int ew = hopped ? entry_worker(tl, &tl->states[i]) : w; /* the worker it waited on: after a hop, not its home */
+    busy_within(tl, bw, ew, a, hopped, s0, s1, &o, &oth, &l);
     if (s == TS_ACTOR_IO) {
       x->io_busy += oth + l;
     } else if (s == TS_ACTOR_SLEEP) {
       x->sleep_busy += oth + l;
     } else if (s == TS_ACTOR_QUEUED || s == TS_ACTOR_READY || s == TS_ACTOR_LOCK_WAIT) {
+      ts_time idle = (s1 - s0) - oth - l, blk = blocked_within(&bw->blocked, ew, s0, s1);
+      blk = blk < idle ? blk : idle; /* a blocked worker runs nothing */
       x->wait_others += oth;
       x->wait_loop += l;
-      x->wait_idle += (s1 - s0) - oth - l;
+      x->wait_idle += idle;
+      x->wait_blocked += blk;
+      if (s == TS_ACTOR_READY && ts_timeline_entry_on_thread(tl, &tl->states[i])) { /* runnable */
+        x->ready_blocked += blk;
+        x->ready_waking += idle - blk; /* its thread idle, not blocked: its wake latency */
+      }
     } else {
       x->other_gap += (s1 - s0) - (o + oth + l);
     }
@@ -249,7 +316,8 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
   int *peers = calloc(nw, sizeof *peers), *wk = NULL, *hop = NULL, rc = -1;
   memset(&bw, 0, sizeof bw);
   if (!busy || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
-      index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own))
+      index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own) ||
+      index_blocked(tl, &bw.blocked))
     goto done;
   for (size_t i = 0; i < tl->npieces; i++)
     busy[tl->pieces[i].worker] += tl->pieces[i].t1 - tl->pieces[i].t0;
@@ -266,6 +334,9 @@ done:
   by_key_free(&bw.all);
   by_key_free(&bw.loop);
   by_key_free(&bw.own);
+  free(bw.blocked.t0);
+  free(bw.blocked.t1);
+  free(bw.blocked.at);
   free(busy);
   free(peers);
   free(wk);

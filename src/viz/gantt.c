@@ -327,11 +327,29 @@ static void legend_text(const chart *c, FILE *out, const char *head, const char 
   fputc('\n', out);
 }
 
+/* Whether a thread of tl may have run nothing while a task of it was
+ * runnable: *parked, one blocked (a task parked on a mutex); *waking, a wake
+ * with a declared wake latency (the woken thread runs that much later). */
+static void thread_stalls(const ts_timeline *tl, int *parked, int *waking)
+{
+  const ts_model *m = tl->model;
+  *parked = tl->nblocks > 0;
+  *waking = 0;
+  for (size_t i = 0; i < m->nlocks && tl->nwakes > 0; i++)
+    *waking |= m->locks[i].kind == TS_LOCK_MUTEX && (m->locks[i].wake_latency.mean > 0 || m->locks[i].wake_latency.mean_ms);
+  for (size_t i = 0; i < m->nchans && tl->nwakes > 0; i++)
+    *waking |= m->chans[i].wake_latency.mean > 0 || m->chans[i].wake_latency.mean_ms;
+}
+
 static void legend(chart *c, FILE *out)
 {
-  int a = c->o->ascii;
-  char run[32], q[48], r[96], io[16], lw[24];
-  static const char *const wk[] = {"0-9a-zA-Z the actor running (* beyond 61)", "~ loop overhead", "blank idle"};
+  int a = c->o->ascii, parked, waking;
+  char run[32], q[48], r[160], io[16], lw[24], idle[96];
+  thread_stalls(c->tl, &parked, &waking);
+  /* a worker blocked by a task parked on a mutex, or waking up to run a task, runs nothing: blank as idle */
+  snprintf(idle, sizeof idle, "blank idle%s%s", parked ? ", blocked (a task of it parked on a mutex)" : "",
+           waking ? " or waking up (wake latency)" : "");
+  const char *wk[] = {"0-9a-zA-Z the actor running (* beyond 61)", "~ loop overhead", idle};
   snprintf(run, sizeof run, "%s running", state_glyph(TS_ACTOR_RUNNING, a));
   snprintf(q, sizeof q, "%s queued (time-slice queue)", state_glyph(TS_ACTOR_QUEUED, a));
   /* ready: an event loop's I/O callback queue, or a thread's run queue (ts_state_info.thread_name), by the
@@ -353,10 +371,14 @@ static void legend(chart *c, FILE *out)
       threads++;
     else
       loops++;
-  snprintf(r, sizeof r, "%s %s", state_glyph(TS_ACTOR_READY, a),
-           !threads ? "callback wait (I/O callback queue)"
-           : loops  ? "callback wait (I/O callback queue) or runnable (run queue)"
-                    : "runnable (run queue)");
+  const char *why = parked && waking ? ": its thread busy, parked on a mutex or waking up"
+                    : parked            ? ": its thread busy or parked on a mutex"
+                    : waking            ? ": its thread busy or waking up"
+                                        : "";
+  snprintf(r, sizeof r, "%s %s%s)", state_glyph(TS_ACTOR_READY, a),
+           !threads ? "callback wait (I/O callback queue" : loops ? "callback wait (I/O callback queue) or runnable (run queue"
+                                                               : "runnable (run queue",
+           threads ? why : "");
   snprintf(io, sizeof io, "%s I/O", state_glyph(TS_ACTOR_IO, a));
   snprintf(lw, sizeof lw, "%s lock wait", state_glyph(TS_ACTOR_LOCK_WAIT, a));
   /* the five states of every model, then the others this chart shows, from the state table */
