@@ -48,6 +48,9 @@ nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
 if (wide) { set logscale x; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05] }
+# one N: its point in the middle over its one tick (not at the edge of 0 to 1 in fractions); a few: whole ticks
+if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } else { if (!wide && nmax < 10) { set xtics 1 } }
+LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set yrange [0 : *]
 set offsets 0, 0, graph 0.1, 0
 set title title.": CPU per group vs N (median over groups)"
@@ -65,7 +68,7 @@ cw = nseries > 1 && nseries * nw * ncls > 4 ? 1000 + (maxlab > 20 ? 7 * (maxlab 
 # loop's clause all the same (and warns that it has no valid points)
 rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
        file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_per_group_cpu_ms") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+       with '.LP.' dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
 
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
@@ -76,10 +79,10 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output png
 plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("per_group_cpu_ms") : NaN) \
-       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "slice-timer CPU ".lab(s, W(i), C(j)), \
+       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "slice-timer CPU ".lab(s, W(i), C(j)), \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("cpu_ms") : NaN) \
-       with linespoints dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)) @rec
+       with @LP dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)) @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

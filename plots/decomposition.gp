@@ -1,23 +1,35 @@
 # Per-group time decomposition: one stacked bar per row of summary.csv (N,
-# workers, class): own CPU, queue wait, I/O-callback wait, I/O and lock wait
-# (medians over groups), then the waits of the features the model uses (call
-# wait: a server's queue and the call's legs; channel wait, hops, sleep, mutex
-# wait), with the median wave as a marker. Medians of parts
-# need not add up to the median whole, and the parts count a group's whole
-# run while the wave counts from wave_start to wave_end.
+# workers, class): the MEANS over the row's groups (actors) of own CPU, queue
+# wait, I/O-callback wait, I/O and lock wait, then the rest of their life (the
+# waits of the features the model uses: call wait, a server's queue and the
+# call's legs; channel wait, hops, sleep, mutex wait), with the mean wave as a
+# marker. Means add: the parts of each group sum to its life, arrival to the
+# end of its program (done_ms - arrive_ms), so the stacked means sum to the
+# mean life, the bar's height. The wave counts from wave_start to wave_end, a
+# part of that life: a model that marks its wave inside the life (zero-cache:
+# the connect before it, the settle after) has its bar above the marker by the
+# mean time outside the wave. The means are taken here from samples.csv (one
+# row per actor; summary.csv holds medians, which do not add up), over the
+# groups that finished; a row none of whose groups finished stacks the means
+# of every group's parts until the run ended (the title says so). The rest is
+# the mean life less the five parts (samples.csv has no column per extra wait).
 #
 # tssim run draws this beside summary.csv (the script is compiled into tssim).
 # By hand:  gnuplot -e "dir='results/rr-wave'" plots/decomposition.gp
 # Variables (all optional): dir, png, svg, title, workers ("1 8": worker
 # counts), classes ("job": class names), rec_workers (worker counts that have
 # recorded values of this plot's metric; needs recorded_* columns), waits
-# ("call_wait_ms sleep_ms": the extra wait columns summary.csv has), axes
-# ("policy load": the scenario's axis keys, summary.csv's columns before n),
-# nseries and series_1 .. series_<nseries> (the axis combinations, each
-# "key=label ...": one group of bars per combination, named above it; without
-# axes one, ""), series_rows ("0 3 4 7": each combination's first and last
-# data row, in pairs; "" when some combination's rows are not consecutive,
-# then each bar's label names its combination).
+# ("call_wait_ms sleep_ms": the extra wait columns summary.csv has, which name
+# the rest), axes ("policy load": the scenario's axis keys, summary.csv's and
+# samples.csv's columns before n), nseries and series_1 .. series_<nseries>
+# (the axis combinations, each "key=label ...": one group of bars per
+# combination, named above it; without axes one, ""), series_rows ("0 3 4 7":
+# each combination's first and last data row, in pairs; "" when some
+# combination's rows are not consecutive, then each bar's label names its
+# combination).
+# What it stacks, for summary.csv's data row g (from 1): PART(g, q), q = 1..5
+# (own CPU, queue, callback, I/O, lock wait), REST(g), LIFE(g) (their sum) and
+# WAVE(g) (the marker), all in ms; FIN(g) the groups averaged.
 if (!exists("dir")) dir = "."
 if (!exists("png")) png = dir."/decomposition.png"
 if (!exists("svg")) svg = dir."/decomposition.svg"
@@ -39,8 +51,81 @@ onecls = words(classes) <= 1
 nrows = 0
 stats file using "n" nooutput
 nrows = STATS_records
-set title title.": where a group's time goes (median over groups)"
-set ylabel "time per group (ms)"
+
+# The means, from samples.csv. A row's key: its axis labels (the na columns before n in
+# summary.csv, the first na in samples.csv too), n, workers and class (none when summary.csv's class
+# is "all": every class pooled), tab-separated; keys holds every summary row's, each between
+# newlines, and IDX[the position of its newline in keys] its row number, so one strstrt finds a
+# sample's row.
+samples = dir."/samples.csv"
+nax(i) = i > 1000 || columnhead(i) eq "n" ? i - 1 : nax(i + 1)
+na = 0
+stats file every ::0::0 using ((na = nax(1)), 0) nooutput
+rowaxes(i) = i > na ? "" : strcol(i)."\t".rowaxes(i + 1)
+rowkey(dummy) = rowaxes(1).strcol("n")."\t".strcol("workers").(allcls ? "" : "\t".strcol("class"))
+keys = "\n"
+allcls = 0
+stats file using ((allcls = strcol("class") eq "all"), (keys = keys.rowkey(0)."\n"), 0) nooutput
+array IDX[strlen(keys)]
+pos = 1
+do for [g = 1:nrows] { IDX[pos] = g; pos = strstrt(keys[pos + 1:], "\n") + pos }
+G(dummy) = nrows == 1 ? 1 : ((p = strstrt(keys, "\n".rowkey(0)."\n")), p > 0 ? IDX[p] : 0)
+# per row g: SA, the five parts' sums over its groups (SA[(g - 1) * NQ + q]), and CA, their count;
+# SU and CU the same over its groups that did not finish (done_ms empty: the horizon stopped them; the
+# finished groups' parts are SA - SU), LF the finished groups' life, WF their wave (over CW with a
+# wave). Written out, not a loop over the part names: so the pass adds about 5 us a sample to
+# gnuplot's 2 us of reading it (mm1's 100,000 samples: 0.55 s).
+NQ = 5
+array SA[nrows * NQ]
+array SU[nrows * NQ]
+array LF[nrows]
+array WF[nrows]
+array CA[nrows]
+array CU[nrows]
+array CW[nrows]
+do for [i = 1:nrows * NQ] { SA[i] = 0; SU[i] = 0 }
+do for [g = 1:nrows] { LF[g] = 0; WF[g] = 0; CA[g] = 0; CU[g] = 0; CW[g] = 0 }
+unf(g, k) = ((CU[g] = CU[g] + 1), (SU[k + 1] = SU[k + 1] + column("cpu_ms")), \
+             (SU[k + 2] = SU[k + 2] + column("queue_wait_ms")), (SU[k + 3] = SU[k + 3] + column("ready_wait_ms")), \
+             (SU[k + 4] = SU[k + 4] + column("io_ms")), (SU[k + 5] = SU[k + 5] + column("lock_wait_ms")))
+add(g, k, d, w) = g < 1 ? 0 : ((CA[g] = CA[g] + 1), (SA[k + 1] = SA[k + 1] + column("cpu_ms")), \
+             (SA[k + 2] = SA[k + 2] + column("queue_wait_ms")), (SA[k + 3] = SA[k + 3] + column("ready_wait_ms")), \
+             (SA[k + 4] = SA[k + 4] + column("io_ms")), (SA[k + 5] = SA[k + 5] + column("lock_wait_ms")), \
+             d == d ? ((LF[g] = LF[g] + d - column("arrive_ms")), \
+                       w == w ? ((WF[g] = WF[g] + w), (CW[g] = CW[g] + 1)) : 0) : unf(g, k))
+stats samples using ((g = G(0)), add(g, (g - 1) * NQ, column("done_ms"), column("wave_ms")), 0) nooutput
+CF(g) = CA[g] - CU[g]
+FIN(g) = CF(g)
+PART(g, q) = g < 1 ? NaN : none ? 0 : CF(g) > 0 ? (SA[(g - 1) * NQ + q] - SU[(g - 1) * NQ + q]) / CF(g) : \
+             CA[g] > 0 ? SA[(g - 1) * NQ + q] / CA[g] : NaN
+LIFE(g) = g < 1 || CF(g) == 0 ? NaN : LF[g] / CF(g)
+sum5(g) = PART(g, 1) + PART(g, 2) + PART(g, 3) + PART(g, 4) + PART(g, 5)
+REST(g) = g < 1 || CF(g) == 0 ? 0 : LIFE(g) - sum5(g) > 0 ? LIFE(g) - sum5(g) : 0  # (not below 0: rounding)
+WAVE(g) = g < 1 || CW[g] == 0 ? NaN : WF[g] / CW[g]
+# none: no row has a group in samples.csv (gone, or a results folder without it): every part 0 (an
+# undefined bar everywhere would leave gnuplot no x range); unfin: a row without finished groups;
+# the largest rest against the tallest bar (a rest of rounding only is not drawn, nor named in the key)
+none = 1
+hasw = 0
+do for [g = 1:nrows] { none = none && CA[g] == 0; hasw = hasw || CW[g] > 0 }
+unfin = 0
+restmax = 0
+barmax = 0
+do for [g = 1:nrows] {
+  unfin = unfin || (CF(g) == 0 && CA[g] > 0)
+  restmax = REST(g) > restmax ? REST(g) : restmax
+  barmax = sum5(g) + REST(g) > barmax ? sum5(g) + REST(g) : barmax
+}
+hasrest = restmax > 1e-4 * barmax
+# the parts some row has (the others are not drawn, nor named in the key; own CPU always is)
+array HAS[NQ]
+do for [q = 1:NQ] { HAS[q] = q == 1; do for [g = 1:nrows] { HAS[q] = HAS[q] || PART(g, q) > 0 } }
+
+set title title.": where a group's time goes (mean over the groups that finished)\n" . \
+          "the bar: arrival to end" . (hasw ? "; the marker: the wave, wave_start to wave_end" : "") . \
+          (none ? "\nno group of these rows in ".samples : \
+           unfin ? "\nrows none of whose groups finished: the mean of every group's until the run ended" : "")
+set ylabel "time per group (ms), mean"
 onew = words(workers) <= 1
 set xlabel (onew ? "N (groups), workers = ".workers : "N / workers").(onecls ? "" : " / class")
 set style data histograms
@@ -72,10 +157,12 @@ if (grouped) {  # each group's name above it
   }
 }
 
-wait_colours = "#9467bd #8c564b #e377c2 #17becf #7f7f7f"
 wait_title(c) = c eq "call_wait_ms" ? "call wait (server queue, legs)" : \
                 c eq "chan_wait_ms" ? "channel wait" : c eq "hop_ms" ? "hops" : c eq "sleep_ms" ? "sleep" : \
                 c eq "actor_mutex_wait_ms" ? "mutex wait" : c
+waits_title(i) = i > words(waits) ? "" : (i > 1 ? ", " : "").wait_title(word(waits, i)).waits_title(i + 1)
+rest_title = words(waits) == 1 ? waits_title(1) : \
+             words(waits) > 1 ? "the rest: ".waits_title(1) : "the rest of the life"
 
 # bars named by long combinations (rotated): a taller canvas
 maxlab = 0
@@ -89,28 +176,29 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal png size 1000, ch noenhanced
 }
 set output png
-# one bar per row: own CPU, queue wait, callback wait, I/O, lock wait, the extra waits, the wave as a marker
-# (the extra waits' loop only when there are some: gnuplot reads the data of an empty loop's clause
-# all the same, and warns that it has no valid points)
-bars(sel, at, x, first) = sprintf("%s file %s using 'cpu_ms':xtic(barlab(0)) lc rgb '#1f77b4' %s, ", at, sel, first ? "title 'own CPU'" : "notitle") . \
-  sprintf("'' %s using 'queue_wait_ms' lc rgb '#ff7f0e' %s, ", sel, first ? "title 'queue wait'" : "notitle") . \
-  sprintf("'' %s using 'ready_wait_ms' lc rgb '#bcbd22' %s, ", sel, first ? "title 'callback wait'" : "notitle") . \
-  sprintf("'' %s using 'io_ms' lc rgb '#2ca02c' %s, ", sel, first ? "title 'I/O'" : "notitle") . \
-  sprintf("'' %s using 'lock_wait_ms' lc rgb '#d62728' %s, ", sel, first ? "title 'lock wait'" : "notitle") . \
-  (waits eq "" ? "" : sprintf("for [i = 1:words(waits)] '' %s using (column(word(waits, i))) lc rgb word(wait_colours, i) %s, ", sel, \
-          first ? "title wait_title(word(waits, i))" : "notitle")) . \
-  sprintf("'' %s using ($0 + %d):'wave_ms' with points pt 9 ps 2 lc rgb 'black' %s", sel, x, \
-          first ? "title 'wave (median)'" : "notitle")
+# one bar per row: own CPU, queue wait, callback wait, I/O, lock wait, the rest, the wave as a marker
+# (the rest only when some row has one, the marker only when some row has a wave: else an empty
+# clause would be named in the key; each clause ends in ", ", cut off the last)
+array PN[NQ] = ["own CPU", "queue wait", "callback wait", "I/O", "lock wait"]
+array PC[NQ] = ["#1f77b4", "#ff7f0e", "#bcbd22", "#2ca02c", "#d62728"]
+bar(q, sel, first) = !HAS[q] ? "" : sprintf("'' %s using (PART(G(0), %d)) lc rgb '%s' %s, ", sel, q, PC[q], \
+                     first ? "title '".PN[q]."'" : "notitle")
+bars(sel, at, x, first) = sprintf("%s file %s using (PART(G(0), 1)):xtic(barlab(0)) lc rgb '%s' %s, ", at, sel, \
+          PC[1], first ? "title '".PN[1]."'" : "notitle") . \
+  bar(2, sel, first) . bar(3, sel, first) . bar(4, sel, first) . bar(5, sel, first) . \
+  (!hasrest ? "" : sprintf("'' %s using (REST(G(0))) lc rgb '#9467bd' %s, ", sel, first ? "title rest_title" : "notitle")) . \
+  (!hasw ? "" : sprintf("'' %s using ($0 + %d):(WAVE(G(0))) with points pt 9 ps 2 lc rgb 'black' %s, ", sel, x, \
+          first ? "title 'wave (mean)'" : "notitle"))
 cmd = ""
 if (grouped) {
   do for [s = 1:nseries] {
-    cmd = cmd . (s > 1 ? ", " : "") . \
+    cmd = cmd . \
           bars(sprintf("every ::%d::%d", F(s), L(s)), sprintf("newhistogram at %d,", AT(s)), AT(s), s == 1)
   }
 } else {
   cmd = bars("", "", 0, 1)
 }
-eval "plot ".cmd
+eval "plot ".cmd[1:strlen(cmd) - 2]
 set terminal svg size 1000, ch dynamic font "sans,11" noenhanced
 set output svg
 replot

@@ -41,6 +41,9 @@ nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
 if (wide) { set logscale x; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05] }
+# one N: its point in the middle over its one tick (not at the edge of 0 to 1 in fractions); a few: whole ticks
+if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } else { if (!wide && nmax < 10) { set xtics 1 } }
+LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set yrange [0 : *]
 set y2range [0 : *]
 set ytics nomirror
@@ -66,13 +69,13 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output png
 plot for [s = 1:nseries] for [i = 1:nw] \
        file using "n":(sel(s, W(i)) ? column("queue_depth") : NaN) \
-       with linespoints lw 2 pt 7 lc ((s - 1) * nw + i) title "queue depth ".lab(s, W(i)), \
+       with @LP lw 2 pt 7 lc ((s - 1) * nw + i) title "queue depth ".lab(s, W(i)), \
      for [s = 1:nseries] for [i = 1:nw] \
        file using "n":(sel(s, W(i)) ? column("queue_depth_max") : NaN) \
        with points pt 6 ps 1.2 lc ((s - 1) * nw + i) title "most waiting ".lab(s, W(i)), \
      for [s = 1:nseries] for [i = 1:nw] \
        file using "n":(sel(s, W(i)) ? column("slice_wait_ms") : NaN) axes x1y2 \
-       with linespoints dt 2 lw 1.5 pt 5 lc ((s - 1) * nw + i) title "slice wait ".lab(s, W(i))
+       with @LP dt 2 lw 1.5 pt 5 lc ((s - 1) * nw + i) title "slice wait ".lab(s, W(i))
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

@@ -47,6 +47,9 @@ nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
 if (wide) { set logscale xy; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05]; set yrange [0 : *] }
+# one N: its point in the middle over its one tick (not at the edge of 0 to 1 in fractions); a few: whole ticks
+if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } else { if (!wide && nmax < 10) { set xtics 1 } }
+LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set format y "%g"
 set title title.": wave ratio vs N, per worker count"
 set xlabel "N (groups)"
@@ -65,7 +68,7 @@ if (cw > 1000 || (nseries > 1 && nseries * nw * ncls > 4)) { set key outside rig
 # loop's clause all the same (and warns that it has no valid points)
 rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
        file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ratio") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+       with '.LP.' dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
 
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
@@ -78,7 +81,7 @@ plot x / nmin with lines dt 2 lw 1.5 lc rgb "gray40" title (nmin == 1 ? "linear:
      1 with lines dt 3 lw 1.5 lc rgb "gray60" title "flat: 1", \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("wave_ratio") : NaN) \
-       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)) @rec
+       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)) @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

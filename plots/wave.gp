@@ -1,6 +1,6 @@
 # Wave wall clock vs N: simulated (one line per worker count and class),
 # recorded (when the results name a baseline), and the linear reference
-# y = N * wave(N_min) / N_min beside each simulated line.
+# y = N * wave(N_min) / N_min beside each simulated line (with one N, no line: none is drawn, nor named).
 #
 # tssim run draws this beside summary.csv (the script is compiled into tssim).
 # By hand:  gnuplot -e "dir='results/rr-wave'" plots/wave.gp
@@ -49,6 +49,9 @@ wide = nmax / nmin >= 50
 ref = nmin == 1 ? "N·wave(1)" : sprintf("N·wave(%g)/%g", nmin, nmin)
 dashed = ref." (dashed: each line's)"  # (a quote in the plot command would hide @rec from gnuplot)
 if (wide) { set logscale xy; set xrange [nmin * 0.8 : nmax * 1.25] } else { set xrange [0 : nmax * 1.05]; set yrange [0 : *] }
+# one N: its point in the middle over its one tick (not at the edge of 0 to 1 in fractions); a few: whole ticks
+if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } else { if (!wide && nmax < 10) { set xtics 1 } }
+LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set format y "%g"
 set title title.": wave wall clock vs N (median over groups)"
 set xlabel "N (groups)"
@@ -66,7 +69,7 @@ if (cw > 1000 || (nseries > 1 && nseries * nw * ncls > 4)) { set key outside rig
 # loop's clause all the same (and warns that it has no valid points)
 rec = nrec == 0 ? "" : ', for [k = 1:nrec] \
        file using "n":(column("workers") == RW(k) && insel(RS(k)) ? column("recorded_wave_ms") : NaN) \
-       with linespoints dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
+       with '.LP.' dt 3 pt 6 ps 2 lw 2 lc rgb "black" title "recorded ".lab(RS(k), RW(k), "")'
 
 # draw: PNG (pngcairo when available, else libgd's png), then SVG
 if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
@@ -77,11 +80,11 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 set output png
 plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("wave_ms") : NaN) \
-       with linespoints lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)), \
+       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)), \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("n") / nmin * column("wave_ms") / column("wave_ratio") : NaN) \
        with lines dt 2 lw 1.5 lc LC(s, i, j) \
-       title (nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? dashed : "") @rec
+       title (nmin == nmax ? "" : nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? dashed : "") @rec
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

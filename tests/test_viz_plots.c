@@ -128,6 +128,114 @@ START_TEST(viz_decomposition_draws_the_server_wait)
 }
 END_TEST
 
+/* Draw plots/<script>.gp by hand on results folder res, with the variables
+ * tssim gives it, into tmpdir/h.png and h.svg; then print expr (gnuplot
+ * text) with the script's functions and variables. Returns gnuplot's output. */
+static char *gp_print(const char *res, const char *script, const char *expr)
+{
+  char path[800], rel[64], *out;
+  snprintf(path, sizeof path, "%s/vars.gp", tmpdir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(ts_plot_results_vars(res, script, f), 0);
+  fclose(f);
+  snprintf(rel, sizeof rel, "plots/%s.gp", script);
+  char *gp = tu_source_path(rel);
+  ck_assert_int_eq(tu_sh(&out, "gnuplot -e \"dir='%s'; png='%s/h.png'; svg='%s/h.svg'\" '%s' '%s' -e \"print %s\" 2>&1",
+                         res, tmpdir, tmpdir, path, gp, expr),
+                   0);
+  free(gp);
+  return out;
+}
+
+/* With gnuplot: tmpdir made, res its "res" (0 without gnuplot: nothing is drawn). */
+static int gp_res(char *res, size_t cap)
+{
+  if (!tu_have("gnuplot"))
+    return 0;
+  tu_mkdtemp(tmpdir, sizeof tmpdir, "viz");
+  snprintf(res, cap, "%s/res", tmpdir);
+  return 1;
+}
+
+/* The decomposition stacks means, which add up, not summary.csv's medians,
+ * which do not (walkthrough: bounded.json at capacity=5 stacked the median
+ * own CPU 0.705 ms and callback wait 1.26 ms, 1.96 ms, under a median wave of
+ * 2.35 ms, where the means are 1.01 and 1.80). By hand: row a's finished
+ * groups have own CPU 1, 1, 4 (median 1, mean 2), callback wait 0, 0, 3
+ * (mean 1) and lives 1, 1, 10 (the last 3 ms in a call: the rest, mean 1),
+ * waves 1, 1, 7 (mean 3); a group the horizon stopped (no done_ms) and one
+ * of a class summary.csv does not report are not counted. Row b's groups
+ * all stopped: the means of their parts so far, said in the title. The
+ * stacked parts sum to the mean life; the one extra wait names the rest;
+ * parts 0 everywhere (queue, I/O, lock wait) are not named in the key. */
+START_TEST(viz_decomposition_stacks_means_that_add_up)
+{
+  char path[800], res[700];
+  if (!gp_res(res, sizeof res))
+    return;
+  ck_assert_int_eq(mkdir(res, 0755), 0);
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  tu_write_file(path, "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
+                      "call_wait_ms\n"
+                      "a,2,1,job,1,1,0,0,0,0,0\n"
+                      "b,2,1,job,,3,0,0,0,0,0\n");
+  snprintf(path, sizeof path, "%s/samples.csv", res);
+  tu_write_file(path, "mode,replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
+                      "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n"
+                      "a,0,2,1,0,job,0,0,1,0,1,0,0,0,0,0,0,0,1\n"
+                      "a,0,2,1,1,job,0,0,1,0,1,0,0,0,0,0,0,0,1\n"
+                      "a,0,2,1,2,other,0,0,50,0,50,0,0,0,0,0,0,0,50\n"
+                      "a,1,2,1,0,job,0,2,7,0,4,0,3,0,0,0,0,0,12\n"
+                      "a,1,2,1,1,job,0,0,,0,9,0,0,0,0,0,0,0,\n"
+                      "b,0,2,1,0,job,0,0,,0,2,0,0,0,0,0,0,0,\n"
+                      "b,0,2,1,1,job,0,0,,0,4,0,0,0,0,0,0,0,\n");
+  char *out = gp_print(res, "decomposition",
+                       "sprintf('%g %g %g %g %g %g %g %g|%g %g %g %g', FIN(1), PART(1, 1), PART(1, 2), PART(1, 3), "
+                       "PART(1, 4) + PART(1, 5), REST(1), LIFE(1), WAVE(1), FIN(2), PART(2, 1), REST(2), WAVE(2))");
+  ck_assert_str_eq(out, "3 2 0 1 0 1 4 3|0 3 0 nan\n");
+  free(out);
+  snprintf(path, sizeof path, "%s/h.svg", tmpdir);
+  char *svg = tu_read_file(path, NULL);
+  ck_assert_ptr_nonnull(strstr(svg, "mean over the groups that finished)"));
+  ck_assert_ptr_nonnull(strstr(svg, "the bar: arrival to end; the marker: the wave"));
+  ck_assert_ptr_nonnull(strstr(svg, "rows none of whose groups finished"));
+  ck_assert_ptr_nonnull(strstr(svg, ">call wait (server queue, legs)<"));
+  ck_assert_ptr_nonnull(strstr(svg, ">callback wait<"));
+  ck_assert_ptr_nonnull(strstr(svg, ">wave (mean)<"));
+  ck_assert_msg(!strstr(svg, ">queue wait<") && !strstr(svg, ">I/O<") && !strstr(svg, ">lock wait<") &&
+                  !strstr(svg, "median"),
+                "%s", svg);
+  free(svg);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* A sweep of one N (walkthrough: bounded.json, round-robin.json): the
+ * plots against N put it in the middle of the axis with its one tick, not
+ * at the right edge of ticks 0 to 1 in fractions (N = 2: x from 1 to 3,
+ * not 0 to 2.1), and wave's key names no N·wave(1) line, which one point does
+ * not draw. */
+START_TEST(viz_plots_of_one_n_have_one_tick_and_no_undrawn_line)
+{
+  char res[700], path[800];
+  if (!gp_res(res, sizeof res))
+    return;
+  ck_assert_int_eq(tu_tssimf(NULL, NULL, "run " LOCK " -q -r 1 --n 2 --no-plots -o '%s'", res), 0);
+  static const char *const plots[] = {"wave", "cpu", "ratio", "queue"};
+  for (size_t i = 0; i < 4; i++) {
+    char *out = gp_print(res, plots[i], "sprintf('%g %g', GPVAL_X_MIN, GPVAL_X_MAX)");
+    ck_assert_msg(strcmp(out, "1 3\n") == 0, "%s: x from %s", plots[i], out);
+    free(out);
+    snprintf(path, sizeof path, "%s/h.svg", tmpdir);
+    char *svg = tu_read_file(path, NULL);
+    ck_assert_msg(!strstr(svg, "N·wave("), "%s: %s", plots[i], svg);
+    free(svg);
+  }
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 /* TSSIM_PLOTS_DIR holding only an edited wave.gp: wave is drawn by it, the
  * other plots by the compiled-in scripts; a script there that cannot be read
  * (a folder, a dangling link) is not drawn, and neither is anything when
@@ -543,7 +651,8 @@ Suite *viz_plots_suite(void)
 {
   Suite *s = suite_create("viz_plots");
   const TTest *const cli[] = {viz_plot_with_and_without_gnuplot, viz_plots_by_hand_draw_without_warnings,
-                              viz_decomposition_draws_the_server_wait,
+                              viz_decomposition_draws_the_server_wait, viz_decomposition_stacks_means_that_add_up,
+                              viz_plots_of_one_n_have_one_tick_and_no_undrawn_line,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows,
                               viz_plots_dir_not_a_folder_is_one_line, NULL};

@@ -74,7 +74,8 @@ static void free_summary(summary *s)
 
 /* Where an actor's time goes besides own CPU, queue, callback, I/O and lock
  * wait: columns summary.csv has only when the model uses the feature
- * (run/metrics.c), drawn by decomposition.gp when present. */
+ * (run/metrics.c), which name decomposition.gp's rest of the life (samples.csv,
+ * whose means it stacks, has no column per extra wait). */
 static const char *const extra_waits[] = {"call_wait_ms", "chan_wait_ms", "hop_ms", "sleep_ms",
                                           "actor_mutex_wait_ms", NULL};
 
