@@ -773,14 +773,32 @@ END_TEST
 
 /* A lecturer's walkthrough: an open system's gantt drew its whole 100 s
  * horizon in 2 s columns, and --set horizon_ms is not a model field.
- * --horizon MS (trace, gantt, explain) simulates only the first MS ms. */
+ * --horizon MS (trace, gantt, explain) simulates only the first MS ms, and
+ * the chart covers all of them: it stopped at the last event (0 to 4.104 ms,
+ * busy 31% of that; with --seed 7, no job before 5 ms, "0 to 0 ns, one
+ * column = 1 ns" and trace's "0.000 ms simulated"), and it drew the jobs
+ * that had not arrived as rows although it counts them apart. */
 START_TEST(cli_viz_horizon_draws_a_window)
 {
   char *out, *err;
   ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --horizon 5 --max-actors 2"), 0);
-  ck_assert_ptr_nonnull(strstr(out, "example-mm1: n=1, workers=1: 0 to 4.104 ms, one column = 0.1 ms"));
+  ck_assert_msg(strstr(out, "example-mm1: n=1, workers=1: 0 to 5 ms, one column = 0.1 ms"), "%s", out);
   /* the rows not drawn are the jobs that had not arrived by 5 ms, and it says so */
   ck_assert_ptr_nonnull(strstr(out, "(1 more actor not drawn: see --max-actors; and 19997 that had not arrived by the end)"));
+  free(out);
+  ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --horizon 5"), 0);
+  ck_assert_msg(strstr(out, "│ busy 25%\n") && !strstr(out, "│ not arrived") &&
+                    strstr(out, "\nactor 2   │") && !strstr(out, "\nactor 3 ") &&
+                    strstr(out, "\n(19997 more actors, none arrived by the end)\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --seed 7 --horizon 5"), 0);
+  ck_assert_msg(strstr(out, "example-mm1: n=1, workers=1: 0 to 5 ms, one column = 0.1 ms") &&
+                    strstr(out, "│ busy 0%\n(20000 actors, none arrived by the end)\n"),
+                "%s", out);
+  free(out);
+  ck_assert_int_eq(run(&out, NULL, "trace scenarios/examples/mm1.json --seed 7 --horizon 5 -o '%s'", at("t.json")), 0);
+  ck_assert_msg(strstr(out, ", 5.000 ms simulated, 0 run pieces"), "%s", out);
   free(out);
   ck_assert_int_eq(run(&out, NULL, "gantt scenarios/examples/mm1.json --max-actors 2"), 0);
   ck_assert_ptr_null(strstr(out, "one column = 0.1 ms"));

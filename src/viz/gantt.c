@@ -486,9 +486,10 @@ static int present(const chart *c, int a)
   return first < c->t1 && (s->done < 0 || s->done > c->t0 || first >= c->t0);
 }
 
-/* The rows to draw into c->rows and c->shown: the first max_actors actors,
- * or of a window, of those present in it. Returns how many are present
- * (every actor without a window), or -1 when memory runs out. */
+/* The rows to draw into c->rows and c->shown: the first max_actors actors
+ * that arrived (those that had not are counted apart: not_drawn), or of a
+ * window, of those present in it. Returns how many are present (arrived,
+ * without a window), or -1 when memory runs out. */
 static int pick_rows(chart *c)
 {
   const ts_timeline *tl = c->tl;
@@ -497,7 +498,7 @@ static int pick_rows(chart *c)
     return -1;
   int npresent = 0;
   for (int a = 0; a < tl->nactors; a++)
-    if (!c->windowed || present(c, a)) {
+    if (c->windowed ? present(c, a) : end_kind(tl, a) != END_NOT_ARRIVED) {
       if (npresent < c->o->max_actors)
         c->rows[c->shown++] = a;
       npresent++;
@@ -519,14 +520,12 @@ static void not_drawn(const chart *c, FILE *out, int npresent)
               outside == 1 ? "" : "s");
     return;
   }
-  if (more == 0)
+  int unarrived = tl->nactors - npresent;
+  if (more == 0 && unarrived == 0)
     return;
-  int unarrived = 0;
-  for (int a = c->shown; a < tl->nactors; a++)
-    unarrived += end_kind(tl, a) == END_NOT_ARRIVED;
-  more -= unarrived;
   if (more == 0)
-    fprintf(out, "(%d more actor%s, none arrived by the end)\n", unarrived, unarrived == 1 ? "" : "s");
+    fprintf(out, "(%d %sactor%s, none arrived by the end)\n", unarrived, c->shown ? "more " : "",
+            unarrived == 1 ? "" : "s");
   else if (unarrived > 0)
     fprintf(out, "(%d more actor%s not drawn: see --max-actors; and %d that had not arrived by the end)\n", more,
             more == 1 ? "" : "s", unarrived);

@@ -313,6 +313,9 @@ int ts_timeline_record_window(ts_timeline *tl, const ts_model *m, int n, int wor
       tl->failed = FAIL_NOMEM;
     }
     ts_time now = w.sim.now, end = tl->win_t1 < now ? tl->win_t1 : now; /* ts_world_window's */
+    /* a run the horizon stopped (events left beyond it, or arrivals past it) ends there, not at its last event */
+    if (rc == 0 && horizon != TS_TIME_MAX && (now >= horizon || w.arrivals_cut) && horizon > tl->end)
+      tl->end = horizon;
     tl->win_len = end > tl->win_t0 ? end - tl->win_t0 : 0;
     tl->win_missed = tl->win_t0 > 0 && now <= tl->win_t0;
   }
