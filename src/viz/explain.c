@@ -4,6 +4,7 @@
  * Means are over the actors of a class, so every table adds up exactly. */
 #include "viz/explain.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -653,8 +654,9 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
             tl->n);
   if (random)
     fprintf(out, "  - CPU demands are random in this model: each actor draws its own\n");
-  if (s->yields != r->yields)
-    fprintf(out, "  - %+g yields per actor (each costs %s ms of loop overhead)\n", s->yields - r->yields,
+  if (s->yields != r->yields) /* means over the actors: fewer here when they drew less CPU (fewer slices) */
+    fprintf(out, "  - %g yields per actor here against %g at n=1 (%g %s; each costs %s ms of loop overhead)\n",
+            s->yields, r->yields, fabs(s->yields - r->yields), s->yields > r->yields ? "more" : "fewer",
             ms((double)m->pools[0].yield_overhead).s);
   if (priority)
     fprintf(out, "  - while a priority operation is in flight the yield threshold drops to max(%s/%d, %s) ms:\n"
