@@ -670,6 +670,22 @@ START_TEST(viz_vizopt_defaults_and_errors)
 }
 END_TEST
 
+/* A cell shows what filled most of its column, and the legend says so when
+ * a cell drawn held more than one thing: round robin of 16 actors on
+ * rr-wave at the default width, 8 slices a column, shows 8 of them in the
+ * worker row. The hand-drawn schedule, one thing a cell, has no such line
+ * (viz_gantt_rr_wave_matches_hand_drawn_schedule). */
+START_TEST(viz_gantt_legend_says_a_cell_shows_the_most)
+{
+  char *out;
+  ck_assert_int_eq(tu_tssim("gantt scenarios/rr-wave.json", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "\ncells:   a cell shows what filled most of its column; what else ran or waited there is "
+                            "not drawn"),
+                "%.3000s", out);
+  free(out);
+}
+END_TEST
+
 Suite *viz_gantt_suite(void)
 {
   Suite *s = suite_create("viz_gantt");
@@ -679,7 +695,7 @@ Suite *viz_gantt_suite(void)
                                viz_thread_ready_state_is_runnable, viz_vizopt_defaults_and_errors, NULL};
   const TTest *const cli[] = {viz_gantt_cli_options_and_errors, viz_ready_state_named_by_the_worker_it_waits_on,
                               viz_gantt_horizon_is_not_stuck, viz_gantt_dropped_actor_says_dropped,
-                              viz_gantt_time_window,
+                              viz_gantt_time_window, viz_gantt_legend_says_a_cell_shows_the_most,
                               viz_cli_point_usage_and_errors, NULL};
   tu_tcase(s, "core", core, NULL, NULL, 120);
   tu_tcase(s, "cli", cli, NULL, NULL, 120);

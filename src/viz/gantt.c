@@ -44,6 +44,7 @@ typedef struct chart {
   int shown;         /* actor rows drawn: rows[0 .. shown - 1] */
   int *rows;         /* the actors drawn, in order */
   tally *cells;
+  int mixed;         /* some cell drawn held several values: it shows the one that filled most of it */
 } chart;
 
 static void add(tally *t, int v, ts_time d)
@@ -148,6 +149,7 @@ static void print_row(chart *c, FILE *out, const char *label, int kind, const ch
     fprintf(out, "%-*s%s", c->label_w, label, bar);
   for (int k = 0; k < c->cols; k++) {
     int v = best(&c->cells[k], cell_len(c, k), kind == 'w');
+    c->mixed |= c->cells[k].n > 1;
     char g[2];
     if (v == BLANK)
       fputc(' ', out);
@@ -418,6 +420,9 @@ static void legend(chart *c, FILE *out)
     legend_text(c, out, "calls:   ", "a call waits in the server's queue until the server starts serving it; its "
                 "service runs the call's handler, drawn in the handler's own states (running on the server's "
                 "worker, ...)");
+  if (c->mixed) /* round robin of 16 actors in one column per 8 slices: the worker row shows every 8th */
+    legend_text(c, out, "cells:   ", "a cell shows what filled most of its column; what else ran or waited there "
+                "is not drawn (a narrower window, --from and --to, shows it)");
   /* the notes ending the actor rows drawn, in this order */
   static const char *const ends[NENDS] = {
     [END_DONE] = "done T: finished at T",
