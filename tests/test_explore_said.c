@@ -67,6 +67,31 @@ START_TEST(optimize_says_when_its_budget_stopped_the_search)
 }
 END_TEST
 
+/* Over two fields the simplex stalls by its 28th iteration, only
+ * re-hitting settings it has (73 at --max-iter 40 and at 1000, the same
+ * best), yet the note said "--max-iter 1000 stopped 1 local search(es)",
+ * and the default budget's run said it too. A search that tried nothing
+ * new in its last iterations was not cut short: no note; one at
+ * --max-iter 5 still is. */
+START_TEST(optimize_budget_note_skips_a_stalled_simplex)
+{
+  char *err, *best;
+  const char *two = "--field worker.yield_overhead_ms=0.1:1";
+  char extra[128];
+  for (int k = 0; k < 2; k++) {
+    snprintf(extra, sizeof extra, "%s%s", two, k ? " --max-iter 1000" : "");
+    optimize_slices(extra, &err, &best);
+    ck_assert_msg(strstr(err, "--max-iter") == NULL, "%s", err);
+    ck_assert_msg(strstr(best, "\"local_searches_cut_at_max_iter\":\t0") != NULL, "%s", best);
+    free(err), free(best);
+  }
+  snprintf(extra, sizeof extra, "%s --max-iter 5", two);
+  optimize_slices(extra, &err, &best);
+  ck_assert_msg(strstr(err, "note: --max-iter 5 stopped 1 local search(es)") != NULL, "%s", err);
+  free(err), free(best);
+}
+END_TEST
+
 /* The small client arrives at 50 ms behind the big one's $big_ms = 49 ms of
  * CPU on one worker: scaled by 0.95 or 1 the big one is done by then (the
  * small one takes its 5 ms), by 1.05 it is not (1.45 ms more). The central
@@ -225,7 +250,8 @@ END_TEST
 Suite *explore_said_suite(void)
 {
   Suite *s = suite_create("explore_said");
-  const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search, optimize_says_what_reproduces_its_best,
+  const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search,
+                              optimize_budget_note_skips_a_stalled_simplex, optimize_says_what_reproduces_its_best,
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,

@@ -56,7 +56,7 @@ static void usage(FILE *f)
           "                          baseline (the scenario's own) and the race's reruns aside\n"
           "                          (default %d); a note says when it stopped the search\n"
           "      --max-iter N        iterations of each local search (default %d); a note says\n"
-          "                          when one stopped before it converged\n",
+          "                          when one stopped while it still tried new settings\n",
           TS_OPT_HALVING_ABOVE, TS_OPT_DEFAULT_GRID, TS_OPT_DEFAULT_FINALISTS, TS_OPT_DEFAULT_MAX_EVALS,
           TS_OPT_DEFAULT_MAX_ITER);
   ts_cli_explore_usage_end(f, "optimize");

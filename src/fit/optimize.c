@@ -363,6 +363,17 @@ typedef struct local_ctx {
   int spent;      /* the budget ran out */
 } local_ctx;
 
+/* Whether a local search that ran it iterations, the last stale of which
+ * evaluated no new setting, was cut short by max_iter: the loop ran out
+ * (not converged, not stopped by max_evals: spent) while it still tried new
+ * settings in its last nfields + 1 iterations. One that only re-hits
+ * settings it has (a simplex at the 7 digits' resolution, or pinned at a
+ * bound) has stalled: more iterations find nothing new. */
+static int cut_short(const opt *o, int it, int stale, int spent)
+{
+  return it == o->spec->max_iter && !spent && stale <= (int)o->spec->nfields;
+}
+
 static double brent_f(double v, void *data)
 {
   local_ctx *l = data;
@@ -400,15 +411,17 @@ static void brent(opt *o, const int *c, const double *xs, const double *fs, size
     return;
   }
   double tol = o->spec->tol * (o->spec->fields[0].hi - o->spec->fields[0].lo);
-  int it = 0;
+  int it = 0, stale = 0;
   if (gsl_min_fminimizer_set_with_values(s, &fn, xm, fm, xa, fa, xb, fb) == GSL_SUCCESS)
     for (; it < o->spec->max_iter && !o->rc && !l.spent; it++) {
+      size_t e0 = o->evals;
       if (gsl_min_fminimizer_iterate(s) != GSL_SUCCESS)
         break;
+      stale = o->evals == e0 ? stale + 1 : 0;
       if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(s), gsl_min_fminimizer_x_upper(s), tol, 0) == GSL_SUCCESS)
         break;
     }
-  o->r->iter_cut += it == o->spec->max_iter && !l.spent; /* the loop ran out, not converged */
+  o->r->iter_cut += cut_short(o, it, stale, l.spent);
   gsl_min_fminimizer_free(s);
 }
 
@@ -435,13 +448,16 @@ static void simplex(opt *o, const int *c, const double *x0)
       gsl_vector_set(step, f, 0.3);
     }
     gsl_multimin_function fn = {simplex_f, F, &l};
-    int it = 0;
+    int it = 0, stale = 0;
     if (gsl_multimin_fminimizer_set(s, &fn, y, step) == GSL_SUCCESS)
-      for (; it < o->spec->max_iter && !o->rc && !l.spent; it++)
+      for (; it < o->spec->max_iter && !o->rc && !l.spent; it++) {
+        size_t e0 = o->evals;
         if (gsl_multimin_fminimizer_iterate(s) != GSL_SUCCESS ||
             gsl_multimin_test_size(gsl_multimin_fminimizer_size(s), o->spec->tol) == GSL_SUCCESS)
           break;
-    o->r->iter_cut += it == o->spec->max_iter && !l.spent; /* the loop ran out, not converged */
+        stale = o->evals == e0 ? stale + 1 : 0;
+      }
+    o->r->iter_cut += cut_short(o, it, stale, l.spent);
   } else {
     fail(o, TS_SWEEP_NOMEM, "out of memory");
   }

@@ -149,7 +149,7 @@ typedef struct ts_opt_result {
   size_t evals;         /* settings the search evaluated against max_evals (the baseline and the race's
                            reruns aside) */
   int evals_stopped;    /* a search step wanted a setting past max_evals: the budget stopped it */
-  int iter_cut;         /* local searches stopped at max_iter before they converged */
+  int iter_cut;         /* local searches stopped at max_iter while they still tried new settings */
   int own_from_set;     /* the baseline's values of the searched paths are --set's: 0 none, 1 all, 2 some
                            (its label says "the --set value" rather than "the scenario's own") */
 } ts_opt_result;
