@@ -161,6 +161,30 @@ START_TEST(optimize_says_what_reproduces_its_best)
 }
 END_TEST
 
+/* The Pareto path skipped both: with --set worker.threshold_ms=4 the
+ * front's baseline was "(the scenario's own)", and with --axis rule=ten
+ * no note said the search replaced the axis value's threshold. */
+START_TEST(optimize_front_says_its_baseline_and_replaced_axis)
+{
+  char s[PATH_MAX], *out, *err;
+  snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(&out, NULL, "optimize '%s' --set worker.threshold_ms=4 --minimize wave_ms@small --minimize "
+                                   "wave_ms@big --field worker.threshold_ms=1:20 --grid 3 --no-plots -o '%s'", s, at("p")),
+                   0);
+  ck_assert_msg(strstr(out, "worker.threshold_ms=4 (the --set value)") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "scenario's own") == NULL, "%s", out);
+  free(out);
+  snprintf(s, sizeof s, "%s", scenario("rules", slices, "\"n\": [1], \"workers\": [1], \"axes\": {\"rule\": {\"sets\": "
+                                              "{\"ten\": {\"worker.threshold_ms\": 10}}}}"));
+  ck_assert_int_eq(run(NULL, &err, "optimize '%s' --axis rule=ten --minimize wave_ms@small --minimize wave_ms@big "
+                                   "--field worker.threshold_ms=1:20 --grid 3 -q --no-plots -o '%s'", s, at("q")),
+                   0);
+  ck_assert_msg(strstr(err, "note: the search replaced what --axis rule=ten sets (worker.threshold_ms=10)") != NULL
+                  && strstr(err, "not the front's settings") != NULL, "%s", err);
+  free(err);
+}
+END_TEST
+
 /* A params entry no expression reads: --set on it changed nothing and said
  * nothing, and sensitivity ranked it 0 +- 0. Now run notes it, and
  * sensitivity leaves it out saying why (in the error when nothing is
@@ -252,6 +276,7 @@ Suite *explore_said_suite(void)
   Suite *s = suite_create("explore_said");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search,
                               optimize_budget_note_skips_a_stalled_simplex, optimize_says_what_reproduces_its_best,
+                              optimize_front_says_its_baseline_and_replaced_axis,
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,

@@ -281,10 +281,11 @@ static int set_gives(const options *o, const char *path)
 /* Where the scenario's own values of the searched paths come from, read
  * from the scenario file's axes (the loaded one has lost those --axis
  * kept at one value): r's own_from_set (a --set gives it, no kept axis
- * value overrides that); and, when the best is not the scenario's own,
- * each searched path a kept axis value sets, into replaced (a JSON array
- * of {searched, axis, axis_sets}): the best's --set does not give it in
- * tssim run, where the axis stays and wins (note_replaced). */
+ * value overrides that); and, when the best (two objectives: a setting of
+ * the front) is not the scenario's own, each searched path a kept axis
+ * value sets, into replaced (a JSON array of {searched, axis, axis_sets}):
+ * the best's --set does not give it in tssim run, where the axis stays and
+ * wins (note_replaced). */
 static void origins(const options *o, work *w, cJSON *replaced)
 {
   ts_scenario sc;
@@ -293,12 +294,15 @@ static void origins(const options *o, work *w, cJSON *replaced)
     return; /* (loaded once already: out of memory) */
   ts_opt_result *r = &w->r;
   long at = r->best >= 0 ? r->best : r->nfinalists ? (long)r->finalists[0] : -1;
+  int away = at >= 0 && r->t[at].stage != TS_OPT_STAGE_BASELINE;
+  for (size_t i = 0; w->nobj == 2 && r->front && i < r->ntrials; i++)
+    away |= r->front[i] && r->t[i].stage != TS_OPT_STAGE_BASELINE;
   int given = 0, n = w->nfields + w->nchoices;
   for (int i = 0; i < n; i++) {
     const char *path = i < w->nfields ? w->fields[i].path : w->choices[i - w->nfields].path, *over = NULL;
     const char *axis = kept_axis_sets(&sc, o, path, &over);
     given += !axis && set_gives(o, path);
-    if (!axis || at < 0 || r->t[at].stage == TS_OPT_STAGE_BASELINE)
+    if (!axis || !away)
       continue;
     cJSON *item = cJSON_CreateObject();
     cJSON_AddStringToObject(item, "searched", path);
@@ -311,8 +315,9 @@ static void origins(const options *o, work *w, cJSON *replaced)
 }
 
 /* On stderr, when replaced (origins) has an item: that tssim run does not
- * give the best with the printed --set, and how to run it. */
-static void note_replaced(const options *o, const cJSON *replaced)
+ * give the best (two objectives: the front's settings) with the printed
+ * --set, and how to run it. */
+static void note_replaced(const options *o, const work *w, const cJSON *replaced)
 {
   const cJSON *it = cJSON_GetArrayItem(replaced, 0);
   if (!it)
@@ -322,9 +327,11 @@ static void note_replaced(const options *o, const cJSON *replaced)
   const char *over = cJSON_GetStringValue(cJSON_GetObjectItem(it, "axis_sets"));
   fflush(stdout);
   fprintf(stderr, "tssim: note: the search replaced what --axis %s sets (%s) with the searched %s: tssim run keeps "
-          "the axis, whose value wins over --set, so `tssim run %s --axis %s --set %s=...` runs %s, not the best; "
-          "to run the best, give its value in that axis value of a copy of the scenario (best.json's run_with has "
-          "the options and axis_replaced what they replace)\n", axis, over, path, o->x.run.scenario, axis, path, over);
+          "the axis, whose value wins over --set, so `tssim run %s --axis %s --set %s=...` runs %s, not %s; "
+          "to run %s, give its value in that axis value of a copy of the scenario%s\n", axis, over, path,
+          o->x.run.scenario, axis, path, over, w->nobj == 2 ? "the front's settings" : "the best",
+          w->nobj == 2 ? "one" : "the best",
+          w->nobj == 2 ? "" : " (best.json's run_with has the options and axis_replaced what they replace)");
 }
 
 /* best.json's run_with: the options the sweep ran with (--axis, --set, --n,
@@ -416,13 +423,12 @@ static int run(const options *o, work *w)
   cJSON *replaced = cJSON_CreateArray();
   if (!replaced)
     return ts_cli_explore_failed(&w->ex, TS_SWEEP_NOMEM, "out of memory");
-  if (w->nobj == 1)
-    origins(o, w, replaced);
+  origins(o, w, replaced);
   if (!o->x.run.quiet)
     ts_report_opt_print(stdout, &w->ex.L.sc, &w->r);
   fflush(stdout);
   ts_report_opt_budget_note(stderr, &w->r); /* even quiet: it says what the best is worth */
-  note_replaced(o, replaced);
+  note_replaced(o, w, replaced);
   rc = write_results(o, w, replaced);
   cJSON_Delete(replaced);
   if (rc != 0)
