@@ -235,18 +235,25 @@ END_TEST
 
 /* --param params.nosuch_ms advised "give it with --set params.nosuch_ms=VALUE
  * first", which is refused (no such parameter in params): now it names the
- * params there are and says --set cannot add one. */
+ * params there are. It then said "--set cannot add one", but --set of the
+ * whole params object and of a field reading it does: that is the advice,
+ * and it works. */
 START_TEST(a_missing_param_gets_advice_that_works)
 {
   char *err, s[PATH_MAX];
-  snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
   snprintf(s, sizeof s, "%s", scenario("one", "{\"params\": {\"c_ms\": 5}, \"classes\": [{\"count\": 1, \"program\": "
                                        "[{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}", "\"n\": [1], \"workers\": [1]"));
   ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param params.nosuch_ms -q --no-plots -o '%s'", s, at("o")), 2);
   ck_assert_msg(strstr(err, "tssim: --param: params.nosuch_ms is not a parameter of the model") != NULL, "%s", err);
-  ck_assert_msg(strstr(err, "(its params: c_ms)") != NULL && strstr(err, "--set cannot add one") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "(its params: c_ms)") != NULL && strstr(err, "cannot add") == NULL, "%s", err);
+  ck_assert_msg(strstr(err, "give the whole object with --set 'params={...,\"nosuch_ms\":VALUE}' and a field that "
+                            "reads it with --set 'FIELD=\"$nosuch_ms\"'") != NULL, "%s", err);
   ck_assert_msg(strstr(err, "give it with --set") == NULL, "%s", err);
   free(err);
+  ck_assert_int_eq(run(NULL, NULL, "sensitivity '%s' --set 'params={\"c_ms\":5,\"nosuch_ms\":2}' --set "
+                                   "'classes[0].program[0].ms=\"$nosuch_ms\"' --param params.nosuch_ms --scales 1 -q "
+                                   "--no-plots -o '%s'", s, at("o")),
+                   0);
 }
 END_TEST
 

@@ -442,14 +442,17 @@ int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *
     if (near)
       return ts_err_set(e, option, NULL, "%s is not a field of the model %s; did you mean %s.%s?", path,
                         sc->model_path, parent, near);
-    if (strcmp(parent, "params") == 0) { /* --set cannot add a parameter: name those there are */
+    if (strcmp(parent, "params") == 0) { /* --set params.NAME cannot add a parameter: name those there are */
       char names[400] = "";
       const cJSON *params = cJSON_GetObjectItemCaseSensitive(tree, "params");
       for (const cJSON *c = params ? params->child : NULL; c && strlen(names) + 4 < sizeof names; c = c->next)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", c->string);
+      const char *name = path + strlen("params.");
       return ts_err_set(e, option, NULL, "%s is not a parameter of the model %s (its params: %s): a parameter is "
-                        "one the model writes in params (and reads as $NAME); --set cannot add one", path,
-                        sc->model_path, names[0] ? names : "none");
+                        "one the model writes in params and reads as $NAME; write it in the model, or give the "
+                        "whole object with --set 'params={...,\"%s\":VALUE}' and a field that reads it with "
+                        "--set 'FIELD=\"$%s\"' (--set %s=VALUE is refused)", path, sc->model_path,
+                        names[0] ? names : "none", name, name, path);
     }
     if (parent[0] && cJSON_IsObject(ts_json_get_path((cJSON *)tree, parent)))
       return ts_err_set(e, option, NULL, "%s is not a field of the model %s (a field left at its default: write it "
