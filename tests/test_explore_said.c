@@ -271,6 +271,24 @@ START_TEST(a_param_error_and_quiet_say_it_straight)
   ck_assert_msg(strstr(err, "--param: worker is {\"policy\":\"fifo\",\"threshold_ms\":10,... in the model, not a "
                             "number") != NULL, "%s", err);
   free(err);
+  /* a value with no comma before the limit became "..." alone: a string is
+   * cut before a space, one with no space at the limit, between UTF-8
+   * characters (the quote, 28 e-acutes of 2 bytes, then "...") */
+  char model[512], e30[64] = "", want[128];
+  for (int i = 0; i < 30; i++)
+    strcat(e30, "\xc3\xa9");
+  snprintf(want, sizeof want, "--param: name is \"%.56s... in the model", e30);
+  snprintf(model, sizeof model, "{\"description\": \"A queue of one worker that serves its clients in the order they "
+           "arrive\", \"name\": \"%s\", \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}",
+           e30);
+  snprintf(s, sizeof s, "%s", scenario("text", model, "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param description -q --no-plots -o '%s'", s, at("o")), 2);
+  ck_assert_msg(strstr(err, "--param: description is \"A queue of one worker that serves its clients in the... in "
+                            "the model") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param name -q --no-plots -o '%s'", s, at("o")), 2);
+  ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+  free(err);
   ck_assert_int_eq(run(&out, NULL, "optimize --help"), 0);
   ck_assert_msg(strstr(out, "nothing but errors") == NULL && strstr(out, "a previous run is replaced stays") != NULL,
                 "%s", out);

@@ -19,23 +19,29 @@ void ts_sens_param_finish(ts_sens_param *p)
   memset(p, 0, sizeof *p);
 }
 
-/* JSON text cut to at most max characters at a token boundary: after the
- * last comma outside a string that leaves room for "...", which then ends
- * it (text as it is when it fits). */
+/* JSON text cut to at most max bytes, "..." included, which then ends it
+ * (text as it is when it fits): at the last token boundary that leaves
+ * room, after a comma outside a string or before a space inside one; with
+ * none, at the limit, but never inside a UTF-8 character or an escape. */
 static void cut_json(char *text, size_t max)
 {
-  size_t len = strlen(text), at = 0;
+  size_t len = strlen(text), at = 0, limit = 0;
   if (len <= max)
     return;
   int in_string = 0;
-  for (size_t i = 0; i + 3 < max; i++) {
+  for (size_t i = 0; i + 3 <= max; i++) {
+    if (((unsigned char)text[i] & 0xC0) != 0x80)
+      limit = i; /* a cut before text[i] splits nothing */
     if (in_string && text[i] == '\\')
       i++;
     else if (text[i] == '"')
       in_string = !in_string;
-    else if (!in_string && text[i] == ',')
+    else if (!in_string && text[i] == ',' && i + 4 <= max)
       at = i + 1;
+    else if (in_string && text[i] == ' ' && i > 1)
+      at = i;
   }
+  at = at ? at : limit;
   snprintf(text + at, len + 1 - at, "...");
 }
 
