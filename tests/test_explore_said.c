@@ -202,7 +202,7 @@ START_TEST(a_param_nothing_reads_is_said)
   ck_assert_msg(strstr(err, "reads $unused_ms, so it changes nothing") != NULL, "%s", err);
   ck_assert_msg(strstr(err, "params.c_ms=4") == NULL, "%s", err);
   free(err);
-  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --scales 1 --no-plots -o '%s'", s, at("s")), 0);
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --scales 1 -q --no-plots -o '%s'", s, at("s")), 0);
   ck_assert_msg(strstr(err, "tssim: note: left out: params.unused_ms: no expression of the model reads $unused_ms")
                   != NULL, "%s", err);
   free(err);

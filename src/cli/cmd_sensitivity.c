@@ -225,9 +225,8 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
     ts_err inner;
     ts_sens_param *p = &w->params[w->nparams];
     if (!ts_cli_param_read(w->ex.x.tree, &w->ex.L.sc, c->string)) {
-      if (!o->x.run.quiet)
-        fprintf(stderr, "tssim: note: left out: %s: no expression of the model reads $%s (scaling it changes "
-                "nothing)\n", path, c->string);
+      fprintf(stderr, "tssim: note: left out: %s: no expression of the model reads $%s (scaling it changes "
+              "nothing)\n", path, c->string); /* even quiet: a figure left out */
       unread++;
       continue;
     }
@@ -236,8 +235,7 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
       continue; /* an axis sets it */
     }
     if (ts_sens_probe(&w->ex.x, spec, p, "note: left out", &inner)) {
-      if (!o->x.run.quiet)
-        fprintf(stderr, "tssim: %s\n", inner.msg);
+      fprintf(stderr, "tssim: %s\n", inner.msg); /* even quiet */
       if (!rejected++)
         snprintf(first, sizeof first, "%s", inner.msg + strlen("note: left out: "));
       ts_sens_param_finish(p);
