@@ -218,6 +218,47 @@ START_TEST(a_param_nothing_reads_is_said)
 }
 END_TEST
 
+/* The unread-param note had gaps, each silent: --param of one (ranked 0),
+ * optimize --field on one, run --set 'params={...}', and --axis mode=A
+ * keeping the value that does not read $b_ms (only B's override does). */
+START_TEST(a_param_nothing_reads_is_said_by_every_option)
+{
+  char s[PATH_MAX], *err;
+  snprintf(s, sizeof s, "%s", scenario("unread", "{\"params\": {\"c_ms\": 5, \"unused_ms\": 3}, \"classes\": "
+                                       "[{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms\"}]}]}",
+                                       "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param params.unused_ms --scales 1 -q --no-plots -o '%s'", s,
+                       at("s")),
+                   0);
+  ck_assert_msg(strstr(err, "note: --param params.unused_ms: no expression of") != NULL &&
+                  strstr(err, "reads $unused_ms, so scaling it changes nothing") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "optimize '%s' --minimize wave_ms --field params.unused_ms=1:5 --grid 3 -q "
+                                   "--no-plots -o '%s'", s, at("o")),
+                   0);
+  ck_assert_msg(strstr(err, "note: --field params.unused_ms: no expression of") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run '%s' --set 'params={\"c_ms\": 4, \"unused_ms\": 2}' -q --no-plots -o '%s'",
+                       s, at("r")),
+                   0);
+  ck_assert_msg(strstr(err, "note: --set params={...}: no expression of") != NULL &&
+                  strstr(err, "reads $unused_ms, so its unused_ms changes nothing") != NULL && !strstr(err, "$c_ms"),
+                "%s", err);
+  free(err);
+  snprintf(s, sizeof s, "%s", scenario("ab", "{\"params\": {\"b_ms\": 5}, \"classes\": [{\"count\": 1, \"program\": "
+                                       "[{\"op\": \"cpu\", \"ms\": 2}]}]}", "\"n\": [1], \"workers\": [1], \"axes\": "
+                                       "{\"mode\": {\"sets\": {\"A\": {\"classes[0].program[0].ms\": 3}, \"B\": "
+                                       "{\"classes[0].program[0].ms\": \"$b_ms\"}}}}"));
+  ck_assert_int_eq(run(NULL, &err, "run '%s' --axis mode=A --set params.b_ms=4 -q --no-plots -o '%s'", s, at("a")), 0);
+  ck_assert_msg(strstr(err, "note: --set params.b_ms=4: no expression of") != NULL &&
+                  strstr(err, "at the values --axis keeps) reads $b_ms") != NULL, "%s", err);
+  free(err);
+  ck_assert_int_eq(run(NULL, &err, "run '%s' --axis mode=B --set params.b_ms=4 -q --no-plots -o '%s'", s, at("b")), 0);
+  ck_assert_msg(strstr(err, "reads $b_ms") == NULL, "%s", err);
+  free(err);
+}
+END_TEST
+
 /* optimize's table said "value" for the mean over replications, where run
  * and sensitivity show the pooled median: its header says "mean". */
 START_TEST(optimize_table_names_the_mean)
@@ -305,6 +346,7 @@ Suite *explore_said_suite(void)
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
   const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,
+                               a_param_nothing_reads_is_said_by_every_option,
                                a_missing_param_gets_advice_that_works, a_param_error_and_quiet_say_it_straight, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;

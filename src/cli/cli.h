@@ -52,10 +52,18 @@ int ts_cli_load(const char *path, const char *const *sets, int nsets, ts_loaded 
  * ts_cli_axis_keep): an axis's note names only the values it keeps. */
 int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
                      ts_loaded *out);
-/* Whether the model tree or one of sc's axis overrides reads params.NAME:
- * a string in either (any depth: expressions, "$param" references) holds
- * $NAME as a whole name. The loader reads params only so. */
-int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *name);
+/* Whether the model tree or one of sc's axis overrides (of the values the
+ * --axis options axes[0..naxes) keep; NULL, 0: every value) reads
+ * params.NAME: a string in either (any depth: expressions, "$param"
+ * references) holds $NAME as a whole name. The loader reads params only so. */
+int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *const *axes, int naxes,
+                      const char *name);
+/* When path is params.NAME and nothing reads it (ts_cli_param_read, at
+ * every value of sc's axes), a note on stderr: "tssim: note: OPTION PATH:
+ * no expression of MODEL (nor an axis of SCENARIO) reads $NAME, so WHAT".
+ * Returns 1 when it noted, else 0. */
+int ts_cli_note_unread(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
+                       const char *what);
 /* Whether override (or path) a, "PATH=VALUE", replaces what override (or
  * path) b set: the same path, or a's an ancestor of b's. */
 int ts_cli_set_covers(const char *a, const char *b);

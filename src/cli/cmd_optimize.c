@@ -395,6 +395,10 @@ static int run(const options *o, work *w)
     return rc;
   if (read_inputs(o, w, &e))
     return ts_cli_usage_error("%s", e.msg);
+  for (int i = 0; i < w->nfields + w->nchoices; i++) /* even quiet */
+    ts_cli_note_unread(w->ex.x.tree, &w->ex.L.sc, i < w->nfields ? "--field" : "--choice",
+                       i < w->nfields ? w->fields[i].path : w->choices[i - w->nfields].path,
+                       "searching it changes nothing");
   int R = w->ex.L.sc.replications;
   ts_opt_spec spec = {.fields = w->fields, .nfields = (size_t)w->nfields, .choices = w->choices,
                       .nchoices = (size_t)w->nchoices, .objectives = w->obj, .nobjectives = w->nobj,

@@ -210,6 +210,10 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
     if (ts_sens_probe(&w->ex.x, spec, &w->params[w->nparams - 1], o->param_opt[i], e))
       return -1;
   }
+  for (size_t i = 0; i < w->nparams; i++) /* even quiet: an elasticity of 0 by construction */
+    for (size_t j = 0; j < w->params[i].npaths; j++)
+      ts_cli_note_unread(w->ex.x.tree, &w->ex.L.sc, o->param_opt[i], w->params[i].paths[j],
+                         "scaling it changes nothing (its elasticity is 0)");
   if (o->nparams > 0)
     return 0;
   size_t matched = 0, by_axis = 0, rejected = 0, unread = 0;
@@ -224,7 +228,7 @@ static int read_params(const options *o, work *w, const ts_sens_spec *spec, ts_e
     snprintf(path, sizeof path, "params.%s", c->string);
     ts_err inner;
     ts_sens_param *p = &w->params[w->nparams];
-    if (!ts_cli_param_read(w->ex.x.tree, &w->ex.L.sc, c->string)) {
+    if (!ts_cli_param_read(w->ex.x.tree, &w->ex.L.sc, NULL, 0, c->string)) {
       fprintf(stderr, "tssim: note: left out: %s: no expression of the model reads $%s (scaling it changes "
               "nothing)\n", path, c->string); /* even quiet: a figure left out */
       unread++;

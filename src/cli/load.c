@@ -28,7 +28,8 @@ int ts_cli_bad_option(const char *cmd, char **argv)
 
 static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int nsets, const char *const *axes,
                            int naxes);
-static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets);
+static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets, const char *const *axes,
+                             int naxes);
 
 int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const char *const *axes, int naxes,
                      ts_loaded *out)
@@ -40,7 +41,7 @@ int ts_cli_load_axes(const char *path, const char *const *sets, int nsets, const
     return e.nomem ? TS_EXIT_FAILED : TS_EXIT_USAGE; /* memory ran out: the input was not at fault */
   }
   set_axis_notes(&out->sc, sets, nsets, axes, naxes);
-  set_unread_notes(out, sets, nsets);
+  set_unread_notes(out, sets, nsets, axes, naxes);
   return 0;
 }
 
@@ -152,31 +153,63 @@ static int tree_reads(const cJSON *node, const char *name, size_t len)
   return 0;
 }
 
-int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *name)
+int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *const *axes, int naxes,
+                      const char *name)
 {
   size_t len = strlen(name);
   for (int a = 0; a < sc->naxes; a++)
     for (int v = 0; v < sc->axes[a].nvalues; v++)
-      for (int k = 0; k < sc->axes[a].nsets[v]; k++)
+      for (int k = 0; k < sc->axes[a].nsets[v] && keeps(axis_option(axes, naxes, sc->axes[a].key),
+                                                         sc->axes[a].labels[v]); k++)
         if (names_param(sc->axes[a].sets[v][k], name, len))
           return 1;
   return tree_reads(tree, name, len);
 }
 
-/* A note on stderr for each --set params.NAME=VALUE that nothing in L's
- * model or scenario reads (ts_cli_param_read): the run is the same
- * without it. */
-static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets)
+/* The note that OPTION TEXT gives $name, which nothing reads (kept: at the
+ * axis values --axis keeps), so WHAT. */
+static void unread_note(const ts_scenario *sc, int kept, const char *option, const char *text, const char *name,
+                        const char *what)
+{
+  fprintf(stderr, "tssim: note: %s %s: no expression of %s (nor an axis of %s%s) reads $%s, so %s\n", option, text,
+          sc->model_path, sc->file, kept ? " at the values --axis keeps" : "", name, what);
+}
+
+int ts_cli_note_unread(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
+                       const char *what)
+{
+  if (strncmp(path, "params.", 7) != 0 || strcspn(path + 7, ".[") != strlen(path + 7) ||
+      ts_cli_param_read(tree, sc, NULL, 0, path + 7))
+    return 0;
+  unread_note(sc, 0, option, path, path + 7, what);
+  return 1;
+}
+
+/* A note on stderr for each --set params.NAME=VALUE, and each NAME of a
+ * --set params={...}, that nothing in L's model or scenario reads
+ * (ts_cli_param_read, at the axis values the --axis options of
+ * axes[0..naxes) keep): the run is the same without it. */
+static void set_unread_notes(const ts_loaded *L, const char *const *sets, int nsets, const char *const *axes,
+                             int naxes)
 {
   for (int i = 0; i < nsets; i++) {
     size_t len = path_len(sets[i]);
     char name[256];
+    if (len == 6 && strncmp(sets[i], "params", 6) == 0 && sets[i][6] == '=') {
+      cJSON *obj = cJSON_Parse(sets[i] + 7);
+      for (const cJSON *c = cJSON_IsObject(obj) ? obj->child : NULL; c; c = c->next)
+        if (!ts_cli_param_read(L->resolved, &L->sc, axes, naxes, c->string)) {
+          snprintf(name, sizeof name, "its %.200s changes nothing", c->string);
+          unread_note(&L->sc, naxes > 0, "--set", "params={...}", c->string, name);
+        }
+      cJSON_Delete(obj);
+      continue;
+    }
     if (strncmp(sets[i], "params.", 7) != 0 || len - 7 >= sizeof name || strcspn(sets[i] + 7, ".[=") != len - 7)
       continue;
     snprintf(name, sizeof name, "%.*s", (int)(len - 7), sets[i] + 7);
-    if (!ts_cli_param_read(L->resolved, &L->sc, name))
-      fprintf(stderr, "tssim: note: --set %s: no expression of %s (nor an axis of %s) reads $%s, so it changes "
-              "nothing\n", sets[i], L->sc.model_path, L->sc.file, name);
+    if (!ts_cli_param_read(L->resolved, &L->sc, axes, naxes, name))
+      unread_note(&L->sc, naxes > 0, "--set", sets[i], name, "it changes nothing");
   }
 }
 
