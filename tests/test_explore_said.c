@@ -295,6 +295,16 @@ START_TEST(a_missing_param_gets_advice_that_works)
                                    "'classes[0].program[0].ms=\"$nosuch_ms\"' --param params.nosuch_ms --scales 1 -q "
                                    "--no-plots -o '%s'", s, at("o")),
                    0);
+  /* of 40 params, the list was cut mid-name ("..., parameter_021_ms, par)"):
+   * now between names, with how many more */
+  char model[2048] = "{\"params\": {";
+  for (int i = 0; i < 40; i++)
+    snprintf(model + strlen(model), sizeof model - strlen(model), "%s\"parameter_%03d_ms\": 1", i ? ", " : "", i);
+  strcat(model, "}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": \"$parameter_000_ms\"}]}]}");
+  snprintf(s, sizeof s, "%s", scenario("forty", model, "\"n\": [1], \"workers\": [1]"));
+  ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param params.zzz -q --no-plots -o '%s'", s, at("o")), 2);
+  ck_assert_msg(strstr(err, ", parameter_020_ms and 19 more): a parameter is") != NULL, "%s", err);
+  free(err);
 }
 END_TEST
 

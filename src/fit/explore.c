@@ -445,8 +445,14 @@ int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *
     if (strcmp(parent, "params") == 0) { /* --set params.NAME cannot add a parameter: name those there are */
       char names[400] = "";
       const cJSON *params = cJSON_GetObjectItemCaseSensitive(tree, "params");
-      for (const cJSON *c = params ? params->child : NULL; c && strlen(names) + 4 < sizeof names; c = c->next)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", c->string);
+      size_t len = 0, more = 0; /* whole names while they fit, room kept for " and N more" */
+      for (const cJSON *c = params ? params->child : NULL; c; c = c->next)
+        if (more || len + 2 + strlen(c->string) + 20 >= sizeof names)
+          more++;
+        else
+          len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", c->string);
+      if (more)
+        snprintf(names + len, sizeof names - len, len ? " and %zu more" : "%zu too long to name", more);
       const char *name = path + strlen("params.");
       return ts_err_set(e, option, NULL, "%s is not a parameter of the model %s (its params: %s): a parameter is "
                         "one the model writes in params and reads as $NAME; write it in the model, or give the "
