@@ -64,6 +64,13 @@ int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *cons
  * Returns 1 when it noted, else 0. */
 int ts_cli_note_unread(const cJSON *tree, const ts_scenario *sc, const char *option, const char *path,
                        const char *what);
+/* The --axis option of axes[0..naxes) ("KEY=LABEL,LABEL,...", as given)
+ * for axis key, or NULL: the one parser of --axis with
+ * ts_cli_axis_keeps (ts_cli_axis_keep checks the labels exist). */
+const char *ts_cli_axis_option(const char *const *axes, int naxes, const char *key);
+/* Whether the --axis option keep (ts_cli_axis_option's; NULL: none, so
+ * every value runs) runs the value label. */
+int ts_cli_axis_keeps(const char *keep, const char *label);
 /* Whether override (or path) a, "PATH=VALUE", replaces what override (or
  * path) b set: the same path, or a's an ancestor of b's. */
 int ts_cli_set_covers(const char *a, const char *b);

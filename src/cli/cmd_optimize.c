@@ -252,19 +252,15 @@ static void header(const options *o, const work *w, const ts_opt_spec *spec)
  * override into *over; or NULL. */
 static const char *kept_axis_sets(const ts_scenario *sc, const options *o, const char *path, const char **over)
 {
-  for (int i = 0; i < o->x.run.naxes; i++) {
-    const char *arg = o->x.run.axes[i], *eq = strchr(arg, '=');
-    for (int a = 0; eq && !strchr(eq, ',') && a < sc->naxes; a++) {
-      const ts_axis *ax = &sc->axes[a];
-      if (strlen(ax->key) != (size_t)(eq - arg) || strncmp(ax->key, arg, (size_t)(eq - arg)) != 0)
-        continue;
-      for (int v = 0; v < ax->nvalues; v++)
-        for (int k = 0; strcmp(ax->labels[v], eq + 1) == 0 && k < ax->nsets[v]; k++)
-          if (ts_cli_set_covers(ax->sets[v][k], path)) {
-            *over = ax->sets[v][k];
-            return arg;
-          }
-    }
+  for (int a = 0; a < sc->naxes; a++) {
+    const ts_axis *ax = &sc->axes[a];
+    const char *arg = ts_cli_axis_option(o->x.run.axes, o->x.run.naxes, ax->key);
+    for (int v = 0; arg && !strchr(arg, ',') && v < ax->nvalues; v++)
+      for (int k = 0; ts_cli_axis_keeps(arg, ax->labels[v]) && k < ax->nsets[v]; k++)
+        if (ts_cli_set_covers(ax->sets[v][k], path)) {
+          *over = ax->sets[v][k];
+          return arg;
+        }
   }
   return NULL;
 }
@@ -335,8 +331,8 @@ static void note_replaced(const options *o, const work *w, const cJSON *replaced
 }
 
 /* best.json's run_with: the options the sweep ran with (--axis, --set, --n,
- * --workers as given; the replications and seed used), so that tssim run
- * can be given the same. */
+ * --workers as given; the replications used: the seed is best.json's
+ * seed), so that tssim run can be given the same. */
 static void run_with(const options *o, const work *w, cJSON *doc)
 {
   cJSON *rw = cJSON_AddObjectToObject(doc, "run_with");

@@ -178,8 +178,7 @@ int ts_cli_axis_keep(ts_loaded *L, const char *arg, int drop, ts_err *e)
   const char *eq = strchr(arg, '=');
   char list[400], buf[2048];
   int a = 0;
-  while (eq && a < sc->naxes && (strlen(sc->axes[a].key) != (size_t)(eq - arg) ||
-                                 strncmp(sc->axes[a].key, arg, (size_t)(eq - arg)) != 0))
+  while (eq && a < sc->naxes && !ts_cli_axis_option(&arg, 1, sc->axes[a].key))
     a++;
   if (!eq || !eq[1])
     return ts_err_set(e, "--axis", NULL, "expected KEY=LABEL,LABEL,..., e.g. rule=10ms-timer, got \"%s\"", arg);

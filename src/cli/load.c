@@ -68,8 +68,7 @@ int ts_cli_set_covers(const char *a, const char *b)
   return covers(a, path_len(a), b, path_len(b));
 }
 
-/* The --axis option of axes[0..naxes) for axis key, or NULL. */
-static const char *axis_option(const char *const *axes, int naxes, const char *key)
+const char *ts_cli_axis_option(const char *const *axes, int naxes, const char *key)
 {
   size_t lk = strlen(key);
   for (int i = 0; i < naxes; i++)
@@ -78,8 +77,7 @@ static const char *axis_option(const char *const *axes, int naxes, const char *k
   return NULL;
 }
 
-/* Whether the --axis option keep (NULL: none) runs label. */
-static int keeps(const char *keep, const char *label)
+int ts_cli_axis_keeps(const char *keep, const char *label)
 {
   if (!keep)
     return 1;
@@ -103,13 +101,13 @@ static void set_axis_notes(const ts_scenario *sc, const char *const *sets, int n
     size_t ls = path_len(sets[i]);
     for (int a = 0; a < sc->naxes; a++) {
       const ts_axis *ax = &sc->axes[a];
-      const char *keep = axis_option(axes, naxes, ax->key);
+      const char *keep = ts_cli_axis_option(axes, naxes, ax->key);
       char labels[300] = "", over[300] = "";
       int hit = 0, len = 0, part = 0, run = 0;
       for (int v = 0; v < ax->nvalues; v++)
-        run += keeps(keep, ax->labels[v]);
+        run += ts_cli_axis_keeps(keep, ax->labels[v]);
       for (int v = 0; v < ax->nvalues; v++)
-        for (int k = 0; k < ax->nsets[v] && keeps(keep, ax->labels[v]); k++) {
+        for (int k = 0; k < ax->nsets[v] && ts_cli_axis_keeps(keep, ax->labels[v]); k++) {
           const char *o = ax->sets[v][k];
           size_t lo = path_len(o);
           if (!covers(o, lo, sets[i], ls) && !covers(sets[i], ls, o, lo))
@@ -159,7 +157,7 @@ int ts_cli_param_read(const cJSON *tree, const ts_scenario *sc, const char *cons
   size_t len = strlen(name);
   for (int a = 0; a < sc->naxes; a++)
     for (int v = 0; v < sc->axes[a].nvalues; v++)
-      for (int k = 0; k < sc->axes[a].nsets[v] && keeps(axis_option(axes, naxes, sc->axes[a].key),
+      for (int k = 0; k < sc->axes[a].nsets[v] && ts_cli_axis_keeps(ts_cli_axis_option(axes, naxes, sc->axes[a].key),
                                                          sc->axes[a].labels[v]); k++)
         if (names_param(sc->axes[a].sets[v][k], name, len))
           return 1;
