@@ -356,9 +356,9 @@ static void note_jumps(const work *w)
   ts_report_point_name(&w->ex.L.sc, &r->pt[k], name, sizeof name);
   fflush(stdout);
   fprintf(stderr, "tssim: note: %zu of %zu elasticit(ies) straddle a jump: the one-sided elasticities, between x%g "
-          "and x1 and between x1 and x%g, differ by a factor of 3 or more or in sign, beyond their intervals (the first: %s on "
-          "%s at %s: %.4g below, %.4g above): their central elasticity, the mean of the two, describes neither "
-          "side (rank it with care); the rows say \"jump\" (the curve, or a smaller --step, shows where it is: "
+          "and x1 and between x1 and x%g, differ by a factor of 3 or more or in sign, beyond their intervals (the "
+          "first: %s on %s at %s: %.4g below, %.4g above): their central elasticity, the mean of the two, describes "
+          "neither side (rank it with care); the rows say \"jump\" (the curve, or a smaller --step, shows where it is: "
           "docs/explore.md)\n", count, total, 1 - r->step, 1 + r->step, r->param[first % r->nparams], r->metric[m],
           name, r->below[first], r->above[first]);
 }

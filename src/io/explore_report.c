@@ -366,7 +366,8 @@ void ts_report_opt_budget_note(FILE *out, const ts_opt_result *r)
                  "the race's reruns aside) when a local search wanted another, so the best may be short of what the "
                  "search would find (a larger --max-evals searches on)\n", r->max_evals, r->evals);
   if (r->iter_cut)
-    fprintf(out, "tssim: note: --max-iter %d stopped %d local search(es) before they converged, so the best may be short of what the search would find (a larger --max-iter "
+    fprintf(out, "tssim: note: --max-iter %d stopped %d local search(es) before they converged, while they still "
+                 "tried new settings, so the best may be short of what the search would find (a larger --max-iter "
                  "searches on)\n", r->max_iter, r->iter_cut);
 }
 

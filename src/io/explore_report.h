@@ -49,8 +49,9 @@ void ts_report_opt_print(FILE *out, const ts_scenario *sc, const ts_opt_result *
 void ts_report_opt_budget_note(FILE *out, const ts_opt_result *r);
 /* best.json of one objective: the best setting (and its --set overrides),
  * the budget (max_evals, the settings searched against it, whether it
- * stopped the search; max_iter, the local searches it cut), its metrics with their intervals, the baseline's, each constraint and
- * its limit, the finalists of the race. A new tree (caller frees), or NULL
+ * stopped the search; max_iter, the local searches it cut), its metrics
+ * with their intervals, the baseline's, each constraint and its limit,
+ * the finalists of the race. A new tree (caller frees), or NULL
  * out of memory. */
 struct cJSON *ts_report_opt_best_json(const ts_scenario *sc, const ts_opt_result *r);
 

@@ -135,7 +135,8 @@ START_TEST(optimize_says_what_reproduces_its_best)
 {
   char s[PATH_MAX], *err, *best;
   snprintf(s, sizeof s, "%s", scenario("rules", slices, "\"n\": [1], \"workers\": [1], \"axes\": {\"rule\": {\"sets\": "
-                                              "{\"ten\": {\"worker.threshold_ms\": 10}, \"twenty\": {\"worker.threshold_ms\": 20}}}}"));
+                                              "{\"ten\": {\"worker.threshold_ms\": 10}, "
+                                              "\"twenty\": {\"worker.threshold_ms\": 20}}}}"));
   ck_assert_int_eq(run(NULL, &err, "optimize '%s' --axis rule=ten --minimize wave_ms@small --field "
                                    "worker.threshold_ms=1:20 -q --no-plots -o '%s'", s, at("o")),
                    0);
@@ -171,7 +172,8 @@ START_TEST(optimize_front_says_its_baseline_and_replaced_axis)
   char s[PATH_MAX], *out, *err;
   snprintf(s, sizeof s, "%s", scenario("slices", slices, "\"n\": [1], \"workers\": [1]"));
   ck_assert_int_eq(run(&out, NULL, "optimize '%s' --set worker.threshold_ms=4 --minimize wave_ms@small --minimize "
-                                   "wave_ms@big --field worker.threshold_ms=1:20 --grid 3 --no-plots -o '%s'", s, at("p")),
+                                   "wave_ms@big --field worker.threshold_ms=1:20 --grid 3 --no-plots -o '%s'", s,
+                       at("p")),
                    0);
   ck_assert_msg(strstr(out, "worker.threshold_ms=4 (the --set value)") != NULL, "%s", out);
   ck_assert_msg(strstr(out, "scenario's own") == NULL, "%s", out);
@@ -191,11 +193,12 @@ END_TEST
  * nothing, and sensitivity ranked it 0 +- 0. Now run notes it, and
  * sensitivity leaves it out saying why (in the error when nothing is
  * left). $c_ms2 is another name: c_ms is read only where $c_ms is whole. */
-START_TEST(a_param_nothing_reads_is_said)
+START_TEST(params_unread_is_said)
 {
   char s[PATH_MAX], *err;
   snprintf(s, sizeof s, "%s", scenario("unread", "{\"params\": {\"c_ms\": 5, \"c_ms2\": 1, \"unused_ms\": 3}, "
-                                       "\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"cpu\", \"ms\": \"$c_ms2 * $c_ms\"}]}]}",
+                                       "\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"cpu\", "
+                                       "\"ms\": \"$c_ms2 * $c_ms\"}]}]}",
                                        "\"n\": [1], \"workers\": [1]"));
   ck_assert_int_eq(run(NULL, &err, "run '%s' --set params.unused_ms=5 --set params.c_ms=4 -q --no-plots -o '%s'", s,
                        at("r")),
@@ -212,7 +215,8 @@ START_TEST(a_param_nothing_reads_is_said)
   ck_assert_msg(strstr(csv, "params.c_ms,") != NULL && strstr(csv, "unused") == NULL, "%s", csv);
   free(csv);
   snprintf(s, sizeof s, "%s", scenario("none", "{\"params\": {\"unused_ms\": 3}, \"classes\": [{\"count\": 2, "
-                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}", "\"n\": [1], \"workers\": [1]"));
+                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}",
+                                       "\"n\": [1], \"workers\": [1]"));
   ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' -q --no-plots -o '%s'", s, at("n")), 2);
   ck_assert_msg(strstr(err, "none of the 1 params named *_ms of") != NULL &&
                   strstr(err, "can be scaled: 1 read by no expression; name fields") != NULL, "%s", err);
@@ -223,7 +227,7 @@ END_TEST
 /* The unread-param note had gaps, each silent: --param of one (ranked 0),
  * optimize --field on one, run --set 'params={...}', and --axis mode=A
  * keeping the value that does not read $b_ms (only B's override does). */
-START_TEST(a_param_nothing_reads_is_said_by_every_option)
+START_TEST(params_unread_is_said_by_every_option)
 {
   char s[PATH_MAX], *err;
   snprintf(s, sizeof s, "%s", scenario("unread", "{\"params\": {\"c_ms\": 5, \"unused_ms\": 3}, \"classes\": "
@@ -281,7 +285,7 @@ END_TEST
  * params there are. It then said "--set cannot add one", but --set of the
  * whole params object and of a field reading it does: that is the advice,
  * and it works. */
-START_TEST(a_missing_param_gets_advice_that_works)
+START_TEST(params_missing_one_gets_advice_that_works)
 {
   char *err, s[PATH_MAX];
   snprintf(s, sizeof s, "%s", scenario("one", "{\"params\": {\"c_ms\": 5}, \"classes\": [{\"count\": 1, \"program\": "
@@ -314,12 +318,14 @@ END_TEST
  * mid-token ({"policy":"fifo",...,"pri): now at a comma, with "...". And
  * -q's help said "print nothing but errors" while the line saying a
  * previous run is replaced stays (docs/output.md): the help says so. */
-START_TEST(a_param_error_and_quiet_say_it_straight)
+START_TEST(sensitivity_param_error_and_quiet_say_it_straight)
 {
   char *err, *out, s[PATH_MAX];
   snprintf(s, sizeof s, "%s", scenario("long", "{\"worker\": {\"policy\": \"fifo\", \"threshold_ms\": 10, "
-                                       "\"yield_overhead_ms\": 0.5, \"priority_divisor\": 4}, \"classes\": [{\"count\": 1, "
-                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}", "\"n\": [1], \"workers\": [1]"));
+                                       "\"yield_overhead_ms\": 0.5, \"priority_divisor\": 4}, "
+                                       "\"classes\": [{\"count\": 1, "
+                                       "\"program\": [{\"op\": \"cpu\", \"ms\": 5}]}]}",
+                                       "\"n\": [1], \"workers\": [1]"));
   ck_assert_int_eq(run(NULL, &err, "sensitivity '%s' --param worker -q --no-plots -o '%s'", s, at("o")), 2);
   ck_assert_msg(strstr(err, "--param: worker is {\"policy\":\"fifo\",\"threshold_ms\":10,... in the model, not a "
                             "number") != NULL, "%s", err);
@@ -349,17 +355,18 @@ START_TEST(a_param_error_and_quiet_say_it_straight)
 }
 END_TEST
 
-Suite *explore_said_suite(void)
+Suite *explore_notes_suite(void)
 {
-  Suite *s = suite_create("explore_said");
+  Suite *s = suite_create("explore_notes");
   const TTest *const opt[] = {optimize_says_when_its_budget_stopped_the_search,
                               optimize_budget_note_skips_a_stalled_simplex, optimize_says_what_reproduces_its_best,
                               optimize_front_says_its_baseline_and_replaced_axis,
                               optimize_table_names_the_mean, NULL};
   tu_tcase(s, "optimize", opt, make_tmp, remove_tmp, 300);
-  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, a_param_nothing_reads_is_said,
-                               a_param_nothing_reads_is_said_by_every_option,
-                               a_missing_param_gets_advice_that_works, a_param_error_and_quiet_say_it_straight, NULL};
+  const TTest *const sens[] = {sensitivity_says_an_elasticity_straddles_a_jump, params_unread_is_said,
+                               params_unread_is_said_by_every_option,
+                               params_missing_one_gets_advice_that_works,
+                               sensitivity_param_error_and_quiet_say_it_straight, NULL};
   tu_tcase(s, "sensitivity", sens, make_tmp, remove_tmp, 300);
   return s;
 }
