@@ -78,6 +78,16 @@ static int best(const tally *t, ts_time len, int busy_wins)
   return len - covered > (busy_wins ? covered : bd) ? BLANK : bv;
 }
 
+/* How many values other than BLANK (idle, not arrived, done) cell t holds:
+ * with two or more, the one drawn hides another. */
+static int drawn_values(const tally *t)
+{
+  int n = 0;
+  for (int i = 0; i < t->n; i++)
+    n += t->v[i] != BLANK;
+  return n;
+}
+
 /* Tally value v over [t0, t1) (clipped to the window) into the row's cells. */
 static void span(chart *c, int v, ts_time t0, ts_time t1)
 {
@@ -149,7 +159,7 @@ static void print_row(chart *c, FILE *out, const char *label, int kind, const ch
     fprintf(out, "%-*s%s", c->label_w, label, bar);
   for (int k = 0; k < c->cols; k++) {
     int v = best(&c->cells[k], cell_len(c, k), kind == 'w');
-    c->mixed |= c->cells[k].n > 1;
+    c->mixed |= drawn_values(&c->cells[k]) > 1;
     char g[2];
     if (v == BLANK)
       fputc(' ', out);
