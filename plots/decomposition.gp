@@ -69,7 +69,7 @@ stats file using ((allcls = strcol("class") eq "all"), (keys = keys.rowkey(0)."\
 array IDX[strlen(keys)]
 pos = 1
 do for [g = 1:nrows] { IDX[pos] = g; pos = strstrt(keys[pos + 1:], "\n") + pos }
-G(dummy) = nrows == 1 ? 1 : ((p = strstrt(keys, "\n".rowkey(0)."\n")), p > 0 ? IDX[p] : 0)
+G(dummy) = nrows == 1 && allcls ? 1 : ((p = strstrt(keys, "\n".rowkey(0)."\n")), p > 0 ? IDX[p] : 0)
 # per row g: SA, the five parts' sums over its groups (SA[(g - 1) * NQ + q]), and CA, their count;
 # SU and CU the same over its groups that did not finish (done_ms empty: the horizon stopped them; the
 # finished groups' parts are SA - SU), LF the finished groups' life, WF their wave (over CW with a
@@ -123,7 +123,7 @@ do for [q = 1:NQ] { HAS[q] = q == 1; do for [g = 1:nrows] { HAS[q] = HAS[q] || P
 
 set title title.": where a group's time goes (mean over the groups that finished)\n" . \
           "the bar: arrival to end" . (hasw ? "; the marker: the wave, wave_start to wave_end" : "") . \
-          (none ? "\nno group of these rows in ".samples : \
+          (none ? "\nnothing to stack: samples.csv holds no group of these rows (a run with --samples none writes none)" : \
            unfin ? "\nrows none of whose groups finished: the mean of every group's until the run ended" : "")
 set ylabel "time per group (ms), mean"
 onew = words(workers) <= 1
@@ -198,6 +198,7 @@ if (grouped) {
 } else {
   cmd = bars("", "", 0, 1)
 }
+if (none) { unset key }  # (no part to name)
 eval "plot ".cmd[1:strlen(cmd) - 2]
 set terminal svg size 1000, ch dynamic font "sans,11" noenhanced
 set output svg

@@ -207,6 +207,15 @@ START_TEST(viz_decomposition_stacks_means_that_add_up)
                   !strstr(svg, "median"),
                 "%s", svg);
   free(svg);
+  /* the same samples under a summary of one row, class job: the other class's group (cpu 50) is left out
+   * there too (a review: with one row every sample was taken, FIN 4 and own CPU 14) */
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  tu_write_file(path, "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
+                      "call_wait_ms\n"
+                      "a,2,1,job,1,1,0,0,0,0,0\n");
+  out = gp_print(res, "decomposition", "sprintf('%g %g %g', FIN(1), PART(1, 1), LIFE(1))");
+  ck_assert_str_eq(out, "3 2 4\n");
+  free(out);
   tu_rmtree(tmpdir);
 }
 END_TEST
