@@ -189,7 +189,7 @@ START_TEST(viz_explain_zero_cache_names_terms)
     "held while descheduled", "held while queued",
     "does not apply: the program has repeat, io, add, if, wait, notify, lock, yield and unlock steps, not only CPU.",
     "wave(N) ~ m*(queued CPU + loop CPU) + overlappable latency", "queued CPU (time-sliced steps)",
-    "loop CPU (other steps + share of overhead)", "overlappable latency", "from n=1",
+    "loop CPU (other steps + overhead/k)", "overlappable latency", "from n=1",
     "worker busy while the actor was in I/O (latency hidden)", "= simulated - law",
     "the model prices CPU by load"};
   for (size_t i = 0; i < sizeof terms / sizeof *terms; i++)
@@ -209,11 +209,11 @@ START_TEST(viz_explain_law_takes_the_cpu_inside_the_wave)
   char *out;
   ck_assert_int_eq(tu_tssim("explain " ZC " --n 4", &out, NULL), 0);
   const char *own = strstr(out, "    own CPU (running) "), *q = strstr(out, "  queued CPU (time-sliced steps) ");
-  const char *l = strstr(out, "  loop CPU (other steps + share of overhead) "), *v = strstr(out, "  simulated vs law ");
+  const char *l = strstr(out, "  loop CPU (other steps + overhead/k) "), *v = strstr(out, "  simulated vs law ");
   ck_assert_msg(own && q && l && v, "%.3000s", out);
   double o = atof(own + strlen("    own CPU (running) ")), qn = 0, q1 = 0, ln = 0, l1 = 0, p1 = 0, pn = 0;
   ck_assert_int_eq(sscanf(q + strlen("  queued CPU (time-sliced steps) "), "%lf %lf", &q1, &qn), 2);
-  ck_assert_int_eq(sscanf(l + strlen("  loop CPU (other steps + share of overhead) "), "%lf %lf", &l1, &ln), 2);
+  ck_assert_int_eq(sscanf(l + strlen("  loop CPU (other steps + overhead/k) "), "%lf %lf", &l1, &ln), 2);
   ck_assert_int_eq(sscanf(v + strlen("  simulated vs law "), "%lf%% %lf%%", &p1, &pn), 2);
   ck_assert_msg(qn + ln >= o && qn + ln < o + 10, "c = %g + %g against own CPU %g:\n%.3000s", qn, ln, o, out);
   ck_assert_msg(fabs(pn) < 5, "simulated vs law %g%% at this n:\n%.3000s", pn, out);
@@ -269,7 +269,7 @@ START_TEST(viz_explain_fewer_yields_are_fewer)
 {
   char *out;
   ck_assert_int_eq(tu_tssim("explain " ZC " --n 16 --workers 4", &out, NULL), 0);
-  ck_assert_msg(strstr(out, "\n  - 27.4375 yields per actor here against 28 at n=1 (0.5625 fewer; each costs 0.18 ms of "
+  ck_assert_msg(strstr(out, "\n  - 27.4375 yields per actor in its wave here against 28 at n=1 (0.5625 fewer; each costs 0.18 ms of "
                             "loop overhead)\n") &&
                     !strstr(out, "- -"),
                 "%.4000s", out);

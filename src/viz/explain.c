@@ -94,8 +94,8 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->queued += (double)e->queued_cpu;
     s->loop += (double)e->loop_cpu;
     s->peers += e->peers;
-    s->slices += (double)tl->stats[a].slices;
-    s->yields += (double)tl->stats[a].yields;
+    s->slices += (double)e->slices; /* in the wave, as the law's CPU */
+    s->yields += (double)e->yields;
     s->cpu += (double)e->step_cpu;
     s->call_queued += (double)e->call_queued;
     s->call_service += (double)e->call_service;
@@ -411,24 +411,12 @@ static void ref_cpu(const ts_timeline *ref, const ts_explain_actor *rx, double *
  * completion), none otherwise (why says why). */
 typedef enum { LAW_PS, LAW_FIFO, LAW_NONE } law_kind;
 
-/* When actor j's wave (else, arrived and not done, its arrival) began, or
- * -1 when it has none; *end: its end (the run's end when it did not end). */
-static ts_time wave_span(const ts_timeline *tl, int j, ts_time *end)
-{
-  const ts_actor_stats *b = &tl->stats[j];
-  ts_time start = b->wave_start;
-  if (start < 0 && b->done < 0 && tl->state_at[j] < tl->state_at[j + 1])
-    start = b->arrive;
-  *end = b->wave_end >= 0 ? b->wave_end : tl->end;
-  return start;
-}
-
 /* Whether actor j shares actor i's wave: another actor on i's worker whose
  * wave overlaps i's. */
 static int shares_wave(const ts_timeline *tl, int i, int j)
 {
   const ts_actor_stats *a = &tl->stats[i];
-  ts_time end, start = wave_span(tl, j, &end);
+  ts_time end, start = ts_explain_wave_span(tl, j, &end);
   return j != i && tl->stats[j].worker == a->worker && start >= 0 && start < a->wave_end && end > a->wave_start;
 }
 
@@ -458,7 +446,7 @@ static int all_share(const ts_timeline *tl, const int *by, const int *at, int w)
 {
   ts_time last_start = -1, first_end = TS_TIME_MAX;
   for (int u = at[w]; u < at[w + 1]; u++) {
-    ts_time end, start = wave_span(tl, by[u], &end);
+    ts_time end, start = ts_explain_wave_span(tl, by[u], &end);
     if (start < 0)
       return 0;
     last_start = start > last_start ? start : last_start;
@@ -521,13 +509,13 @@ static double law_cpu(const ts_timeline *tl, int i, law_kind kind, const double 
                       int u0, int u1)
 {
   double ci = c ? c[i] : c1[tl->stats[i].klass], sum = ci;
-  ts_time end, si = wave_span(tl, i, &end);
+  ts_time end, si = ts_explain_wave_span(tl, i, &end);
   for (int u = u0; u < u1; u++) {
     int j = by[u];
     if (!shares_wave(tl, i, j))
       continue;
     double cj = c ? c[j] : c1[tl->stats[j].klass];
-    ts_time sj = wave_span(tl, j, &end);
+    ts_time sj = ts_explain_wave_span(tl, j, &end);
     if (kind == LAW_PS)
       sum += cj < ci ? cj : ci;
     else if (sj < si || (sj == si && j < i))
@@ -568,7 +556,7 @@ static void worker_law(const ts_timeline *tl, const int *by, const int *at, int 
   for (int u = 0; u < m; u++) {
     int j = by[at[w] + u];
     ts_time end;
-    it[u] = (law_item){wave_span(tl, j, &end), j, c ? c[j] : c1[tl->stats[j].klass]};
+    it[u] = (law_item){ts_explain_wave_span(tl, j, &end), j, c ? c[j] : c1[tl->stats[j].klass]};
   }
   qsort(it, (size_t)m, sizeof *it, kind == LAW_PS ? cmp_c : cmp_start);
   double before = 0, below = 0; /* the sum of the CPUs before slot u (FIFO: through it); PS: below its value */
@@ -633,17 +621,32 @@ static int law_means(const ts_timeline *tl, const ts_explain_actor *x, int k, la
   return 0;
 }
 
-/* Why the per-actor CPU at this n differs from n = 1. */
-static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, const class_sum *r)
+/* Whether a cpu step of random demand ran inside the wave of an actor of
+ * class k (its pieces there: a random connect before the wave moves no CPU
+ * of the law). */
+static int random_in_wave(const ts_timeline *tl, int k)
+{
+  for (size_t i = 0; i < tl->npieces; i++) {
+    const ts_tl_piece *p = &tl->pieces[i];
+    if (p->actor < 0 || !has_wave(tl, p->actor, k) || p->t1 <= tl->stats[p->actor].wave_start ||
+        p->t0 >= tl->stats[p->actor].wave_end)
+      continue;
+    const ts_class *c = &tl->model->classes[k];
+    if (p->step >= 0 && (size_t)p->step < c->nsteps && c->steps[p->step].type == &ts_op_cpu &&
+        c->steps[p->step].cost.kind != TS_DIST_FIXED)
+      return 1;
+  }
+  return 0;
+}
+
+/* Why class k's per-actor CPU at this n differs from n = 1. */
+static void cpu_moved(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const class_sum *r)
 {
   const ts_model *m = tl->model;
-  int random = 0, priority = 0;
-  for (size_t k = 0; k < m->nclasses; k++)
-    for (size_t i = 0; i < m->classes[k].nsteps; i++) {
-      const ts_step *st = &m->classes[k].steps[i];
-      random |= st->type == &ts_op_cpu && st->cost.kind != TS_DIST_FIXED;
-      priority |= st->type == &ts_op_io && st->priority;
-    }
+  int random = random_in_wave(tl, k), priority = 0;
+  for (size_t c = 0; c < m->nclasses; c++)
+    for (size_t i = 0; i < m->classes[c].nsteps; i++)
+      priority |= m->classes[c].steps[i].type == &ts_op_io && m->classes[c].steps[i].priority;
   fprintf(out, "  per-actor CPU moved from %s ms at n=1 (steps %s + overhead share %s)\n", ms(r->queued + r->loop).s,
           ms(r->cpu).s, ms(r->queued + r->loop - r->cpu).s);
   fprintf(out, "  to %s ms here (steps %s + overhead share %s):\n", ms(s->queued + s->loop).s, ms(s->cpu).s,
@@ -653,9 +656,9 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, const class_sum *s, cons
     fprintf(out, "  - the model prices CPU by load (host.cpu_scale_by_n): x%.4g at n=1, x%.4g at n=%d\n", p1, pn,
             tl->n);
   if (random)
-    fprintf(out, "  - CPU demands are random in this model: each actor draws its own\n");
+    fprintf(out, "  - CPU demands in the wave are random in this model: each actor draws its own\n");
   if (s->yields != r->yields) /* means over the actors: fewer here when they drew less CPU (fewer slices) */
-    fprintf(out, "  - %g yields per actor here against %g at n=1 (%g %s; each costs %s ms of loop overhead)\n",
+    fprintf(out, "  - %g yields per actor in its wave here against %g at n=1 (%g %s; each costs %s ms of loop overhead)\n",
             s->yields, r->yields, fabs(s->yields - r->yields), s->yields > r->yields ? "more" : "fewer",
             ms((double)m->pools[0].yield_overhead).s);
   if (priority)
@@ -691,23 +694,24 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
                  "  for equal demands; its queue serves in turn (round robin), so per actor, as under processor sharing:\n"
                  "  wave ~ c + sum over j of min(c_j, c) + overlappable latency\n"
                  "  (c: an actor's queued CPU + loop CPU inside its wave; j: the other actors on its worker whose waves\n"
-                 "  overlap its own)\n",
+                 "  overlap its own; k: those and itself, who share the worker's loop overhead in its wave)\n",
             name);
   else
     fprintf(out, "\nwave law for class %s: each actor's CPU ran in one slice (first come, run to completion), so per actor:\n"
                  "  wave ~ c + sum over the j ahead of it of c_j + overlappable latency\n"
                  "  (c: an actor's queued CPU + loop CPU inside its wave; j ahead: the other actors on its worker whose\n"
-                 "  waves overlap its own and began first)\n",
+                 "  waves overlap its own and began first; k: all those whose waves overlap its own, itself included,\n"
+                 "  who share the worker's loop overhead in its wave)\n",
             name);
   fprintf(out, "  %-44s %12s %12s\n", "term (mean per actor)", ref ? "from n=1" : "", "at this n");
   if (ref) {
     fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", ms(r->queued).s, ms(s->queued).s);
-    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", ms(r->loop).s, ms(s->loop).s);
+    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + overhead/k)", ms(r->loop).s, ms(s->loop).s);
     fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", ms(r->state[TS_ACTOR_IO]).s,
             ms(s->state[TS_ACTOR_IO]).s);
     if (slept)
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", ms(sleep1).s, ms(sleep).s);
-    fprintf(out, "  %-44s %12g %12g\n", "slices", r->slices, s->slices);
+    fprintf(out, "  %-44s %12g %12g\n", "slices in the wave", r->slices, s->slices);
     fprintf(out, "  %-44s %12g %12g\n", "m (actors on its worker)", r->peers, s->peers);
     double p1 = f->cpu1 + r->state[TS_ACTOR_IO] + sleep1;
     fprintf(out, "  %-44s %12s %12s\n", label, ms(p1).s, ms(pred).s);
@@ -715,7 +719,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "  %-44s %11.1f%% %11.1f%%\n", "simulated vs law", p1 > 0 ? 100 * (s->wave - p1) / p1 : 0.0, pred > 0 ? 100 * (s->wave - pred) / pred : 0.0);
   } else {
     fprintf(out, "  %-44s %12s %12s\n", "queued CPU (time-sliced steps)", "", ms(s->queued).s);
-    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + share of overhead)", "", ms(s->loop).s);
+    fprintf(out, "  %-44s %12s %12s\n", "loop CPU (other steps + overhead/k)", "", ms(s->loop).s);
     fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", "", ms(s->state[TS_ACTOR_IO]).s);
     if (slept)
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", "", ms(sleep).s);
@@ -727,7 +731,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
   fprintf(out, "  the simulation differs from the law at this n by exactly (mean per actor):\n");
   fprintf(out, "    %-58s %12s ms\n",
           f->kind == LAW_PS ? "worker busy in its wave less c + sum min(c_j, c)"
-                            : "others' CPU behind it (and of actors not in its wave)",
+                            : "worker busy in its wave less c + CPU ahead",
           sms(s->busy - s->outside - f->cpu).s); /* the worker's busy time in the wave less c's */
   fprintf(out, "    %-58s %12s ms\n", "worker busy while the actor was in I/O (latency hidden)", sms(-s->io_busy).s);
   if (slept)
@@ -737,7 +741,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "    %-58s %12s ms\n", "other states, less the worker's busy time in them", sms(s->other_gap).s);
   fprintf(out, "    %-58s %12s ms\n", "= simulated - law", sms(s->wave - pred).s);
   if (ref && s->queued + s->loop != r->queued + r->loop)
-    cpu_moved(out, tl, s, r);
+    cpu_moved(out, tl, k, s, r);
 }
 
 static void header(FILE *out, const ts_timeline *tl, const char *title)

@@ -45,15 +45,23 @@ typedef struct ts_explain_actor {
                                           its wave: after a hop, the one it reached) */
   ts_time queued_cpu;                  /* its CPU in timed (time-sliced) steps within the window */
   ts_time loop_cpu;                    /* its other CPU within the window, plus its share of the loop
-                                          overhead there (the worker's within the window / peers) */
+                                          overhead there (the worker's within the window / sharers) */
   ts_time step_cpu;                    /* its CPU within the window (queued_cpu + its other CPU) */
   int peers;                           /* actors on that worker, itself included */
+  int sharers;                         /* ...of which those whose waves overlap its own (itself included:
+                                          ts_explain_wave_span), who share the loop overhead in it */
+  int64_t slices;                      /* its time slices that ran within the window */
+  int64_t yields;                      /* its yields within the window */
   ts_time call_queued;                 /* of state[TS_ACTOR_CALL_WAIT]: its calls' waits in the servers'
                                           queues (ts_timeline_call_wait_parts); the rest: their legs */
   ts_time call_service;                /* its calls' service within the window, admission to end (the
                                           handler's own states; a handler's own call is inside its
                                           caller's service and counted there, once) */
 } ts_explain_actor;
+
+/* When actor j's wave (else, arrived and not done, its arrival) began, or
+ * -1 when it has none; *end: its end (the run's end when it did not end). */
+ts_time ts_explain_wave_span(const ts_timeline *tl, int j, ts_time *end);
 
 /* Account every actor of tl into out[tl->nactors]. Returns 0, or -1 when
  * memory runs out. */

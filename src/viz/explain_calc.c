@@ -237,8 +237,77 @@ static int wave_worker(const ts_timeline *tl, const by_worker *bw, int a, int *h
   return w;
 }
 
-static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const int *peers, int a, int w,
-                        int hopped, ts_explain_actor *x)
+ts_time ts_explain_wave_span(const ts_timeline *tl, int j, ts_time *end)
+{
+  const ts_actor_stats *b = &tl->stats[j];
+  ts_time start = b->wave_start;
+  if (start < 0 && b->done < 0 && tl->state_at[j] < tl->state_at[j + 1])
+    start = b->arrive;
+  *end = b->wave_end >= 0 ? b->wave_end : tl->end;
+  return start;
+}
+
+/* A worker and an instant: the actors' wave starts and ends, sorted by both. */
+typedef struct at_worker {
+  int w;
+  ts_time t;
+} at_worker;
+
+static int cmp_at_worker(const void *x, const void *y)
+{
+  const at_worker *a = x, *b = y;
+  return a->w != b->w ? (a->w > b->w) - (a->w < b->w) : (a->t > b->t) - (a->t < b->t);
+}
+
+/* The first of v[0 .. n) not before (w, t). */
+static size_t at_worker_first(const at_worker *v, size_t n, int w, ts_time t)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_at_worker(&v[mid], &(at_worker){w, t}) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Into sharers[a]: the actors on a's worker wk[a] whose waves
+ * (ts_explain_wave_span) overlap a's, a included: those that began before
+ * its end less those that ended by its start (each of which began before
+ * it), O(actors log actors). Returns 0 or -1 (memory). */
+static int count_sharers(const ts_timeline *tl, const int *wk, int *sharers)
+{
+  size_t na = (size_t)(tl->nactors ? tl->nactors : 1), n = 0;
+  at_worker *starts = malloc(na * sizeof *starts), *ends = malloc(na * sizeof *ends);
+  if (!starts || !ends) {
+    free(starts);
+    free(ends);
+    return -1;
+  }
+  for (int j = 0; j < tl->nactors; j++) {
+    ts_time end, start = ts_explain_wave_span(tl, j, &end);
+    if (start < 0)
+      continue;
+    starts[n] = (at_worker){wk[j], start};
+    ends[n++] = (at_worker){wk[j], end};
+  }
+  qsort(starts, n, sizeof *starts, cmp_at_worker);
+  qsort(ends, n, sizeof *ends, cmp_at_worker);
+  for (int a = 0; a < tl->nactors; a++) {
+    ts_time ws = tl->stats[a].wave_start, we = tl->stats[a].wave_end;
+    sharers[a] = 1;
+    if (ws >= 0 && we > ws) /* the count holds a itself */
+      sharers[a] = (int)(at_worker_first(starts, n, wk[a], we) - at_worker_first(ends, n, wk[a], ws + 1));
+  }
+  free(starts);
+  free(ends);
+  return 0;
+}
+
+static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_time *busy, const int *peers,
+                        int sharers, int a, int w, int hopped, ts_explain_actor *x)
 {
   const ts_actor_stats *st = &tl->stats[a];
   ts_time ws = st->wave_start, we = st->wave_end;
@@ -246,14 +315,22 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   x->wave = we - ws;
   x->worker_busy = busy[w];
   x->peers = peers[w];
+  x->sharers = sharers;
+  int64_t slice = 0;
   for (size_t j = bw->own.at[a]; j < bw->own.at[a + 1]; j++) { /* its CPU inside the wave, timed or not */
     const ts_tl_piece *p = &tl->pieces[bw->own.idx[j]];
     ts_time lo = p->t0 > ws ? p->t0 : ws, hi = p->t1 < we ? p->t1 : we;
-    if (hi > lo)
-      *(p->slice > 0 ? &x->queued_cpu : &x->step_cpu) += hi - lo;
+    if (hi <= lo)
+      continue;
+    *(p->slice > 0 ? &x->queued_cpu : &x->step_cpu) += hi - lo;
+    x->slices += p->slice > 0 && p->slice != slice; /* a slice's pieces are consecutive */
+    slice = p->slice > 0 ? p->slice : slice;
   }
-  x->loop_cpu = x->step_cpu + group_sum(tl, &bw->loop, w, ws, we) / (peers[w] ? peers[w] : 1);
+  /* the loop overhead in the wave is the waves' that overlap it: m*c sums it once for equal demands */
+  x->loop_cpu = x->step_cpu + group_sum(tl, &bw->loop, w, ws, we) / sharers;
   x->step_cpu += x->queued_cpu;
+  for (size_t i = tl->state_at[a]; i < tl->state_at[a + 1]; i++) /* on an event loop a yield enters the queue */
+    x->yields += tl->states[i].state == TS_ACTOR_QUEUED && tl->states[i].t >= ws && tl->states[i].t < we;
   ts_timeline_state_times(tl, a, ws, we, 0, x->state);
   ts_timeline_state_times(tl, a, ws, we, 1, x->held);
   ts_time own = 0, others = 0, loop = 0;
@@ -313,7 +390,7 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
   by_worker bw;
   size_t nw = (size_t)tl->nworkers;
   ts_time *busy = calloc(nw, sizeof *busy);
-  int *peers = calloc(nw, sizeof *peers), *wk = NULL, *hop = NULL, rc = -1;
+  int *peers = calloc(nw, sizeof *peers), *wk = NULL, *hop = NULL, *sharers = NULL, rc = -1;
   memset(&bw, 0, sizeof bw);
   if (!busy || !peers || index_pieces(tl, tl->nworkers, key_worker, &bw.all) ||
       index_pieces(tl, tl->nworkers, key_loop, &bw.loop) || index_pieces(tl, tl->nactors, key_actor, &bw.own) ||
@@ -323,12 +400,15 @@ int ts_explain_account(const ts_timeline *tl, ts_explain_actor *out)
     busy[tl->pieces[i].worker] += tl->pieces[i].t1 - tl->pieces[i].t0;
   wk = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *wk);
   hop = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *hop);
-  if (!wk || !hop)
+  sharers = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *sharers);
+  if (!wk || !hop || !sharers)
     goto done;
   for (int a = 0; a < tl->nactors; a++)
     peers[wk[a] = wave_worker(tl, &bw, a, &hop[a])]++;
+  if (count_sharers(tl, wk, sharers))
+    goto done;
   for (int a = 0; a < tl->nactors; a++)
-    account_one(tl, &bw, busy, peers, a, wk[a], hop[a], &out[a]);
+    account_one(tl, &bw, busy, peers, sharers[a], a, wk[a], hop[a], &out[a]);
   rc = 0;
 done:
   by_key_free(&bw.all);
@@ -341,6 +421,7 @@ done:
   free(peers);
   free(wk);
   free(hop);
+  free(sharers);
   return rc;
 }
 
