@@ -41,13 +41,26 @@ static void explain_says(const char *args, const char *want)
   free(out);
 }
 
+/* The scenario of one worker on model m.json, with the members tail ("" for
+ * none), as explained_out and explained_sim write it. */
+#define ONE_WORKER(tail) "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]" tail "}"
+
+/* The output of `tssim explain` on model (JSON text) in scenario (JSON
+ * text: ONE_WORKER); the files it ran on are removed. Free it. */
+static char *explained_out(const char *model, const char *scenario)
+{
+  char dir[256], *out;
+  ck_assert_int_eq(tu_run_files("theory", model, scenario, dir, sizeof dir, NULL, NULL), 0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  tu_rmtree(dir);
+  return out;
+}
+
 /* explain_sim on model (JSON text) in a one-worker scenario. */
 static double explained_sim(const char *model, const char *want, const char *tail)
 {
   char dir[256], args[600];
-  ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
-                                sizeof dir, NULL, NULL),
-                   0);
+  ck_assert_int_eq(tu_run_files("theory", model, ONE_WORKER(""), dir, sizeof dir, NULL, NULL), 0);
   snprintf(args, sizeof args, "explain '%s/s.json'", dir);
   double sim = explain_sim(args, want, tail);
   tu_rmtree(dir);
@@ -116,23 +129,19 @@ START_TEST(viz_explain_open_queue_theory)
                 "%s", out);
   free(out);
   /* CPU on the loop, then a call: each queue has its load, neither a closed form */
-  char dir[256];
-  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"cm\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
-                                " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
-                                " \"classes\": [{\"name\": \"r\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\","
-                                " \"rate_per_s\": 500}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"},"
-                                " {\"op\": \"call\", \"server\": \"db\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1,"
-                                " \"dist\": \"exponential\"}]}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  out = explained_out("{\"name\": \"cm\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                      " \"count\": 2}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 2}],"
+                      " \"classes\": [{\"name\": \"r\", \"count\": 300, \"arrival\": {\"kind\": \"poisson\","
+                      " \"rate_per_s\": 500}, \"program\": [{\"op\": \"cpu\", \"ms\": 0.5, \"dist\": \"exponential\"},"
+                      " {\"op\": \"call\", \"server\": \"db\", \"handler\": [{\"op\": \"cpu\", \"ms\": 1,"
+                      " \"dist\": \"exponential\"}]}]}]}",
+                      ONE_WORKER(""));
   ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.25 with c = 1 server\n    mean wait: does not apply: its actors "
                             "come back from their calls to server db and queue again\n") &&
                     strstr(out, "    rho = lambda E[S] / c = 0.25 with c = 2 servers\n    mean wait: does not apply: "
                                 "the calls come after CPU on the callers' workers, so they do not arrive as Poisson\n"),
                 "%s", out);
   free(out);
-  tu_rmtree(dir);
   /* a class placed on pool db (4 threads) is that pool's queue, c = 4 (it was the main pool's, c = 1: rho
    * 3.2), split among its threads by hash; at 5000/s the thread (worker 4: the main pool has worker 0)
    * whose share overloads it is named (review14b items 2, 3) */
@@ -144,10 +153,7 @@ START_TEST(viz_explain_open_queue_theory)
              " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": %d},"
              " \"program\": [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}",
              r ? 5000 : 3200);
-    ck_assert_int_eq(tu_run_files("theory", model, "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir,
-                                  sizeof dir, NULL, NULL),
-                     0);
-    ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+    out = explained_out(model, ONE_WORKER(""));
     ck_assert_msg(strstr(out, r ? "  - pool db's threads (run queue): class job, Poisson 5000/s, service E[S] = 1 ms "
                                   "(exponential, cv 1)\n    rho = lambda E[S] / c = 1.25 with c = 4 servers\n    dispatch "
                                   "hash splits the arrivals by actor id: worker 4 takes 0.267 of them, so its rho = 1.337\n"
@@ -157,22 +163,18 @@ START_TEST(viz_explain_open_queue_theory)
                                   "hash splits the arrivals by actor id, whatever their times: each worker an M/G/1 at its\n"),
                   "%s", out);
     free(out);
-    tu_rmtree(dir);
   }
   /* a server of concurrency 8 on 4 threads: 4 in service at once, c = 4 (it said c = 8, rho 0.4) */
-  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"c8\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
-                                " \"count\": 4}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 8}],"
-                                " \"classes\": [{\"name\": \"r\", \"count\": 400, \"arrival\": {\"kind\": \"poisson\","
-                                " \"rate_per_s\": 3200}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
-                                " [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1]}", dir, sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  out = explained_out("{\"name\": \"c8\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\","
+                      " \"count\": 4}], \"servers\": [{\"name\": \"db\", \"pool\": \"db\", \"concurrency\": 8}],"
+                      " \"classes\": [{\"name\": \"r\", \"count\": 400, \"arrival\": {\"kind\": \"poisson\","
+                      " \"rate_per_s\": 3200}, \"program\": [{\"op\": \"call\", \"server\": \"db\", \"handler\":"
+                      " [{\"op\": \"cpu\", \"ms\": 1, \"dist\": \"exponential\"}]}]}]}",
+                      ONE_WORKER(""));
   ck_assert_msg(strstr(out, "    rho = lambda E[S] / c = 0.8 with c = 4 servers\n    mean wait: does not apply: 8 in "
                             "service at once on 4 workers"),
                 "%s", out);
   free(out);
-  tu_rmtree(dir);
   /* two Poisson classes on one loop are one Poisson stream of a mixed service: 300/s of exponential 0.5 ms
    * and 100/s of fixed 4 ms, E[S] = 0.75 * 0.5 + 0.25 * 4 = 1.375 ms, E[S^2] = 0.75 * 0.5 + 0.25 * 16 = 4.375,
    * Pollaczek-Khinchine 0.4 * 4.375 / (2 * 0.45) = 1.944 ms (it said "2 classes share the queues") */
@@ -251,19 +253,15 @@ START_TEST(viz_explain_open_queue_theory)
                       "      class urgent (foreground, sigma 0.3): 0.4286 ms; simulated ", " ms (mean of 4500 jobs)\n");
   ck_assert_msg(fabs(sim - 0.4286) < 0.15 * 0.4286, "simulated %g ms, preemptive resume 0.4286 ms", sim);
   /* a class that cannot be pooled is named with its reason */
-  ck_assert_int_eq(tu_run_files("theory", "{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
-                                " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","
-                                " \"ms\": 0.5}]}, {\"name\": \"tick\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\","
-                                " \"period_ms\": 10}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
-                                "{\"name\": \"s\", \"model\": \"m.json\", \"workers\": [1], \"horizon_ms\": 2000}", dir,
-                                sizeof dir, NULL, NULL),
-                   0);
-  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json'", dir), 0);
+  out = explained_out("{\"name\": \"mp\", \"classes\": [{\"name\": \"job\", \"count\": \"forever\","
+                      " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 300}, \"program\": [{\"op\": \"cpu\","
+                      " \"ms\": 0.5}]}, {\"name\": \"tick\", \"count\": \"forever\", \"arrival\": {\"kind\": \"periodic\","
+                      " \"period_ms\": 10}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}",
+                      ONE_WORKER(", \"horizon_ms\": 2000"));
   ck_assert_msg(strstr(out, "  - the main pool's event loops (I/O-callback queue): does not apply: classes share the queue"
                             " and arrivals of class tick are not Poisson (periodic)\n"),
                 "%s", out);
   free(out);
-  tu_rmtree(dir);
   /* M/D/4 at load 0.8: no closed form; Allen-Cunneen halves Erlang C's 0.7455 ms ((1 + 0^2) / 2), and the
    * simulated wait lies within 10% of it (it said "does not apply") */
   sim = explained_sim("{\"name\": \"md4\", \"pools\": [{\"name\": \"db\", \"kind\": \"thread\", \"count\": 4}],"
