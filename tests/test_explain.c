@@ -279,6 +279,17 @@ static char *explain_model(const char *tag, const char *model)
   return out;
 }
 
+/* The wave law of class cls in explain's report on model (explain_model):
+ * *law, from its heading on; the caller frees the report. */
+static char *explain_law(const char *tag, const char *model, const char *cls, const char **law)
+{
+  char *out = explain_model(tag, model), head[96];
+  snprintf(head, sizeof head, "\nwave law for class %s: ", cls);
+  *law = strstr(out, head);
+  ck_assert_msg(*law, "%.4000s", out);
+  return out;
+}
+
 /* What a call waited behind, worked by hand: 4 callers arrive 1 ms apart at
  * a server of 2 places (2 threads), each served 5 ms. Calls 0 and 1 run at
  * once ([0, 5), [1, 6)); call 2 waits [2, 5) behind both (3 + 3 ms), call
@@ -363,20 +374,121 @@ END_TEST
  * apart on one loop, each runs 100 ms in 10 ms slices paying 0.5 ms a yield
  * (9 of them in its wave, alone): c = 100 + 4.5 and the law is exact (it
  * said 102.25, half the overhead, and +2.25 ms unexplained in the first
- * line). */
+ * line). The law's rows say its k, 1 (each wave alone), beside m, 2 (the
+ * actors on the worker): before, only m, which the law does not use. */
 START_TEST(explain_overhead_is_shared_by_the_overlapping_waves)
 {
-  char *out = explain_model("explain-stagger",
-                            "{\"name\": \"stagger\", \"worker\": {\"policy\": \"fifo\", \"threshold_ms\": 10,"
-                            " \"yield_overhead_ms\": 0.5, \"loop_overhead_ms\": 0}, \"classes\": [{\"name\": \"job\","
-                            " \"count\": 2, \"arrival\": {\"kind\": \"at\", \"spacing_ms\": 1000}, \"program\": ["
-                            "{\"op\": \"cpu\", \"ms\": 100, \"sliced\": \"time\"}]}]}");
-  const char *law = strstr(out, "\nwave law for class job: ");
-  ck_assert_msg(law, "%.4000s", out);
+  const char *law;
+  char *out = explain_law("explain-stagger",
+                          "{\"name\": \"stagger\", \"worker\": {\"policy\": \"fifo\", \"threshold_ms\": 10,"
+                          " \"yield_overhead_ms\": 0.5, \"loop_overhead_ms\": 0}, \"classes\": [{\"name\": \"job\","
+                          " \"count\": 2, \"arrival\": {\"kind\": \"at\", \"spacing_ms\": 1000}, \"program\": ["
+                          "{\"op\": \"cpu\", \"ms\": 100, \"sliced\": \"time\"}]}]}",
+                          "job", &law);
   ck_assert_msg(strstr(law, "\n  loop CPU (other steps + overhead/k)                                4.5\n") &&
                     strstr(law, "\n  law: c + sum min(c_j, c) + latency                               104.5\n") &&
+                    strstr(law, "\n  k (actors sharing its wave, itself included)                         1\n"
+                                "  m (actors on its worker)                                             2\n") &&
                     law_gap(law) == 0,
                 "%.4000s", law);
+  free(out);
+}
+END_TEST
+
+/* The form is chosen from the slices in the wave, as c is its CPU there:
+ * 3 actors on one loop mark wave_start, wait 1 ms of I/O, run 5 ms unsliced
+ * and mark wave_end, then run 50 ms in 10 ms slices after their waves. In
+ * the wave each ran in one slice, first come: the FIFO form's 5 + 1, 10 + 1
+ * and 15 + 1 ms, mean 11, is exact. Before, the 5 slices after the wave put
+ * the class under processor sharing: 16 ms, -5 ms in the first exact line. */
+START_TEST(explain_form_reads_the_slices_in_the_wave)
+{
+  const char *law;
+  char *out = explain_law("explain-form",
+                          "{\"name\": \"form\", \"worker\": {\"policy\": \"fifo\", \"threshold_ms\": 10,"
+                          " \"yield_overhead_ms\": 0, \"loop_overhead_ms\": 0}, \"classes\": [{\"name\": \"job\","
+                          " \"count\": 3, \"program\": [{\"op\": \"mark\", \"name\": \"wave_start\"},"
+                          " {\"op\": \"io\", \"ms\": 1}, {\"op\": \"cpu\", \"ms\": 5}, {\"op\": \"mark\", \"name\":"
+                          " \"wave_end\"}, {\"op\": \"io\", \"ms\": 1}, {\"op\": \"cpu\", \"ms\": 50, \"sliced\":"
+                          " \"time\"}]}]}",
+                          "job", &law);
+  ck_assert_msg(strstr(law, "\nwave law for class job: each actor's CPU ran in one slice") == law &&
+                    strstr(law, "\n  law: c + CPU ahead + latency                                        11\n") &&
+                    law_gap(law) == 0,
+                "%.4000s", law);
+  free(out);
+}
+END_TEST
+
+/* The priority line under why the CPU moved is said for a class only when a
+ * priority operation was in flight on its worker in its waves (the
+ * threshold drops then): n jobs run 20 ms in 10 ms slices at 0 (priced
+ * x1.5 at n = 2), one late actor does a priority I/O at 1 s. Before, both
+ * classes got the line, as some class of the model had a priority step. */
+START_TEST(explain_priority_line_only_for_its_waves)
+{
+  char dir[512], *out;
+  ck_assert_int_eq(tu_run_files("explain-prio",
+                                "{\"name\": \"prio\", \"host\": {\"cpu_scale_by_n\": {\"n\": [1, 2],"
+                                " \"scale\": [1, 1.5], \"by\": \"n\"}}, \"worker\": {\"policy\": \"fifo\","
+                                " \"threshold_ms\": 10, \"yield_overhead_ms\": 0, \"loop_overhead_ms\": 0},"
+                                " \"classes\": ["
+                                "{\"name\": \"job\", \"count\": \"n\", \"program\": [{\"op\": \"cpu\", \"ms\": 20,"
+                                " \"sliced\": \"time\"}]}, {\"name\": \"late\", \"count\": 1, \"arrival\": {\"kind\":"
+                                " \"at\", \"start_ms\": 1000}, \"program\": [{\"op\": \"io\", \"ms\": 1, \"priority\":"
+                                " true}, {\"op\": \"cpu\", \"ms\": 20, \"sliced\": \"time\"}]}]}",
+                                "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1, 2], \"workers\": [1],"
+                                " \"replications\": 1, \"seed\": 1}",
+                                dir, sizeof dir, NULL, NULL),
+                   0);
+  ck_assert_int_eq(tu_tssimf(&out, NULL, "explain '%s/s.json' --n 2 --workers 1", dir), 0);
+  const char *job = strstr(out, "\nwave law for class job: "), *late = strstr(out, "\nwave law for class late: ");
+  ck_assert_msg(job && late && job < late, "%.4000s", out);
+  const char *line = "\n  - a priority operation was in flight in its waves: meanwhile the yield threshold drops to\n"
+                     "    max(10/4, 2) ms: more, shorter slices\n";
+  const char *said = strstr(job, line);
+  ck_assert_msg(said && said > late, "%.4000s", job); /* late's, not job's */
+  free(out);
+  tu_rmtree(dir);
+}
+END_TEST
+
+/* The locks held while runnable are split as the runnable wait is, and the
+ * other states a lock was held in have rows: a holder takes lock l on a
+ * thread, waits 1 ms of I/O while the thread's other task parks on mutex m
+ * (held 5 ms on another pool; 0.5 ms wake latency), then runs 1 ms and
+ * waits on a channel (0.25 ms wake latency) still holding l. Held while
+ * runnable: the thread busy 0.1 ms (the parker), parked 4.5, waking 0.25;
+ * on the channel 3.4: the rows add up to held while descheduled, 9.25 ms.
+ * Before, one row 'held while runnable 4.85 ms' and nothing for the channel
+ * (nor for std-mutex's parked holders, its 24.997 ms). */
+START_TEST(explain_held_is_split_as_the_waits)
+{
+  char *out = explain_model("explain-held",
+                            "{\"name\": \"held\", \"worker\": {\"kind\": \"thread\"}, \"pools\": [{\"name\": \"o\","
+                            " \"kind\": \"thread\", \"count\": 1}], \"locks\": [{\"name\": \"l\"}, {\"name\": \"m\","
+                            " \"kind\": \"mutex\", \"scope\": \"shared\", \"wake_latency_ms\": 0.5}], \"channels\":"
+                            " [{\"name\": \"go\", \"scope\": \"shared\", \"wake_latency_ms\": 0.25}], \"classes\": ["
+                            "{\"name\": \"holder\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\": \"l\"},"
+                            " {\"op\": \"io\", \"ms\": 1}, {\"op\": \"cpu\", \"ms\": 1},"
+                            " {\"op\": \"wait\", \"channel\": \"go\"}, {\"op\": \"cpu\", \"ms\": 1},"
+                            " {\"op\": \"unlock\", \"lock\": \"l\"}]},"
+                            " {\"name\": \"parker\", \"count\": 1, \"program\": [{\"op\": \"sleep\", \"ms\": 0.5},"
+                            " {\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 0.1}, {\"op\": \"unlock\","
+                            " \"lock\": \"m\"}]}, {\"name\": \"owner\", \"count\": 1, \"placement\": {\"pool\": \"o\"},"
+                            " \"program\": [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 5},"
+                            " {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"sleep\", \"ms\": 5}, {\"op\":"
+                            " \"notify\", \"channel\": \"go\"}]}]}");
+  ck_assert_msg(strstr(out, "\n  locks: held 11.25 ms of the wave; held while descheduled 9.25 ms (82.2% of the "
+                            "wave):\n"
+                            "    held while queued                                     0 ms\n"
+                            "    held while runnable, thread busy                    0.1 ms\n"
+                            "    held while runnable, thread parked                  4.5 ms\n"
+                            "    held while runnable, thread waking up              0.25 ms\n"
+                            "    held during I/O                                       1 ms\n"
+                            "    held while waiting for another lock                   0 ms\n"
+                            "    held while waiting on a channel                     3.4 ms\n"),
+                "%.4000s", out);
   free(out);
 }
 END_TEST
@@ -391,7 +503,8 @@ Suite *explain_suite(void)
                               explain_after_a_hop_uses_the_worker_reached, explain_splits_the_reply_wait_by_the_calls,
                               explain_calls_behind_worked_by_hand, explain_nested_call_service_counted_once,
                               explain_law_terms_are_the_wave_s, explain_overhead_is_shared_by_the_overlapping_waves,
-                              NULL};
+                              explain_form_reads_the_slices_in_the_wave, explain_priority_line_only_for_its_waves,
+                              explain_held_is_split_as_the_waits, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/dispatch.h"
+#include "model/state.h"
 
 /* A number printed by ms() or sms(), returned by value: each call has its
  * own storage, alive until the end of the full expression that made it (C11
@@ -60,8 +61,9 @@ static int has_wave(const ts_timeline *tl, int a, int k)
 typedef struct class_sum {
   int count, unfinished;
   double wave, state[TS_NSTATES], held[TS_NSTATES];
-  double wait_others, wait_loop, wait_idle, wait_blocked, ready_blocked, ready_waking, io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers,
-      slices, yields, cpu, call_queued, call_service;
+  double wait_others, wait_loop, wait_idle, wait_blocked, ready_blocked, ready_waking, held_blocked, held_waking,
+      io_busy, sleep_busy, other_gap, outside, busy, queued, loop, peers, sharers, slices, yields, cpu, call_queued,
+      call_service;
   ts_time wmin, wmax;
 } class_sum;
 
@@ -86,6 +88,8 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->wait_blocked += (double)e->wait_blocked;
     s->ready_blocked += (double)e->ready_blocked;
     s->ready_waking += (double)e->ready_waking;
+    s->held_blocked += (double)e->held_blocked;
+    s->held_waking += (double)e->held_waking;
     s->io_busy += (double)e->io_busy;
     s->sleep_busy += (double)e->sleep_busy;
     s->other_gap += (double)e->other_gap;
@@ -94,6 +98,7 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
     s->queued += (double)e->queued_cpu;
     s->loop += (double)e->loop_cpu;
     s->peers += e->peers;
+    s->sharers += e->sharers;
     s->slices += (double)e->slices; /* in the wave, as the law's CPU */
     s->yields += (double)e->yields;
     s->cpu += (double)e->step_cpu;
@@ -107,7 +112,7 @@ static void sum_class(const ts_timeline *tl, const ts_explain_actor *x, int k, c
                  &s->ready_waking, &s->io_busy,
                  &s->sleep_busy, &s->other_gap, &s->outside, &s->busy,   &s->queued,
                  &s->loop,   &s->peers,       &s->slices,    &s->yields,    &s->cpu,
-                 &s->call_queued, &s->call_service};
+                 &s->call_queued, &s->call_service, &s->held_blocked, &s->held_waking, &s->sharers};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     *f[i] /= n;
   for (int i = 0; i <= TS_ACTOR_DONE; i++) {
@@ -200,14 +205,18 @@ static void row(FILE *out, const char *what, double v, double total)
 typedef struct ready_words {
   const char *row;       /* the decomposition row */
   const char *held;      /* the row of locks held meanwhile */
+  const char *held_busy; /* ...that row when a thread's parked or waking part has rows of its own */
   const char *short_;    /* in "while it waited (queue, ..., lock)" */
 } ready_words;
 
 static ready_words ready_words_of(const ts_timeline *tl, int k)
 {
-  static const ready_words loop = {"I/O-callback wait (ready, loop busy)", "held in callback wait", "callback"},
-                           thread = {"run-queue wait (runnable, thread busy)", "held while runnable", "run queue"},
-                           both = {"ready wait (I/O callbacks, run queues)", "held while ready", "ready"};
+  static const ready_words loop = {"I/O-callback wait (ready, loop busy)", "held in callback wait",
+                                    "held in callback wait", "callback"},
+                           thread = {"run-queue wait (runnable, thread busy)", "held while runnable",
+                                     "held while runnable, thread busy", "run queue"},
+                           both = {"ready wait (I/O callbacks, run queues)", "held while ready",
+                                   "held while ready, worker busy", "ready"};
   int threads = 0, loops = 0;
   for (int a = 0; a < tl->nactors; a++) {
     if (tl->stats[a].klass != k || tl->stats[a].hidden)
@@ -225,6 +234,18 @@ static ready_words ready_words_of(const ts_timeline *tl, int k)
   if (!threads && !loops)
     return tl->model->pools[tl->model->classes[k].pool].kind == TS_WORKER_THREAD ? thread : loop;
   return threads && loops ? both : threads ? thread : loop;
+}
+
+/* Whether state st has a row of its own in the decomposition (and in its
+ * locks), or is none of the wave's (not arrived, done). */
+static int own_row(int st)
+{
+  static const int shown[] = {TS_ACTOR_NEW, TS_ACTOR_RUNNING, TS_ACTOR_QUEUED, TS_ACTOR_READY, TS_ACTOR_IO,
+                              TS_ACTOR_LOCK_WAIT, TS_ACTOR_DONE};
+  for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+    if (shown[i] == st)
+      return 1;
+  return 0;
 }
 
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
@@ -281,11 +302,7 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   row(out, "I/O (off CPU)", s->state[TS_ACTOR_IO], s->wave);
   row(out, "lock wait", s->state[TS_ACTOR_LOCK_WAIT], s->wave);
   for (int st = 0; st < TS_NSTATES; st++) { /* the other states, where they took time (state table) */
-    static const int shown[] = {TS_ACTOR_NEW, TS_ACTOR_RUNNING, TS_ACTOR_QUEUED, TS_ACTOR_READY, TS_ACTOR_IO,
-                                TS_ACTOR_LOCK_WAIT, TS_ACTOR_DONE};
-    int done = 0;
-    for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
-      done |= shown[i] == st;
+    int done = own_row(st);
     int split = st == TS_ACTOR_CALL_WAIT && tl->ncall_spans > 0; /* by the calls: the queue wait, the legs */
     if (split && s->call_queued > 0)
       row(out, ts_explain_state_label(tl, TS_NSTATES, 0), s->call_queued, s->wave);
@@ -316,9 +333,20 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   fprintf(out, "  locks: held %s ms of the wave; held while descheduled %s ms (%.1f%% of the wave):\n",
           ms(held).s, ms(desched).s, s->wave > 0 ? 100 * desched / s->wave : 0.0);
   row(out, "held while queued", s->held[TS_ACTOR_QUEUED], 0);
-  row(out, rw.held, s->held[TS_ACTOR_READY], 0);
+  int split = s->held_blocked > 0 || s->held_waking > 0; /* as the runnable wait is split above */
+  row(out, split ? rw.held_busy : rw.held, s->held[TS_ACTOR_READY] - s->held_blocked - s->held_waking, 0);
+  if (s->held_blocked > 0)
+    row(out, "held while runnable, thread parked", s->held_blocked, 0);
+  if (s->held_waking > 0)
+    row(out, "held while runnable, thread waking up", s->held_waking, 0);
   row(out, "held during I/O", s->held[TS_ACTOR_IO], 0);
   row(out, "held while waiting for another lock", s->held[TS_ACTOR_LOCK_WAIT], 0);
+  for (int st = 0; st < TS_NSTATES; st++) /* the other states it held a lock in: the rows add up to the descheduled */
+    if (!own_row(st) && s->held[st] > 0) {
+      char what[64];
+      snprintf(what, sizeof what, "held while %s", ts_state_get(st)->name);
+      row(out, what, s->held[st], 0);
+    }
 }
 
 /* Whether every class of tl with an actor arrives over the run
@@ -458,8 +486,10 @@ static int all_share(const ts_timeline *tl, const int *by, const int *at, int w)
 /* The form for class k: its pool's policy serves in turn when it is fifo
  * (without preemption), or any other policy but shortest_first while every
  * actor sharing the class's waves has one queue class (each then takes the
- * oldest); FIFO when besides every such actor's CPU ran in one slice. */
-static law_kind law_kind_of(const ts_timeline *tl, int k, const int *by, const int *at, char *why, size_t cap)
+ * oldest); FIFO when besides every such actor's CPU in its wave (x: its
+ * slices there, as c counts its CPU there) ran in one slice. */
+static law_kind law_kind_of(const ts_timeline *tl, const ts_explain_actor *x, int k, const int *by, const int *at,
+                            char *why, size_t cap)
 {
   const ts_model *m = tl->model;
   const ts_pool *p = &m->pools[m->classes[k].pool];
@@ -471,19 +501,19 @@ static law_kind law_kind_of(const ts_timeline *tl, int k, const int *by, const i
       if (!has_wave(tl, i, k))
         continue;
       any = 1;
-      long_ |= tl->stats[i].slices > 1;
+      long_ |= x[i].slices > 1;
       for (int v = at[w]; v < at[w + 1] && !all; v++) {
         int j = by[v];
         if (!shares_wave(tl, i, j))
           continue;
-        long_ |= tl->stats[j].slices > 1;
+        long_ |= x[j].slices > 1;
         if (m->classes[tl->stats[j].klass].sched_class != qc)
           mixed = tl->stats[j].klass;
       }
     }
     for (int v = at[w]; v < at[w + 1] && all && any; v++) { /* every actor on w shares each wave */
       int j = by[v];
-      long_ |= tl->stats[j].slices > 1;
+      long_ |= x[j].slices > 1;
       if (m->classes[tl->stats[j].klass].sched_class != qc)
         mixed = tl->stats[j].klass;
     }
@@ -639,14 +669,81 @@ static int random_in_wave(const ts_timeline *tl, int k)
   return 0;
 }
 
-/* Why class k's per-actor CPU at this n differs from n = 1. */
-static void cpu_moved(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const class_sum *r)
+/* A wave of class k on its worker w, [t0, t1); sorted by worker, then start,
+ * t1 becomes the latest end of the worker's waves so far. */
+typedef struct wave_at {
+  int w;
+  ts_time t0, t1;
+} wave_at;
+
+static int cmp_wave_at(const void *x, const void *y)
+{
+  const wave_at *a = x, *b = y;
+  return a->w != b->w ? (a->w > b->w) - (a->w < b->w) : (a->t0 > b->t0) - (a->t0 < b->t0);
+}
+
+/* Whether some wave of v[0 .. n) on worker w meets [t0, t1). */
+static int wave_meets(const wave_at *v, size_t n, int w, ts_time t0, ts_time t1)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* the first wave of a later worker, or of w starting at t1 or after */
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_wave_at(&v[mid], &(wave_at){w, t1, 0}) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return t1 > t0 && lo > 0 && v[lo - 1].w == w && v[lo - 1].t1 > t0;
+}
+
+/* Whether a priority operation was in flight on the worker of an actor of
+ * class k during its wave (tl's prio_inflight counter above 0 there: the
+ * worker's yield threshold was divided, ts__worker_threshold), its pool's
+ * threshold finite. 1, 0, or -1 (memory). */
+static int priority_in_wave(const ts_timeline *tl, int k)
 {
   const ts_model *m = tl->model;
-  int random = random_in_wave(tl, k), priority = 0;
-  for (size_t c = 0; c < m->nclasses; c++)
-    for (size_t i = 0; i < m->classes[c].nsteps; i++)
-      priority |= m->classes[c].steps[i].type == &ts_op_io && m->classes[c].steps[i].priority;
+  if (m->pools[m->classes[k].pool].threshold == TS_TIME_MAX)
+    return 0;
+  size_t n = 0, nw = (size_t)(tl->nworkers > 0 ? tl->nworkers : 1);
+  wave_at *v = malloc((size_t)(tl->nactors ? tl->nactors : 1) * sizeof *v);
+  int *prio = calloc(nw, sizeof *prio), found = 0;
+  ts_time *since = calloc(nw, sizeof *since);
+  if (!v || !prio || !since) {
+    free(v);
+    free(prio);
+    free(since);
+    return -1;
+  }
+  for (int a = 0; a < tl->nactors; a++)
+    if (has_wave(tl, a, k))
+      v[n++] = (wave_at){tl->stats[a].worker, tl->stats[a].wave_start, tl->stats[a].wave_end};
+  qsort(v, n, sizeof *v, cmp_wave_at);
+  for (size_t i = 1; i < n; i++)
+    if (v[i].w == v[i - 1].w && v[i - 1].t1 > v[i].t1)
+      v[i].t1 = v[i - 1].t1;
+  for (size_t i = 0; i < tl->ncounters && !found; i++) { /* each stretch of a worker's count above 0 */
+    const ts_tl_counter *c = &tl->counters[i];
+    if (c->worker < 0 || (size_t)c->worker >= nw)
+      continue;
+    found = prio[c->worker] > 0 && wave_meets(v, n, c->worker, since[c->worker], c->t);
+    prio[c->worker] = c->prio_inflight;
+    since[c->worker] = c->t;
+  }
+  for (size_t w = 0; w < nw && !found; w++)
+    found = prio[w] > 0 && wave_meets(v, n, (int)w, since[w], tl->end);
+  free(v);
+  free(prio);
+  free(since);
+  return found;
+}
+
+/* Why class k's per-actor CPU at this n differs from n = 1; priority: a
+ * priority operation was in flight in its waves (priority_in_wave), here or at n = 1. */
+static void cpu_moved(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const class_sum *r, int priority)
+{
+  const ts_model *m = tl->model;
+  int random = random_in_wave(tl, k);
   fprintf(out, "  per-actor CPU moved from %s ms at n=1 (steps %s + overhead share %s)\n", ms(r->queued + r->loop).s,
           ms(r->cpu).s, ms(r->queued + r->loop - r->cpu).s);
   fprintf(out, "  to %s ms here (steps %s + overhead share %s):\n", ms(s->queued + s->loop).s, ms(s->cpu).s,
@@ -661,10 +758,11 @@ static void cpu_moved(FILE *out, const ts_timeline *tl, int k, const class_sum *
     fprintf(out, "  - %g yields per actor in its wave here against %g at n=1 (%g %s; each costs %s ms of loop overhead)\n",
             s->yields, r->yields, fabs(s->yields - r->yields), s->yields > r->yields ? "more" : "fewer",
             ms((double)m->pools[0].yield_overhead).s);
+  const ts_pool *pl = &m->pools[m->classes[k].pool];
   if (priority)
-    fprintf(out, "  - while a priority operation is in flight the yield threshold drops to max(%s/%d, %s) ms:\n"
-                 "    more, shorter slices\n",
-            ms((double)m->pools[0].threshold).s, m->pools[0].priority_divisor, ms((double)m->pools[0].priority_min).s);
+    fprintf(out, "  - a priority operation was in flight in its waves: meanwhile the yield threshold drops to\n"
+                 "    max(%s/%d, %s) ms: more, shorter slices\n",
+            ms((double)pl->threshold).s, pl->priority_divisor, ms((double)pl->priority_min).s);
   if (m->pools[0].loop_overhead > 0)
     fprintf(out, "  - each loop iteration that does work costs %s ms, shared among the worker's actors\n",
             ms((double)m->pools[0].loop_overhead).s);
@@ -675,6 +773,7 @@ typedef struct law_form {
   law_kind kind;
   char why[300];       /* LAW_NONE: why */
   double cpu, cpu1;    /* the CPU term at this n, and from n = 1 */
+  int priority;        /* a priority operation was in flight in the class's waves, here or at n = 1 */
 } law_form;
 
 static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, const ts_timeline *ref,
@@ -712,6 +811,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     if (slept)
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", ms(sleep1).s, ms(sleep).s);
     fprintf(out, "  %-44s %12g %12g\n", "slices in the wave", r->slices, s->slices);
+    fprintf(out, "  %-44s %12g %12g\n", "k (actors sharing its wave, itself included)", r->sharers, s->sharers);
     fprintf(out, "  %-44s %12g %12g\n", "m (actors on its worker)", r->peers, s->peers);
     double p1 = f->cpu1 + r->state[TS_ACTOR_IO] + sleep1;
     fprintf(out, "  %-44s %12s %12s\n", label, ms(p1).s, ms(pred).s);
@@ -723,6 +823,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "  %-44s %12s %12s\n", "overlappable latency (I/O in the wave)", "", ms(s->state[TS_ACTOR_IO]).s);
     if (slept)
       fprintf(out, "  %-44s %12s %12s\n", "... and sleep in the wave (think time)", "", ms(sleep).s);
+    fprintf(out, "  %-44s %12s %12g\n", "k (actors sharing its wave, itself included)", "", s->sharers);
     fprintf(out, "  %-44s %12s %12g\n", "m (actors on its worker)", "", s->peers);
     fprintf(out, "  %-44s %12s %12s\n", label, "", ms(pred).s);
     fprintf(out, "  %-44s %12s %12s\n", "simulated mean wave", "", ms(s->wave).s);
@@ -741,7 +842,7 @@ static void law(FILE *out, const ts_timeline *tl, int k, const class_sum *s, con
     fprintf(out, "    %-58s %12s ms\n", "other states, less the worker's busy time in them", sms(s->other_gap).s);
   fprintf(out, "    %-58s %12s ms\n", "= simulated - law", sms(s->wave - pred).s);
   if (ref && s->queued + s->loop != r->queued + r->loop)
-    cpu_moved(out, tl, k, s, r);
+    cpu_moved(out, tl, k, s, r, f->priority);
 }
 
 static void header(FILE *out, const ts_timeline *tl, const char *title)
@@ -848,9 +949,11 @@ int ts_explain_report(FILE *out, const ts_timeline *tl, const ts_timeline *ref, 
               m->classes[k].name, arr);
     else if (s.count) {
       law_form f;
-      f.kind = law_kind_of(tl, (int)k, by, at, f.why, sizeof f.why);
-      if (f.kind != LAW_NONE &&
-          law_means(tl, x, (int)k, f.kind, c1, by, at, &f.cpu, ref && r.count ? &f.cpu1 : NULL)) {
+      f.kind = law_kind_of(tl, x, (int)k, by, at, f.why, sizeof f.why);
+      int here = priority_in_wave(tl, (int)k), at1 = ref ? priority_in_wave(ref, (int)k) : 0;
+      f.priority = here > 0 || at1 > 0;
+      double *from1 = ref && r.count ? &f.cpu1 : NULL;
+      if (here < 0 || at1 < 0 || (f.kind != LAW_NONE && law_means(tl, x, (int)k, f.kind, c1, by, at, &f.cpu, from1))) {
         rc = -1;
         goto done;
       }

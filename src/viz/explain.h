@@ -36,6 +36,8 @@ typedef struct ts_explain_actor {
   ts_time wait_blocked;                /* ...of which blocked: a task of it parked on a mutex */
   ts_time ready_blocked;               /* of state[TS_ACTOR_READY] on a thread: its thread blocked */
   ts_time ready_waking;                /* ...its thread idle and not blocked: waking up (wake latency) */
+  ts_time held_blocked;                /* of held[TS_ACTOR_READY] on a thread: its thread blocked */
+  ts_time held_waking;                 /* ...its thread idle and not blocked: waking up */
   ts_time io_busy;                     /* worker busy while this actor was in I/O */
   ts_time sleep_busy;                  /* worker busy while this actor slept (sleep steps) */
   ts_time other_gap;                   /* time in the other states (neither running, waiting, I/O

@@ -211,6 +211,44 @@ static void busy_within(const ts_timeline *tl, const by_worker *bw, int w, int s
   *others += all - o - l;
 }
 
+/* Actor a's lock records (tl->locks[i .. end), in time order) walked once
+ * beside its states: held, the locks it holds before record i. */
+typedef struct held_walk {
+  size_t i, end;
+  int held;
+} held_walk;
+
+/* Move h past the records at or before t. */
+static void held_walk_to(const ts_timeline *tl, held_walk *h, ts_time t)
+{
+  for (; h->i < h->end && tl->locks[h->i].t <= t; h->i++)
+    h->held += tl->locks[h->i].held ? 1 : h->held > 0 ? -1 : 0;
+}
+
+/* Of a runnable wait [s0, s1) on worker w's thread (h's actor a: not at
+ * records before s0), the time it held a lock with the thread blocked and
+ * with it idle otherwise (waking up) into x's held_blocked and held_waking,
+ * as account_one splits the wait (the rest of held[TS_ACTOR_READY]: the
+ * thread busy). */
+static void held_runnable(const ts_timeline *tl, const by_worker *bw, held_walk *h, int w, int a, int hopped,
+                          ts_time s0, ts_time s1, ts_explain_actor *x)
+{
+  held_walk_to(tl, h, s0);
+  for (ts_time u0 = s0; u0 < s1;) {
+    ts_time u1 = h->i < h->end && tl->locks[h->i].t < s1 ? tl->locks[h->i].t : s1;
+    if (h->held > 0 && u1 > u0) {
+      ts_time o = 0, oth = 0, l = 0;
+      busy_within(tl, bw, w, a, hopped, u0, u1, &o, &oth, &l);
+      ts_time idle = (u1 - u0) - oth - l, blk = blocked_within(&bw->blocked, w, u0, u1);
+      blk = blk < idle ? blk : idle;
+      x->held_blocked += blk;
+      x->held_waking += idle - blk;
+    }
+    held_walk_to(tl, h, u1);
+    u0 = u1;
+  }
+}
+
 /* The worker of state entry e: the one it names, else its actor's home. */
 static int entry_worker(const ts_timeline *tl, const ts_tl_state *e)
 {
@@ -339,6 +377,7 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
   size_t lo = tl->state_at[a], hi = tl->state_at[a + 1], k = tl->call_span_at[a];
   ts_time parts[2] = {0, 0}; /* its waits for a reply: in the servers' queues, the legs */
   ts_time outer_end = -1;     /* the end of the last outermost call's service */
+  held_walk h = {tl->lock_at[a], tl->lock_at[a + 1], 0};
   for (size_t j = k; j < tl->call_span_at[a + 1]; j++) {
     const ts_tl_callspan *c = &tl->call_spans[j];
     if (c->admitted < 0 || c->queued < outer_end)
@@ -377,6 +416,7 @@ static void account_one(const ts_timeline *tl, const by_worker *bw, const ts_tim
       if (s == TS_ACTOR_READY && ts_timeline_entry_on_thread(tl, &tl->states[i])) { /* runnable */
         x->ready_blocked += blk;
         x->ready_waking += idle - blk; /* its thread idle, not blocked: its wake latency */
+        held_runnable(tl, bw, &h, ew, a, hopped, s0, s1, x);
       }
     } else {
       x->other_gap += (s1 - s0) - (o + oth + l);
