@@ -43,7 +43,19 @@ LC(s, i, j) = ((s - 1) * nw + i - 1) * ncls + j
 nrec = words(rec_lines) / 2
 RS(k) = k <= nrec ? word(rec_lines, 2 * k - 1) + 0 : 1  # (an empty loop still evaluates its title)
 RW(k) = k <= nrec ? word(rec_lines, 2 * k) + 0 : 0
-stats file using "n" nooutput
+# DEF[j]: the rows of class j (of C(j)) that have a value to draw. Where no row has one (a horizon
+# before the first group arrived) the chart says why it is empty in its title and draws an empty frame:
+# gnuplot fails on a plot without a point ("all points y value undefined"); a class without one is
+# named in the title, not in the key (DT: a clause's title, none for such a class's)
+cidx(c, j) = j > ncls ? 0 : C(j) eq c ? j : cidx(c, j + 1)
+array DEF[ncls]
+do for [j = 1:ncls] { DEF[j] = 0 }
+defd(k) = k < 1 || (column("per_group_cpu_ms") != column("per_group_cpu_ms") && column("cpu_ms") != column("cpu_ms")) ? 0 : (DEF[k] = DEF[k] + 1)
+stats file using (defd(onecls ? 1 : cidx(strcol("class"), 1)), column("n")) nooutput
+ndef = 0
+undrawn = ""
+DT(j, t) = DEF[j] == 0 ? "" : t
+do for [j = 1:ncls] { ndef = ndef + DEF[j]; if (DEF[j] == 0) { undrawn = undrawn.(undrawn eq "" ? "" : ", ").C(j) } }
 nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
@@ -53,7 +65,11 @@ if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } els
 LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set yrange [0 : *]
 set offsets 0, 0, graph 0.1, 0
-set title title.": CPU per group vs N (median over groups)"
+why = "no group arrived before the run ended (per_group_cpu_ms and cpu_ms are empty)"
+set title title.": CPU per group vs N (median over groups)". \
+          (ndef == 0 ? (nrec == 0 ? "\nnothing to draw: " : "\nnothing simulated: ").why : \
+           onecls || undrawn eq "" ? "" : \
+           sprintf("\nnot drawn, no group arrived before the run ended: class%s ", strstrt(undrawn, ",") ? "es" : "").undrawn)
 set xlabel "N (groups)"
 set ylabel "CPU per group (ms)"
 set key outside right top box
@@ -77,12 +93,16 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal png size cw, 640 noenhanced
 }
 set output png
+# nothing to draw: an empty frame, 0 to 1 ms over the N axis (a plot of the data would fail)
+empty = ndef == 0 && nrec == 0
+if (empty) { unset key; unset logscale y; set yrange [0 : 1]; plot NaN notitle } else {
 plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("per_group_cpu_ms") : NaN) \
-       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "slice-timer CPU ".lab(s, W(i), C(j)), \
+       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title DT(j, "slice-timer CPU ".lab(s, W(i), C(j))), \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("cpu_ms") : NaN) \
-       with @LP dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title "all CPU ".lab(s, W(i), C(j)) @rec
+       with @LP dt 2 lw 1.5 pt (4 + 2 * j) lc LC(s, i, j) title DT(j, "all CPU ".lab(s, W(i), C(j))) @rec
+}
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

@@ -51,6 +51,8 @@ onecls = words(classes) <= 1
 nrows = 0
 stats file using "n" nooutput
 nrows = STATS_records
+onen = STATS_min == STATS_max  # one N (named in the x label, not under each bar)
+nlo = STATS_min
 
 # The means, from samples.csv. A row's key: its axis labels (the na columns before n in
 # summary.csv, the first na in samples.csv too), n, workers and class (none when summary.csv's class
@@ -127,7 +129,6 @@ set title title.": where a group's time goes (mean over the groups that finished
            unfin ? "\nrows none of whose groups finished: the mean of every group's until the run ended" : "")
 set ylabel "time per group (ms), mean"
 onew = words(workers) <= 1
-set xlabel (onew ? "N (groups), workers = ".workers : "N / workers").(onecls ? "" : " / class")
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border rgb "gray30"
@@ -144,37 +145,52 @@ grouped = nseries > 1 && nseries <= 12 && nrows > nseries && words(series_rows) 
 F(s) = word(series_rows, 2 * s - 1) + 0
 L(s) = word(series_rows, 2 * s) + 0
 AT(s) = F(s) + s - 1   # each group's first bar: its rows, one empty slot after each earlier group
-barlab(dummy) = (nseries > 1 && !grouped ? rowser(1)." " : "") \
-                . (onew ? sprintf("%d", column("n")) : sprintf("%d/%d", column("n"), column("workers"))) \
-                . (onecls ? "" : "/".strcol("class"))
+MID(s) = AT(s) + (L(s) - F(s)) / 2.0
 named = nseries > 1 && !grouped   # each bar's label names its combination
-if (nrows > 12 || (named && nrows > 4)) { set xtics rotate by (named ? 90 : 60) right }
+# A bar's label holds what varies from bar to bar: its combination (unless grouped), N, workers and
+# class; one N and one worker count are said in the x label instead, as is the axis key when there is
+# one (the combination is then its label alone: "fifo", not "policy=fifo", also over a group). A
+# chart of one bar names its N.
+onex = words(axes) == 1
+comb(dummy) = onex ? strcol(axes) : rowser(1)
+GN(s) = onex ? SER(s)[strlen(axes) + 2:] : SER(s)
+nwc(dummy) = (onen ? "" : sprintf("%d", column("n"))) . (onew ? "" : (onen ? "" : "/").sprintf("%d", column("workers"))) . \
+             (onecls ? "" : (onen && onew ? "" : "/").strcol("class"))
+join(a, b, sep) = a . (a ne "" && b ne "" ? sep : "") . b
+barlab(dummy) = (bl = join(named ? comb(0) : "", nwc(0), " "), bl ne "" ? bl : sprintf("%d", column("n")))
+maxbar = 0
+stats file using ((bl = barlab(0)), (maxbar = strlen(bl) > maxbar ? strlen(bl) : maxbar), 0) nooutput
+what = join(join(join(named && onex ? axes : "", onen ? "" : "N (groups)", " / "), onew ? "" : "workers", " / "), \
+            onecls ? "" : "class", " / ")
+what = join(what, grouped && onex ? "groups: ".axes : "", ", ")
+set xlabel join(what, join(onen ? sprintf("N = %d", nlo) : "", onew ? "workers = ".workers : "", ", "), "; ")
 if (grouped) {  # each group's name above it
   set tmargin 5
   set title offset 0, 1.2
-  do for [s = 1:nseries] {
-    set label SER(s) at (AT(s) + (L(s) - F(s)) / 2.0), graph 1 offset 0, 0.8 center
-  }
+  do for [s = 1:nseries] { set label s GN(s) at MID(s), graph 1 offset 0, 0.8 center }
 }
 
 wait_title(c) = c eq "call_wait_ms" ? "call wait (server queue, legs)" : \
                 c eq "chan_wait_ms" ? "channel wait" : c eq "hop_ms" ? "hops" : c eq "sleep_ms" ? "sleep" : \
                 c eq "actor_mutex_wait_ms" ? "mutex wait" : c
-waits_title(i) = i > words(waits) ? "" : (i > 1 ? ", " : "").wait_title(word(waits, i)).waits_title(i + 1)
-rest_title = words(waits) == 1 ? waits_title(1) : \
-             words(waits) > 1 ? "the rest: ".waits_title(1) : "the rest of the life"
-
-# bars named by long combinations (rotated): a taller canvas
-maxlab = 0
-do for [s = 1:nseries] { maxlab = strlen(SER(s)) > maxlab ? strlen(SER(s)) : maxlab }
-ch = named && maxlab > 20 ? 640 + 5 * (maxlab - 20) : 640
-
-# draw: PNG (pngcairo when available, else libgd's png), then SVG
-if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-  set terminal pngcairo size 1000, ch font "sans,11" noenhanced
-} else {
-  set terminal png size 1000, ch noenhanced
+# several waits: the rest's key entry is "the rest:", each wait an entry of its own under it (one line
+# naming them all made the key as wide as the plot)
+rest_title = words(waits) == 1 ? wait_title(waits) : words(waits) > 1 ? "the rest:" : "the rest of the life"
+rest_parts = ""
+do for [i = 1:(words(waits) > 1 ? words(waits) : 0)] {
+  rest_parts = rest_parts.sprintf("keyentry with lines lt nodraw title '%s', ", wait_title(word(waits, i)))
 }
+
+# the canvas: wider for many bars (a slot of 18 pixels at least, the height of a turned label), taller
+# for long turned labels (below)
+nslots = nrows + (grouped ? nseries - 1 : 0) + 2
+cw = 450 + 18 * nslots > 1000 ? 450 + 18 * nslots : 1000
+ch = 640
+TERM = strstrt(GPVAL_TERMINALS, "pngcairo") > 0 ? "pngcairo size %d, %d font 'sans,11' noenhanced" : \
+       "png size %d, %d noenhanced"  # (pngcairo when available, else libgd's png)
+
+# draw: PNG, then SVG
+eval sprintf("set terminal ".TERM, cw, ch)
 set output png
 # one bar per row: own CPU, queue wait, callback wait, I/O, lock wait, the rest, the wave as a marker
 # (the rest only when some row has one, the marker only when some row has a wave: else an empty
@@ -186,7 +202,8 @@ bar(q, sel, first) = !HAS[q] ? "" : sprintf("'' %s using (PART(G(0), %d)) lc rgb
 bars(sel, at, x, first) = sprintf("%s file %s using (PART(G(0), 1)):xtic(barlab(0)) lc rgb '%s' %s, ", at, sel, \
           PC[1], first ? "title '".PN[1]."'" : "notitle") . \
   bar(2, sel, first) . bar(3, sel, first) . bar(4, sel, first) . bar(5, sel, first) . \
-  (!hasrest ? "" : sprintf("'' %s using (REST(G(0))) lc rgb '#9467bd' %s, ", sel, first ? "title rest_title" : "notitle")) . \
+  (!hasrest ? "" : sprintf("'' %s using (REST(G(0))) lc rgb '#9467bd' %s, ", sel, first ? "title rest_title" : "notitle") . \
+                 (first ? rest_parts : "")) . \
   (!hasw ? "" : sprintf("'' %s using ($0 + %d):(WAVE(G(0))) with points pt 9 ps 2 lc rgb 'black' %s, ", sel, x, \
           first ? "title 'wave (mean)'" : "notitle"))
 cmd = ""
@@ -200,7 +217,26 @@ if (grouped) {
 }
 if (none) { unset key }  # (no part to name)
 eval "plot ".cmd[1:strlen(cmd) - 2]
-set terminal svg size 1000, ch dynamic font "sans,11" noenhanced
+# that drawing's x axis, in characters a slot (gnuplot's estimate of a character's width): bar labels
+# wider than their slot are turned (the canvas taller for long ones), group names that would reach
+# their neighbour's alternate between two heights, and the chart is drawn again
+cps = (GPVAL_TERM_XMAX - GPVAL_TERM_XMIN) * (exists("GPVAL_TERM_SCALE") ? GPVAL_TERM_SCALE : 1) / \
+      GPVAL_TERM_HCHAR / (GPVAL_X_MAX - GPVAL_X_MIN)
+turn = maxbar > 0.9 * cps
+stag = 0
+do for [s = 1:(grouped ? nseries - 1 : 0)] { stag = stag || (strlen(GN(s)) + strlen(GN(s + 1))) / 2.0 + 1 > (MID(s + 1) - MID(s)) * cps }
+if (turn || stag) {
+  if (turn) { set xtics rotate by (maxbar > 12 ? 90 : 60) right; ch = 640 + (maxbar > 12 ? 8 * (maxbar - 12) : 0) }
+  if (stag) {
+    set tmargin 6
+    set title offset 0, 2.2
+    do for [s = 2:nseries:2] { set label s GN(s) at MID(s), graph 1 offset 0, 1.9 center }
+  }
+  eval sprintf("set terminal ".TERM, cw, ch)
+  set output png
+  replot
+}
+set terminal svg size cw, ch dynamic font "sans,11" noenhanced
 set output svg
 replot
 set output

@@ -42,7 +42,19 @@ LC(s, i, j) = ((s - 1) * nw + i - 1) * ncls + j
 nrec = words(rec_lines) / 2
 RS(k) = k <= nrec ? word(rec_lines, 2 * k - 1) + 0 : 1  # (an empty loop still evaluates its title)
 RW(k) = k <= nrec ? word(rec_lines, 2 * k) + 0 : 0
-stats file using "n" nooutput
+# DEF[j]: the rows of class j (of C(j)) that have a value to draw. Where no row has one (a horizon
+# before the first group finished) the chart says why it is empty in its title and draws an empty frame:
+# gnuplot fails on a plot without a point ("all points y value undefined"); a class without one is
+# named in the title, not in the key (DT: a clause's title, none for such a class's)
+cidx(c, j) = j > ncls ? 0 : C(j) eq c ? j : cidx(c, j + 1)
+array DEF[ncls]
+do for [j = 1:ncls] { DEF[j] = 0 }
+defd(k) = k < 1 || column("wave_ms") != column("wave_ms") ? 0 : (DEF[k] = DEF[k] + 1)
+stats file using (defd(onecls ? 1 : cidx(strcol("class"), 1)), column("n")) nooutput
+ndef = 0
+undrawn = ""
+DT(j, t) = DEF[j] == 0 ? "" : t
+do for [j = 1:ncls] { ndef = ndef + DEF[j]; if (DEF[j] == 0) { undrawn = undrawn.(undrawn eq "" ? "" : ", ").C(j) } }
 nmin = STATS_min
 nmax = STATS_max
 wide = nmax / nmin >= 50
@@ -53,7 +65,11 @@ if (wide) { set logscale xy; set xrange [nmin * 0.8 : nmax * 1.25] } else { set 
 if (nmin == nmax) { set xrange [nmin * 0.5 : nmin * 1.5]; set xtics (nmin) } else { if (!wide && nmax < 10) { set xtics 1 } }
 LP = nmin == nmax ? "points" : "linespoints"  # (one N: a line would be a point; the key shows none)
 set format y "%g"
-set title title.": wave wall clock vs N (median over groups)"
+why = "no group finished before the run ended (wave_ms is empty)"
+set title title.": wave wall clock vs N (median over groups)". \
+          (ndef == 0 ? (nrec == 0 ? "\nnothing to draw: " : "\nnothing simulated: ").why : \
+           onecls || undrawn eq "" ? "" : \
+           sprintf("\nnot drawn, no group finished before the run ended: class%s ", strstrt(undrawn, ",") ? "es" : "").undrawn)
 set xlabel "N (groups)"
 set ylabel "wave wall clock (ms)"
 set key top left box opaque
@@ -78,13 +94,17 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
   set terminal png size cw, 640 noenhanced
 }
 set output png
+# nothing to draw: an empty frame, 0 to 1 ms over the N axis (a plot of the data would fail)
+empty = ndef == 0 && nrec == 0
+if (empty) { unset key; unset logscale y; set yrange [0 : 1]; plot NaN notitle } else {
 plot for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("wave_ms") : NaN) \
-       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title "simulated ".lab(s, W(i), C(j)), \
+       with @LP lw 2 pt (5 + 2 * j) ps 1.2 lc LC(s, i, j) title DT(j, "simulated ".lab(s, W(i), C(j))), \
      for [s = 1:nseries] for [i = 1:nw] for [j = 1:ncls] \
        file using "n":(sel(s, W(i), C(j)) ? column("n") / nmin * column("wave_ms") / column("wave_ratio") : NaN) \
        with lines dt 2 lw 1.5 lc LC(s, i, j) \
-       title (nmin == nmax ? "" : nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? dashed : "") @rec
+       title (nmin == nmax || DEF[j] == 0 ? "" : nseries <= 1 ? ref.", ".lab(s, W(i), C(j)) : s * i * j == 1 ? dashed : "") @rec
+}
 set terminal svg size cw, 640 dynamic font "sans,11" noenhanced
 set output svg
 replot

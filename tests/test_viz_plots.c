@@ -220,6 +220,59 @@ START_TEST(viz_decomposition_stacks_means_that_add_up)
 }
 END_TEST
 
+/* rpc-server.json's decomposition (five policies, two classes, one N): the names over the groups
+ * ("policy=priority_barrier") ran into each other and the bar labels ("1/batch") too. Now what every
+ * bar shares is said once in the x label (the axis key, N = 1, workers = 1), the groups are named by
+ * their values alone, at two heights when they would reach their neighbour's, and labels wider than
+ * their slot are turned. Two extra waits: "the rest:" and each wait its own line in the key (one line
+ * naming both made the key wider). */
+START_TEST(viz_decomposition_labels_do_not_overlap)
+{
+  char path[800], res[700], line[200];
+  if (!gp_res(res, sizeof res))
+    return;
+  ck_assert_int_eq(mkdir(res, 0755), 0);
+  static const char *const policies[] = {"fifo", "priority_barrier", "strict_priority", "shortest_first",
+                                          "weighted_fair"};
+  char *sum = NULL, *smp = NULL;
+  size_t sl = 0, ml = 0;
+  FILE *fs = open_memstream(&sum, &sl), *fm = open_memstream(&smp, &ml);
+  fputs("policy,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,call_wait_ms,hop_ms\n",
+        fs);
+  fputs("policy,replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,queue_wait_ms,"
+        "ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n", fm);
+  for (int p = 0; p < 5; p++)
+    for (int c = 0; c < 2; c++) {
+      const char *cls = c ? "read" : "batch";
+      fprintf(fs, "%s,1,1,%s,10,1,0,0,0,0,8,1\n", policies[p], cls);
+      fprintf(fm, "%s,0,1,1,0,%s,0,0,10,0,1,0,0,0,0,0,0,0,10\n", policies[p], cls);
+    }
+  fclose(fs);
+  fclose(fm);
+  snprintf(path, sizeof path, "%s/summary.csv", res);
+  tu_write_file(path, sum);
+  snprintf(path, sizeof path, "%s/samples.csv", res);
+  tu_write_file(path, smp);
+  free(sum);
+  free(smp);
+  char *out = gp_print(res, "decomposition", "sprintf('%d %d %d %g', turn, stag, maxbar, REST(1))");
+  ck_assert_str_eq(out, "1 1 5 9\n");
+  free(out);
+  snprintf(path, sizeof path, "%s/h.svg", tmpdir);
+  char *svg = tu_read_file(path, NULL);
+  for (int p = 0; p < 5; p++) {
+    snprintf(line, sizeof line, ">%s<", policies[p]);
+    ck_assert_msg(strstr(svg, line), "%s", policies[p]);
+  }
+  ck_assert_msg(strstr(svg, ">batch<") && strstr(svg, ">read<") && !strstr(svg, "1/batch") &&
+                  !strstr(svg, "policy=") && strstr(svg, ">class, groups: policy; N = 1, workers = 1<") &&
+                  strstr(svg, ">the rest:<") && strstr(svg, ">call wait (server queue, legs)<") &&
+                  strstr(svg, ">hops<"), "%s", svg);
+  free(svg);
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
 /* A sweep of one N (walkthrough: bounded.json, round-robin.json): the
  * plots against N put it in the middle of the axis with its one tick, not
  * at the right edge of ticks 0 to 1 in fractions (N = 2: x from 1 to 3,
@@ -241,6 +294,78 @@ START_TEST(viz_plots_of_one_n_have_one_tick_and_no_undrawn_line)
     ck_assert_msg(!strstr(svg, "N·wave("), "%s: %s", plots[i], svg);
     free(svg);
   }
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* A run whose horizon (10 ms) came before a group arrived, or before one class's groups finished
+ * (reproduced on scenarios/examples/mm1.json with horizon_ms 0.5, preemption.json with 2): cpu.gp
+ * failed on its empty data ("all points y value undefined"; the run still exited 0 and printed
+ * gnuplot's log), and so did wave.gp by hand. Now cpu is drawn and its title says why it is empty
+ * (wave and ratio stay skipped by the run, with their line), wave by hand the same; a class that
+ * never finished is named in wave's title, not in its key. */
+START_TEST(viz_plots_of_a_run_cut_short_say_why_they_are_empty)
+{
+  char res[700], path[800], dir[256], *err;
+  if (!gp_res(res, sizeof res))
+    return;
+  static const char late[] = "{\"name\": \"late\", \"count\": 1, \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 100,"
+                             " \"phase_ms\": 50}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}";
+  for (int early = 0; early <= 1; early++) {
+    char model[600];
+    snprintf(model, sizeof model, "{\"name\": \"o\", \"classes\": [%s%s]}",
+             early ? "{\"name\": \"early\", \"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}, " : "", late);
+    ck_assert_int_eq(tu_run_files("viz-short", model, "{\"name\": \"s\", \"model\": \"m.json\", \"n\": [1],"
+                                  " \"workers\": [1], \"horizon_ms\": 10}", dir, sizeof dir, NULL, NULL),
+                     0);
+    ck_assert_int_eq(tu_tssimf(NULL, &err, "run %s/s.json -o %s/plots", dir, dir), 0);
+    ck_assert_msg(!strstr(err, "could not draw") &&
+                    (early || strstr(err, "tssim: plots wave, ratio skipped: no actor finished")), "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/plots", dir);
+    ck_assert_int_eq(tu_plot_files(path), early ? 10 : 6);
+    snprintf(path, sizeof path, "%s/plots/cpu.svg", dir);
+    char *cpu = tu_read_file(path, NULL);
+    ck_assert_msg(strstr(cpu, early ? "not drawn, no group arrived before the run ended: class late<"
+                                    : "nothing to draw: no group arrived before the run ended"), "%s", cpu);
+    free(cpu);
+    snprintf(path, sizeof path, "%s/plots", dir);
+    free(gp_print(path, "wave", "1"));
+    snprintf(path, sizeof path, "%s/h.svg", tmpdir);
+    char *wave = tu_read_file(path, NULL);
+    ck_assert_msg(strstr(wave, early ? "not drawn, no group finished before the run ended: class late<"
+                                     : "nothing to draw: no group finished before the run ended"), "%s", wave);
+    ck_assert_msg(!strstr(wave, " late<") == !early && (!early || strstr(wave, ">simulated W=1 early<")), "%s", wave);
+    free(wave);
+    tu_rmtree(dir);
+  }
+  tu_rmtree(tmpdir);
+}
+END_TEST
+
+/* A plot gnuplot cannot draw (an edited cpu.gp that fails) leaves the run's exit status 0: its
+ * results are written. The failure is said on stderr, with gnuplot's message, even with -q, and the
+ * plots line names the others only; no cpu.png is left. */
+START_TEST(viz_plots_a_failing_plot_is_said_and_the_run_succeeds)
+{
+  char res[700], scripts[700], path[800], *out, *err;
+  if (!gp_res(res, sizeof res))
+    return;
+  snprintf(scripts, sizeof scripts, "%s/scripts", tmpdir);
+  ck_assert_int_eq(mkdir(scripts, 0755), 0);
+  snprintf(path, sizeof path, "%s/cpu.gp", scripts);
+  tu_write_file(path, "set terminal svg\nset output png\nplot NaN\n");
+  setenv("TSSIM_PLOTS_DIR", scripts, 1);
+  int rc = tu_tssimf(&out, &err, "run " LOCK " -o '%s'", res);
+  unsetenv("TSSIM_PLOTS_DIR");
+  ck_assert_int_eq(rc, 0);
+  ck_assert_msg(strstr(err, "tssim: plots: gnuplot could not draw cpu.png:\n") &&
+                  strstr(err, "all points y value undefined"), "%s", err);
+  ck_assert_msg(strstr(out, "\nwrote plots wave, ratio, decomposition, queue (.png and .svg) in "), "%s", out);
+  ck_assert(exists(res, "summary.csv") && exists(res, "wave.png") && !exists(res, "cpu.png") &&
+            !exists(res, "cpu.svg"));
+  free(out);
+  free(err);
   tu_rmtree(tmpdir);
 }
 END_TEST
@@ -661,10 +786,13 @@ Suite *viz_plots_suite(void)
   Suite *s = suite_create("viz_plots");
   const TTest *const cli[] = {viz_plot_with_and_without_gnuplot, viz_plots_by_hand_draw_without_warnings,
                               viz_decomposition_draws_the_server_wait, viz_decomposition_stacks_means_that_add_up,
+                              viz_decomposition_labels_do_not_overlap,
                               viz_plots_of_one_n_have_one_tick_and_no_undrawn_line,
                               viz_plots_dir_with_one_script_falls_back_to_the_built_in_ones,
                               viz_plots_follow_the_axes, viz_plots_series_of_scattered_rows,
-                              viz_plots_dir_not_a_folder_is_one_line, NULL};
+                              viz_plots_dir_not_a_folder_is_one_line,
+                              viz_plots_of_a_run_cut_short_say_why_they_are_empty,
+                              viz_plots_a_failing_plot_is_said_and_the_run_succeeds, NULL};
   const TTest *const interrupts[] = {viz_plots_interrupt_stops_gnuplot_and_says_what_is_missing,
                                      viz_plots_second_signal_abandons_the_drawing,
                                      viz_plots_signal_after_the_plots_names_only_the_undrawn, NULL};
