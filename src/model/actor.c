@@ -240,22 +240,40 @@ static void start_followers(ts_world *w, const ts_actor *a)
   }
 }
 
+/* Done actor a's extension, if it has one, goes to the next of its class
+ * (ts__actor_ext takes it from ext_free). */
+static void give_back_ext(ts_world *w, ts_actor *a)
+{
+  if (a->x && a->x != &w->ext_sink) {
+    *(void **)(void *)a->x = w->ext_free[a->klass];
+    w->ext_free[a->klass] = a->x;
+  }
+  a->x = NULL;
+}
+
 /* Done actor a is handed to the world's on_done; when its class allows, its
  * extension goes to the next of its class and its chunk is freed once all
- * of the chunk's actors are retired (at the next sweep). */
+ * of the chunk's actors are retired (at the next sweep). A spawned task
+ * (hidden) of a class that does not retire gives back its extension only:
+ * its id may still be named (a stale waker on a channel's list, read as
+ * done there: channel.c; a timeout, which finds no extension: timeout.c),
+ * but nothing reads a done task's extension any more: its parent's list
+ * dropped it and its locks were released (ts__actor_finish), it names no
+ * task but its root (spawn) or its parent (child), and on_done has taken
+ * its measurements. (moq chat: 28,000 GroupServe children, 20 MB of
+ * extensions made new, 2.6 MB now.) */
 __attribute__((always_inline)) static inline void retire(ts_world *w, ts_actor *a) /* (in its callers' frames) */
 {
   if (w->on_done(w->done_ctx, w, a) != 0) {
     ts__world_nomem(w);
     return;
   }
-  if (!w->reclaim[a->klass])
+  if (!w->reclaim[a->klass]) {
+    if (a->hidden)
+      give_back_ext(w, a);
     return;
-  if (a->x && a->x != &w->ext_sink) {
-    *(void **)(void *)a->x = w->ext_free[a->klass];
-    w->ext_free[a->klass] = a->x;
   }
-  a->x = NULL;
+  give_back_ext(w, a);
   int c = a->id >> TS_CHUNK_BITS;
   if (--w->chunk_left[c] > 0)
     return;
