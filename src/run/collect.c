@@ -11,6 +11,10 @@
  * (head + id - base) mod cap. So the memory is for the actors done out of
  * id order (behind one that is not done), and for the values that a
  * quantile needs: one double per actor, and only once two values differ.
+ * A slot is 13 bytes (has, wq, wrec); the record of an actor to take is
+ * kept apart (recs), so the spawned tasks that end behind a fixed actor
+ * (moq's 28,000 GroupServe children behind viewers that never end) hold a
+ * slot each, not a record.
  * A quantity known to be 0 for every actor so far is not read (see relive). */
 #include <math.h>
 #include <stdlib.h>
@@ -120,8 +124,11 @@ void ts__collect_finish(collector *c)
   free(c->pool);
   free(c->row_of);
   free(c->live);
-  free(c->win);
   free(c->has);
+  free(c->wq);
+  free(c->wrec);
+  free(c->recs);
+  free(c->free_recs);
   memset(c, 0, sizeof *c);
 }
 
@@ -325,24 +332,64 @@ static int window_fit(collector *c, int id)
   size_t cap = c->cap ? c->cap : 64;
   while (cap <= off)
     cap *= 2;
-  ts_actor_stats *win = malloc(cap * sizeof *win);
   unsigned char *has = calloc(cap, 1);
-  if (!win || !has) {
-    free(win);
+  ts_time *wq = malloc(cap * sizeof *wq);
+  int *wrec = malloc(cap * sizeof *wrec);
+  if (!has || !wq || !wrec) {
     free(has);
+    free(wq);
+    free(wrec);
     return -1;
   }
   for (size_t k = 0; k < c->cap; k++) { /* unwrapped: base at 0 */
     size_t from = (c->head + k) & (c->cap - 1);
-    win[k] = c->win[from];
     has[k] = c->has[from];
+    wq[k] = c->wq[from];
+    wrec[k] = c->wrec[from];
   }
-  free(c->win);
   free(c->has);
-  c->win = win;
+  free(c->wq);
+  free(c->wrec);
   c->has = has;
+  c->wq = wq;
+  c->wrec = wrec;
   c->cap = cap;
   c->head = 0;
+  return 0;
+}
+
+/* A free record for an actor that waits in the window: its index, or -1
+ * (out of memory). */
+static int record_new(collector *c)
+{
+  if (c->nfree > 0)
+    return c->free_recs[--c->nfree];
+  if ((c->nrecs & (c->nrecs - 1)) == 0) { /* 0 or a power of two: full */
+    int cap = c->nrecs ? 2 * c->nrecs : 16;
+    ts_actor_stats *recs = realloc(c->recs, (size_t)cap * sizeof *recs);
+    if (!recs)
+      return -1;
+    c->recs = recs;
+    int *fr = realloc(c->free_recs, (size_t)cap * sizeof *fr);
+    if (!fr)
+      return -1;
+    c->free_recs = fr;
+  }
+  return c->nrecs++;
+}
+
+/* Slot `at` of the window (full) taken: its queue time summed, its actor
+ * taken if it is one to take, the slot emptied. 0 or -1. */
+static int window_take(collector *c, const ts_world *w, size_t at)
+{
+  c->queued += (double)c->wq[at];
+  if (c->has[at] == 1) {
+    int r = c->wrec[at];
+    if (take(c, w, &c->recs[r]))
+      return -1;
+    c->free_recs[c->nfree++] = r;
+  }
+  c->has[at] = 0;
   return 0;
 }
 
@@ -353,11 +400,15 @@ int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
     if (window_fit(c, a->id))
       return -1;
     size_t at = (c->head + (size_t)(a->id - c->base)) & (c->cap - 1);
+    c->wq[at] = a->queue_time;
+    if (ts_world_counted(a)) {
+      int r = record_new(c);
+      if (r < 0)
+        return -1;
+      ts_world_stats_into(w, a->id, &c->recs[r]);
+      c->wrec[at] = r;
+    }
     c->has[at] = ts_world_counted(a) ? 1 : 2;
-    if (ts_world_counted(a))
-      ts_world_stats_into(w, a->id, &c->win[at]);
-    else
-      c->win[at].state[TS_ACTOR_QUEUED] = a->queue_time;
     return 0;
   }
   c->queued += (double)a->queue_time;
@@ -380,10 +431,8 @@ int ts__collect_done(void *ctx, const ts_world *w, const ts_actor *a)
     return 0;
   c->head = (c->head + 1) & (c->cap - 1);
   while (c->has[c->head]) { /* the ones that waited for it */
-    c->queued += (double)c->win[c->head].state[TS_ACTOR_QUEUED];
-    if (c->has[c->head] == 1 && take(c, w, &c->win[c->head]))
+    if (window_take(c, w, c->head))
       return -1;
-    c->has[c->head] = 0;
     c->head = (c->head + 1) & (c->cap - 1);
     c->base++;
   }
@@ -395,9 +444,7 @@ int ts__collect_end(collector *c, const ts_world *w)
   for (int id = c->base; id < w->nactors; id++) {
     size_t off = (size_t)(id - c->base);
     if (off < c->cap && c->has[(c->head + off) & (c->cap - 1)]) {
-      size_t at = (c->head + off) & (c->cap - 1);
-      c->queued += (double)c->win[at].state[TS_ACTOR_QUEUED];
-      if (c->has[at] == 1 && take(c, w, &c->win[at]))
+      if (window_take(c, w, (c->head + off) & (c->cap - 1)))
         return -1;
       continue;
     }

@@ -266,9 +266,14 @@ typedef struct collector {
   uint32_t qused;    /* and its quantities_used */
   int live_ok;
   int direct;        /* no samples rows and no pooled values: an actor done in id order is taken from itself in ts__collect_done's frame */
-  ts_actor_stats *win; /* the window (see collect.c) */
+  /* the window (see collect.c), slot by slot: */
   unsigned char *has;  /* 0 empty, 1 an actor to take, 2 one not counted */
+  ts_time *wq;         /* its time in time-slice queues */
+  int *wrec;           /* an actor to take: its record's index in recs */
   size_t cap, head;
+  ts_actor_stats *recs; /* the records of the actors to take in the window, and free ones */
+  int *free_recs;      /* the free records' indices (a stack) */
+  int nrecs, nfree;
   int base;
   int samples_failed;
   size_t spill_at;   /* ts__vals.spill_at of the values kept (ts_sweep_spec.spill_values) */
