@@ -212,8 +212,9 @@ static const bad_input bad_models[] = {
    "$x must be a number of ms in [0, 3.6e+06], got a string"},
   {PROGRAM_WITH("\"params\": {\"x\": \"ten\"}", "{\"op\": \"io\", \"ms\": \"$x * 2\"}"), NULL,
    "classes[0].program[0].ms", "\"$x * 2\": $x names params.x, which must be a number, got a string"},
+  /* a param is a number or a string: an array is refused where it is declared (lang25 item 7) */
   {PROGRAM_WITH("\"params\": {\"x\": [1]}", "{\"op\": \"io\", \"ms\": \"1 + $x\"}"), NULL,
-   "classes[0].program[0].ms", "\"1 + $x\": $x names params.x, which must be a number, got an array"},
+   "params.x", "expected a number, or a string (a name a step or a declaration uses), got an array"},
   {WITH("\"params\": 3"), NULL, "params", "expected an object, got a number"},
   {PROGRAM("{\"op\": \"cpu\", \"ms\": 1, \"rows\": \"$nope\"}"), NULL, "classes[0].program[0].rows",
    "refers to $nope, which is not in params"},

@@ -713,7 +713,8 @@ static const bad_case bad[] = {
    " [{\"op\": \"cpu\", \"ms\": 1}]}]}]}", "", "/m.json: classes[0].program[0].count: ",
    "\"$k - 5\" is -3: expected an integer in [0, 1e+15]\n"},
   {"{\"classes\": [{\"count\": 1, \"program\": [{\"op\": \"repeat\", \"count\": \"i - 3\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]}]}]}",
-   "", "replication 0: classes[0].program[0]: ", "count \"i - 3\" is -3 for actor 0: expected an integer in [0, 1e+15]\n"},
+   "", "replication 0: classes[0].program[0]: ",
+   "count \"i - 3\" is -3 for actor 0 (class actor, i = 0): expected an integer in [0, 1e+15]\n"},
   {"{\"channels\": [{\"name\": \"c\", \"tokens\": true}], \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"notify\","
    " \"channel\": \"c\", \"tokens\": -3}]}]}", "", "/m.json: classes[0].program[0].tokens: ",
    "expected a count in [0, 1e12], got -3\n"},
@@ -767,6 +768,84 @@ static const bad_case bad[] = {
    "\"actor\" is a column of samples.csv or summary.csv"},
 };
 
+/* Load errors that said too little or something untrue (a walkthrough of f4d963b, where every
+ * case below fails). Item 1, one name with two meanings: a counter k and a var k read the var, a
+ * loop k over a var or a let k read the loop or the let, a let k over a counter k the let; all
+ * loaded and ran but let vs var, which did not say where the var is. Now all are refused, naming
+ * both meanings and where each is declared. */
+#define NAMES_MODEL(decl, klass, prog)                                                                      \
+  "{" decl "\"classes\": [{\"name\": \"a\", \"count\": 1, " klass "\"program\": [" prog "]}]}"
+#define CPU_K "{\"op\": \"cpu\", \"ms\": \"k\"}"
+#define LOOP_K(body) "{\"op\": \"repeat\", \"count\": 2, \"name\": \"k\", \"steps\": [" body "]}"
+static const bad_case lang25[] = {
+  {NAMES_MODEL("\"counters\": [{\"name\": \"k\", \"initial\": 5}], ", "\"vars\": {\"k\": 1}, ", CPU_K), "",
+   "/m.json: classes[0].vars.k: ", "\"k\" is both one of the class's vars and a counter (counters[0])"},
+  {NAMES_MODEL("", "\"vars\": {\"k\": 1}, ", LOOP_K(CPU_K)), "", "/m.json: classes[0].program[0].name: ",
+   "\"k\" is both this repeat's name and one of the class's vars (classes[0].vars.k)"},
+  {NAMES_MODEL("", "\"let\": {\"k\": 3}, ", LOOP_K(CPU_K)), "", "/m.json: classes[0].program[0].name: ",
+   "\"k\" is both this repeat's name and a let of the class (classes[0].let.k)"},
+  {NAMES_MODEL("\"counters\": [{\"name\": \"k\"}], ", "\"let\": {\"k\": 3}, ", CPU_K), "",
+   "/m.json: classes[0].let.k: ", "\"k\" is both a let of the class and a counter (counters[0])"},
+  {NAMES_MODEL("\"counters\": [{\"name\": \"k\"}], ", "", LOOP_K(CPU_K)), "", "/m.json: classes[0].program[0].name: ",
+   "\"k\" is both this repeat's name and a counter (counters[0])"},
+  {NAMES_MODEL("", "\"vars\": {\"k\": 1}, \"let\": {\"k\": 3}, ", CPU_K), "", "/m.json: classes[0].let.k: ",
+   "\"k\" is both a let of the class and one of the class's vars (classes[0].vars.k)"},
+  {NAMES_MODEL("", "", LOOP_K(LOOP_K(CPU_K))), "", "/m.json: classes[0].program[0].steps[0].name: ",
+   "\"k\" is both this repeat's name and the name of an enclosing repeat (classes[0].program[0])"},
+  /* the loop of a program_of: its path where it is written, the lets of the class that uses it */
+  {"{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" LOOP_K(CPU_K) "]},"
+   " {\"name\": \"b\", \"count\": 1, \"let\": {\"k\": 3}, \"program_of\": \"a\"}]}", "",
+   "/m.json: classes[0].program[0].name: ",
+   "a let of the class (classes[1].let.k): a name means one thing in expressions; rename one (used by classes[1] "
+   "through program_of)\n"},
+  /* item 2: a while without a count may never end: the message says that, not "repeats forever" */
+  {NAMES_MODEL("\"counters\": [{\"name\": \"c\"}], ", "", "{\"op\": \"repeat\", \"while\": \"c < 3\", \"steps\":"
+   " [{\"op\": \"add\", \"counter\": \"c\"}, {\"op\": \"cpu\", \"ms\": 1}]}"), "", "/s.json: horizon_ms: ",
+   "classes[0].program[0] repeats until its while is 0, with no count to bound it (it may never end), so the scenario "
+   "needs horizon_ms\n"},
+  /* item 3: program_of errors at the step's own path (was classes[1].program[1].ms, which does not exist) */
+  {"{\"classes\": [{\"name\": \"a\", \"count\": 1, \"let\": {\"k\": 1}, \"program\": [{\"op\": \"cpu\", \"ms\": 1}, "
+   CPU_K "]}, {\"name\": \"b\", \"count\": 1, \"program_of\": \"a\"}]}", "", "/m.json: classes[0].program[1].ms: ",
+   "unknown name \"k\" before column 2 (names: $params, n, W, i, worker, pool_size, now, arrived, loop names, "
+   "counters, lets) (used by classes[1] through program_of)\n"},
+  {"{\"classes\": [{\"name\": \"a\", \"count\": 1, \"let\": {\"k\": \"1 - i\"}, \"program\": [{\"op\": \"repeat\","
+   " \"count\": \"k\", \"steps\": [{\"op\": \"cpu\", \"ms\": 1}]}]}, {\"name\": \"b\", \"count\": 3, \"let\": {\"k\":"
+   " \"1 - i\"}, \"program_of\": \"a\"}]}", "", "replication 0: classes[0].program[0]: ",
+   "count \"k\" is -1 for actor 3 (class b, i = 2): expected"},
+  /* item 4: a scenario where a model belongs */
+  {"{\"name\": \"other\", \"model\": \"x.json\", \"workers\": [1]}", "", "/m.json: (top level): ",
+   "this is a scenario (it names a model in \"model\"), not a model"},
+  /* item 6: a number just past its range reads as itself (was "got 1e+06", inside [1, 1000000]) */
+  {NULL, ", \"horizon_ms\": 1000000000001", "/s.json: horizon_ms: ",
+   "expected a number in [1e-06, 1e+12], got 1000000000001\n"},
+  {NAMES_MODEL("", "", "{\"op\": \"cpu\", \"ms\": 3600001}"), "", "/m.json: classes[0].program[0].ms: ",
+   "got 3600001\n"},
+  {NAMES_MODEL("", "", "{\"op\": \"cpu\", \"ms\": 1, \"rows\": 10000001}"), "", "/m.json: classes[0].program[0].rows: ",
+   "expected an integer in [1, 10000000], got 10000001\n"},
+  {NAMES_MODEL("\"locks\": [{\"name\": \"l\", \"scope\": \"indexed\", \"instances\": 1000001}], ", "", CPU_K), "",
+   "/m.json: locks[0].instances: ", "expected an integer in [1, 1000000], got 1000001\n"},
+  /* item 7: a param is a number or a string */
+  {"{\"params\": {\"x\": true}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "",
+   "/m.json: params.x: ", "expected a number, or a string (a name a step or a declaration uses), got a boolean\n"},
+  {"{\"params\": {\"x\": [1]}, \"classes\": [{\"count\": 1, \"program\": [{\"op\": \"cpu\", \"ms\": 1}]}]}", "",
+   "/m.json: params.x: ", "got an array\n"},
+  {NULL, ", \"table\": []", "/s.json: table: ", "expected at least one metric name"},
+};
+
+/* The same name meaning one thing per scope is fine: loops one after the
+ * other, and a let k in one class with a var k in another. */
+START_TEST(lang_names_one_meaning_each_load)
+{
+  char dir[256];
+  const char *model = "{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [" LOOP_K(CPU_K) ", " LOOP_K(CPU_K)
+                      "]}, {\"name\": \"b\", \"count\": 1, \"let\": {\"k\": 2}, \"program\": [" CPU_K "]},"
+                      " {\"name\": \"c\", \"count\": 1, \"vars\": {\"k\": 3}, \"program\": [" CPU_K "]}]}";
+  const char *scenario = "{\"name\": \"c\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}";
+  ck_assert_int_eq(tu_run_files("names", model, scenario, dir, sizeof dir, NULL, NULL), 0);
+  tu_rmtree(dir);
+}
+END_TEST
+
 /* A counter starts at its initial value, given as a number, "$param" or an
  * expression of $params: the cpu step reads it. */
 START_TEST(lang_counter_initial_from_params)
@@ -791,19 +870,29 @@ START_TEST(lang_counter_initial_from_params)
 }
 END_TEST
 
-START_TEST(lang_bad_input_exit_2_with_path)
+static void expect_bad(const bad_case *c, int i)
 {
-  const bad_case *c = &bad[_i];
   char dir[256], text[2000], *out, *err;
   snprintf(text, sizeof text, "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]%s}", c->scenario);
   int rc = tu_run_files("bad", c->model ? c->model : ok_model, text, dir, sizeof dir, &out, &err);
-  ck_assert_msg(rc == 2, "case %d: exit %d: %s", _i, rc, err);
-  ck_assert_msg(strstr(err, c->path) && strstr(err, c->what), "case %d: %s", _i, err);
-  ck_assert_msg(strstr(err, "/m.json: ") || strstr(err, "/s.json: "), "case %d names no file: %s", _i, err);
-  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "case %d: more than one line: %s", _i, err);
+  ck_assert_msg(rc == 2, "case %d: exit %d: %s", i, rc, err);
+  ck_assert_msg(strstr(err, c->path) && strstr(err, c->what), "case %d: %s", i, err);
+  ck_assert_msg(strstr(err, "/m.json: ") || strstr(err, "/s.json: "), "case %d names no file: %s", i, err);
+  ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "case %d: more than one line: %s", i, err);
   free(out);
   free(err);
   tu_rmtree(dir);
+}
+
+START_TEST(lang_bad_input_exit_2_with_path)
+{
+  expect_bad(&bad[_i], _i);
+}
+END_TEST
+
+START_TEST(lang_load_errors_name_what_is_there)
+{
+  expect_bad(&lang25[_i], _i);
 }
 END_TEST
 
@@ -864,6 +953,8 @@ Suite *lang_suite(void)
   TCase *tc = tcase_create("errors");
   tcase_set_timeout(tc, TU_TIMEOUT_DEFAULT);
   tcase_add_loop_test(tc, lang_bad_input_exit_2_with_path, 0, (int)(sizeof bad / sizeof *bad));
+  tcase_add_loop_test(tc, lang_load_errors_name_what_is_there, 0, (int)(sizeof lang25 / sizeof *lang25));
+  tcase_add_test(tc, lang_names_one_meaning_each_load);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -2,6 +2,7 @@
  * placement, "let" names and program (compiled by program_json.c, or another
  * class's with "program_of"). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,16 +155,8 @@ static int const_field(loader *L, const cJSON *obj, const char *key, double lo, 
     return ts_jfail(&L->c, key, L->e, "it reads %s, which is not known when the model loads: expected a value "
                     "known at load time (numbers and $params only)", why);
   if (!(v >= lo && v <= hi) || v != floor(v))
-    return ts_jfail(&L->c, key, L->e, "expected an integer in [%g, %g], got %g", lo, hi, v);
+    return ts_jfail(&L->c, key, L->e, "expected an integer in [%g, %g], got %s", lo, hi, TS_JNUM(v));
   *out = (int64_t)v;
-  return 0;
-}
-
-static int var_named(const ts_class *k, const char *name)
-{
-  for (size_t v = 0; v < k->nvars; v++)
-    if (strcmp(k->var_names[v], name) == 0)
-      return 1;
   return 0;
 }
 
@@ -192,8 +185,8 @@ static int load_lets(loader *L, const cJSON *jc, ts_class *k)
       break;
     if (!ts__ml_is_identifier(it->string))
       bad = ts_jfail(&L->c, it->string, L->e, "expected a name of letters, digits and '_' (not a built-in name)");
-    else if (var_named(k, it->string))
-      bad = ts_jfail(&L->c, it->string, L->e, "\"%s\" is one of the class's vars", it->string);
+    else if (ts__ml_name_clash(L, it->string, it->string, "a let of the class"))
+      bad = 1;
     else if (ts_load_expr(L, lets, it->string, 1, &k->lets[k->nlets]))
       bad = 1;
     else if (!(k->let_names[k->nlets++] = ts__ml_dup_or_fail(L, it->string)))
@@ -230,6 +223,8 @@ static int load_vars(loader *L, const cJSON *jc, ts_class *k)
       break;
     if (!ts__ml_is_identifier(it->string))
       bad = ts_jfail(&L->c, it->string, L->e, "expected a name of letters, digits and '_' (not a built-in name)");
+    else if (ts__ml_name_clash(L, it->string, it->string, "one of the class's vars"))
+      bad = 1;
     else if (ts_spec_number(&sp, it->string, 1, -1e15, 1e15, &k->var_init[k->nvars]))
       bad = 1;
     else if (!(k->var_names[k->nvars++] = ts__ml_dup_or_fail(L, it->string)))
@@ -315,34 +310,44 @@ int ts__ml_load_class(loader *L, const cJSON *jc, int index)
   if (ts_jget_string(&L->c, jc, "program_of", 0, &of, L->e))
     return -1;
   const cJSON *src = jc;
+  int src_index = index;
   if (of) { /* the program of another class, compiled again for this one */
     if (cJSON_GetObjectItemCaseSensitive(jc, "program"))
       return ts_jfail(&L->c, "program_of", L->e, "expected either \"program\" or \"program_of\", not both");
     const cJSON *it;
+    int j = 0;
     src = NULL;
     cJSON_ArrayForEach(it, L->classes_json)
     {
       const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
       if (it != jc && cJSON_IsString(nm) && strcmp(nm->valuestring, of) == 0 &&
-          cJSON_GetObjectItemCaseSensitive(it, "program"))
+          cJSON_GetObjectItemCaseSensitive(it, "program")) {
         src = it;
+        src_index = j;
+      }
+      j++;
     }
     if (!src)
       return ts_jfail(&L->c, "program_of", L->e, "no class named \"%s\" with a \"program\"", of);
   }
+  /* the steps' paths are where they are written: in the other class for program_of */
+  char path[sizeof L->c.path];
+  memcpy(path, L->c.path, sizeof path);
+  snprintf(L->c.path, sizeof L->c.path, "classes[%d]", src_index);
   int bad = ts__ml_compile_program(L, src, &locks);
   k->steps = L->steps;
   k->nsteps = L->nsteps;
   k->loops = L->max_depth;
   L->steps = NULL;
   L->klass = NULL;
-  if (bad)
-    return -1;
-  if (locks) {
-    for (size_t d = 0; d < m->nlocks; d++)
-      if (locks & (UINT64_C(1) << d))
-        return ts_jfail(&L->c, "program", L->e, "lock \"%s\" is never released (every lock taken must be released "
-                        "on every path)", m->locks[d].name);
+  for (size_t d = 0; !bad && locks && d < m->nlocks; d++)
+    if (locks & (UINT64_C(1) << d))
+      bad = ts_jfail(&L->c, "program", L->e, "lock \"%s\" is never released (every lock taken must be released "
+                     "on every path)", m->locks[d].name);
+  memcpy(L->c.path, path, sizeof path);
+  if (bad && of && !L->e->nomem) {
+    size_t len = strlen(L->e->msg);
+    snprintf(L->e->msg + len, sizeof L->e->msg - len, " (used by classes[%d] through program_of)", index);
   }
-  return 0;
+  return bad ? -1 : 0;
 }

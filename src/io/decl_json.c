@@ -400,8 +400,8 @@ static int load_server(loader *L, const cJSON *js, int i)
   if (d->worker && ts_expr_is_constant(d->worker, &v) && (!(v >= 0 && v < count) || v != floor(v))) {
     char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(js, "worker")))
-      return ts_jfail(&L->c, "worker", L->e, "expected an index in [0, %.0f) (pool %s), got %g", count,
-                      L->m->pools[d->pool].name, v);
+      return ts_jfail(&L->c, "worker", L->e, "expected an index in [0, %.0f) (pool %s), got %s", count,
+                      L->m->pools[d->pool].name, TS_JNUM(v));
     return ts_jfail(&L->c, "worker", L->e, "\"%s\" is %s: expected an index in [0, %.0f) (pool %s)",
                     ts_expr_excerpt(ts_expr_text(d->worker), quoted, sizeof quoted),
                     ts_expr_value_text(num, sizeof num, v, ""), count, L->m->pools[d->pool].name);

@@ -26,7 +26,7 @@ static int cell_fail(loader *L, const char *table, int i, const cJSON *x, const 
 {
   size_t old = ts_jpush_key(&L->c, table);
   ts_jpush_index(&L->c, i);
-  int r = cJSON_IsNumber(x) ? ts_jfail(&L->c, NULL, L->e, "%s, got %g", expected, x->valuedouble)
+  int r = cJSON_IsNumber(x) ? ts_jfail(&L->c, NULL, L->e, "%s, got %s", expected, TS_JNUM(x->valuedouble))
                             : ts_jfail_got(&L->c, NULL, x, L->e, "%s", expected);
   ts_jpop(&L->c, old);
   return r;

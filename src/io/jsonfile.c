@@ -512,7 +512,7 @@ int ts_jget_number(ts_jctx *c, const cJSON *obj, const char *key, int required, 
     return ts_jfail_got(c, key, v, e, "expected a number in [%g, %g]", lo, hi);
   double d = v->valuedouble;
   if (!isfinite(d) || d < lo || d > hi)
-    return ts_jfail(c, key, e, "expected a number in [%g, %g], got %g", lo, hi, d);
+    return ts_jfail(c, key, e, "expected a number in [%g, %g], got %s", lo, hi, TS_JNUM(d));
   *out = d;
   return 0;
 }
@@ -526,7 +526,7 @@ int ts_jget_int(ts_jctx *c, const cJSON *obj, const char *key, int required, lon
     return r;
   double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
   if (cJSON_IsNumber(v) && isfinite(d) && d != floor(d))
-    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %g", lo, hi, d);
+    return ts_jfail(c, key, e, "expected an integer in [%ld, %ld], got %s", lo, hi, TS_JNUM(d));
   if (!cJSON_IsNumber(v))
     return ts_jfail_got(c, key, v, e, "expected an integer in [%ld, %ld]", lo, hi);
   if (!isfinite(d))

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "io/err.h"
+#include "model/expr.h"
 
 #define TS_MAX_FILE_BYTES (64L * 1024 * 1024)
 
@@ -49,6 +50,11 @@ static inline const cJSON *ts_jarray_first(const cJSON *a)
 #define TS_JARRAY_EACH(i, item, a)                                \
   for (int i = 0, i##_once_ = 1; i##_once_; i##_once_ = 0)       \
     for (const cJSON *item = ts_jarray_first(a); item; item = item->next, i++)
+
+/* A number a load error quotes, as text that reads back as v (1000001, not
+ * %g's "1e+06", which looks inside [1, 1e+06]): ts_expr_value_text into a
+ * buffer that lives until the end of the enclosing block. */
+#define TS_JNUM(v) ts_expr_value_text((char[TS_EXPR_NUM]){0}, TS_EXPR_NUM, (v), "")
 
 /* Typed getters on obj[key]. `required` = 0 leaves *out as is when absent.
  * Each returns 0, or -1 with e filled ("expected a number >= 0", ...). */

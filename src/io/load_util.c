@@ -4,6 +4,7 @@
  * and metrics read the same way. Each records its error with the JSON path
  * of L's cursor. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "io/model_json.h"
@@ -27,6 +28,38 @@ int ts__ml_is_identifier(const char *s)
     if (strcmp(builtins[b], s) == 0)
       return 0;
   return 1;
+}
+
+int ts__ml_name_clash(loader *L, const char *key, const char *name, const char *as)
+{
+  const ts_class *k = L->klass;
+  int ci = k ? (int)(k - L->m->classes) : -1;
+  char where[600];
+  const char *other = NULL;
+  for (size_t l = 0; k && !other && l < k->nlets; l++)
+    if (strcmp(k->let_names[l], name) == 0) {
+      snprintf(where, sizeof where, "classes[%d].let.%s", ci, name);
+      other = "a let of the class";
+    }
+  for (size_t v = 0; k && !other && v < k->nvars; v++)
+    if (strcmp(k->var_names[v], name) == 0) {
+      snprintf(where, sizeof where, "classes[%d].vars.%s", ci, name);
+      other = "one of the class's vars";
+    }
+  for (int d = L->depth - 1; !other && d >= 0; d--)
+    if (L->loop_name[d] && strcmp(L->loop_name[d], name) == 0) {
+      snprintf(where, sizeof where, "%s", L->steps[L->loop_step[d]].where);
+      other = "the name of an enclosing repeat";
+    }
+  for (size_t c = 0; !other && c < L->m->ncounters; c++)
+    if (strcmp(L->m->counters[c].name, name) == 0) {
+      snprintf(where, sizeof where, "counters[%zu]", c);
+      other = "a counter";
+    }
+  if (!other)
+    return 0;
+  return ts_jfail(&L->c, key, L->e, "\"%s\" is both %s and %s (%s): a name means one thing in expressions; rename "
+                  "one", name, as, other, where);
 }
 
 /* A name: letters, digits, '-', '_', '.'; not empty. */
@@ -70,7 +103,7 @@ int ts__ml_check_count(loader *L, const cJSON *obj, const char *key, const ts_ex
   if (!ts_expr_is_constant(e, &v) || ((v >= lo && v <= hi) && v == floor(v)))
     return 0;
   if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, key)))
-    return ts_jfail(&L->c, key, L->e, "expected an integer in [%.15g, %.15g], got %g", lo, hi, v);
+    return ts_jfail(&L->c, key, L->e, "expected an integer in [%.15g, %.15g], got %s", lo, hi, TS_JNUM(v));
   char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
   return ts_jfail(&L->c, key, L->e, "\"%s\" is %s: expected an integer in [%.15g, %.15g]",
                   ts_expr_excerpt(ts_expr_text(e), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, v, ""), lo,

@@ -35,6 +35,12 @@ static int load_params(loader *L, ts_model *m)
       ts_jpop(&L->c, old);
       return r;
     }
+    if (!cJSON_IsNumber(it) && !cJSON_IsString(it)) {
+      size_t old = ts_jpush_key(&L->c, "params");
+      int r = ts_jfail_got(&L->c, k, it, L->e, "expected a number, or a string (a name a step or a declaration uses)");
+      ts_jpop(&L->c, old);
+      return r;
+    }
     if (!cJSON_IsNumber(it))
       continue;
     m->param_values[m->nparams] = it->valuedouble;
@@ -164,6 +170,9 @@ int ts_model_from_json(const cJSON *root, const char *file, ts_model *m, ts_err 
   const cJSON *classes;
   if (!cJSON_IsObject(root))
     return ts_jfail_got(&L.c, NULL, root, e, "expected a model object");
+  if (cJSON_GetObjectItemCaseSensitive(root, "model") && !cJSON_GetObjectItemCaseSensitive(root, "classes"))
+    return ts_jfail(&L.c, NULL, e, "this is a scenario (it names a model in \"model\"), not a model: a scenario's "
+                    "\"model\" names a model file, which has \"classes\" (e.g. models/zero-cache.json)");
   if (ts_jcheck_keys(&L.c, root, keys, e) || ts_jget_string(&L.c, root, "name", 0, &name, e) ||
       ts_jget_object(&L.c, root, "params", 0, &L.params, e))
     goto fail;

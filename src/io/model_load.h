@@ -33,6 +33,7 @@ typedef struct loader {
   int in_handler;                     /* call handlers open around the step */
   int max_depth;
   const char *loop_name[TS_MAX_LOOP_DEPTH];
+  size_t loop_step[TS_MAX_LOOP_DEPTH];  /* the repeat step of each loop open around the step */
   int class_expr;                     /* compiling a class-level expression: only $params, n, W, i, lets;
                                          TS_EXPR_COUNT: a class's count, only $params, n, W */
   const cJSON *classes_json;          /* the model's classes, for names used before their class is loaded */
@@ -66,6 +67,11 @@ int ts_load_bad_name(loader *L, const cJSON *obj, const char *key, const char *w
 char *ts__ml_dup_or_fail(loader *L, const char *s);
 /* 1 if s is an expression name ([A-Za-z_][A-Za-z0-9_]*, at most 60) and not a built-in, else 0. */
 int ts__ml_is_identifier(const char *s);
+/* 0 if name, which the cursor's key (may be NULL) declares `as` ("a let of
+ * the class"), means nothing else to the class's expressions; else -1 after
+ * naming the other meaning and its path: a let, one of the class's vars, an
+ * enclosing repeat's name or a counter. */
+int ts__ml_name_clash(loader *L, const char *key, const char *name, const char *as);
 /* 0 if name (at obj[key]) is 1 to 100 letters, digits, '-', '_' or '.', else -1. */
 int ts__ml_check_name(loader *L, const char *key, const char *name);
 /* A ts_spec reading the fields of obj (not a step: no run-time names). */

@@ -300,7 +300,10 @@ static int compile_repeat(loader *L, const cJSON *st, const char *label, held *h
     return -1;
   if (L->steps[b].span >= 0)
     ts_spec_span_sampled(&sp, L->steps[b].span);
+  if (name && ts__ml_name_clash(L, "name", name, "this repeat's name"))
+    return -1;
   L->steps[b].slot = L->depth;
+  L->loop_step[L->depth] = b;
   L->loop_name[L->depth++] = name;
   if (L->depth > L->max_depth)
     L->max_depth = L->depth;
@@ -341,7 +344,7 @@ static int compile_if(loader *L, const cJSON *st, const char *label, held *h)
   L->steps[i].chance = chance != 0;
   double p;
   if (chance && ts_expr_is_constant(L->steps[i].expr, &p) && !(p >= 0 && p <= 1))
-    return ts_jfail(&L->c, "p", L->e, "expected a probability in [0, 1], got %g", p);
+    return ts_jfail(&L->c, "p", L->e, "expected a probability in [0, 1], got %s", TS_JNUM(p));
   held a = *h, b = *h;
   a.top = b.top = 0;
   if (compile_block(L, st, "then", 1, &a))

@@ -162,7 +162,7 @@ static int int_array(ts_jctx *c, const cJSON *root, const char *key, int require
       size_t old = ts_jpush_key(c, key);
       ts_jpush_index(c, i);
       if (cJSON_IsNumber(x))
-        ts_jfail(c, NULL, e, "expected an integer in [%ld, %ld], got %g", lo, hi, x->valuedouble);
+        ts_jfail(c, NULL, e, "expected an integer in [%ld, %ld], got %s", lo, hi, TS_JNUM(x->valuedouble));
       else
         ts_jfail_got(c, NULL, x, e, "expected an integer in [%ld, %ld]", lo, hi);
       ts_jpop(c, old);
@@ -399,6 +399,8 @@ static int load_table(ts_jctx *c, const cJSON *root, ts_scenario *s, ts_err *e)
     return 0;
   int n = 0;
   cJSON_ArrayForEach(it, t) n++;
+  if (n == 0) /* (it fell back to the default columns) */
+    return ts_jfail(c, "table", e, "expected at least one metric name; leave \"table\" out for the default columns");
   s->table = calloc((size_t)n + 1, sizeof *s->table);
   if (!s->table)
     return ts_jfail(c, "table", e, "out of memory");

@@ -219,8 +219,8 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                           range_text(range, lo, hi, integral));
     double d = p->valuedouble;
     if (!(d >= lo && d <= hi) || (integral && d != floor(d)))
-      return ts_spec_fail(sp, key, "%s must be %s in %s, got %g", v->valuestring, what,
-                          range_text(range, lo, hi, integral), d);
+      return ts_spec_fail(sp, key, "%s must be %s in %s, got %s", v->valuestring, what,
+                          range_text(range, lo, hi, integral), TS_JNUM(d));
     *out = d;
     return 0;
   }
@@ -257,10 +257,10 @@ static int constant(ts_spec *sp, const char *key, int required, double lo, doubl
                         range_text(range, lo, hi, integral));
   d = v->valuedouble;
   if (!(d >= lo && d <= hi))
-    return ts_spec_fail(sp, key, "expected %s in %s, got %g", integral ? "an integer" : "a number",
-                        range_text(range, lo, hi, integral), d);
+    return ts_spec_fail(sp, key, "expected %s in %s, got %s", integral ? "an integer" : "a number",
+                        range_text(range, lo, hi, integral), TS_JNUM(d));
   if (integral && d != floor(d))
-    return ts_spec_fail(sp, key, "expected an integer in %s, got %g", range_text(range, lo, hi, integral), d);
+    return ts_spec_fail(sp, key, "expected an integer in %s, got %s", range_text(range, lo, hi, integral), TS_JNUM(d));
   *out = d;
   return 0;
 }
@@ -312,7 +312,8 @@ static int load_samples(ts_spec *sp, ts_dist *out)
       size_t old = ts_jpush_key(&L->c, "samples");
       ts_jpush_index(&L->c, i);
       if (cJSON_IsNumber(it))
-        ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g], got %g", TS_MAX_MS, it->valuedouble);
+        ts_jfail(&L->c, NULL, L->e, "expected a duration in ms in [0, %g], got %s", TS_MAX_MS,
+                 TS_JNUM(it->valuedouble));
       else
         ts_jfail_got(&L->c, NULL, it, L->e, "expected a duration in ms in [0, %g]", TS_MAX_MS);
       ts_jpop(&L->c, old);

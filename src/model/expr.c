@@ -190,10 +190,12 @@ const char *ts_expr_said(const ts_expr *e, char *buf, size_t cap)
 
 const char *ts_expr_value_text(char *buf, size_t cap, double v, const char *unit)
 {
+  int digits = 6; /* %g's, or more until the text reads back as v: 1000001 is not "1e+06" */
   if (isnan(v))
     snprintf(buf, cap, "not a number");
   else
-    snprintf(buf, cap, "%g%s", v, unit);
+    while (snprintf(buf, cap, "%.*g%s", digits, v, unit) > 0 && digits < 17 && strtod(buf, NULL) != v)
+      digits++;
   return buf;
 }
 

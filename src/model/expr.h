@@ -97,9 +97,11 @@ const char *ts_expr_excerpt(const char *text, char *buf, size_t cap);
  * constant), which its value says. */
 const char *ts_expr_said(const ts_expr *e, char *buf, size_t cap);
 #define TS_EXPR_SAID (TS_EXPR_QUOTE + 3) /* a buffer for ts_expr_said */
-/* A value an expression gave, for a message, into buf of size cap: "%g"
- * then unit ("-0.5 ms"), or "not a number" for a NaN (0/0), which printf
- * spells "-nan". Returns buf. */
+/* A value (an expression's, or any number a message quotes) into buf of
+ * size cap: "%g", with more digits when %g would not read back as v (so
+ * that 1000001 is not "1e+06", which looks inside [1, 1e+06]), then unit
+ * ("-0.5 ms"), or "not a number" for a NaN (0/0), which printf spells
+ * "-nan". Returns buf. */
 const char *ts_expr_value_text(char *buf, size_t cap, double v, const char *unit);
 #define TS_EXPR_NUM 48 /* a buffer for ts_expr_value_text */
 /* 1 if s is one name to the expression language ([A-Za-z_][A-Za-z0-9_]*),

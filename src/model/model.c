@@ -133,7 +133,8 @@ int ts_model_forever(const ts_model *m, char *out, size_t cap)
     }
     for (size_t i = 0; i < k->nsteps; i++)
       if (k->steps[i].forever) {
-        snprintf(out, cap, "%s repeats forever", k->steps[i].where);
+        snprintf(out, cap, k->steps[i].cond ? "%s repeats until its while is 0, with no count to bound it (it may "
+                 "never end)" : "%s repeats forever", k->steps[i].where);
         return 1;
       }
   }

@@ -382,7 +382,8 @@ int ts_model_reach_note(const ts_model *m, char *out, size_t cap);
  * step, or a sliced "cpu" step): else an event loop's policy orders nothing. */
 int ts_model_some_step_yields(const ts_model *m);
 /* Whether m's runs need a horizon to end: a class arrives until the horizon
- * ("count": "forever") or a step repeats forever. 1 with the first such
+ * ("count": "forever") or a step repeats forever (or while a condition
+ * holds, with no count). 1 with the first such
  * reason written into out (size cap, one phrase: "class room arrives until
  * the horizon (...)", "classes[0].program[0] repeats forever"), else 0. */
 int ts_model_forever(const ts_model *m, char *out, size_t cap);

@@ -15,8 +15,9 @@ static int exec_if(ts_world *w, ts_actor *a, const ts_step *s)
     double p = ts__eval(w, a, s->expr);
     if (!(p >= 0 && p <= 1)) {
       char num[TS_EXPR_NUM];
-      ts__fail(w, s, "probability \"%s\" is %s for actor %d: expected [0, 1]", ts_expr_text(s->expr),
-               ts_expr_value_text(num, sizeof num, p, ""), a->id);
+      ts__fail(w, s, "probability \"%s\" is %s for actor %d (class %s, i = %d): expected [0, 1]",
+               ts_expr_text(s->expr), ts_expr_value_text(num, sizeof num, p, ""), a->id,
+               w->model->classes[a->klass].name, a->index);
       return TS_OP_FREE;
     }
     ts_rng *r = ts__actor_rng(w, a);

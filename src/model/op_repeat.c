@@ -18,8 +18,9 @@ static int exec_begin(ts_world *w, ts_actor *a, const ts_step *s)
     double v = ts__eval(w, a, s->expr);
     if (!(v >= 0 && v <= TS_REPEAT_MAX) || v != floor(v)) { /* (a count known at load is checked there) */
       char said[TS_EXPR_SAID], num[TS_EXPR_NUM];
-      ts__fail(w, s, "count %sis %s for actor %d: expected an integer in [0, %g]", ts_expr_said(s->expr, said, sizeof said),
-               ts_expr_value_text(num, sizeof num, v, ""), a->id, TS_REPEAT_MAX);
+      ts__fail(w, s, "count %sis %s for actor %d (class %s, i = %d): expected an integer in [0, %g]",
+               ts_expr_said(s->expr, said, sizeof said), ts_expr_value_text(num, sizeof num, v, ""), a->id,
+               w->model->classes[a->klass].name, a->index, TS_REPEAT_MAX);
       return TS_OP_FREE;
     }
     count = (int64_t)v;

@@ -19,8 +19,9 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
   double v = ts__eval(w, a, s->expr);
   if (!isfinite(v) || fabs(v) > 1e15) {
     char num[TS_EXPR_NUM];
-    ts__fail(w, s, "value \"%s\" is %s for actor %d: expected a number in [-1e15, 1e15]", ts_expr_text(s->expr),
-             ts_expr_value_text(num, sizeof num, v, ""), a->id);
+    ts__fail(w, s, "value \"%s\" is %s for actor %d (class %s, i = %d): expected a number in [-1e15, 1e15]",
+             ts_expr_text(s->expr), ts_expr_value_text(num, sizeof num, v, ""), a->id, w->model->classes[a->klass].name,
+             a->index);
     return TS_OP_FREE;
   }
   ts__x(w, a)->vars[s->ref] = v;
