@@ -718,7 +718,7 @@ START_TEST(contention_hop_out_of_range_named)
     load(text, &m);
     ts_world w;
     ck_assert_int_eq(run(&w, &m, 1, 2), TS_WORLD_MODEL);
-    ck_assert_msg(strstr(w.errmsg, "classes[0].program[0]") && strstr(w.errmsg, "not a worker of pool \"main\""),
+    ck_assert_msg(strstr(w.errmsg, "classes[0].program[0]") && strstr(w.errmsg, "expected a worker of pool \"main\""),
                   "to %s: %s", targets[k], w.errmsg);
     ts_world_finish(&w);
     ts_model_finish(&m);

@@ -700,7 +700,10 @@ static const bad_case bad[] = {
    " [{\"op\": \"cpu\", \"ms\": 1}]}]}", "", "classes[0].arrival.rate_per_s", "\"0/0\" is not a number: expected"},
   /* the same for a value only a run knows: 0/0 at actor 1 (ux21 item 2: "is -nan ms") */
   {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"cpu\", \"ms\": \"(i-1)/(i-1)\"}]}]}", "",
-   "classes[0].program[0]", "duration \"(i-1)/(i-1)\" is not a number for actor 1: expected [0, 1e+09]"},
+   "classes[0].program[0]", "duration \"(i-1)/(i-1)\" is not a number for actor 1 (class actor, i = 1): expected [0, 1e+09] ms"},
+  /* a hop target out of its pool: the expression, the actor, the range */
+  {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"hop\", \"to\": \"i + 4\"}]}]}", "",
+   "classes[0].program[0]", "hop target \"i + 4\" is 4 for actor 0 (class actor, i = 0): expected a worker of pool \"main\", an integer in [0, 1)"},
   {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"if\", \"p\": \"(i-1)/(i-1)\", \"then\": [{\"op\": \"cpu\","
    " \"ms\": 1}]}]}]}", "", "classes[0].program[0]", "probability \"(i-1)/(i-1)\" is not a number for actor 1"},
   {"{\"classes\": [{\"count\": 2, \"program\": [{\"op\": \"repeat\", \"count\": \"(i-1)/(i-1)\", \"steps\": [{\"op\":"

@@ -177,9 +177,10 @@ ts_time ts__draw_any(ts_world *w, ts_actor *a, const ts_dist *d)
     double ms = ts__eval(w, a, d->mean_ms);
     if (!(ms >= 0) || ms * TS_NS_PER_MS > (double)TS_DRAW_MAX) {
       char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
-      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %s for actor %d: expected [0, %g]",
+      ts__fail(w, &w->model->classes[a->klass].steps[a->pc], "duration \"%s\" is %s for actor %d (class %s, i = %d): expected [0, %g] ms",
                ts_expr_excerpt(ts_expr_text(d->mean_ms), quoted, sizeof quoted),
-               ts_expr_value_text(num, sizeof num, ms, " ms"), a->id, (double)TS_DRAW_MAX / TS_NS_PER_MS);
+               ts_expr_value_text(num, sizeof num, ms, " ms"), a->id, w->model->classes[a->klass].name, a->index,
+               (double)TS_DRAW_MAX / TS_NS_PER_MS);
       return 0;
     }
     mean = ms * TS_NS_PER_MS * (d->to_mean > 0 ? d->to_mean : 1);

@@ -36,10 +36,11 @@ static int exec(ts_world *w, ts_actor *a, const ts_step *s)
     int pool = s->pool >= 0 ? s->pool : w->workers[a->worker].pool;
     double to = s->index ? ts__eval(w, a, s->index) : w->workers[a->worker].index;
     int dest = ts__worker_of(w, pool, to);
-    if (dest < 0) {
-      char num[TS_EXPR_NUM];
-      ts__fail(w, s, "hop target %s is not a worker of pool \"%s\" (it has %d)",
-               ts_expr_value_text(num, sizeof num, to, ""), w->model->pools[pool].name,
+    if (dest < 0) { /* (without `to` the actor's own index: always a worker of its pool) */
+      char quoted[TS_EXPR_QUOTE], num[TS_EXPR_NUM];
+      ts__fail(w, s, "hop target \"%s\" is %s for actor %d (class %s, i = %d): expected a worker of pool \"%s\", an integer in [0, %d)",
+               ts_expr_excerpt(ts_expr_text(s->index), quoted, sizeof quoted), ts_expr_value_text(num, sizeof num, to, ""),
+               a->id, w->model->classes[a->klass].name, a->index, w->model->pools[pool].name,
                w->pool_base[pool + 1] - w->pool_base[pool]);
       return TS_OP_FREE;
     }
