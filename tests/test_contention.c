@@ -11,6 +11,7 @@
 
 #include "io/model_json.h"
 #include "model/world.h"
+#include "run/metrics.h"
 #include "sched/policy.h"
 
 #include "testutil.h"
@@ -874,6 +875,46 @@ END_TEST
 
 /* ---- the examples run ---- */
 
+/* lock_wait_share over workers that used no CPU is undefined (NaN: `-` in
+ * the table, an empty field), not 0: actors held a lock across a 10 ms io
+ * step, 80 a second, and waited for it. With a 1 ms cpu step in the lock it
+ * is the wait over that CPU. */
+START_TEST(contention_lock_wait_share_over_no_cpu_is_undefined)
+{
+  for (int cpu = 0; cpu < 2; cpu++) {
+    char json[600];
+    snprintf(json, sizeof json,
+             "{\"name\": \"t\", \"locks\": [{\"name\": \"l\", \"scope\": \"shared\"}],"
+             " \"classes\": [{\"name\": \"a\", \"count\": 400,"
+             " \"arrival\": {\"kind\": \"poisson\", \"rate_per_s\": 80},"
+             " \"program\": [{\"op\": \"lock\", \"lock\": \"l\"},"
+             " %s{\"op\": \"io\", \"ms\": 10}, {\"op\": \"unlock\", \"lock\": \"l\"}]}]}",
+             cpu ? "{\"op\": \"cpu\", \"ms\": 1}, " : "");
+    ts_model m;
+    load(json, &m);
+    ts_world w;
+    ck_assert_int_eq(run(&w, &m, 1, 1), TS_WORLD_OK);
+    ts_metric_list l;
+    char err[200];
+    ck_assert_int_eq(ts_metric_list_build(&m, &l, err, sizeof err), 0);
+    int at = ts_metric_list_find(&l, "lock_wait_share");
+    ck_assert_int_ge(at, 0);
+    double *v = calloc(l.n, sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    ts_metric_world_values(&l, &w, 0, v);
+    ck_assert_msg(w.win_lock_wait + w.win_mutex_wait > 0, "%g %g", (double)w.win_lock_wait, (double)w.win_mutex_wait);
+    if (cpu)
+      ck_assert_double_gt(v[at], 1);
+    else
+      ck_assert_msg(isnan(v[at]), "lock_wait_share over no CPU: %g", v[at]);
+    free(v);
+    ts_metric_list_finish(&l);
+    ts_world_finish(&w);
+    ts_model_finish(&m);
+  }
+}
+END_TEST
+
 START_TEST(contention_examples_run)
 {
   static const char *const ex[] = {"mutex", "std-mutex", "fanout", "rpc-server", "idle-states", NULL};
@@ -894,7 +935,7 @@ Suite *contention_suite(void)
                                        contention_sites_attribute_the_wait,
                                        contention_semaphore_capacity_two, contention_nested_spawn_shares_the_root,
                                        contention_idle_exit_follows_the_sleep, contention_idle_exit_delays_a_futex_wake,
-                                       NULL};
+                                       contention_lock_wait_share_over_no_cpu_is_undefined, NULL};
   const TTest *const chan[] = {contention_fanout_64_waiters_4_threads,
                                       contention_wait_after_unseen_notify_returns, NULL};
   const TTest *const move[] = {contention_hop_adds_latency_and_cpu,

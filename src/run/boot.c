@@ -136,43 +136,84 @@ static int kth_bisect(const ranked *g, size_t len, const places *pl, const unsig
   return 0;
 }
 
+/* The band being gathered by a pass over a pool's values (band_take). */
+typedef struct gather {
+  const ts__pooled *p;
+  double xa, xb;
+  ranked *g;
+  size_t len, cap;
+  size_t at;   /* values passed */
+  int r;       /* the replication of the next value */
+  size_t *below;
+} gather;
+
+static int band_put(gather *b, double x, int r)
+{
+  if (b->len == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 1024;
+    ranked *g = realloc(b->g, cap * sizeof *g);
+    if (!g)
+      return -1;
+    b->g = g;
+    b->cap = cap;
+  }
+  b->g[b->len++] = (ranked){.x = x, .r = r};
+  return 0;
+}
+
+static int band_take(void *ctx, const double *x, size_t n)
+{
+  gather *b = ctx;
+  for (size_t i = 0; i < n; i++, b->at++) {
+    while (b->at >= b->p->rep[b->r].end)
+      b->r++;
+    if (x[i] < b->xa)
+      b->below[b->r]++;
+    else if (x[i] <= b->xb && band_put(b, x[i], b->r))
+      return -1;
+  }
+  return 0;
+}
+
 /* The band of the pooled values around rank j0: the ranks [j0 - half,
  * j0 + half] (within [0, n)) and every value equal to those two, sorted
  * with their replications into *g (*len of them, malloc'd), whose first has
  * rank *start; base[r], below[r]: replication r's values ranked below the
- * band, and below j0. Sorting the
- * band instead of every value is what makes a large run cheap; a resample
- * whose quantile lies outside it asks for a wider one. scratch: room for n.
- * 0 or -1 (out of memory). */
-static int band(const double *v, const size_t *end, int reps, size_t n, size_t j0, size_t half, double *scratch,
-                ranked **g, size_t *len, size_t *start, size_t *base, size_t *below)
+ * band, and below j0. The band's two ends are order statistics of the pool
+ * (ts__vals_order), its values one pass over them (the zeros, not kept,
+ * by each replication's count). Sorting the band instead of every value is
+ * what makes a large run cheap; a resample whose quantile lies outside it
+ * asks for a wider one. 0 or -1 (out of memory, or the pool's file). */
+static int band(ts__pooled *p, int reps, size_t n, size_t j0, size_t half, ranked **g, size_t *len, size_t *start,
+                size_t *base, size_t *below)
 {
-  size_t a = j0 > half ? j0 - half : 0, b = n - 1 - j0 > half ? j0 + half : n - 1;
-  memcpy(scratch, v, n * sizeof *v);
-  double xa = gsl_stats_select(scratch, 1, n, a), xb = gsl_stats_select(scratch, 1, n, b);
-  size_t m = 0, lower = 0;
-  for (size_t i = 0; i < n; i++) {
-    lower += v[i] < xa;
-    m += v[i] >= xa && v[i] <= xb;
-  }
-  free(*g);
-  *g = malloc((m ? m : 1) * sizeof **g);
-  if (!*g)
+  size_t ends[2] = {j0 > half ? j0 - half : 0, n - 1 - j0 > half ? j0 + half : n - 1};
+  double x[2];
+  if (ts__vals_order(&p->v, ends, 2, x))
     return -1;
   memset(below, 0, (size_t)reps * sizeof *below);
-  m = 0;
+  free(*g);
+  *g = NULL;
+  gather b = {.p = p, .xa = x[0], .xb = x[1], .below = below};
+  int rc = ts__vals_each(&p->v, band_take, &b);
+  for (int r = 0; r < reps && rc == 0; r++) {
+    if (0 < b.xa)
+      below[r] += p->rep[r].zeros;
+    else if (0 <= b.xb)
+      for (size_t z = 0; z < p->rep[r].zeros && rc == 0; z++)
+        rc = band_put(&b, 0.0, r);
+  }
+  *g = b.g;
+  if (rc)
+    return -1;
+  size_t lower = 0;
   for (int r = 0; r < reps; r++)
-    for (size_t i = r ? end[r - 1] : 0; i < end[r]; i++) {
-      if (v[i] < xa)
-        below[r]++;
-      else if (v[i] <= xb)
-        (*g)[m++] = (ranked){.x = v[i], .r = r};
-    }
-  qsort(*g, m, sizeof **g, ranked_cmp);
+    lower += below[r];
+  qsort(*g, b.len, sizeof **g, ranked_cmp);
   memcpy(base, below, (size_t)reps * sizeof *base);
   for (size_t i = 0; i < j0 - lower; i++)
     below[(*g)[i].r]++;
-  *len = m;
+  *len = b.len;
   *start = lower;
   return 0;
 }
@@ -186,8 +227,23 @@ double ts__boot_level(int reps)
 int ts__boot_interval(const double *v, const size_t *end, int reps, int stat, unsigned long seed, double *lo,
                       double *hi)
 {
+  ts__pooled p = {.keep = 1};
+  int rc = 0;
+  for (int r = 0; r < reps && rc == 0; r++) {
+    size_t from = r ? end[r - 1] : 0;
+    rc = ts__pooled_begin(&p) || ts__pooled_add(&p, v + from, end[r] - from) ? -1 : 0;
+  }
+  if (rc == 0)
+    rc = ts__boot_pooled(&p, stat, seed, lo, hi);
+  ts__pooled_finish(&p);
+  return rc;
+}
+
+int ts__boot_pooled(ts__pooled *p, int stat, unsigned long seed, double *lo, double *hi)
+{
   *lo = *hi = NAN;
-  size_t n = reps > 0 ? end[reps - 1] : 0;
+  int reps = p->reps;
+  size_t n = p->cnt;
   if (reps < 2 || n == 0)
     return 0;
   const int mean = stat == 2;
@@ -196,19 +252,16 @@ int ts__boot_interval(const double *v, const size_t *end, int reps, int stat, un
   unsigned *w = calloc((size_t)reps, sizeof *w);
   size_t *below = calloc((size_t)reps, sizeof *below), *cnt = malloc((size_t)reps * sizeof *cnt);
   double *sum = calloc((size_t)reps, sizeof *sum), *bs = malloc(TS__BOOT_RESAMPLES * sizeof *bs);
-  double *scratch = mean ? NULL : malloc(n * sizeof *scratch);
   int *drawn = malloc((size_t)reps * sizeof *drawn);
   size_t *base = malloc((size_t)reps * sizeof *base);
   places pl = {NULL, NULL};
   ts_rng *rng = NULL;
   int rc = -1;
-  if ((!mean && !scratch) || !w || !below || !cnt || !sum || !bs || !drawn || !base)
+  if (!w || !below || !cnt || !sum || !bs || !drawn || !base)
     goto out;
   for (int r = 0; r < reps; r++) {
-    size_t from = r ? end[r - 1] : 0;
-    cnt[r] = end[r] - from;
-    for (size_t i = from; i < end[r]; i++)
-      sum[r] += v[i];
+    cnt[r] = p->rep[r].n;
+    sum[r] = p->rep[r].sum;
   }
   size_t j0 = 0, unused, len = 0, start = 0, nb = 0;
   if (!mean)
@@ -216,7 +269,7 @@ int ts__boot_interval(const double *v, const size_t *end, int reps, int stat, un
   /* the band: 1/64 of the values (at least 1024) each side, 8 times wider
    * each time a resample falls outside it, until it holds them all */
   for (size_t half = n / 64 > 1024 ? n / 64 : 1024;; half *= 8) {
-    if (!mean && band(v, end, reps, n, j0, half, scratch, &g, &len, &start, base, below))
+    if (!mean && band(p, reps, n, j0, half, &g, &len, &start, base, below))
       goto out;
     ts_rng_destroy(rng);
     if (!(rng = ts_rng_create(seed)))
@@ -275,7 +328,6 @@ int ts__boot_interval(const double *v, const size_t *end, int reps, int stat, un
   rc = 0;
 out:
   free(g);
-  free(scratch);
   free(drawn);
   free(base);
   free(pl.pos);

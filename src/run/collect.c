@@ -107,9 +107,12 @@ int ts__collect_init(collector *c, const point_run *pr, const ts_sweep *out, int
   for (size_t k = 0; k < (size_t)pr->nrows * (size_t)c->nq; k++)
     c->acc[k].v.spill_at = c->spill_at;
   if (pr->pool) {
-    o->q = calloc((size_t)pr->cr->nq + 1, sizeof *o->q);
-    if (!o->q)
+    o->pv = calloc((size_t)pr->nrows * (size_t)pr->cr->nq + 1, sizeof *o->pv);
+    if (!o->pv)
       return -1;
+    for (size_t k = 0; k < (size_t)pr->nrows * (size_t)pr->cr->nq; k++)
+      /* (read in order only: a buffer's worth in memory) */
+      o->pv[k].spill_at = c->spill_at && c->spill_at < TS__SPILL_CHUNK ? c->spill_at : TS__SPILL_CHUNK;
   }
   return 0;
 }
@@ -132,13 +135,24 @@ void ts__collect_finish(collector *c)
   memset(c, 0, sizeof *c);
 }
 
-static int push(dvec *d, double x)
+/* Keep pooled value x (a NaN: not) in v, in order, zeros too (the point's
+ * mean and sums read them in order; those before the first value that is
+ * not 0 only counted, in v->zeros): in memory up to v's threshold, then in
+ * its temporary file (ts__vals_push_slow). 0, or -1 (out of memory, or
+ * v->err). */
+static int keep(ts__vals *v, double x)
 {
-  if (d->len < d->cap) {
-    d->v[d->len++] = x;
+  if (isnan(x))
+    return 0;
+  if (x == 0 && v->mem.len == 0 && !v->f) { /* (a leading zero: counted; a quantity never used costs nothing) */
+    v->zeros++;
     return 0;
   }
-  return ts__dvec_append(d, &x, 1);
+  if (v->mem.len < v->mem.cap) {
+    v->mem.v[v->mem.len++] = x;
+    return 0;
+  }
+  return ts__vals_push_slow(v, x);
 }
 
 /* Value x of the next actor (in id order) into a: its count and, as need
@@ -276,30 +290,20 @@ __attribute__((always_inline)) static inline int take_in(collector *c, const ts_
   ts__acc *ra = row >= 0 ? &c->acc[(size_t)row * (size_t)c->nq] : NULL;
   if (ra)
     o->rowsamples[row]++;
-  for (const ts__live *l = c->live, *end = ra || pooled ? l + c->nlive : l; l < end; l++) {
-    if (!ra && l->pool < 0)
-      continue;
+  for (const ts__live *l = c->live, *end = ra ? l + c->nlive : l; l < end; l++) {
     double x = s ? ts_metric_quantity(l->q, s) : ts_metric_actor_quantity(l->q, w, a);
-    if (ra) {
-      ts__acc *acc = (ts__acc *)(void *)((char *)ra + l->at);
-      if (acc_add(acc, x, l->need)) {
-        c->failed = acc->v.err ? &acc->v : NULL;
+    ts__acc *acc = (ts__acc *)(void *)((char *)ra + l->at);
+    if (acc_add(acc, x, l->need)) {
+      c->failed = acc->v.err ? &acc->v : NULL;
+      return -1;
+    }
+    if (pooled && l->pool >= 0) {
+      ts__vals *pv = &o->pv[(size_t)row * (size_t)pr->cr->nq + (size_t)l->pool];
+      if (keep(pv, x)) {
+        c->failed = pv->err ? pv : NULL;
         return -1;
       }
     }
-    if (pooled && l->pool >= 0 && push(&o->q[l->pool], x))
-      return -1;
-  }
-  if (pooled && pr->pool) {
-    if (o->nactors == o->cap_qk) {
-      size_t cap = o->cap_qk ? o->cap_qk * 2 : 1024;
-      int *v = realloc(o->qk, cap * sizeof *v);
-      if (!v)
-        return -1;
-      o->qk = v;
-      o->cap_qk = cap;
-    }
-    o->qk[o->nactors++] = klass;
   }
   const ts_sweep_spec *spec = pr->spec;
   if (s && spec->format_samples &&

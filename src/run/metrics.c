@@ -510,7 +510,7 @@ static double world_value(int id, const ts_world *w, double queued)
   case TS_W_MUTEX_WAIT: return w->win_mutex_wait / 1e6;
   case TS_W_LOCK_WAIT_SHARE: {
     double wait = w->win_lock_wait + w->win_mutex_wait;
-    return user + kernel > 0 ? wait / (double)(user + kernel) : 0;
+    return user + kernel > 0 ? wait / (double)(user + kernel) : NAN; /* (over no CPU: undefined) */
   }
   case TS_W_USER_INSTR: return ts_time_to_ms(user) * m->ipms_user;
   case TS_W_KERNEL_INSTR: return ts_time_to_ms(kernel) * m->ipms_kernel;

@@ -4,17 +4,16 @@
  * until every half-width is within it or the cap is reached. A replication
  * (ts__rep_run, on any thread) builds and runs a world and reduces it to a
  * rep_out: its per-row values, span samples, pooled actor values when the
- * point needs them, its samples text. ts__rep_fold adds a rep_out to its
- * point, in the sweep's order, and ts__point_emit turns the rows into the
- * sweep's points. */
+ * point needs them (in order, spilled past a threshold), its samples text.
+ * ts__rep_fold adds a rep_out to its point, in the sweep's order (the pooled
+ * values to the point's pools, pooled.c), and ts__point_emit turns the rows
+ * into the sweep's points. */
 #include "run/sweep.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <gsl/gsl_statistics_double.h>
 
 #include "engine/rng.h"
 #include "run/sweep_internal.h"
@@ -52,10 +51,9 @@ void ts__rep_out_finish(rep_out *o, const point_run *pr)
   for (size_t s = 0; o->spans && s < pr->cr->m.nspans; s++)
     free(o->spans[s].v);
   free(o->spans);
-  for (int q = 0; o->q && q < pr->cr->nq; q++)
-    free(o->q[q].v);
-  free(o->q);
-  free(o->qk);
+  for (int k = 0; o->pv && k < pr->nrows * pr->cr->nq; k++)
+    ts__vals_finish(&o->pv[k]);
+  free(o->pv);
   ts_text_finish(&o->text);
 }
 
@@ -207,23 +205,46 @@ static int backlogged(const rep_out *o)
   return o->unfinished >= TS_SWEEP_BACKLOG_MIN && o->unfinished >= TS_SWEEP_BACKLOG_SHARE * o->arrived;
 }
 
-/* Note where replication r's pooled values end (pr->actor_end[r],
- * pr->span_end[r * spans + s]), for the bootstrap over replications. 0 or
- * -1 (out of memory). */
-static int record_ends(point_run *pr, int r)
+/* ts__vals_each's callback: add x[0..n) to the pool ctx. */
+static int pool_take(void *ctx, const double *x, size_t n)
 {
-  size_t ns = pr->cr->m.nspans;
-  size_t *a = realloc(pr->actor_end, ((size_t)r + 1) * sizeof *a);
-  if (!a)
-    return -1;
-  pr->actor_end = a;
-  a[r] = pr->nactors;
-  size_t *e = realloc(pr->span_end, ((size_t)r + 1) * (ns + 1) * sizeof *e);
-  if (!e)
-    return -1;
-  pr->span_end = e;
-  for (size_t s = 0; s < ns; s++)
-    e[(size_t)r * ns + s] = pr->spans[s].len;
+  return ts__pooled_add(ctx, x, n);
+}
+
+/* Add the values of pv (a replication's, in order: its leading zeros
+ * counted, the rest kept) to p. 0 or -1. */
+static int fold_values(ts__pooled *p, ts__vals *pv)
+{
+  static const double zeros[256];
+  for (size_t z = pv->zeros; z > 0;) {
+    size_t n = z < 256 ? z : 256;
+    if (ts__pooled_add(p, zeros, n))
+      return -1;
+    z -= n;
+  }
+  return ts__vals_each(pv, pool_take, p);
+}
+
+/* Fold replication r's pooled values in o (its span samples, its rows'
+ * actor values) into pr's pools, as a new replication of each. 0, or a
+ * TS_SWEEP_* failure (out of memory, or a temporary file: said in out). */
+static int fold_pooled(point_run *pr, int r, rep_out *o, ts_sweep *out)
+{
+  size_t ns = pr->cr->m.nspans, np = pr->pool ? (size_t)pr->nrows * (size_t)pr->cr->nq : 0;
+  for (size_t s = 0; s < ns + np; s++) {
+    ts__pooled *p = s < ns ? &pr->spans[s] : &pr->q[s - ns];
+    int rc = ts__pooled_begin(p);
+    if (rc == 0)
+      rc = s < ns ? ts__pooled_add(p, o->spans[s].v, o->spans[s].len) : fold_values(p, &o->pv[s - ns]);
+    if (rc == 0)
+      continue;
+    const ts__vals *bad = p->v.err ? &p->v : s >= ns && o->pv[s - ns].err ? &o->pv[s - ns] : NULL;
+    if (!bad)
+      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+    char why[400];
+    ts__vals_why(bad, why, sizeof why);
+    return ts__point_fail(out, TS_SWEEP_TEMP, pr, r, why);
+  }
   return 0;
 }
 
@@ -253,28 +274,9 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     snprintf(nt->overloaded.first, sizeof nt->overloaded.first, "class %.60s at n=%d workers=%d, rho = lambda E[S] / c = %.3g",
              pr->cr->m.classes[o->overloaded].name, pr->n, pr->workers, o->rho);
   }
-  for (size_t s = 0; s < pr->cr->m.nspans; s++)
-    if (ts__dvec_append(&pr->spans[s], o->spans[s].v, o->spans[s].len))
-      return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
-  if (pr->pool) {
-    for (int q = 0; q < pr->cr->nq; q++)
-      if (o->q[q].len && ts__dvec_append(&pr->q[q], o->q[q].v, o->q[q].len))
-        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
-    if (pr->nactors + o->nactors > pr->cap_actors) {
-      size_t cap = pr->cap_actors ? pr->cap_actors : 1024;
-      while (cap < pr->nactors + o->nactors)
-        cap *= 2;
-      int *v = realloc(pr->qk, cap * sizeof *v);
-      if (!v)
-        return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
-      pr->qk = v;
-      pr->cap_actors = cap;
-    }
-    memcpy(pr->qk + pr->nactors, o->qk, o->nactors * sizeof *o->qk);
-    pr->nactors += o->nactors;
-  }
-  if (record_ends(pr, r))
-    return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
+  int rc = fold_pooled(pr, r, o, out);
+  if (rc)
+    return rc;
   for (int k = 0; k < pr->nrows; k++) {
     if (ts__dvec_append(&pr->rows[k].rep, o->rows + (size_t)k * nl, nl))
       return ts__point_fail(out, TS_SWEEP_NOMEM, pr, r, "out of memory");
@@ -309,67 +311,38 @@ static int pooled_stat(const ts_metric *x)
   return x->source == TS_SRC_ACTOR ? x->stat : of_span[x->stat];
 }
 
-/* The finite values pooled metric i pools on row k, replication by
- * replication, into pr->scratch (room for every pooled value), and where
- * each replication's end into end[0..reps). Returns how many. */
-static size_t pooled_values(point_run *pr, int k, size_t i, size_t *end)
+/* The pool of pooled metric i on row k: its span's, or the row's of its actor quantity. */
+static ts__pooled *pool_of(const point_run *pr, int k, size_t i)
 {
   const ts_metric *x = &pr->cr->l.v[i];
-  size_t cnt = 0, from = 0, ns = pr->cr->m.nspans;
-  int klass = pr->rows[k].klass;
-  for (int r = 0; r < pr->reps; r++) {
-    if (x->source == TS_SRC_ACTOR) {
-      const dvec *qv = &pr->q[pr->cr->qof[i]];
-      for (size_t a = from; a < pr->actor_end[r]; a++)
-        if ((klass < 0 || pr->qk[a] == klass) && !isnan(qv->v[a]))
-          pr->scratch[cnt++] = qv->v[a];
-      from = pr->actor_end[r];
-    } else {
-      const dvec *sv = &pr->spans[x->id];
-      size_t to = pr->span_end[(size_t)r * ns + (size_t)x->id];
-      cnt += ts__finite(sv->v + from, 1, to - from, pr->scratch + cnt);
-      from = to;
-    }
-    end[r] = cnt;
-  }
-  return cnt;
+  if (x->source != TS_SRC_ACTOR)
+    return &pr->spans[x->id];
+  return &pr->q[(size_t)k * (size_t)pr->cr->nq + (size_t)pr->cr->qof[i]];
 }
 
 /* Pooled metric i's value on row k into *value (known: *value already
  * holds it) and the half-width of its bootstrap interval over the replications into
- * *hw (ts__boot_interval, seeded from the scenario's seed and the point's n
+ * *hw (ts__boot_pooled, seeded from the scenario's seed and the point's n
  * and workers: the same resamples for every metric, row and axis value of
- * the point, whatever --jobs). pr->scratch must hold every pooled value.
- * 0, or -1 when out of memory. */
+ * the point, whatever --jobs). 0, or -1 (out of memory, or a temporary file). */
 static int pooled_ci(point_run *pr, int k, size_t i, int known, double *value, double *hw)
 {
   const ts_metric *x = &pr->cr->l.v[i];
-  size_t *end = malloc(((size_t)pr->reps + 1) * sizeof *end);
-  if (!end)
-    return -1;
-  size_t cnt = pooled_values(pr, k, i, end);
+  ts__pooled *p = pool_of(pr, k, i);
   double lo, hi;
   unsigned long seed = ts_rng_derive_seed(pr->spec->seed, pr->n, pr->workers, -1);
-  int rc = ts__boot_interval(pr->scratch, end, pr->reps, pooled_stat(x), seed, &lo, &hi);
-  free(end);
-  if (rc)
+  if (ts__boot_pooled(p, pooled_stat(x), seed, &lo, &hi))
     return -1;
-  if (!known)
-    *value = ts__actor_stat(pr->scratch, cnt, pooled_stat(x), 0);
+  if (!known && ts__pooled_stat(p, pooled_stat(x), value))
+    return -1;
   *hw = ts__boot_halfwidth(*value, lo, hi);
   return 0;
 }
 
-/* Room in pr->scratch for every value the point pools. 0 or -1. */
+/* Room in pr->scratch for a value per replication (the medians over them). 0 or -1. */
 static int pooled_room(point_run *pr)
 {
-  size_t need = pr->reps > 0 ? (size_t)pr->reps : 1;
-  for (size_t s = 0; s < pr->cr->m.nspans; s++)
-    if (pr->spans[s].len > need)
-      need = pr->spans[s].len;
-  if (pr->nactors > need)
-    need = pr->nactors;
-  return scratch(pr, need);
+  return scratch(pr, pr->reps > 0 ? (size_t)pr->reps : 1);
 }
 
 /* Row k's value of list metric i and its 95% half-width: the replication
@@ -505,22 +478,21 @@ ts_point *ts_sweep_add_point(ts_sweep *out, int reps)
 }
 
 /* The pooled statistics (ts_span_stat TS_SPAN_MEAN to TS_SPAN_P99) of span
- * s's samples over the point's replications into st[0..4): one copy of the
- * finite samples (pr->scratch), GSL's mean of it in their order, then the
- * three quantiles at once (ts__quantiles: each the bits of ts_quantile's,
- * which one copy and one ts__quantile_or_nan per statistic gave before);
- * NAN without samples. The same for every row: a span is not a class's. */
-static void span_pooled(point_run *pr, size_t s, double st[4])
+ * s's samples over the point's replications into st[0..4): GSL's mean of
+ * the finite samples in their order (kept as they came), then the three
+ * quantiles at once (ts__pooled_quantiles: each the bits of ts_quantile's);
+ * NAN without samples. The same for every row: a span is not a class's.
+ * 0, or -1 (out of memory, or the pool's temporary file). */
+static int span_pooled(point_run *pr, size_t s, double st[4])
 {
   static const double q[] = {0.5, 0.95, 0.99};
-  const dvec *sv = &pr->spans[s];
-  size_t cnt = ts__finite(sv->v, 1, sv->len, pr->scratch);
-  if (cnt == 0) {
+  ts__pooled *p = &pr->spans[s];
+  if (p->cnt == 0) {
     st[0] = st[1] = st[2] = st[3] = NAN;
-    return;
+    return 0;
   }
-  st[0] = gsl_stats_mean(pr->scratch, 1, cnt);
-  ts__quantiles(pr->scratch, cnt, q, 3, st + 1);
+  st[0] = (double)p->mean;
+  return ts__pooled_quantiles(p, q, 3, st + 1);
 }
 
 /* The rows' summaries become points. */
@@ -571,16 +543,17 @@ int ts__point_emit(point_run *pr, ts_sweep *out)
         /* one replication: pooling its actors is what its row value did */
         p->value[c] = rv[0];
       } else if (x->source == TS_SRC_ACTOR) {
-        const dvec *qv = &pr->q[pr->cr->qof[i]];
-        size_t cnt = 0;
-        for (size_t a = 0; a < pr->nactors; a++)
-          if ((rw->klass < 0 || pr->qk[a] == rw->klass) && !isnan(qv->v[a]))
-            pr->scratch[cnt++] = qv->v[a];
-        p->value[c] = ts__actor_stat(pr->scratch, cnt, x->stat, 0);
+        if (ts__pooled_stat(pool_of(pr, k, i), x->stat, &p->value[c])) {
+          rc = -1;
+          break;
+        }
       } else if (x->source == TS_SRC_SPAN && x->stat >= TS_SPAN_MEAN && !x->per_replication) {
         double *st = span_st + 4 * (size_t)x->id;
         if (!span_got[x->id]) {
-          span_pooled(pr, (size_t)x->id, st);
+          if (span_pooled(pr, (size_t)x->id, st)) {
+            rc = -1;
+            break;
+          }
           span_got[x->id] = 1;
         }
         p->value[c] = st[x->stat - TS_SPAN_MEAN];
@@ -606,14 +579,11 @@ void ts__point_finish(point_run *pr)
     free(pr->rows[k].rep.v);
   free(pr->rows);
   for (size_t s = 0; pr->spans && s < pr->cr->m.nspans; s++)
-    free(pr->spans[s].v);
+    ts__pooled_finish(&pr->spans[s]);
   free(pr->spans);
-  for (int q = 0; pr->q && q < pr->cr->nq; q++)
-    free(pr->q[q].v);
+  for (int k = 0; pr->q && k < pr->nrows * pr->cr->nq; k++)
+    ts__pooled_finish(&pr->q[k]);
   free(pr->q);
-  free(pr->qk);
-  free(pr->actor_end);
-  free(pr->span_end);
   free(pr->scratch);
   free(pr);
 }
@@ -638,10 +608,19 @@ point_run *ts__point_open(const ts_sweep_spec *spec, const combo_run *cr, int co
   pr->nrows = nrep > 0 ? nrep : 1;
   pr->rows = calloc((size_t)pr->nrows, sizeof *pr->rows);
   pr->spans = calloc(m->nspans + 1, sizeof *pr->spans);
-  pr->q = calloc((size_t)cr->nq + 1, sizeof *pr->q);
+  pr->q = calloc((size_t)pr->nrows * (size_t)cr->nq + 1, sizeof *pr->q);
   if (!pr->rows || !pr->spans || !pr->q) {
     ts__point_finish(pr);
     return NULL;
+  }
+  for (size_t s = 0; s < m->nspans; s++)
+    pr->spans[s] = (ts__pooled){.keep = 1, .v.spill_at = spec->spill_values};
+  for (int k = 0; k < pr->nrows * cr->nq; k++) { /* the values kept when a quantile of them is read */
+    pr->q[k].v.spill_at = spec->spill_values;
+    for (size_t i = 0; i < cr->l.n; i++)
+      if (cr->qof[i] == k % cr->nq && cr->l.v[i].source == TS_SRC_ACTOR)
+        pr->q[k].stats |= 1u << cr->l.v[i].stat;
+    pr->q[k].keep = (pr->q[k].stats & ~(1u << 2)) != 0;
   }
   int k = 0;
   for (size_t c = 0; c < m->nclasses; c++)

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_statistics_double.h>
+
 #include "run/sweep_internal.h"
 
 #define KEY_BITS 16
@@ -96,7 +98,8 @@ static int spill(ts__vals *v)
   if (!v->f && !(v->f = temp_file(v)))
     return -1;
   errno = 0;
-  if (v->mem.len && fwrite(v->mem.v, sizeof *v->mem.v, v->mem.len, v->f) != v->mem.len)
+  if (v->mem.len && (fseek(v->f, 0, SEEK_END) != 0 || /* (after a read: the values go after those in the file) */
+                     fwrite(v->mem.v, sizeof *v->mem.v, v->mem.len, v->f) != v->mem.len))
     return fail(v, "cannot write a temporary file");
   v->written += v->mem.len;
   v->mem.len = 0;
@@ -235,6 +238,53 @@ int ts__vals_quantiles(ts__vals *v, const double *q, int nq, double *out)
   for (int i = 0; i < nq && i < MAX_RANKS / 2; i++) {
     double l = at_of[2 * i] < 0 ? 0.0 : at[at_of[2 * i]], h = at_of[2 * i + 1] < 0 ? 0.0 : at[at_of[2 * i + 1]];
     out[i] = ts__quantile_from(all, q[i], l, h);
+  }
+  return 0;
+}
+
+int ts__vals_order(ts__vals *v, const size_t *rank, int nr, double *out)
+{
+  size_t n = v->written + v->mem.len, at[MAX_RANKS];
+  int nk = 0, of[MAX_RANKS]; /* each rank's index into at, or -1 (a 0) */
+  for (int t = 0; t < nr && t < MAX_RANKS; t++)
+    of[t] = ts__kept_rank(rank[t], v->neg, v->zeros, &at[nk]) ? nk++ : -1;
+  double got[MAX_RANKS];
+  if (nk > 0 && !v->f) { /* a copy: the memory keeps its order */
+    double *c = malloc((n ? n : 1) * sizeof *c);
+    if (!c)
+      return -1;
+    for (int t = 0; t < nk; t++) {
+      memcpy(c, v->mem.v, n * sizeof *c);
+      got[t] = gsl_stats_select(c, 1, n, at[t]);
+    }
+    free(c);
+  } else if (nk > 0) {
+    if (spill(v) || fflush(v->f) != 0)
+      return fail(v, "cannot write a temporary file");
+    if (select_ranks(v, n, at, nk, got))
+      return -1;
+  }
+  for (int t = 0; t < nr && t < MAX_RANKS; t++)
+    out[t] = of[t] < 0 ? 0.0 : got[of[t]];
+  return 0;
+}
+
+int ts__vals_each(ts__vals *v, int (*fn)(void *ctx, const double *x, size_t n), void *ctx)
+{
+  if (!v->f)
+    return v->mem.len ? fn(ctx, v->mem.v, v->mem.len) : 0;
+  if (spill(v) || fflush(v->f) != 0)
+    return fail(v, "cannot write a temporary file");
+  errno = 0;
+  if (fseek(v->f, 0, SEEK_SET) != 0)
+    return fail(v, "cannot read a temporary file");
+  for (size_t done = 0; done < v->written;) {
+    size_t want = v->written - done < v->mem.cap ? v->written - done : v->mem.cap;
+    if (fread(v->mem.v, sizeof *v->mem.v, want, v->f) != want)
+      return fail(v, "cannot read a temporary file");
+    if (fn(ctx, v->mem.v, want))
+      return -1;
+    done += want;
   }
   return 0;
 }

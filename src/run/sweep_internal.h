@@ -153,10 +153,59 @@ void ts__quantiles_zeros(double *v, size_t k, size_t neg, size_t zeros, const do
  * ts_quantile's bits, from memory or by radix selection over the file. 0,
  * or -1 (out of memory, or v->err). The memory's values are reordered. */
 int ts__vals_quantiles(ts__vals *v, const double *q, int nq, double *out);
+/* The order statistics rank[0..nr) (0-based, ascending, nr <= 8, each below
+ * v's count, zeros included) of v's values into out, without reordering
+ * the values in memory (selection in a copy, or radix selection over the
+ * file). 0, or -1 (out of memory, or v->err). */
+int ts__vals_order(ts__vals *v, const size_t *rank, int nr, double *out);
+/* Hand v's kept values to fn, in the order pushed, a run at a time (the
+ * memory, or the file read into the memory's buffer); a -1 from fn stops it.
+ * 0, or -1 (fn's, or v->err). */
+int ts__vals_each(ts__vals *v, int (*fn)(void *ctx, const double *x, size_t n), void *ctx);
 /* What failed on v's temporary file, where and why (one line), into buf. */
 void ts__vals_why(const ts__vals *v, char *buf, size_t cap);
 /* Free what v holds and close its file. */
 void ts__vals_finish(ts__vals *v);
+
+/* --- a point's pooled values of one quantity, replication by replication (pooled.c) --- */
+
+/* The values (not NaN) one statistic pools over a point's replications, in
+ * the order they came: their running mean (gsl_stats_mean's, long double),
+ * each replication's count, zeros and sum (the bootstrap's), and, when a
+ * quantile reads them, the values themselves in a ts__vals (in memory up to
+ * its threshold, then in its temporary file), so that a point's memory
+ * does not grow with its replications. */
+typedef struct ts__pooled {
+  ts__vals v;        /* the values but the zeros, replication after replication (keep) */
+  int keep;          /* a quantile reads them (else only the mean and the counts) */
+  unsigned stats;    /* the statistics (1 << ts__actor_stat's number) read of them */
+  double qv[7];      /* their values by that number, once found (qdone) */
+  int qdone;         /* qv holds every quantile of stats, of the replications so far */
+  long double mean;  /* running mean of every value so far */
+  size_t cnt;        /* every value so far */
+  int reps, cap;     /* replications begun, and room for */
+  struct ts__pooled_rep {
+    size_t end;      /* v's kept values after it */
+    size_t n;        /* its values */
+    size_t zeros;    /* of those, the zeros */
+    double sum;      /* their sum, in order */
+  } *rep;            /* [reps] */
+} ts__pooled;
+
+/* Begin replication p->reps in p. 0 or -1 (out of memory). */
+int ts__pooled_begin(ts__pooled *p);
+/* Add x[0..n) (NaNs skipped) to p's last replication. 0, or -1 (out of memory, or p->v.err). */
+int ts__pooled_add(ts__pooled *p, const double *x, size_t n);
+/* Statistic stat (ts__actor_stat's numbering) of every value of p into
+ * *out: the bits of ts__actor_stat over them in order (NAN when none). 0,
+ * or -1 (out of memory, or p->v.err). */
+int ts__pooled_stat(ts__pooled *p, int stat, double *out);
+/* The q[i]-quantiles (i < nq <= 4) of p's values (at least one) into out. 0 or -1. */
+int ts__pooled_quantiles(ts__pooled *p, const double *q, int nq, double *out);
+/* Free what p holds. */
+void ts__pooled_finish(ts__pooled *p);
+/* The bootstrap interval of ts__boot_interval over p's replications. 0, or -1 (out of memory, or p->v.err). */
+int ts__boot_pooled(ts__pooled *p, int stat, unsigned long seed, double *lo, double *hi);
 
 /* One axis combination for the whole sweep: its model, metric list, the
  * list's columns in the sweep, and the distinct per-actor quantities its
@@ -187,13 +236,9 @@ typedef struct point_run {
   size_t index;      /* in the sweep's order */
   row *rows;
   int nrows;
-  int pool;          /* the point's actor metrics need every actor of every replication */
-  dvec *spans;       /* [model spans]: pooled samples (ms) of every replication */
-  dvec *q;           /* [cr->nq]: pooled actor values, replication by replication (pool) */
-  int *qk;           /* class of each pooled actor */
-  size_t nactors, cap_actors;
-  size_t *actor_end; /* [replications folded]: nactors after each (pool) */
-  size_t *span_end;  /* [replications folded * model spans]: each span's samples after each */
+  int pool;          /* the point's actor metrics pool every actor of every replication */
+  ts__pooled *spans;   /* [model spans]: pooled samples (ms) of every replication */
+  ts__pooled *q;       /* [nrows * cr->nq]: each row's pooled actor values (pool) */
   int reps;          /* replications folded */
   int target;        /* replications asked for so far */
   int queued;        /* replications made tasks so far (<= target) */
@@ -229,9 +274,9 @@ typedef struct rep_out {
   double *rows;      /* [nrows * nl] */
   size_t *rowsamples;/* [nrows] */
   dvec *spans;       /* [model spans] */
-  dvec *q;           /* [nq]: each counted actor's value, in actor order (pool) */
-  int *qk;           /* [nactors]: its class (pool) */
-  size_t nactors, cap_qk;
+  ts__vals *pv;      /* [nrows * nq]: the values (not NaN) of each pooled quantity of each row's actors, in actor order
+                      (pool): .zeros counts those before the first that is not 0, the values from that one on are
+                      kept (zeros too), in memory up to TS__SPILL_CHUNK, then in its temporary file */
   ts_text text;      /* its samples */
 } rep_out;
 
