@@ -338,6 +338,18 @@ int ts__actor_finish(ts_world *w, ts_actor *a)
   return back;
 }
 
+void ts__actor_end_child(ts_world *w, ts_actor *c)
+{
+  ts__actor_set_state(w, c, TS_ACTOR_DONE);
+  c->st.done = w->sim.now;
+  w->done++;
+  w->live--;
+  w->live_bytes -= w->model->classes[c->klass].size_bytes;
+  rng_release(w, c);
+  if (w->on_done && w->on_done(w->done_ctx, w, c) != 0)
+    ts__world_nomem(w);
+}
+
 void ts__actor_livelock(ts_world *w, const ts_step *s)
 {
   ts__fail(w, s, "%llu steps ran at t = %.6f ms without time passing (a loop whose body takes no time?)",

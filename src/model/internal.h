@@ -262,6 +262,11 @@ ts_actor *ts__actor_spawn(ts_world *w, ts_actor *a);
 /* a's program ended (op_future.c): its children end with it, and a child
  * leaves its parent's list. */
 void ts__future_finish(ts_world *w, ts_actor *a);
+/* Child c of a task that ends (ts__future_finish) ends with it: done now,
+ * its stream's memory given back, and handed to the world's on_done as any
+ * done actor is (so that a collector's window moves past its id). Its
+ * extension stays: it may hold what a lock still names. */
+void ts__actor_end_child(ts_world *w, ts_actor *c);
 /* a arrives now on its worker (its program starts as a callback). */
 void ts__actor_arrive(ts_world *w, ts_actor *a);
 /* ARRIVE event handler: actor ev->obj arrives (a lazy world makes its chunk,

@@ -152,11 +152,7 @@ void ts__future_finish(ts_world *w, ts_actor *a)
     ts_actor *c = ts_world_actor(w, x->first_child);
     x->first_child = c->x->next_child;
     c->x->poll_parent = -1;
-    ts__actor_set_state(w, c, TS_ACTOR_DONE);
-    c->st.done = w->sim.now;
-    w->done++;
-    w->live--;
-    w->live_bytes -= w->model->classes[c->klass].size_bytes;
+    ts__actor_end_child(w, c);
   }
   if (x->poll_parent < 0)
     return;

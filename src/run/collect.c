@@ -368,7 +368,7 @@ static int record_new(collector *c)
 {
   if (c->nfree > 0)
     return c->free_recs[--c->nfree];
-  if ((c->nrecs & (c->nrecs - 1)) == 0) { /* 0 or a power of two: full */
+  if (c->nrecs == 0 || (c->nrecs >= 16 && (c->nrecs & (c->nrecs - 1)) == 0)) { /* none yet, or full (16, 32, ...) */
     int cap = c->nrecs ? 2 * c->nrecs : 16;
     ts_actor_stats *recs = realloc(c->recs, (size_t)cap * sizeof *recs);
     if (!recs)
