@@ -493,6 +493,41 @@ START_TEST(explain_held_is_split_as_the_waits)
 }
 END_TEST
 
+/* Spinning and in the futex the actor holds a CPU (the state table's on_cpu):
+ * a lock held then is not held while descheduled. a takes async lock l,
+ * sleeps 0.5 ms, then contends for mutex m, which b holds on another pool
+ * for [0, 3): spin 1 ms, futex 0.2, parked 1.3, then 0.1 ms of CPU. Held
+ * 3.1 ms: running 0.1, descheduled 1.8 (sleeping 0.5, parked 1.3), on CPU
+ * waiting 1.2 (spin 1, futex 0.2). Before, 'held while descheduled 3 ms'
+ * with the spin and the futex among its rows. */
+START_TEST(explain_held_on_cpu_is_not_descheduled)
+{
+  char *out = explain_model("explain-held-cpu",
+                            "{\"name\": \"held\", \"worker\": {\"kind\": \"thread\"}, \"pools\": [{\"name\": \"o\","
+                            " \"kind\": \"thread\", \"count\": 1}], \"locks\": [{\"name\": \"l\"}, {\"name\": \"m\","
+                            " \"kind\": \"mutex\", \"scope\": \"shared\", \"spin_ms\": 1, \"futex_wait_ms\": 0.2}],"
+                            " \"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": [{\"op\": \"lock\", \"lock\":"
+                            " \"l\"}, {\"op\": \"sleep\", \"ms\": 0.5}, {\"op\": \"lock\", \"lock\": \"m\"}, {\"op\":"
+                            " \"cpu\", \"ms\": 0.1}, {\"op\": \"unlock\", \"lock\": \"m\"}, {\"op\": \"unlock\", \"lock\":"
+                            " \"l\"}]}, {\"name\": \"b\", \"count\": 1, \"placement\": {\"pool\": \"o\"}, \"program\":"
+                            " [{\"op\": \"lock\", \"lock\": \"m\"}, {\"op\": \"cpu\", \"ms\": 3}, {\"op\": \"unlock\","
+                            " \"lock\": \"m\"}]}]}");
+  ck_assert_msg(strstr(out, "\n  locks: held 3.1 ms of the wave; held while descheduled 1.8 ms (58.1% of the "
+                            "wave):\n"
+                            "    held while queued                                     0 ms\n"
+                            "    held while runnable                                   0 ms\n"
+                            "    held during I/O                                       0 ms\n"
+                            "    held while waiting for another lock                   0 ms\n"
+                            "    held while sleeping                                 0.5 ms\n"
+                            "    held while parked on a mutex                        1.3 ms\n"
+                            "  held while on CPU waiting (spin, futex) 1.2 ms (38.7% of the wave):\n"
+                            "    held while spinning on a mutex                        1 ms\n"
+                            "    held while in futex (kernel)                        0.2 ms\n\n"),
+                "%.4000s", out);
+  free(out);
+}
+END_TEST
+
 Suite *explain_suite(void)
 {
   Suite *s = suite_create("explain");
@@ -504,7 +539,7 @@ Suite *explain_suite(void)
                               explain_calls_behind_worked_by_hand, explain_nested_call_service_counted_once,
                               explain_law_terms_are_the_wave_s, explain_overhead_is_shared_by_the_overlapping_waves,
                               explain_form_reads_the_slices_in_the_wave, explain_priority_line_only_for_its_waves,
-                              explain_held_is_split_as_the_waits, NULL};
+                              explain_held_is_split_as_the_waits, explain_held_on_cpu_is_not_descheduled, NULL};
   tu_tcase(s, "cli", cli, NULL, NULL, 120);
   return s;
 }

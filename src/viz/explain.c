@@ -248,6 +248,19 @@ static int own_row(int st)
   return 0;
 }
 
+/* A row "held while STATE" for each state of s without a row of its own
+ * (own_row) where a lock was held, on a CPU (the state table's on_cpu, but
+ * not running) or not, as on_cpu says. */
+static void held_rows(FILE *out, const class_sum *s, int on_cpu)
+{
+  for (int st = 0; st < TS_NSTATES; st++)
+    if (!own_row(st) && !ts_state_get(st)->on_cpu == !on_cpu && s->held[st] > 0) {
+      char what[64];
+      snprintf(what, sizeof what, "held while %s", ts_state_get(st)->name);
+      row(out, what, s->held[st], 0);
+    }
+}
+
 static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_actor *x, int k, const class_sum *s)
 {
   ready_words rw = ready_words_of(tl, k);
@@ -323,10 +336,13 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
   if (s->ready_waking > 0)
     row(out, "nothing: waking up (wake latency)", s->ready_waking, waited);
   row(out, "nothing (idle)", s->wait_idle - s->wait_blocked - s->ready_waking, waited);
-  double held = 0, desched = 0;
+  double held = 0, desched = 0, on_cpu = 0; /* on_cpu: held on a CPU but not running (spin, futex) */
   for (int i = 0; i <= TS_ACTOR_DONE; i++) {
     held += s->held[i];
-    desched += i == TS_ACTOR_RUNNING ? 0 : s->held[i];
+    if (!ts_state_get(i)->on_cpu)
+      desched += s->held[i];
+    else if (i != TS_ACTOR_RUNNING)
+      on_cpu += s->held[i];
   }
   if (tl->model->nlocks == 0)
     return;
@@ -341,12 +357,16 @@ static void decomposition(FILE *out, const ts_timeline *tl, const ts_explain_act
     row(out, "held while runnable, thread waking up", s->held_waking, 0);
   row(out, "held during I/O", s->held[TS_ACTOR_IO], 0);
   row(out, "held while waiting for another lock", s->held[TS_ACTOR_LOCK_WAIT], 0);
-  for (int st = 0; st < TS_NSTATES; st++) /* the other states it held a lock in: the rows add up to the descheduled */
-    if (!own_row(st) && s->held[st] > 0) {
-      char what[64];
-      snprintf(what, sizeof what, "held while %s", ts_state_get(st)->name);
-      row(out, what, s->held[st], 0);
-    }
+  held_rows(out, s, 0); /* the other states it held a lock in: the rows add up to the descheduled */
+  if (on_cpu <= 0)
+    return;
+  char keys[64] = ""; /* the on-CPU states other than running, by the state table: "spin, futex" */
+  for (int st = 0; st < TS_NSTATES; st++)
+    if (st != TS_ACTOR_RUNNING && ts_state_get(st)->on_cpu)
+      snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", *keys ? ", " : "", ts_state_get(st)->key);
+  fprintf(out, "  held while on CPU waiting (%s) %s ms (%.1f%% of the wave):\n", keys, ms(on_cpu).s,
+          s->wave > 0 ? 100 * on_cpu / s->wave : 0.0);
+  held_rows(out, s, 1);
 }
 
 /* Whether every class of tl with an actor arrives over the run
