@@ -271,7 +271,7 @@ START_TEST(sensitivity_identical_note_counts_the_points)
                    0);
   ck_assert_msg(strstr(err, "tssim: note: every setting tried gave identical replications (2 point(s) run with 2 or "
                             "more replications, identical at each setting tried: 8 evaluation(s) in all; the first: "
-                            "n=1 workers=1): "),
+                            "n=1 workers=1 setting=the scenario's own setting): "),
                 "%s", err);
   free(err);
 }

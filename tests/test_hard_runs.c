@@ -130,7 +130,8 @@ START_TEST(hard_backlog_at_the_horizon_is_said)
     if (k % 2) {
       ck_assert_msg(!strstr(err, "backlog"), "%s: %s", args, err);
     } else {
-      ck_assert_msg(strstr(err, "replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "),
+      ck_assert_msg(strstr(err, "replication(s) ended with a backlog (the first: n=1 workers=1 replication 0 "
+                                "setting=the scenario's own setting: 501 of 1001 "),
                     "%s: %s", args, err);
     }
     free(err);
@@ -370,9 +371,9 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
     ck_assert_int_eq(run_set("w", "", &err), 0);
     ck_assert(drop_identical(err)); /* fixed costs, no arrivals: nothing random */
     if (late)
-      ck_assert_str_eq(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after 4 "
-                            "replication(s) had ended (the first: n=1 workers=1 replication 0 ended at 1 ms): their "
-                            "CPU, mutex, instruction, memory and span metrics are empty, not 0\n");
+      ck_assert_str_eq(err, "tssim: note: 4 replication(s) ended before their measurement window began (warmup_ms; "
+                            "the first: n=1 workers=1 replication 0 ended at 1 ms, its window starting at 1e+09 ms): "
+                            "their CPU, mutex, instruction, memory and span metrics are empty, not 0\n");
     else
       ck_assert_str_eq(past_replacing(err), ""); /* the folder holds the late run */
     free(err);
@@ -388,9 +389,13 @@ START_TEST(hard_window_after_the_run_is_empty_and_said)
                  "\"min\": 0.5, \"max\": 2}]'", tmp, tmp, tmp, tmp);
       ck_assert_int_eq(tu_tssim(args, NULL, &err), 0);
       drop_identical(err); /* calibrate's replications; sensitivity runs one */
-      const char *said = strstr(err, "tssim: note: the measurement window starts at 1e+09 ms (warmup_ms), after ");
-      ck_assert_msg(late ? said && strstr(said, " replication(s) had ended (the first: n=1 workers=1 replication 0 "
-                                                "ended at 1 ms): their CPU") && !strstr(said + 1, "tssim: note")
+      const char *said = strstr(err, "tssim: note: ");
+      char first[300]; /* sensitivity's sweep names its setting as an axis */
+      snprintf(first, sizeof first, " replication(s) ended before their measurement window began (warmup_ms; the "
+               "first: n=1 workers=1 replication 0%s ended at 1 ms, its window starting at 1e+09 ms): their CPU",
+               k == 0 ? " setting=the scenario's own setting" : "");
+      ck_assert_msg(late ? said && strstr(said, first) &&
+                             !strstr(said + 1, "tssim: note")
                          : !strstr(err, "tssim: note"), "%s: %s", args, err);
       free(err);
     }
@@ -537,12 +542,90 @@ START_TEST(hard_calibrate_refuses_per_replication_ids_no_dispatch_reads)
 }
 END_TEST
 
+/* The notes name their first point as the table does, with its axes by
+ * name and label, and the window note gives that point's own window start:
+ * an axis over warmup_ms (one run of 1 ms: the window past it at wu=1e9
+ * only) and one over the arrivals' period (a 10 ms job every 20 ms: done;
+ * every 2 ms: a backlog, at period=2 only). */
+START_TEST(hard_notes_name_the_point_by_its_axes)
+{
+  tu_write_file(at("m.json"), "{\"classes\": [{\"name\": \"a\", \"count\": \"n\", \"program\": "
+                              "[{\"op\": \"cpu\", \"ms\": 1}]}]}\n");
+  tu_write_file(at("s.json"), "{\"name\": \"w\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], "
+                              "\"axes\": {\"wu\": {\"path\": \"warmup_ms\", \"values\": [0.5, 1e9]}}}\n");
+  char *err;
+  ck_assert_int_eq(run_set("w", "", &err), 0);
+  ck_assert_str_eq(err, "tssim: note: 1 replication(s) ended before their measurement window began (warmup_ms; the "
+                        "first: n=1 workers=1 replication 0 wu=1000000000 ended at 1 ms, its window starting at 1e+09 ms): "
+                        "their CPU, mutex, instruction, memory and span metrics are empty, not 0\n");
+  free(err);
+  tu_write_file(at("m.json"), "{\"classes\": [{\"name\": \"job\", \"count\": \"forever\",\n"
+                              " \"arrival\": {\"kind\": \"periodic\", \"period_ms\": 20},\n"
+                              " \"program\": [{\"op\": \"cpu\", \"ms\": 10}]}]}\n");
+  tu_write_file(at("s.json"), "{\"name\": \"b\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1], "
+                              "\"replications\": 2, \"horizon_ms\": 1000, \"axes\": {\"period\": {\"path\": "
+                              "\"classes[0].arrival.period_ms\", \"values\": [20, 2]}}}\n");
+  ck_assert_int_eq(run_set("b", "", &err), 0);
+  ck_assert_str_eq(err, "tssim: note: 2 replication(s) ended with a backlog (the first: n=1 workers=1 replication 0 "
+                        "period=2: 401 of 501 arrivals not done at 1000 ms): the arrivals may outpace the workers (an "
+                        "offered load above what they serve), and then the metrics describe a queue that grew until "
+                        "the horizon, not a steady state\n"
+                        "tssim: note: every point's replications gave identical values (2 point(s) run with 2 or more "
+                        "replications; the first: n=1 workers=1 period=20): the model draws nothing random that reaches "
+                        "the metrics, so the 95% intervals are 0 because nothing varies, not because the estimates "
+                        "are exact, and more replications add nothing; give CPU steps a spread (\"dist\": "
+                        "\"lognormal\", \"cv\": 0.3) or the arrivals randomness (\"poisson\", or \"jitter_ms\") "
+                        "(docs/language.md)\n");
+  free(err);
+}
+END_TEST
+
+/* A key right after ']' (classes[0]count) was read as classes[0].count:
+ * every path that names a field refuses it (exit 2, one line): --set, the
+ * scenario's "set", an axis's path, --param and --field. */
+START_TEST(hard_key_after_index_without_dot_is_refused)
+{
+  tu_write_file(at("m.json"), "{\"classes\": [{\"name\": \"a\", \"count\": 1, \"program\": "
+                              "[{\"op\": \"cpu\", \"ms\": 1}]}]}\n");
+  static const char *const scenario[] = {"", ", \"set\": {\"classes[0]count\": 2}",
+                                         ", \"axes\": {\"c\": {\"path\": \"classes[0]count\", \"values\": [1, 2]}}"};
+  static const char *const said[] = {"(from --set classes[0]count=2)", "(from the scenario's \"set\": ",
+                                     "s.json: axes.c.path: classes[0]count is not a field of the model "};
+  for (int k = 0; k < 3; k++) {
+    char text[400], *err;
+    snprintf(text, sizeof text, "{\"name\": \"w\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]%s}\n",
+             scenario[k]);
+    tu_write_file(at("s.json"), text);
+    ck_assert_int_eq(run_set("w", k == 0 ? "--set 'classes[0]count=2'" : "", &err), 2);
+    ck_assert_msg(strstr(err, said[k]) && strchr(err, '\n') == err + strlen(err) - 1, "%d: %s", k, err);
+    if (k < 2)
+      ck_assert_msg(strstr(err, "classes[0]count: expected a path of keys joined by '.' and [indexes]"), "%s", err);
+    free(err);
+  }
+  static const char *const explore[] = {"sensitivity '%s/s.json' -q --no-plots -o '%s/x' --param 'classes[0]count' "
+                                        "--scales 1 --metric wave_ms",
+                                        "optimize '%s/s.json' -q --no-plots -o '%s/x' --minimize wave_ms --grid 3 "
+                                        "--max-evals 3 --field 'classes[0]count=1:3'"};
+  tu_write_file(at("s.json"), "{\"name\": \"w\", \"model\": \"m.json\", \"n\": [1], \"workers\": [1]}\n");
+  for (int k = 0; k < 2; k++) {
+    char args[3 * PATH_MAX], *err;
+    snprintf(args, sizeof args, explore[k], tmp, tmp);
+    ck_assert_int_eq(tu_tssim(args, NULL, &err), 2);
+    ck_assert_msg(strstr(err, k ? "tssim: --field: classes[0]count is not a field of the model "
+                                : "tssim: --param: classes[0]count is not a field of the model ") == err &&
+                    strchr(err, '\n') == err + strlen(err) - 1, "%s: %s", args, err);
+    free(err);
+  }
+}
+END_TEST
+
 Suite *hard_runs_suite(void)
 {
   Suite *s = suite_create("hard_runs");
   const TTest *const windows[] = {hard_backlog_at_the_horizon_is_said, hard_overloaded_fixed_count_is_said, hard_actors_alive_at_once_are_bounded,
                                   hard_n_read_nowhere_is_said, hard_identical_replications_are_said,
-                                  hard_window_after_the_run_is_empty_and_said,
+                                  hard_window_after_the_run_is_empty_and_said, hard_notes_name_the_point_by_its_axes,
+                                  hard_key_after_index_without_dot_is_refused,
                                   hard_run_time_failure_names_the_axis_labels,
                                   hard_index_that_is_not_an_integer_fails,
                                   hard_fixed_placement_note_follows_the_axes,

@@ -244,6 +244,7 @@ static const bad_input bad_models[] = {
   {OK_MODEL, "classes[0].program[2]={\"op\": \"yield\"}", "classes[0].program[2]", "array index out of range"},
   {OK_MODEL, "classes[0].program[4].ms=2", "classes[0].program[4].ms", "no such place in the model"},
   {OK_MODEL, "classes[0].count.x=1", "classes[0].count.x", "no such place in the model"},
+  {OK_MODEL, "classes[0]count=2", "classes[0]count", "expected a path of keys joined by '.' and [indexes]"},
   {WITH("\"worker\": {}"), "worker.treshold_ms=5", "worker.treshold_ms", "unknown key"},
   {OK_MODEL, "wroker.threshold_ms=5", "wroker", "unknown key; did you mean \"worker\"?"},
   {WITH("\"params\": {\"c_ms\": 1}"), "params.c_mss=5", "params.c_mss", "no such parameter in params; did you mean \"c_ms\"?"},
@@ -692,6 +693,9 @@ START_TEST(io_json_set_path_edits_tree)
   ck_assert_str_eq(cJSON_GetStringValue(ts_json_get_path(root, "a.d")), "hello world");
   ck_assert_ptr_null(ts_json_get_path(root, "a.b[2]"));
   ck_assert_ptr_null(ts_json_get_path(root, "a.x"));
+  ck_assert_ptr_null(ts_json_get_path(root, "a.b[1]c")); /* a key after ']' takes its '.' */
+  ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[1]c", "1", &e), -1);
+  ck_assert_double_eq(cJSON_GetNumberValue(ts_json_get_path(root, "a.b[1].c")), 5);
   ck_assert_int_eq(ts_json_set_path(root, "f", "", "1", &e), -1);
   ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[x]", "1", &e), -1);
   ck_assert_int_eq(ts_json_set_path(root, "f", "a.b[-1]", "1", &e), -1);

@@ -255,8 +255,8 @@ START_TEST(parallel_merge_says_the_notes_of_the_unsharded_run)
   static const char *const scenarios[] = {"backlog.json", "late.json"};
   static const char *const notes[] = {"6 replication(s) ended with a backlog (the first: n=1 workers=1 replication 0: "
                                       "501 of 1001 arrivals not done at 1000 ms)",
-                                      "after 6 replication(s) had ended (the first: n=1 workers=1 replication 0 ended "
-                                      "at 1 ms)"};
+                                      "6 replication(s) ended before their measurement window began (warmup_ms; the "
+                                      "first: n=1 workers=1 replication 0 ended at 1 ms, its window starting at 1e+09 ms)"};
   for (int k = 0; k < 2; k++) {
     char *said[2], *out;
     ck_assert_int_eq(tu_tssimf(&out, &said[0], "run '%s/%s' -q --no-plots -o '%s/whole%d'", dir, scenarios[k], dir, k),

@@ -151,7 +151,7 @@ void ts_cli_run_print(const ts_loaded *L, const struct ts_sweep *s, const char *
 void ts_cli_baseline_note(const ts_loaded *L, const struct ts_sweep *s);
 /* On stderr (even quiet: they say what the metrics describe), the notes
  * of a sweep or of several summed (ts_sweep_notes): how many replications
- * ended before the measurement window (it starts at warmup) and how many
+ * ended before their measurement window (each named with its start) and how many
  * with a backlog of arrivals not done, each with the first of them; and,
  * when every point run with 2 or more replications gave identical
  * replications (ts_sweep_notes.identical), that its intervals say nothing.
@@ -161,7 +161,7 @@ void ts_cli_baseline_note(const ts_loaded *L, const struct ts_sweep *s);
  * (the points that were identical) apart from the evaluations in all.
  * Nothing for a count of 0. */
 struct ts_sweep_notes;
-void ts_cli_notes(const struct ts_sweep_notes *n, ts_time warmup, size_t points);
+void ts_cli_notes(const struct ts_sweep_notes *n, size_t points);
 /* Add summary.csv and summary.json (and the removal of old plots, and of an
  * old samples.csv when samples is 0) to batch a and commit it. Returns the
  * exit status; on failure s is freed and a aborted. */

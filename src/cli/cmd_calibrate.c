@@ -509,7 +509,7 @@ static int calibrate(const options *o, run *R, ts_err *e)
     printf("\nwrote %s\n", out);
   /* what the evaluations' sweeps noted, summed over all of them (the search
    * and the refits included), each note's first in a fixed order: fit by fit */
-  ts_cli_notes(&R->pb.notes, R->has_sc ? R->sc.warmup : 0, R->pb.npt ? R->pb.npt : 1); /* the recorded points */
+  ts_cli_notes(&R->pb.notes, R->pb.npt ? R->pb.npt : 1); /* the recorded points */
   return ts_cli_interrupt_written(out, NULL, NULL); /* a signal that came as it was written: said, as tssim run */
 }
 

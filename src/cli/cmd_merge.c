@@ -713,7 +713,7 @@ int ts_cmd_merge(int argc, char **argv)
   if (rc == 0) {
     s.points_done = (size_t)total;
     ts_sweep_ratios(&s);
-    ts_cli_notes(&s.notes, L.sc.warmup, 0); /* the unsharded run's, on stderr even with -q */
+    ts_cli_notes(&s.notes, 0); /* the unsharded run's, on stderr even with -q */
     if (!quiet)
       ts_cli_run_print(&L, &s, o.columns);
     ts_cli_baseline_note(&L, &s);

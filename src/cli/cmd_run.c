@@ -274,7 +274,7 @@ void ts_cli_run_opts_finish(ts_run_opts *o)
   "give CPU steps a spread (\"dist\": \"lognormal\", \"cv\": 0.3) or the arrivals randomness (\"poisson\", or "  \
   "\"jitter_ms\") (docs/language.md)"
 
-void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
+void ts_cli_notes(const ts_sweep_notes *n, size_t points)
 {
   int tried = points > 0;
   int same = n->replicated > 0 && n->identical.count == n->replicated;
@@ -282,9 +282,9 @@ void ts_cli_notes(const ts_sweep_notes *n, ts_time warmup, size_t points)
     return;
   fflush(stdout);
   if (n->window_missed.count)
-    fprintf(stderr, "tssim: note: the measurement window starts at %g ms (warmup_ms), after %zu replication(s) had "
-            "ended (the first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
-            ts_time_to_ms(warmup), n->window_missed.count, n->window_missed.first);
+    fprintf(stderr, "tssim: note: %zu replication(s) ended before their measurement window began (warmup_ms; the "
+            "first: %s): their CPU, mutex, instruction, memory and span metrics are empty, not 0\n",
+            n->window_missed.count, n->window_missed.first);
   if (n->backlogged.count)
     fprintf(stderr, "tssim: note: %zu replication(s) ended with a backlog (the first: %s): the arrivals may outpace "
             "the workers (an offered load above what they serve), and then the metrics describe a queue that grew "
@@ -864,7 +864,7 @@ int ts_cmd_run(int argc, char **argv)
     goto done;
   }
   ts_cli_outdir_say_replacing(outdir); /* only now: every check of the input passed (the sweep too) */
-  ts_cli_notes(&s.notes, L.sc.warmup, 0); /* on stderr even with -q: they say what the metrics describe */
+  ts_cli_notes(&s.notes, 0); /* on stderr even with -q: they say what the metrics describe */
   if (o.shards) {
     if (!o.quiet)
       printf("%s: shard %d/%d: %zu of %zu sweep points\n", L.sc.name, o.shard, o.shards, s.points_done, total);

@@ -347,7 +347,7 @@ int ts_cli_explore_commit(ts_cli_explore *ex, const char *what)
   ex->committed = 1;
   if (!ex->quiet)
     printf("\nwrote %s%s%s\n", ex->outdir, slash(ex->outdir), what);
-  ts_cli_notes(&ex->notes, ex->L.sc.warmup, ex->x.npoints ? ex->x.npoints : 1); /* each setting runs every point */
+  ts_cli_notes(&ex->notes, ex->x.npoints ? ex->x.npoints : 1); /* each setting runs every point */
   return 0;
 }
 

@@ -561,7 +561,9 @@ int ts_jcheck_keys(ts_jctx *c, const cJSON *obj, const char *const *allowed, ts_
   return 0;
 }
 
-/* Split the next segment of a dotted path: a key or an [index]. */
+/* Split the next segment of a dotted path: a key or an [index]; -1 when
+ * malformed (an index that is not a whole number, an empty or too long key,
+ * a key right after ']' without its '.': classes[0]x). */
 static int next_segment(const char **p, char *key, size_t keylen, long *index)
 {
   const char *s = *p;
@@ -570,7 +572,7 @@ static int next_segment(const char **p, char *key, size_t keylen, long *index)
   if (*s == '[') {
     char *end;
     *index = strtol(s + 1, &end, 10);
-    if (end == s + 1 || *end != ']' || *index < 0)
+    if (end == s + 1 || *end != ']' || *index < 0 || (end[1] && end[1] != '.' && end[1] != '['))
       return -1;
     *p = end + 1;
     return 1;
@@ -591,6 +593,19 @@ static cJSON *child_of(cJSON *node, int kind, const char *key, long index)
   if (kind == 1)
     return cJSON_IsArray(node) ? cJSON_GetArrayItem(node, (int)index) : NULL;
   return cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
+}
+
+/* Whether path is well formed: keys joined by '.' and [indexes]. */
+static int path_well_formed(const char *path)
+{
+  const char *p = path;
+  while (*p) {
+    char key[256];
+    long index;
+    if (next_segment(&p, key, sizeof key, &index) < 0)
+      return 0;
+  }
+  return 1;
 }
 
 /* Follow path from root. Returns the node, NULL when the path does not exist
@@ -683,6 +698,9 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   long index = -1;
   if (!*path)
     return ts_err_set(e, file, "--set", "empty path");
+  if (!path_well_formed(path))
+    return ts_err_set(e, file, path, "expected a path of keys joined by '.' and [indexes] of whole numbers, as "
+                      "classes[0].count (a key follows ']' after a '.')");
   cJSON *node = walk(root, path, &parent, key, &index);
   if (!node && parents(root, path, 0) && parents(root, path, 1)) /* objects left out on the way: made */
     node = walk(root, path, &parent, key, &index);

@@ -83,19 +83,29 @@ static int outside_range(const ts_world *w)
   return 0;
 }
 
-int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what)
+/* Name point pr in where (size bytes) as the table does: "n=1 workers=1",
+ * " replication r" when r >= 0, then each axis by the scenario's name and
+ * label (" policy=fifo"; " axis0=1" without them). */
+static void point_where(const point_run *pr, const ts_sweep *out, int r, char *where, size_t size)
 {
   const ts_sweep_spec *spec = pr->spec;
-  char where[400] = "";
-  int len = snprintf(where, sizeof where, "n=%d workers=%d replication %d", pr->n, pr->workers, r);
-  for (int a = 0; a < out->naxes && len > 0 && (size_t)len < sizeof where; a++) {
+  int len = snprintf(where, size, "n=%d workers=%d", pr->n, pr->workers);
+  if (r >= 0 && len > 0 && (size_t)len < size)
+    len += snprintf(where + len, size - (size_t)len, " replication %d", r);
+  for (int a = 0; a < out->naxes && len > 0 && (size_t)len < size; a++) {
     int v = out->combo_values[(size_t)pr->combo * (size_t)out->naxes + (size_t)a];
     if (spec->axis_name && spec->axis_label) /* by the scenario's names: policy=fifo */
-      len += snprintf(where + len, sizeof where - (size_t)len, " %.60s=%.60s", spec->axis_name(spec->ctx, a),
+      len += snprintf(where + len, size - (size_t)len, " %.60s=%.60s", spec->axis_name(spec->ctx, a),
                       spec->axis_label(spec->ctx, a, v));
     else
-      len += snprintf(where + len, sizeof where - (size_t)len, " axis%d=%d", a, v);
+      len += snprintf(where + len, size - (size_t)len, " axis%d=%d", a, v);
   }
+}
+
+int ts__point_fail(ts_sweep *out, int rc, const point_run *pr, int r, const char *what)
+{
+  char where[400] = "";
+  point_where(pr, out, r, where, sizeof where);
   snprintf(out->errmsg, sizeof out->errmsg, "%s: %s", where, what);
   return rc;
 }
@@ -258,21 +268,24 @@ int ts__rep_fold(point_run *pr, int r, rep_out *o, ts_sweep *out)
     return ts__point_fail(out, o->rc, pr, r, o->why);
   pr->outside |= o->outside;
   ts_sweep_notes *nt = &out->notes;
+  char where[sizeof nt->window_missed.first] = "";
+  if ((o->missed >= 0 && nt->window_missed.count == 0) || (backlogged(o) && nt->backlogged.count == 0))
+    point_where(pr, out, r, where, sizeof where);
   if (o->missed >= 0 && nt->window_missed.count++ == 0) {
     nt->window_missed.first_point = pr->index;
-    snprintf(nt->window_missed.first, sizeof nt->window_missed.first, "n=%d workers=%d replication %d ended at %g ms",
-             pr->n, pr->workers, r, ts_time_to_ms(o->missed));
+    snprintf(nt->window_missed.first, sizeof nt->window_missed.first, "%s ended at %g ms, its window starting at %g ms",
+             where, ts_time_to_ms(o->missed), ts_time_to_ms(pr->cr->warmup));
   }
   if (backlogged(o) && nt->backlogged.count++ == 0) {
     nt->backlogged.first_point = pr->index;
-    snprintf(nt->backlogged.first, sizeof nt->backlogged.first,
-             "n=%d workers=%d replication %d: %d of %d arrivals not done at %g ms", pr->n, pr->workers, r,
+    snprintf(nt->backlogged.first, sizeof nt->backlogged.first, "%s: %d of %d arrivals not done at %g ms", where,
              o->unfinished, o->arrived, ts_time_to_ms(spec->horizon));
   }
   if (r == 0 && o->overloaded >= 0 && nt->overloaded.count++ == 0) { /* (the model's, so once per point) */
     nt->overloaded.first_point = pr->index;
-    snprintf(nt->overloaded.first, sizeof nt->overloaded.first, "class %.60s at n=%d workers=%d, rho = lambda E[S] / c = %.3g",
-             pr->cr->m.classes[o->overloaded].name, pr->n, pr->workers, o->rho);
+    point_where(pr, out, -1, where, sizeof where);
+    snprintf(nt->overloaded.first, sizeof nt->overloaded.first, "class %.60s at %s, rho = lambda E[S] / c = %.3g",
+             pr->cr->m.classes[o->overloaded].name, where, o->rho);
   }
   int rc = fold_pooled(pr, r, o, out);
   if (rc)
@@ -440,7 +453,7 @@ void ts__point_note(point_run *pr, const unsigned char *ci_col, ts_sweep *out)
   nt->replicated++;
   if (same_everywhere(pr, ci_col) && nt->identical.count++ == 0) {
     nt->identical.first_point = pr->index;
-    snprintf(nt->identical.first, sizeof nt->identical.first, "n=%d workers=%d", pr->n, pr->workers);
+    point_where(pr, out, -1, nt->identical.first, sizeof nt->identical.first);
   }
 }
 

@@ -74,14 +74,15 @@ void ts_text_finish(ts_text *t);
  * commands): how many, and the first of them in the sweep's order. */
 typedef struct ts_sweep_note {
   size_t count;
-  char first[200];
+  char first[400];
   size_t first_point; /* the index (ts_point.index) of first's point in its sweep (a shard's, merged: cmd_merge.c) */
 } ts_sweep_note;
 
 /* A sweep's notes, or those of several sweeps summed (ts_sweep_notes_add). */
 typedef struct ts_sweep_notes {
   ts_sweep_note window_missed; /* replications that ended before the window began (their window metrics NAN);
-                                * first: "n=1 workers=1 replication 0 ended at 12.5 ms" */
+                                * first: "n=1 workers=1 replication 0 ended at 12.5 ms, its window
+                                * starting at 20 ms" (each point named as ts__point_fail names it: with its axes) */
   ts_sweep_note backlogged;    /* replications whose "forever" classes left a backlog at the horizon (point.c's
                                 * backlogged); first: "n=1 workers=1 replication 0: 9000 of 10000 arrivals not
                                 * done at 1000 ms" */
