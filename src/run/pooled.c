@@ -59,7 +59,8 @@ int ts__pooled_quantiles(ts__pooled *p, const double *q, int nq, double *out)
   double *c = malloc((v->mem.len ? v->mem.len : 1) * sizeof *c); /* a copy: the memory keeps its order */
   if (!c)
     return -1;
-  memcpy(c, v->mem.v, v->mem.len * sizeof *c);
+  if (v->mem.len) /* (no values yet: mem.v is NULL, which memcpy may not be given) */
+    memcpy(c, v->mem.v, v->mem.len * sizeof *c);
   ts__quantiles_zeros(c, v->mem.len, v->neg, v->zeros, q, nq, out);
   free(c);
   return 0;
