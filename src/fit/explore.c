@@ -437,6 +437,8 @@ int ts_explore_check_path(const cJSON *tree, const ts_scenario *sc, const char *
   if (!*path)
     return ts_err_set(e, option, NULL, "expected a JSON path into the model, e.g. params.tracker_ms, got \"\"");
   if (!ts_json_get_path((cJSON *)tree, path)) {
+    if (ts_json_path_check(option, NULL, path, e)) /* classes[0]count: malformed, said as --set says it */
+      return -1;
     char parent[512];
     const char *near = ts_json_near_key(tree, path, parent, sizeof parent);
     if (near)

@@ -595,17 +595,17 @@ static cJSON *child_of(cJSON *node, int kind, const char *key, long index)
   return cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, key) : NULL;
 }
 
-/* Whether path is well formed: keys joined by '.' and [indexes]. */
-static int path_well_formed(const char *path)
+int ts_json_path_check(const char *file, const char *where, const char *path, ts_err *e)
 {
   const char *p = path;
   while (*p) {
     char key[256];
     long index;
     if (next_segment(&p, key, sizeof key, &index) < 0)
-      return 0;
+      return ts_err_set(e, file, where, "%s: expected a path of keys joined by '.' and [indexes] of whole numbers, "
+                        "as classes[0].count (a key follows ']' after a '.')", path);
   }
-  return 1;
+  return 0;
 }
 
 /* Follow path from root. Returns the node, NULL when the path does not exist
@@ -698,9 +698,8 @@ int ts_json_set_path(cJSON *root, const char *file, const char *path, const char
   long index = -1;
   if (!*path)
     return ts_err_set(e, file, "--set", "empty path");
-  if (!path_well_formed(path))
-    return ts_err_set(e, file, path, "expected a path of keys joined by '.' and [indexes] of whole numbers, as "
-                      "classes[0].count (a key follows ']' after a '.')");
+  if (ts_json_path_check(file, NULL, path, e))
+    return -1;
   cJSON *node = walk(root, path, &parent, key, &index);
   if (!node && parents(root, path, 0) && parents(root, path, 1)) /* objects left out on the way: made */
     node = walk(root, path, &parent, key, &index);

@@ -88,6 +88,12 @@ const char *ts_json_type_name(const cJSON *v);
  * index one past an array's end appends to it.
  * Returns 0 or -1 with e filled. */
 int ts_json_set_path(cJSON *root, const char *file, const char *path, const char *value, ts_err *e);
+/* Whether path is well formed: keys joined by '.' and [indexes] of whole
+ * numbers, a key after ']' only after its '.' (classes[0].count, not
+ * classes[0]count). 0, or -1 with e filled as "FILE: WHERE: PATH: expected
+ * ..." (where may be NULL): the one message of every place that takes a
+ * path (--set, a scenario's "set" and axes, --param, --field, --choice). */
+int ts_json_path_check(const char *file, const char *where, const char *path, ts_err *e);
 /* The node at a dotted path, or NULL. */
 cJSON *ts_json_get_path(cJSON *root, const char *path);
 /* Whether ts_json_set_path could set path in root: it exists, or its last

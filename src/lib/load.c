@@ -138,6 +138,8 @@ static int check_axes(ts_loaded *L, int ids[2], ts_err *e)
             snprintf(where, sizeof where, "axes.%s.path", ax->key);
           else
             snprintf(where, sizeof where, "axes.%s.sets.%s", ax->key, ax->labels[v]);
+          if (ts_json_path_check(sc->file, where, path, e)) /* classes[0]count: malformed, said as --set says it */
+            return -1;
           const char *near = ts_json_near_key(L->resolved, path, parent, sizeof parent);
           if (near)
             return ts_err_set(e, sc->file, where, "%s is not a field of the model %s; did you mean %s.%s?", path,
