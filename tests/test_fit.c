@@ -576,6 +576,10 @@ START_TEST(fit_error_bad_path)
 {
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[0].path=params.nope'",
                "fit-rr.json: free[0].path: \"params.nope\" is not in the model", NULL);
+  /* a malformed path: --set's words (ts_json_path_check), not "not in the model" */
+  expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1].path=classes[0]program[0].ms'",
+               "fit-rr.json: free[1].path: classes[0]program[0].ms: expected a path of keys joined by '.' and [indexes]"
+               " of whole numbers, as classes[0].count (a key follows ']' after a '.')", NULL);
   expect_error(RR "@tests/data/fit-one-value.json -q --set 'free[1].name=c_ms'", "free[1].name: same name as free[0]",
                NULL);
 }

@@ -38,6 +38,11 @@ static int read_one(ts_jctx *c, cJSON *root, const cJSON *jp, const char *const 
     return -1;
   if (!*name)
     return ts_jfail(c, "name", e, "expected a non-empty name");
+  size_t len = ts_jpush_key(c, "path");
+  int bad = ts_json_path_check(c->file, c->path, path, e); /* classes[0]count: malformed, said as --set says it */
+  ts_jpop(c, len);
+  if (bad)
+    return -1;
   const cJSON *at = *path ? ts_json_get_path(root, path) : NULL;
   if (!at)
     return ts_jfail(c, "path", e, "\"%s\" is not in the model (expected a dotted path to a number, e.g. params.%s)",
