@@ -158,6 +158,14 @@ static int gp_res(char *res, size_t cap)
   return 1;
 }
 
+/* Write text to the file name in the results folder res. */
+static void write_in(const char *res, const char *name, const char *text)
+{
+  char path[800];
+  snprintf(path, sizeof path, "%s/%s", res, name);
+  tu_write_file(path, text);
+}
+
 /* The decomposition stacks means, which add up, not summary.csv's medians,
  * which do not (walkthrough: bounded.json at capacity=5 stacked the median
  * own CPU 0.705 ms and callback wait 1.26 ms, 1.96 ms, under a median wave of
@@ -175,13 +183,11 @@ START_TEST(viz_decomposition_stacks_means_that_add_up)
   if (!gp_res(res, sizeof res))
     return;
   ck_assert_int_eq(mkdir(res, 0755), 0);
-  snprintf(path, sizeof path, "%s/summary.csv", res);
-  tu_write_file(path, "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
+  write_in(res, "summary.csv", "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
                       "call_wait_ms\n"
                       "a,2,1,job,1,1,0,0,0,0,0\n"
                       "b,2,1,job,,3,0,0,0,0,0\n");
-  snprintf(path, sizeof path, "%s/samples.csv", res);
-  tu_write_file(path, "mode,replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
+  write_in(res, "samples.csv", "mode,replication,n,workers,actor,class,worker,arrive_ms,wave_ms,per_group_cpu_ms,cpu_ms,"
                       "queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,lock_work_ms,slices,yields,done_ms\n"
                       "a,0,2,1,0,job,0,0,1,0,1,0,0,0,0,0,0,0,1\n"
                       "a,0,2,1,1,job,0,0,1,0,1,0,0,0,0,0,0,0,1\n"
@@ -209,8 +215,7 @@ START_TEST(viz_decomposition_stacks_means_that_add_up)
   free(svg);
   /* the same samples under a summary of one row, class job: the other class's group (cpu 50) is left out
    * there too (a review: with one row every sample was taken, FIN 4 and own CPU 14) */
-  snprintf(path, sizeof path, "%s/summary.csv", res);
-  tu_write_file(path, "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
+  write_in(res, "summary.csv", "mode,n,workers,class,wave_ms,cpu_ms,queue_wait_ms,ready_wait_ms,io_ms,lock_wait_ms,"
                       "call_wait_ms\n"
                       "a,2,1,job,1,1,0,0,0,0,0\n");
   out = gp_print(res, "decomposition", "sprintf('%g %g %g', FIN(1), PART(1, 1), LIFE(1))");
@@ -249,10 +254,8 @@ START_TEST(viz_decomposition_labels_do_not_overlap)
     }
   fclose(fs);
   fclose(fm);
-  snprintf(path, sizeof path, "%s/summary.csv", res);
-  tu_write_file(path, sum);
-  snprintf(path, sizeof path, "%s/samples.csv", res);
-  tu_write_file(path, smp);
+  write_in(res, "summary.csv", sum);
+  write_in(res, "samples.csv", smp);
   free(sum);
   free(smp);
   char *out = gp_print(res, "decomposition", "sprintf('%d %d %d %g', turn, stag, maxbar, REST(1))");

@@ -307,6 +307,19 @@ void ts__world_sweep(ts_world *w)
   w->ndead = 0;
 }
 
+/* a is done now: its state, end time, the world's counts and its stream's
+ * memory (ts__actor_finish, and a child ended with its task). (Inline: in
+ * finish's frame.) */
+static inline void mark_done(ts_world *w, ts_actor *a)
+{
+  ts__actor_set_state(w, a, TS_ACTOR_DONE);
+  a->st.done = w->sim.now;
+  w->done++;
+  w->live--;
+  w->live_bytes -= w->model->classes[a->klass].size_bytes;
+  rng_release(w, a);
+}
+
 int ts__actor_finish(ts_world *w, ts_actor *a)
 {
   ts_time now = w->sim.now;
@@ -317,18 +330,13 @@ int ts__actor_finish(ts_world *w, ts_actor *a)
       ts__future_finish(w, a);
     ts__lock_release_all(w, a);
   }
-  ts__actor_set_state(w, a, TS_ACTOR_DONE);
-  a->st.done = now;
+  mark_done(w, a);
   if (a->x) { /* (without one: no marks, so its wave is arrival to end) */
     if (a->x->wave_start < 0)
       a->x->wave_start = a->st.arrive;
     if (a->x->wave_end < 0)
       a->x->wave_end = now;
   }
-  w->done++;
-  w->live--;
-  w->live_bytes -= w->model->classes[a->klass].size_bytes;
-  rng_release(w, a);
   if (!a->hidden)
     w->workers[a->home].live--;
   if (w->followers) /* (most models: no class follows another) */
@@ -340,12 +348,7 @@ int ts__actor_finish(ts_world *w, ts_actor *a)
 
 void ts__actor_end_child(ts_world *w, ts_actor *c)
 {
-  ts__actor_set_state(w, c, TS_ACTOR_DONE);
-  c->st.done = w->sim.now;
-  w->done++;
-  w->live--;
-  w->live_bytes -= w->model->classes[c->klass].size_bytes;
-  rng_release(w, c);
+  mark_done(w, c);
   if (w->on_done && w->on_done(w->done_ctx, w, c) != 0)
     ts__world_nomem(w);
 }

@@ -47,10 +47,6 @@ static int ranked_cmp(const void *a, const void *b)
   return (p->r > q->r) - (p->r < q->r);
 }
 
-/* The quantile level of ts__actor_stat's statistics (p50, p95, mean, p99,
- * max, p5, min; the mean is not one). */
-static const double level[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
-
 /* The value of rank k (0-based) of the resample whose weights are w into
  * *x, moving (*j, *p) = (position in the band g[0..len), the weight before
  * it) there. -1 when it lies outside the band. */
@@ -246,8 +242,8 @@ int ts__boot_pooled(ts__pooled *p, int stat, unsigned long seed, double *lo, dou
   size_t n = p->cnt;
   if (reps < 2 || n == 0)
     return 0;
-  const int mean = stat == 2;
-  const double q = level[stat];
+  const int mean = stat == TS__STAT_MEAN;
+  const double q = ts__stat_level[stat];
   ranked *g = NULL;
   unsigned *w = calloc((size_t)reps, sizeof *w);
   size_t *below = calloc((size_t)reps, sizeof *below), *cnt = malloc((size_t)reps * sizeof *cnt);

@@ -469,10 +469,6 @@ int ts__collect_end(collector *c, const ts_world *w)
   return 0;
 }
 
-/* The quantile level of each statistic (ts__actor_stat's numbering: p50,
- * p95, mean, p99, max, p5, min; 0 for those that are not quantiles). */
-static const double stat_level[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
-
 /* The quantiles of quantity j that c's rows report, of a's values, into
  * a->qv (ts__actor_stat's numbering), all at once: in one set of passes
  * over the file when they spilled, else by one selection per rank they read
@@ -488,7 +484,7 @@ static int row_quantiles(const collector *c, ts__acc *a, int j)
       const ts_metric *x = &l->v[i];
       if (per_actor(x) && c->pr->cr->want[i] && x->id == c->q[j] && x->stat == stats[k]) {
         which[nq] = stats[k];
-        q[nq++] = stat_level[stats[k]];
+        q[nq++] = ts__stat_level[stats[k]];
         break;
       }
     }
@@ -515,7 +511,7 @@ static int acc_stat(const collector *c, ts__acc *a, int j, int stat, double *out
   default: break;
   }
   if (a->same) {
-    *out = ts_quantile_same(a->first, a->cnt, stat_level[stat]);
+    *out = ts_quantile_same(a->first, a->cnt, ts__stat_level[stat]);
   } else {
     if (!a->qdone && row_quantiles(c, a, j))
       return -1;

@@ -68,25 +68,24 @@ int ts__pooled_quantiles(ts__pooled *p, const double *q, int nq, double *out)
 
 int ts__pooled_stat(ts__pooled *p, int stat, double *out)
 {
-  static const double level[] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
   if (p->cnt == 0) {
     *out = NAN;
     return 0;
   }
-  if (stat == 2) {
+  if (stat == TS__STAT_MEAN) {
     *out = (double)p->mean;
     return 0;
   }
   if (!p->qdone) { /* every quantile read of p at once: one selection (or one set of passes over the file) */
     double q[TS__MAX_QUANTILES], got[TS__MAX_QUANTILES];
     int which[TS__MAX_QUANTILES], nq = 0;
-    unsigned want = (p->stats | 1u << stat) & ~(1u << 2);
-    for (int k = 0; k < 7; k++) {
+    unsigned want = (p->stats | 1u << stat) & ~(1u << TS__STAT_MEAN);
+    for (int k = 0; k < TS__NSTATS; k++) {
       if (want & 1u << k) {
         which[nq] = k;
-        q[nq++] = level[k];
+        q[nq++] = ts__stat_level[k];
       }
-      if (nq == TS__MAX_QUANTILES || (nq > 0 && k == 6)) {
+      if (nq == TS__MAX_QUANTILES || (nq > 0 && k == TS__NSTATS - 1)) {
         if (ts__pooled_quantiles(p, q, nq, got))
           return -1;
         for (int i = 0; i < nq; i++)

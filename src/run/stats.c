@@ -197,6 +197,8 @@ double ts__quantile_or_nan(double *v, size_t k, double q)
  * p99, 4 max, 5 p5, 6 min; NaN without any (a class with no actors, or none that
  * finished for wave_ms and done_ms). same: every value equals v[0], so a
  * quantile needs no selection (GSL's arithmetic on equal order statistics). */
+const double ts__stat_level[TS__NSTATS] = {0.5, 0.95, 0, 0.99, 1, 0.05, 0};
+
 double ts__actor_stat(double *v, size_t k, int stat, int same)
 {
   if (k == 0)

@@ -18,6 +18,11 @@ size_t ts__finite(const double *v, size_t stride, size_t k, double *out);
 double ts__quantile_or_nan(double *v, size_t k, double q);
 /* Statistic stat (0 median, 1 p95, 2 mean, 3 p99, 4 max, 5 p5, 6 min) of v[0..k) (reordered); NAN when empty. */
 double ts__actor_stat(double *v, size_t k, int stat, int same);
+/* ts__actor_stat's numbering: the mean's number and how many there are. */
+enum { TS__STAT_MEAN = 2, TS__NSTATS = 7 };
+/* The quantile level of each of ts__actor_stat's statistics (max 1, min 0;
+ * 0 for the mean, which is not one). */
+extern const double ts__stat_level[TS__NSTATS];
 /* The ranks (0-based order statistics) of k sorted values that GSL's
  * q-quantile reads (ts_quantile): *lo and *hi (the same when it reads one). */
 void ts__quantile_ranks(size_t k, double q, size_t *lo, size_t *hi);
@@ -179,7 +184,7 @@ typedef struct ts__pooled {
   ts__vals v;        /* the values but the zeros, replication after replication (keep) */
   int keep;          /* a quantile reads them (else only the mean and the counts) */
   unsigned stats;    /* the statistics (1 << ts__actor_stat's number) read of them */
-  double qv[7];      /* their values by that number, once found (qdone) */
+  double qv[TS__NSTATS]; /* their values by that number, once found (qdone) */
   int qdone;         /* qv holds every quantile of stats, of the replications so far */
   long double mean;  /* running mean of every value so far */
   size_t cnt;        /* every value so far */
